@@ -1,0 +1,39 @@
+import Koa from 'koa';
+import type { Db } from 'mongodb';
+import type { Client } from '@temporalio/client';
+import type { Registry } from 'prom-client';
+import type { Config } from '../src/config';
+import type { Logger } from '../src/observability/logger';
+import type { RequestState } from './context';
+import { requestContext } from './middleware/requestContext';
+import { errorHandler } from './middleware/errorHandler';
+import { createHealthRouter } from './routes/health';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  temporal: Client;
+  logger: Logger;
+  registry: Registry;
+}
+
+/** The Koa app with every router mounted; `src/main/api.ts` listens on it, tests too. */
+export function createApp(deps: AppDeps): Koa<RequestState> {
+  const app = new Koa<RequestState>();
+  app.proxy = false;
+  // Errors are answered and logged by errorHandler; Koa's default printer would repeat them.
+  app.silent = true;
+
+  app.use(requestContext(deps.logger, deps.registry));
+  app.use(errorHandler());
+
+  const health = createHealthRouter({
+    db: deps.db,
+    temporal: deps.temporal,
+    namespace: deps.config.TEMPORAL_NAMESPACE,
+    registry: deps.registry,
+  });
+  app.use(health.routes());
+  app.use(health.allowedMethods());
+  return app;
+}

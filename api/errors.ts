@@ -1,0 +1,93 @@
+/**
+ * The one helper behind every error the API sends (api-core §7): nine codes, each with its
+ * HTTP status; `details` always an object; the request and correlation ids stamped by the
+ * error middleware.
+ */
+
+export const ERROR_STATUS = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  permission_denied: 403,
+  not_found: 404,
+  conflict: 409,
+  failed_precondition: 412,
+  rate_limited: 429,
+  internal: 500,
+  provider_error: 502,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorEnvelope {
+  error: {
+    code: ErrorCode;
+    message: string;
+    details: Record<string, unknown>;
+    request_id: string;
+    correlation_id: string;
+  };
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    /** Only for the unnamed-4xx/5xx rule, where a status keeps its own number. */
+    status?: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status ?? ERROR_STATUS[code];
+  }
+}
+
+export function errorEnvelope(
+  err: Pick<ApiError, 'code' | 'message' | 'details'>,
+  ids: { requestId: string; correlationId: string },
+): ErrorEnvelope {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      details: err.details,
+      request_id: ids.requestId,
+      correlation_id: ids.correlationId,
+    },
+  };
+}
+
+const BARE_STATUS_MESSAGES: Record<number, string> = {
+  404: 'No route matches this path.',
+  405: 'This method is not allowed on this path; see the Allow header.',
+  413: 'Request body is too large.',
+  415: 'Unsupported content type; send application/json.',
+};
+
+/**
+ * An error response nobody named (a status with no body, or an HTTP error thrown by a
+ * library): 404 is `not_found`; any other 4xx is `invalid_argument` and any other 5xx is
+ * `internal`, each keeping its own status (api-core §7 rule 2).
+ */
+export function fromStatus(status: number, message?: string): ApiError {
+  if (status === 404) return new ApiError('not_found', message ?? BARE_STATUS_MESSAGES[404]!);
+  if (status >= 400 && status < 500) {
+    return new ApiError('invalid_argument', message ?? BARE_STATUS_MESSAGES[status] ?? 'Request could not be handled.', {}, status);
+  }
+  return new ApiError('internal', 'Internal server error.', {}, status >= 500 && status < 600 ? status : 500);
+}
+
+/**
+ * What a thrown value becomes: an ApiError as it is; an HTTP error from a library keeps its
+ * status; anything else is an unhandled exception (api-core §7 rule 3) and says nothing
+ * about itself.
+ */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status === 'number' && status >= 400 && status < 600 && status !== 500) {
+    return fromStatus(status);
+  }
+  return new ApiError('internal', 'Internal server error.', {}, 500);
+}

@@ -1,0 +1,29 @@
+import type { Middleware } from 'koa';
+import { ApiError, errorEnvelope, fromStatus, toApiError } from '../errors';
+import type { RequestState } from '../context';
+
+/**
+ * Turns every failure below it into the spec's envelope: thrown errors, and error statuses
+ * left without a body (an unknown path, a 405 from the router, which keeps its `Allow`).
+ * An unhandled exception is logged with its stack here and answered as 500
+ * `Internal server error.` with nothing of it shown.
+ */
+export function errorHandler(): Middleware<RequestState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) {
+        const bare = fromStatus(ctx.status);
+        ctx.status = bare.status;
+        ctx.body = errorEnvelope(bare, ctx.state);
+      }
+    } catch (err) {
+      const apiError = toApiError(err);
+      if (!(err instanceof ApiError) && apiError.status === 500) {
+        ctx.state.log.error({ err }, 'unhandled error');
+      }
+      ctx.status = apiError.status;
+      ctx.body = errorEnvelope(apiError, ctx.state);
+    }
+  };
+}

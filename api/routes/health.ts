@@ -1,0 +1,58 @@
+import Router from '@koa/router';
+import type { Db } from 'mongodb';
+import type { Client } from '@temporalio/client';
+import type { Registry } from 'prom-client';
+import { pingMongo } from '../../src/db/mongo';
+import { checkTemporal } from '../../src/temporal/client';
+import type { RequestState } from '../context';
+
+export interface HealthDeps {
+  db: Db;
+  temporal: Client;
+  namespace: string;
+  registry: Registry;
+  /** Longest a readiness probe waits on one dependency before calling it down. */
+  probeTimeoutMs?: number;
+}
+
+async function probe(check: () => Promise<void>, timeoutMs: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([check(), timeout]);
+    return 'ok';
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Operator routes outside /api/v1: no key, not rate limited. */
+export function createHealthRouter(deps: HealthDeps): Router<RequestState> {
+  const router = new Router<RequestState>();
+  const timeoutMs = deps.probeTimeoutMs ?? 2_000;
+
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+
+  router.get('/readyz', async (ctx) => {
+    const [mongodb, temporal] = await Promise.all([
+      probe(() => pingMongo(deps.db), timeoutMs),
+      probe(() => checkTemporal(deps.temporal, deps.namespace), timeoutMs),
+    ]);
+    const ready = mongodb === 'ok' && temporal === 'ok';
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'unavailable', checks: { mongodb, temporal } };
+  });
+
+  router.get('/metrics', async (ctx) => {
+    ctx.type = deps.registry.contentType;
+    ctx.body = await deps.registry.metrics();
+  });
+
+  return router;
+}

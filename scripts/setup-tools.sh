@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Builds the pinned local servers into .tools/ (git-ignored). Idempotent: a tool whose
+# stamp matches its pinned version is left alone, so later runs take a second.
+#   temporal              Temporal CLI dev server (with the Web UI), from its Go module
+#   ferretdb              FerretDB 1.x, MongoDB wire protocol on SQLite, from its module source
+#   temporal-test-server  Temporal's Java time-skipping test server, from Maven Central
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="${TOOLS_DIR:-$ROOT/.tools}"
+BIN="$TOOLS/bin"
+STAMPS="$TOOLS/stamps"
+
+TEMPORAL_CLI_VERSION="v1.5.1"
+FERRETDB_VERSION="v1.24.2"
+TEST_SERVER_VERSION="1.38.0"
+
+export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
+mkdir -p "$BIN" "$STAMPS"
+
+say() { printf '[tools] %s\n' "$*" >&2; }
+fresh() { [ -x "$BIN/$1" ] && [ "$(cat "$STAMPS/$1" 2>/dev/null)" = "$2" ]; }
+stamp() { printf '%s' "$2" >"$STAMPS/$1"; }
+timed() { local start=$SECONDS; "$@"; say "done in $((SECONDS - start))s"; }
+
+require() {
+  command -v "$1" >/dev/null 2>&1 || { say "missing '$1': $2"; exit 1; }
+}
+
+build_temporal() {
+  require go "the Go toolchain builds the Temporal CLI"
+  say "building Temporal CLI $TEMPORAL_CLI_VERSION (first time takes several minutes)"
+  GOBIN="$BIN" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION"
+  stamp temporal "$TEMPORAL_CLI_VERSION"
+}
+
+# A plain `go install` of FerretDB panics at start: build/version/version.txt is generated
+# by its release tooling and absent from the module, so build from a copy with it written.
+build_ferretdb() {
+  require go "the Go toolchain builds FerretDB"
+  say "building FerretDB $FERRETDB_VERSION from module source"
+  local dir src work
+  dir="$(go mod download -json "github.com/FerretDB/FerretDB@$FERRETDB_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [ -d "$dir" ] || { say "go mod download gave no source directory for FerretDB"; exit 1; }
+  work="$TOOLS/src/ferretdb"
+  rm -rf "$work" && mkdir -p "$work"
+  cp -R "$dir/." "$work/" && chmod -R u+w "$work"
+  printf '%s\n' "$FERRETDB_VERSION" >"$work/build/version/version.txt"
+  printf 'sqlite-only\n' >"$work/build/version/package.txt"
+  (cd "$work" && go build -o "$BIN/ferretdb" ./cmd/ferretdb)
+  rm -rf "$work"
+  stamp ferretdb "$FERRETDB_VERSION"
+}
+
+build_test_server() {
+  require java "a JDK runs Temporal's test server"
+  require mvn "Maven fetches Temporal's test server from Maven Central"
+  say "fetching temporal-test-server $TEST_SERVER_VERSION and its dependencies from Maven Central"
+  local home="$TOOLS/temporal-test-server"
+  rm -rf "$home" && mkdir -p "$home/lib"
+  cat >"$home/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.tools</groupId><artifactId>test-server-deps</artifactId><version>1</version>
+  <dependencies>
+    <dependency>
+      <groupId>io.temporal</groupId><artifactId>temporal-test-server</artifactId>
+      <version>$TEST_SERVER_VERSION</version>
+    </dependency>
+  </dependencies>
+</project>
+POM
+  mvn -q -B -f "$home/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$home/lib"
+  # The SDK passes the port as the only argument, kills the child on teardown (so the
+  # wrapper must exec java) and allows 5 s to listen: keep the JVM start cheap.
+  cat >"$BIN/temporal-test-server" <<WRAP
+#!/usr/bin/env bash
+HOME_DIR="\$(cd "\$(dirname "\$0")/../temporal-test-server" && pwd)"
+CDS=()
+[ -f "\$HOME_DIR/classes.jsa" ] && CDS=(-XX:SharedArchiveFile="\$HOME_DIR/classes.jsa" -Xshare:auto)
+exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss1m "\${CDS[@]}" -cp "\$HOME_DIR/lib/*" io.temporal.testserver.TestServer "\$@"
+WRAP
+  chmod +x "$BIN/temporal-test-server"
+  archive_test_server_classes "$home"
+  stamp temporal-test-server "$TEST_SERVER_VERSION"
+}
+
+# A class-data archive made from one real start roughly halves the JVM's start time.
+archive_test_server_classes() {
+  local home="$1" port
+  port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+  java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:ArchiveClassesAtExit="$home/classes.jsa" \
+    -cp "$home/lib/*" io.temporal.testserver.TestServer "$port" >/dev/null 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.2
+  done
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  [ -f "$home/classes.jsa" ] && say "class-data archive written" || say "no class-data archive (start stays correct, only slower)"
+}
+
+total_start=$SECONDS
+fresh temporal "$TEMPORAL_CLI_VERSION" || timed build_temporal
+fresh ferretdb "$FERRETDB_VERSION" || timed build_ferretdb
+fresh temporal-test-server "$TEST_SERVER_VERSION" || timed build_test_server
+say "tools ready in $BIN ($((SECONDS - total_start))s)"

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+
+/**
+ * The one place every setting is read from the environment, with its default. Processes
+ * call `loadConfig()` once at start; a bad value stops start-up with a message that names
+ * the variable, never a half-configured process.
+ */
+
+const port = z.coerce
+  .number({ error: 'expected a port number' })
+  .int('expected a whole number')
+  .min(1, 'expected a port from 1 to 65535')
+  .max(65535, 'expected a port from 1 to 65535');
+
+const hostPort = z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, e.g. 127.0.0.1:7233');
+
+export const serviceEnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** Interface the API binds to. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(3000),
+  /** Which keys this deployment accepts: `test` keys outside production, `live` keys in it. */
+  API_ENVIRONMENT: z.enum(['live', 'test']).default('test'),
+  MONGODB_URL: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'expected a mongodb:// or mongodb+srv:// URL')
+    .default('mongodb://127.0.0.1:27017/'),
+  MONGODB_DB: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, 'expected a database name of letters, digits, _ or -')
+    .default('orchestrator'),
+  TEMPORAL_ADDRESS: hostPort.default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** Versioned so that an incompatible worker rollout can move to a new queue. */
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('orchestrator-v1'),
+  /** Admin token for /console/v1. Required by the API process; the launcher generates one. */
+  CONSOLE_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** The worker's own HTTP port: /metrics and /healthz. */
+  WORKER_METRICS_PORT: port.default(9464),
+});
+
+export type Config = z.infer<typeof serviceEnvSchema>;
+
+/** Settings only the local launcher (`npm start`) reads: where the embedded servers live. */
+export const launcherEnvSchema = z.object({
+  DATA_DIR: z.string().min(1).default('.data'),
+  TOOLS_DIR: z.string().min(1).default('.tools'),
+  TEMPORAL_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
+  FERRETDB_PORT: port.default(27017),
+});
+
+export type LauncherConfig = z.infer<typeof launcherEnvSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** An empty value counts as unset, as compose files and shells often pass `VAR=`. */
+function presentOnly(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') out[key] = value;
+  }
+  return out;
+}
+
+export function parseEnv<S extends z.ZodObject>(schema: S, env: Env): z.infer<S> {
+  const present = presentOnly(env);
+  const parsed = schema.safeParse(present);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const name = String(issue.path[0] ?? '(environment)');
+    const got = present[name];
+    return `${name}: ${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got)})`}`;
+  });
+  throw new ConfigError(problems);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  return parseEnv(serviceEnvSchema, env);
+}
+
+export function loadLauncherConfig(env: Env = process.env): LauncherConfig {
+  return parseEnv(launcherEnvSchema, env);
+}
+
+/** The variables the service reads, for checks that deployment files stay in step. */
+export const serviceEnvNames = Object.keys(serviceEnvSchema.shape) as (keyof Config)[];

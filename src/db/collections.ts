@@ -1,0 +1,137 @@
+import type { Collection, Db, IndexDescription } from 'mongodb';
+import type { Scope } from '../domain/scopes';
+
+/**
+ * The read models and plain records, one typed accessor per collection. Every tenant-owned
+ * document carries `tenant_id` and every query filters on it; point reads go by `_id`
+ * because FerretDB on SQLite answers only `{_id: …}` filters from an index.
+ */
+
+export interface WorkspaceDoc {
+  _id: string;
+  name: string;
+  /** ISO 3166 alpha-2; how numbers without `+` are read. */
+  country: string;
+  timezone: string;
+  suspended: boolean;
+  plan: {
+    conversations_included: number;
+    conversations_used: number;
+    prepaid_credits: number;
+    voice_minutes_included: number;
+    voice_minutes_used: number;
+    voice_credits: number;
+    chat_channel: boolean;
+    phone_numbers: boolean;
+  };
+  /** Calling codes enabled for outbound calls, digits only (e.g. `91`). */
+  calling_country_codes: string[];
+  installed_apps: string[];
+  capabilities: { voice_configured: boolean; tickets: boolean; conversations: boolean };
+  demo: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ApiKeyDoc {
+  /** sha256 of the full key: the key itself is never stored. */
+  _id: string;
+  key_id: string;
+  tenant_id: string;
+  environment: 'live' | 'test';
+  scopes: Scope[];
+  /** First characters of the key, enough for a person to recognise it in the console. */
+  display_prefix: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  /** Set on the old half of a rolled key: refused after this instant. */
+  expires_at: Date | null;
+}
+
+export interface AgentDoc {
+  _id: string;
+  tenant_id: string;
+  name: string;
+  /** Longest call the agent may take; reserved (rounded up) against the daily budget. */
+  max_call_minutes: number;
+  created_at: Date;
+}
+
+export interface PhoneNumberDoc {
+  /** Digits only, with country code: numbers are compared on digits. */
+  _id: string;
+  tenant_id: string;
+  number: string;
+  agent_id: string | null;
+  active: boolean;
+  recording: boolean;
+  created_at: Date;
+}
+
+export interface SenderDoc {
+  _id: string;
+  tenant_id: string;
+  channel: 'whatsapp';
+  phone: string;
+  display_name: string;
+  is_default: boolean;
+  connected: boolean;
+  created_at: Date;
+}
+
+export interface TemplateDoc {
+  _id: string;
+  tenant_id: string;
+  name: string;
+  language: string;
+  status: 'approved' | 'pending' | 'rejected';
+  header: { type: 'text'; text: string } | { type: 'image' | 'video'; media_url: string | null } | null;
+  body: string;
+  buttons: ({ type: 'url'; text: string; url: string } | { type: 'quick_reply'; text: string })[];
+  created_at: Date;
+}
+
+export interface SystemCheckDoc {
+  _id: string;
+  requested_at: Date;
+  recorded_at: Date;
+  workflow_id: string;
+  attempts: number;
+}
+
+export interface Collections {
+  workspaces: Collection<WorkspaceDoc>;
+  apiKeys: Collection<ApiKeyDoc>;
+  agents: Collection<AgentDoc>;
+  phoneNumbers: Collection<PhoneNumberDoc>;
+  senders: Collection<SenderDoc>;
+  templates: Collection<TemplateDoc>;
+  systemChecks: Collection<SystemCheckDoc>;
+}
+
+export function collections(db: Db): Collections {
+  return {
+    workspaces: db.collection<WorkspaceDoc>('workspaces'),
+    apiKeys: db.collection<ApiKeyDoc>('api_keys'),
+    agents: db.collection<AgentDoc>('agents'),
+    phoneNumbers: db.collection<PhoneNumberDoc>('phone_numbers'),
+    senders: db.collection<SenderDoc>('senders'),
+    templates: db.collection<TemplateDoc>('templates'),
+    systemChecks: db.collection<SystemCheckDoc>('system_checks'),
+  };
+}
+
+const indexes: Record<string, IndexDescription[]> = {
+  api_keys: [{ key: { tenant_id: 1, key_id: 1 }, name: 'tenant_key', unique: true }],
+  agents: [{ key: { tenant_id: 1, _id: 1 }, name: 'tenant_id' }],
+  phone_numbers: [{ key: { tenant_id: 1, number: 1 }, name: 'tenant_number' }],
+  senders: [{ key: { tenant_id: 1, _id: 1 }, name: 'tenant_id' }],
+  templates: [{ key: { tenant_id: 1, name: 1, language: 1 }, name: 'tenant_name_language', unique: true }],
+};
+
+/** Creates every index; safe to run at each start (an existing identical index is a no-op). */
+export async function ensureIndexes(db: Db): Promise<void> {
+  for (const [name, specs] of Object.entries(indexes)) {
+    await db.collection(name).createIndexes(specs);
+  }
+}

@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { collections, type TemplateDoc, type WorkspaceDoc } from '../db/collections';
+import { generateApiKey, hashApiKey, type KeyEnvironment } from '../auth/apiKeys';
+import { newId } from '../domain/ids';
+import { SCOPES } from '../domain/scopes';
+
+/** The workspace `npm start` seeds and prints a key for. */
+export const DEMO_WORKSPACE_ID = 'ws_demo';
+
+export interface DemoSeedOptions {
+  workspaceId: string;
+  name: string;
+  environment: KeyEnvironment;
+  /** A key handed out earlier; reused when it still works, so restarts print the same key. */
+  knownApiKey?: string | null;
+  now?: Date;
+}
+
+export interface DemoSeedResult {
+  workspaceId: string;
+  apiKey: string;
+  keyCreated: boolean;
+  agentId: string;
+  phoneNumber: string;
+  senderId: string;
+}
+
+/** Stable per workspace, so a second seed finds what the first wrote. */
+function derived(workspaceId: string, what: string, length = 24): string {
+  return createHash('sha256').update(`${workspaceId}:${what}`).digest('hex').slice(0, length);
+}
+
+function derivedDigits(workspaceId: string, what: string, count: number): string {
+  const n = BigInt(`0x${derived(workspaceId, what, 16)}`) % 10n ** BigInt(count);
+  return n.toString().padStart(count, '0');
+}
+
+function demoTemplates(tenantId: string, now: Date): TemplateDoc[] {
+  const base = { tenant_id: tenantId, status: 'approved' as const, created_at: now };
+  const id = (name: string, language: string) => `tpl_${derived(tenantId, `template:${name}:${language}`)}`;
+  return [
+    {
+      ...base,
+      _id: id('order_update', 'en'),
+      name: 'order_update',
+      language: 'en',
+      header: null,
+      body: 'Hi {{1}}, your order {{2}} is on its way and should reach you by {{3}}.',
+      buttons: [],
+    },
+    {
+      ...base,
+      _id: id('order_update', 'hi'),
+      name: 'order_update',
+      language: 'hi',
+      header: null,
+      body: 'नमस्ते {{1}}, आपका ऑर्डर {{2}} रास्ते में है और {{3}} तक पहुँच जाएगा।',
+      buttons: [],
+    },
+    {
+      ...base,
+      _id: id('appointment_reminder', 'en'),
+      name: 'appointment_reminder',
+      language: 'en',
+      header: { type: 'text', text: 'Reminder for {{1}}' },
+      body: 'Your appointment is on {{1}} at {{2}}. Reply to this message to reschedule.',
+      buttons: [{ type: 'quick_reply', text: 'Confirm' }],
+    },
+    {
+      ...base,
+      _id: id('payment_due', 'en'),
+      name: 'payment_due',
+      language: 'en',
+      header: null,
+      body: 'Hi {{1}}, your payment of Rs {{2}} is due on {{3}}.',
+      buttons: [{ type: 'url', text: 'Pay now', url: 'https://pay.example.com/p/{{1}}' }],
+    },
+    {
+      ...base,
+      _id: id('welcome', 'en_US'),
+      name: 'welcome',
+      language: 'en_US',
+      header: null,
+      body: 'Thanks for getting in touch! Reply here any time and we will help.',
+      buttons: [],
+    },
+  ];
+}
+
+/**
+ * Creates the demo workspace and its fixtures if missing; leaves existing documents as they
+ * are (a setting changed in the console survives a restart). Every write is an upsert on a
+ * derived `_id`, so running it twice, or from two processes at once, changes nothing.
+ */
+export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promise<DemoSeedResult> {
+  const c = collections(db);
+  const now = options.now ?? new Date();
+  const tenantId = options.workspaceId;
+  const agentId = `bot_${derived(tenantId, 'agent')}`;
+  const phoneNumber = `+9180${derivedDigits(tenantId, 'number', 8)}`;
+  const senderPhone = `+919${derivedDigits(tenantId, 'sender', 9)}`;
+  const senderId = `snd_${derived(tenantId, 'sender')}`;
+
+  const workspace: WorkspaceDoc = {
+    _id: tenantId,
+    name: options.name,
+    country: 'IN',
+    timezone: 'Asia/Kolkata',
+    suspended: false,
+    plan: {
+      conversations_included: 100_000,
+      conversations_used: 0,
+      prepaid_credits: 100_000,
+      voice_minutes_included: 100_000,
+      voice_minutes_used: 0,
+      voice_credits: 100_000,
+      chat_channel: true,
+      phone_numbers: true,
+    },
+    calling_country_codes: ['91'],
+    installed_apps: ['dues'],
+    capabilities: { voice_configured: true, tickets: true, conversations: true },
+    demo: true,
+    created_at: now,
+    updated_at: now,
+  };
+  await c.workspaces.updateOne({ _id: tenantId }, { $setOnInsert: workspace }, { upsert: true });
+
+  await c.agents.updateOne(
+    { _id: agentId },
+    { $setOnInsert: { _id: agentId, tenant_id: tenantId, name: 'Demo assistant', max_call_minutes: 5, created_at: now } },
+    { upsert: true },
+  );
+  const digits = phoneNumber.slice(1);
+  await c.phoneNumbers.updateOne(
+    { _id: digits },
+    {
+      $setOnInsert: {
+        _id: digits,
+        tenant_id: tenantId,
+        number: phoneNumber,
+        agent_id: agentId,
+        active: true,
+        recording: false,
+        created_at: now,
+      },
+    },
+    { upsert: true },
+  );
+  await c.senders.updateOne(
+    { _id: senderId },
+    {
+      $setOnInsert: {
+        _id: senderId,
+        tenant_id: tenantId,
+        channel: 'whatsapp',
+        phone: senderPhone,
+        display_name: 'Demo business',
+        is_default: true,
+        connected: true,
+        created_at: now,
+      },
+    },
+    { upsert: true },
+  );
+  for (const template of demoTemplates(tenantId, now)) {
+    await c.templates.updateOne({ _id: template._id }, { $setOnInsert: template }, { upsert: true });
+  }
+
+  const known = options.knownApiKey;
+  if (known) {
+    const existing = await c.apiKeys.findOne({ _id: hashApiKey(known) });
+    const usable =
+      existing !== null &&
+      existing.tenant_id === tenantId &&
+      existing.environment === options.environment &&
+      existing.revoked_at === null &&
+      (existing.expires_at === null || existing.expires_at > now);
+    if (usable) {
+      return { workspaceId: tenantId, apiKey: known, keyCreated: false, agentId, phoneNumber, senderId };
+    }
+  }
+
+  const key = generateApiKey(options.environment);
+  await c.apiKeys.insertOne({
+    _id: key.hash,
+    key_id: newId('key', now),
+    tenant_id: tenantId,
+    environment: options.environment,
+    scopes: [...SCOPES],
+    display_prefix: key.displayPrefix,
+    created_at: now,
+    revoked_at: null,
+    expires_at: null,
+  });
+  return { workspaceId: tenantId, apiKey: key.plaintext, keyCreated: true, agentId, phoneNumber, senderId };
+}

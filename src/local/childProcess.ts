@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export interface ManagedProcess {
+  name: string;
+  child: ChildProcess;
+  logFile: string;
+  /** Resolves with the exit code (or signal) once the process has gone. */
+  exited: Promise<number | string>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has gone. */
+  stop(graceMs?: number): Promise<void>;
+  /** Last lines of its log, for a start-up failure message. */
+  tail(lines?: number): string;
+}
+
+/**
+ * Starts a long-running child with stdout and stderr appended to a log file, so a person's
+ * terminal shows the launcher's own lines and the logs stay readable afterwards.
+ */
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; logFile: string },
+): ManagedProcess {
+  mkdirSync(dirname(options.logFile), { recursive: true });
+  const fd = openSync(options.logFile, 'a');
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['ignore', fd, fd],
+    // Its own process group: a terminal's Ctrl-C reaches only the launcher, which then
+    // stops the children in order instead of all at once.
+    detached: true,
+  });
+  closeSync(fd);
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+    child.once('error', (err) => resolve(`spawn error: ${err.message}`));
+  });
+  return {
+    name,
+    child,
+    logFile: options.logFile,
+    exited,
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+    tail(lines = 20) {
+      try {
+        return readFileSync(options.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+      } catch {
+        return '(no log)';
+      }
+    },
+  };
+}
+
+/** Waits for `ready`, failing at once (with the log tail) if the process exits first. */
+export async function untilReady<T>(proc: ManagedProcess, ready: Promise<T>): Promise<T> {
+  const died = proc.exited.then((code) => {
+    throw new Error(`${proc.name} exited (${code}) during start-up. Last log lines from ${proc.logFile}:\n${proc.tail()}`);
+  });
+  return Promise.race([ready, died]);
+}

@@ -1,0 +1,119 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
+import { startProcess, untilReady, type ManagedProcess } from './childProcess';
+import { portInUse, waitFor } from './net';
+
+/**
+ * The embedded servers: the Temporal CLI dev server and FerretDB on SQLite, both on
+ * loopback with their state in a data directory. Used by `npm start` and by the test run.
+ */
+
+export interface TemporalDevServerOptions {
+  binary: string;
+  port: number;
+  uiPort: number;
+  dataDir: string;
+  namespace?: string;
+  logFile: string;
+}
+
+export interface LocalServer {
+  process: ManagedProcess;
+  address: string;
+}
+
+async function refuseBusyPort(port: number, what: string): Promise<void> {
+  if (await portInUse(port)) {
+    throw new Error(`port ${port} for ${what} is already in use (another instance running?); choose another with its *_PORT variable`);
+  }
+}
+
+export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<LocalServer> {
+  await refuseBusyPort(options.port, 'Temporal');
+  await refuseBusyPort(options.uiPort, 'the Temporal UI');
+  mkdirSync(options.dataDir, { recursive: true });
+  const namespace = options.namespace ?? 'default';
+  const proc = startProcess(
+    'temporal',
+    options.binary,
+    [
+      'server', 'start-dev',
+      '--ip', '127.0.0.1',
+      '--port', String(options.port),
+      '--ui-port', String(options.uiPort),
+      '--db-filename', join(options.dataDir, 'temporal.db'),
+      '--namespace', namespace,
+      '--log-level', 'warn',
+    ],
+    // Nothing may call out: the server's version check is off.
+    { env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' }, logFile: options.logFile },
+  );
+  const address = `127.0.0.1:${options.port}`;
+  await untilReady(
+    proc,
+    waitFor(
+      'Temporal dev server',
+      async () => {
+        const connection = await Connection.connect({ address, connectTimeout: '1s' });
+        try {
+          await connection.workflowService.describeNamespace({ namespace });
+          return true;
+        } finally {
+          await connection.close();
+        }
+      },
+      90_000,
+      250,
+    ),
+  );
+  return { process: proc, address };
+}
+
+export interface FerretDbOptions {
+  binary: string;
+  port: number;
+  dataDir: string;
+  logFile: string;
+}
+
+export async function startFerretDb(options: FerretDbOptions): Promise<LocalServer> {
+  await refuseBusyPort(options.port, 'FerretDB');
+  const sqliteDir = join(options.dataDir, 'ferretdb');
+  const stateDir = join(options.dataDir, 'ferretdb-state');
+  mkdirSync(sqliteDir, { recursive: true });
+  mkdirSync(stateDir, { recursive: true });
+  const proc = startProcess(
+    'ferretdb',
+    options.binary,
+    [
+      '--handler=sqlite',
+      `--sqlite-url=file:${sqliteDir}/`,
+      `--listen-addr=127.0.0.1:${options.port}`,
+      `--state-dir=${stateDir}`,
+      '--telemetry=disable',
+      '--debug-addr=-',
+      '--log-level=warn',
+    ],
+    { logFile: options.logFile },
+  );
+  const address = `mongodb://127.0.0.1:${options.port}/`;
+  await untilReady(
+    proc,
+    waitFor(
+      'FerretDB',
+      async () => {
+        const client = new MongoClient(address, { serverSelectionTimeoutMS: 1_000 });
+        try {
+          await client.db('admin').command({ ping: 1 });
+          return true;
+        } finally {
+          await client.close();
+        }
+      },
+      30_000,
+    ),
+  );
+  return { process: proc, address };
+}

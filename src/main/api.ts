@@ -1,0 +1,35 @@
+import { createServer } from 'node:http';
+import { loadConfig } from '../config';
+import { connectMongo } from '../db/mongo';
+import { ensureIndexes } from '../db/collections';
+import { connectTemporalClient } from '../temporal/client';
+import { createLogger } from '../observability/logger';
+import { createMetricsRegistry } from '../observability/metrics';
+import { createApp } from '../../api/app';
+import { runMain, shutdownSignal } from './runMain';
+
+/** The API process: stateless; run as many as needed behind a load balancer. */
+runMain(async () => {
+  const config = loadConfig();
+  const logger = createLogger(config, 'api');
+  const { client: mongo, db } = await connectMongo(config, 'api');
+  await ensureIndexes(db);
+  const temporal = await connectTemporalClient(config);
+  const registry = createMetricsRegistry('api');
+  const app = createApp({ config, db, temporal, logger, registry });
+
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'api listening');
+
+  const signal = await shutdownSignal();
+  logger.info({ signal }, 'api shutting down');
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+  await temporal.connection.close();
+  await mongo.close();
+  logger.info('api stopped');
+});

@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, loadLauncherConfig } from '../config';
+import { connectMongo } from '../db/mongo';
+import { ensureIndexes } from '../db/collections';
+import { connectTemporalClient } from '../temporal/client';
+import { runSystemCheck } from '../temporal/systemCheck';
+import { DEMO_WORKSPACE_ID, seedDemoWorkspace } from '../demo/seedDemoWorkspace';
+import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
+import { portInUse, waitFor } from '../local/net';
+import { fromRoot, toolPath } from '../local/paths';
+import { startFerretDb, startTemporalDevServer } from '../local/servers';
+import { runMain } from './runMain';
+
+/**
+ * `npm start`: brings up the whole system on loopback (Temporal dev server, FerretDB, the
+ * worker, the API), waits for each, seeds the demo workspace, prints where everything is,
+ * and stops every child in order on Ctrl-C. MONGODB_URL or TEMPORAL_ADDRESS, when set, are
+ * used as they are and no local server is started for them.
+ */
+
+const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+async function httpOk(url: string): Promise<boolean> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+  return res.ok;
+}
+
+/** A token given once stays valid across restarts, so a person's CLI keeps working. */
+function consoleToken(dataDir: string, fromEnv: string | undefined): { token: string; generated: boolean } {
+  if (fromEnv) return { token: fromEnv, generated: false };
+  const file = join(dataDir, 'console-token');
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), generated: true };
+  const token = `ctk_${randomBytes(24).toString('hex')}`;
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return { token, generated: true };
+}
+
+runMain(async () => {
+  const began = Date.now();
+  const launcher = loadLauncherConfig();
+  const settings = loadConfig();
+  const dataDir = fromRoot(launcher.DATA_DIR);
+  const logs = join(dataDir, 'logs');
+  mkdirSync(logs, { recursive: true });
+
+  const children: ManagedProcess[] = [];
+  let stopping = false;
+  const stopAll = async () => {
+    stopping = true;
+    // Reverse start order: the API and worker finish their work before the servers go.
+    for (const child of [...children].reverse()) {
+      say(`stopping ${child.name}`);
+      await child.stop();
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    say(`${signal}: shutting down`);
+    void stopAll().then(() => {
+      say('stopped');
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+
+  try {
+    let temporalAddress = settings.TEMPORAL_ADDRESS;
+    let temporalUi = process.env.TEMPORAL_UI_URL ?? '(external Temporal: open its own Web UI)';
+    if (process.env.TEMPORAL_ADDRESS) {
+      say(`using Temporal at ${temporalAddress}`);
+    } else {
+      const t0 = Date.now();
+      const temporal = await startTemporalDevServer({
+        binary: toolPath(launcher.TOOLS_DIR, 'temporal'),
+        port: launcher.TEMPORAL_PORT,
+        uiPort: launcher.TEMPORAL_UI_PORT,
+        dataDir,
+        namespace: settings.TEMPORAL_NAMESPACE,
+        logFile: join(logs, 'temporal.log'),
+      });
+      children.push(temporal.process);
+      temporalAddress = temporal.address;
+      temporalUi = `http://127.0.0.1:${launcher.TEMPORAL_UI_PORT}`;
+      say(`Temporal dev server ready on ${temporalAddress} (${seconds(Date.now() - t0)})`);
+    }
+
+    let mongoUrl = settings.MONGODB_URL;
+    if (process.env.MONGODB_URL) {
+      say('using MongoDB at MONGODB_URL');
+    } else {
+      const t0 = Date.now();
+      const ferret = await startFerretDb({
+        binary: toolPath(launcher.TOOLS_DIR, 'ferretdb'),
+        port: launcher.FERRETDB_PORT,
+        dataDir,
+        logFile: join(logs, 'ferretdb.log'),
+      });
+      children.push(ferret.process);
+      mongoUrl = ferret.address;
+      say(`FerretDB ready on ${mongoUrl} (${seconds(Date.now() - t0)})`);
+    }
+
+    const console = consoleToken(dataDir, settings.CONSOLE_TOKEN);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      MONGODB_URL: mongoUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      CONSOLE_TOKEN: console.token,
+    };
+    const config = loadConfig(env);
+    for (const [port, what] of [
+      [config.PORT, 'the API (PORT)'],
+      [config.WORKER_METRICS_PORT, 'the worker (WORKER_METRICS_PORT)'],
+    ] as const) {
+      if (await portInUse(port)) throw new Error(`port ${port} for ${what} is already in use`);
+    }
+
+    const { client: mongo, db } = await connectMongo(config, 'launcher');
+    await ensureIndexes(db);
+    const temporalClient = await connectTemporalClient(config);
+
+    let t0 = Date.now();
+    const worker = startProcess('worker', process.execPath, [join(__dirname, 'worker.js')], {
+      env,
+      logFile: join(logs, 'worker.log'),
+    });
+    children.push(worker);
+    await untilReady(
+      worker,
+      waitFor('worker', () => httpOk(`http://127.0.0.1:${config.WORKER_METRICS_PORT}/healthz`), 120_000, 250),
+    );
+    // Polling is not proof: a workflow must run an activity that writes MongoDB.
+    await untilReady(worker, runSystemCheck(temporalClient, config.TEMPORAL_TASK_QUEUE));
+    say(`worker ready, system check passed (${seconds(Date.now() - t0)})`);
+
+    t0 = Date.now();
+    const api = startProcess('api', process.execPath, [join(__dirname, 'api.js')], {
+      env,
+      logFile: join(logs, 'api.log'),
+    });
+    children.push(api);
+    const apiUrl = `http://127.0.0.1:${config.PORT}`;
+    await untilReady(api, waitFor('API', () => httpOk(`${apiUrl}/readyz`), 60_000, 200));
+    say(`API ready (${seconds(Date.now() - t0)})`);
+
+    const keyFile = join(dataDir, 'demo-api-key');
+    const known = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : null;
+    const demo = await seedDemoWorkspace(db, {
+      workspaceId: DEMO_WORKSPACE_ID,
+      name: 'Demo workspace',
+      environment: config.API_ENVIRONMENT,
+      knownApiKey: known,
+    });
+    if (demo.keyCreated) writeFileSync(keyFile, `${demo.apiKey}\n`, { mode: 0o600 });
+    await temporalClient.connection.close();
+    await mongo.close();
+
+    say(`everything ready in ${seconds(Date.now() - began)}; logs in ${logs}`);
+    process.stdout.write(`API: ${apiUrl}\n`);
+    process.stdout.write(`Temporal UI: ${temporalUi}\n`);
+    process.stdout.write(`API key: ${demo.apiKey}\n`);
+    if (console.generated) process.stdout.write(`Console token: ${console.token}\n`);
+    say('press Ctrl-C to stop');
+
+    const [first] = await Promise.race(children.map((c) => c.exited.then((code) => [c, code] as const)));
+    if (!stopping) {
+      say(`${first.name} exited unexpectedly; see ${first.logFile}:\n${first.tail()}`);
+      await stopAll();
+      process.exit(1);
+    }
+  } catch (err) {
+    if (!stopping) await stopAll();
+    throw err;
+  }
+});

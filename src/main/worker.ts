@@ -1,0 +1,63 @@
+import { createServer } from 'node:http';
+import { Runtime } from '@temporalio/worker';
+import { loadConfig } from '../config';
+import { connectMongo } from '../db/mongo';
+import { ensureIndexes } from '../db/collections';
+import { createLogger } from '../observability/logger';
+import { createMetricsRegistry } from '../observability/metrics';
+import { activityMetricsInterceptor } from '../observability/activityMetrics';
+import { temporalLoggerFrom } from '../observability/temporalLogger';
+import { createWorker } from '../worker/createWorker';
+import { runMain, shutdownSignal } from './runMain';
+
+/**
+ * The worker process: hosts every workflow and activity on the task queue, and serves
+ * /healthz (200 while polling) and /metrics on WORKER_METRICS_PORT.
+ */
+runMain(async () => {
+  const config = loadConfig();
+  const logger = createLogger(config, 'worker');
+  // This process owns its signals, so shutdown runs in order (worker, HTTP, connections).
+  Runtime.install({ logger: temporalLoggerFrom(logger), shutdownSignals: [] });
+
+  const { client: mongo, db } = await connectMongo(config, 'worker');
+  await ensureIndexes(db);
+  const registry = createMetricsRegistry('worker');
+  const { worker, connection } = await createWorker({
+    config,
+    deps: { db },
+    activityInterceptors: [activityMetricsInterceptor(registry)],
+  });
+
+  const http = createServer((req, res) => {
+    if (req.url === '/metrics') {
+      registry.metrics().then(
+        (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
+        () => res.writeHead(500).end(),
+      );
+    } else if (req.url === '/healthz') {
+      const state = worker.getState();
+      res.writeHead(state === 'RUNNING' ? 200 : 503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: state === 'RUNNING' ? 'ok' : 'unavailable', worker: state }));
+    } else {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"status":"not_found"}');
+    }
+  });
+  await new Promise<void>((resolve) => http.listen(config.WORKER_METRICS_PORT, config.HOST, resolve));
+
+  const running = worker.run();
+  logger.info(
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, metrics: `http://${config.HOST}:${config.WORKER_METRICS_PORT}/metrics` },
+    'worker polling',
+  );
+  const signal = await Promise.race([shutdownSignal(), running.then(() => null)]);
+  if (signal) {
+    logger.info({ signal }, 'worker shutting down');
+    worker.shutdown();
+  }
+  await running;
+  http.close();
+  await connection.close();
+  await mongo.close();
+  logger.info('worker stopped');
+});

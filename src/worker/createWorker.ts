@@ -1,0 +1,31 @@
+import { NativeConnection, Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
+import type { Config } from '../config';
+import { createActivities, type ActivityDeps } from '../../activities';
+
+export interface WorkerSetup {
+  config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE'>;
+  deps: ActivityDeps;
+  /** A prebuilt bundle (tests bundle once per run); otherwise the worker bundles at start. */
+  workflowBundlePath?: string;
+  connection?: NativeConnection;
+  activityInterceptors?: ActivityInterceptorsFactory[];
+}
+
+export const workflowsPath = require.resolve('../../workflows');
+
+export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker; connection: NativeConnection }> {
+  const connection =
+    setup.connection ?? (await NativeConnection.connect({ address: setup.config.TEMPORAL_ADDRESS }));
+  const code: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = setup.workflowBundlePath
+    ? { workflowBundle: { codePath: setup.workflowBundlePath } }
+    : { workflowsPath };
+  const worker = await Worker.create({
+    connection,
+    namespace: setup.config.TEMPORAL_NAMESPACE,
+    taskQueue: setup.config.TEMPORAL_TASK_QUEUE,
+    activities: createActivities(setup.deps),
+    interceptors: { activity: setup.activityInterceptors ?? [] },
+    ...code,
+  });
+  return { worker, connection };
+}

@@ -1,0 +1,2 @@
+/** The worker's workflows path: every workflow the worker hosts is exported here. */
+export { systemCheck } from './systemCheck';
