@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import type { Registry } from 'prom-client';
 import type { Config } from '../src/config';
+import type { TemporalProbe } from '../src/temporal/client';
 import type { Logger } from '../src/observability/logger';
 import type { RequestState } from './context';
 import { requestContext } from './middleware/requestContext';
@@ -13,6 +14,7 @@ export interface AppDeps {
   config: Config;
   db: Db;
   temporal: Client;
+  temporalProbe: TemporalProbe;
   logger: Logger;
   registry: Registry;
 }
@@ -29,8 +31,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
 
   const health = createHealthRouter({
     db: deps.db,
-    temporal: deps.temporal,
-    namespace: deps.config.TEMPORAL_NAMESPACE,
+    temporalProbe: deps.temporalProbe,
     registry: deps.registry,
   });
   app.use(health.routes());

@@ -1,15 +1,13 @@
 import Router from '@koa/router';
 import type { Db } from 'mongodb';
-import type { Client } from '@temporalio/client';
 import type { Registry } from 'prom-client';
 import { pingMongo } from '../../src/db/mongo';
-import { checkTemporal } from '../../src/temporal/client';
+import type { TemporalProbe } from '../../src/temporal/client';
 import type { RequestState } from '../context';
 
 export interface HealthDeps {
   db: Db;
-  temporal: Client;
-  namespace: string;
+  temporalProbe: TemporalProbe;
   registry: Registry;
   /** Longest a readiness probe waits on one dependency before calling it down. */
   probeTimeoutMs?: number;
@@ -42,7 +40,7 @@ export function createHealthRouter(deps: HealthDeps): Router<RequestState> {
   router.get('/readyz', async (ctx) => {
     const [mongodb, temporal] = await Promise.all([
       probe(() => pingMongo(deps.db), timeoutMs),
-      probe(() => checkTemporal(deps.temporal, deps.namespace), timeoutMs),
+      probe(() => deps.temporalProbe.check(timeoutMs), timeoutMs),
     ]);
     const ready = mongodb === 'ok' && temporal === 'ok';
     ctx.status = ready ? 200 : 503;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { collections, type TemplateDoc, type WorkspaceDoc } from '../db/collections';
+import { insertIfAbsent } from '../db/insertIfAbsent';
 import { generateApiKey, hashApiKey, type KeyEnvironment } from '../auth/apiKeys';
 import { newId } from '../domain/ids';
 import { SCOPES } from '../domain/scopes';
@@ -90,8 +91,9 @@ function demoTemplates(tenantId: string, now: Date): TemplateDoc[] {
 
 /**
  * Creates the demo workspace and its fixtures if missing; leaves existing documents as they
- * are (a setting changed in the console survives a restart). Every write is an upsert on a
- * derived `_id`, so running it twice, or from two processes at once, changes nothing.
+ * are (a setting changed in the console survives a restart). Every write is an insert of a
+ * derived `_id` that a duplicate-key error turns into a no-op, so running it twice, or from
+ * two processes at once, changes nothing.
  */
 export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promise<DemoSeedResult> {
   const c = collections(db);
@@ -125,47 +127,31 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
     created_at: now,
     updated_at: now,
   };
-  await c.workspaces.updateOne({ _id: tenantId }, { $setOnInsert: workspace }, { upsert: true });
+  await insertIfAbsent(c.workspaces, workspace);
 
-  await c.agents.updateOne(
-    { _id: agentId },
-    { $setOnInsert: { _id: agentId, tenant_id: tenantId, name: 'Demo assistant', max_call_minutes: 5, created_at: now } },
-    { upsert: true },
-  );
+  await insertIfAbsent(c.agents, { _id: agentId, tenant_id: tenantId, name: 'Demo assistant', max_call_minutes: 5, created_at: now });
   const digits = phoneNumber.slice(1);
-  await c.phoneNumbers.updateOne(
-    { _id: digits },
-    {
-      $setOnInsert: {
-        _id: digits,
-        tenant_id: tenantId,
-        number: phoneNumber,
-        agent_id: agentId,
-        active: true,
-        recording: false,
-        created_at: now,
-      },
-    },
-    { upsert: true },
-  );
-  await c.senders.updateOne(
-    { _id: senderId },
-    {
-      $setOnInsert: {
-        _id: senderId,
-        tenant_id: tenantId,
-        channel: 'whatsapp',
-        phone: senderPhone,
-        display_name: 'Demo business',
-        is_default: true,
-        connected: true,
-        created_at: now,
-      },
-    },
-    { upsert: true },
-  );
+  await insertIfAbsent(c.phoneNumbers, {
+    _id: digits,
+    tenant_id: tenantId,
+    number: phoneNumber,
+    agent_id: agentId,
+    active: true,
+    recording: false,
+    created_at: now,
+  });
+  await insertIfAbsent(c.senders, {
+    _id: senderId,
+    tenant_id: tenantId,
+    channel: 'whatsapp' as const,
+    phone: senderPhone,
+    display_name: 'Demo business',
+    is_default: true,
+    connected: true,
+    created_at: now,
+  });
   for (const template of demoTemplates(tenantId, now)) {
-    await c.templates.updateOne({ _id: template._id }, { $setOnInsert: template }, { upsert: true });
+    await insertIfAbsent(c.templates, template);
   }
 
   const known = options.knownApiKey;

@@ -22,7 +22,16 @@ export function startProcess(
   name: string,
   command: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; logFile: string },
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    logFile: string;
+    /**
+     * Its own process group, so a terminal's Ctrl-C reaches only the launcher, which then
+     * stops the children in order. Off for test servers, which must die with the test run.
+     */
+    ownGroup?: boolean;
+  },
 ): ManagedProcess {
   mkdirSync(dirname(options.logFile), { recursive: true });
   const fd = openSync(options.logFile, 'a');
@@ -30,9 +39,7 @@ export function startProcess(
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: ['ignore', fd, fd],
-    // Its own process group: a terminal's Ctrl-C reaches only the launcher, which then
-    // stops the children in order instead of all at once.
-    detached: true,
+    detached: options.ownGroup ?? false,
   });
   closeSync(fd);
   const exited = new Promise<number | string>((resolve) => {

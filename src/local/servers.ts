@@ -17,6 +17,7 @@ export interface TemporalDevServerOptions {
   dataDir: string;
   namespace?: string;
   logFile: string;
+  ownGroup?: boolean;
 }
 
 export interface LocalServer {
@@ -48,7 +49,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
       '--log-level', 'warn',
     ],
     // Nothing may call out: the server's version check is off.
-    { env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' }, logFile: options.logFile },
+    { env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' }, logFile: options.logFile, ownGroup: options.ownGroup },
   );
   const address = `127.0.0.1:${options.port}`;
   await untilReady(
@@ -76,6 +77,7 @@ export interface FerretDbOptions {
   port: number;
   dataDir: string;
   logFile: string;
+  ownGroup?: boolean;
 }
 
 export async function startFerretDb(options: FerretDbOptions): Promise<LocalServer> {
@@ -96,7 +98,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<LocalServ
       '--debug-addr=-',
       '--log-level=warn',
     ],
-    { logFile: options.logFile },
+    { logFile: options.logFile, ownGroup: options.ownGroup },
   );
   const address = `mongodb://127.0.0.1:${options.port}/`;
   await untilReady(

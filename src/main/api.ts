@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { loadConfig } from '../config';
 import { connectMongo } from '../db/mongo';
 import { ensureIndexes } from '../db/collections';
-import { connectTemporalClient } from '../temporal/client';
+import { connectTemporalClient, createTemporalProbe } from '../temporal/client';
 import { createLogger } from '../observability/logger';
 import { createMetricsRegistry } from '../observability/metrics';
 import { createApp } from '../../api/app';
@@ -15,8 +15,9 @@ runMain(async () => {
   const { client: mongo, db } = await connectMongo(config, 'api');
   await ensureIndexes(db);
   const temporal = await connectTemporalClient(config);
+  const temporalProbe = createTemporalProbe(config);
   const registry = createMetricsRegistry('api');
-  const app = createApp({ config, db, temporal, logger, registry });
+  const app = createApp({ config, db, temporal, temporalProbe, logger, registry });
 
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
@@ -29,6 +30,7 @@ runMain(async () => {
     server.close(() => resolve());
     server.closeIdleConnections();
   });
+  await temporalProbe.close();
   await temporal.connection.close();
   await mongo.close();
   logger.info('api stopped');

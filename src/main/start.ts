@@ -82,6 +82,7 @@ runMain(async () => {
         dataDir,
         namespace: settings.TEMPORAL_NAMESPACE,
         logFile: join(logs, 'temporal.log'),
+        ownGroup: true,
       });
       children.push(temporal.process);
       temporalAddress = temporal.address;
@@ -99,6 +100,7 @@ runMain(async () => {
         port: launcher.FERRETDB_PORT,
         dataDir,
         logFile: join(logs, 'ferretdb.log'),
+        ownGroup: true,
       });
       children.push(ferret.process);
       mongoUrl = ferret.address;
@@ -128,6 +130,7 @@ runMain(async () => {
     const worker = startProcess('worker', process.execPath, [join(__dirname, 'worker.js')], {
       env,
       logFile: join(logs, 'worker.log'),
+      ownGroup: true,
     });
     children.push(worker);
     await untilReady(
@@ -142,6 +145,7 @@ runMain(async () => {
     const api = startProcess('api', process.execPath, [join(__dirname, 'api.js')], {
       env,
       logFile: join(logs, 'api.log'),
+      ownGroup: true,
     });
     children.push(api);
     const apiUrl = `http://127.0.0.1:${config.PORT}`;

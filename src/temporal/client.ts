@@ -8,7 +8,25 @@ export async function connectTemporalClient(config: TemporalConfig): Promise<Cli
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }
 
-/** Reachable and serving our namespace: what readiness means for Temporal. */
-export async function checkTemporal(client: Client, namespace: string): Promise<void> {
-  await client.connection.workflowService.describeNamespace({ namespace });
+/**
+ * Answers "is Temporal reachable and serving our namespace right now?" for /readyz. It has
+ * a connection of its own without the client's retry interceptor: a probe should report
+ * the present, and the SDK's retry timers outlive deadlines (they would fire on a closed
+ * channel after shutdown).
+ */
+export interface TemporalProbe {
+  check(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createTemporalProbe(config: TemporalConfig): TemporalProbe {
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS, interceptors: [] });
+  return {
+    async check(timeoutMs) {
+      await connection.withDeadline(Date.now() + timeoutMs, () =>
+        connection.workflowService.describeNamespace({ namespace: config.TEMPORAL_NAMESPACE }),
+      );
+    },
+    close: () => connection.close(),
+  };
 }

@@ -1,0 +1,20 @@
+# One image for both processes; compose picks the entry point (api or worker).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY api ./api
+COPY workflows ./workflows
+COPY activities ./activities
+COPY src ./src
+RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER node
+CMD ["node", "dist/src/main/api.js"]

@@ -1,0 +1,15 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  // One Temporal dev server, one FerretDB and one workflow bundle for the whole run.
+  globalSetup: '<rootDir>/test/support/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+  setupFiles: ['<rootDir>/test/support/quietRuntime.ts'],
+  testTimeout: 60_000,
+  maxWorkers: 2,
+};

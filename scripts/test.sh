@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `npm test`: install what is missing, build the tools if missing, type-check, compile (the
+# end-to-end test runs the compiled launcher), then run jest, whose global setup starts
+# private servers on free ports and stops them. Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+began=$SECONDS
+bash scripts/ensure-deps.sh
+bash scripts/setup-tools.sh
+echo "[test] type-checking and compiling" >&2
+npx --no-install tsc -p tsconfig.json --noEmit
+npx --no-install tsc -p tsconfig.build.json
+mkdir -p .test-data
+results=.test-data/jest-results.json
+rm -f "$results"
+set +e
+npx --no-install jest --ci --json --outputFile="$results" "$@"
+status=$?
+set -e
+if [ -f "$results" ]; then
+  node -e '
+    const r = require(process.argv[1]);
+    const failed = r.numFailedTests + r.numRuntimeErrorTestSuites;
+    console.log(`Tests: ${r.numPassedTests} passed, ${failed} failed, ${r.numPendingTests} skipped`);
+  ' "$PWD/$results"
+fi
+echo "[test] whole run took $((SECONDS - began))s" >&2
+exit $status

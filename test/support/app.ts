@@ -1,0 +1,46 @@
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import { Connection, Client } from '@temporalio/client';
+import type { MongoClient } from 'mongodb';
+import { createApp } from '../../api/app';
+import type { Config } from '../../src/config';
+import { connectMongo } from '../../src/db/mongo';
+import { createTemporalProbe } from '../../src/temporal/client';
+import { ensureIndexes } from '../../src/db/collections';
+import { createLogger } from '../../src/observability/logger';
+import { createMetricsRegistry } from '../../src/observability/metrics';
+import { testConfig } from './env';
+
+export interface TestApi {
+  config: Config;
+  server: Server;
+  mongo: MongoClient;
+  temporal: Client;
+  close(): Promise<void>;
+}
+
+/** The real app on a real HTTP server, against this run's MongoDB and Temporal. */
+export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
+  const config = testConfig(overrides);
+  const { client: mongo, db } = await connectMongo(config, 'test-api');
+  await ensureIndexes(db);
+  // Lazy: an unreachable Temporal must not stop the app from starting (readiness says so).
+  const temporal = new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
+  const temporalProbe = createTemporalProbe(config);
+  const app = createApp({ config, db, temporal, temporalProbe, logger: createLogger(config, 'api'), registry: createMetricsRegistry('api') });
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    config,
+    server,
+    mongo,
+    temporal,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await temporalProbe.close();
+      await temporal.connection.close();
+      await mongo.db(config.MONGODB_DB).dropDatabase();
+      await mongo.close();
+    },
+  };
+}
