@@ -70,7 +70,7 @@ build_test_server() {
   </dependencies>
 </project>
 POM
-  mvn -q -B -f "$home/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$home/lib"
+  mvn -q -B -Dstyle.color=never -f "$home/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$home/lib"
   # The SDK passes the port as the only argument, kills the child on teardown (so the
   # wrapper must exec java) and allows 5 s to listen: keep the JVM start cheap.
   cat >"$BIN/temporal-test-server" <<WRAP
