@@ -9,6 +9,9 @@ import type { RequestState } from './context';
 import { requestContext } from './middleware/requestContext';
 import { errorHandler } from './middleware/errorHandler';
 import { createHealthRouter } from './routes/health';
+import { createPublicRouter } from './v1';
+import { CursorCodec } from './pagination';
+import type { CounterStore } from '../src/rateLimit/counterStore';
 
 export interface AppDeps {
   config: Config;
@@ -17,6 +20,9 @@ export interface AppDeps {
   temporalProbe: TemporalProbe;
   logger: Logger;
   registry: Registry;
+  rateLimitStore: CounterStore;
+  cursorSecret: string;
+  now?: () => Date;
 }
 
 /** The Koa app with every router mounted; `src/main/api.ts` listens on it, tests too. */
@@ -36,5 +42,17 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   });
   app.use(health.routes());
   app.use(health.allowedMethods());
+
+  const publicRouter = createPublicRouter({
+    config: deps.config,
+    db: deps.db,
+    temporal: deps.temporal,
+    logger: deps.logger,
+    cursors: new CursorCodec(deps.cursorSecret),
+    rateLimitStore: deps.rateLimitStore,
+    now: deps.now,
+  });
+  app.use(publicRouter.routes());
+  app.use(publicRouter.allowedMethods());
   return app;
 }

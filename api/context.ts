@@ -1,8 +1,17 @@
 import type { Logger } from '../src/observability/logger';
+import type { ApiKeyDoc, WorkspaceDoc } from '../src/db/collections';
 
 /** What middleware puts on every request's `ctx.state`. */
 export interface RequestState {
   requestId: string;
   correlationId: string;
   log: Logger;
+  /** Set by `authenticate` on keyed routes. */
+  apiKey?: ApiKeyDoc;
+  workspace?: WorkspaceDoc;
+  /** Set by `jsonBody`: the bytes as sent, and their parse. */
+  rawBody?: Buffer;
+  body?: unknown;
+  /** Set by `validate`: the parsed query and body. */
+  input?: { query?: unknown; body?: unknown };
 }

@@ -35,6 +35,11 @@ export const serviceEnvSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('orchestrator-v1'),
   /** Admin token for /console/v1. Required by the API process; the launcher generates one. */
   CONSOLE_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
+  /**
+   * Signs pagination cursors. Every API replica needs the same value; when unset it is
+   * derived from CONSOLE_TOKEN, which replicas already share.
+   */
+  CURSOR_SECRET: z.string().min(16, 'expected at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** The worker's own HTTP port: /metrics and /healthz. */
   WORKER_METRICS_PORT: port.default(9464),
@@ -85,6 +90,12 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: Env): z.infer<S>
 
 export function loadConfig(env: Env = process.env): Config {
   return parseEnv(serviceEnvSchema, env);
+}
+
+/** The settings only the API process needs, checked at its start. */
+export function requireApiSettings(config: Config): Config & { CONSOLE_TOKEN: string } {
+  if (!config.CONSOLE_TOKEN) throw new ConfigError(['CONSOLE_TOKEN: required by the API (the console admin token)']);
+  return config as Config & { CONSOLE_TOKEN: string };
 }
 
 export function loadLauncherConfig(env: Env = process.env): LauncherConfig {

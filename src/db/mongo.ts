@@ -1,4 +1,4 @@
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
 import type { Config } from '../config';
 
 /**
@@ -9,12 +9,14 @@ import type { Config } from '../config';
 export async function connectMongo(
   config: Pick<Config, 'MONGODB_URL' | 'MONGODB_DB'>,
   appName: string,
+  extra: MongoClientOptions = {},
 ): Promise<{ client: MongoClient; db: Db }> {
   const client = new MongoClient(config.MONGODB_URL, {
     appName,
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,
     maxPoolSize: 50,
+    ...extra,
   });
   await client.connect();
   return { client, db: client.db(config.MONGODB_DB) };

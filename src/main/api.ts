@@ -1,5 +1,7 @@
 import { createServer } from 'node:http';
-import { loadConfig } from '../config';
+import { loadConfig, requireApiSettings } from '../config';
+import { cursorSecret } from '../auth/secrets';
+import { MongoCounterStore } from '../rateLimit/counterStore';
 import { connectMongo } from '../db/mongo';
 import { ensureIndexes } from '../db/collections';
 import { connectTemporalClient, createTemporalProbe } from '../temporal/client';
@@ -10,14 +12,29 @@ import { runMain, shutdownSignal } from './runMain';
 
 /** The API process: stateless; run as many as needed behind a load balancer. */
 runMain(async () => {
-  const config = loadConfig();
+  const config = requireApiSettings(loadConfig());
   const logger = createLogger(config, 'api');
   const { client: mongo, db } = await connectMongo(config, 'api');
   await ensureIndexes(db);
   const temporal = await connectTemporalClient(config);
   const temporalProbe = createTemporalProbe(config);
   const registry = createMetricsRegistry('api');
-  const app = createApp({ config, db, temporal, temporalProbe, logger, registry });
+  const rateLimitStore = new MongoCounterStore(db);
+  const app = createApp({
+    config,
+    db,
+    temporal,
+    temporalProbe,
+    logger,
+    registry,
+    rateLimitStore,
+    cursorSecret: cursorSecret(config),
+  });
+  // No TTL indexes on FerretDB: ended rate-limit windows are deleted here.
+  const sweeper = setInterval(() => {
+    rateLimitStore.sweep(new Date()).catch((err: unknown) => logger.warn({ err }, 'rate limit sweep failed'));
+  }, 60_000);
+  sweeper.unref();
 
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
@@ -26,6 +43,7 @@ runMain(async () => {
 
   const signal = await shutdownSignal();
   logger.info({ signal }, 'api shutting down');
+  clearInterval(sweeper);
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();

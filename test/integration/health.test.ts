@@ -68,7 +68,7 @@ describe('health and readiness over HTTP', () => {
 describe('readiness when a dependency is down', () => {
   it('answers 503 naming Temporal when it cannot be reached', async () => {
     const deadPort = await freePort();
-    const api = await startTestApi({ TEMPORAL_ADDRESS: `127.0.0.1:${deadPort}` });
+    const api = await startTestApi({ env: { TEMPORAL_ADDRESS: `127.0.0.1:${deadPort}` } });
     try {
       const res = await request(api.server).get('/readyz');
       expect(res.status).toBe(503);

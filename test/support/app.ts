@@ -1,17 +1,19 @@
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import { Connection, Client } from '@temporalio/client';
-import type { MongoClient } from 'mongodb';
+import type { Db, MongoClient } from 'mongodb';
 import { createApp } from '../../api/app';
 import type { Config } from '../../src/config';
 import { connectMongo } from '../../src/db/mongo';
 import { createTemporalProbe } from '../../src/temporal/client';
+import { MongoCounterStore, type CounterStore } from '../../src/rateLimit/counterStore';
 import { ensureIndexes } from '../../src/db/collections';
 import { createLogger } from '../../src/observability/logger';
 import { createMetricsRegistry } from '../../src/observability/metrics';
 import { testConfig } from './env';
 
 export interface TestApi {
+  db: Db;
   config: Config;
   server: Server;
   mongo: MongoClient;
@@ -20,17 +22,36 @@ export interface TestApi {
 }
 
 /** The real app on a real HTTP server, against this run's MongoDB and Temporal. */
-export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
+export interface TestApiOptions {
+  env?: Record<string, string>;
+  /** Replaces the MongoDB counter store, e.g. with one that fails. */
+  rateLimitStore?: CounterStore;
+  now?: () => Date;
+}
+
+export async function startTestApi({ env: overrides = {}, rateLimitStore, now }: TestApiOptions = {}): Promise<TestApi> {
   const config = testConfig(overrides);
-  const { client: mongo, db } = await connectMongo(config, 'test-api');
+  // Command monitoring lets tests prove which requests reach the database.
+  const { client: mongo, db } = await connectMongo(config, 'test-api', { monitorCommands: true });
   await ensureIndexes(db);
   // Lazy: an unreachable Temporal must not stop the app from starting (readiness says so).
   const temporal = new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
   const temporalProbe = createTemporalProbe(config);
-  const app = createApp({ config, db, temporal, temporalProbe, logger: createLogger(config, 'api'), registry: createMetricsRegistry('api') });
+  const app = createApp({
+    config,
+    db,
+    temporal,
+    temporalProbe,
+    logger: createLogger(config, 'api'),
+    registry: createMetricsRegistry('api'),
+    rateLimitStore: rateLimitStore ?? new MongoCounterStore(db),
+    cursorSecret: 'test-cursor-secret-0123456789abcdef',
+    now,
+  });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
+    db,
     config,
     server,
     mongo,

@@ -1,0 +1,53 @@
+import type { Middleware } from 'koa';
+import type { Db } from 'mongodb';
+import { API_KEY_PATTERN, hashApiKey, type KeyEnvironment } from '../../src/auth/apiKeys';
+import { collections } from '../../src/db/collections';
+import { ApiError } from '../errors';
+import type { RequestState } from '../context';
+
+const unauthenticated = (reason: string, message: string) => new ApiError('unauthenticated', message, { reason });
+
+/** The key from `Authorization: Bearer …`, else from `X-Api-Key`. */
+function presentedKey(authorization: string, xApiKey: string): string | null {
+  if (authorization) {
+    const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+    return match ? match[1]!.trim() : authorization.trim();
+  }
+  return xApiKey ? xApiKey.trim() : null;
+}
+
+/**
+ * api-core §5, in its order: presence and format (a malformed key is refused without a
+ * lookup), lookup, revoked or expired, environment, then workspace standing. The rate limit
+ * and the scope check follow as their own middleware.
+ */
+export function authenticate(deps: { db: Db; environment: KeyEnvironment; now?: () => Date }): Middleware<RequestState> {
+  const { apiKeys, workspaces } = collections(deps.db);
+  const now = deps.now ?? (() => new Date());
+  return async (ctx, next) => {
+    const key = presentedKey(ctx.get('authorization'), ctx.get('x-api-key'));
+    if (!key) throw unauthenticated('missing_api_key', 'Send an API key as Authorization: Bearer <key> or X-Api-Key.');
+    if (!API_KEY_PATTERN.test(key)) throw unauthenticated('malformed_api_key', 'That API key is not in the expected format.');
+
+    const found = await apiKeys.findOne({ _id: hashApiKey(key) });
+    if (!found) throw unauthenticated('invalid_api_key', 'That API key is not valid.');
+    if (found.revoked_at) throw unauthenticated('revoked_api_key', 'That API key has been revoked.');
+    if (found.expires_at && found.expires_at <= now()) {
+      throw unauthenticated('expired_api_key', 'That API key was rolled and its grace period has ended.');
+    }
+    if (found.environment !== deps.environment) {
+      throw unauthenticated('wrong_environment', `That is a ${found.environment} key; this deployment accepts ${deps.environment} keys.`);
+    }
+
+    const workspace = await workspaces.findOne({ _id: found.tenant_id });
+    if (!workspace) throw unauthenticated('invalid_api_key', 'That API key is not valid.');
+    if (workspace.suspended) {
+      throw new ApiError('permission_denied', 'This workspace is suspended for billing; keys work again once billing is restored.', {
+        reason: 'workspace_suspended',
+      });
+    }
+    ctx.state.apiKey = found;
+    ctx.state.workspace = workspace;
+    await next();
+  };
+}

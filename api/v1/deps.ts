@@ -1,0 +1,17 @@
+import type { Db } from 'mongodb';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../../src/config';
+import type { Logger } from '../../src/observability/logger';
+import type { CounterStore } from '../../src/rateLimit/counterStore';
+import type { CursorCodec } from '../pagination';
+
+/** What the public routers are built with. */
+export interface PublicDeps {
+  config: Config;
+  db: Db;
+  temporal: Client;
+  logger: Logger;
+  cursors: CursorCodec;
+  rateLimitStore: CounterStore;
+  now?: () => Date;
+}

@@ -1,0 +1,20 @@
+import type { Middleware } from 'koa';
+import type { RequestState } from '../context';
+import type { PublicDeps } from './deps';
+import { openApiRoute } from './openapi';
+import type { RouteDef } from './route';
+import { buildPublicRouter } from './router';
+import { agentsRoutes } from './routes/agents';
+import { channelsRoutes } from './routes/channels';
+import { pingRoutes } from './routes/ping';
+
+/** Every public route; the order here is the order in the OpenAPI document. */
+export function publicRoutes(deps: PublicDeps): RouteDef[] {
+  const routes: RouteDef[] = [...pingRoutes(), ...channelsRoutes(deps), ...agentsRoutes(deps)];
+  routes.push(openApiRoute(() => routes));
+  return routes;
+}
+
+export function createPublicRouter(deps: PublicDeps, extra: { idempotency?: Middleware<RequestState> } = {}) {
+  return buildPublicRouter(publicRoutes(deps), deps, extra);
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import type { RouteDef } from '../route';
+
+export const pingResponse = z.object({
+  ok: z.literal(true),
+  workspace_id: z.string(),
+  environment: z.enum(['live', 'test']),
+  scopes: z.array(z.string()),
+});
+
+export function pingRoutes(): RouteDef[] {
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/ping',
+      operationId: 'ping',
+      summary: 'Verify a key, with no side effects beyond counting against the rate limit.',
+      auth: { scope: null },
+      response: { status: 200, description: 'The key works.', schema: pingResponse },
+      handler: (ctx) => {
+        const key = ctx.state.apiKey!;
+        ctx.body = { ok: true, workspace_id: key.tenant_id, environment: key.environment, scopes: key.scopes };
+      },
+    },
+  ];
+}

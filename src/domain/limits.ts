@@ -1,0 +1,23 @@
+/**
+ * Every limit the contract states (api-core §8 and the campaigns document §8) that more than
+ * one module enforces, in one place. Field length limits live beside their request schemas.
+ */
+export const LIMITS = {
+  /** Requests per key per fixed clock minute. */
+  requestsPerMinute: 120,
+  rateWindowSeconds: 60,
+  /** How long an Idempotency-Key's stored response replays. */
+  idempotencyTtlHours: 24,
+  /** What a retry with a key still held by a running request is told to wait. */
+  idempotencyRetryAfterSeconds: 2,
+  /** The old half of a rolled key keeps working this long. */
+  rolledKeyGraceHours: 24,
+  concurrentCallsPerWorkspace: 10,
+  callsPerUtcDay: 100,
+  reservedMinutesPerUtcDay: 600,
+  /**
+   * Largest request body read. The largest the contract allows is a campaign audience of
+   * 50,000 contact ids (about 1.5 MB of JSON), so 4 MiB leaves room and still bounds memory.
+   */
+  maxBodyBytes: 4 * 1024 * 1024,
+} as const;
