@@ -10,11 +10,12 @@ import { requestContext } from './middleware/requestContext';
 import { errorHandler } from './middleware/errorHandler';
 import { createHealthRouter } from './routes/health';
 import { createPublicRouter } from './v1';
+import { createConsoleRouter } from './console';
 import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
 
 export interface AppDeps {
-  config: Config;
+  config: Config & { CONSOLE_TOKEN: string };
   db: Db;
   temporal: Client;
   temporalProbe: TemporalProbe;
@@ -54,5 +55,9 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   });
   app.use(publicRouter.routes());
   app.use(publicRouter.allowedMethods());
+
+  const consoleRouter = createConsoleRouter({ config: deps.config, db: deps.db, now: deps.now ?? (() => new Date()) });
+  app.use(consoleRouter.routes());
+  app.use(consoleRouter.allowedMethods());
   return app;
 }

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { Connection, Client } from '@temporalio/client';
 import type { Db, MongoClient } from 'mongodb';
 import { createApp } from '../../api/app';
-import type { Config } from '../../src/config';
+import { requireApiSettings, type Config } from '../../src/config';
 import { connectMongo } from '../../src/db/mongo';
 import { createTemporalProbe } from '../../src/temporal/client';
 import { MongoCounterStore, type CounterStore } from '../../src/rateLimit/counterStore';
@@ -30,7 +30,7 @@ export interface TestApiOptions {
 }
 
 export async function startTestApi({ env: overrides = {}, rateLimitStore, now }: TestApiOptions = {}): Promise<TestApi> {
-  const config = testConfig(overrides);
+  const config = requireApiSettings(testConfig(overrides));
   // Command monitoring lets tests prove which requests reach the database.
   const { client: mongo, db } = await connectMongo(config, 'test-api', { monitorCommands: true });
   await ensureIndexes(db);

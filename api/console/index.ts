@@ -1,0 +1,19 @@
+import Router from '@koa/router';
+import type { RequestState } from '../context';
+import { consoleAuth } from './auth';
+import type { ConsoleDeps } from './deps';
+import { keyRoutes } from './routes/keys';
+import { messagingRoutes } from './routes/messaging';
+import { agentAndNumberRoutes } from './routes/numbers';
+import { workspaceRoutes } from './routes/workspaces';
+
+/** The private console API under /console/v1: admin token, no compatibility promise. */
+export function createConsoleRouter(deps: ConsoleDeps): Router<RequestState> {
+  const router = new Router<RequestState>({ prefix: '/console/v1' });
+  router.use(consoleAuth(deps.config.CONSOLE_TOKEN));
+  workspaceRoutes(router, deps);
+  keyRoutes(router, deps);
+  agentAndNumberRoutes(router, deps);
+  messagingRoutes(router, deps);
+  return router;
+}

@@ -1,0 +1,116 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { collections, type SenderDoc, type TemplateDoc } from '../../../src/db/collections';
+import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
+import { newId } from '../../../src/domain/ids';
+import type { RequestState } from '../../context';
+import { ApiError } from '../../errors';
+import { jsonBody } from '../../middleware/jsonBody';
+import { validate } from '../../validation';
+import { loadWorkspace, type ConsoleDeps, type Params } from '../deps';
+import { senderView, templateView } from '../views';
+
+export const createSenderBody = z.object({
+  phone: z.string().regex(/^\+[1-9]\d{6,14}$/, 'expected E.164: + and 7 to 15 digits'),
+  display_name: z.string().trim().min(1).max(120),
+  is_default: z.boolean().default(false),
+});
+
+export const updateSenderBody = z
+  .object({ display_name: z.string().trim().min(1).max(120), is_default: z.literal(true), connected: z.boolean() })
+  .partial()
+  .strict();
+
+const header = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string().min(1).max(60) }),
+  z.object({ type: z.enum(['image', 'video']), media_url: z.string().url().nullable().default(null) }),
+]);
+const button = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('url'), text: z.string().min(1).max(25), url: z.string().min(1).max(2000) }),
+  z.object({ type: z.literal('quick_reply'), text: z.string().min(1).max(25) }),
+]);
+
+export const createTemplateBody = z.object({
+  name: z.string().regex(/^[a-z0-9_]{1,120}$/, 'expected lowercase letters, digits and underscores, up to 120'),
+  language: z.string().min(2).max(16),
+  body: z.string().min(1).max(1024),
+  header: header.nullable().default(null),
+  buttons: z.array(button).max(10).default([]),
+  status: z.enum(['approved', 'pending', 'rejected']).default('approved'),
+});
+
+export const updateTemplateBody = z.object({ status: z.enum(['approved', 'pending', 'rejected']) }).strict();
+
+/** WhatsApp senders and message templates with their approval status. */
+export function messagingRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
+  const { senders, templates } = collections(deps.db);
+
+  /** One default sender per workspace: making one default clears the others. */
+  async function makeDefault(tenantId: string, senderId: string): Promise<void> {
+    await senders.updateMany({ tenant_id: tenantId, _id: { $ne: senderId } }, { $set: { is_default: false } });
+  }
+
+  router.post('/workspaces/:workspace_id/senders', loadWorkspace(deps), jsonBody(), validate({ body: createSenderBody }), async (ctx) => {
+    const body = ctx.state.input!.body as z.infer<typeof createSenderBody>;
+    const tenantId = ctx.state.workspace!._id;
+    const now = deps.now();
+    const isFirst = (await senders.countDocuments({ tenant_id: tenantId })) === 0;
+    const doc: SenderDoc = {
+      _id: newId('snd', now),
+      tenant_id: tenantId,
+      channel: 'whatsapp',
+      phone: body.phone,
+      display_name: body.display_name,
+      is_default: body.is_default || isFirst,
+      connected: true,
+      created_at: now,
+    };
+    await senders.insertOne(doc);
+    if (doc.is_default) await makeDefault(tenantId, doc._id);
+    ctx.status = 201;
+    ctx.body = senderView(doc);
+  });
+
+  router.get('/workspaces/:workspace_id/senders', loadWorkspace(deps), async (ctx) => {
+    const docs = await senders.find({ tenant_id: ctx.state.workspace!._id }).sort({ created_at: 1, _id: 1 }).toArray();
+    ctx.body = { items: docs.map(senderView) };
+  });
+
+  router.patch('/workspaces/:workspace_id/senders/:sender_id', loadWorkspace(deps), jsonBody(), validate({ body: updateSenderBody }), async (ctx) => {
+    const body = ctx.state.input!.body as z.infer<typeof updateSenderBody>;
+    const tenantId = ctx.state.workspace!._id;
+    const { sender_id } = (ctx as unknown as Params<'sender_id'>).params;
+    const updated = await senders.findOneAndUpdate({ _id: sender_id, tenant_id: tenantId }, { $set: body }, { returnDocument: 'after' });
+    if (!updated) throw new ApiError('not_found', 'Sender not found in this workspace.');
+    if (body.is_default) await makeDefault(tenantId, sender_id);
+    ctx.body = senderView(updated);
+  });
+
+  router.post('/workspaces/:workspace_id/templates', loadWorkspace(deps), jsonBody(), validate({ body: createTemplateBody }), async (ctx) => {
+    const body = ctx.state.input!.body as z.infer<typeof createTemplateBody>;
+    const now = deps.now();
+    const doc: TemplateDoc = { _id: newId('tpl', now), tenant_id: ctx.state.workspace!._id, ...body, created_at: now };
+    if (!(await insertIfAbsent(templates, doc))) {
+      throw new ApiError('conflict', `A template ${body.name} in ${body.language} already exists.`, { reason: 'template_exists' });
+    }
+    ctx.status = 201;
+    ctx.body = templateView(doc);
+  });
+
+  router.get('/workspaces/:workspace_id/templates', loadWorkspace(deps), async (ctx) => {
+    const docs = await templates.find({ tenant_id: ctx.state.workspace!._id }).sort({ name: 1, language: 1 }).toArray();
+    ctx.body = { items: docs.map(templateView) };
+  });
+
+  router.patch('/workspaces/:workspace_id/templates/:template_id', loadWorkspace(deps), jsonBody(), validate({ body: updateTemplateBody }), async (ctx) => {
+    const body = ctx.state.input!.body as z.infer<typeof updateTemplateBody>;
+    const { template_id } = (ctx as unknown as Params<'template_id'>).params;
+    const updated = await templates.findOneAndUpdate(
+      { _id: template_id, tenant_id: ctx.state.workspace!._id },
+      { $set: body },
+      { returnDocument: 'after' },
+    );
+    if (!updated) throw new ApiError('not_found', 'Template not found in this workspace.');
+    ctx.body = templateView(updated);
+  });
+}

@@ -1,0 +1,104 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { collections } from '../../../src/db/collections';
+import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
+import { newId } from '../../../src/domain/ids';
+import { isCountry, isTimeZone, newWorkspace } from '../../../src/workspaces/workspaces';
+import type { RequestState } from '../../context';
+import { jsonBody } from '../../middleware/jsonBody';
+import { validate } from '../../validation';
+import { loadWorkspace, type ConsoleDeps } from '../deps';
+import { workspaceView } from '../views';
+
+const country = z
+  .string()
+  .transform((c) => c.toUpperCase())
+  .refine(isCountry, 'expected an ISO 3166 alpha-2 country code, e.g. IN');
+const timezone = z.string().max(64).refine(isTimeZone, 'expected an IANA time zone, e.g. Asia/Kolkata');
+const count = z.number().int().min(0);
+
+export const createWorkspaceBody = z.object({
+  name: z.string().trim().min(1).max(140),
+  country: country.default('IN'),
+  timezone: timezone.optional(),
+  demo: z.boolean().default(false),
+});
+
+export const updateWorkspaceBody = z
+  .object({
+    name: z.string().trim().min(1).max(140),
+    country,
+    timezone,
+    suspended: z.boolean(),
+    plan: z
+      .object({
+        conversations_included: count,
+        conversations_used: count,
+        prepaid_credits: count,
+        voice_minutes_included: count,
+        voice_minutes_used: count,
+        voice_credits: count,
+        chat_channel: z.boolean(),
+        phone_numbers: z.boolean(),
+      })
+      .partial()
+      .strict(),
+    calling_country_codes: z.array(z.string().regex(/^\d{1,3}$/, 'expected a calling code, digits only')).max(250),
+    installed_apps: z.array(z.enum(['dues'])),
+    capabilities: z.object({ voice_configured: z.boolean(), tickets: z.boolean(), conversations: z.boolean() }).partial().strict(),
+  })
+  .partial()
+  .strict();
+
+/** Nested objects become dotted paths, so a PATCH changes only the keys it names. */
+function dotted(body: Record<string, unknown>, prefix = ''): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) Object.assign(out, dotted(value as Record<string, unknown>, `${prefix}${key}.`));
+    else out[`${prefix}${key}`] = value;
+  }
+  return out;
+}
+
+export function workspaceRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
+  const { workspaces } = collections(deps.db);
+
+  router.post('/workspaces', jsonBody(), validate({ body: createWorkspaceBody }), async (ctx) => {
+    const body = ctx.state.input!.body as z.infer<typeof createWorkspaceBody>;
+    const now = deps.now();
+    if (body.demo) {
+      const workspaceId = newId('ws', now);
+      const seeded = await seedDemoWorkspace(deps.db, { workspaceId, name: body.name, environment: deps.config.API_ENVIRONMENT, now });
+      const changes: Record<string, unknown> = {};
+      if (body.country !== 'IN') changes.country = body.country;
+      if (body.timezone) changes.timezone = body.timezone;
+      if (Object.keys(changes).length) await workspaces.updateOne({ _id: workspaceId }, { $set: changes });
+      ctx.status = 201;
+      ctx.body = { ...workspaceView((await workspaces.findOne({ _id: workspaceId }))!), api_key: seeded.apiKey };
+      return;
+    }
+    const workspace = newWorkspace(body, now);
+    await workspaces.insertOne(workspace);
+    ctx.status = 201;
+    ctx.body = workspaceView(workspace);
+  });
+
+  router.get('/workspaces', async (ctx) => {
+    const docs = await workspaces.find({}).sort({ created_at: -1 }).limit(500).toArray();
+    ctx.body = { items: docs.map(workspaceView) };
+  });
+
+  router.get('/workspaces/:workspace_id', loadWorkspace(deps), (ctx) => {
+    ctx.body = workspaceView(ctx.state.workspace!);
+  });
+
+  router.patch('/workspaces/:workspace_id', loadWorkspace(deps), jsonBody(), validate({ body: updateWorkspaceBody }), async (ctx) => {
+    const body = ctx.state.input!.body as z.infer<typeof updateWorkspaceBody>;
+    const updated = await workspaces.findOneAndUpdate(
+      { _id: ctx.state.workspace!._id },
+      { $set: { ...dotted(body), updated_at: deps.now() } },
+      { returnDocument: 'after' },
+    );
+    ctx.body = workspaceView(updated!);
+  });
+}
