@@ -1,0 +1,223 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fromRoot } from '../local/paths';
+
+/**
+ * `npm run console -- <resource> <action> [ids] [--flags] [--json]`: the console API for a
+ * person (aligned text) or a script (`--json`, the API's JSON as it is). See docs/console.md.
+ */
+
+const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--json]
+
+  workspaces list
+  workspaces show <workspace_id>
+  workspaces create --name <name> [--country IN] [--timezone <zone>] [--demo]
+  workspaces update <workspace_id> [--name …] [--country …] [--timezone …] [--suspended true|false]
+                    [--plan.<field> <value>] [--capabilities.<field> true|false]
+                    [--calling-country-codes 91,971] [--installed-apps dues]
+  keys list <workspace_id>
+  keys create <workspace_id> --scopes <scope,scope> [--environment live|test]
+  keys roll <workspace_id> <key_id>
+  keys revoke <workspace_id> <key_id>
+  agents list <workspace_id>
+  agents create <workspace_id> --name <name> [--max-call-minutes 10]
+  numbers list <workspace_id>
+  numbers add <workspace_id> --number +<digits> [--agent-id bot_…] [--recording true]
+  numbers update <workspace_id> <number> [--agent-id bot_…|none] [--active true|false] [--recording true|false]
+  senders list <workspace_id>
+  senders add <workspace_id> --phone +<digits> --display-name <name> [--is-default true]
+  senders update <workspace_id> <sender_id> [--display-name …] [--is-default true] [--connected true|false]
+  templates list <workspace_id>
+  templates add <workspace_id> --name <name> --language <code> --body <text> [--status approved|pending|rejected]
+  templates update <workspace_id> <template_id> --status approved|pending|rejected
+
+Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
+(default: the token npm start keeps in $DATA_DIR/console-token).`;
+
+const LIST_FIELDS = new Set(['scopes', 'calling_country_codes', 'installed_apps']);
+const TEXT_FIELDS = new Set(['name', 'display_name', 'body', 'language', 'timezone', 'country', 'number', 'phone', 'agent_id']);
+
+class UsageError extends Error {}
+
+/** `--plan.prepaid-credits 0` becomes `{ plan: { prepaid_credits: 0 } }`. */
+export function bodyFromFlags(flags: Record<string, string | boolean | undefined>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [flag, raw] of Object.entries(flags)) {
+    if (flag === 'json' || raw === undefined) continue;
+    const path = flag.split('.').map((part) => part.replace(/-/g, '_'));
+    const field = path[path.length - 1]!;
+    let value: unknown = raw;
+    if (typeof raw === 'string') {
+      if (LIST_FIELDS.has(field)) value = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      else if (field === 'agent_id' && raw === 'none') value = null;
+      else if (TEXT_FIELDS.has(field)) value = raw;
+      else if (raw === 'true' || raw === 'false') value = raw === 'true';
+      else if (/^-?\d+(\.\d+)?$/.test(raw)) value = Number(raw);
+    }
+    let target = body;
+    for (const part of path.slice(0, -1)) target = (target[part] ??= {}) as Record<string, unknown>;
+    target[field] = value;
+  }
+  return body;
+}
+
+interface Call {
+  method: 'GET' | 'POST' | 'PATCH';
+  path: string;
+  body?: Record<string, unknown>;
+  columns?: string[];
+}
+
+function need(id: string | undefined, what: string): string {
+  if (!id) throw new UsageError(`missing ${what}`);
+  return id;
+}
+
+export function planCall(positionals: string[], flags: Record<string, string | boolean | undefined>): Call {
+  const [resource, action, first, second] = positionals;
+  const body = bodyFromFlags(flags);
+  const ws = () => `/workspaces/${encodeURIComponent(need(first, '<workspace_id>'))}`;
+  const item = (what: string) => encodeURIComponent(need(second, what));
+  switch (`${resource} ${action}`) {
+    case 'workspaces list':
+      return { method: 'GET', path: '/workspaces', columns: ['workspace_id', 'name', 'country', 'suspended', 'demo'] };
+    case 'workspaces show':
+      return { method: 'GET', path: ws() };
+    case 'workspaces create':
+      return { method: 'POST', path: '/workspaces', body };
+    case 'workspaces update':
+      return { method: 'PATCH', path: ws(), body };
+    case 'keys list':
+      return { method: 'GET', path: `${ws()}/keys`, columns: ['key_id', 'display_prefix', 'environment', 'scopes', 'revoked_at', 'expires_at'] };
+    case 'keys create':
+      return { method: 'POST', path: `${ws()}/keys`, body: { scopes: [], ...body } };
+    case 'keys roll':
+      return { method: 'POST', path: `${ws()}/keys/${item('<key_id>')}/roll`, body: {} };
+    case 'keys revoke':
+      return { method: 'POST', path: `${ws()}/keys/${item('<key_id>')}/revoke`, body: {} };
+    case 'agents list':
+      return { method: 'GET', path: `${ws()}/agents`, columns: ['agent_id', 'name', 'max_call_minutes'] };
+    case 'agents create':
+      return { method: 'POST', path: `${ws()}/agents`, body };
+    case 'numbers list':
+      return { method: 'GET', path: `${ws()}/numbers`, columns: ['number', 'agent_id', 'active', 'recording'] };
+    case 'numbers add':
+      return { method: 'POST', path: `${ws()}/numbers`, body };
+    case 'numbers update':
+      return { method: 'PATCH', path: `${ws()}/numbers/${item('<number>')}`, body };
+    case 'senders list':
+      return { method: 'GET', path: `${ws()}/senders`, columns: ['sender_id', 'phone', 'display_name', 'is_default', 'connected'] };
+    case 'senders add':
+      return { method: 'POST', path: `${ws()}/senders`, body };
+    case 'senders update':
+      return { method: 'PATCH', path: `${ws()}/senders/${item('<sender_id>')}`, body };
+    case 'templates list':
+      return { method: 'GET', path: `${ws()}/templates`, columns: ['template_id', 'name', 'language', 'status'] };
+    case 'templates add':
+      return { method: 'POST', path: `${ws()}/templates`, body };
+    case 'templates update':
+      return { method: 'PATCH', path: `${ws()}/templates/${item('<template_id>')}`, body };
+    default:
+      throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
+  }
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (Array.isArray(value)) return value.join(',') || '-';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function flatten(value: Record<string, unknown>, prefix = ''): [string, string][] {
+  return Object.entries(value).flatMap(([k, v]) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) && !(prefix === '' && k === 'previous')
+      ? flatten(v as Record<string, unknown>, `${prefix}${k}.`)
+      : [[`${prefix}${k}`, cell(v)] as [string, string]],
+  );
+}
+
+/** Aligned columns for a list, aligned `key: value` lines for one record. */
+export function formatHuman(body: unknown, columns?: string[]): string {
+  const record = body as Record<string, unknown>;
+  if (columns && Array.isArray(record.items)) {
+    const rows = (record.items as Record<string, unknown>[]).map((item) => columns.map((c) => cell(item[c])));
+    if (rows.length === 0) return '(none)';
+    const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
+    const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+    return [line(columns), ...rows.map(line)].join('\n');
+  }
+  const pairs = flatten(record);
+  const width = Math.max(...pairs.map(([k]) => k.length));
+  return pairs.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
+}
+
+function consoleToken(): string {
+  if (process.env.CONSOLE_TOKEN) return process.env.CONSOLE_TOKEN;
+  const file = join(fromRoot(process.env.DATA_DIR || '.data'), 'console-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  throw new UsageError(`no console token: set CONSOLE_TOKEN, or start the system with npm start (it writes ${file})`);
+}
+
+/**
+ * `--flag value`, `--flag=value`, or a bare `--flag` (true). Node's parseArgs cannot take
+ * values for flags it was not told about, and the flags here are open-ended (`--plan.x`).
+ */
+export function parseCommandLine(argv: string[]): { positionals: string[]; values: Record<string, string | boolean> } {
+  const positionals: string[] = [];
+  const values: Record<string, string | boolean> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    if (eq > 0) {
+      values[arg.slice(2, eq)] = arg.slice(eq + 1);
+    } else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) {
+      values[arg.slice(2)] = argv[++i]!;
+    } else {
+      values[arg.slice(2)] = true;
+    }
+  }
+  return { positionals, values };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandLine(argv);
+  if (positionals.length === 0 || values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return positionals.length === 0 && !values.help ? 2 : 0;
+  }
+  const json = values.json === true;
+  const call = planCall(positionals, values);
+  const base = process.env.CONSOLE_URL || `http://127.0.0.1:${process.env.PORT || 3000}`;
+  const res = await fetch(`${base}/console/v1${call.path}`, {
+    method: call.method,
+    headers: { authorization: `Bearer ${consoleToken()}`, ...(call.body ? { 'content-type': 'application/json' } : {}) },
+    body: call.body ? JSON.stringify(call.body) : undefined,
+  });
+  const payload = (await res.json()) as Record<string, unknown>;
+  if (json) {
+    process.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
+  } else if (!res.ok) {
+    const error = payload.error as { code: string; message: string; details: Record<string, unknown> };
+    process.stderr.write(`error: ${error.code}: ${error.message}\n`);
+    if (Object.keys(error.details).length) process.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
+  } else {
+    process.stdout.write(`${formatHuman(payload, call.columns)}\n`);
+  }
+  return res.ok ? 0 : 1;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}\n`);
+      else process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(err instanceof UsageError ? 2 : 1);
+    },
+  );
+}
