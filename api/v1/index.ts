@@ -1,5 +1,3 @@
-import type { Middleware } from 'koa';
-import type { RequestState } from '../context';
 import type { PublicDeps } from './deps';
 import { openApiRoute } from './openapi';
 import type { RouteDef } from './route';
@@ -15,6 +13,6 @@ export function publicRoutes(deps: PublicDeps): RouteDef[] {
   return routes;
 }
 
-export function createPublicRouter(deps: PublicDeps, extra: { idempotency?: Middleware<RequestState> } = {}) {
-  return buildPublicRouter(publicRoutes(deps), deps, extra);
+export function createPublicRouter(deps: PublicDeps) {
+  return buildPublicRouter(publicRoutes(deps), deps);
 }

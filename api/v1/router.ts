@@ -1,7 +1,9 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { IdempotencyStore } from '../../src/idempotency/store';
 import type { RequestState } from '../context';
 import { authenticate } from '../middleware/authenticate';
+import { idempotency } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/jsonBody';
 import { rateLimit } from '../middleware/rateLimit';
 import { requireScope } from '../middleware/requireScope';
@@ -13,15 +15,12 @@ import { koaPath, type RouteDef } from './route';
  * Mounts each route with its middleware in the contract's order: key checks and standing,
  * rate limit, scope, then the body, idempotency and validation, then the handler.
  */
-export function buildPublicRouter(
-  routes: RouteDef[],
-  deps: PublicDeps,
-  extra: { idempotency?: Middleware<RequestState> } = {},
-): Router<RequestState> {
+export function buildPublicRouter(routes: RouteDef[], deps: PublicDeps): Router<RequestState> {
   const router = new Router<RequestState>();
   const auth = authenticate({ db: deps.db, environment: deps.config.API_ENVIRONMENT, now: deps.now });
   const limiter = rateLimit({ store: deps.rateLimitStore, logger: deps.logger, now: deps.now && (() => deps.now!().getTime()) });
   const body = jsonBody();
+  const replay = idempotency({ store: new IdempotencyStore(deps.db), now: deps.now });
   for (const route of routes) {
     const chain: Middleware<RequestState>[] = [];
     if (route.auth) {
@@ -29,7 +28,7 @@ export function buildPublicRouter(
       if (route.auth.scope) chain.push(requireScope(route.auth.scope));
     }
     if (route.method !== 'get') chain.push(body);
-    if (route.idempotent && extra.idempotency) chain.push(extra.idempotency);
+    if (route.idempotent) chain.push(replay);
     if (route.query || route.body) chain.push(validate({ query: route.query, body: route.body }));
     chain.push(route.handler);
     router[route.method](koaPath(route.path), ...chain);

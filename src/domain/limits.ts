@@ -10,6 +10,11 @@ export const LIMITS = {
   idempotencyTtlHours: 24,
   /** What a retry with a key still held by a running request is told to wait. */
   idempotencyRetryAfterSeconds: 2,
+  /**
+   * How long a running request holds its Idempotency-Key before the claim counts as left by
+   * a process that died, and another request may take it over.
+   */
+  idempotencyLeaseSeconds: 30,
   /** The old half of a rolled key keeps working this long. */
   rolledKeyGraceHours: 24,
   concurrentCallsPerWorkspace: 10,

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { loadConfig, requireApiSettings } from '../config';
 import { cursorSecret } from '../auth/secrets';
 import { MongoCounterStore } from '../rateLimit/counterStore';
+import { IdempotencyStore } from '../idempotency/store';
 import { connectMongo } from '../db/mongo';
 import { ensureIndexes } from '../db/collections';
 import { connectTemporalClient, createTemporalProbe } from '../temporal/client';
@@ -30,9 +31,14 @@ runMain(async () => {
     rateLimitStore,
     cursorSecret: cursorSecret(config),
   });
-  // No TTL indexes on FerretDB: ended rate-limit windows are deleted here.
+  // No TTL indexes on FerretDB: ended rate-limit windows and expired idempotency claims are
+  // deleted here.
+  const idempotencyStore = new IdempotencyStore(db);
   const sweeper = setInterval(() => {
-    rateLimitStore.sweep(new Date()).catch((err: unknown) => logger.warn({ err }, 'rate limit sweep failed'));
+    const now = new Date();
+    for (const store of [rateLimitStore, idempotencyStore]) {
+      store.sweep(now).catch((err: unknown) => logger.warn({ err }, 'sweep failed'));
+    }
   }, 60_000);
   sweeper.unref();
 

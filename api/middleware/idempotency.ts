@@ -1,0 +1,61 @@
+import type { Middleware } from 'koa';
+import { LIMITS } from '../../src/domain/limits';
+import type { IdempotencyStore, ClaimScope } from '../../src/idempotency/store';
+import { ApiError } from '../errors';
+import type { RequestState } from '../context';
+
+const HEADER = 'idempotency-key';
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `Idempotency-Key` for the POST routes that honour it (api-core §4). Runs after the body is
+ * read, matching on its raw bytes: same key and body replays the first success without
+ * running the handler; a different body is 409 `idempotency_key_reuse`; a key still held by
+ * a running request is 409 `idempotency_in_progress`; any 4xx or 5xx releases the key.
+ */
+export function idempotency(deps: { store: IdempotencyStore; now?: () => Date }): Middleware<RequestState> {
+  const now = deps.now ?? (() => new Date());
+  return async (ctx, next) => {
+    const key = ctx.get(HEADER);
+    if (!key) return next();
+    if (!KEY_PATTERN.test(key)) {
+      throw new ApiError('invalid_argument', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
+    }
+    const scope: ClaimScope = {
+      tenantId: ctx.state.apiKey!.tenant_id,
+      keyId: ctx.state.apiKey!.key_id,
+      endpoint: `${ctx.method} ${(ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? ctx.path}`,
+      idempotencyKey: key,
+    };
+    const owner = ctx.state.requestId;
+    const claim = await deps.store.claim(scope, ctx.state.rawBody ?? Buffer.alloc(0), owner, now());
+    switch (claim.kind) {
+      case 'replay':
+        ctx.status = claim.response.status;
+        ctx.type = 'application/json';
+        ctx.body = claim.response.body;
+        ctx.set('Idempotent-Replayed', 'true');
+        return;
+      case 'reuse':
+        throw new ApiError('conflict', 'This Idempotency-Key was used with a different request body.', { reason: 'idempotency_key_reuse' });
+      case 'in_progress':
+        throw new ApiError('conflict', 'A request with this Idempotency-Key is still running; retry shortly.', {
+          reason: 'idempotency_in_progress',
+          retry_after_seconds: LIMITS.idempotencyRetryAfterSeconds,
+        });
+      case 'claimed':
+        break;
+    }
+    try {
+      await next();
+    } catch (err) {
+      await deps.store.release(scope, owner);
+      throw err;
+    }
+    if (ctx.status >= 400) {
+      await deps.store.release(scope, owner);
+    } else {
+      await deps.store.complete(scope, owner, { status: ctx.status, body: JSON.stringify(ctx.body) });
+    }
+  };
+}

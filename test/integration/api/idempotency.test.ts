@@ -1,0 +1,195 @@
+import Koa from 'koa';
+import { createServer, type Server } from 'node:http';
+import request from 'supertest';
+import { z } from 'zod';
+import type { Db } from 'mongodb';
+import { ApiError } from '../../../api/errors';
+import type { RequestState } from '../../../api/context';
+import { errorHandler } from '../../../api/middleware/errorHandler';
+import { requestContext } from '../../../api/middleware/requestContext';
+import { CursorCodec } from '../../../api/pagination';
+import { buildPublicRouter } from '../../../api/v1/router';
+import type { RouteDef } from '../../../api/v1/route';
+import { IdempotencyStore } from '../../../src/idempotency/store';
+import { createLogger } from '../../../src/observability/logger';
+import { createMetricsRegistry } from '../../../src/observability/metrics';
+import { MongoCounterStore } from '../../../src/rateLimit/counterStore';
+import { openTestDb, testConfig } from '../../support/env';
+import { bearer, envelope } from '../../support/http';
+import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+
+/**
+ * The middleware on a route of its own, mounted by the real route builder behind the real
+ * key checks and rate limit, so these tests hold for every route marked idempotent.
+ */
+const echoBody = z.object({ value: z.string(), fail: z.enum(['400', '500']).optional(), delay_ms: z.number().int().max(2000).optional() });
+
+describe('Idempotency-Key (api-core §4)', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let server: Server;
+  let ws: TestWorkspace;
+  let runs: number;
+  let clock: Date;
+
+  beforeAll(async () => {
+    const config = testConfig();
+    ({ db, drop } = await openTestDb(config));
+    const route: RouteDef = {
+      method: 'post',
+      path: '/api/v1/echo',
+      operationId: 'echo',
+      summary: 'test route',
+      auth: { scope: null },
+      idempotent: true,
+      body: echoBody,
+      response: { status: 201, description: 'echo', schema: z.object({}) },
+      handler: async (ctx) => {
+        runs += 1;
+        const body = ctx.state.input!.body as z.infer<typeof echoBody>;
+        if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms));
+        if (body.fail === '400') throw new ApiError('invalid_argument', 'Told to fail.');
+        if (body.fail === '500') throw new Error('boom');
+        ctx.status = 201;
+        ctx.body = { run: runs, value: body.value };
+      },
+    };
+    const logger = createLogger(config, 'test');
+    const app = new Koa<RequestState>();
+    app.silent = true;
+    app.use(requestContext(logger, createMetricsRegistry('test')));
+    app.use(errorHandler());
+    const now = () => clock;
+    const router = buildPublicRouter([route], {
+      config,
+      db,
+      temporal: undefined as never,
+      logger,
+      cursors: new CursorCodec('test-cursor-secret-0123456789'),
+      rateLimitStore: new MongoCounterStore(db),
+      now,
+    });
+    app.use(router.routes());
+    server = createServer(app.callback());
+    ws = await createTestWorkspace(db);
+  });
+
+  afterAll(async () => {
+    await drop?.();
+  });
+
+  beforeEach(() => {
+    runs = 0;
+    clock = new Date();
+  });
+
+  const send = (key: string | null, body: string, apiKey = ws.key) => {
+    const req = request(server).post('/api/v1/echo').set(bearer(apiKey)).set('Content-Type', 'application/json');
+    return (key ? req.set('Idempotency-Key', key) : req).send(body);
+  };
+
+  it('replays the first success for the same key and bytes without running the handler again', async () => {
+    const first = await send('k-replay', '{"value":"a"}');
+    const second = await send('k-replay', '{"value":"a"}');
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.text).toBe(first.text);
+    expect(second.body).toEqual({ run: 1, value: 'a' });
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(runs).toBe(1);
+  });
+
+  it('refuses the same key with different bytes, even the same JSON spaced differently: 409 idempotency_key_reuse', async () => {
+    await send('k-reuse', '{"value":"a"}');
+    for (const other of ['{"value":"b"}', '{ "value": "a" }']) {
+      const res = await send('k-reuse', other);
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual(envelope('conflict', 'This Idempotency-Key was used with a different request body.', { reason: 'idempotency_key_reuse' }));
+    }
+    expect(runs).toBe(1);
+  });
+
+  it('runs the handler exactly once for parallel requests with one key; the rest are told it is in progress', async () => {
+    const body = '{"value":"p","delay_ms":400}';
+    const responses = await Promise.all(Array.from({ length: 10 }, () => send('k-parallel', body)));
+    expect(runs).toBe(1);
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    for (const res of responses.filter((r) => r.status === 409)) {
+      expect(res.body).toEqual(
+        envelope('conflict', 'A request with this Idempotency-Key is still running; retry shortly.', {
+          reason: 'idempotency_in_progress',
+          retry_after_seconds: 2,
+        }),
+      );
+    }
+    const after = await send('k-parallel', body);
+    expect(after.status).toBe(201);
+    expect(after.body).toEqual({ run: 1, value: 'p' });
+    expect(runs).toBe(1);
+  });
+
+  it('releases the key on a 4xx, so a retry runs fresh', async () => {
+    expect((await send('k-400', '{"value":"x","fail":"400"}')).status).toBe(400);
+    expect((await send('k-400', '{"value":"x","fail":"400"}')).status).toBe(400);
+    expect(runs).toBe(2);
+  });
+
+  it('releases the key on a 5xx, so a retry runs fresh', async () => {
+    const res = await send('k-500', '{"value":"x","fail":"500"}');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual(envelope('internal', 'Internal server error.'));
+    expect((await send('k-500', '{"value":"x","fail":"500"}')).status).toBe(500);
+    expect(runs).toBe(2);
+  });
+
+  it('releases the key on a validation failure', async () => {
+    expect((await send('k-invalid', '{"value":1}')).status).toBe(400);
+    expect((await send('k-invalid', '{"value":1}')).status).toBe(400);
+    expect((await send('k-invalid', '{"value":1}')).body.error.details.reason).toBeUndefined();
+  });
+
+  it('takes over a claim left by a process that died mid-request, once its lease has passed', async () => {
+    const body = '{"value":"d"}';
+    const scope = { tenantId: ws.workspaceId, keyId: ws.keyId, endpoint: 'POST /api/v1/echo', idempotencyKey: 'k-dead' };
+    const store = new IdempotencyStore(db);
+    expect((await store.claim(scope, Buffer.from(body), 'req_dead', clock)).kind).toBe('claimed');
+
+    const whileLeased = await send('k-dead', body);
+    expect(whileLeased.status).toBe(409);
+    expect(whileLeased.body.error.details.reason).toBe('idempotency_in_progress');
+
+    clock = new Date(clock.getTime() + 31_000);
+    const taken = await send('k-dead', body);
+    expect(taken.status).toBe(201);
+    expect(runs).toBe(1);
+    expect((await send('k-dead', body)).body).toEqual({ run: 1, value: 'd' });
+  });
+
+  it('scopes keys to the API key: another key of the workspace with the same Idempotency-Key runs fresh', async () => {
+    const other = await ws.addKey([]);
+    await send('k-scope', '{"value":"s"}');
+    const res = await send('k-scope', '{"value":"s"}', other.key);
+    expect(res.body).toEqual({ run: 2, value: 's' });
+  });
+
+  it('forgets a key after 24 hours', async () => {
+    await send('k-ttl', '{"value":"t"}');
+    clock = new Date(clock.getTime() + 24 * 3_600_000 + 1);
+    const res = await send('k-ttl', '{"value":"other"}');
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ run: 2, value: 'other' });
+  });
+
+  it('runs every request without a key', async () => {
+    await send(null, '{"value":"n"}');
+    await send(null, '{"value":"n"}');
+    expect(runs).toBe(2);
+  });
+
+  it('refuses an unusable key header', async () => {
+    const res = await send('has space', '{"value":"x"}');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(envelope('invalid_argument', 'Idempotency-Key must be 1 to 255 visible ASCII characters.'));
+  });
+});
