@@ -40,6 +40,11 @@ export const serviceEnvSchema = z.object({
    * derived from CONSOLE_TOKEN, which replicas already share.
    */
   CURSOR_SECRET: z.string().min(16, 'expected at least 16 characters').optional(),
+  /**
+   * Where request counts per key live: `mongodb` (shared by every API replica) or `memory`
+   * (one API process only; no database write per request).
+   */
+  RATE_LIMIT_STORE: z.enum(['mongodb', 'memory']).default('mongodb'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** The worker's own HTTP port: /metrics and /healthz. */
   WORKER_METRICS_PORT: port.default(9464),

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { loadConfig, requireApiSettings } from '../config';
 import { cursorSecret } from '../auth/secrets';
-import { MongoCounterStore } from '../rateLimit/counterStore';
+import { MemoryCounterStore, MongoCounterStore } from '../rateLimit/counterStore';
 import { IdempotencyStore } from '../idempotency/store';
 import { connectMongo } from '../db/mongo';
 import { ensureIndexes } from '../db/collections';
@@ -20,7 +20,7 @@ runMain(async () => {
   const temporal = await connectTemporalClient(config);
   const temporalProbe = createTemporalProbe(config);
   const registry = createMetricsRegistry('api');
-  const rateLimitStore = new MongoCounterStore(db);
+  const rateLimitStore = config.RATE_LIMIT_STORE === 'memory' ? new MemoryCounterStore() : new MongoCounterStore(db);
   const app = createApp({
     config,
     db,

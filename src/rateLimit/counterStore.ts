@@ -38,3 +38,31 @@ export class MongoCounterStore implements CounterStore {
     return result.deletedCount;
   }
 }
+
+/**
+ * Counters in this process's memory: no database write per request, but each API process
+ * counts alone, so with N replicas a key may get up to N × the limit. For a single API
+ * process (`RATE_LIMIT_STORE=memory`).
+ */
+export class MemoryCounterStore implements CounterStore {
+  private readonly counts = new Map<string, { count: number; expiresAt: number }>();
+
+  async increment(key: string, windowStart: number, expiresAt: Date): Promise<number> {
+    const id = `${key}:${windowStart}`;
+    const entry = this.counts.get(id) ?? { count: 0, expiresAt: expiresAt.getTime() };
+    entry.count += 1;
+    this.counts.set(id, entry);
+    return entry.count;
+  }
+
+  async sweep(now: Date): Promise<number> {
+    let removed = 0;
+    for (const [id, entry] of this.counts) {
+      if (entry.expiresAt < now.getTime()) {
+        this.counts.delete(id);
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+}

@@ -67,3 +67,11 @@ describe('loadLauncherConfig', () => {
     expect(() => loadLauncherConfig({ FERRETDB_PORT: '0' })).toThrow(/FERRETDB_PORT: expected a port from 1 to 65535/);
   });
 });
+
+describe('RATE_LIMIT_STORE', () => {
+  it('defaults to the shared MongoDB store and accepts memory', () => {
+    expect(loadConfig({}).RATE_LIMIT_STORE).toBe('mongodb');
+    expect(loadConfig({ RATE_LIMIT_STORE: 'memory' }).RATE_LIMIT_STORE).toBe('memory');
+    expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow(/RATE_LIMIT_STORE: /);
+  });
+});
