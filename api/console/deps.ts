@@ -1,9 +1,13 @@
-import type { Db } from 'mongodb';
+import type Router from '@koa/router';
+import type { Middleware, ParameterizedContext } from 'koa';
+import type { Collection, Db, Sort } from 'mongodb';
+import type { z } from 'zod';
 import type { Config } from '../../src/config';
-import type { RequestState } from '../context';
-import type { Middleware } from 'koa';
-import { ApiError } from '../errors';
 import { findWorkspace } from '../../src/workspaces/workspaces';
+import type { RequestState } from '../context';
+import { ApiError } from '../errors';
+import { jsonBody } from '../middleware/jsonBody';
+import { validate } from '../validation';
 
 export interface ConsoleDeps {
   config: Config & { CONSOLE_TOKEN: string };
@@ -22,3 +26,28 @@ export function loadWorkspace(deps: ConsoleDeps): Middleware<RequestState> {
 }
 
 export type Params<K extends string> = { params: Record<K, string> };
+
+/** A workspace route with a JSON body: the workspace, the body read, then validated. */
+export function withWorkspaceBody(deps: ConsoleDeps, schema: z.ZodType): Middleware<RequestState>[] {
+  return [loadWorkspace(deps), jsonBody(), validate({ body: schema })];
+}
+
+/** The validated body, typed by the schema that validated it. */
+export function bodyOf<S extends z.ZodType>(ctx: ParameterizedContext<RequestState>, _schema: S): z.infer<S> {
+  return ctx.state.input!.body as z.infer<S>;
+}
+
+/** `GET /workspaces/:workspace_id/<what>`: the workspace's records in a fixed order. */
+export function tenantList<T extends { tenant_id: string }>(
+  router: Router<RequestState>,
+  deps: ConsoleDeps,
+  what: string,
+  collection: Collection<T>,
+  view: (doc: T) => unknown,
+  sort: Sort = { created_at: 1, _id: 1 },
+): void {
+  router.get(`/workspaces/:workspace_id/${what}`, loadWorkspace(deps), async (ctx) => {
+    const docs = await collection.find({ tenant_id: ctx.state.workspace!._id } as never).sort(sort).toArray();
+    ctx.body = { items: docs.map((doc) => view(doc as T)) };
+  });
+}

@@ -4,9 +4,7 @@ import { KeyStore } from '../../../src/auth/keyStore';
 import { SCOPES } from '../../../src/domain/scopes';
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
-import { jsonBody } from '../../middleware/jsonBody';
-import { validate } from '../../validation';
-import { loadWorkspace, type ConsoleDeps, type Params } from '../deps';
+import { bodyOf, loadWorkspace, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
 import { keyView } from '../views';
 
 export const createKeyBody = z.object({
@@ -18,8 +16,8 @@ export function keyRoutes(router: Router<RequestState>, deps: ConsoleDeps): void
   const keys = new KeyStore(deps.db, deps.now);
   const base = '/workspaces/:workspace_id/keys';
 
-  router.post(base, loadWorkspace(deps), jsonBody(), validate({ body: createKeyBody }), async (ctx) => {
-    const body = ctx.state.input!.body as z.infer<typeof createKeyBody>;
+  router.post(base, ...withWorkspaceBody(deps, createKeyBody), async (ctx) => {
+    const body = bodyOf(ctx, createKeyBody);
     const issued = await keys.create(ctx.state.workspace!._id, body.scopes, body.environment ?? deps.config.API_ENVIRONMENT);
     ctx.status = 201;
     ctx.body = { ...keyView(issued.key), api_key: issued.plaintext };

@@ -5,9 +5,7 @@ import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
 import { newId } from '../../../src/domain/ids';
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
-import { jsonBody } from '../../middleware/jsonBody';
-import { validate } from '../../validation';
-import { loadWorkspace, type ConsoleDeps, type Params } from '../deps';
+import { bodyOf, tenantList, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
 import { senderView, templateView } from '../views';
 
 export const createSenderBody = z.object({
@@ -50,8 +48,8 @@ export function messagingRoutes(router: Router<RequestState>, deps: ConsoleDeps)
     await senders.updateMany({ tenant_id: tenantId, _id: { $ne: senderId } }, { $set: { is_default: false } });
   }
 
-  router.post('/workspaces/:workspace_id/senders', loadWorkspace(deps), jsonBody(), validate({ body: createSenderBody }), async (ctx) => {
-    const body = ctx.state.input!.body as z.infer<typeof createSenderBody>;
+  router.post('/workspaces/:workspace_id/senders', ...withWorkspaceBody(deps, createSenderBody), async (ctx) => {
+    const body = bodyOf(ctx, createSenderBody);
     const tenantId = ctx.state.workspace!._id;
     const now = deps.now();
     const isFirst = (await senders.countDocuments({ tenant_id: tenantId })) === 0;
@@ -71,13 +69,10 @@ export function messagingRoutes(router: Router<RequestState>, deps: ConsoleDeps)
     ctx.body = senderView(doc);
   });
 
-  router.get('/workspaces/:workspace_id/senders', loadWorkspace(deps), async (ctx) => {
-    const docs = await senders.find({ tenant_id: ctx.state.workspace!._id }).sort({ created_at: 1, _id: 1 }).toArray();
-    ctx.body = { items: docs.map(senderView) };
-  });
+  tenantList(router, deps, 'senders', senders, senderView);
 
-  router.patch('/workspaces/:workspace_id/senders/:sender_id', loadWorkspace(deps), jsonBody(), validate({ body: updateSenderBody }), async (ctx) => {
-    const body = ctx.state.input!.body as z.infer<typeof updateSenderBody>;
+  router.patch('/workspaces/:workspace_id/senders/:sender_id', ...withWorkspaceBody(deps, updateSenderBody), async (ctx) => {
+    const body = bodyOf(ctx, updateSenderBody);
     const tenantId = ctx.state.workspace!._id;
     const { sender_id } = (ctx as unknown as Params<'sender_id'>).params;
     const updated = await senders.findOneAndUpdate({ _id: sender_id, tenant_id: tenantId }, { $set: body }, { returnDocument: 'after' });
@@ -86,8 +81,8 @@ export function messagingRoutes(router: Router<RequestState>, deps: ConsoleDeps)
     ctx.body = senderView(updated);
   });
 
-  router.post('/workspaces/:workspace_id/templates', loadWorkspace(deps), jsonBody(), validate({ body: createTemplateBody }), async (ctx) => {
-    const body = ctx.state.input!.body as z.infer<typeof createTemplateBody>;
+  router.post('/workspaces/:workspace_id/templates', ...withWorkspaceBody(deps, createTemplateBody), async (ctx) => {
+    const body = bodyOf(ctx, createTemplateBody);
     const now = deps.now();
     const doc: TemplateDoc = { _id: newId('tpl', now), tenant_id: ctx.state.workspace!._id, ...body, created_at: now };
     if (!(await insertIfAbsent(templates, doc))) {
@@ -97,13 +92,10 @@ export function messagingRoutes(router: Router<RequestState>, deps: ConsoleDeps)
     ctx.body = templateView(doc);
   });
 
-  router.get('/workspaces/:workspace_id/templates', loadWorkspace(deps), async (ctx) => {
-    const docs = await templates.find({ tenant_id: ctx.state.workspace!._id }).sort({ name: 1, language: 1 }).toArray();
-    ctx.body = { items: docs.map(templateView) };
-  });
+  tenantList(router, deps, 'templates', templates, templateView, { name: 1, language: 1 });
 
-  router.patch('/workspaces/:workspace_id/templates/:template_id', loadWorkspace(deps), jsonBody(), validate({ body: updateTemplateBody }), async (ctx) => {
-    const body = ctx.state.input!.body as z.infer<typeof updateTemplateBody>;
+  router.patch('/workspaces/:workspace_id/templates/:template_id', ...withWorkspaceBody(deps, updateTemplateBody), async (ctx) => {
+    const body = bodyOf(ctx, updateTemplateBody);
     const { template_id } = (ctx as unknown as Params<'template_id'>).params;
     const updated = await templates.findOneAndUpdate(
       { _id: template_id, tenant_id: ctx.state.workspace!._id },

@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { collections, type PhoneNumberDoc } from '../../../src/db/collections';
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
-import { jsonBody } from '../../middleware/jsonBody';
-import { validate } from '../../validation';
-import { loadWorkspace, type ConsoleDeps, type Params } from '../deps';
+import { bodyOf, tenantList, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
 import { agentView, numberView } from '../views';
 import { newId } from '../../../src/domain/ids';
 import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
@@ -38,8 +36,8 @@ export function agentAndNumberRoutes(router: Router<RequestState>, deps: Console
     }
   }
 
-  router.post('/workspaces/:workspace_id/agents', loadWorkspace(deps), jsonBody(), validate({ body: createAgentBody }), async (ctx) => {
-    const body = ctx.state.input!.body as z.infer<typeof createAgentBody>;
+  router.post('/workspaces/:workspace_id/agents', ...withWorkspaceBody(deps, createAgentBody), async (ctx) => {
+    const body = bodyOf(ctx, createAgentBody);
     const now = deps.now();
     const agent = { _id: newId('bot', now), tenant_id: ctx.state.workspace!._id, ...body, created_at: now };
     await agents.insertOne(agent);
@@ -47,13 +45,10 @@ export function agentAndNumberRoutes(router: Router<RequestState>, deps: Console
     ctx.body = agentView(agent);
   });
 
-  router.get('/workspaces/:workspace_id/agents', loadWorkspace(deps), async (ctx) => {
-    const docs = await agents.find({ tenant_id: ctx.state.workspace!._id }).sort({ created_at: 1, _id: 1 }).toArray();
-    ctx.body = { items: docs.map(agentView) };
-  });
+  tenantList(router, deps, 'agents', agents, agentView);
 
-  router.post('/workspaces/:workspace_id/numbers', loadWorkspace(deps), jsonBody(), validate({ body: createNumberBody }), async (ctx) => {
-    const body = ctx.state.input!.body as z.infer<typeof createNumberBody>;
+  router.post('/workspaces/:workspace_id/numbers', ...withWorkspaceBody(deps, createNumberBody), async (ctx) => {
+    const body = bodyOf(ctx, createNumberBody);
     const tenantId = ctx.state.workspace!._id;
     await ownAgent(tenantId, body.agent_id);
     const doc: PhoneNumberDoc = {
@@ -72,14 +67,11 @@ export function agentAndNumberRoutes(router: Router<RequestState>, deps: Console
     ctx.body = numberView(doc);
   });
 
-  router.get('/workspaces/:workspace_id/numbers', loadWorkspace(deps), async (ctx) => {
-    const docs = await phoneNumbers.find({ tenant_id: ctx.state.workspace!._id }).sort({ created_at: 1, _id: 1 }).toArray();
-    ctx.body = { items: docs.map(numberView) };
-  });
+  tenantList(router, deps, 'numbers', phoneNumbers, numberView);
 
   /** Deploys an agent to a number (or `null` to undeploy), or changes its state. */
-  router.patch('/workspaces/:workspace_id/numbers/:number', loadWorkspace(deps), jsonBody(), validate({ body: updateNumberBody }), async (ctx) => {
-    const body = ctx.state.input!.body as z.infer<typeof updateNumberBody>;
+  router.patch('/workspaces/:workspace_id/numbers/:number', ...withWorkspaceBody(deps, updateNumberBody), async (ctx) => {
+    const body = bodyOf(ctx, updateNumberBody);
     const tenantId = ctx.state.workspace!._id;
     const digits = (ctx as unknown as Params<'number'>).params.number.replace(/\D/g, '');
     await ownAgent(tenantId, body.agent_id);

@@ -7,7 +7,7 @@ import { isCountry, isTimeZone, newWorkspace } from '../../../src/workspaces/wor
 import type { RequestState } from '../../context';
 import { jsonBody } from '../../middleware/jsonBody';
 import { validate } from '../../validation';
-import { loadWorkspace, type ConsoleDeps } from '../deps';
+import { bodyOf, loadWorkspace, withWorkspaceBody, type ConsoleDeps } from '../deps';
 import { workspaceView } from '../views';
 
 const country = z
@@ -64,7 +64,7 @@ export function workspaceRoutes(router: Router<RequestState>, deps: ConsoleDeps)
   const { workspaces } = collections(deps.db);
 
   router.post('/workspaces', jsonBody(), validate({ body: createWorkspaceBody }), async (ctx) => {
-    const body = ctx.state.input!.body as z.infer<typeof createWorkspaceBody>;
+    const body = bodyOf(ctx, createWorkspaceBody);
     const now = deps.now();
     if (body.demo) {
       const workspaceId = newId('ws', now);
@@ -92,8 +92,8 @@ export function workspaceRoutes(router: Router<RequestState>, deps: ConsoleDeps)
     ctx.body = workspaceView(ctx.state.workspace!);
   });
 
-  router.patch('/workspaces/:workspace_id', loadWorkspace(deps), jsonBody(), validate({ body: updateWorkspaceBody }), async (ctx) => {
-    const body = ctx.state.input!.body as z.infer<typeof updateWorkspaceBody>;
+  router.patch('/workspaces/:workspace_id', ...withWorkspaceBody(deps, updateWorkspaceBody), async (ctx) => {
+    const body = bodyOf(ctx, updateWorkspaceBody);
     const updated = await workspaces.findOneAndUpdate(
       { _id: ctx.state.workspace!._id },
       { $set: { ...dotted(body), updated_at: deps.now() } },
