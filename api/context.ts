@@ -15,3 +15,8 @@ export interface RequestState {
   /** Set by `validate`: the parsed query and body. */
   input?: { query?: unknown; body?: unknown };
 }
+
+/** The pattern of the route that matched (e.g. `/api/v1/calls/:call_id`), set by the router. */
+export function matchedRoute(ctx: object): string | undefined {
+  return (ctx as { _matchedRoute?: string })._matchedRoute;
+}

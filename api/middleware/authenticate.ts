@@ -1,11 +1,17 @@
 import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
-import { API_KEY_PATTERN, hashApiKey, type KeyEnvironment } from '../../src/auth/apiKeys';
+import { API_KEY_PATTERN, hashApiKey, keyRefusal, type KeyEnvironment, type KeyRefusal } from '../../src/auth/apiKeys';
 import { collections } from '../../src/db/collections';
 import { ApiError } from '../errors';
 import type { RequestState } from '../context';
 
 const unauthenticated = (reason: string, message: string) => new ApiError('unauthenticated', message, { reason });
+
+const REFUSAL_MESSAGES: Record<KeyRefusal, (found: { environment: string }, accepted: string) => string> = {
+  revoked_api_key: () => 'That API key has been revoked.',
+  expired_api_key: () => 'That API key was rolled and its grace period has ended.',
+  wrong_environment: (found, accepted) => `That is a ${found.environment} key; this deployment accepts ${accepted} keys.`,
+};
 
 /** The key from `Authorization: Bearer …`, else from `X-Api-Key`. */
 function presentedKey(authorization: string, xApiKey: string): string | null {
@@ -31,13 +37,8 @@ export function authenticate(deps: { db: Db; environment: KeyEnvironment; now?: 
 
     const found = await apiKeys.findOne({ _id: hashApiKey(key) });
     if (!found) throw unauthenticated('invalid_api_key', 'That API key is not valid.');
-    if (found.revoked_at) throw unauthenticated('revoked_api_key', 'That API key has been revoked.');
-    if (found.expires_at && found.expires_at <= now()) {
-      throw unauthenticated('expired_api_key', 'That API key was rolled and its grace period has ended.');
-    }
-    if (found.environment !== deps.environment) {
-      throw unauthenticated('wrong_environment', `That is a ${found.environment} key; this deployment accepts ${deps.environment} keys.`);
-    }
+    const refusal = keyRefusal(found, deps.environment, now());
+    if (refusal) throw unauthenticated(refusal, REFUSAL_MESSAGES[refusal](found, deps.environment));
 
     const workspace = await workspaces.findOne({ _id: found.tenant_id });
     if (!workspace) throw unauthenticated('invalid_api_key', 'That API key is not valid.');

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { LIMITS } from '../../src/domain/limits';
 import type { IdempotencyStore, ClaimScope } from '../../src/idempotency/store';
 import { ApiError } from '../errors';
-import type { RequestState } from '../context';
+import { matchedRoute, type RequestState } from '../context';
 
 const HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -24,7 +24,7 @@ export function idempotency(deps: { store: IdempotencyStore; now?: () => Date })
     const scope: ClaimScope = {
       tenantId: ctx.state.apiKey!.tenant_id,
       keyId: ctx.state.apiKey!.key_id,
-      endpoint: `${ctx.method} ${(ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? ctx.path}`,
+      endpoint: `${ctx.method} ${matchedRoute(ctx) ?? ctx.path}`,
       idempotencyKey: key,
     };
     const owner = ctx.state.requestId;

@@ -11,13 +11,13 @@ import type { RequestState } from '../context';
  * included, carry neither. When the counter store does not answer, requests pass (fail
  * open) and nothing is counted.
  */
-export function rateLimit(deps: { store: CounterStore; logger: Logger; now?: () => number }): Middleware<RequestState> {
+export function rateLimit(deps: { store: CounterStore; logger: Logger; now?: () => Date }): Middleware<RequestState> {
   const limit = LIMITS.requestsPerMinute;
   const windowMs = LIMITS.rateWindowSeconds * 1000;
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? (() => new Date());
   return async (ctx, next) => {
     const keyId = ctx.state.apiKey!.key_id;
-    const windowStart = Math.floor(now() / windowMs) * windowMs;
+    const windowStart = Math.floor(now().getTime() / windowMs) * windowMs;
     let remaining: number;
     try {
       const count = await deps.store.increment(keyId, windowStart, new Date(windowStart + 2 * windowMs));

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../src/observability/logger';
-import type { RequestState } from '../context';
+import { matchedRoute, type RequestState } from '../context';
 
 const CORRELATION_HEADER = 'x-correlation-id';
 const CORRELATION_MAX = 128;
@@ -43,7 +43,7 @@ export function requestContext(logger: Logger, registry: Registry): Middleware<R
     } finally {
       const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
       // The matched route pattern, never the raw path: ids in paths would explode the label set.
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const route = matchedRoute(ctx) ?? 'unmatched';
       requests.inc({ method: ctx.method, route, status: String(ctx.status) });
       seconds.observe({ method: ctx.method, route }, elapsed);
       ctx.state.log.info(

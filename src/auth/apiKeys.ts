@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ApiKeyDoc } from '../db/collections';
 
 /** `ork_<live|test>_<secret>`: the prefix names the product, the middle the environment. */
 export const API_KEY_PREFIX = 'ork';
@@ -28,4 +29,17 @@ export function generateApiKey(environment: KeyEnvironment): NewApiKey {
   }
   const plaintext = `${API_KEY_PREFIX}_${environment}_${secret}`;
   return { plaintext, hash: hashApiKey(plaintext), displayPrefix: plaintext.slice(0, 13) };
+}
+
+export type KeyRefusal = 'revoked_api_key' | 'expired_api_key' | 'wrong_environment';
+
+/**
+ * Why a stored key may not be used now, checked in the contract's order (revoked or
+ * expired, then environment), or null when it may.
+ */
+export function keyRefusal(key: ApiKeyDoc, environment: KeyEnvironment, now: Date): KeyRefusal | null {
+  if (key.revoked_at) return 'revoked_api_key';
+  if (key.expires_at && key.expires_at <= now) return 'expired_api_key';
+  if (key.environment !== environment) return 'wrong_environment';
+  return null;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { collections, type TemplateDoc, type WorkspaceDoc } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import { generateApiKey, hashApiKey, type KeyEnvironment } from '../auth/apiKeys';
+import { generateApiKey, hashApiKey, keyRefusal, type KeyEnvironment } from '../auth/apiKeys';
 import { newId } from '../domain/ids';
 import { SCOPES } from '../domain/scopes';
 
@@ -157,13 +157,7 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
   const known = options.knownApiKey;
   if (known) {
     const existing = await c.apiKeys.findOne({ _id: hashApiKey(known) });
-    const usable =
-      existing !== null &&
-      existing.tenant_id === tenantId &&
-      existing.environment === options.environment &&
-      existing.revoked_at === null &&
-      (existing.expires_at === null || existing.expires_at > now);
-    if (usable) {
+    if (existing?.tenant_id === tenantId && keyRefusal(existing, options.environment, now) === null) {
       return { workspaceId: tenantId, apiKey: known, keyCreated: false, agentId, phoneNumber, senderId };
     }
   }

@@ -107,12 +107,12 @@ runMain(async () => {
       say(`FerretDB ready on ${mongoUrl} (${seconds(Date.now() - t0)})`);
     }
 
-    const console = consoleToken(dataDir, settings.CONSOLE_TOKEN);
+    const admin = consoleToken(dataDir, settings.CONSOLE_TOKEN);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       MONGODB_URL: mongoUrl,
       TEMPORAL_ADDRESS: temporalAddress,
-      CONSOLE_TOKEN: console.token,
+      CONSOLE_TOKEN: admin.token,
     };
     const config = loadConfig(env);
     for (const [port, what] of [
@@ -168,7 +168,7 @@ runMain(async () => {
     process.stdout.write(`API: ${apiUrl}\n`);
     process.stdout.write(`Temporal UI: ${temporalUi}\n`);
     process.stdout.write(`API key: ${demo.apiKey}\n`);
-    if (console.generated) process.stdout.write(`Console token: ${console.token}\n`);
+    if (admin.generated) process.stdout.write(`Console token: ${admin.token}\n`);
     say('press Ctrl-C to stop');
 
     const [first] = await Promise.race(children.map((c) => c.exited.then((code) => [c, code] as const)));
