@@ -1,6 +1,20 @@
-import { createSystemActivities, type SystemActivityDeps } from './system';
+import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
+import type { EventPublisher } from '../src/events/publisher';
+import { createSystemActivities } from './system';
 
-export type ActivityDeps = SystemActivityDeps;
+/**
+ * What activities are built with; the worker process (and tests) assemble it once with
+ * `buildActivityDeps` in src/worker/activityDeps.ts.
+ */
+export interface ActivityDeps {
+  db: Db;
+  /** For activities that start or signal other workflows. */
+  temporal: Client;
+  taskQueue: string;
+  events: EventPublisher;
+  now?: () => Date;
+}
 
 /** Every activity the worker registers, wired to the process's dependencies. */
 export function createActivities(deps: ActivityDeps) {

@@ -13,6 +13,8 @@ import { createPublicRouter } from './v1';
 import { createConsoleRouter } from './console';
 import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
+import { createEventPublisher } from '../src/events/publisher';
+import { createTemporalDispatcher } from '../src/events/dispatcher';
 
 export interface AppDeps {
   config: Config & { CONSOLE_TOKEN: string };
@@ -44,6 +46,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   app.use(health.routes());
   app.use(health.allowedMethods());
 
+  const events = createEventPublisher(deps.db, createTemporalDispatcher(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE));
   const publicRouter = createPublicRouter({
     config: deps.config,
     db: deps.db,
@@ -51,12 +54,19 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     logger: deps.logger,
     cursors: new CursorCodec(deps.cursorSecret),
     rateLimitStore: deps.rateLimitStore,
+    events,
     now: deps.now,
   });
   app.use(publicRouter.routes());
   app.use(publicRouter.allowedMethods());
 
-  const consoleRouter = createConsoleRouter({ config: deps.config, db: deps.db, now: deps.now ?? (() => new Date()) });
+  const consoleRouter = createConsoleRouter({
+    config: deps.config,
+    db: deps.db,
+    temporal: deps.temporal,
+    events,
+    now: deps.now ?? (() => new Date()),
+  });
   app.use(consoleRouter.routes());
   app.use(consoleRouter.allowedMethods());
   return app;

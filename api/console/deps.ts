@@ -2,7 +2,9 @@ import type Router from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { Collection, Db, Sort } from 'mongodb';
 import type { z } from 'zod';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../../src/config';
+import type { EventPublisher } from '../../src/events/publisher';
 import { findWorkspace } from '../../src/workspaces/workspaces';
 import type { RequestState } from '../context';
 import { ApiError } from '../errors';
@@ -12,6 +14,8 @@ import { validate } from '../validation';
 export interface ConsoleDeps {
   config: Config & { CONSOLE_TOKEN: string };
   db: Db;
+  temporal: Client;
+  events: EventPublisher;
   now: () => Date;
 }
 

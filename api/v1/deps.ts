@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../src/config';
 import type { Logger } from '../../src/observability/logger';
 import type { CounterStore } from '../../src/rateLimit/counterStore';
+import type { EventPublisher } from '../../src/events/publisher';
 import type { CursorCodec } from '../pagination';
 
 /** What the public routers are built with. */
@@ -13,5 +14,7 @@ export interface PublicDeps {
   logger: Logger;
   cursors: CursorCodec;
   rateLimitStore: CounterStore;
+  /** Stores and dispatches events for webhook delivery. */
+  events: EventPublisher;
   now?: () => Date;
 }

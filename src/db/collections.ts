@@ -127,6 +127,7 @@ const indexes: Record<string, IndexDescription[]> = {
   phone_numbers: [{ key: { tenant_id: 1, number: 1 }, name: 'tenant_number' }],
   senders: [{ key: { tenant_id: 1, _id: 1 }, name: 'tenant_id' }],
   templates: [{ key: { tenant_id: 1, name: 1, language: 1 }, name: 'tenant_name_language', unique: true }],
+  events: [{ key: { dispatched_at: 1, created_at: 1 }, name: 'undispatched' }],
 };
 
 /** Creates every index; safe to run at each start (an existing identical index is a no-op). */

@@ -8,6 +8,8 @@ import { createMetricsRegistry } from '../observability/metrics';
 import { activityMetricsInterceptor } from '../observability/activityMetrics';
 import { temporalLoggerFrom } from '../observability/temporalLogger';
 import { createWorker } from '../worker/createWorker';
+import { buildActivityDeps } from '../worker/activityDeps';
+import { connectTemporalClient } from '../temporal/client';
 import { runMain, shutdownSignal } from './runMain';
 
 /**
@@ -23,9 +25,11 @@ runMain(async () => {
   const { client: mongo, db } = await connectMongo(config, 'worker');
   await ensureIndexes(db);
   const registry = createMetricsRegistry('worker');
+  // Activities that emit events or start workflows use a client of their own.
+  const temporal = await connectTemporalClient(config);
   const { worker, connection } = await createWorker({
     config,
-    deps: { db },
+    deps: buildActivityDeps({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }),
     activityInterceptors: [activityMetricsInterceptor(registry)],
   });
 
@@ -58,6 +62,7 @@ runMain(async () => {
   await running;
   http.close();
   await connection.close();
+  await temporal.connection.close();
   await mongo.close();
   logger.info('worker stopped');
 });

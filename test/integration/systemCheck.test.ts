@@ -6,6 +6,7 @@ import { collections } from '../../src/db/collections';
 import { connectTemporalClient } from '../../src/temporal/client';
 import { runSystemCheck } from '../../src/temporal/systemCheck';
 import { createWorker } from '../../src/worker/createWorker';
+import { buildActivityDeps } from '../../src/worker/activityDeps';
 import { createSystemActivities } from '../../activities/system';
 import { systemCheckWorkflowId } from '../../workflows/definitions';
 import { openTestDb, testConfig, testServers } from '../support/env';
@@ -23,7 +24,7 @@ describe('the system check round trip on the real dev server and FerretDB', () =
     config = testConfig();
     ({ db, drop } = await openTestDb(config));
     client = await connectTemporalClient(config);
-    ({ worker, connection } = await createWorker({ config, deps: { db }, workflowBundlePath: testServers.workflowBundle() }));
+    ({ worker, connection } = await createWorker({ config, deps: buildActivityDeps({ db, temporal: client, taskQueue: config.TEMPORAL_TASK_QUEUE }), workflowBundlePath: testServers.workflowBundle() }));
     running = worker.run();
   });
 

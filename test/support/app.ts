@@ -10,7 +10,11 @@ import { MongoCounterStore, type CounterStore } from '../../src/rateLimit/counte
 import { ensureIndexes } from '../../src/db/collections';
 import { createLogger } from '../../src/observability/logger';
 import { createMetricsRegistry } from '../../src/observability/metrics';
-import { testConfig } from './env';
+import type { ActivityDeps } from '../../activities';
+import { buildActivityDeps } from '../../src/worker/activityDeps';
+import { createWorker } from '../../src/worker/createWorker';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { testConfig, testServers } from './env';
 
 export interface TestApi {
   db: Db;
@@ -27,9 +31,15 @@ export interface TestApiOptions {
   /** Replaces the MongoDB counter store, e.g. with one that fails. */
   rateLimitStore?: CounterStore;
   now?: () => Date;
+  /**
+   * Also run a worker on this API's task queue and database (with the run's workflow
+   * bundle), so routes that start workflows complete end to end. An object replaces parts
+   * of the activity dependencies (a scripted provider, say).
+   */
+  worker?: boolean | Partial<ActivityDeps>;
 }
 
-export async function startTestApi({ env: overrides = {}, rateLimitStore, now }: TestApiOptions = {}): Promise<TestApi> {
+export async function startTestApi({ env: overrides = {}, rateLimitStore, now, worker: withWorker }: TestApiOptions = {}): Promise<TestApi> {
   const config = requireApiSettings(testConfig(overrides));
   // Command monitoring lets tests prove which requests reach the database.
   const { client: mongo, db } = await connectMongo(config, 'test-api', { monitorCommands: true });
@@ -50,6 +60,15 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, now }:
   });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | null = null;
+  if (withWorker) {
+    const deps = buildActivityDeps(
+      { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
+      typeof withWorker === 'object' ? withWorker : {},
+    );
+    const { worker, connection } = await createWorker({ config, deps, workflowBundlePath: testServers.workflowBundle() });
+    running = { worker, connection, done: worker.run() };
+  }
   return {
     db,
     config,
@@ -57,6 +76,11 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, now }:
     mongo,
     temporal,
     async close() {
+      if (running) {
+        running.worker.shutdown();
+        await running.done;
+        await running.connection.close();
+      }
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await temporalProbe.close();
       await temporal.connection.close();

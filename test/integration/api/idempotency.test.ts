@@ -67,6 +67,7 @@ describe('Idempotency-Key (api-core §4)', () => {
       logger,
       cursors: new CursorCodec('test-cursor-secret-0123456789'),
       rateLimitStore: new MongoCounterStore(db),
+      events: undefined as never,
       now,
     });
     app.use(router.routes());

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+import { insertIfAbsent } from '../db/insertIfAbsent';
+
+/**
+ * The event store: each fact is stored once, as the envelope webhooks deliver (api-core §6).
+ * The event id is derived from the producer's dedupe key, so a retried producer (an activity
+ * attempt, an API handler run twice) finds the event it already wrote instead of adding one.
+ */
+export interface EventDoc {
+  /** `evt_` + 24 hex of sha256(tenant, dedupe key). */
+  _id: string;
+  tenant_id: string;
+  type: string;
+  /** Whole seconds: the envelope's `created_at` has second precision. */
+  created_at: Date;
+  /** Null-valued keys already removed (webhook payloads omit them). */
+  data: Record<string, unknown>;
+  /** What the producer deduplicates on, e.g. `call.ended:call_…`. */
+  dedupe_key: string;
+  /** Set once delivery workflows were started for it; null events are picked up by a sweeper. */
+  dispatched_at: Date | null;
+}
+
+export interface EventInput {
+  tenantId: string;
+  type: string;
+  /** Unique per fact within the tenant: the same key always means the same event. */
+  dedupeKey: string;
+  data: Record<string, unknown>;
+  /** Read once by the producer (never per attempt), so a retry stores the same instant. */
+  createdAt: Date;
+}
+
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  created_at: string;
+  tenant_id: string;
+  data: Record<string, unknown>;
+}
+
+export function eventsCollection(db: Db): Collection<EventDoc> {
+  return db.collection<EventDoc>('events');
+}
+
+export function eventIdFor(tenantId: string, dedupeKey: string): string {
+  return `evt_${createHash('sha256').update(`${tenantId}\u0000${dedupeKey}`).digest('hex').slice(0, 24)}`;
+}
+
+/** Drops null and undefined values, recursively through plain objects (not arrays' items). */
+export function withoutNulls(data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (value === null || value === undefined) continue;
+    out[key] =
+      typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
+        ? withoutNulls(value as Record<string, unknown>)
+        : value;
+  }
+  return out;
+}
+
+/** Stores the event unless its dedupe key was stored before; returns the stored event either way. */
+export async function appendEvent(db: Db, input: EventInput): Promise<EventDoc> {
+  const events = eventsCollection(db);
+  const doc: EventDoc = {
+    _id: eventIdFor(input.tenantId, input.dedupeKey),
+    tenant_id: input.tenantId,
+    type: input.type,
+    created_at: new Date(Math.floor(input.createdAt.getTime() / 1000) * 1000),
+    data: withoutNulls(input.data),
+    dedupe_key: input.dedupeKey,
+    dispatched_at: null,
+  };
+  if (await insertIfAbsent(events, doc)) return doc;
+  const existing = await events.findOne({ _id: doc._id });
+  if (!existing) throw new Error(`event ${doc._id} vanished after a duplicate insert`);
+  return existing;
+}
+
+export function toEnvelope(doc: EventDoc): EventEnvelope {
+  return {
+    id: doc._id,
+    type: doc.type,
+    created_at: `${doc.created_at.toISOString().slice(0, 19)}Z`,
+    tenant_id: doc.tenant_id,
+    data: doc.data,
+  };
+}

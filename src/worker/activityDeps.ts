@@ -1,0 +1,18 @@
+import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
+import type { ActivityDeps } from '../../activities';
+import { createTemporalDispatcher } from '../events/dispatcher';
+import { createEventPublisher } from '../events/publisher';
+
+/**
+ * The one place activity dependencies are assembled, for the worker process and for tests,
+ * so a test worker runs exactly what production runs. `overrides` replaces parts (a
+ * scripted provider, a fixed clock).
+ */
+export function buildActivityDeps(
+  base: { db: Db; temporal: Client; taskQueue: string },
+  overrides: Partial<ActivityDeps> = {},
+): ActivityDeps {
+  const events = createEventPublisher(base.db, createTemporalDispatcher(base.db, base.temporal, base.taskQueue));
+  return { ...base, events, ...overrides };
+}
