@@ -48,6 +48,28 @@ export const serviceEnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** The worker's own HTTP port: /metrics and /healthz. */
   WORKER_METRICS_PORT: port.default(9464),
+  /**
+   * Who reads finished calls: `simulator` (deterministic, reads the transcript's text;
+   * scriptable failures) or `openai` (an OpenAI-compatible chat-completions endpoint, which
+   * needs the three settings below).
+   */
+  READER_PROVIDER: z.enum(['simulator', 'openai']).default('simulator'),
+  /** e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
+  READER_BASE_URL: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL').optional(),
+  READER_API_KEY: z.string().min(1).optional(),
+  READER_MODEL: z.string().min(1).optional(),
+  /** How long one read request may take before it counts as a temporary failure. */
+  READER_TIMEOUT_MS: z.coerce
+    .number({ error: 'expected milliseconds' })
+    .int('expected a whole number')
+    .min(100, 'expected milliseconds from 100 to 600000')
+    .max(600_000, 'expected milliseconds from 100 to 600000')
+    .default(30_000),
+}).superRefine((env, ctx) => {
+  if (env.READER_PROVIDER !== 'openai') return;
+  for (const name of ['READER_BASE_URL', 'READER_API_KEY', 'READER_MODEL'] as const) {
+    if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when READER_PROVIDER is openai' });
+  }
 });
 
 export type Config = z.infer<typeof serviceEnvSchema>;
