@@ -1,7 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { EventPublisher } from '../src/events/publisher';
+import type { CallReader } from '../src/providers/reader/types';
+import type { VoiceProvider } from '../src/providers/voice/types';
+import { createCallActivities } from './calls';
 import { createSystemActivities } from './system';
+import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks';
 
 /**
  * What activities are built with; the worker process (and tests) assemble it once with
@@ -13,6 +17,10 @@ export interface ActivityDeps {
   temporal: Client;
   taskQueue: string;
   events: EventPublisher;
+  voice: VoiceProvider;
+  reader: CallReader;
+  /** Webhook delivery policy from the config; absent means public addresses only. */
+  webhooks?: WebhookDeliverySettings;
   now?: () => Date;
 }
 
@@ -20,6 +28,8 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps),
+    ...createWebhookActivities(deps),
+    ...createCallActivities(deps),
   };
 }
 

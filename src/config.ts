@@ -46,8 +46,23 @@ export const serviceEnvSchema = z.object({
    */
   RATE_LIMIT_STORE: z.enum(['mongodb', 'memory']).default('mongodb'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Channels this deployment offers, comma-separated (`whatsapp`, `voice`). A call on a
+   * deployment without `voice` is refused with `unsupported_channel`.
+   */
+  DEPLOYMENT_CHANNELS: z
+    .string()
+    .regex(/^(whatsapp|voice)(,(whatsapp|voice))*$/, 'expected a comma-separated list of whatsapp and voice')
+    .default('whatsapp,voice')
+    .transform((value) => [...new Set(value.split(','))] as ('whatsapp' | 'voice')[]),
   /** The worker's own HTTP port: /metrics and /healthz. */
   WORKER_METRICS_PORT: port.default(9464),
+  /**
+   * Whether webhook endpoints may point at private, loopback or link-local addresses.
+   * Unset: allowed unless NODE_ENV is production (local development and tests deliver to
+   * 127.0.0.1); see webhookPrivateUrlsAllowed.
+   */
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false'], { error: 'expected true or false' }).optional(),
   /**
    * Who reads finished calls: `simulator` (deterministic, reads the transcript's text;
    * scriptable failures) or `openai` (an OpenAI-compatible chat-completions endpoint, which
@@ -73,6 +88,11 @@ export const serviceEnvSchema = z.object({
 });
 
 export type Config = z.infer<typeof serviceEnvSchema>;
+
+/** WEBHOOK_ALLOW_PRIVATE_URLS when set, else true everywhere but production. */
+export function webhookPrivateUrlsAllowed(config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_URLS' | 'NODE_ENV'>): boolean {
+  return config.WEBHOOK_ALLOW_PRIVATE_URLS === undefined ? config.NODE_ENV !== 'production' : config.WEBHOOK_ALLOW_PRIVATE_URLS === 'true';
+}
 
 /** Settings only the local launcher (`npm start`) reads: where the embedded servers live. */
 export const launcherEnvSchema = z.object({

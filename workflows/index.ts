@@ -1,2 +1,7 @@
 /** The worker's workflows path: every workflow the worker hosts is exported here. */
 export { systemCheck } from './systemCheck';
+export { callWorkflow } from './call';
+export { rereadCall } from './rereadCall';
+export { simulatedCallee } from './simulatedCallee';
+export { dispatchEvent } from './dispatchEvent';
+export { deliverWebhook } from './deliverWebhook';

@@ -2,10 +2,12 @@ import Router from '@koa/router';
 import type { RequestState } from '../context';
 import { consoleAuth } from './auth';
 import type { ConsoleDeps } from './deps';
+import { callConsoleRoutes } from './routes/calls';
 import { keyRoutes } from './routes/keys';
 import { messagingRoutes } from './routes/messaging';
 import { agentAndNumberRoutes } from './routes/numbers';
 import { workspaceRoutes } from './routes/workspaces';
+import { webhookRoutes } from './routes/webhooks';
 
 /** The private console API under /console/v1: admin token, no compatibility promise. */
 export function createConsoleRouter(deps: ConsoleDeps): Router<RequestState> {
@@ -15,5 +17,7 @@ export function createConsoleRouter(deps: ConsoleDeps): Router<RequestState> {
   keyRoutes(router, deps);
   agentAndNumberRoutes(router, deps);
   messagingRoutes(router, deps);
+  callConsoleRoutes(router, deps);
+  webhookRoutes(router, deps);
   return router;
 }

@@ -3,12 +3,13 @@ import { openApiRoute } from './openapi';
 import type { RouteDef } from './route';
 import { buildPublicRouter } from './router';
 import { agentsRoutes } from './routes/agents';
+import { callsRoutes } from './routes/calls';
 import { channelsRoutes } from './routes/channels';
 import { pingRoutes } from './routes/ping';
 
 /** Every public route; the order here is the order in the OpenAPI document. */
 export function publicRoutes(deps: PublicDeps): RouteDef[] {
-  const routes: RouteDef[] = [...pingRoutes(), ...channelsRoutes(deps), ...agentsRoutes(deps)];
+  const routes: RouteDef[] = [...pingRoutes(), ...channelsRoutes(deps), ...agentsRoutes(deps), ...callsRoutes(deps)];
   routes.push(openApiRoute(() => routes));
   return routes;
 }

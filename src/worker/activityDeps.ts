@@ -3,6 +3,9 @@ import type { Db } from 'mongodb';
 import type { ActivityDeps } from '../../activities';
 import { createTemporalDispatcher } from '../events/dispatcher';
 import { createEventPublisher } from '../events/publisher';
+import { createSimulatedReader } from '../providers/reader/simulatedReader';
+import { SimulatedVoiceProvider } from '../providers/voice/simulatedVoiceProvider';
+import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 
 /**
  * The one place activity dependencies are assembled, for the worker process and for tests,
@@ -14,5 +17,11 @@ export function buildActivityDeps(
   overrides: Partial<ActivityDeps> = {},
 ): ActivityDeps {
   const events = createEventPublisher(base.db, createTemporalDispatcher(base.db, base.temporal, base.taskQueue));
-  return { ...base, events, ...overrides };
+  return {
+    ...base,
+    events,
+    voice: new SimulatedVoiceProvider(base.db, base.temporal, base.taskQueue),
+    reader: createSimulatedReader(readerScriptFromCalleeScripts(base.db)),
+    ...overrides,
+  };
 }

@@ -1,0 +1,235 @@
+import { Context } from '@temporalio/activity';
+import type { Db } from 'mongodb';
+import { collections } from '../src/db/collections';
+import { releaseLiveSlot, returnDailyBudget } from '../src/calls/admission';
+import { callCollections, type CallDoc } from '../src/calls/callStore';
+import { callEventData, callOutcomeData } from '../src/calls/events';
+import { buildResult, failedResult } from '../src/calls/result';
+import { OUTBOUND_OPENING } from '../src/calls/opening';
+import type { CallOutcome, CallResult, CallStatus, Reading, ReadInput } from '../src/calls/types';
+import type { EventPublisher } from '../src/events/publisher';
+import type { CallReader } from '../src/providers/reader/types';
+import { toActivityFailure } from '../src/providers/reader/failures';
+import type { VoiceProvider } from '../src/providers/voice/types';
+import { OriginateRefused } from '../src/providers/voice/types';
+import type { Placement } from '../workflows/callDefinitions';
+
+export interface CallActivityDeps {
+  db: Db;
+  events: EventPublisher;
+  voice: VoiceProvider;
+  reader: CallReader;
+}
+
+export interface CallProgress {
+  callId: string;
+  /** The workflow's step number: a write from an earlier step never overwrites a later one. */
+  step: number;
+  status: CallStatus;
+  /** ISO, from workflow time. */
+  at: string;
+}
+
+export interface CallEnd {
+  callId: string;
+  step: number;
+  status: 'completed' | 'failed';
+  outcome: CallOutcome;
+  answeredAt: string | null;
+  endedAt: string;
+}
+
+export interface FinishedCall {
+  /** Who decides the result without reading; null when the call must be read. */
+  decided: 'unanswered' | 'no_conversation' | null;
+}
+
+export interface RecordReadingInput {
+  callId: string;
+  /** Numbers the reading and its `call.outcome`. */
+  reading: number;
+  outcome: { kind: 'read'; reading: Reading } | { kind: 'decided'; decided: 'unanswered' | 'no_conversation' } | { kind: 'failed' };
+  /** Keep a ready result when this reading failed (console re-reads). */
+  keepReadyOnFailure: boolean;
+  /** ISO, from workflow time. */
+  readAt: string;
+}
+
+function secondsBetween(from: string | null, to: string): number {
+  return from ? Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000)) : 0;
+}
+
+export function createCallActivities({ db, events, voice, reader }: CallActivityDeps) {
+  const { calls } = callCollections(db);
+  const { workspaces } = collections(db);
+
+  async function loadCall(callId: string): Promise<CallDoc> {
+    const call = await calls.findOne({ _id: callId });
+    if (!call) throw new Error(`call ${callId} has no read model`);
+    return call;
+  }
+
+  /** Moves the read model forward, never back: only a write from a later step applies. */
+  async function advance(callId: string, step: number, set: Partial<CallDoc>): Promise<boolean> {
+    const updated = await calls.updateOne({ _id: callId, step: { $lt: step } }, { $set: { ...set, step, updated_at: new Date() } });
+    return updated.modifiedCount === 1;
+  }
+
+  return {
+    /**
+     * Asks the network to place the call. Safe to retry: the provider is idempotent per
+     * call id. A refusal is an answer, not a failure.
+     */
+    async placeCall(input: { callId: string; requestedAt: string }): Promise<Placement> {
+      const call = await loadCall(input.callId);
+      try {
+        await voice.originate({
+          callId: call._id,
+          tenantId: call.tenant_id,
+          direction: call.direction,
+          to: call.to,
+          fromNumber: call.from_number,
+          agentId: call.agent_id,
+          ringSeconds: call.ring_seconds,
+          opening: OUTBOUND_OPENING,
+          purpose: call.purpose,
+          script: call.script,
+          detailLines: call.detail_lines,
+          capture: call.capture,
+          requestedAt: input.requestedAt,
+        });
+        return { placed: true, error: null };
+      } catch (err) {
+        if (err instanceof OriginateRefused) return { placed: false, error: err.message };
+        throw err;
+      }
+    },
+
+    /** Records a live status. The first (placement) also emits `call.started`, once. */
+    async recordCallProgress(progress: CallProgress & { placed?: boolean }): Promise<void> {
+      const set: Partial<CallDoc> = { status: progress.status };
+      if (progress.placed) set.placed_at = new Date(progress.at);
+      if (progress.status === 'in_progress') set.started_at = new Date(progress.at);
+      await advance(progress.callId, progress.step, set);
+      if (progress.placed) {
+        const call = await loadCall(progress.callId);
+        await events.publish({
+          tenantId: call.tenant_id,
+          type: 'call.started',
+          dedupeKey: `call.started:${call._id}`,
+          data: callEventData(call),
+          createdAt: new Date(progress.at),
+        });
+      }
+    },
+
+    /** Ends the line if it is still up. Safe to repeat. */
+    async hangUpLine(input: { callId: string }): Promise<void> {
+      await voice.hangup(input.callId);
+    },
+
+    /**
+     * The call is over: the final state with its transcript, the live place (and, for a
+     * call never placed, the day's reservation) given back, minutes billed, `call.ended`
+     * emitted. Each part is guarded so a retry repeats none of them.
+     */
+    async finishCall(end: CallEnd): Promise<FinishedCall> {
+      const call = await loadCall(end.callId);
+      const duration = secondsBetween(end.answeredAt, end.endedAt);
+      const exactSeconds = end.answeredAt ? (Date.parse(end.endedAt) - Date.parse(end.answeredAt)) / 1000 : 0;
+      const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds) : [];
+      await advance(call._id, end.step, {
+        status: end.status,
+        outcome: end.outcome,
+        duration_seconds: duration,
+        started_at: end.answeredAt ? new Date(end.answeredAt) : null,
+        ended_at: new Date(end.endedAt),
+        transcript,
+        recording_uri: call.recording && end.answeredAt ? `storage://recordings/${call.tenant_id}/${call._id}.ogg` : null,
+      });
+
+      const released = await calls.findOneAndUpdate({ _id: call._id, released_at: null }, { $set: { released_at: new Date() } });
+      if (released) {
+        if (call.direction === 'outbound') await releaseLiveSlot(db, call.tenant_id, call._id);
+        if (end.status === 'failed') await returnDailyBudget(db, call.tenant_id, call.budget_day, call.reserved_minutes);
+      }
+
+      const minutes = Math.ceil(duration / 60);
+      if (minutes > 0 && (await calls.findOneAndUpdate({ _id: call._id, billed_minutes: null }, { $set: { billed_minutes: minutes } }))) {
+        const workspace = await workspaces.findOne({ _id: call.tenant_id });
+        if (workspace) {
+          const included = Math.max(0, workspace.plan.voice_minutes_included - workspace.plan.voice_minutes_used);
+          const fromCredits = Math.max(0, minutes - included);
+          await workspaces.updateOne(
+            { _id: call.tenant_id },
+            { $inc: { 'plan.voice_minutes_used': minutes, 'plan.voice_credits': -fromCredits } },
+          );
+        }
+      }
+
+      const ended = await loadCall(call._id);
+      await events.publish({
+        tenantId: call.tenant_id,
+        type: 'call.ended',
+        dedupeKey: `call.ended:${call._id}`,
+        data: callEventData(ended),
+        createdAt: new Date(end.endedAt),
+      });
+      if (!end.answeredAt) return { decided: 'unanswered' };
+      if (!transcript.some((turn) => turn.role === 'user' && turn.text.trim())) return { decided: 'no_conversation' };
+      return { decided: null };
+    },
+
+    /** Hands the transcript to the reader. Temporary reader errors are retried by the activity's policy. */
+    async readCall(input: { callId: string }): Promise<Reading> {
+      const call = await loadCall(input.callId);
+      const readInput: ReadInput = {
+        callId: call._id,
+        direction: call.direction,
+        goal: call.capture?.goal ?? call.purpose,
+        purpose: call.purpose,
+        capture: call.capture,
+        transcript: call.transcript ?? [],
+        answeredAt: (call.started_at ?? call.created_at).toISOString(),
+      };
+      try {
+        return await reader.read(readInput, { attempt: Context.current().info.attempt });
+      } catch (err) {
+        throw toActivityFailure(err);
+      }
+    },
+
+    /**
+     * Writes a reading as the call's result and emits its `call.outcome`. Safe to retry: the
+     * reading number guards the write and dedupes the event.
+     */
+    async recordReading(input: RecordReadingInput): Promise<CallResult['state']> {
+      const call = await loadCall(input.callId);
+      let result: CallResult;
+      if (input.outcome.kind === 'read') result = buildResult(input.outcome.reading, call.capture, input.readAt);
+      else if (input.outcome.kind === 'decided') result = buildResult(null, call.capture, input.readAt, input.outcome.decided);
+      else result = failedResult();
+
+      if (result.state === 'failed' && input.keepReadyOnFailure && call.result.state === 'ready') return 'ready';
+      const stored = { ...result, read_at: result.read_at ? new Date(result.read_at) : null };
+      await calls.updateOne(
+        { _id: call._id, readings: { $lt: input.reading } },
+        { $set: { result: stored, summary: result.summary, readings: input.reading, updated_at: new Date() } },
+      );
+      if (result.state === 'ready') {
+        const current = await loadCall(call._id);
+        const dedupeKey = `call.outcome:${call._id}:${input.reading}`;
+        await events.publish({
+          tenantId: call.tenant_id,
+          type: 'call.outcome',
+          dedupeKey,
+          data: callOutcomeData(current, result, dedupeKey),
+          createdAt: new Date(input.readAt),
+        });
+      }
+      return result.state;
+    },
+  };
+}
+
+export type CallActivities = ReturnType<typeof createCallActivities>;

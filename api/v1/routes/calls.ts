@@ -1,0 +1,179 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { z } from 'zod';
+import { callCollections, deploymentId, type CallDoc } from '../../../src/calls/callStore';
+import { releaseLiveSlot, returnDailyBudget } from '../../../src/calls/admission';
+import { normaliseDetails } from '../../../src/calls/details';
+import { hasReservedMetadata } from '../../../src/calls/events';
+import { admitCall, CallRefusal } from '../../../src/calls/guards';
+import { pendingResult } from '../../../src/calls/types';
+import { newId } from '../../../src/domain/ids';
+import { callWorkflowId, hangupUpdate, placementUpdate, type CallWorkflowInput, type Placement } from '../../../workflows/callDefinitions';
+import { ApiError } from '../../errors';
+import type { PublicDeps } from '../deps';
+import type { RouteDef } from '../route';
+import { callView, createdCallView } from './callView';
+import { callIdParams, callSchema, hangupSchema, placeCallBody } from './calls.schema';
+
+/** How long POST /calls waits for the network to place the call before answering `ringing` anyway. */
+const PLACEMENT_WAIT_MS = 10_000;
+
+const callNotFound = () => new ApiError('not_found', 'Call not found.');
+
+export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'now'>): RouteDef[] {
+  const { calls } = callCollections(deps.db);
+  const now = deps.now ?? (() => new Date());
+
+  async function waitForPlacement(callId: string): Promise<Placement | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), PLACEMENT_WAIT_MS);
+    });
+    try {
+      return await Promise.race([deps.temporal.workflow.getHandle(callWorkflowId(callId)).executeUpdate(placementUpdate), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return [
+    {
+      method: 'post',
+      path: '/api/v1/calls',
+      operationId: 'placeCall',
+      summary: 'Place an outbound AI call; answers 201 while the phone rings.',
+      auth: { scope: 'calls:write' },
+      idempotent: true,
+      body: placeCallBody,
+      response: { status: 201, description: 'The call, ringing.', schema: callSchema },
+      errors: ['failed_precondition'],
+      handler: async (ctx) => {
+        const workspace = ctx.state.workspace!;
+        const body = ctx.state.input!.body as z.infer<typeof placeCallBody>;
+        const at = now();
+        const callId = newId('call', at);
+        let admitted;
+        try {
+          admitted = await admitCall(
+            { db: deps.db, deploymentChannels: deps.config.DEPLOYMENT_CHANNELS },
+            workspace,
+            { to: body.to, from_number: body.from_number, agent_id: body.agent_id },
+            callId,
+            at,
+          );
+        } catch (err) {
+          if (err instanceof CallRefusal) throw new ApiError(err.code, err.message, err.details);
+          throw err;
+        }
+
+        const call: CallDoc = {
+          _id: callId,
+          tenant_id: workspace._id,
+          direction: 'outbound',
+          status: 'ringing',
+          to: admitted.to,
+          from_number: admitted.number._id,
+          agent_id: admitted.agent._id,
+          requested_agent_id: body.agent_id,
+          deployment_id: deploymentId(admitted.number._id, admitted.agent._id),
+          purpose: body.purpose,
+          script: body.script,
+          detail_lines: normaliseDetails(body.details),
+          capture: body.capture,
+          ring_seconds: body.ring_seconds,
+          max_call_seconds: admitted.agent.max_call_minutes * 60,
+          metadata: body.metadata,
+          system_call: hasReservedMetadata(body.metadata),
+          recording: admitted.number.recording,
+          recording_uri: null,
+          duration_seconds: null,
+          outcome: null,
+          summary: null,
+          placed_at: null,
+          started_at: null,
+          ended_at: null,
+          transcript: null,
+          result: pendingResult() as CallDoc['result'],
+          readings: 0,
+          read_requests: 0,
+          reserved_minutes: admitted.reservedMinutes,
+          budget_day: admitted.budgetDay,
+          released_at: null,
+          billed_minutes: null,
+          step: 1,
+          created_at: at,
+          updated_at: at,
+        };
+        const input: CallWorkflowInput = {
+          callId,
+          tenantId: workspace._id,
+          direction: 'outbound',
+          ringSeconds: body.ring_seconds,
+          maxCallSeconds: call.max_call_seconds,
+          createdAt: at.toISOString(),
+        };
+        try {
+          await calls.insertOne(call);
+          await deps.temporal.workflow.start('callWorkflow', {
+            workflowId: callWorkflowId(callId),
+            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+            args: [input],
+          });
+        } catch (err) {
+          // Nothing was dialled: give back the places taken, and leave no live-looking record.
+          await releaseLiveSlot(deps.db, workspace._id, callId);
+          await returnDailyBudget(deps.db, workspace._id, admitted.budgetDay, admitted.reservedMinutes);
+          await calls.deleteOne({ _id: callId });
+          throw err;
+        }
+
+        const placement = await waitForPlacement(callId);
+        if (placement && !placement.placed) {
+          throw new ApiError('internal', 'The call could not be placed on the network.', { reason: 'originate_failed', call_id: callId });
+        }
+        ctx.status = 201;
+        ctx.body = createdCallView(call);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/calls/{call_id}',
+      operationId: 'getCall',
+      summary: 'Read a call of the workspace: outbound, inbound or campaign.',
+      auth: { scope: 'calls:write' },
+      params: callIdParams,
+      response: { status: 200, description: 'The call.', schema: callSchema },
+      errors: ['not_found'],
+      handler: async (ctx) => {
+        const { call_id } = ctx.params as { call_id: string };
+        const call = await calls.findOne({ _id: call_id, tenant_id: ctx.state.workspace!._id });
+        if (!call) throw callNotFound();
+        ctx.body = callView(call);
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/calls/{call_id}/hangup',
+      operationId: 'hangupCall',
+      summary: 'End a ringing or connected call; safe to repeat.',
+      auth: { scope: 'calls:write' },
+      params: callIdParams,
+      response: { status: 200, description: '`ended` is true when a hang-up was sent.', schema: hangupSchema },
+      errors: ['not_found'],
+      handler: async (ctx) => {
+        const { call_id } = ctx.params as { call_id: string };
+        const call = await calls.findOne({ _id: call_id, tenant_id: ctx.state.workspace!._id });
+        if (!call) throw callNotFound();
+        let ended = false;
+        if (call.status === 'ringing' || call.status === 'in_progress') {
+          try {
+            ended = await deps.temporal.workflow.getHandle(callWorkflowId(call._id)).executeUpdate(hangupUpdate);
+          } catch (err) {
+            // The call finished in the meantime: nothing to end.
+            if (!(err instanceof WorkflowNotFoundError) && !(err instanceof WorkflowUpdateFailedError)) throw err;
+          }
+        }
+        ctx.body = { call_id: call._id, ended };
+      },
+    },
+  ];
+}

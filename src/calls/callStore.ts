@@ -1,0 +1,97 @@
+import type { Collection, Db } from 'mongodb';
+import type { DetailLine } from './details';
+import type { Capture, CallDirection, CallOutcome, CallResult, CallStatus, TranscriptTurn } from './types';
+
+/**
+ * The call read model. The API writes the first version (so a GET right after the 201
+ * finds it); after that only the call workflow's activities write it, each write carrying
+ * the workflow's step number so a retried or late write never moves a call backwards.
+ */
+export interface CallDoc {
+  _id: string;
+  tenant_id: string;
+  direction: CallDirection;
+  status: CallStatus;
+  /** E.164: the number dialled (outbound) or the caller's number (inbound). */
+  to: string;
+  /** Digits only: caller ID (outbound) or the number dialled (inbound). */
+  from_number: string;
+  /** The agent deployed to the caller-ID number: the one that speaks. */
+  agent_id: string;
+  /** What the request's `agent_id` said (echoed on create only). */
+  requested_agent_id: string | null;
+  deployment_id: string;
+  purpose: string | null;
+  script: string | null;
+  detail_lines: DetailLine[];
+  capture: Capture | null;
+  ring_seconds: number;
+  max_call_seconds: number;
+  metadata: Record<string, unknown>;
+  /** True when the request's metadata carries a reserved key (campaign or follow-up call). */
+  system_call: boolean;
+  recording: boolean;
+  recording_uri: string | null;
+  duration_seconds: number | null;
+  outcome: CallOutcome | null;
+  summary: string | null;
+  placed_at: Date | null;
+  /** When the call was answered (connected); null for calls never answered. */
+  started_at: Date | null;
+  ended_at: Date | null;
+  transcript: TranscriptTurn[] | null;
+  result: Omit<CallResult, 'read_at'> & { read_at: Date | null };
+  /** How many readings have landed; numbers each `call.outcome`. */
+  readings: number;
+  /** Console re-reads requested; the next re-read is reading `read_requests + 2`. */
+  read_requests: number;
+  reserved_minutes: number;
+  /** The UTC day whose budget this call counted against. */
+  budget_day: string;
+  /** Set once the live slot and any reservation were given back. */
+  released_at: Date | null;
+  billed_minutes: number | null;
+  /** The workflow step that wrote the current state. */
+  step: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Live outbound calls of one workspace: the concurrency limit is a conditional update on this document. */
+export interface CallSlotsDoc {
+  _id: string;
+  live: string[];
+  count: number;
+}
+
+/** One workspace's outbound calls and reserved minutes on one UTC day. */
+export interface CallBudgetDoc {
+  _id: string;
+  tenant_id: string;
+  day: string;
+  calls: number;
+  minutes: number;
+}
+
+export interface CallCollections {
+  calls: Collection<CallDoc>;
+  slots: Collection<CallSlotsDoc>;
+  budgets: Collection<CallBudgetDoc>;
+}
+
+export function callCollections(db: Db): CallCollections {
+  return {
+    calls: db.collection<CallDoc>('calls'),
+    slots: db.collection<CallSlotsDoc>('call_slots'),
+    budgets: db.collection<CallBudgetDoc>('call_budgets'),
+  };
+}
+
+/** `dep_` + the number's digits and the agent: one number has one agent at a time. */
+export function deploymentId(numberDigits: string, agentId: string): string {
+  return `dep_${numberDigits}_${agentId.replace(/^bot_/, '')}`;
+}
+
+export function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}

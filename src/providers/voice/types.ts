@@ -1,0 +1,48 @@
+import type { Capture, CallDirection, CallOutcome, TranscriptTurn } from '../../calls/types';
+import type { DetailLine } from '../../calls/details';
+
+/**
+ * The voice provider (a telephony platform with the AI agent on the line). It places and
+ * ends calls and supplies transcripts; it reports what happens on the line (answered,
+ * handed to a human, ended) as signals to the call's workflow.
+ */
+export interface OriginateRequest {
+  callId: string;
+  tenantId: string;
+  direction: CallDirection;
+  to: string;
+  fromNumber: string;
+  agentId: string;
+  ringSeconds: number;
+  /** The fixed outbound opening, then what the agent is told. */
+  opening: string;
+  purpose: string | null;
+  script: string | null;
+  detailLines: DetailLine[];
+  capture: Capture | null;
+  /** When the workflow asked (ISO), so a retried originate plans the same call. */
+  requestedAt: string;
+}
+
+export interface VoiceProvider {
+  /** Places the call; throws `OriginateRefused` when the network will not place it. Idempotent per call id. */
+  originate(request: OriginateRequest): Promise<{ providerCallId: string }>;
+  /** Ends the call if it is still up; safe to repeat. */
+  hangup(callId: string): Promise<void>;
+  /** What was said while connected (the first `connectedSeconds` seconds). */
+  transcript(callId: string, connectedSeconds: number): Promise<TranscriptTurn[]>;
+}
+
+/** What the network says on the line, delivered to the call workflow as the `lineEvent` signal. */
+export type LineEvent =
+  | { kind: 'answered' }
+  | { kind: 'human_handoff' }
+  | { kind: 'human_active' }
+  | { kind: 'ended'; outcome: CallOutcome };
+
+export class OriginateRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OriginateRefused';
+  }
+}

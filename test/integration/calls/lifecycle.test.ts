@@ -1,0 +1,76 @@
+import request from 'supertest';
+import { startTestApi, type TestApi } from '../../support/app';
+import { bearer } from '../../support/http';
+import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+
+const CONSOLE = { Authorization: 'Bearer test-console-token-0123456789' };
+
+describe('a call end to end on the real dev server', () => {
+  let api: TestApi;
+  let ws: TestWorkspace;
+
+  beforeAll(async () => {
+    api = await startTestApi({ worker: true });
+    ws = await createTestWorkspace(api.db);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  async function script(destination: string, body: Record<string, unknown>) {
+    const res = await request(api.server)
+      .put(`/console/v1/workspaces/${ws.workspaceId}/simulator/calls/${encodeURIComponent(destination)}`)
+      .set(CONSOLE)
+      .send(body);
+    expect(res.status).toBe(200);
+  }
+
+  async function until(callId: string, done: (body: any) => boolean, timeoutMs = 30_000): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await request(api.server).get(`/api/v1/calls/${callId}`).set(bearer(ws.key));
+      expect(res.status).toBe(200);
+      if (done(res.body)) return res.body;
+      if (Date.now() > deadline) throw new Error(`call ${callId} stuck: ${JSON.stringify(res.body)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  it('rings, is answered, talks, ends and is read with every capture field answered', async () => {
+    await script('+919811100001', { ring_seconds: 0.5 });
+    const res = await request(api.server)
+      .post('/api/v1/calls')
+      .set(bearer(ws.key))
+      .send({
+        to: '+919811100001',
+        purpose: 'confirming tomorrow’s delivery',
+        capture: {
+          goal: 'Confirm the delivery slot',
+          fields: [
+            { label: 'Is someone home?', type: 'yes_no', required: true },
+            { label: 'Preferred slot', type: 'choice', options: ['Morning', 'Evening', 'morning'] },
+            { label: 'Rating', type: 'rating' },
+          ],
+          success: { field: 'is_someone_home', equals: 'yes' },
+        },
+      });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'ringing', direction: 'outbound', to: '+919811100001', agent_id: null, started_at: null, ended_at: null });
+    expect(res.body.from_number).toBe(ws.phoneNumber);
+    expect(res.body.result.state).toBe('pending');
+    expect(res.body.capture.fields[1]).toEqual({ key: 'preferred_slot', label: 'Preferred slot', type: 'choice', hint: null, options: ['Morning', 'Evening'], required: false, display: 'auto' });
+
+    const done = await until(res.body.call_id, (b) => b.result.state !== 'pending');
+    expect(done).toMatchObject({ status: 'completed', outcome: 'agent_hangup', agent_id: ws.agentId, from_number: ws.phoneNumber.slice(1) });
+    expect(done.duration_seconds).toBeGreaterThan(0);
+    expect(done.result).toMatchObject({
+      state: 'ready',
+      disposition: 'completed',
+      success: true,
+      fields: { is_someone_home: true, preferred_slot: 'Morning', rating: 4 },
+      captured: 3,
+      expected: 3,
+      missing_required: [],
+    });
+  });
+});

@@ -1,0 +1,102 @@
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { CallActivities } from '../activities/calls';
+import type { CallOutcome, CallStatus } from '../src/calls/types';
+import type { LineEvent } from '../src/providers/voice/types';
+import {
+  hangupUpdate,
+  lineEventSignal,
+  placementUpdate,
+  statusQuery,
+  type CallWorkflowInput,
+  type CallWorkflowResult,
+  type Placement,
+} from './callDefinitions';
+import { nowIso, readAndRecord } from './callReading';
+
+const calls = proxyActivities<CallActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20 },
+});
+
+/**
+ * One call's lifecycle (api-core §3): placed and ringing; answered (`in_progress`), maybe
+ * handed to a human; ended by the line, by a hang-up, by the ring time or by the agent's
+ * maximum length; then read. The workflow id is the call id.
+ */
+export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkflowResult> {
+  let status: CallStatus = input.direction === 'inbound' ? 'in_progress' : 'ringing';
+  let placement: Placement | null = null;
+  let hangupRequested = false;
+  const lineEvents: LineEvent[] = [];
+  let step = 1;
+
+  setHandler(statusQuery, () => status);
+  setHandler(placementUpdate, async () => {
+    await condition(() => placement !== null);
+    return placement!;
+  });
+  setHandler(hangupUpdate, () => {
+    if (hangupRequested || (status !== 'ringing' && status !== 'in_progress')) return false;
+    hangupRequested = true;
+    return true;
+  });
+  setHandler(lineEventSignal, (event) => {
+    lineEvents.push(event);
+  });
+
+  placement = await calls.placeCall({ callId: input.callId, requestedAt: input.createdAt });
+  if (!placement.placed) {
+    status = 'failed';
+    await calls.finishCall({ callId: input.callId, step: ++step, status, outcome: 'originate_error', answeredAt: null, endedAt: nowIso() });
+    await readAndRecord(input.callId, 1, false);
+    return { status, outcome: 'originate_error', durationSeconds: 0, resultState: 'ready' };
+  }
+  let answeredAt: string | null = input.direction === 'inbound' ? nowIso() : null;
+  await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt ?? nowIso(), placed: true });
+
+  // Ringing, then connected: each phase has its own deadline.
+  let deadline = Date.now() + (answeredAt ? input.maxCallSeconds : input.ringSeconds) * 1000;
+  let outcome: CallOutcome | null = null;
+  let lineStillUp = true;
+  while (outcome === null) {
+    const woke = await condition(() => lineEvents.length > 0 || hangupRequested, Math.max(0, deadline - Date.now()));
+    if (!woke) {
+      outcome = answeredAt ? 'max_duration' : 'no_answer';
+      break;
+    }
+    if (hangupRequested) {
+      outcome = 'agent_hangup';
+      break;
+    }
+    const event = lineEvents.shift()!;
+    if (event.kind === 'ended') {
+      outcome = event.outcome;
+      lineStillUp = false;
+    } else if (event.kind === 'answered' && !answeredAt) {
+      answeredAt = nowIso();
+      status = 'in_progress';
+      deadline = Date.now() + input.maxCallSeconds * 1000;
+      await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt });
+    } else if ((event.kind === 'human_handoff' || event.kind === 'human_active') && answeredAt) {
+      status = event.kind;
+      await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: nowIso() });
+    }
+  }
+  // A hang-up that arrives from now on finds the call ending and answers `ended: false`.
+  status = 'completed';
+  const endedAt = nowIso();
+  if (lineStillUp) await calls.hangUpLine({ callId: input.callId });
+
+  const finished = await calls.finishCall({ callId: input.callId, step: ++step, status, outcome, answeredAt, endedAt });
+  const durationSeconds = answeredAt ? Math.max(0, Math.round((Date.parse(endedAt) - Date.parse(answeredAt)) / 1000)) : 0;
+  const resultState = finished.decided
+    ? await calls.recordReading({
+        callId: input.callId,
+        reading: 1,
+        outcome: { kind: 'decided', decided: finished.decided },
+        keepReadyOnFailure: false,
+        readAt: nowIso(),
+      })
+    : await readAndRecord(input.callId, 1, false);
+  return { status, outcome, durationSeconds, resultState: resultState === 'ready' ? 'ready' : 'failed' };
+}
