@@ -2,13 +2,16 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Db } from 'mongodb';
 import { eventsCollection, type EventDoc } from './eventStore';
 import type { EventDispatcher } from './publisher';
+import { DISPATCH_EVENT_WORKFLOW_NAME, type DispatchEventInput } from '../../workflows/webhookDefinitions';
 
-/** The workflow that fans one stored event out to its endpoints; its id is the event id. */
-export const DISPATCH_EVENT_WORKFLOW = 'dispatchEvent';
+/** The workflow that fans one stored event out to its endpoints (workflows/dispatchEvent.ts); its id is the event id. */
+export const DISPATCH_EVENT_WORKFLOW = DISPATCH_EVENT_WORKFLOW_NAME;
 
 /**
  * Starts the event's fan-out workflow (the engine refuses a second start of the same event
- * id, so a repeat is harmless), then marks the event dispatched.
+ * id, so a repeat is harmless), then marks the event dispatched. REJECT_DUPLICATE refuses
+ * the id even after that run has closed: a producer that died after the start but before
+ * marking, swept later, must not fan the event out (and deliver it) a second time.
  */
 export function createTemporalDispatcher(db: Db, temporal: Client, taskQueue: string): EventDispatcher {
   return {
@@ -17,7 +20,8 @@ export function createTemporalDispatcher(db: Db, temporal: Client, taskQueue: st
         await temporal.workflow.start(DISPATCH_EVENT_WORKFLOW, {
           workflowId: event._id,
           taskQueue,
-          args: [{ eventId: event._id, tenantId: event.tenant_id }],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          args: [{ eventId: event._id, tenantId: event.tenant_id } satisfies DispatchEventInput],
         });
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

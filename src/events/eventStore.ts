@@ -20,6 +20,11 @@ export interface EventDoc {
   dedupe_key: string;
   /** Set once delivery workflows were started for it; null events are picked up by a sweeper. */
   dispatched_at: Date | null;
+  /**
+   * The envelope serialised once, at append: every delivery attempt and every replay sends
+   * (and signs) these exact bytes, whatever a round trip through the database does to types.
+   */
+  payload: string;
 }
 
 export interface EventInput {
@@ -61,10 +66,9 @@ export function withoutNulls(data: Record<string, unknown>): Record<string, unkn
   return out;
 }
 
-/** Stores the event unless its dedupe key was stored before; returns the stored event either way. */
-export async function appendEvent(db: Db, input: EventInput): Promise<EventDoc> {
-  const events = eventsCollection(db);
-  const doc: EventDoc = {
+/** The document an input stores: id from the dedupe key, time to the second, payload serialised. */
+export function newEventDoc(input: EventInput): EventDoc {
+  const fields = {
     _id: eventIdFor(input.tenantId, input.dedupeKey),
     tenant_id: input.tenantId,
     type: input.type,
@@ -73,13 +77,20 @@ export async function appendEvent(db: Db, input: EventInput): Promise<EventDoc> 
     dedupe_key: input.dedupeKey,
     dispatched_at: null,
   };
+  return { ...fields, payload: JSON.stringify(toEnvelope(fields)) };
+}
+
+/** Stores the event unless its dedupe key was stored before; returns the stored event either way. */
+export async function appendEvent(db: Db, input: EventInput): Promise<EventDoc> {
+  const events = eventsCollection(db);
+  const doc = newEventDoc(input);
   if (await insertIfAbsent(events, doc)) return doc;
   const existing = await events.findOne({ _id: doc._id });
   if (!existing) throw new Error(`event ${doc._id} vanished after a duplicate insert`);
   return existing;
 }
 
-export function toEnvelope(doc: EventDoc): EventEnvelope {
+export function toEnvelope(doc: Pick<EventDoc, '_id' | 'type' | 'created_at' | 'tenant_id' | 'data'>): EventEnvelope {
   return {
     id: doc._id,
     type: doc.type,

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { Runtime } from '@temporalio/worker';
-import { loadConfig } from '../config';
+import { loadConfig, webhookPrivateUrlsAllowed } from '../config';
 import { connectMongo } from '../db/mongo';
 import { ensureIndexes } from '../db/collections';
 import { createLogger } from '../observability/logger';
@@ -10,6 +10,8 @@ import { temporalLoggerFrom } from '../observability/temporalLogger';
 import { createWorker } from '../worker/createWorker';
 import { buildActivityDeps } from '../worker/activityDeps';
 import { connectTemporalClient } from '../temporal/client';
+import { createTemporalDispatcher } from '../events/dispatcher';
+import { createEventSweeper } from '../events/sweeper';
 import { runMain, shutdownSignal } from './runMain';
 
 /**
@@ -29,7 +31,10 @@ runMain(async () => {
   const temporal = await connectTemporalClient(config);
   const { worker, connection } = await createWorker({
     config,
-    deps: buildActivityDeps({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+    deps: buildActivityDeps(
+      { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
+      { webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) } },
+    ),
     activityInterceptors: [activityMetricsInterceptor(registry)],
   });
 
@@ -49,6 +54,14 @@ runMain(async () => {
   });
   await new Promise<void>((resolve) => http.listen(config.WORKER_METRICS_PORT, config.HOST, resolve));
 
+  // Events whose producer died between storing and dispatching are dispatched from here.
+  const sweeper = createEventSweeper({
+    db,
+    dispatcher: createTemporalDispatcher(db, temporal, config.TEMPORAL_TASK_QUEUE),
+    onError: (err) => logger.warn({ err }, 'event sweep failed'),
+  });
+  sweeper.start();
+
   const running = worker.run();
   logger.info(
     { taskQueue: config.TEMPORAL_TASK_QUEUE, metrics: `http://${config.HOST}:${config.WORKER_METRICS_PORT}/metrics` },
@@ -60,6 +73,7 @@ runMain(async () => {
     worker.shutdown();
   }
   await running;
+  await sweeper.stop();
   http.close();
   await connection.close();
   await temporal.connection.close();

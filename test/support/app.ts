@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { Connection, Client } from '@temporalio/client';
 import type { Db, MongoClient } from 'mongodb';
 import { createApp } from '../../api/app';
-import { requireApiSettings, type Config } from '../../src/config';
+import { requireApiSettings, webhookPrivateUrlsAllowed, type Config } from '../../src/config';
 import { connectMongo } from '../../src/db/mongo';
 import { createTemporalProbe } from '../../src/temporal/client';
 import { MongoCounterStore, type CounterStore } from '../../src/rateLimit/counterStore';
@@ -64,7 +64,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, now, w
   if (withWorker) {
     const deps = buildActivityDeps(
       { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
-      typeof withWorker === 'object' ? withWorker : {},
+      { webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) }, ...(typeof withWorker === 'object' ? withWorker : {}) },
     );
     const { worker, connection } = await createWorker({ config, deps, workflowBundlePath: testServers.workflowBundle() });
     running = { worker, connection, done: worker.run() };

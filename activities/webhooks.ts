@@ -1,0 +1,149 @@
+import { Context } from '@temporalio/activity';
+import type { Db } from 'mongodb';
+import { eventsCollection } from '../src/events/eventStore';
+import { endpointReceives } from '../src/events/types';
+import { cancelDelivery, recordAttempt, webhookDeliveries, type DeliveryIdentity } from '../src/webhooks/deliveries';
+import { signingSecrets, webhookEndpoints } from '../src/webhooks/endpoints';
+import { sendWebhook } from '../src/webhooks/send';
+import { signedHeaders } from '../src/webhooks/signature';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  type AttemptInput,
+  type AttemptResult,
+  type DispatchEventInput,
+  type DispatchEventResult,
+} from '../workflows/webhookDefinitions';
+
+export interface WebhookDeliverySettings {
+  /** WEBHOOK_ALLOW_PRIVATE_URLS: deliver to loopback and private addresses (local development, tests). */
+  allowPrivateUrls: boolean;
+}
+
+export interface WebhookActivityDeps {
+  db: Db;
+  /** Absent means the production rule: public addresses only. */
+  webhooks?: WebhookDeliverySettings;
+  now?: () => Date;
+}
+
+function activitySignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined; // called outside a worker (a test calling the function directly)
+  }
+}
+
+export function createWebhookActivities({ db, webhooks, now = () => new Date() }: WebhookActivityDeps) {
+  const events = eventsCollection(db);
+  const endpoints = webhookEndpoints(db);
+  const allowPrivate = webhooks?.allowPrivateUrls ?? false;
+
+  /** The delivery's identity, with the event's type; null when the event is gone (never expected). */
+  async function identify(input: AttemptInput): Promise<{ who: DeliveryIdentity; payload: string } | null> {
+    const event = await events.findOne({ _id: input.eventId });
+    if (!event || event.tenant_id !== input.tenantId) return null;
+    return {
+      who: { deliveryId: input.deliveryId, tenantId: input.tenantId, endpointId: input.endpointId, eventId: input.eventId, eventType: event.type, trigger: input.trigger },
+      payload: event.payload,
+    };
+  }
+
+  const statusAfterFailure = (input: AttemptInput) => (input.retryDelayMs === null ? 'failed' : 'pending');
+
+  return {
+    /**
+     * The enabled endpoints of the event's workspace that receive its type. A read only,
+     * so safe to retry; an endpoint added after this ran does not get the event.
+     */
+    async listWebhookTargets(input: DispatchEventInput): Promise<DispatchEventResult> {
+      const event = await events.findOne({ _id: input.eventId });
+      if (!event || event.tenant_id !== input.tenantId) return { endpointIds: [] };
+      const candidates = await endpoints
+        .find({ tenant_id: input.tenantId, enabled: true }, { projection: { _id: 1, event_types: 1 } })
+        .sort({ created_at: 1, _id: 1 })
+        .toArray();
+      return { endpointIds: candidates.filter((e) => endpointReceives(e.event_types, event.type)).map((e) => e._id) };
+    },
+
+    /**
+     * One attempt: POST the event's stored bytes, signed now, to the endpoint's current URL,
+     * and record the answer. Not retried by Temporal (the workflow owns the schedule); if
+     * it runs twice for one attempt number the receiver may get the event twice (at least
+     * once) but the attempt is recorded once.
+     */
+    async attemptWebhookDelivery(input: AttemptInput): Promise<AttemptResult> {
+      const found = await identify(input);
+      if (!found) return { status: 'cancelled', statusCode: null, error: 'event not found' };
+      const { who, payload } = found;
+      const endpoint = await endpoints.findOne({ _id: input.endpointId });
+      if (!endpoint || endpoint.tenant_id !== input.tenantId || !endpoint.enabled) {
+        const reason = endpoint && endpoint.tenant_id === input.tenantId ? 'endpoint_disabled' : 'endpoint_deleted';
+        await cancelDelivery(db, who, reason, now());
+        return { status: 'cancelled', statusCode: null, error: reason };
+      }
+
+      // The signature's timestamp is the moment of sending, so a receiver's tolerance check
+      // sees a fresh one on every attempt; the body is the same stored bytes every time.
+      const attemptedAt = now();
+      const body = Buffer.from(payload, 'utf8');
+      const headers = signedHeaders(signingSecrets(endpoint, attemptedAt), input.eventId, Math.floor(attemptedAt.getTime() / 1000), body);
+      const sent = await sendWebhook({ url: endpoint.url, body, headers, timeoutMs: ATTEMPT_TIMEOUT_MS, allowPrivate, signal: activitySignal() });
+
+      const ok = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
+      const error = ok ? null : (sent.error ?? `answered ${sent.statusCode}`);
+      const status = ok ? 'succeeded' : statusAfterFailure(input);
+      const doneAt = now();
+      await recordAttempt(
+        db,
+        who,
+        {
+          attempt: {
+            attempt: input.attempt,
+            attempted_at: attemptedAt,
+            url: endpoint.url,
+            status_code: sent.statusCode,
+            duration_ms: sent.durationMs,
+            error,
+            response_body: sent.responseBody,
+          },
+          status,
+          nextAttemptAt: status === 'pending' ? new Date(doneAt.getTime() + input.retryDelayMs!) : null,
+          completedAt: status === 'pending' ? null : doneAt,
+        },
+        doneAt,
+      );
+      return { status, statusCode: sent.statusCode, error };
+    },
+
+    /**
+     * Records an attempt whose activity never reported (its worker died, or it overran its
+     * deadline). If that activity did record before dying, its record and outcome stand (a
+     * 2xx it got is a success, not a reason to send again).
+     */
+    async recordLostWebhookAttempt(input: AttemptInput & { error: string }): Promise<AttemptResult> {
+      const found = await identify(input);
+      if (!found) return { status: 'cancelled', statusCode: null, error: 'event not found' };
+      const recorded = await webhookDeliveries(db).findOne({ _id: input.deliveryId });
+      const mine = recorded?.attempts?.find((a) => a.attempt === input.attempt);
+      if (recorded && mine) return { status: recorded.status, statusCode: mine.status_code, error: mine.error };
+      const at = now();
+      const status = statusAfterFailure(input);
+      const endpoint = await endpoints.findOne({ _id: input.endpointId });
+      await recordAttempt(
+        db,
+        found.who,
+        {
+          attempt: { attempt: input.attempt, attempted_at: at, url: endpoint?.url ?? '', status_code: null, duration_ms: null, error: input.error, response_body: null },
+          status,
+          nextAttemptAt: status === 'pending' ? new Date(at.getTime() + input.retryDelayMs!) : null,
+          completedAt: status === 'pending' ? null : at,
+        },
+        at,
+      );
+      return { status, statusCode: null, error: input.error };
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

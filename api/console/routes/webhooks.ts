@@ -1,0 +1,264 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { webhookPrivateUrlsAllowed } from '../../../src/config';
+import { cursorSecret } from '../../../src/auth/secrets';
+import { newId } from '../../../src/domain/ids';
+import { eventsCollection, newEventDoc } from '../../../src/events/eventStore';
+import { PING_EVENT_TYPE, SUBSCRIBABLE_EVENT_TYPES } from '../../../src/events/types';
+import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
+import {
+  MAX_ENDPOINTS_PER_WORKSPACE,
+  PREVIOUS_SECRET_GRACE_MS,
+  webhookEndpoints,
+  type WebhookEndpointDoc,
+} from '../../../src/webhooks/endpoints';
+import { newSigningSecret } from '../../../src/webhooks/signature';
+import { startDelivery } from '../../../src/webhooks/startDelivery';
+import { checkWebhookUrl } from '../../../src/webhooks/urlPolicy';
+import { deliveryWorkflowId, replayWorkflowId } from '../../../workflows/webhookDefinitions';
+import type { RequestState } from '../../context';
+import { ApiError } from '../../errors';
+import { CursorCodec, page, pageQuery } from '../../pagination';
+import { validate } from '../../validation';
+import { bodyOf, loadWorkspace, tenantList, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
+import { deliveryView, webhookView } from '../webhookViews';
+
+const webhookUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'expected an http or https URL' });
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'expected an http or https URL' });
+    else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'credentials in the URL are not supported; verify the signature instead' });
+  });
+
+/** Ticked types, each once, in the list's order; `[]` (the default) means every type. */
+const eventTypes = z
+  .array(z.enum(SUBSCRIBABLE_EVENT_TYPES))
+  .max(SUBSCRIBABLE_EVENT_TYPES.length)
+  .transform((types) => SUBSCRIBABLE_EVENT_TYPES.filter((t) => types.includes(t)));
+
+export const createWebhookBody = z.object({
+  url: webhookUrl,
+  event_types: eventTypes.default([]),
+  enabled: z.boolean().default(true),
+  description: z.string().trim().max(500).nullable().default(null),
+});
+
+export const updateWebhookBody = z
+  .object({ url: webhookUrl, event_types: eventTypes, enabled: z.boolean(), description: z.string().trim().max(500).nullable() })
+  .partial()
+  .strict();
+
+export const replayBody = z.object({ event_id: z.string().min(1).max(64) });
+
+const deliveriesQuery = pageQuery(200, 50).extend({
+  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']).optional(),
+  event_id: z.string().min(1).max(64).optional(),
+});
+
+/**
+ * Webhook endpoints (URL, event types, secret, enabled), their deliveries with every
+ * attempt, the test action (a `ping`) and replay. See docs/webhooks.md.
+ */
+export function webhookRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
+  const endpoints = webhookEndpoints(deps.db);
+  const deliveries = webhookDeliveries(deps.db);
+  const events = eventsCollection(deps.db);
+  const cursors = new CursorCodec(cursorSecret(deps.config));
+  const allowPrivate = webhookPrivateUrlsAllowed(deps.config);
+  const base = '/workspaces/:workspace_id/webhooks';
+
+  async function refusePrivate(url: string): Promise<void> {
+    const check = await checkWebhookUrl(url, allowPrivate);
+    if (check.ok) return;
+    if (check.reason === 'webhook_url_unresolvable') {
+      throw new ApiError('invalid_argument', `The webhook URL's host ${check.host} could not be resolved.`, { reason: check.reason, host: check.host });
+    }
+    throw new ApiError(
+      'invalid_argument',
+      `Webhook URLs may not point at private, loopback or link-local addresses; ${check.host} is ${check.address}.`,
+      { reason: check.reason, host: check.host, address: check.address },
+    );
+  }
+
+  async function ownEndpoint(tenantId: string, webhookId: string): Promise<WebhookEndpointDoc> {
+    const endpoint = await endpoints.findOne({ _id: webhookId, tenant_id: tenantId });
+    if (!endpoint) throw new ApiError('not_found', 'Webhook endpoint not found.');
+    return endpoint;
+  }
+
+  function enabledOnly(endpoint: WebhookEndpointDoc): void {
+    if (!endpoint.enabled) {
+      throw new ApiError('failed_precondition', 'This webhook endpoint is disabled; enable it first.', { reason: 'webhook_disabled' });
+    }
+  }
+
+  const webhookIdOf = (ctx: unknown) => (ctx as Params<'webhook_id'>).params.webhook_id;
+
+  router.get('/event-types', async (ctx) => {
+    ctx.body = { items: [...SUBSCRIBABLE_EVENT_TYPES] };
+  });
+
+  router.post(base, ...withWorkspaceBody(deps, createWebhookBody), async (ctx) => {
+    const body = bodyOf(ctx, createWebhookBody);
+    const tenantId = ctx.state.workspace!._id;
+    if ((await endpoints.countDocuments({ tenant_id: tenantId })) >= MAX_ENDPOINTS_PER_WORKSPACE) {
+      throw new ApiError('conflict', `A workspace can have at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints.`, {
+        reason: 'webhook_limit_reached',
+        limit: MAX_ENDPOINTS_PER_WORKSPACE,
+      });
+    }
+    await refusePrivate(body.url);
+    const now = deps.now();
+    const doc: WebhookEndpointDoc = {
+      _id: newId('whk', now),
+      tenant_id: tenantId,
+      url: body.url,
+      event_types: body.event_types,
+      enabled: body.enabled,
+      description: body.description,
+      secret: newSigningSecret(),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await endpoints.insertOne(doc);
+    ctx.status = 201;
+    ctx.body = { ...webhookView(doc, now), secret: doc.secret };
+  });
+
+  tenantList(router, deps, 'webhooks', endpoints, (doc) => webhookView(doc, deps.now()));
+
+  router.get(`${base}/:webhook_id`, loadWorkspace(deps), async (ctx) => {
+    ctx.body = webhookView(await ownEndpoint(ctx.state.workspace!._id, webhookIdOf(ctx)), deps.now());
+  });
+
+  router.patch(`${base}/:webhook_id`, ...withWorkspaceBody(deps, updateWebhookBody), async (ctx) => {
+    const body = bodyOf(ctx, updateWebhookBody);
+    const tenantId = ctx.state.workspace!._id;
+    await ownEndpoint(tenantId, webhookIdOf(ctx));
+    if (body.url !== undefined) await refusePrivate(body.url);
+    const now = deps.now();
+    const updated = await endpoints.findOneAndUpdate(
+      { _id: webhookIdOf(ctx), tenant_id: tenantId },
+      { $set: { ...body, updated_at: now } },
+      { returnDocument: 'after' },
+    );
+    if (!updated) throw new ApiError('not_found', 'Webhook endpoint not found.');
+    ctx.body = webhookView(updated, now);
+  });
+
+  router.post(`${base}/:webhook_id/rotate-secret`, loadWorkspace(deps), async (ctx) => {
+    const tenantId = ctx.state.workspace!._id;
+    const current = await ownEndpoint(tenantId, webhookIdOf(ctx));
+    const now = deps.now();
+    const secret = newSigningSecret();
+    // Conditional on the secret read, so two rotations at once cannot both claim the grace slot.
+    const updated = await endpoints.findOneAndUpdate(
+      { _id: current._id, tenant_id: tenantId, secret: current.secret },
+      {
+        $set: {
+          secret,
+          previous_secret: current.secret,
+          previous_secret_expires_at: new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS),
+          updated_at: now,
+        },
+      },
+      { returnDocument: 'after' },
+    );
+    if (!updated) throw new ApiError('conflict', 'The secret was rotated by another request; try again.', { reason: 'webhook_secret_rotating' });
+    ctx.body = { ...webhookView(updated, now), secret };
+  });
+
+  router.delete(`${base}/:webhook_id`, loadWorkspace(deps), async (ctx) => {
+    const result = await endpoints.deleteOne({ _id: webhookIdOf(ctx), tenant_id: ctx.state.workspace!._id });
+    if (result.deletedCount === 0) throw new ApiError('not_found', 'Webhook endpoint not found.');
+    ctx.body = { webhook_id: webhookIdOf(ctx), deleted: true };
+  });
+
+  router.post(`${base}/:webhook_id/test`, loadWorkspace(deps), async (ctx) => {
+    const tenantId = ctx.state.workspace!._id;
+    const endpoint = await ownEndpoint(tenantId, webhookIdOf(ctx));
+    enabledOnly(endpoint);
+    const now = deps.now();
+    // A ping is stored like any event (so it can be replayed and its bytes stay fixed) but
+    // marked dispatched: it goes to this endpoint only, never through the fan-out.
+    const ping = { ...newEventDoc({ tenantId, type: PING_EVENT_TYPE, dedupeKey: `ping:${newId('png', now)}`, data: { webhook_id: endpoint._id }, createdAt: now }), dispatched_at: now };
+    await events.insertOne(ping);
+    const delivery = await startDelivery(
+      deps.db,
+      deps.temporal,
+      deps.config.TEMPORAL_TASK_QUEUE,
+      { deliveryId: deliveryWorkflowId(ping._id, endpoint._id), tenantId, eventId: ping._id, endpointId: endpoint._id, trigger: 'test', eventType: ping.type },
+      now,
+    );
+    ctx.status = 202;
+    ctx.body = deliveryView(delivery, true);
+  });
+
+  router.post(`${base}/:webhook_id/replay`, ...withWorkspaceBody(deps, replayBody), async (ctx) => {
+    const body = bodyOf(ctx, replayBody);
+    const tenantId = ctx.state.workspace!._id;
+    const endpoint = await ownEndpoint(tenantId, webhookIdOf(ctx));
+    const event = await events.findOne({ _id: body.event_id });
+    if (!event || event.tenant_id !== tenantId) throw new ApiError('not_found', 'Event not found.');
+    enabledOnly(endpoint);
+    const now = deps.now();
+    const delivery = await startDelivery(
+      deps.db,
+      deps.temporal,
+      deps.config.TEMPORAL_TASK_QUEUE,
+      {
+        deliveryId: replayWorkflowId(event._id, endpoint._id, newId('rpl', now)),
+        tenantId,
+        eventId: event._id,
+        endpointId: endpoint._id,
+        trigger: 'replay',
+        eventType: event.type,
+      },
+      now,
+    );
+    ctx.status = 202;
+    ctx.body = deliveryView(delivery, true);
+  });
+
+  router.get(`${base}/:webhook_id/deliveries`, loadWorkspace(deps), validate({ query: deliveriesQuery }), async (ctx) => {
+    const query = ctx.state.input!.query as z.infer<typeof deliveriesQuery>;
+    const tenantId = ctx.state.workspace!._id;
+    const endpoint = await ownEndpoint(tenantId, webhookIdOf(ctx));
+    const list = `webhook-deliveries:${endpoint._id}`;
+    const filter: Record<string, unknown> = { tenant_id: tenantId, endpoint_id: endpoint._id };
+    if (query.status) filter.status = query.status;
+    if (query.event_id) filter.event_id = query.event_id;
+    if (query.cursor) {
+      const [ms, id] = cursors.decode(query.cursor, tenantId, list) as [number, string];
+      const at = new Date(ms);
+      filter.$or = [{ created_at: { $lt: at } }, { created_at: at, _id: { $lt: id } }];
+    }
+    const docs = await deliveries.find(filter).sort({ created_at: -1, _id: -1 }).limit(query.limit).toArray();
+    ctx.body = page(
+      docs,
+      query.limit,
+      (d: WebhookDeliveryDoc) => deliveryView(d, false),
+      (last) => cursors.encode(tenantId, list, [last.created_at.getTime(), last._id]),
+    );
+  });
+
+  router.get(`${base}/:webhook_id/deliveries/:delivery_id`, loadWorkspace(deps), async (ctx) => {
+    const { delivery_id } = (ctx as unknown as Params<'delivery_id'>).params;
+    const tenantId = ctx.state.workspace!._id;
+    const endpoint = await ownEndpoint(tenantId, webhookIdOf(ctx));
+    const delivery = await deliveries.findOne({ _id: delivery_id, tenant_id: tenantId, endpoint_id: endpoint._id });
+    if (!delivery) throw new ApiError('not_found', 'Delivery not found.');
+    ctx.body = deliveryView(delivery, true);
+  });
+}

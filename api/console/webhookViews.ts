@@ -1,0 +1,46 @@
+import type { AttemptRecord, WebhookDeliveryDoc } from '../../src/webhooks/deliveries';
+import type { WebhookEndpointDoc } from '../../src/webhooks/endpoints';
+import { formatTimestamp } from '../format';
+
+/** How the console shows webhook endpoints and deliveries; never a secret, except once when issued. */
+
+export const webhookView = (w: WebhookEndpointDoc, now: Date) => ({
+  webhook_id: w._id,
+  url: w.url,
+  event_types: w.event_types,
+  enabled: w.enabled,
+  description: w.description,
+  /** Until then the previous secret still signs deliveries alongside the current one. */
+  previous_secret_expires_at:
+    w.previous_secret_expires_at && w.previous_secret_expires_at.getTime() > now.getTime() ? formatTimestamp(w.previous_secret_expires_at) : null,
+  created_at: formatTimestamp(w.created_at),
+  updated_at: formatTimestamp(w.updated_at),
+});
+
+export const attemptView = (a: AttemptRecord) => ({
+  attempt: a.attempt,
+  attempted_at: formatTimestamp(a.attempted_at),
+  url: a.url,
+  status_code: a.status_code,
+  duration_ms: a.duration_ms,
+  error: a.error,
+  response_body: a.response_body,
+});
+
+/** Fields FerretDB may have left out (an upsert drops `null` from `$setOnInsert`) read as null. */
+export const deliveryView = (d: WebhookDeliveryDoc, withAttempts: boolean) => ({
+  delivery_id: d._id,
+  webhook_id: d.endpoint_id,
+  event_id: d.event_id,
+  event_type: d.event_type,
+  trigger: d.trigger,
+  status: d.status,
+  attempt_count: d.attempt_count ?? 0,
+  last_status_code: d.last_status_code ?? null,
+  last_error: d.last_error ?? null,
+  next_attempt_at: formatTimestamp(d.next_attempt_at),
+  cancel_reason: d.cancel_reason ?? null,
+  created_at: formatTimestamp(d.created_at),
+  completed_at: formatTimestamp(d.completed_at),
+  ...(withAttempts ? { attempts: (d.attempts ?? []).map(attemptView) } : {}),
+});

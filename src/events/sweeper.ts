@@ -1,0 +1,91 @@
+import type { Db } from 'mongodb';
+import { eventsCollection } from './eventStore';
+import type { EventDispatcher } from './publisher';
+
+/**
+ * Finds events a producer stored but never dispatched (it died between the two steps, or
+ * Temporal did not answer) and dispatches them, so every stored event reaches its
+ * endpoints: at least once overall. Runs in each worker process; several sweepers at once
+ * are harmless because dispatching is idempotent (the engine refuses a second fan-out).
+ */
+
+export interface SweeperOptions {
+  db: Db;
+  dispatcher: EventDispatcher;
+  /** Events younger than this are left to their producer, which is probably still dispatching. */
+  graceMs?: number;
+  intervalMs?: number;
+  /** At most this many events per sweep; the next sweep takes the rest. */
+  batchSize?: number;
+  now?: () => Date;
+  onError?: (err: unknown) => void;
+}
+
+export interface EventSweeper {
+  /** One pass; the number of events dispatched. */
+  sweepOnce(): Promise<number>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export const SWEEP_GRACE_MS = 30_000;
+export const SWEEP_INTERVAL_MS = 15_000;
+
+export function createEventSweeper({
+  db,
+  dispatcher,
+  graceMs = SWEEP_GRACE_MS,
+  intervalMs = SWEEP_INTERVAL_MS,
+  batchSize = 200,
+  now = () => new Date(),
+  onError = () => undefined,
+}: SweeperOptions): EventSweeper {
+  const events = eventsCollection(db);
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+
+  async function sweepOnce(): Promise<number> {
+    const cutoff = new Date(now().getTime() - graceMs);
+    const stale = await events
+      .find({ dispatched_at: null, created_at: { $lt: cutoff } })
+      .sort({ created_at: 1 })
+      .limit(batchSize)
+      .toArray();
+    let dispatched = 0;
+    for (const event of stale) {
+      try {
+        await dispatcher.dispatch(event);
+        dispatched++;
+      } catch (err) {
+        onError(err);
+      }
+    }
+    return dispatched;
+  }
+
+  let busy = false;
+  const tick = () => {
+    if (busy) return; // a slow sweep is never overlapped by the next
+    busy = true;
+    running = sweepOnce()
+      .catch(onError)
+      .finally(() => {
+        busy = false;
+      });
+  };
+
+  return {
+    sweepOnce,
+    start() {
+      if (timer) return;
+      tick();
+      timer = setInterval(tick, intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { MongoServerError, type Collection, type Db } from 'mongodb';
+
+/**
+ * One (event, endpoint) delivery and every attempt at it: the read model of a delivery
+ * workflow, written by its activities, read by the console. Its `_id` is the workflow id.
+ */
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+
+/** What started the delivery: the event's fan-out, a console replay, or the console's test action. */
+export type DeliveryTrigger = 'event' | 'replay' | 'test';
+
+export interface AttemptRecord {
+  /** 1-based, assigned by the workflow: a retried activity records the same attempt once. */
+  attempt: number;
+  /** When the request was sent (the signature's timestamp). */
+  attempted_at: Date;
+  url: string;
+  /** null when no HTTP answer came. */
+  status_code: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  response_body: string | null;
+}
+
+export interface WebhookDeliveryDoc {
+  _id: string;
+  tenant_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  trigger: DeliveryTrigger;
+  status: DeliveryStatus;
+  /** Absent until the first attempt is recorded (FerretDB drops `[]` from an upsert's insert). */
+  attempts?: AttemptRecord[];
+  attempt_count: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  /** When the next attempt is due while `pending` after a failure; null otherwise. */
+  next_attempt_at: Date | null;
+  /** Why a delivery was cancelled: `endpoint_deleted` or `endpoint_disabled`. */
+  cancel_reason: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export function webhookDeliveries(db: Db): Collection<WebhookDeliveryDoc> {
+  return db.collection<WebhookDeliveryDoc>('webhook_deliveries');
+}
+
+export interface DeliveryIdentity {
+  deliveryId: string;
+  tenantId: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  trigger: DeliveryTrigger;
+}
+
+export interface AttemptOutcome {
+  attempt: AttemptRecord;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+  completedAt: Date | null;
+}
+
+/**
+ * Appends an attempt unless that attempt number is already recorded, and moves the
+ * delivery to its new status, in one single-document write (creating the delivery on its
+ * first attempt). Safe to repeat: a second call with the same attempt number changes
+ * nothing, so an activity that recorded and then died is not counted twice.
+ */
+export async function recordAttempt(db: Db, who: DeliveryIdentity, outcome: AttemptOutcome, now: Date): Promise<void> {
+  try {
+    await webhookDeliveries(db).updateOne(
+      { _id: who.deliveryId, 'attempts.attempt': { $ne: outcome.attempt.attempt } },
+      {
+        $setOnInsert: {
+          tenant_id: who.tenantId,
+          endpoint_id: who.endpointId,
+          event_id: who.eventId,
+          event_type: who.eventType,
+          trigger: who.trigger,
+          created_at: now,
+        },
+        $set: {
+          status: outcome.status,
+          last_status_code: outcome.attempt.status_code,
+          last_error: outcome.attempt.error,
+          next_attempt_at: outcome.nextAttemptAt,
+          completed_at: outcome.completedAt,
+          cancel_reason: null,
+        },
+        $push: { attempts: outcome.attempt },
+        $inc: { attempt_count: 1 },
+      },
+      { upsert: true },
+    );
+  } catch (err) {
+    // The attempt was recorded already: the filter missed, and the upsert hit the existing _id.
+    if (err instanceof MongoServerError && err.code === 11000) return;
+    throw err;
+  }
+}
+
+/** Ends a delivery without an attempt (its endpoint was deleted or disabled). */
+export async function cancelDelivery(db: Db, who: DeliveryIdentity, reason: string, now: Date): Promise<void> {
+  await webhookDeliveries(db).updateOne(
+    { _id: who.deliveryId },
+    {
+      $setOnInsert: {
+        tenant_id: who.tenantId,
+        endpoint_id: who.endpointId,
+        event_id: who.eventId,
+        event_type: who.eventType,
+        trigger: who.trigger,
+        created_at: now,
+        attempt_count: 0,
+      },
+      $set: { status: 'cancelled', cancel_reason: reason, next_attempt_at: null, completed_at: now },
+    },
+    { upsert: true },
+  );
+}

@@ -1,0 +1,128 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { addressRange, hostOf, isPublicAddress, publicOnlyLookup } from './urlPolicy';
+
+/**
+ * One HTTP POST of a webhook: the exact body bytes, a hard deadline, no redirects followed
+ * (a 3xx is an answer that is not 2xx), and the address policy enforced on the connection
+ * itself. It never throws: every outcome is a result the caller records.
+ */
+
+export interface SendRequest {
+  url: string;
+  body: Buffer;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** Aborts the request (an activity cancelled by a worker shutting down). */
+  signal?: AbortSignal;
+}
+
+export interface SendResult {
+  /** null when no HTTP answer came (refused address, connection error, timeout). */
+  statusCode: number | null;
+  durationMs: number;
+  /** Why it failed without an answer, or null. */
+  error: string | null;
+  /** The start of the answer's body, for the console. */
+  responseBody: string | null;
+}
+
+/** How much of an answer's body is kept for the console; the rest is read and dropped. */
+const KEPT_BODY_BYTES = 1024;
+/** Past this the answer is cut off, so a receiver cannot stream forever at us. */
+const MAX_READ_BYTES = 256 * 1024;
+
+export const USER_AGENT = 'orchestrator-webhooks/1';
+
+// Connections are reused per policy, so a socket opened under one policy never serves the other.
+const agents = new Map<string, HttpAgent>();
+function agentFor(protocol: string, allowPrivate: boolean): HttpAgent {
+  const key = `${protocol}${allowPrivate}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, ...(allowPrivate ? {} : { lookup: publicOnlyLookup }) };
+    agent = protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+function describe(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'EWEBHOOKBLOCKED') return e.message;
+  if (e?.code && e.message && !e.message.includes(e.code)) return `${e.code}: ${e.message}`;
+  return e?.message || String(err);
+}
+
+export function sendWebhook(req: SendRequest): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const fail = (error: string): SendResult => ({ statusCode: null, durationMs: elapsed(), error, responseBody: null });
+
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    return Promise.resolve(fail('the endpoint URL is not valid'));
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.resolve(fail(`${url.protocol} URLs are not delivered to`));
+  const host = hostOf(url);
+  // Node does not call the lookup for IP literals, so they are judged here.
+  if (!req.allowPrivate && isIP(host) && !isPublicAddress(host)) {
+    return Promise.resolve(fail(`${host} is a ${addressRange(host)} address; private, loopback and link-local addresses are refused`));
+  }
+
+  return new Promise<SendResult>((resolve) => {
+    let settled = false;
+    const finish = (result: SendResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const outgoing = send(url, {
+      method: 'POST',
+      agent: agentFor(url.protocol, req.allowPrivate),
+      headers: {
+        ...req.headers,
+        'content-type': 'application/json',
+        'content-length': String(req.body.length),
+        'user-agent': USER_AGENT,
+      },
+    });
+    const timer = setTimeout(() => {
+      outgoing.destroy();
+      finish(fail(`no answer within ${req.timeoutMs / 1000} s`));
+    }, req.timeoutMs);
+    const onAbort = () => {
+      outgoing.destroy();
+      finish(fail('the attempt was interrupted (worker shutting down)'));
+    };
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    outgoing.on('error', (err) => finish(fail(describe(err))));
+    outgoing.on('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read - chunk.length < KEPT_BODY_BYTES) chunks.push(chunk);
+        if (read > MAX_READ_BYTES) res.destroy();
+      });
+      const done = () =>
+        finish({
+          statusCode: res.statusCode ?? null,
+          durationMs: elapsed(),
+          error: null,
+          responseBody: Buffer.concat(chunks).subarray(0, KEPT_BODY_BYTES).toString('utf8') || null,
+        });
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', done);
+    });
+    outgoing.end(req.body);
+  });
+}

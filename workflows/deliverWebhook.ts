@@ -1,0 +1,58 @@
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, sleep } from '@temporalio/workflow';
+import type { WebhookActivities } from '../activities/webhooks';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  DELIVERY_FAILED,
+  MAX_DELIVERY_ATTEMPTS,
+  RETRY_DELAYS_MS,
+  type AttemptResult,
+  type DeliverWebhookInput,
+  type DeliverWebhookResult,
+} from './webhookDefinitions';
+
+// One activity execution per attempt: this workflow owns the retry schedule (durable timers,
+// visible in its history), so Temporal must not retry the POST on its own. The deadline
+// leaves room past the HTTP timeout for reading and recording.
+const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: ATTEMPT_TIMEOUT_MS + 5_000,
+  retry: { maximumAttempts: 1 },
+});
+
+// Records an attempt whose activity died (worker killed, deadline passed); retried until it lands.
+const { recordLostWebhookAttempt } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+function lostAttemptReason(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
+    return `the attempt did not finish within ${(ATTEMPT_TIMEOUT_MS + 5_000) / 1000} s (the worker running it stopped?)`;
+  }
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return `the attempt failed before an answer was recorded: ${cause instanceof Error ? cause.message : String(cause)}`;
+}
+
+/**
+ * Delivers one event to one endpoint, at least once: POST, and on anything but a 2xx in
+ * time, wait the schedule's next delay and try again; after the last attempt the delivery
+ * is failed (and so is this workflow, with type WebhookDeliveryFailed). A deleted or
+ * disabled endpoint ends it as cancelled.
+ */
+export async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
+  for (let attempt = 1; attempt <= MAX_DELIVERY_ATTEMPTS; attempt++) {
+    const retryDelayMs = RETRY_DELAYS_MS[attempt - 1] ?? null;
+    let result: AttemptResult;
+    try {
+      result = await attemptWebhookDelivery({ ...input, attempt, retryDelayMs });
+    } catch (err) {
+      result = await recordLostWebhookAttempt({ ...input, attempt, retryDelayMs, error: lostAttemptReason(err) });
+    }
+    if (result.status === 'succeeded' || result.status === 'cancelled') return { status: result.status, attempts: attempt };
+    if (result.status === 'failed' || retryDelayMs === null) break;
+    await sleep(retryDelayMs);
+  }
+  throw ApplicationFailure.nonRetryable(
+    `Webhook delivery ${input.deliveryId} failed after ${MAX_DELIVERY_ATTEMPTS} attempts.`,
+    DELIVERY_FAILED,
+  );
+}

@@ -1,0 +1,38 @@
+import { ParentClosePolicy, proxyLocalActivities, startChild } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { WebhookActivities } from '../activities/webhooks';
+import { deliverWebhook } from './deliverWebhook';
+import { deliveryWorkflowId, type DispatchEventInput, type DispatchEventResult } from './webhookDefinitions';
+
+// A quick read of the workspace's endpoints: a local activity saves a round trip through the
+// server per event. Retried until MongoDB answers; the event is already stored.
+const { listWebhookTargets } = proxyLocalActivities<WebhookActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * Fans one stored event out to the workspace's endpoints that receive its type: one
+ * delivery workflow each, abandoned on close so deliveries (which retry for a day or more)
+ * outlive this short workflow. Its id is the event id.
+ */
+export async function dispatchEvent(input: DispatchEventInput): Promise<DispatchEventResult> {
+  const { endpointIds } = await listWebhookTargets(input);
+  await Promise.all(
+    endpointIds.map(async (endpointId) => {
+      const deliveryId = deliveryWorkflowId(input.eventId, endpointId);
+      try {
+        await startChild(deliverWebhook, {
+          workflowId: deliveryId,
+          args: [{ deliveryId, tenantId: input.tenantId, eventId: input.eventId, endpointId, trigger: 'event' }],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        });
+      } catch (err) {
+        // Delivered or delivering already: this fan-out ran before.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    }),
+  );
+  return { endpointIds };
+}
