@@ -119,8 +119,22 @@ function providerMessage(body: string): string {
   return clip(body) || '(empty body)';
 }
 
+/** Duck-typed: fetch's errors may come from another realm (a test VM), where `instanceof Error` fails. */
+function errorField(err: unknown, field: 'name' | 'message' | 'code'): string | undefined {
+  const value = typeof err === 'object' && err !== null ? (err as Record<string, unknown>)[field] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
 function isTimeout(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+  const name = errorField(err, 'name');
+  return name === 'TimeoutError' || name === 'AbortError';
+}
+
+/** Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND…) is on its cause. */
+function unreachableReason(err: unknown): string {
+  const cause = typeof err === 'object' && err !== null ? (err as { cause?: unknown }).cause : undefined;
+  const detail = errorField(cause, 'message') ?? errorField(cause, 'code');
+  return detail ?? errorField(err, 'message') ?? String(err);
 }
 
 function parseReading(body: string): Reading {
@@ -173,8 +187,7 @@ export function createOpenAiReader(settings: OpenAiReaderSettings): CallReader {
         body = await response.text();
       } catch (err) {
         if (isTimeout(err)) throw new ReaderTemporaryError(`The reader did not answer within ${settings.timeoutMs} ms.`, { cause: err });
-        const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-        throw new ReaderTemporaryError(`The reader could not be reached: ${reason}`, { cause: err });
+        throw new ReaderTemporaryError(`The reader could not be reached: ${unreachableReason(err)}`, { cause: err });
       }
       if (status < 200 || status > 299) {
         const message = `The reader answered ${status}: ${providerMessage(body)}`;

@@ -175,8 +175,8 @@ export function parseReply(field: CaptureField, reply: string, answeredAt: strin
       return optionsSaid(text, field.options)[0]?.option;
     case 'multi_choice': {
       if (firstPhrase(text, ALL_OPTIONS)) return [...field.options];
-      const said = optionsSaid(text, field.options).map((s) => s.option);
-      return said.length > 0 ? said : undefined;
+      const said = new Set(optionsSaid(text, field.options).map((s) => s.option));
+      return said.size > 0 ? field.options.filter((o) => said.has(o)) : undefined;
     }
     case 'number':
     case 'rating':
