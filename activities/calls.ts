@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import { collections } from '../src/db/collections';
 import { releaseLiveSlot, returnDailyBudget } from '../src/calls/admission';
 import { callCollections, type CallDoc } from '../src/calls/callStore';
+import { insertIfAbsent } from '../src/db/insertIfAbsent';
 import { callEventData, callOutcomeData } from '../src/calls/events';
 import { buildResult, failedResult } from '../src/calls/result';
 import { OUTBOUND_OPENING } from '../src/calls/opening';
@@ -60,7 +61,7 @@ function secondsBetween(from: string | null, to: string): number {
 }
 
 export function createCallActivities({ db, events, voice, reader }: CallActivityDeps) {
-  const { calls } = callCollections(db);
+  const { calls, effects } = callCollections(db);
   const { workspaces } = collections(db);
 
   async function loadCall(callId: string): Promise<CallDoc> {
@@ -148,14 +149,16 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
         recording_uri: call.recording && end.answeredAt ? `storage://recordings/${call.tenant_id}/${call._id}.ogg` : null,
       });
 
-      const released = await calls.findOneAndUpdate({ _id: call._id, released_at: null }, { $set: { released_at: new Date() } });
-      if (released) {
-        if (call.direction === 'outbound') await releaseLiveSlot(db, call.tenant_id, call._id);
-        if (end.status === 'failed') await returnDailyBudget(db, call.tenant_id, call.budget_day, call.reserved_minutes);
+      // Releasing the live place is idempotent by itself; the day's reservation must be given back once.
+      if (call.direction === 'outbound') await releaseLiveSlot(db, call.tenant_id, call._id);
+      if (end.status === 'failed' && call.direction === 'outbound' && (await insertIfAbsent(effects, { _id: `${call._id}|budget_returned`, at: new Date() }))) {
+        await returnDailyBudget(db, call.tenant_id, call.budget_day, call.reserved_minutes, call._id);
       }
+      await calls.updateOne({ _id: call._id, released_at: null }, { $set: { released_at: new Date() } });
 
       const minutes = Math.ceil(duration / 60);
-      if (minutes > 0 && (await calls.findOneAndUpdate({ _id: call._id, billed_minutes: null }, { $set: { billed_minutes: minutes } }))) {
+      if (minutes > 0 && (await insertIfAbsent(effects, { _id: `${call._id}|billed`, at: new Date() }))) {
+        await calls.updateOne({ _id: call._id }, { $set: { billed_minutes: minutes } });
         const workspace = await workspaces.findOne({ _id: call.tenant_id });
         if (workspace) {
           const included = Math.max(0, workspace.plan.voice_minutes_included - workspace.plan.voice_minutes_used);

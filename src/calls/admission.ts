@@ -1,48 +1,145 @@
-import type { Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { LIMITS } from '../domain/limits';
-import { callCollections, utcDay, type CallBudgetDoc } from './callStore';
+import { utcDay } from './callStore';
 
 /**
  * The two call limits that must hold under parallel requests (api-core §8): live calls per
- * workspace and the daily budget. Each is one conditional update on one document, so two
- * requests can never both take the last place (FerretDB has no transactions).
+ * workspace and the daily budget. FerretDB 1.x applies neither conditional updates nor
+ * `$inc` atomically (measured: 15 parallel `$inc`s left a counter at 3; see
+ * docs/decisions.md), while an insert of an existing `_id` always fails. So every place is
+ * claimed by inserting a document whose `_id` names it: two requests can never both take
+ * the last one, on FerretDB or MongoDB.
  */
 
-/** Takes a live-call place for `callId`; false when the workspace already has its ten. */
-export async function takeLiveSlot(db: Db, tenantId: string, callId: string): Promise<boolean> {
-  const { slots } = callCollections(db);
-  await insertIfAbsent(slots, { _id: tenantId, live: [], count: 0 });
-  const taken = await slots.findOneAndUpdate(
-    { _id: tenantId, count: { $lt: LIMITS.concurrentCallsPerWorkspace }, live: { $ne: callId } },
-    { $inc: { count: 1 }, $push: { live: callId } },
-  );
-  return taken !== null;
+interface LiveSlotDoc {
+  /** `<tenant>|live|<n>`, n from 0 to 9: the workspace's ten places. */
+  _id: string;
+  tenant_id: string;
+  call_id: string;
+  taken_at: Date;
 }
 
-/** Gives the place back; safe to repeat (only a call still holding a place decrements). */
+/** One step of a workspace's day: running totals after a call was counted or given back. */
+interface BudgetEntryDoc {
+  /** `<tenant>|<day>|<seq>`: the sequence makes each step a unique claim. */
+  _id: string;
+  tenant_id: string;
+  day: string;
+  seq: number;
+  calls: number;
+  minutes: number;
+  call_id: string;
+  at: Date;
+}
+
+/** A hint of the last sequence number, so finding the end of the day's entries takes a read or two. */
+interface BudgetHeadDoc {
+  _id: string;
+  seq: number;
+}
+
+function liveSlots(db: Db): Collection<LiveSlotDoc> {
+  return db.collection<LiveSlotDoc>('call_live_slots');
+}
+
+function budgetEntries(db: Db): Collection<BudgetEntryDoc> {
+  return db.collection<BudgetEntryDoc>('call_budget_entries');
+}
+
+function budgetHeads(db: Db): Collection<BudgetHeadDoc> {
+  return db.collection<BudgetHeadDoc>('call_budget_heads');
+}
+
+/** Takes one of the workspace's ten live-call places for `callId`; false when all are taken. */
+export async function takeLiveSlot(db: Db, tenantId: string, callId: string, now = new Date()): Promise<boolean> {
+  const slots = liveSlots(db);
+  const taken = new Set((await slots.find({ tenant_id: tenantId }).project<{ _id: string }>({ _id: 1 }).toArray()).map((d) => d._id));
+  for (let n = 0; n < LIMITS.concurrentCallsPerWorkspace; n++) {
+    const _id = `${tenantId}|live|${n}`;
+    if (taken.has(_id)) continue;
+    if (await insertIfAbsent(slots, { _id, tenant_id: tenantId, call_id: callId, taken_at: now })) return true;
+  }
+  return false;
+}
+
+/** Gives the place back; safe to repeat. */
 export async function releaseLiveSlot(db: Db, tenantId: string, callId: string): Promise<void> {
-  await callCollections(db).slots.updateOne({ _id: tenantId, live: callId }, { $inc: { count: -1 }, $pull: { live: callId } });
+  await liveSlots(db).deleteOne({ tenant_id: tenantId, call_id: callId });
 }
 
-export type BudgetAnswer = { ok: true; day: string } | { ok: false; usage: Pick<CallBudgetDoc, 'calls' | 'minutes'> };
+export async function liveCallCount(db: Db, tenantId: string): Promise<number> {
+  return liveSlots(db).countDocuments({ tenant_id: tenantId });
+}
+
+export interface BudgetUsage {
+  calls: number;
+  minutes: number;
+}
+
+export type BudgetAnswer = { ok: true; day: string } | { ok: false; usage: BudgetUsage };
+
+async function lastEntry(db: Db, tenantId: string, day: string): Promise<BudgetUsage & { seq: number }> {
+  const head = await budgetHeads(db).findOne({ _id: `${tenantId}|${day}` });
+  let seq = head?.seq ?? 0;
+  let last: BudgetEntryDoc | null = seq > 0 ? await budgetEntries(db).findOne({ _id: `${tenantId}|${day}|${seq}` }) : null;
+  for (;;) {
+    const next = await budgetEntries(db).findOne({ _id: `${tenantId}|${day}|${seq + 1}` });
+    if (!next) break;
+    last = next;
+    seq += 1;
+  }
+  return last ? { seq: last.seq, calls: last.calls, minutes: last.minutes } : { seq: 0, calls: 0, minutes: 0 };
+}
+
+/**
+ * Appends a step with new running totals, if `accept` allows it. Competing appends race for
+ * the same sequence number; the losers read again and retry.
+ */
+async function appendStep(
+  db: Db,
+  tenantId: string,
+  day: string,
+  callId: string,
+  change: BudgetUsage,
+  accept: (current: BudgetUsage) => boolean,
+): Promise<{ ok: boolean; usage: BudgetUsage }> {
+  for (let attempt = 0; attempt < 1_000; attempt++) {
+    const current = await lastEntry(db, tenantId, day);
+    if (!accept(current)) return { ok: false, usage: { calls: current.calls, minutes: current.minutes } };
+    const seq = current.seq + 1;
+    const usage = { calls: current.calls + change.calls, minutes: current.minutes + change.minutes };
+    const entry: BudgetEntryDoc = { _id: `${tenantId}|${day}|${seq}`, tenant_id: tenantId, day, seq, ...usage, call_id: callId, at: new Date() };
+    if (await insertIfAbsent(budgetEntries(db), entry)) {
+      // Only a hint: a stale or lost write costs the next reader one more point read.
+      await budgetHeads(db).updateOne({ _id: `${tenantId}|${day}` }, { $max: { seq } }, { upsert: true });
+      return { ok: true, usage };
+    }
+  }
+  throw new Error(`daily budget of ${tenantId} on ${day} is too contended`);
+}
 
 /** Counts one call and its reserved minutes against today's budget, if both still fit. */
-export async function reserveDailyBudget(db: Db, tenantId: string, minutes: number, now: Date): Promise<BudgetAnswer> {
-  const { budgets } = callCollections(db);
+export async function reserveDailyBudget(db: Db, tenantId: string, minutes: number, now: Date, callId = ''): Promise<BudgetAnswer> {
   const day = utcDay(now);
-  const _id = `${tenantId}|${day}`;
-  await insertIfAbsent(budgets, { _id, tenant_id: tenantId, day, calls: 0, minutes: 0 });
-  const reserved = await budgets.findOneAndUpdate(
-    { _id, calls: { $lt: LIMITS.callsPerUtcDay }, minutes: { $lte: LIMITS.reservedMinutesPerUtcDay - minutes } },
-    { $inc: { calls: 1, minutes } },
+  const step = await appendStep(
+    db,
+    tenantId,
+    day,
+    callId,
+    { calls: 1, minutes },
+    (current) => current.calls < LIMITS.callsPerUtcDay && current.minutes + minutes <= LIMITS.reservedMinutesPerUtcDay,
   );
-  if (reserved) return { ok: true, day };
-  const current = await budgets.findOne({ _id });
-  return { ok: false, usage: { calls: current?.calls ?? 0, minutes: current?.minutes ?? 0 } };
+  return step.ok ? { ok: true, day } : { ok: false, usage: step.usage };
 }
 
 /** Gives back a reservation for a call that was never placed. */
-export async function returnDailyBudget(db: Db, tenantId: string, day: string, minutes: number): Promise<void> {
-  await callCollections(db).budgets.updateOne({ _id: `${tenantId}|${day}`, calls: { $gt: 0 } }, { $inc: { calls: -1, minutes: -minutes } });
+export async function returnDailyBudget(db: Db, tenantId: string, day: string, minutes: number, callId = ''): Promise<void> {
+  await appendStep(db, tenantId, day, callId, { calls: -1, minutes: -minutes }, (current) => current.calls > 0);
+}
+
+/** The day's usage, for tests and the console. */
+export async function dailyBudgetUsage(db: Db, tenantId: string, day: string): Promise<BudgetUsage> {
+  const last = await lastEntry(db, tenantId, day);
+  return { calls: last.calls, minutes: last.minutes };
 }

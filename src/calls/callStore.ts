@@ -57,33 +57,25 @@ export interface CallDoc {
   updated_at: Date;
 }
 
-/** Live outbound calls of one workspace: the concurrency limit is a conditional update on this document. */
-export interface CallSlotsDoc {
+/**
+ * Claims that a call's one-time side effect happened (`<call_id>|released`,
+ * `<call_id>|billed`): a unique insert, because conditional updates are not atomic on
+ * FerretDB 1.x.
+ */
+export interface CallEffectDoc {
   _id: string;
-  live: string[];
-  count: number;
-}
-
-/** One workspace's outbound calls and reserved minutes on one UTC day. */
-export interface CallBudgetDoc {
-  _id: string;
-  tenant_id: string;
-  day: string;
-  calls: number;
-  minutes: number;
+  at: Date;
 }
 
 export interface CallCollections {
   calls: Collection<CallDoc>;
-  slots: Collection<CallSlotsDoc>;
-  budgets: Collection<CallBudgetDoc>;
+  effects: Collection<CallEffectDoc>;
 }
 
 export function callCollections(db: Db): CallCollections {
   return {
     calls: db.collection<CallDoc>('calls'),
-    slots: db.collection<CallSlotsDoc>('call_slots'),
-    budgets: db.collection<CallBudgetDoc>('call_budgets'),
+    effects: db.collection<CallEffectDoc>('call_effects'),
   };
 }
 

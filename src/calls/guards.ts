@@ -102,7 +102,7 @@ export async function admitCall(
     });
   }
 
-  if (!(await takeLiveSlot(db, workspace._id, callId))) {
+  if (!(await takeLiveSlot(db, workspace._id, callId, now))) {
     throw new CallRefusal('rate_limited', `This workspace already has ${LIMITS.concurrentCallsPerWorkspace} live calls.`, {
       reason: 'call_concurrency',
       limit: LIMITS.concurrentCallsPerWorkspace,
@@ -111,7 +111,7 @@ export async function admitCall(
   try {
     const { number, agent } = await resolveCaller(deps, workspace, request);
     const reservedMinutes = Math.ceil(agent.max_call_minutes);
-    const budget = await reserveDailyBudget(db, workspace._id, reservedMinutes, now);
+    const budget = await reserveDailyBudget(db, workspace._id, reservedMinutes, now, callId);
     if (!budget.ok) {
       throw new CallRefusal('rate_limited', 'The daily outbound call budget is used up; it resets at 00:00 UTC.', {
         reason: 'daily_call_budget',

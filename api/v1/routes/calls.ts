@@ -121,7 +121,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
         } catch (err) {
           // Nothing was dialled: give back the places taken, and leave no live-looking record.
           await releaseLiveSlot(deps.db, workspace._id, callId);
-          await returnDailyBudget(deps.db, workspace._id, admitted.budgetDay, admitted.reservedMinutes);
+          await returnDailyBudget(deps.db, workspace._id, admitted.budgetDay, admitted.reservedMinutes, callId);
           await calls.deleteOne({ _id: callId });
           throw err;
         }
