@@ -12,10 +12,11 @@ import { READER_PERMANENT_FAILURE, READER_TEMPORARY_FAILURE, ReaderPermanentErro
  */
 export function toActivityFailure(err: unknown): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
-  if (err instanceof ReaderPermanentError) {
+  // By name as well as by class: the error may come from another copy of this module (a test VM).
+  if (err instanceof ReaderPermanentError || (err instanceof Error && err.name === READER_PERMANENT_FAILURE)) {
     return ApplicationFailure.create({ message: err.message, type: READER_PERMANENT_FAILURE, nonRetryable: true, cause: err });
   }
-  if (err instanceof ReaderTemporaryError) {
+  if (err instanceof ReaderTemporaryError || (err instanceof Error && err.name === READER_TEMPORARY_FAILURE)) {
     return ApplicationFailure.create({ message: err.message, type: READER_TEMPORARY_FAILURE, nonRetryable: false, cause: err });
   }
   const message = err instanceof Error ? err.message : String(err);
