@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import type { SignedHeaders } from './signature';
 import { addressRange, hostOf, isPublicAddress, publicOnlyLookup } from './urlPolicy';
 
 /**
@@ -12,7 +13,7 @@ import { addressRange, hostOf, isPublicAddress, publicOnlyLookup } from './urlPo
 export interface SendRequest {
   url: string;
   body: Buffer;
-  headers: Record<string, string>;
+  headers: Record<string, string> | SignedHeaders;
   timeoutMs: number;
   allowPrivate: boolean;
   /** Aborts the request (an activity cancelled by a worker shutting down). */

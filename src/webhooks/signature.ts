@@ -33,7 +33,13 @@ export function signature(secret: string, id: string, timestamp: number, body: s
  * The three headers of one delivery attempt. Several secrets (a rotation's new and old)
  * give several space-separated signatures; a receiver accepts the message if any matches.
  */
-export function signedHeaders(secrets: string[], id: string, timestamp: number, body: string | Buffer): Record<string, string> {
+export type SignedHeaders = {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+};
+
+export function signedHeaders(secrets: string[], id: string, timestamp: number, body: string | Buffer): SignedHeaders {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
