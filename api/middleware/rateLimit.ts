@@ -20,7 +20,7 @@ export function rateLimit(deps: { store: CounterStore; logger: Logger; now?: () 
     const windowStart = Math.floor(now().getTime() / windowMs) * windowMs;
     let remaining: number;
     try {
-      const count = await deps.store.increment(keyId, windowStart, new Date(windowStart + 2 * windowMs));
+      const count = await deps.store.increment(keyId, windowStart, new Date(windowStart + 2 * windowMs), limit);
       remaining = Math.max(0, limit - count);
       if (count > limit) {
         throw new ApiError('rate_limited', `Rate limit of ${limit} requests per minute reached; retry at the next minute.`, {

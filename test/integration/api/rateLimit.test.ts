@@ -42,6 +42,17 @@ describe('the per-key rate limit (api-core §8)', () => {
     }
   });
 
+  it('admits exactly 120 of 150 parallel requests, each with its own remaining count', async () => {
+    clock = new Date('2026-11-21T12:07:05.000Z');
+    const ws = await createTestWorkspace(api.db);
+    const answers = await Promise.all(Array.from({ length: 150 }, () => get('/api/v1/ping', ws.key)));
+    const ok = answers.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(120);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(30);
+    const remaining = ok.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: 120 }, (_, i) => i));
+  });
+
   it('fixes the window to the clock minute: 240 requests across a boundary succeed', async () => {
     const ws = await createTestWorkspace(api.db);
     clock = new Date('2026-11-21T12:10:59.000Z');
