@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { DetailLine } from './details';
-import type { Capture, CallDirection, CallOutcome, CallResult, CallStatus, TranscriptTurn } from './types';
+import { pendingResult, type Capture, type CallDirection, type CallOutcome, type CallResult, type CallStatus, type TranscriptTurn } from './types';
 
 /**
  * The call read model. The API writes the first version (so a GET right after the 201
@@ -86,4 +86,53 @@ export function deploymentId(numberDigits: string, agentId: string): string {
 
 export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
+}
+
+/** What differs between new calls; everything else starts empty. */
+export type NewCall = Pick<
+  CallDoc,
+  | '_id'
+  | 'tenant_id'
+  | 'direction'
+  | 'status'
+  | 'to'
+  | 'from_number'
+  | 'agent_id'
+  | 'requested_agent_id'
+  | 'deployment_id'
+  | 'ring_seconds'
+  | 'max_call_seconds'
+  | 'recording'
+  | 'created_at'
+> &
+  Partial<Pick<CallDoc, 'purpose' | 'script' | 'detail_lines' | 'capture' | 'metadata' | 'system_call' | 'reserved_minutes' | 'budget_day'>>;
+
+/** A call's first read model, written before its workflow starts so a GET finds it at once. */
+export function newCallDoc(init: NewCall): CallDoc {
+  return {
+    purpose: null,
+    script: null,
+    detail_lines: [],
+    capture: null,
+    metadata: {},
+    system_call: false,
+    reserved_minutes: 0,
+    budget_day: utcDay(init.created_at),
+    ...init,
+    recording_uri: null,
+    duration_seconds: null,
+    outcome: null,
+    summary: null,
+    placed_at: null,
+    started_at: null,
+    ended_at: null,
+    transcript: null,
+    result: { ...pendingResult(), read_at: null },
+    readings: 0,
+    read_requests: 0,
+    released_at: null,
+    billed_minutes: null,
+    step: 1,
+    updated_at: init.created_at,
+  };
 }

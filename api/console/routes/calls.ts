@@ -1,9 +1,8 @@
 import type Router from '@koa/router';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
-import { callCollections, deploymentId, type CallDoc } from '../../../src/calls/callStore';
+import { callCollections, deploymentId, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
 import { readDestination } from '../../../src/calls/destination';
-import { pendingResult } from '../../../src/calls/types';
 import { collections } from '../../../src/db/collections';
 import { newId } from '../../../src/domain/ids';
 import { calleeScript, calleeScripts, scriptId } from '../../../src/providers/voice/simulatorScript';
@@ -105,7 +104,7 @@ export function callConsoleRoutes(router: Router<RequestState>, deps: ConsoleDep
 
     const at = deps.now();
     const callId = newId('call', at);
-    const call: CallDoc = {
+    const call = newCallDoc({
       _id: callId,
       tenant_id: workspace._id,
       direction: 'inbound',
@@ -115,34 +114,11 @@ export function callConsoleRoutes(router: Router<RequestState>, deps: ConsoleDep
       agent_id: agent._id,
       requested_agent_id: null,
       deployment_id: deploymentId(number._id, agent._id),
-      purpose: null,
-      script: null,
-      detail_lines: [],
-      capture: null,
       ring_seconds: 0,
       max_call_seconds: agent.max_call_minutes * 60,
-      metadata: {},
-      system_call: false,
       recording: number.recording,
-      recording_uri: null,
-      duration_seconds: null,
-      outcome: null,
-      summary: null,
-      placed_at: null,
-      started_at: null,
-      ended_at: null,
-      transcript: null,
-      result: pendingResult() as CallDoc['result'],
-      readings: 0,
-      read_requests: 0,
-      reserved_minutes: 0,
-      budget_day: at.toISOString().slice(0, 10),
-      released_at: null,
-      billed_minutes: null,
-      step: 1,
       created_at: at,
-      updated_at: at,
-    };
+    });
     await calls.insertOne(call);
     const input: CallWorkflowInput = {
       callId,

@@ -1,11 +1,10 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { z } from 'zod';
-import { callCollections, deploymentId, type CallDoc } from '../../../src/calls/callStore';
+import { callCollections, deploymentId, newCallDoc } from '../../../src/calls/callStore';
 import { releaseLiveSlot, returnDailyBudget } from '../../../src/calls/admission';
 import { normaliseDetails } from '../../../src/calls/details';
 import { hasReservedMetadata } from '../../../src/calls/events';
 import { admitCall, CallRefusal } from '../../../src/calls/guards';
-import { pendingResult } from '../../../src/calls/types';
 import { newId } from '../../../src/domain/ids';
 import { callWorkflowId, hangupUpdate, placementUpdate, type CallWorkflowInput, type Placement } from '../../../workflows/callDefinitions';
 import { ApiError } from '../../errors';
@@ -65,7 +64,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
           throw err;
         }
 
-        const call: CallDoc = {
+        const call = newCallDoc({
           _id: callId,
           tenant_id: workspace._id,
           direction: 'outbound',
@@ -84,25 +83,10 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
           metadata: body.metadata,
           system_call: hasReservedMetadata(body.metadata),
           recording: admitted.number.recording,
-          recording_uri: null,
-          duration_seconds: null,
-          outcome: null,
-          summary: null,
-          placed_at: null,
-          started_at: null,
-          ended_at: null,
-          transcript: null,
-          result: pendingResult() as CallDoc['result'],
-          readings: 0,
-          read_requests: 0,
           reserved_minutes: admitted.reservedMinutes,
           budget_day: admitted.budgetDay,
-          released_at: null,
-          billed_minutes: null,
-          step: 1,
           created_at: at,
-          updated_at: at,
-        };
+        });
         const input: CallWorkflowInput = {
           callId,
           tenantId: workspace._id,
