@@ -6,6 +6,7 @@ import { callConsoleRoutes } from './routes/calls';
 import { keyRoutes } from './routes/keys';
 import { messagingRoutes } from './routes/messaging';
 import { agentAndNumberRoutes } from './routes/numbers';
+import { ticketRoutes } from './routes/tickets';
 import { workspaceRoutes } from './routes/workspaces';
 import { webhookRoutes } from './routes/webhooks';
 
@@ -19,5 +20,6 @@ export function createConsoleRouter(deps: ConsoleDeps): Router<RequestState> {
   messagingRoutes(router, deps);
   callConsoleRoutes(router, deps);
   webhookRoutes(router, deps);
+  ticketRoutes(router, deps);
   return router;
 }

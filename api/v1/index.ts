@@ -5,11 +5,14 @@ import { buildPublicRouter } from './router';
 import { agentsRoutes } from './routes/agents';
 import { callsRoutes } from './routes/calls';
 import { channelsRoutes } from './routes/channels';
+import { contactsRoutes } from './routes/contacts';
 import { pingRoutes } from './routes/ping';
+import { ticketsRoutes } from './routes/tickets';
 
 /** Every public route; the order here is the order in the OpenAPI document. */
 export function publicRoutes(deps: PublicDeps): RouteDef[] {
   const routes: RouteDef[] = [...pingRoutes(), ...channelsRoutes(deps), ...agentsRoutes(deps), ...callsRoutes(deps)];
+  routes.push(...ticketsRoutes(deps), ...contactsRoutes(deps));
   routes.push(openApiRoute(() => routes));
   return routes;
 }

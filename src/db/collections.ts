@@ -128,6 +128,11 @@ const indexes: Record<string, IndexDescription[]> = {
   senders: [{ key: { tenant_id: 1, _id: 1 }, name: 'tenant_id' }],
   templates: [{ key: { tenant_id: 1, name: 1, language: 1 }, name: 'tenant_name_language', unique: true }],
   events: [{ key: { dispatched_at: 1, created_at: 1 }, name: 'undispatched' }],
+  conversations: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
+  conversation_messages: [{ key: { conversation_id: 1, _id: 1 }, name: 'conversation_order' }],
+  tickets: [{ key: { tenant_id: 1, created_at: -1 }, name: 'tenant_newest' }],
+  ticket_messages: [{ key: { ticket_id: 1, seq: 1 }, name: 'ticket_seq' }],
+  ticket_versions: [{ key: { ticket_id: 1, version: 1 }, name: 'ticket_version' }],
 };
 
 /** Creates every index; safe to run at each start (an existing identical index is a no-op). */

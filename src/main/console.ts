@@ -30,6 +30,15 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
   templates list <workspace_id>
   templates add <workspace_id> --name <name> --language <code> --body <text> [--status approved|pending|rejected]
   templates update <workspace_id> <template_id> --status approved|pending|rejected
+  tickets list <workspace_id>
+  tickets show <workspace_id> <ticket_id>
+  tickets settings <workspace_id>
+  tickets configure <workspace_id> [--auto-assign true|false] [--assignment round_robin|first]
+                    [--assignees <id>:<name>,<id>:<name>]
+  tickets assignees <workspace_id>
+  tickets escalate <workspace_id> <ticket_id> [--reason <text>]
+  tickets deescalate <workspace_id> <ticket_id>
+  tickets assign <workspace_id> <ticket_id> --assignee-id <id>|none
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
 (default: the token npm start keeps in $DATA_DIR/console-token).`;
@@ -66,6 +75,19 @@ interface Call {
   path: string;
   body?: Record<string, unknown>;
   columns?: string[];
+}
+
+/** `u1:Asha,u2:Ravi Kumar` becomes `[{id: 'u1', name: 'Asha'}, …]`; an empty value clears the list. */
+function parseAssignees(raw: unknown): { id: string; name: string }[] {
+  return String(raw === true ? '' : raw)
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf(':');
+      if (at <= 0) throw new UsageError(`--assignees takes <id>:<name> pairs separated by commas, not ${JSON.stringify(pair)}`);
+      return { id: pair.slice(0, at).trim(), name: pair.slice(at + 1).trim() };
+    });
 }
 
 function need(id: string | undefined, what: string): string {
@@ -117,6 +139,24 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       return { method: 'POST', path: `${ws()}/templates`, body };
     case 'templates update':
       return { method: 'PATCH', path: `${ws()}/templates/${item('<template_id>')}`, body };
+    case 'tickets list':
+      return { method: 'GET', path: `${ws()}/tickets`, columns: ['ticket_id', 'public_ref', 'status', 'priority', 'assignee_name', 'subject'] };
+    case 'tickets show':
+      return { method: 'GET', path: `${ws()}/tickets/${item('<ticket_id>')}` };
+    case 'tickets settings':
+      return { method: 'GET', path: `${ws()}/ticket-settings` };
+    case 'tickets configure':
+      return { method: 'PATCH', path: `${ws()}/ticket-settings`, body: { ...body, ...(body.assignees === undefined ? {} : { assignees: parseAssignees(body.assignees) }) } };
+    case 'tickets assignees':
+      return { method: 'GET', path: `${ws()}/ticket-assignees`, columns: ['assignee_id', 'name'] };
+    case 'tickets escalate':
+      return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/escalation`, body: { open: true, reason: body.reason === undefined ? null : String(body.reason) } };
+    case 'tickets deescalate':
+      return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/escalation`, body: { open: false } };
+    case 'tickets assign': {
+      const assignee = need(body.assignee_id === undefined ? undefined : String(body.assignee_id), '--assignee-id');
+      return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/assign`, body: { assignee_id: assignee === 'none' ? null : assignee } };
+    }
     default:
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
   }

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { isPlausibleEmail, normaliseEmail, toE164 } from '../../../src/contacts/contactIdentity';
+import {
+  IdentityConflictError,
+  MissingIdentityError,
+  UnusablePhoneError,
+  findContactByEmail,
+  contactIdByIdentity,
+  findContactById,
+  matchOrCreateContact,
+  type ContactDoc,
+} from '../../../src/contacts/contacts';
+import { ApiError } from '../../errors';
+import { formatTimestamp } from '../../format';
+import { validationError } from '../../validation';
+import type { PublicDeps } from '../deps';
+import type { RouteDef } from '../route';
+
+const email = z
+  .string()
+  .max(200)
+  .refine((value) => value.trim() === '' || isPlausibleEmail(normaliseEmail(value)), 'expected an email address, e.g. name@example.com');
+
+export const upsertContactBody = z.object({
+  name: z.string().max(140).nullable().default(null),
+  email: email.nullable().default(null),
+  phone: z.string().max(32).nullable().default(null),
+  external_id: z.string().max(200).nullable().default(null),
+  tags: z.array(z.string()).max(20).default([]),
+});
+
+export const lookupContactQuery = z.object({
+  email: z.string().max(200).optional(),
+  phone: z.string().max(32).optional(),
+});
+
+export const contactRecord = z.object({
+  contact_id: z.string(),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  external_id: z.string().nullable(),
+  tags: z.array(z.string()),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+});
+
+const upsertResponse = contactRecord.extend({
+  created: z.boolean(),
+  matched_on: z.enum(['email', 'phone']).nullable(),
+});
+
+export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {
+  return {
+    contact_id: c._id,
+    name: c.name,
+    email: c.email,
+    phone: c.phone,
+    external_id: c.external_id,
+    tags: c.tags,
+    created_at: formatTimestamp(c.created_at),
+    updated_at: formatTimestamp(c.updated_at),
+  };
+}
+
+const needIdentity = () => new ApiError('invalid_argument', 'Provide an email or a phone number.');
+
+function unusablePhone(where: 'body' | 'query', country: string): ApiError {
+  return validationError([
+    {
+      loc: [where, 'phone'],
+      msg: `That phone number isn't usable: give it with its country code (+…), or as a number of the workspace's country (${country}).`,
+      type: 'phone_invalid',
+    },
+  ]);
+}
+
+export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[] {
+  const now = deps.now ?? (() => new Date());
+  return [
+    {
+      method: 'post',
+      path: '/api/v1/contacts',
+      operationId: 'upsertContact',
+      summary: 'Create a contact, or match the existing one by email, then phone (filling only its blank fields).',
+      auth: { scope: 'contacts:write' },
+      body: upsertContactBody,
+      response: { status: 201, description: 'The contact, created or matched.', schema: upsertResponse },
+      errors: ['conflict'],
+      handler: async (ctx) => {
+        const body = ctx.state.input!.body as z.infer<typeof upsertContactBody>;
+        const workspace = ctx.state.workspace!;
+        try {
+          const match = await matchOrCreateContact(deps.db, workspace, body, now());
+          ctx.status = 201;
+          ctx.body = { ...contactView(match.contact), created: match.created, matched_on: match.matchedOn };
+        } catch (err) {
+          if (err instanceof MissingIdentityError) throw needIdentity();
+          if (err instanceof UnusablePhoneError) throw unusablePhone('body', workspace.country);
+          if (err instanceof IdentityConflictError) {
+            throw new ApiError('conflict', 'Those details belong to two different contacts.', { reason: 'identity_conflict' });
+          }
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/contacts/lookup',
+      operationId: 'lookupContact',
+      summary: 'Find a contact by email, else by phone.',
+      auth: { scope: 'contacts:write' },
+      query: lookupContactQuery,
+      response: { status: 200, description: 'The contact.', schema: contactRecord },
+      errors: ['not_found'],
+      handler: async (ctx) => {
+        const query = ctx.state.input!.query as z.infer<typeof lookupContactQuery>;
+        const workspace = ctx.state.workspace!;
+        const byEmail = query.email?.trim() || null;
+        const byPhone = query.phone?.trim() || null;
+        if (!byEmail && !byPhone) throw needIdentity();
+        let phone: string | null = null;
+        if (byPhone) {
+          phone = toE164(byPhone, workspace.country);
+          if (!phone) throw unusablePhone('query', workspace.country);
+        }
+        let contact = byEmail ? await findContactByEmail(deps.db, workspace._id, byEmail) : null;
+        if (!contact && phone) {
+          const id = await contactIdByIdentity(deps.db, workspace._id, 'phone', phone);
+          contact = id ? await findContactById(deps.db, workspace._id, id) : null;
+        }
+        if (!contact) throw new ApiError('not_found', 'Contact not found.');
+        ctx.body = contactView(contact);
+      },
+    },
+  ];
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../../src/tickets/ticketRules';
+import type { TicketDoc } from '../../../src/tickets/ticketStore';
+import { formatTimestamp } from '../../format';
+
+/** Request and response shapes of the ticket routes (campaigns-tickets-dues §2, §4, §8). */
+
+const requesterField = (max: number) => z.string().max(max).nullable().default(null);
+
+export const createTicketBody = z.object({
+  subject: z.string().min(1).max(240),
+  description: z.string().min(1).max(8_000),
+  priority: z.enum(TICKET_PRIORITIES).default('normal'),
+  requester_name: requesterField(120),
+  requester_email: requesterField(200),
+  requester_phone: requesterField(32),
+  /** Not in the contract's request table; fills `requester.external_id`. Does not count as a requester detail. */
+  requester_external_id: requesterField(200),
+  tags: z.array(z.string()).max(10).default([]),
+});
+
+export const patchTicketBody = z.object({
+  expected_version: z.number().int().min(1),
+  status: z.enum(TICKET_STATUSES).optional(),
+  priority: z.enum(TICKET_PRIORITIES).optional(),
+  category: z.string().max(80).nullable().optional(),
+  tags: z.array(z.string()).max(20).optional(),
+});
+
+export const ticketParams = z.object({ ticket_id: z.string() });
+
+export const ticketRecord = z.object({
+  ticket_id: z.string(),
+  public_ref: z.string(),
+  subject: z.string(),
+  status: z.enum(TICKET_STATUSES),
+  priority: z.enum(TICKET_PRIORITIES),
+  category: z.string().nullable(),
+  tags: z.array(z.string()),
+  requester: z.object({
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    external_id: z.string().nullable(),
+  }),
+  source: z.object({ channel: z.string(), thread_id: z.string().nullable(), message_id: z.string().nullable() }),
+  assignee_id: z.string().nullable(),
+  assignee_name: z.string().nullable(),
+  version: z.number().int(),
+  message_count: z.number().int(),
+  sla_due_at: z.string().nullable(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+});
+
+/** The contract's Ticket record; triage, escalation and bookkeeping stay inside. */
+export function ticketView(t: TicketDoc): z.infer<typeof ticketRecord> {
+  return {
+    ticket_id: t._id,
+    public_ref: t.public_ref,
+    subject: t.subject,
+    status: t.status,
+    priority: t.priority,
+    category: t.category,
+    tags: t.tags,
+    requester: {
+      name: t.requester.name,
+      email: t.requester.email,
+      phone: t.requester.phone,
+      external_id: t.requester.external_id,
+    },
+    source: { channel: t.source.channel, thread_id: t.source.thread_id, message_id: t.source.message_id },
+    assignee_id: t.assignee_id,
+    assignee_name: t.assignee_name,
+    version: t.version,
+    message_count: t.message_count,
+    sla_due_at: formatTimestamp(t.sla_due_at),
+    created_at: formatTimestamp(t.created_at),
+    updated_at: formatTimestamp(t.updated_at),
+  };
+}

@@ -1,0 +1,129 @@
+import type { z } from 'zod';
+import type { WorkspaceDoc } from '../../../src/db/collections';
+import { createOrFindTicket } from '../../../src/tickets/createTicket';
+import { patchTicket } from '../../../src/tickets/patchTicket';
+import { isTicketId } from '../../../src/tickets/ticketIdentity';
+import { findTicket } from '../../../src/tickets/ticketStore';
+import { createSimulatedTriage } from '../../../src/tickets/triage/simulatedTriage';
+import type { TriageProvider } from '../../../src/tickets/triage/triageProvider';
+import { ApiError } from '../../errors';
+import type { PublicDeps } from '../deps';
+import type { RouteDef } from '../route';
+import { createTicketBody, patchTicketBody, ticketParams, ticketRecord, ticketView } from './ticketSchemas';
+
+/** Tickets answer 412 when the deployment lacks them (api-core §7: not transient). */
+function requireTickets(workspace: WorkspaceDoc): void {
+  if (!workspace.capabilities.tickets) {
+    throw new ApiError('failed_precondition', 'Tickets are not available on this deployment.', { reason: 'unsupported_resource' });
+  }
+}
+
+const notFound = () => new ApiError('not_found', 'Ticket not found.');
+
+const blankToNull = (value: string | null) => (value !== null && value.trim() !== '' ? value.trim() : null);
+
+export interface TicketRouteOptions {
+  /** Defaults to the deterministic simulator. */
+  triage?: TriageProvider;
+  triageTimeoutMs?: number;
+}
+
+export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' | 'now'>, options: TicketRouteOptions = {}): RouteDef[] {
+  const now = deps.now ?? (() => new Date());
+  const triage = options.triage ?? createSimulatedTriage();
+  return [
+    {
+      method: 'post',
+      path: '/api/v1/tickets',
+      operationId: 'createTicket',
+      summary:
+        'Open a ticket. The id derives from the raw body: byte-identical bodies return the same ticket (201) for as long as it exists.',
+      auth: { scope: 'tickets:write' },
+      idempotent: true,
+      body: createTicketBody,
+      response: { status: 201, description: 'The ticket (new, or the one these bytes created before).', schema: ticketRecord },
+      errors: ['conflict', 'failed_precondition'],
+      handler: async (ctx) => {
+        const body = ctx.state.input!.body as z.infer<typeof createTicketBody>;
+        const requester = {
+          name: blankToNull(body.requester_name),
+          email: blankToNull(body.requester_email),
+          phone: blankToNull(body.requester_phone),
+          external_id: blankToNull(body.requester_external_id),
+        };
+        if (!requester.name && !requester.email && !requester.phone) {
+          throw new ApiError('invalid_argument', 'Provide at least one requester detail (name, email, or phone).');
+        }
+        const workspace = ctx.state.workspace!;
+        requireTickets(workspace);
+        const { ticket } = await createOrFindTicket(
+          { db: deps.db, events: deps.events, triage, triageTimeoutMs: options.triageTimeoutMs, logger: ctx.state.log },
+          {
+            workspace,
+            keyId: ctx.state.apiKey!.key_id,
+            rawBody: ctx.state.rawBody ?? Buffer.alloc(0),
+            input: { subject: body.subject, description: body.description, priority: body.priority, requester, tags: body.tags },
+          },
+          now,
+        );
+        ctx.status = 201;
+        ctx.body = ticketView(ticket);
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/tickets/{ticket_id}',
+      operationId: 'getTicket',
+      summary: 'Read a ticket as it is now; the conversation is not included.',
+      auth: { scope: 'tickets:write' },
+      params: ticketParams,
+      response: { status: 200, description: 'The ticket.', schema: ticketRecord },
+      errors: ['not_found', 'failed_precondition'],
+      handler: async (ctx) => {
+        const workspace = ctx.state.workspace!;
+        requireTickets(workspace);
+        const ticketId = (ctx as unknown as { params: { ticket_id: string } }).params.ticket_id;
+        const ticket = isTicketId(ticketId) ? await findTicket(deps.db, workspace._id, ticketId) : null;
+        if (!ticket) throw notFound();
+        ctx.body = ticketView(ticket);
+      },
+    },
+    {
+      method: 'patch',
+      path: '/api/v1/tickets/{ticket_id}',
+      operationId: 'updateTicket',
+      summary: 'Change status (allowed moves only), priority, category or tags, at the version last read.',
+      auth: { scope: 'tickets:write' },
+      params: ticketParams,
+      body: patchTicketBody,
+      response: { status: 200, description: 'The ticket; version plus one when something changed.', schema: ticketRecord },
+      errors: ['not_found', 'conflict', 'failed_precondition'],
+      handler: async (ctx) => {
+        const workspace = ctx.state.workspace!;
+        requireTickets(workspace);
+        const ticketId = (ctx as unknown as { params: { ticket_id: string } }).params.ticket_id;
+        if (!isTicketId(ticketId)) throw notFound();
+        const patch = ctx.state.input!.body as z.infer<typeof patchTicketBody>;
+        const outcome = await patchTicket(
+          { db: deps.db, events: deps.events },
+          { tenantId: workspace._id, ticketId, keyId: ctx.state.apiKey!.key_id, patch },
+          now(),
+        );
+        switch (outcome.kind) {
+          case 'not_found':
+            throw notFound();
+          case 'version_conflict':
+            throw new ApiError('conflict', 'Ticket changed since it was loaded.', {
+              expected_version: patch.expected_version,
+              current_version: outcome.currentVersion,
+            });
+          case 'disallowed_move':
+            throw new ApiError('invalid_argument', `Cannot move a ticket from ${outcome.from} to ${outcome.to}.`);
+          case 'unchanged':
+          case 'updated':
+            ctx.body = ticketView(outcome.ticket);
+        }
+      },
+    },
+  ];
+}

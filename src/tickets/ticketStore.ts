@@ -1,0 +1,200 @@
+import type { Collection, Db } from 'mongodb';
+import { insertIfAbsent } from '../db/insertIfAbsent';
+import type { TicketPriority, TicketStatus } from './ticketRules';
+
+/** Who made a change: an API key (recorded by id), a console operator, or triage. */
+export type TicketActor = { kind: 'api_key'; key_id: string } | { kind: 'console' } | { kind: 'triage'; provider: string };
+
+export interface TicketTriage {
+  provider: string;
+  suggested_category: string | null;
+  suggested_priority: TicketPriority | null;
+  notes: string;
+  attached_at: Date;
+}
+
+export interface TicketEscalation {
+  open: boolean;
+  reason: string | null;
+  opened_at: Date | null;
+  cleared_at: Date | null;
+}
+
+/** A support ticket: the contract's fields plus bookkeeping the API does not return. */
+export interface TicketDoc {
+  /** `tkt_` + 24 hex derived from the workspace and the create request's raw body. */
+  _id: string;
+  tenant_id: string;
+  public_ref: string;
+  subject: string;
+  status: TicketStatus;
+  priority: TicketPriority;
+  category: string | null;
+  tags: string[];
+  requester: { name: string | null; email: string | null; phone: string | null; external_id: string | null };
+  source: { channel: string; thread_id: string | null; message_id: string | null };
+  assignee_id: string | null;
+  assignee_name: string | null;
+  version: number;
+  message_count: number;
+  sla_due_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  /** The workspace contact the requester's email or phone belonged to at creation. */
+  contact_id: string | null;
+  triage: TicketTriage | null;
+  escalation: TicketEscalation;
+  status_changed_at: Date;
+  resolved_at: Date | null;
+  closed_at: Date | null;
+  created_by: TicketActor;
+  last_changed_by: TicketActor;
+}
+
+/** A ticket message: the description (the first one), staff replies, notes. */
+export interface TicketMessageDoc {
+  _id: string;
+  tenant_id: string;
+  ticket_id: string;
+  seq: number;
+  kind: 'customer' | 'staff_reply' | 'note';
+  author_name: string | null;
+  text: string;
+  /**
+   * Staff replies only: `held` waits for the customer to open the conversation; moving the
+   * ticket to resolved or closed turns a held reply `withdrawn`, so it is never delivered.
+   */
+  delivery_state: 'held' | 'sent' | 'delivered' | 'withdrawn' | null;
+  created_at: Date;
+}
+
+/**
+ * One document per ticket version, `_id` `<ticket_id>:<version>`: the history of who changed
+ * what, and the claim that makes a version change exclusive. FerretDB applies a conditional
+ * update by reading and then writing, so a `{version: N}` filter alone lets several
+ * writers through (measured: 2 to 10 of 10 racing updates "won"); inserting a unique `_id`
+ * is atomic there, so whoever inserts `<id>:<N+1>` is the only one who may write version N+1.
+ */
+export interface TicketVersionDoc {
+  _id: string;
+  tenant_id: string;
+  ticket_id: string;
+  version: number;
+  actor: TicketActor;
+  /**
+   * What this version writes onto the ticket, whole top-level fields (never dotted paths:
+   * the claim was taken against one version, so whole values are safe), so anyone can
+   * finish a claim its writer left.
+   */
+  set: Record<string, unknown>;
+  /** Field by field, what the change was. */
+  changes: Record<string, { from: unknown; to: unknown }>;
+  /** The event the change fires, if any. */
+  event: 'ticket.created' | 'ticket.updated' | null;
+  created_at: Date;
+}
+
+export interface PublicRefDoc {
+  /** `<tenant_id>|<public_ref>`. */
+  _id: string;
+  tenant_id: string;
+  ticket_id: string;
+}
+
+export interface TicketCollections {
+  tickets: Collection<TicketDoc>;
+  messages: Collection<TicketMessageDoc>;
+  versions: Collection<TicketVersionDoc>;
+  refs: Collection<PublicRefDoc>;
+}
+
+export function ticketCollections(db: Db): TicketCollections {
+  return {
+    tickets: db.collection<TicketDoc>('tickets'),
+    messages: db.collection<TicketMessageDoc>('ticket_messages'),
+    versions: db.collection<TicketVersionDoc>('ticket_versions'),
+    refs: db.collection<PublicRefDoc>('ticket_public_refs'),
+  };
+}
+
+export function versionId(ticketId: string, version: number): string {
+  return `${ticketId}:${version}`;
+}
+
+/** A ticket of the workspace by id; another workspace's ticket is as missing as an unknown one. */
+export async function findTicket(db: Db, tenantId: string, ticketId: string): Promise<TicketDoc | null> {
+  return ticketCollections(db).tickets.findOne({ _id: ticketId, tenant_id: tenantId });
+}
+
+/** A claim older than this whose ticket never reached its version was left by a process that died. */
+export const VERSION_CLAIM_LEASE_MS = 30_000;
+
+export type ChangeResult =
+  | { kind: 'applied'; ticket: TicketDoc; claim: TicketVersionDoc }
+  | { kind: 'conflict'; currentVersion: number; finished: { ticket: TicketDoc; claim: TicketVersionDoc } | null };
+
+async function writeVersion(db: Db, claim: TicketVersionDoc): Promise<TicketDoc | null> {
+  const { tickets } = ticketCollections(db);
+  const written = await tickets.findOneAndUpdate(
+    { _id: claim.ticket_id, tenant_id: claim.tenant_id, version: claim.version - 1 },
+    // `$set` of the version (not `$inc`): writing the same claim twice gives the same ticket.
+    { $set: { ...claim.set, version: claim.version } },
+    { returnDocument: 'after' },
+  );
+  if (written) return written;
+  const current = await findTicket(db, claim.tenant_id, claim.ticket_id);
+  return current && current.version >= claim.version ? current : null;
+}
+
+/**
+ * Moves the ticket from `ticket.version` to the next version with `set`: claims the next
+ * version, then writes it. Losing the claim is a conflict; if the claim that won was left
+ * unwritten by a process that died, it is written here (and returned as `finished`, so its
+ * event can still be fired) before answering the conflict.
+ */
+export async function applyTicketChange(
+  db: Db,
+  ticket: TicketDoc,
+  change: { set: Record<string, unknown>; changes: TicketVersionDoc['changes']; actor: TicketActor; event: TicketVersionDoc['event'] },
+  now: Date,
+): Promise<ChangeResult> {
+  const { versions } = ticketCollections(db);
+  const version = ticket.version + 1;
+  const claim: TicketVersionDoc = {
+    _id: versionId(ticket._id, version),
+    tenant_id: ticket.tenant_id,
+    ticket_id: ticket._id,
+    version,
+    actor: change.actor,
+    set: { ...change.set, updated_at: now, last_changed_by: change.actor },
+    changes: change.changes,
+    event: change.event,
+    created_at: now,
+  };
+  if (await insertIfAbsent(versions, claim)) {
+    const written = await writeVersion(db, claim);
+    if (!written) throw new Error(`ticket ${ticket._id} moved past version ${version - 1} while its claim for ${version} was held`);
+    return { kind: 'applied', ticket: written, claim };
+  }
+  const winner = await versions.findOne({ _id: claim._id });
+  let finished: { ticket: TicketDoc; claim: TicketVersionDoc } | null = null;
+  if (winner && now.getTime() - winner.created_at.getTime() > VERSION_CLAIM_LEASE_MS) {
+    const current = await findTicket(db, ticket.tenant_id, ticket._id);
+    if (current && current.version === version - 1) {
+      const written = await writeVersion(db, winner);
+      if (written) finished = { ticket: written, claim: winner };
+    }
+  }
+  const current = await findTicket(db, ticket.tenant_id, ticket._id);
+  return { kind: 'conflict', currentVersion: Math.max(current?.version ?? 0, version), finished };
+}
+
+/** Staff replies still held for the customer are withdrawn when the ticket is resolved or closed. */
+export async function withdrawHeldReplies(db: Db, tenantId: string, ticketId: string): Promise<number> {
+  const { messages } = ticketCollections(db);
+  const result = await messages.updateMany(
+    { tenant_id: tenantId, ticket_id: ticketId, delivery_state: 'held' },
+    { $set: { delivery_state: 'withdrawn' } },
+  );
+  return result.modifiedCount;
+}
