@@ -6,6 +6,7 @@ import type { VoiceProvider } from '../src/providers/voice/types';
 import { createCallActivities } from './calls';
 import { createSystemActivities } from './system';
 import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks';
+import { createWhatsAppActivities } from './whatsapp';
 
 /**
  * What activities are built with; the worker process (and tests) assemble it once with
@@ -30,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSystemActivities(deps),
     ...createWebhookActivities(deps),
     ...createCallActivities(deps),
+    ...createWhatsAppActivities(deps),
   };
 }
 

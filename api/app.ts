@@ -15,6 +15,7 @@ import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
 import { createEventPublisher } from '../src/events/publisher';
 import { createTemporalDispatcher } from '../src/events/dispatcher';
+import { createWhatsAppWebhookRouter } from './webhooks/whatsapp';
 
 export interface AppDeps {
   config: Config & { CONSOLE_TOKEN: string };
@@ -69,5 +70,9 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   });
   app.use(consoleRouter.routes());
   app.use(consoleRouter.allowedMethods());
+
+  const whatsappWebhook = createWhatsAppWebhookRouter({ config: deps.config, db: deps.db, events, now: deps.now });
+  app.use(whatsappWebhook.routes());
+  app.use(whatsappWebhook.allowedMethods());
   return app;
 }

@@ -80,10 +80,43 @@ export const serviceEnvSchema = z.object({
     .min(100, 'expected milliseconds from 100 to 600000')
     .max(600_000, 'expected milliseconds from 100 to 600000')
     .default(30_000),
+  /**
+   * Who carries WhatsApp messages: `simulator` (nothing leaves the machine; scriptable per
+   * recipient in the console) or `cloud` (the WhatsApp Business Platform Cloud API, which
+   * needs the access token and phone-number id below; its webhook also needs the app secret
+   * and verify token).
+   */
+  WHATSAPP_PROVIDER: z.enum(['simulator', 'cloud']).default('simulator'),
+  /** Graph API root with its version; `/{phone-number-id}/messages` is appended. */
+  WHATSAPP_CLOUD_BASE_URL: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL').default('https://graph.facebook.com/v21.0'),
+  WHATSAPP_CLOUD_ACCESS_TOKEN: z.string().min(1).optional(),
+  /** The phone-number id messages are sent from. */
+  WHATSAPP_CLOUD_PHONE_NUMBER_ID: z.string().regex(/^\d+$/, 'expected the numeric phone-number id').optional(),
+  /** Several business numbers: `+<sender digits>=<phone-number id>` pairs, comma-separated. */
+  WHATSAPP_CLOUD_PHONE_NUMBER_IDS: z
+    .string()
+    .regex(/^\+?\d+=\d+(,\+?\d+=\d+)*$/, 'expected +<digits>=<phone-number id> pairs, comma-separated')
+    .optional(),
+  /** Signs the Cloud API's webhook deliveries (X-Hub-Signature-256). */
+  WHATSAPP_CLOUD_APP_SECRET: z.string().min(1).optional(),
+  /** What the webhook subscription challenge must present as hub.verify_token. */
+  WHATSAPP_CLOUD_VERIFY_TOKEN: z.string().min(1).optional(),
+  WHATSAPP_CLOUD_TIMEOUT_MS: z.coerce
+    .number({ error: 'expected milliseconds' })
+    .int('expected a whole number')
+    .min(100, 'expected milliseconds from 100 to 60000')
+    .max(60_000, 'expected milliseconds from 100 to 60000')
+    .default(10_000),
 }).superRefine((env, ctx) => {
-  if (env.READER_PROVIDER !== 'openai') return;
-  for (const name of ['READER_BASE_URL', 'READER_API_KEY', 'READER_MODEL'] as const) {
-    if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when READER_PROVIDER is openai' });
+  if (env.READER_PROVIDER === 'openai') {
+    for (const name of ['READER_BASE_URL', 'READER_API_KEY', 'READER_MODEL'] as const) {
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when READER_PROVIDER is openai' });
+    }
+  }
+  if (env.WHATSAPP_PROVIDER === 'cloud') {
+    for (const name of ['WHATSAPP_CLOUD_ACCESS_TOKEN', 'WHATSAPP_CLOUD_PHONE_NUMBER_ID'] as const) {
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when WHATSAPP_PROVIDER is cloud' });
+    }
   }
 });
 

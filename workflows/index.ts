@@ -5,3 +5,4 @@ export { rereadCall } from './rereadCall';
 export { simulatedCallee } from './simulatedCallee';
 export { dispatchEvent } from './dispatchEvent';
 export { deliverWebhook } from './deliverWebhook';
+export { simulatedWhatsAppDelivery } from './simulatedWhatsAppDelivery';

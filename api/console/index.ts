@@ -9,6 +9,7 @@ import { agentAndNumberRoutes } from './routes/numbers';
 import { ticketRoutes } from './routes/tickets';
 import { workspaceRoutes } from './routes/workspaces';
 import { webhookRoutes } from './routes/webhooks';
+import { whatsappConsoleRoutes } from './routes/whatsapp';
 
 /** The private console API under /console/v1: admin token, no compatibility promise. */
 export function createConsoleRouter(deps: ConsoleDeps): Router<RequestState> {
@@ -21,5 +22,6 @@ export function createConsoleRouter(deps: ConsoleDeps): Router<RequestState> {
   callConsoleRoutes(router, deps);
   webhookRoutes(router, deps);
   ticketRoutes(router, deps);
+  whatsappConsoleRoutes(router, deps);
   return router;
 }

@@ -6,6 +6,8 @@ import { agentsRoutes } from './routes/agents';
 import { callsRoutes } from './routes/calls';
 import { channelsRoutes } from './routes/channels';
 import { contactsRoutes } from './routes/contacts';
+import { conversationsRoutes } from './routes/conversations';
+import { messagesRoutes } from './routes/messages';
 import { pingRoutes } from './routes/ping';
 import { ticketsRoutes } from './routes/tickets';
 
@@ -13,6 +15,7 @@ import { ticketsRoutes } from './routes/tickets';
 export function publicRoutes(deps: PublicDeps): RouteDef[] {
   const routes: RouteDef[] = [...pingRoutes(), ...channelsRoutes(deps), ...agentsRoutes(deps), ...callsRoutes(deps)];
   routes.push(...ticketsRoutes(deps), ...contactsRoutes(deps));
+  routes.push(...messagesRoutes(deps), ...conversationsRoutes(deps));
   routes.push(openApiRoute(() => routes));
   return routes;
 }

@@ -1,0 +1,166 @@
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import {
+  conversationMessagesCollection,
+  conversationsCollection,
+  type ConversationDoc,
+  type ConversationMessageDoc,
+} from '../../../src/conversations/store';
+import type { RequestState } from '../../context';
+import { ApiError } from '../../errors';
+import { formatTimestamp } from '../../format';
+import { page, pageQuery } from '../../pagination';
+import type { PublicDeps } from '../deps';
+import type { RouteDef } from '../route';
+
+export const conversationItem = z.object({
+  conversation_id: z.string(),
+  channel: z.enum(['web', 'whatsapp', 'voice']),
+  agent_id: z.string().nullable(),
+  status: z.literal('open'),
+  customer: z.record(z.string(), z.string()),
+  message_count: z.number().int(),
+  preview: z.string().nullable(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+  acquisition: z.object({ ctwa: z.record(z.string(), z.string()) }).nullable(),
+});
+
+export const transcriptMessage = z.object({
+  message_id: z.string(),
+  role: z.string(),
+  text: z.string().nullable(),
+  created_at: z.string().nullable(),
+});
+
+export const conversationsQuery = pageQuery(100, 25).extend({ agent_id: z.string().min(1).max(64).optional() });
+
+/** The cursor of the transcript is a message id, as the spec says: readable, and a position only. */
+export const messagesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(100),
+  cursor: z.string().regex(/^msg_[0-9a-f]{24}$/, 'a message_id from this transcript').optional(),
+});
+
+const conversationParams = z.object({ conversation_id: z.string().max(64) });
+
+const LIST = 'conversations';
+const CHANNELS = new Set(['web', 'whatsapp', 'voice']);
+
+export function conversationView(doc: ConversationDoc): z.infer<typeof conversationItem> {
+  return {
+    conversation_id: doc._id,
+    channel: CHANNELS.has(doc.channel) ? doc.channel : 'web',
+    agent_id: doc.agent_id ?? null,
+    status: 'open',
+    customer: doc.customer ?? {},
+    message_count: doc.message_count ?? 0,
+    preview: doc.preview ?? null,
+    created_at: formatTimestamp(doc.created_at),
+    updated_at: formatTimestamp(doc.updated_at),
+    acquisition: doc.acquisition ?? null,
+  };
+}
+
+export function transcriptView(doc: ConversationMessageDoc): z.infer<typeof transcriptMessage> {
+  return { message_id: doc._id, role: doc.role ?? 'user', text: doc.text ?? null, created_at: formatTimestamp(doc.created_at) };
+}
+
+/** 412 `unsupported_resource` on a deployment without conversations (api-core §7). */
+const requireConversations: Middleware<RequestState> = async (ctx, next) => {
+  if (!ctx.state.workspace!.capabilities.conversations) {
+    throw new ApiError('failed_precondition', 'Conversations are not available on this deployment.', { reason: 'unsupported_resource' });
+  }
+  await next();
+};
+
+const notFound = () => new ApiError('not_found', 'Conversation not found.');
+
+export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): RouteDef[] {
+  const conversations = conversationsCollection(deps.db);
+  const messages = conversationMessagesCollection(deps.db);
+
+  async function findConversation(tenantId: string, id: string): Promise<ConversationDoc> {
+    const doc = await conversations.findOne({ _id: id });
+    if (!doc || doc.tenant_id !== tenantId) throw notFound();
+    return doc;
+  }
+
+  const guarded =
+    (handler: Middleware<RequestState>): Middleware<RequestState> =>
+    (ctx, next) =>
+      requireConversations(ctx, () => handler(ctx, next));
+
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/conversations',
+      operationId: 'listConversations',
+      summary: 'List conversations, most recently active first.',
+      auth: { scope: 'conversations:read' },
+      query: conversationsQuery,
+      response: {
+        status: 200,
+        description: 'A page of conversations.',
+        schema: z.object({ items: z.array(conversationItem), next_cursor: z.string().nullable() }),
+      },
+      errors: ['failed_precondition'],
+      handler: guarded(async (ctx) => {
+        const tenantId = ctx.state.workspace!._id;
+        const { limit, cursor, agent_id } = ctx.state.input!.query as z.infer<typeof conversationsQuery>;
+        const filter: Record<string, unknown> = { tenant_id: tenantId };
+        if (agent_id) filter.agent_id = agent_id;
+        if (cursor) {
+          const [updatedAt, id] = deps.cursors.decode(cursor, tenantId, LIST) as [string, string];
+          const at = new Date(updatedAt);
+          filter.$or = [{ updated_at: { $lt: at } }, { updated_at: at, _id: { $lt: id } }];
+        }
+        const docs = await conversations.find(filter).sort({ updated_at: -1, _id: -1 }).limit(limit).toArray();
+        ctx.body = page(docs, limit, conversationView, (last) =>
+          deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]),
+        );
+      }),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/conversations/{conversation_id}',
+      operationId: 'getConversation',
+      summary: 'Read one conversation.',
+      auth: { scope: 'conversations:read' },
+      params: conversationParams,
+      response: { status: 200, description: 'The conversation.', schema: conversationItem },
+      errors: ['not_found', 'failed_precondition'],
+      handler: guarded(async (ctx) => {
+        const { conversation_id } = (ctx as unknown as { params: { conversation_id: string } }).params;
+        ctx.body = conversationView(await findConversation(ctx.state.workspace!._id, conversation_id));
+      }),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/conversations/{conversation_id}/messages',
+      operationId: 'listConversationMessages',
+      summary:
+        'Read a transcript, oldest first. Trail rows are filtered after a page is read, so a page may be short, with no next_cursor, while more turns follow: compare with message_count.',
+      auth: { scope: 'conversations:read' },
+      params: conversationParams,
+      query: messagesQuery,
+      response: {
+        status: 200,
+        description: 'A page of transcript messages.',
+        schema: z.object({ items: z.array(transcriptMessage), next_cursor: z.string().nullable() }),
+      },
+      errors: ['not_found', 'failed_precondition'],
+      handler: guarded(async (ctx) => {
+        const tenantId = ctx.state.workspace!._id;
+        const { conversation_id } = (ctx as unknown as { params: { conversation_id: string } }).params;
+        const { limit, cursor } = ctx.state.input!.query as z.infer<typeof messagesQuery>;
+        const conversation = await findConversation(tenantId, conversation_id);
+        const filter: Record<string, unknown> = { tenant_id: tenantId, conversation_id: conversation._id };
+        if (cursor) filter._id = { $gt: cursor };
+        const read = await messages.find(filter).sort({ _id: 1 }).limit(limit).toArray();
+        // The page is read first and trail rows dropped after, as the contract describes.
+        const shown = read.filter((m) => m.kind !== 'trail');
+        ctx.body = page(shown, limit, transcriptView, (last) => last._id);
+      }),
+    },
+  ];
+}

@@ -1,0 +1,69 @@
+import Router from '@koa/router';
+import type { Db } from 'mongodb';
+import getRawBody from 'raw-body';
+import type { Config } from '../../src/config';
+import type { EventPublisher } from '../../src/events/publisher';
+import { LIMITS } from '../../src/domain/limits';
+import { ingestCloudWebhook } from '../../src/messaging/cloudIngest';
+import { parsePhoneNumberIds } from '../../src/providers/whatsapp';
+import { parseCloudWebhook, signatureValid, verificationChallenge } from '../../src/providers/whatsapp/cloudWebhook';
+import type { RequestState } from '../context';
+
+export const WHATSAPP_WEBHOOK_PATH = '/webhooks/whatsapp';
+
+/**
+ * The Cloud API's webhook: GET answers the subscription challenge; POST checks
+ * `X-Hub-Signature-256` over the raw bytes with the app secret, then applies the inbound
+ * messages, statuses and echoes before answering 200 (a failure answers 500, so the
+ * provider delivers again; every step is safe to repeat). Outside /api/v1: no key, plain
+ * JSON answers.
+ */
+export function createWhatsAppWebhookRouter(deps: {
+  config: Pick<Config, 'WHATSAPP_CLOUD_APP_SECRET' | 'WHATSAPP_CLOUD_VERIFY_TOKEN' | 'WHATSAPP_CLOUD_PHONE_NUMBER_IDS'>;
+  db: Db;
+  events: EventPublisher;
+  now?: () => Date;
+}): Router<RequestState> {
+  const router = new Router<RequestState>();
+  const now = deps.now ?? (() => new Date());
+  const phoneByNumberId = Object.fromEntries(
+    Object.entries(parsePhoneNumberIds(deps.config.WHATSAPP_CLOUD_PHONE_NUMBER_IDS)).map(([phone, id]) => [id, phone]),
+  );
+
+  router.get(WHATSAPP_WEBHOOK_PATH, (ctx) => {
+    const challenge = verificationChallenge(ctx.query, deps.config.WHATSAPP_CLOUD_VERIFY_TOKEN);
+    if (challenge === null) {
+      ctx.status = 403;
+      ctx.body = { status: 'forbidden' };
+      return;
+    }
+    ctx.type = 'text/plain';
+    ctx.body = challenge;
+  });
+
+  router.post(WHATSAPP_WEBHOOK_PATH, async (ctx) => {
+    const secret = deps.config.WHATSAPP_CLOUD_APP_SECRET;
+    if (!secret) {
+      ctx.status = 404;
+      ctx.body = { status: 'not_configured' };
+      return;
+    }
+    const raw = await getRawBody(ctx.req, { limit: LIMITS.maxBodyBytes });
+    if (!signatureValid(raw, ctx.get('x-hub-signature-256') || undefined, secret)) {
+      ctx.status = 401;
+      ctx.body = { status: 'invalid_signature' };
+      return;
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(raw.toString('utf8'));
+    } catch {
+      ctx.status = 400;
+      ctx.body = { status: 'invalid_json' };
+      return;
+    }
+    const result = await ingestCloudWebhook({ db: deps.db, events: deps.events }, parseCloudWebhook(payload, now()), phoneByNumberId);
+    ctx.body = { status: 'ok', ...result };
+  });
+  return router;
+}

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+
+/**
+ * Conversations and their transcripts (api-core §2 Conversation, Transcript message): the
+ * documents, their collections and how their ids are made.
+ */
+
+export type ConversationChannel = 'web' | 'whatsapp' | 'voice';
+/** `user` the customer, `model` the agent, `human` a team member (or the business's systems). */
+export type TurnRole = 'user' | 'model' | 'human';
+/** `trail` rows (lookups, tool runs, hold lines) are stored but never shown or counted. */
+export type TurnKind = 'turn' | 'trail';
+
+/** Free-form; keys the spec names: name, display_name, phone, email, contact_id. */
+export type Customer = Partial<Record<'name' | 'display_name' | 'phone' | 'email' | 'contact_id', string>>;
+
+/** Click-to-WhatsApp ad attribution; each key only when it has a value. */
+export type Ctwa = Partial<
+  Record<'source_type' | 'source_id' | 'source_url' | 'headline' | 'body' | 'media_type' | 'ctwa_clid' | 'captured_at', string>
+>;
+
+export interface ConversationDoc {
+  /** `con_` + 24 hex of sha256(tenant, channel, thread key): one conversation per thread. */
+  _id: string;
+  tenant_id: string;
+  channel: ConversationChannel;
+  agent_id: string | null;
+  status: 'open';
+  customer: Customer;
+  /** Customer, agent and team turns; trail rows excluded. */
+  message_count: number;
+  /** First 140 characters of the last real turn. */
+  preview: string | null;
+  /** When the turn behind `preview` happened, so a late-arriving older turn does not replace it. */
+  last_turn_at: Date | null;
+  acquisition: { ctwa: Ctwa } | null;
+  /** Ids of the newest messages already counted, so a retried recorder counts nothing twice. */
+  recent_message_ids: string[];
+  /** Whether `conversation.started` was emitted (an emitter that died before it retries it). */
+  started_event: boolean;
+  created_at: Date;
+  /** Moves with every message, trail rows included; the list's sort key. */
+  updated_at: Date;
+}
+
+export interface ConversationMessageDoc {
+  /** `msg_` + 12 hex of the turn's millisecond + 12 hex of sha256(tenant, dedupe key). */
+  _id: string;
+  tenant_id: string;
+  conversation_id: string;
+  role: TurnRole;
+  text: string | null;
+  kind: TurnKind;
+  created_at: Date;
+  /** What the recorder deduplicates on, e.g. `wa-in:<provider message id>`, `<call_id>:<turn index>`. */
+  dedupe_key: string;
+}
+
+export function conversationsCollection(db: Db): Collection<ConversationDoc> {
+  return db.collection<ConversationDoc>('conversations');
+}
+
+export function conversationMessagesCollection(db: Db): Collection<ConversationMessageDoc> {
+  return db.collection<ConversationMessageDoc>('conversation_messages');
+}
+
+const hex = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest('hex');
+
+/** The conversation of a thread: a customer's phone on a chat channel, or one voice call. */
+export function conversationIdFor(tenantId: string, channel: ConversationChannel, threadKey: string): string {
+  return `con_${hex(tenantId, channel, threadKey).slice(0, 24)}`;
+}
+
+/**
+ * Time-ordered like every `msg_` id (src/domain/ids.ts), but its random half derives from
+ * the dedupe key, so recording the same turn at the same instant again gives the same id.
+ */
+export function messageIdFor(tenantId: string, dedupeKey: string, at: Date): string {
+  return `msg_${at.getTime().toString(16).padStart(12, '0')}${hex(tenantId, dedupeKey).slice(0, 12)}`;
+}
+
+/** How many newest message ids a conversation remembers as counted. */
+export const RECENT_MESSAGE_IDS = 100;
+
+export const PREVIEW_LENGTH = 140;
+
+export function previewOf(text: string | null): string | null {
+  if (text === null) return null;
+  const chars = Array.from(text);
+  return chars.length > PREVIEW_LENGTH ? chars.slice(0, PREVIEW_LENGTH).join('') : text;
+}
+
+/** Digits only: phone numbers are compared, and threads keyed, on digits. */
+export function phoneDigits(phone: string): string {
+  return phone.replace(/\D/g, '');
+}

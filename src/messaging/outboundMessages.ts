@@ -1,0 +1,36 @@
+import type { Collection, Db } from 'mongodb';
+import type { AllowanceSource } from './allowance';
+
+/**
+ * Messages the business sent, keyed by the provider's message id: what delivery statuses
+ * join on (their workspace, recipient and conversation), and where a send's `metadata` is
+ * kept (never sent, never echoed, not readable back through the API).
+ */
+
+export type DeliveryStatus = 'sent' | 'delivered' | 'read' | 'failed';
+
+export interface OutboundMessageDoc {
+  /** The provider's message id (the send result's `message_id`). */
+  _id: string;
+  tenant_id: string;
+  provider: 'simulator' | 'cloud';
+  sender_id: string;
+  to: string;
+  conversation_id: string;
+  transcript_message_id: string;
+  kind: 'text' | 'template';
+  template: { name: string; language: string } | null;
+  metadata: Record<string, unknown>;
+  /** Where the billable conversation came from; null for text. */
+  billed: AllowanceSource | null;
+  status: DeliveryStatus;
+  status_at: Date;
+  created_at: Date;
+}
+
+export function outboundMessagesCollection(db: Db): Collection<OutboundMessageDoc> {
+  return db.collection<OutboundMessageDoc>('outbound_messages');
+}
+
+/** A status may only move forward: a late `delivered` never replaces `read`. `failed` ends it. */
+export const STATUS_RANK: Record<DeliveryStatus, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };

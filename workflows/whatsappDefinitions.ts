@@ -1,0 +1,31 @@
+/**
+ * Shared by the WhatsApp simulator (which starts the workflow), the workflow and its
+ * activities. Imported by workflow code: no Node built-ins, no I/O.
+ */
+
+export type SimulatedStatus = 'sent' | 'delivered' | 'read' | 'failed';
+
+export interface SimulatedDeliveryInput {
+  tenantId: string;
+  /** The provider message id the statuses are for. */
+  messageId: string;
+  steps: { status: SimulatedStatus; afterMs: number }[];
+  /** Why the message failed, for a `failed` step. */
+  failure: { code: number; title: string; message: string } | null;
+}
+
+export interface RecordSimulatedStatusInput {
+  tenantId: string;
+  messageId: string;
+  status: SimulatedStatus;
+  /** ISO time read by the workflow, so a retried activity records the same instant. */
+  at: string;
+  failure: { code: number; title: string; message: string } | null;
+}
+
+export const SIMULATED_DELIVERY_WORKFLOW = 'simulatedWhatsAppDelivery';
+
+/** One delivery per simulated message: a repeated start for the same message is refused. */
+export function simulatedDeliveryWorkflowId(messageId: string): string {
+  return `wa-sim-delivery-${messageId}`;
+}
