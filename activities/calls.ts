@@ -9,6 +9,7 @@ import { buildResult, failedResult } from '../src/calls/result';
 import { OUTBOUND_OPENING } from '../src/calls/opening';
 import type { CallOutcome, CallResult, CallStatus, Reading, ReadInput } from '../src/calls/types';
 import type { EventPublisher } from '../src/events/publisher';
+import { recordCallConversation } from '../src/conversations/recordCall';
 import type { CallReader } from '../src/providers/reader/types';
 import { toActivityFailure } from '../src/providers/reader/failures';
 import type { VoiceProvider } from '../src/providers/voice/types';
@@ -168,6 +169,22 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
             { $inc: { 'plan.voice_minutes_used': minutes, 'plan.voice_credits': -fromCredits } },
           );
         }
+      }
+
+      // The transcript joins the conversations (channel `voice`, one per call); idempotent by call id.
+      if (end.answeredAt && transcript.length > 0) {
+        const answered = Date.parse(end.answeredAt);
+        const name = call.detail_lines.find((line) => /name/i.test(line.label))?.value;
+        await recordCallConversation(
+          { db, events },
+          {
+            tenantId: call.tenant_id,
+            callId: call._id,
+            agentId: call.agent_id,
+            customer: name ? { phone: call.to, name } : { phone: call.to },
+            turns: transcript.map((turn) => ({ role: turn.role, text: turn.text, at: new Date(answered + turn.at_seconds * 1000) })),
+          },
+        );
       }
 
       const ended = await loadCall(call._id);

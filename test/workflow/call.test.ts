@@ -51,7 +51,7 @@ describe('the call workflow (time-skipping)', () => {
     const callId = newId('call');
     await calleeScripts(db).replaceOne(
       { _id: scriptId(ws.workspaceId, to) },
-      { _id: scriptId(ws.workspaceId, to), tenant_id: ws.workspaceId, destination: to.slice(1), script: calleeScript.parse(script), updated_at: new Date() },
+      { tenant_id: ws.workspaceId, destination: to.slice(1), script: calleeScript.parse(script), updated_at: new Date() },
       { upsert: true },
     );
     const call = newCallDoc({

@@ -236,4 +236,19 @@ describe('the calls API over HTTP', () => {
     expect(done).toMatchObject({ direction: 'inbound', to: '+919811100021', from_number: ws.phoneNumber.slice(1), status: 'completed' });
     expect((await events(done.call_id, 'call.outcome')).length).toBe(1);
   });
+
+  it('puts a finished call’s transcript in the conversations (channel voice)', async () => {
+    await script('+919811100022', FAST);
+    const created = await place({ to: '+919811100022', details: { Name: 'Ravi' } });
+    const done = await until(created.body.call_id, (b) => b.result.state === 'ready');
+    const list = await request(api.server).get('/api/v1/conversations?limit=100').set(bearer(ws.key));
+    expect(list.status).toBe(200);
+    const conversation = list.body.items.find((c: { channel: string; customer: { phone?: string } }) => c.channel === 'voice' && c.customer.phone === '+919811100022');
+    expect(conversation).toMatchObject({ agent_id: ws.agentId, status: 'open', customer: { phone: '+919811100022', name: 'Ravi' } });
+    const messages = await request(api.server).get(`/api/v1/conversations/${conversation.conversation_id}/messages`).set(bearer(ws.key));
+    expect(messages.body.items.length).toBe(conversation.message_count);
+    expect(messages.body.items[0]).toMatchObject({ role: 'model' });
+    expect(messages.body.items.some((m: { role: string }) => m.role === 'user')).toBe(true);
+    expect(done.status).toBe('completed');
+  });
 });
