@@ -147,6 +147,21 @@ describe('tickets (POST, GET, PATCH /api/v1/tickets)', () => {
       expect(await versions.countDocuments({ ticket_id: res.body.ticket_id })).toBe(2);
     });
 
+    it('links the requester to the workspace contact with that email or phone, creating none', async () => {
+      const email = `linked.${Date.now()}@example.com`;
+      const contact = await request(api.server).post('/api/v1/contacts').set(await caller.auth()).send({ email, phone: '+919812345678' });
+      expect(contact.status).toBe(201);
+      const byEmail = await caller.create({ subject: 'Linked', description: 'x', requester_email: email.toUpperCase() });
+      const byPhone = await caller.create({ subject: 'Linked by phone', description: 'x', requester_phone: '98123 45678' });
+      const stranger = await caller.create({ subject: 'Stranger', description: 'x', requester_email: `nobody.${Date.now()}@example.com` });
+      const contactOf = async (id: string) => (await consoleGet(`/workspaces/${caller.ws.workspaceId}/tickets/${id}`)).body.contact_id;
+      expect(await contactOf(byEmail.body.ticket_id)).toBe(contact.body.contact_id);
+      expect(await contactOf(byPhone.body.ticket_id)).toBe(contact.body.contact_id);
+      expect(await contactOf(stranger.body.ticket_id)).toBeNull();
+      // The requester is returned as sent.
+      expect(byPhone.body.requester.phone).toBe('98123 45678');
+    });
+
     it('stays at version 1 when triage fails or takes too long', async () => {
       const failed = await caller.create({ subject: `Broken ${SIMULATE_TRIAGE_ERROR}`, description: 'x', requester_name: 'A' });
       expect(failed.status).toBe(201);
