@@ -116,6 +116,54 @@ describe('npm start (the launcher)', () => {
     }
   });
 
+  it('places a call with a capture against the demo workspace and, polling as the spec advises, gets a ready result with typed fields', async () => {
+    const running = await launch(env);
+    try {
+      const api = running.lines.API!;
+      const headers = { Authorization: `Bearer ${running.lines['API key']}`, 'Content-Type': 'application/json' };
+      const placed = await fetch(`${api}/api/v1/calls`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          to: '9811133344',
+          ring_seconds: 10,
+          purpose: 'confirming a delivery',
+          capture: {
+            goal: 'Confirm the delivery',
+            fields: [
+              { label: 'Will someone be home?', type: 'yes_no', required: true },
+              { label: 'Preferred slot', type: 'choice', options: ['Morning', 'Evening'] },
+              { label: 'How many parcels?', type: 'number' },
+            ],
+            success: { field: 'will_someone_be_home', equals: 'yes' },
+          },
+        }),
+      });
+      expect(placed.status).toBe(201);
+      const call = (await placed.json()) as { call_id: string; status: string; to: string };
+      expect(call).toMatchObject({ status: 'ringing', to: '+919811133344' });
+
+      // api-core §4: wait about ring_seconds, then read every few seconds until ended_at is
+      // set, and on until result.state is no longer pending.
+      await new Promise((r) => setTimeout(r, 10_000));
+      let body: { ended_at: string | null; result: { state: string; fields: Record<string, unknown>; success: boolean | null; disposition: string } };
+      const deadline = Date.now() + 60_000;
+      do {
+        body = (await (await fetch(`${api}/api/v1/calls/${call.call_id}`, { headers })).json()) as typeof body;
+        if (body.ended_at !== null && body.result.state !== 'pending') break;
+        await new Promise((r) => setTimeout(r, 2_000));
+      } while (Date.now() < deadline);
+      expect(body.result).toMatchObject({
+        state: 'ready',
+        disposition: 'completed',
+        success: true,
+        fields: { will_someone_be_home: true, preferred_slot: 'Morning', how_many_parcels: 2 },
+      });
+    } finally {
+      expect(await stop(running.child, 'SIGTERM')).toBe(0);
+    }
+  }, 120_000);
+
   it('uses MONGODB_URL and TEMPORAL_ADDRESS when set, and starts no local server for them', async () => {
     const external = await launch({
       ...env,
