@@ -8,7 +8,7 @@ import { calleeScript, calleeScripts, scriptId, type CalleeScript } from '../../
 import { eventsCollection } from '../../src/events/eventStore';
 import { newId } from '../../src/domain/ids';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
-import { callWorkflowId, hangupUpdate, statusQuery, type CallWorkflowInput, type CallWorkflowResult } from '../../workflows/callDefinitions';
+import { callWorkflowId, hangupUpdate, rereadWorkflowId, statusQuery, type CallWorkflowInput, type CallWorkflowResult } from '../../workflows/callDefinitions';
 import { openTestDb, testConfig, testServers, uniqueName } from '../support/env';
 import { createTimeSkippingEnv } from '../support/timeSkipping';
 import { createTestWorkspace, type TestWorkspace } from '../support/workspaces';
@@ -171,5 +171,41 @@ describe('the call workflow (time-skipping)', () => {
     const { callId, input } = await newCall('+919800000010', { originate_error: true });
     expect(await run(input)).toEqual({ status: 'failed', outcome: 'originate_error', durationSeconds: 0, resultState: 'ready' });
     expect(await stored(callId)).toMatchObject({ status: 'failed', outcome: 'originate_error', duration_seconds: 0 });
+  });
+
+  it('hang-up while ringing: true, then the call ends unanswered with agent_hangup', async () => {
+    const { callId, input } = await newCall('+919800000011', { answer: false });
+    const handle = await env.client.workflow.start('callWorkflow', { taskQueue, workflowId: callWorkflowId(callId), args: [input] });
+    while (!(await callCollections(db).calls.findOne({ _id: callId, placed_at: { $ne: null } }))) await env.sleep(200);
+    expect(await handle.query(statusQuery)).toBe('ringing');
+    expect(await handle.executeUpdate(hangupUpdate)).toBe(true);
+    expect(await handle.result()).toEqual({ status: 'completed', outcome: 'agent_hangup', durationSeconds: 0, resultState: 'ready' });
+    expect((await stored(callId)).result.disposition).toBe('unanswered');
+  });
+
+  it('a re-read reads the call again: reading 2, result ready, a second call.outcome', async () => {
+    const { callId, input } = await newCall('+919800000012', { ring_seconds: 1 });
+    await run(input);
+    const state = await env.client.workflow.execute('rereadCall', {
+      taskQueue,
+      workflowId: rereadWorkflowId(callId, 2),
+      args: [{ callId, tenantId: ws.workspaceId, reading: 2, reread: true }],
+    });
+    expect(state).toBe('ready');
+    expect(await stored(callId)).toMatchObject({ readings: 2, result: { state: 'ready' } });
+    expect(await eventsCollection(db).countDocuments({ type: 'call.outcome', 'data.call_id': callId })).toBe(2);
+  });
+
+  it('a failed re-read keeps the ready result', async () => {
+    const { callId, input } = await newCall('+919800000013', { ring_seconds: 1 });
+    await run(input);
+    await calleeScripts(db).updateOne({ _id: scriptId(ws.workspaceId, '+919800000013') }, { $set: { 'script.reader': { fail_times: 0, permanent: true } } });
+    const state = await env.client.workflow.execute('rereadCall', {
+      taskQueue,
+      workflowId: rereadWorkflowId(callId, 2),
+      args: [{ callId, tenantId: ws.workspaceId, reading: 2, reread: true }],
+    });
+    expect(state).toBe('ready');
+    expect(await stored(callId)).toMatchObject({ readings: 1, result: { state: 'ready' } });
   });
 });
