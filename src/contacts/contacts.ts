@@ -121,8 +121,10 @@ export async function contactIdByIdentity(db: Db, tenantId: string, kind: Identi
   return owner?.contact_id ?? null;
 }
 
+/** By `_id` alone (the one filter FerretDB answers from an index), the workspace compared here. */
 export async function findContactById(db: Db, tenantId: string, contactId: string): Promise<ContactDoc | null> {
-  return contactCollections(db).contacts.findOne({ _id: contactId, tenant_id: tenantId });
+  const contact = await contactCollections(db).contacts.findOne({ _id: contactId });
+  return contact?.tenant_id === tenantId ? contact : null;
 }
 
 export async function findContactByEmail(db: Db, tenantId: string, email: string): Promise<ContactDoc | null> {
@@ -189,7 +191,7 @@ async function attach(db: Db, contact: ContactDoc, ids: Identities, input: Conta
     const { contacts } = contactCollections(db);
     updated =
       (await contacts.findOneAndUpdate(
-        { _id: contact._id, tenant_id: contact.tenant_id },
+        { _id: contact._id },
         { $set: { ...set, updated_at: now }, ...(newTags.length ? { $addToSet: { tags: { $each: newTags } } } : {}) },
         { returnDocument: 'after' },
       )) ?? contact;

@@ -8,7 +8,7 @@ import { firstMessageId, publicRefCandidate, ticketIdFor } from './ticketIdentit
 import { createTags, slaDueAt, type TicketPriority } from './ticketRules';
 import { pickAssignee } from './ticketSettings';
 import { publishTicketCreated } from './ticketEvents';
-import { applyTicketChange, ticketCollections, versionId, type TicketActor, type TicketDoc } from './ticketStore';
+import { applyTicketChange, findTicket, ticketCollections, versionId, type TicketActor, type TicketDoc } from './ticketStore';
 import { runTriage } from './triage/runTriage';
 import type { TriageProvider } from './triage/triageProvider';
 
@@ -84,7 +84,7 @@ export async function createOrFindTicket(
   const tenantId = request.workspace._id;
   const ticketId = ticketIdFor(tenantId, request.rawBody);
 
-  const existing = await tickets.findOne({ _id: ticketId, tenant_id: tenantId });
+  const existing = await findTicket(db, tenantId, ticketId);
   if (existing) {
     await publishTicketCreated(deps.events, existing);
     return { ticket: existing, created: false };
@@ -139,7 +139,7 @@ export async function createOrFindTicket(
   };
   if (!(await insertIfAbsent(tickets, doc))) {
     // The same bytes raced in: the other request made the ticket (and triages it).
-    const raced = await tickets.findOne({ _id: ticketId, tenant_id: tenantId });
+    const raced = await findTicket(db, tenantId, ticketId);
     if (!raced) throw new Error(`ticket ${ticketId} vanished after a duplicate insert`);
     await publishTicketCreated(deps.events, raced);
     return { ticket: raced, created: false };
