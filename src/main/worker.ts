@@ -9,6 +9,8 @@ import { activityMetricsInterceptor } from '../observability/activityMetrics';
 import { temporalLoggerFrom } from '../observability/temporalLogger';
 import { createWorker } from '../worker/createWorker';
 import { buildActivityDeps } from '../worker/activityDeps';
+import { createCallReader } from '../providers/reader';
+import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
 import { createEventSweeper } from '../events/sweeper';
@@ -33,7 +35,11 @@ runMain(async () => {
     config,
     deps: buildActivityDeps(
       { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
-      { webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) } },
+      {
+        webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) },
+        // READER_PROVIDER picks the simulated reader (default) or an OpenAI-compatible endpoint.
+        reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),
+      },
     ),
     activityInterceptors: [activityMetricsInterceptor(registry)],
   });
