@@ -34,7 +34,7 @@ export interface RecordTurnInput {
   role: TurnRole;
   text: string | null;
   kind?: TurnKind;
-  /** When the turn happened; pass the same value on a retry (it is part of the message id). */
+  /** When the turn happened (the message id is time-ordered on it). */
   at: Date;
   /** Unique per turn within the workspace, e.g. `wa-in:<provider message id>`. */
   dedupeKey: string;
@@ -56,6 +56,26 @@ function threadKeyOf(input: Pick<RecordTurnInput, 'threadKey' | 'customer'>): st
   const digits = input.customer.phone ? phoneDigits(input.customer.phone) : '';
   if (!digits) throw new Error('recordTurn needs a threadKey or a customer phone');
   return digits;
+}
+
+interface TurnKeyDoc {
+  /** `<tenant>|<dedupe key>`. */
+  _id: string;
+  message_id: string;
+}
+
+/**
+ * The message id a dedupe key got the first time it was recorded. A redelivered message
+ * (a webhook retried, a console injection repeated) may come with another time, and the
+ * time is part of the id; the claim keeps one id per key whatever the time.
+ */
+async function claimMessageId(db: Db, tenantId: string, dedupeKey: string, candidate: string): Promise<string> {
+  const keys = db.collection<TurnKeyDoc>('conversation_turn_keys');
+  const _id = `${tenantId}|${dedupeKey}`;
+  if (await insertIfAbsent(keys, { _id, message_id: candidate })) return candidate;
+  const existing = await keys.findOne({ _id });
+  if (!existing) throw new Error(`turn key ${_id} vanished after a duplicate insert`);
+  return existing.message_id;
 }
 
 /** Emits `conversation.started` once per conversation, retrying it if an earlier emitter died. */
@@ -109,8 +129,8 @@ export async function ensureConversation(
 
 /**
  * Records one turn of a conversation (creating the conversation on first use) and updates
- * the conversation's count, preview and `updated_at`. Safe to retry: the message id derives
- * from the dedupe key and time, and the conversation remembers which messages it counted.
+ * the conversation's count, preview and `updated_at`. Safe to retry: a dedupe key gets one
+ * message id, ever, and the conversation remembers which messages it counted.
  * Changes to the conversation run under its lease because FerretDB loses concurrent updates
  * to one document (src/db/leaseLock.ts).
  */
@@ -125,7 +145,7 @@ export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput)
     at: input.at,
   });
   const kind = input.kind ?? 'turn';
-  const messageId = messageIdFor(input.tenantId, input.dedupeKey, input.at);
+  const messageId = await claimMessageId(deps.db, input.tenantId, input.dedupeKey, messageIdFor(input.tenantId, input.dedupeKey, input.at));
   await insertIfAbsent(conversationMessagesCollection(deps.db), {
     _id: messageId,
     tenant_id: input.tenantId,

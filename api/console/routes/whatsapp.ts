@@ -81,14 +81,14 @@ export function whatsappConsoleRoutes(router: Router<RequestState>, deps: Consol
     return recipient;
   };
 
-  router.put('/workspaces/:workspace_id/whatsapp/simulator/:recipient', ...withWorkspaceBody(deps, simulatorScriptSchema), async (ctx) => {
+  router.put('/workspaces/:workspace_id/simulator/whatsapp/:recipient', ...withWorkspaceBody(deps, simulatorScriptSchema), async (ctx) => {
     const script = bodyOf(ctx, simulatorScriptSchema);
     ctx.body = scriptView(await setScript(deps.db, ctx.state.workspace!._id, recipientOf(ctx), script, deps.now()));
   });
 
-  tenantList(router, deps, 'whatsapp/simulator', simulatorScriptsCollection(deps.db), scriptView, { recipient: 1 });
+  tenantList(router, deps, 'simulator/whatsapp', simulatorScriptsCollection(deps.db), scriptView, { recipient: 1 });
 
-  router.delete('/workspaces/:workspace_id/whatsapp/simulator/:recipient', loadWorkspace(deps), async (ctx) => {
+  router.delete('/workspaces/:workspace_id/simulator/whatsapp/:recipient', loadWorkspace(deps), async (ctx) => {
     ctx.body = { recipient: recipientOf(ctx), deleted: await clearScript(deps.db, ctx.state.workspace!._id, recipientOf(ctx)) };
   });
 

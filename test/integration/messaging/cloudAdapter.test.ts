@@ -1,0 +1,326 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { collections } from '../../../src/db/collections';
+import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
+import { startTestApi, type TestApi } from '../../support/app';
+import { bearer, envelope } from '../../support/http';
+import { CONSOLE, eventsOf } from '../../support/messaging';
+import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+
+/** A stand-in for the Graph API: records each request and answers from a queue (default: accepted). */
+class FakeGraph {
+  readonly requests: { url: string; authorization: string | undefined; body: Record<string, unknown> }[] = [];
+  readonly answers: { status: number; body: unknown; delayMs?: number }[] = [];
+  private server!: Server;
+  private count = 0;
+
+  async start(): Promise<string> {
+    this.server = createServer((req: IncomingMessage, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        this.requests.push({ url: req.url!, authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        const answer = this.answers.shift() ?? {
+          status: 200,
+          body: { messaging_product: 'whatsapp', contacts: [{ input: 'x', wa_id: 'x' }], messages: [{ id: `wamid.CLOUD${++this.count}` }] },
+        };
+        const reply = () => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+        if (answer.delayMs) setTimeout(reply, answer.delayMs);
+        else reply();
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v21.0`;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const APP_SECRET = 'test-app-secret';
+const VERIFY_TOKEN = 'test-verify-token';
+
+describe('the WhatsApp Cloud API adapter against a local fake', () => {
+  let graph: FakeGraph;
+  let api: TestApi;
+  let ws: TestWorkspace;
+  let senderDigits: string;
+  let n = 0;
+  const fresh = () => `9193${String(Date.now() % 1_000_000).padStart(6, '0')}${String(n++).padStart(2, '0')}`;
+
+  beforeAll(async () => {
+    graph = new FakeGraph();
+    const baseUrl = await graph.start();
+    api = await startTestApi({
+      env: {
+        WHATSAPP_PROVIDER: 'cloud',
+        WHATSAPP_CLOUD_BASE_URL: baseUrl,
+        WHATSAPP_CLOUD_ACCESS_TOKEN: 'graph-token',
+        WHATSAPP_CLOUD_PHONE_NUMBER_ID: '1001',
+        WHATSAPP_CLOUD_PHONE_NUMBER_IDS: '+919000033333=2002',
+        WHATSAPP_CLOUD_APP_SECRET: APP_SECRET,
+        WHATSAPP_CLOUD_VERIFY_TOKEN: VERIFY_TOKEN,
+        WHATSAPP_CLOUD_TIMEOUT_MS: '500',
+      },
+    });
+    ws = await createTestWorkspace(api.db);
+    senderDigits = (await collections(api.db).senders.findOne({ _id: ws.senderId }))!.phone.slice(1);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await graph?.stop();
+  });
+  beforeEach(() => {
+    graph.requests.length = 0;
+    graph.answers.length = 0;
+  });
+
+  const send = (body: Record<string, unknown>) => request(api.server).post('/api/v1/messages').set(bearer(ws.key)).send(body);
+
+  function webhook(payload: unknown, signature?: string | null) {
+    const raw = Buffer.from(JSON.stringify(payload));
+    const req = request(api.server).post('/webhooks/whatsapp').set('content-type', 'application/json');
+    const header = signature === undefined ? `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}` : signature;
+    if (header !== null) req.set('X-Hub-Signature-256', header);
+    return req.send(raw.toString('utf8'));
+  }
+
+  const change = (field: string, value: Record<string, unknown>, display = senderDigits) => ({
+    object: 'whatsapp_business_account',
+    entry: [{ id: 'WABA1', changes: [{ field, value: { messaging_product: 'whatsapp', metadata: { display_phone_number: display, phone_number_id: '1001' }, ...value } }] }],
+  });
+  const inboundText = (from: string, id: string, text: string, extra: Record<string, unknown> = {}) =>
+    change('messages', {
+      contacts: [{ profile: { name: 'Kiran' }, wa_id: from }],
+      messages: [{ from, id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text }, ...extra }],
+    });
+
+  describe('sending', () => {
+    it('sends free text to POST /{phone-number-id}/messages with the bearer token, Markdown converted', async () => {
+      const to = fresh();
+      expect((await webhook(inboundText(to, `wamid.in.${to}`, 'hi'))).status).toBe(200);
+      const res = await send({ to: `+${to}`, text: '**Order** shipped: [track](https://t.test/1)' });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ message_id: expect.stringMatching(/^wamid\.CLOUD\d+$/), channel: 'whatsapp', to: `+${to}`, status: 'sent' });
+      expect(graph.requests).toEqual([
+        {
+          url: '/v21.0/1001/messages',
+          authorization: 'Bearer graph-token',
+          body: {
+            messaging_product: 'whatsapp',
+            recipient_type: 'individual',
+            to,
+            type: 'text',
+            text: { preview_url: false, body: '*Order* shipped: track: https://t.test/1' },
+          },
+        },
+      ]);
+    });
+
+    it('sends a template with its header, body and URL-button components', async () => {
+      const to = fresh();
+      expect((await send({ to, template: { name: 'appointment_reminder', header_variables: 'Kiran', variables: ['Mon 3 Mar', '10:30'] } })).status).toBe(201);
+      expect((await send({ to, template: { name: 'payment_due', language: 'en_GB', variables: ['Kiran', '1,200', '5 Mar'], button_variables: 'inv-77' } })).status).toBe(201);
+      expect((await send({ to, template: { name: 'welcome' } })).status).toBe(201);
+      expect(graph.requests.map((r) => r.body.template)).toEqual([
+        {
+          name: 'appointment_reminder',
+          language: { code: 'en' },
+          components: [
+            { type: 'header', parameters: [{ type: 'text', text: 'Kiran' }] },
+            { type: 'body', parameters: [{ type: 'text', text: 'Mon 3 Mar' }, { type: 'text', text: '10:30' }] },
+          ],
+        },
+        {
+          name: 'payment_due',
+          language: { code: 'en' },
+          components: [
+            { type: 'body', parameters: [{ type: 'text', text: 'Kiran' }, { type: 'text', text: '1,200' }, { type: 'text', text: '5 Mar' }] },
+            { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: 'inv-77' }] },
+          ],
+        },
+        { name: 'welcome', language: { code: 'en_US' } },
+      ]);
+      expect(graph.requests[0]!.body).toMatchObject({ messaging_product: 'whatsapp', to, type: 'template' });
+    });
+
+    it('sends an image header by link', async () => {
+      await request(api.server)
+        .post(`/console/v1/workspaces/${ws.workspaceId}/templates`)
+        .set(CONSOLE)
+        .send({ name: 'catalogue', language: 'en', body: 'New {{1}}', header: { type: 'image', media_url: 'https://cdn.test/cat.png' } });
+      expect((await send({ to: fresh(), template: { name: 'catalogue', variables: ['arrivals'] } })).status).toBe(201);
+      expect(graph.requests[0]!.body.template).toEqual({
+        name: 'catalogue',
+        language: { code: 'en' },
+        components: [
+          { type: 'header', parameters: [{ type: 'image', image: { link: 'https://cdn.test/cat.png' } }] },
+          { type: 'body', parameters: [{ type: 'text', text: 'arrivals' }] },
+        ],
+      });
+    });
+
+    it('sends from the phone-number id configured for the sender’s number', async () => {
+      const second = await request(api.server)
+        .post(`/console/v1/workspaces/${ws.workspaceId}/senders`)
+        .set(CONSOLE)
+        .send({ phone: '+919000033333', display_name: 'Support line' });
+      expect((await send({ to: fresh(), template: { name: 'welcome' }, sender_id: second.body.sender_id })).status).toBe(201);
+      expect(graph.requests[0]!.url).toBe('/v21.0/2002/messages');
+    });
+
+    it('turns a refusal into 502 provider_error with the Graph error’s fields, without retrying', async () => {
+      graph.answers.push({
+        status: 400,
+        body: {
+          error: {
+            message: '(#131026) Message undeliverable',
+            type: 'OAuthException',
+            code: 131026,
+            error_subcode: 2494010,
+            error_user_title: 'Undeliverable',
+            error_user_msg: 'The recipient cannot receive this message.',
+            fbtrace_id: 'Az1',
+          },
+        },
+      });
+      const res = await send({ to: fresh(), template: { name: 'welcome' } });
+      expect(res.status).toBe(502);
+      expect(res.body).toEqual(
+        envelope('provider_error', 'WhatsApp provider refused the message: (#131026) Message undeliverable (code 131026).', {
+          provider_code: 131026,
+          provider_subcode: 2494010,
+          provider_message: '(#131026) Message undeliverable',
+          provider_user_message: 'The recipient cannot receive this message.',
+        }),
+      );
+      expect(graph.requests).toHaveLength(1);
+    });
+
+    it('retries throttling and server errors, then succeeds', async () => {
+      graph.answers.push(
+        { status: 429, body: { error: { message: '(#130429) Rate limit hit', code: 130429 } } },
+        { status: 503, body: { error: { message: 'Service temporarily unavailable', code: 131016 } } },
+      );
+      const res = await send({ to: fresh(), template: { name: 'welcome' } });
+      expect(res.status).toBe(201);
+      expect(graph.requests).toHaveLength(3);
+      expect(res.body.message_id).toMatch(/^wamid\.CLOUD/);
+    });
+
+    it('answers 502 after three failed attempts, and gives the conversation back', async () => {
+      const before = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!.plan;
+      for (let i = 0; i < 3; i++) graph.answers.push({ status: 500, body: { error: { message: 'An unknown error occurred', code: 1, error_data: { details: 'try later' } } } });
+      const res = await send({ to: fresh(), template: { name: 'welcome' } });
+      expect(res.status).toBe(502);
+      expect(res.body.error.message).toBe('WhatsApp provider refused the message: An unknown error occurred (try later) (code 1).');
+      expect(res.body.error.details).toEqual({
+        provider_code: 1,
+        provider_subcode: null,
+        provider_message: 'An unknown error occurred (try later)',
+        provider_user_message: null,
+      });
+      expect(graph.requests).toHaveLength(3);
+      expect((await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!.plan).toEqual(before);
+    });
+
+    it('does not retry a timeout (the message may have gone out)', async () => {
+      graph.answers.push({ status: 200, body: { messages: [{ id: 'wamid.LATE' }] }, delayMs: 1500 });
+      const res = await send({ to: fresh(), template: { name: 'welcome' } });
+      expect(res.status).toBe(502);
+      expect(res.body.error.details.provider_message).toBe('no answer within 500 ms');
+      expect(graph.requests).toHaveLength(1);
+    });
+  });
+
+  describe('the webhook', () => {
+    it('answers the verification challenge with the right verify token only', async () => {
+      const ok = await request(api.server)
+        .get('/webhooks/whatsapp')
+        .query({ 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1158201444' });
+      expect(ok.status).toBe(200);
+      expect(ok.text).toBe('1158201444');
+      expect(ok.headers['content-type']).toMatch(/^text\/plain/);
+      const wrong = await request(api.server)
+        .get('/webhooks/whatsapp')
+        .query({ 'hub.mode': 'subscribe', 'hub.verify_token': 'nope', 'hub.challenge': '1158201444' });
+      expect(wrong.status).toBe(403);
+    });
+
+    it('refuses a delivery without a valid X-Hub-Signature-256 and applies nothing', async () => {
+      const from = fresh();
+      const payload = inboundText(from, `wamid.unsigned.${from}`, 'hi');
+      for (const signature of [null, 'sha256=0000', `sha256=${createHmac('sha256', 'other').update(JSON.stringify(payload)).digest('hex')}`]) {
+        const res = await webhook(payload, signature);
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ status: 'invalid_signature' });
+      }
+      expect((await eventsOf(api.db, ws.workspaceId, 'message.received')).filter((e) => e.data.from === `+${from}`)).toHaveLength(0);
+    });
+
+    it('applies inbound messages with their ad referral, once however often they are delivered', async () => {
+      const from = fresh();
+      const payload = inboundText(from, `wamid.ref.${from}`, 'I saw your ad', {
+        referral: { source_url: 'https://fb.me/ad9', source_id: 'ad9', source_type: 'ad', headline: 'Winter sale', body: 'Up to 50% off', media_type: 'video', video_url: 'https://v.test/1', ctwa_clid: 'clid9' },
+      });
+      const first = await webhook(payload);
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({ status: 'ok', applied: 1, skipped: 0 });
+      expect((await webhook(payload)).status).toBe(200);
+      const received = (await eventsOf(api.db, ws.workspaceId, 'message.received')).filter((e) => e.data.from === `+${from}`);
+      expect(received).toHaveLength(1);
+      expect(received[0]!.data).toMatchObject({
+        message_id: `wamid.ref.${from}`,
+        profile_name: 'Kiran',
+        text: 'I saw your ad',
+        referral: { source_type: 'ad', source_id: 'ad9', headline: 'Winter sale', media_type: 'video', video_url: 'https://v.test/1', ctwa_clid: 'clid9' },
+      });
+      const conversation = await request(api.server).get(`/api/v1/conversations/${received[0]!.data.conversation_id}`).set(bearer(ws.key));
+      expect(conversation.body).toMatchObject({
+        customer: { phone: `+${from}`, name: 'Kiran' },
+        message_count: 1,
+        acquisition: { ctwa: { source_type: 'ad', source_id: 'ad9', source_url: 'https://fb.me/ad9', headline: 'Winter sale', body: 'Up to 50% off', media_type: 'video', ctwa_clid: 'clid9' } },
+      });
+    });
+
+    it('turns statuses into message.status events for messages this service sent', async () => {
+      const to = fresh();
+      const sent = await send({ to, template: { name: 'welcome' } });
+      const id = sent.body.message_id as string;
+      const statuses = change('messages', {
+        statuses: [
+          { id, status: 'delivered', timestamp: '1772359300', recipient_id: to },
+          { id, status: 'read', timestamp: '1772359400', recipient_id: to },
+          { id: 'wamid.NOT_OURS', status: 'delivered', timestamp: '1772359300', recipient_id: to },
+        ],
+      });
+      const res = await webhook(statuses);
+      expect(res.body).toEqual({ status: 'ok', applied: 2, skipped: 1 });
+      const events = (await eventsOf(api.db, ws.workspaceId, 'message.status')).filter((e) => e.data.message_id === id);
+      expect(events.map((e) => e.data.status).sort()).toEqual(['delivered', 'read']);
+      expect(events[0]!.data).toMatchObject({ channel: 'whatsapp', to: `+${to}` });
+      expect((await outboundMessagesCollection(api.db).findOne({ _id: id }))!.status).toBe('read');
+      // A late `delivered` does not move the message back.
+      await webhook(change('messages', { statuses: [{ id, status: 'delivered', timestamp: '1772359500', recipient_id: to }] }));
+      expect((await outboundMessagesCollection(api.db).findOne({ _id: id }))!.status).toBe('read');
+    });
+
+    it('turns business-app echoes into message.echo, and skips numbers no workspace owns', async () => {
+      const to = fresh();
+      const echo = change('smb_message_echoes', {
+        message_echoes: [{ from: senderDigits, to, id: `wamid.echo.${to}`, timestamp: '1772359600', type: 'text', text: { body: 'Sent from the app' } }],
+      });
+      expect((await webhook(echo)).body).toEqual({ status: 'ok', applied: 1, skipped: 0 });
+      const events = (await eventsOf(api.db, ws.workspaceId, 'message.echo')).filter((e) => e.data.to === `+${to}`);
+      expect(events).toHaveLength(1);
+      expect(events[0]!.data).toMatchObject({ action: 'sent', text: 'Sent from the app', sender_id: ws.senderId });
+      const stranger = inboundText(fresh(), 'wamid.stranger', 'hi');
+      stranger.entry[0]!.changes[0]!.value.metadata = { display_phone_number: '15550009999', phone_number_id: '9999' };
+      expect((await webhook(stranger)).body).toEqual({ status: 'ok', applied: 0, skipped: 1 });
+    });
+  });
+});
