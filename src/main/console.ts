@@ -39,12 +39,24 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
   tickets escalate <workspace_id> <ticket_id> [--reason <text>]
   tickets deescalate <workspace_id> <ticket_id>
   tickets assign <workspace_id> <ticket_id> --assignee-id <id>|none
+  whatsapp-sim list <workspace_id>
+  whatsapp-sim set <workspace_id> <recipient> [--outcome read|delivered|sent|failed]
+                   [--fail-next <n> --fail-kind rate_limit|server] [--refuse.code <code> --refuse.message <text>]
+                   [--delays-ms.sent <ms>] [--delays-ms.delivered <ms>] [--delays-ms.read <ms>] [--delays-ms.failed <ms>]
+  whatsapp-sim clear <workspace_id> <recipient>
+  whatsapp inbound <workspace_id> --from +<digits> --text <text> [--name …] [--sender-id snd_…]
+                   [--referral.source-type ad --referral.source-id … --referral.source-url … --referral.ctwa-clid …]
+  whatsapp echo <workspace_id> --to +<digits> [--text <text>] [--action sent|edited|deleted]
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
 (default: the token npm start keeps in $DATA_DIR/console-token).`;
 
 const LIST_FIELDS = new Set(['scopes', 'calling_country_codes', 'installed_apps']);
-const TEXT_FIELDS = new Set(['name', 'display_name', 'body', 'language', 'timezone', 'country', 'number', 'phone', 'agent_id']);
+const TEXT_FIELDS = new Set([
+  ...['name', 'display_name', 'body', 'language', 'timezone', 'country', 'number', 'phone', 'agent_id'],
+  // WhatsApp console fields that stay strings even when they look like numbers.
+  ...['text', 'from', 'to', 'message', 'user_message', 'sender_id', 'message_id', 'source_id', 'headline', 'ctwa_clid'],
+]);
 
 class UsageError extends Error {}
 
@@ -71,7 +83,7 @@ export function bodyFromFlags(flags: Record<string, string | boolean | undefined
 }
 
 interface Call {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
   body?: Record<string, unknown>;
   columns?: string[];
@@ -157,6 +169,16 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       const assignee = need(body.assignee_id === undefined ? undefined : String(body.assignee_id), '--assignee-id');
       return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/assign`, body: { assignee_id: assignee === 'none' ? null : assignee } };
     }
+    case 'whatsapp-sim list':
+      return { method: 'GET', path: `${ws()}/simulator/whatsapp`, columns: ['recipient', 'outcome', 'fail_next', 'fail_kind', 'refuse'] };
+    case 'whatsapp-sim set':
+      return { method: 'PUT', path: `${ws()}/simulator/whatsapp/${item('<recipient>')}`, body };
+    case 'whatsapp-sim clear':
+      return { method: 'DELETE', path: `${ws()}/simulator/whatsapp/${item('<recipient>')}` };
+    case 'whatsapp inbound':
+      return { method: 'POST', path: `${ws()}/whatsapp/inbound`, body };
+    case 'whatsapp echo':
+      return { method: 'POST', path: `${ws()}/whatsapp/echo`, body };
     default:
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
   }
