@@ -3,6 +3,7 @@ import type { RequestState } from '../context';
 import { consoleAuth } from './auth';
 import type { ConsoleDeps } from './deps';
 import { callConsoleRoutes } from './routes/calls';
+import { conversationConsoleRoutes } from './routes/conversations';
 import { keyRoutes } from './routes/keys';
 import { messagingRoutes } from './routes/messaging';
 import { agentAndNumberRoutes } from './routes/numbers';
@@ -23,5 +24,6 @@ export function createConsoleRouter(deps: ConsoleDeps): Router<RequestState> {
   webhookRoutes(router, deps);
   ticketRoutes(router, deps);
   whatsappConsoleRoutes(router, deps);
+  conversationConsoleRoutes(router, deps);
   return router;
 }

@@ -93,6 +93,7 @@ export async function recordCallConversation(
     _id: conversationId,
     tenant_id: input.tenantId,
     channel: 'voice',
+    thread_key: threadKey,
     agent_id: input.agentId,
     status: 'open',
     customer: input.customer,

@@ -108,6 +108,7 @@ export async function ensureConversation(
     _id: id,
     tenant_id: input.tenantId,
     channel: input.channel,
+    thread_key: input.threadKey,
     agent_id: input.agentId ?? null,
     status: 'open',
     customer: input.customer,

@@ -25,6 +25,8 @@ export interface ConversationDoc {
   _id: string;
   tenant_id: string;
   channel: ConversationChannel;
+  /** What the id derives from with the channel: the customer's phone digits, or a call id. */
+  thread_key: string;
   agent_id: string | null;
   status: 'open';
   customer: Customer;

@@ -47,6 +47,8 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
   whatsapp inbound <workspace_id> --from +<digits> --text <text> [--name …] [--sender-id snd_…]
                    [--referral.source-type ad --referral.source-id … --referral.source-url … --referral.ctwa-clid …]
   whatsapp echo <workspace_id> --to +<digits> [--text <text>] [--action sent|edited|deleted]
+  conversations add-turn <workspace_id> <conversation_id> --role user|model|human --text <text>
+                   [--kind turn|trail] [--agent-id bot_…] [--turn-id <id>]
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
 (default: the token npm start keeps in $DATA_DIR/console-token).`;
@@ -55,7 +57,7 @@ const LIST_FIELDS = new Set(['scopes', 'calling_country_codes', 'installed_apps'
 const TEXT_FIELDS = new Set([
   ...['name', 'display_name', 'body', 'language', 'timezone', 'country', 'number', 'phone', 'agent_id'],
   // WhatsApp console fields that stay strings even when they look like numbers.
-  ...['text', 'from', 'to', 'message', 'user_message', 'sender_id', 'message_id', 'source_id', 'headline', 'ctwa_clid'],
+  ...['text', 'from', 'to', 'message', 'user_message', 'sender_id', 'message_id', 'source_id', 'headline', 'ctwa_clid', 'turn_id'],
 ]);
 
 class UsageError extends Error {}
@@ -179,6 +181,8 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       return { method: 'POST', path: `${ws()}/whatsapp/inbound`, body };
     case 'whatsapp echo':
       return { method: 'POST', path: `${ws()}/whatsapp/echo`, body };
+    case 'conversations add-turn':
+      return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/turns`, body: { text: null, ...body } };
     default:
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
   }

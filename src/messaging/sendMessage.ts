@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import { recordTurn } from '../conversations/recordTurn';
 import { collections, type TemplateDoc } from '../db/collections';
 import type { EventPublisher } from '../events/publisher';
+import type { Logger } from '../observability/logger';
 import type { ProviderErrorDetails, SendRequest, WhatsAppProvider } from '../providers/whatsapp/provider';
 import { SEND_RETRY_POLICY, sendWithRetries, type RetryPolicy } from '../providers/whatsapp/retry';
 import { allowanceLeft, consumeConversation, refundConversation, type AllowanceSource } from './allowance';
@@ -67,6 +68,7 @@ export interface SendMessageDeps {
   deploymentChannels: readonly string[];
   now: () => Date;
   retry?: RetryPolicy;
+  logger?: Logger;
 }
 
 export interface TemplateRequest extends TemplateVariablesInput {
@@ -227,7 +229,12 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     status_at: now,
     created_at: now,
   });
-  await deps.provider.accepted?.(prepared.request, attempt.messageId);
+  try {
+    await deps.provider.accepted?.(prepared.request, attempt.messageId);
+  } catch (err) {
+    // The message went out; failing the request now would invite a second send.
+    deps.logger?.warn({ err, messageId: attempt.messageId }, 'provider was not told of an accepted message');
+  }
   return { message_id: attempt.messageId, channel: 'whatsapp', to, status: 'sent', conversation_id: turn.conversationId };
 }
 

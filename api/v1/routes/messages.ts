@@ -28,7 +28,7 @@ export function toApiError(refusal: SendRefusal): ApiError {
 }
 
 export function messagesRoutes(
-  deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'events' | 'now'>,
+  deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'events' | 'now' | 'logger'>,
   provider?: WhatsAppProvider,
 ): RouteDef[] {
   const now = deps.now ?? (() => new Date());
@@ -50,7 +50,7 @@ export function messagesRoutes(
         const body = ctx.state.input!.body as SendMessageBody;
         try {
           const sent = await sendWhatsAppMessage(
-            { db: deps.db, events: deps.events, provider: whatsapp(), deploymentChannels: deps.config.DEPLOYMENT_CHANNELS, now },
+            { db: deps.db, events: deps.events, provider: whatsapp(), deploymentChannels: deps.config.DEPLOYMENT_CHANNELS, now, logger: ctx.state.log },
             {
               tenantId: ctx.state.workspace!._id,
               to: body.to,

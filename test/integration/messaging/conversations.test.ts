@@ -3,7 +3,7 @@ import { conversationMessagesCollection, conversationsCollection, recordCallConv
 import { createEventPublisher } from '../../../src/events/publisher';
 import { startTestApi, type TestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
-import { eventsOf, injectInbound, updateWorkspace } from '../../support/messaging';
+import { CONSOLE, eventsOf, injectInbound, updateWorkspace } from '../../support/messaging';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
@@ -281,6 +281,30 @@ describe('conversations', () => {
         );
       }
       expect((await get(`/api/v1/conversations/${id}/messages?limit=200`)).status).toBe(200);
+    });
+  });
+
+  describe('turns added through the console', () => {
+    it('adds an agent reply and a trail row to an existing conversation, once per turn id', async () => {
+      const inbound = await injectInbound(api, ws.workspaceId, { from: fresh(), text: 'Where is my order?' });
+      const add = (body: Record<string, unknown>, workspaceId = ws.workspaceId, conversationId = inbound.conversation_id) =>
+        request(api.server).post(`/console/v1/workspaces/${workspaceId}/conversations/${conversationId}/turns`).set(CONSOLE).send(body);
+      expect((await add({ role: 'model', text: 'order lookup A-1: shipped', kind: 'trail' })).status).toBe(201);
+      const reply = await add({ role: 'model', text: 'It ships tomorrow.', agent_id: ws.agentId, turn_id: 'reply-1' });
+      expect(reply.status).toBe(201);
+      expect(reply.body).toEqual({ conversation_id: inbound.conversation_id, message_id: expect.stringMatching(/^msg_/), duplicate: false });
+      expect((await add({ role: 'model', text: 'It ships tomorrow.', turn_id: 'reply-1' })).body.duplicate).toBe(true);
+      const conversation = (await get(`/api/v1/conversations/${inbound.conversation_id}`)).body;
+      expect(conversation).toMatchObject({ message_count: 2, preview: 'It ships tomorrow.', agent_id: ws.agentId });
+      const items = (await get(`/api/v1/conversations/${inbound.conversation_id}/messages`)).body.items;
+      expect(items.map((m: { role: string; text: string }) => [m.role, m.text])).toEqual([
+        ['user', 'Where is my order?'],
+        ['model', 'It ships tomorrow.'],
+      ]);
+      const other = await createTestWorkspace(api.db);
+      const foreign = await add({ role: 'model', text: 'x' }, other.workspaceId);
+      expect(foreign.status).toBe(404);
+      expect(foreign.body).toEqual(envelope('not_found', 'Conversation not found.'));
     });
   });
 

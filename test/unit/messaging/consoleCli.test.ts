@@ -37,4 +37,12 @@ describe('console CLI: WhatsApp commands', () => {
       body: { to: '+919800000001', text: 'ok', action: 'sent' },
     });
   });
+
+  it('adds a turn to a conversation', () => {
+    expect(planCall(['conversations', 'add-turn', 'ws_1', 'con_1'], { role: 'model', text: 'Hi', kind: 'trail', 'turn-id': '7' })).toEqual({
+      method: 'POST',
+      path: '/workspaces/ws_1/conversations/con_1/turns',
+      body: { role: 'model', text: 'Hi', kind: 'trail', turn_id: '7' },
+    });
+  });
 });
