@@ -111,8 +111,13 @@ async function appendStep(
     const usage = { calls: current.calls + change.calls, minutes: current.minutes + change.minutes };
     const entry: BudgetEntryDoc = { _id: `${tenantId}|${day}|${seq}`, tenant_id: tenantId, day, seq, ...usage, call_id: callId, at: new Date() };
     if (await insertIfAbsent(budgetEntries(db), entry)) {
-      // Only a hint: a stale or lost write costs the next reader one more point read.
-      await budgetHeads(db).updateOne({ _id: `${tenantId}|${day}` }, { $max: { seq } }, { upsert: true });
+      // Only a hint: a stale or lost write costs the next reader one more point read. Two
+      // first upserts of the same head race, and the loser's duplicate-key error is harmless.
+      await budgetHeads(db)
+        .updateOne({ _id: `${tenantId}|${day}` }, { $max: { seq } }, { upsert: true })
+        .catch((err: unknown) => {
+          if ((err as { code?: number }).code !== 11000) throw err;
+        });
       return { ok: true, usage };
     }
   }

@@ -4,8 +4,8 @@ import { eventsCollection } from '../../../src/events/eventStore';
 import { startTestApi, type TestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
 
-const CONSOLE = { Authorization: 'Bearer test-console-token-0123456789' };
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 const FAST = { ring_seconds: 0.2, seconds_per_turn: 0.1 };
 
@@ -24,19 +24,8 @@ describe('the calls API over HTTP', () => {
   const place = (body: Record<string, unknown>, key = ws.key) => request(api.server).post('/api/v1/calls').set(bearer(key)).send(body);
   const get = (callId: string, key = ws.key) => request(api.server).get(`/api/v1/calls/${callId}`).set(bearer(key));
   const hangup = (callId: string, key = ws.key) => request(api.server).post(`/api/v1/calls/${callId}/hangup`).set(bearer(key));
-  async function script(destination: string, body: Record<string, unknown>, w = ws) {
-    const res = await request(api.server).put(`/console/v1/workspaces/${w.workspaceId}/simulator/calls/${encodeURIComponent(destination)}`).set(CONSOLE).send(body);
-    expect(res.status).toBe(200);
-  }
-  async function until(callId: string, done: (body: any) => boolean, key = ws.key): Promise<any> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const res = await get(callId, key);
-      if (done(res.body)) return res.body;
-      if (Date.now() > deadline) throw new Error(`call ${callId} stuck: ${JSON.stringify(res.body)}`);
-      await new Promise((r) => setTimeout(r, 150));
-    }
-  }
+  const script = (destination: string, body: Record<string, unknown>, w = ws) => scriptCallee(api, w, destination, body);
+  const until = (callId: string, done: (body: any) => boolean, key = ws.key) => pollCall(api, key, callId, done);
   const events = (callId: string, type: string) => eventsCollection(api.db).find({ type, 'data.call_id': callId }).toArray();
 
   describe('request validation (400 Request validation failed.)', () => {
@@ -206,10 +195,10 @@ describe('the calls API over HTTP', () => {
   it('a console re-read reads again: result ready and a second call.outcome; a live call cannot be re-read', async () => {
     await script('+919811100019', FAST);
     const created = await place({ to: '+919811100019' });
-    const live = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/${created.body.call_id}/reread`).set(CONSOLE);
+    const live = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/${created.body.call_id}/reread`).set(CONSOLE_AUTH);
     expect(live.status === 409 || live.status === 202).toBe(true);
     const done = await until(created.body.call_id, (b) => b.result.state === 'ready');
-    const reread = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/${done.call_id}/reread`).set(CONSOLE);
+    const reread = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/${done.call_id}/reread`).set(CONSOLE_AUTH);
     expect(reread.status).toBe(202);
     const deadline = Date.now() + 20_000;
     while ((await events(done.call_id, 'call.outcome')).length < 2) {
@@ -222,7 +211,7 @@ describe('the calls API over HTTP', () => {
   it('refuses to re-read a call still ringing (409 call_live)', async () => {
     await script('+919811100020', { answer: false, ring_seconds: 300 });
     const created = await place({ to: '+919811100020' });
-    const res = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/${created.body.call_id}/reread`).set(CONSOLE);
+    const res = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/${created.body.call_id}/reread`).set(CONSOLE_AUTH);
     expect(res.status).toBe(409);
     expect(res.body).toEqual(envelope('conflict', /still live/, { reason: 'call_live' }));
     await hangup(created.body.call_id);
@@ -230,7 +219,7 @@ describe('the calls API over HTTP', () => {
 
   it('reads inbound calls too, and GET /calls serves them', async () => {
     await script('+919811100021', FAST);
-    const res = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/inbound`).set(CONSOLE).send({ from: '+919811100021' });
+    const res = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/inbound`).set(CONSOLE_AUTH).send({ from: '+919811100021' });
     expect(res.status).toBe(201);
     const done = await until(res.body.call_id, (b) => b.result.state === 'ready');
     expect(done).toMatchObject({ direction: 'inbound', to: '+919811100021', from_number: ws.phoneNumber.slice(1), status: 'completed' });

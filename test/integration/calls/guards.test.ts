@@ -5,8 +5,8 @@ import { admitCall, CallRefusal } from '../../../src/calls/guards';
 import { startTestApi, type TestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { scriptCallee } from '../../support/calls';
 
-const CONSOLE = { Authorization: 'Bearer test-console-token-0123456789' };
 const OK_TO = '+919811122233';
 
 /**
@@ -18,7 +18,7 @@ describe('POST /api/v1/calls guards', () => {
   let api: TestApi;
 
   beforeAll(async () => {
-    api = await startTestApi({ worker: true });
+    api = await startTestApi({ worker: true, env: { LOG_LEVEL: 'error' } });
   });
   afterAll(async () => {
     await api?.close();
@@ -27,13 +27,7 @@ describe('POST /api/v1/calls guards', () => {
   const ws = () => createTestWorkspace(api.db);
   const place = (w: TestWorkspace, body: Record<string, unknown>) => request(api.server).post('/api/v1/calls').set(bearer(w.key)).send(body);
   const setWorkspace = (w: TestWorkspace, set: Record<string, unknown>) => collections(api.db).workspaces.updateOne({ _id: w.workspaceId }, { $set: set });
-  async function quietCallee(w: TestWorkspace, destination = OK_TO) {
-    const res = await request(api.server)
-      .put(`/console/v1/workspaces/${w.workspaceId}/simulator/calls/${encodeURIComponent(destination)}`)
-      .set(CONSOLE)
-      .send({ answer: false, ring_seconds: 300 });
-    expect(res.status).toBe(200);
-  }
+  const quietCallee = (w: TestWorkspace, destination = OK_TO) => scriptCallee(api, w, destination, { answer: false, ring_seconds: 300 });
   async function fillLiveSlots(w: TestWorkspace) {
     for (let i = 0; i < 10; i++) expect(await takeLiveSlot(api.db, w.workspaceId, `call_fake${i}`)).toBe(true);
   }
@@ -232,6 +226,7 @@ describe('POST /api/v1/calls guards', () => {
       await quietCallee(w);
       const answers = await Promise.all(Array.from({ length: 15 }, () => place(w, { to: OK_TO })));
       const statuses = answers.map((r) => r.status).sort();
+      expect(answers.filter((r) => r.status !== 201 && r.status !== 429).map((r) => r.body)).toEqual([]);
       expect(statuses.filter((s) => s === 201)).toHaveLength(10);
       expect(statuses.filter((s) => s === 429)).toHaveLength(5);
       for (const r of answers.filter((a) => a.status === 429)) expect(r.body.error.details.reason).toBe('call_concurrency');

@@ -2,8 +2,8 @@ import request from 'supertest';
 import { startTestApi, type TestApi } from '../../support/app';
 import { bearer } from '../../support/http';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { pollCall, scriptCallee } from '../../support/calls';
 
-const CONSOLE = { Authorization: 'Bearer test-console-token-0123456789' };
 
 describe('a call end to end on the real dev server', () => {
   let api: TestApi;
@@ -17,24 +17,8 @@ describe('a call end to end on the real dev server', () => {
     await api?.close();
   });
 
-  async function script(destination: string, body: Record<string, unknown>) {
-    const res = await request(api.server)
-      .put(`/console/v1/workspaces/${ws.workspaceId}/simulator/calls/${encodeURIComponent(destination)}`)
-      .set(CONSOLE)
-      .send(body);
-    expect(res.status).toBe(200);
-  }
-
-  async function until(callId: string, done: (body: any) => boolean, timeoutMs = 30_000): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const res = await request(api.server).get(`/api/v1/calls/${callId}`).set(bearer(ws.key));
-      expect(res.status).toBe(200);
-      if (done(res.body)) return res.body;
-      if (Date.now() > deadline) throw new Error(`call ${callId} stuck: ${JSON.stringify(res.body)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
+  const script = (destination: string, body: Record<string, unknown>) => scriptCallee(api, ws, destination, body);
+  const until = (callId: string, done: (body: any) => boolean) => pollCall(api, ws.key, callId, done);
 
   it('rings, is answered, talks, ends and is read with every capture field answered', async () => {
     await script('+919811100001', { ring_seconds: 0.5 });
