@@ -4,6 +4,7 @@ import { collections } from '../src/db/collections';
 import { releaseLiveSlot, returnDailyBudget } from '../src/calls/admission';
 import { callCollections, type CallDoc } from '../src/calls/callStore';
 import { insertIfAbsent } from '../src/db/insertIfAbsent';
+import { withPlanLease } from '../src/workspaces/planLease';
 import { callEventData, callOutcomeData } from '../src/calls/events';
 import { buildResult, failedResult } from '../src/calls/result';
 import { OUTBOUND_OPENING } from '../src/calls/opening';
@@ -160,15 +161,16 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
       const minutes = Math.ceil(duration / 60);
       if (minutes > 0 && (await insertIfAbsent(effects, { _id: `${call._id}|billed`, at: new Date() }))) {
         await calls.updateOne({ _id: call._id }, { $set: { billed_minutes: minutes } });
-        const workspace = await workspaces.findOne({ _id: call.tenant_id });
-        if (workspace) {
-          const included = Math.max(0, workspace.plan.voice_minutes_included - workspace.plan.voice_minutes_used);
-          const fromCredits = Math.max(0, minutes - included);
+        await withPlanLease(db, call.tenant_id, async () => {
+          const workspace = await workspaces.findOne({ _id: call.tenant_id });
+          if (!workspace) return;
+          const { voice_minutes_included: included, voice_minutes_used: used, voice_credits: credits } = workspace.plan;
+          const fromCredits = Math.max(0, minutes - Math.max(0, included - used));
           await workspaces.updateOne(
             { _id: call.tenant_id },
-            { $inc: { 'plan.voice_minutes_used': minutes, 'plan.voice_credits': -fromCredits } },
+            { $set: { 'plan.voice_minutes_used': used + minutes, 'plan.voice_credits': credits - fromCredits } },
           );
-        }
+        });
       }
 
       // The transcript joins the conversations (channel `voice`, one per call); idempotent by call id.

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { collections, type WorkspaceDoc } from '../db/collections';
-import { withLease } from '../db/leaseLock';
+import { withPlanLease } from '../workspaces/planLease';
 
 /**
  * The plan's chat allowance (api-core §4 POST /messages rule 6). A template send is one
@@ -30,9 +30,7 @@ export function nextSource(plan: Plan): AllowanceSource | null {
 }
 
 /** The lease every read-modify-write of a workspace's plan counters takes (voice minutes too). */
-export function withPlanLease<T>(db: Db, tenantId: string, fn: () => Promise<T>): Promise<T> {
-  return withLease(db, `workspace-plan:${tenantId}`, fn);
-}
+export { withPlanLease };
 
 export type ConsumeResult =
   | { ok: true; source: AllowanceSource }
