@@ -14,13 +14,16 @@ export async function scriptCallee(api: TestApi, ws: TestWorkspace, destination:
   if (res.status !== 200) throw new Error(`scripting ${destination} failed: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-/** Reads GET /calls/{id} until `done` says so (the body is the API's call object). */
+/**
+ * Reads GET /calls/{id} until `done` says so (the body is the API's call object). Every
+ * 600 ms, so one poller stays well under the key's 120 requests a minute.
+ */
 export async function pollCall(api: TestApi, key: string, callId: string, done: (call: any) => boolean, timeoutMs = 30_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await request(api.server).get(`/api/v1/calls/${callId}`).set(bearer(key));
     if (res.status === 200 && done(res.body)) return res.body;
     if (Date.now() > deadline) throw new Error(`call ${callId} stuck: ${res.status} ${JSON.stringify(res.body)}`);
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, 600));
   }
 }

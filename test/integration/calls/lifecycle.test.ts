@@ -21,7 +21,7 @@ describe('a call end to end on the real dev server', () => {
   const until = (callId: string, done: (body: any) => boolean) => pollCall(api, ws.key, callId, done);
 
   it('rings, is answered, talks, ends and is read with every capture field answered', async () => {
-    await script('+919811100001', { ring_seconds: 0.5 });
+    await script('+919811100001', { ring_seconds: 0.5, seconds_per_turn: 0.3 });
     const res = await request(api.server)
       .post('/api/v1/calls')
       .set(bearer(ws.key))
