@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import request from 'supertest';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { webhookPrivateUrlsAllowed } from '../../../src/config';
+import { createTemporalDispatcher } from '../../../src/events/dispatcher';
+import { createEventPublisher } from '../../../src/events/publisher';
+import { startProcess, untilReady, type ManagedProcess } from '../../../src/local/childProcess';
+import { freePort, waitFor } from '../../../src/local/net';
+import { fromRoot } from '../../../src/local/paths';
+import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
+import { verify } from '../../../src/webhooks/verify';
+import { buildActivityDeps } from '../../../src/worker/activityDeps';
+import { createWorker } from '../../../src/worker/createWorker';
+import { deliveryWorkflowId } from '../../../workflows/webhookDefinitions';
+import { startTestApi, type TestApi } from '../../support/app';
+import { testServers } from '../../support/env';
+import { bearer } from '../../support/http';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
+import { createTestWorkspace } from '../../support/workspaces';
+
+/**
+ * At least once across a crash: the worker process (the real entry point, src/main/worker.ts)
+ * is killed with SIGKILL while its HTTP attempt hangs on the receiver; a new worker takes
+ * over and the receiver gets the event.
+ */
+describe('a worker killed mid-delivery', () => {
+  let api: TestApi;
+  let receiver: WebhookReceiver;
+  let child: ManagedProcess | null = null;
+  let replacement: { worker: Worker; connection: NativeConnection; done: Promise<void> } | null = null;
+
+  beforeAll(async () => {
+    api = await startTestApi();
+    receiver = await startWebhookReceiver();
+  });
+
+  afterAll(async () => {
+    await child?.stop(1_000);
+    if (replacement) {
+      replacement.worker.shutdown();
+      await replacement.done;
+      await replacement.connection.close();
+    }
+    await receiver?.close();
+    await api?.close();
+  });
+
+  it('loses nothing: the next worker delivers the event', async () => {
+    const metricsPort = await freePort();
+    child = startProcess('worker', process.execPath, ['-r', fromRoot('test/support/registerTs.cjs'), fromRoot('src/main/worker.ts')], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        HOST: '127.0.0.1',
+        MONGODB_URL: api.config.MONGODB_URL,
+        MONGODB_DB: api.config.MONGODB_DB,
+        TEMPORAL_ADDRESS: api.config.TEMPORAL_ADDRESS,
+        TEMPORAL_TASK_QUEUE: api.config.TEMPORAL_TASK_QUEUE,
+        WORKER_METRICS_PORT: String(metricsPort),
+      },
+      logFile: join(testServers.runDir(), `killed-worker-${metricsPort}.log`),
+    });
+    await untilReady(
+      child,
+      waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 45_000, 250),
+    );
+
+    // The first request hangs (the receiver never answers); every later one succeeds.
+    receiver.answer = (_r, index) => (index === 0 ? 'hang' : 200);
+    const ws = (await createTestWorkspace(api.db)).workspaceId;
+    const hook = (await request(api.server).post(`/console/v1/workspaces/${ws}/webhooks`).set(bearer(api.config.CONSOLE_TOKEN!)).send({ url: receiver.url('/crash') })).body;
+    const events = createEventPublisher(api.db, createTemporalDispatcher(api.db, api.temporal, api.config.TEMPORAL_TASK_QUEUE));
+    const event = await events.publish({ tenantId: ws, type: 'call.ended', dedupeKey: `call.ended:${ws}`, data: { call_id: 'call_crash' }, createdAt: new Date() });
+
+    await receiver.waitFor((r) => r.headers['webhook-id'] === event._id, 1, 30_000);
+    const killedAt = Date.now();
+    child.child.kill('SIGKILL');
+    await child.exited;
+
+    const deps = buildActivityDeps(
+      { db: api.db, temporal: api.temporal, taskQueue: api.config.TEMPORAL_TASK_QUEUE },
+      { webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(api.config) } },
+    );
+    const { worker, connection } = await createWorker({ config: api.config, deps, workflowBundlePath: testServers.workflowBundle() });
+    replacement = { worker, connection, done: worker.run() };
+
+    const [first, second] = await receiver.waitFor((r) => r.headers['webhook-id'] === event._id, 2, 60_000);
+    process.stdout.write(`[worker kill] redelivered ${Math.round((second!.at - killedAt) / 100) / 10} s after the kill\n`);
+    expect(second!.body.equals(first!.body)).toBe(true);
+    expect(verify(second!.body, second!.headers, hook.secret)).toMatchObject({ id: event._id, type: 'call.ended', data: { call_id: 'call_crash' } });
+
+    const id = deliveryWorkflowId(event._id, hook.webhook_id);
+    let delivery: WebhookDeliveryDoc | null = null;
+    await waitFor('delivery recorded', async () => (delivery = await webhookDeliveries(api.db).findOne({ _id: id, status: 'succeeded' })), 10_000, 100);
+    expect(delivery!.attempts!.map((a) => [a.attempt, a.status_code, a.error])).toEqual([
+      [1, null, 'the attempt did not finish within 15 s (the worker running it stopped?)'],
+      [2, 200, null],
+    ]);
+  }, 120_000);
+});
