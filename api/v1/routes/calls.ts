@@ -22,13 +22,17 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
   const { calls } = callCollections(deps.db);
   const now = deps.now ?? (() => new Date());
 
+  /** The network's answer, or null when it has not come within the wait (the request is then cancelled, not left polling). */
   async function waitForPlacement(callId: string): Promise<Placement | null> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), PLACEMENT_WAIT_MS);
-    });
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), PLACEMENT_WAIT_MS);
     try {
-      return await Promise.race([deps.temporal.workflow.getHandle(callWorkflowId(callId)).executeUpdate(placementUpdate), timeout]);
+      return await deps.temporal.withAbortSignal(controller.signal, () =>
+        deps.temporal.workflow.getHandle(callWorkflowId(callId)).executeUpdate(placementUpdate),
+      );
+    } catch (err) {
+      if (controller.signal.aborted) return null;
+      throw err;
     } finally {
       clearTimeout(timer);
     }

@@ -58,3 +58,21 @@ describe('a call end to end on the real dev server', () => {
     });
   });
 });
+
+describe('when no worker places the call within 10 s', () => {
+  it('answers 201 ringing anyway; the workflow places it when a worker comes', async () => {
+    const api = await startTestApi();
+    try {
+      const ws = await createTestWorkspace(api.db);
+      const began = Date.now();
+      const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '+919811100099' });
+      expect(res.status).toBe(201);
+      expect(res.body.status).toBe('ringing');
+      expect(Date.now() - began).toBeGreaterThanOrEqual(9_000);
+      const stored = await api.db.collection('calls').findOne({ _id: res.body.call_id });
+      expect(stored).toMatchObject({ status: 'ringing', placed_at: null });
+    } finally {
+      await api.close();
+    }
+  });
+});
