@@ -60,7 +60,7 @@ describe('a call end to end on the real dev server', () => {
 });
 
 describe('when no worker places the call within 10 s', () => {
-  it('answers 201 ringing anyway; the workflow places it when a worker comes', async () => {
+  it('answers 201 ringing anyway, the call left for a worker to place', async () => {
     const api = await startTestApi();
     try {
       const ws = await createTestWorkspace(api.db);
