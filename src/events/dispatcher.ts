@@ -26,7 +26,9 @@ export function createTemporalDispatcher(db: Db, temporal: Client, taskQueue: st
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
-      await eventsCollection(db).updateOne({ _id: event._id, dispatched_at: null }, { $set: { dispatched_at: new Date() } });
+      // Filter on `_id` alone: FerretDB on SQLite answers only that from an index, and any
+      // other condition scans the whole collection. A second dispatch just moves the time.
+      await eventsCollection(db).updateOne({ _id: event._id }, { $set: { dispatched_at: new Date() } });
     },
   };
 }

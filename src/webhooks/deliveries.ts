@@ -64,15 +64,17 @@ export interface AttemptOutcome {
 }
 
 /**
- * Appends an attempt unless that attempt number is already recorded, and moves the
- * delivery to its new status, in one single-document write (creating the delivery on its
- * first attempt). Safe to repeat: a second call with the same attempt number changes
- * nothing, so an activity that recorded and then died is not counted twice.
+ * Appends an attempt and moves the delivery to its new status, in one single-document
+ * write by `_id` alone (creating the delivery on its first attempt). The filter is `_id`
+ * only because FerretDB on SQLite scans the whole collection for any other condition, which
+ * made every write cost as much as the collection is large. Each attempt number has one
+ * writer: the attempt's activity (never retried by Temporal), or, when that activity was
+ * lost, recordLostWebhookAttempt, which first reads whether the attempt was recorded.
  */
 export async function recordAttempt(db: Db, who: DeliveryIdentity, outcome: AttemptOutcome, now: Date): Promise<void> {
   try {
     await webhookDeliveries(db).updateOne(
-      { _id: who.deliveryId, 'attempts.attempt': { $ne: outcome.attempt.attempt } },
+      { _id: who.deliveryId },
       {
         $setOnInsert: {
           tenant_id: who.tenantId,
@@ -96,8 +98,8 @@ export async function recordAttempt(db: Db, who: DeliveryIdentity, outcome: Atte
       { upsert: true },
     );
   } catch (err) {
-    // The attempt was recorded already: the filter missed, and the upsert hit the existing _id.
-    if (err instanceof MongoServerError && err.code === 11000) return;
+    // Two first writes raced to insert (never expected: one writer per attempt); retry as an update.
+    if (err instanceof MongoServerError && err.code === 11000) return recordAttempt(db, who, outcome, now);
     throw err;
   }
 }

@@ -1,0 +1,246 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
+import { createTemporalDispatcher } from '../events/dispatcher';
+import { createEventPublisher } from '../events/publisher';
+import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
+import { freePort, waitFor } from '../local/net';
+import { toolPath } from '../local/paths';
+import { startFerretDb, startTemporalDevServer } from '../local/servers';
+import { webhookEndpoints } from '../webhooks/endpoints';
+import { newSigningSecret } from '../webhooks/signature';
+
+/**
+ * `npm run bench:webhooks`: webhook deliveries per second to a fast local receiver, and the
+ * latency the delivery path adds from an event's creation (the producer's publish call) to
+ * its first attempt arriving, on the embedded defaults: FerretDB (SQLite), the Temporal dev
+ * server, one real worker process (dist/src/main/worker.js) with its default options.
+ * Loopback only; bounded in count and time.
+ *
+ * Two phases: a burst of BENCH_EVENTS (default 1000) published by BENCH_CONCURRENCY (32)
+ * producers as fast as they can (throughput), then BENCH_RATE events per second (default
+ * 40) for BENCH_SECONDS (10) under the measured capacity (latency without a backlog).
+ * BENCH_ENDPOINTS (default 1) endpoints each receive every event. BENCH_TIMEOUT_SECONDS
+ * (90) bounds each phase.
+ */
+
+const burstEvents = Number(process.env.BENCH_EVENTS ?? 1000);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const rate = Number(process.env.BENCH_RATE ?? 40);
+const paceSeconds = Number(process.env.BENCH_SECONDS ?? 10);
+const endpointCount = Number(process.env.BENCH_ENDPOINTS ?? 1);
+const phaseTimeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 90) * 1000;
+const TENANT = 'ws_bench_webhooks';
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
+  const children: ManagedProcess[] = [];
+  const closers: (() => Promise<unknown>)[] = [];
+  try {
+    const [mongoPort, temporalPort, uiPort, metricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [ferret, temporal] = await Promise.all([
+      startFerretDb({ binary: toolPath('.tools', 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') }),
+      startTemporalDevServer({ binary: toolPath('.tools', 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') }),
+    ]);
+    children.push(ferret.process, temporal.process);
+
+    // The receiver: answers 204 at once and notes when each (event, endpoint) first arrived.
+    const firstArrival = new Map<string, number>();
+    let requests = 0;
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests++;
+        const key = `${req.headers['webhook-id']} ${req.url}`;
+        if (!firstArrival.has(key)) firstArrival.set(key, performance.now());
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => receiver.close(resolve)));
+    const receiverPort = (receiver.address() as AddressInfo).port;
+
+    const taskQueue = 'bench-webhooks';
+    const env = {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      MONGODB_URL: ferret.address,
+      MONGODB_DB: 'bench',
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WORKER_METRICS_PORT: String(metricsPort),
+    };
+    const worker = startProcess('worker', process.execPath, [join(__dirname, '../main/worker.js')], { env, logFile: join(dir, 'worker.log') });
+    children.push(worker);
+    await untilReady(worker, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 120_000, 250));
+
+    const mongo = await new MongoClient(ferret.address).connect();
+    closers.push(() => mongo.close());
+    const db = mongo.db('bench');
+    const connection = await Connection.connect({ address: temporal.address });
+    closers.push(() => connection.close());
+    const client = new Client({ connection });
+    const now = new Date();
+    for (let i = 0; i < endpointCount; i++) {
+      await webhookEndpoints(db).insertOne({
+        _id: `whk_bench_${i}`,
+        tenant_id: TENANT,
+        url: `http://127.0.0.1:${receiverPort}/hook/${i}`,
+        event_types: [],
+        enabled: true,
+        description: null,
+        secret: newSigningSecret(),
+        previous_secret: null,
+        previous_secret_expires_at: null,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    const events = createEventPublisher(db, createTemporalDispatcher(db, client, taskQueue));
+    let sequence = 0;
+    const createdAt = new Map<string, number>();
+    async function publishOne(phase: string): Promise<string> {
+      const n = sequence++;
+      const started = performance.now();
+      const event = await events.publish({ tenantId: TENANT, type: 'ticket.created', dedupeKey: `${phase}:${n}`, data: { ticket_id: `tkt_${n}`, public_ref: `B-${n}` }, createdAt: new Date() });
+      createdAt.set(event._id, started);
+      return event._id;
+    }
+    const arrived = (ids: string[]) => ids.filter((id) => Array.from({ length: endpointCount }, (_, i) => firstArrival.has(`${id} /hook/${i}`)).every(Boolean)).length;
+    async function untilDelivered(ids: string[], since: number): Promise<boolean> {
+      while (arrived(ids) < ids.length) {
+        if (performance.now() - since > phaseTimeoutMs) return false;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return true;
+    }
+    function latencies(ids: string[]): number[] {
+      const out: number[] = [];
+      for (const id of ids) for (let i = 0; i < endpointCount; i++) {
+        const at = firstArrival.get(`${id} /hook/${i}`);
+        if (at !== undefined) out.push(at - createdAt.get(id)!);
+      }
+      return out.sort((a, b) => a - b);
+    }
+    const cpu = () => ({ worker: cpuSeconds(worker.child.pid!), ferret: cpuSeconds(ferret.process.child.pid!), temporal: cpuSeconds(temporal.process.child.pid!), bench: process.cpuUsage() });
+
+    // Warm-up: compile paths, open connections.
+    const warm = await Promise.all(Array.from({ length: 20 }, () => publishOne('warm')));
+    await untilDelivered(warm, performance.now());
+
+    say(`embedded defaults: FerretDB (SQLite) + Temporal dev server (SQLite) + 1 worker process, default worker options; ${endpointCount} endpoint(s); receiver answers 204 on 127.0.0.1`);
+
+    // Phase 1: throughput.
+    const before = cpu();
+    const t0 = performance.now();
+    const burst: string[] = [];
+    let published = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (published < burstEvents) {
+          published++;
+          burst.push(await publishOne('burst'));
+        }
+      }),
+    );
+    const publishedIn = performance.now() - t0;
+    const complete = await untilDelivered(burst, t0);
+    const lastArrival = Math.max(...burst.flatMap((id) => Array.from({ length: endpointCount }, (_, i) => firstArrival.get(`${id} /hook/${i}`) ?? 0)));
+    const elapsed = lastArrival - t0;
+    const deliveries = arrived(burst) * endpointCount;
+    const after = cpu();
+    say(`burst: ${burstEvents} events published by ${concurrency} producers in ${(publishedIn / 1000).toFixed(1)} s (${(burstEvents / (publishedIn / 1000)).toFixed(0)} events/s)`);
+    say(`  ${deliveries} deliveries in ${(elapsed / 1000).toFixed(1)} s: ${(deliveries / (elapsed / 1000)).toFixed(0)} deliveries/s${complete ? '' : ` (INCOMPLETE after ${phaseTimeoutMs / 1000} s)`}`);
+    const burstLatency = latencies(burst);
+    say(`  creation to first attempt under this backlog: p50 ${percentile(burstLatency, 50).toFixed(0)} ms, p99 ${percentile(burstLatency, 99).toFixed(0)} ms`);
+    const wall = elapsed / 1000;
+    say(
+      `  CPU in that time (2 cores): worker ${(after.worker - before.worker).toFixed(1)} s, Temporal ${(after.temporal - before.temporal).toFixed(1)} s, FerretDB ${(after.ferret - before.ferret).toFixed(1)} s, producers+receiver ${((after.bench.user + after.bench.system - before.bench.user - before.bench.system) / 1e6).toFixed(1)} s over ${wall.toFixed(1)} s of wall time`,
+    );
+
+    say(await whereTimeGoes(client, burst.filter((_, i) => i % Math.ceil(burst.length / 25) === 0), createdAt, firstArrival));
+
+    // Phase 2: latency at a steady rate below capacity.
+    const paced: string[] = [];
+    const pending: Promise<void>[] = [];
+    const p0 = performance.now();
+    const total = Math.round(rate * paceSeconds);
+    for (let i = 0; i < total; i++) {
+      const due = p0 + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      pending.push(publishOne('paced').then((id) => void paced.push(id)));
+    }
+    await Promise.all(pending);
+    const pacedComplete = await untilDelivered(paced, p0);
+    const pacedLatency = latencies(paced);
+    say(`paced: ${total} events at ${rate}/s for ${paceSeconds} s${pacedComplete ? '' : ' (INCOMPLETE)'}`);
+    say(`  creation to first attempt: p50 ${percentile(pacedLatency, 50).toFixed(0)} ms, p90 ${percentile(pacedLatency, 90).toFixed(0)} ms, p99 ${percentile(pacedLatency, 99).toFixed(0)} ms, max ${pacedLatency.at(-1)?.toFixed(0)} ms`);
+    say(`receiver saw ${requests} requests in all (a retry would show as more than one per delivery)`);
+  } finally {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    for (const child of children.reverse()) await child.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The profile: for a sample of events, the median time each stage took, read from the
+ * workflows' histories (server timestamps): a stage with a long `scheduled → started` gap is
+ * waiting for a worker slot or poller; a long `started → completed` is work.
+ */
+async function whereTimeGoes(client: Client, sample: string[], createdAt: Map<string, number>, firstArrival: Map<string, number>): Promise<string> {
+  const stages = new Map<string, number[]>();
+  const note = (stage: string, ms: number) => stages.set(stage, [...(stages.get(stage) ?? []), ms]);
+  const origin = performance.timeOrigin;
+  for (const eventId of sample) {
+    const parent = (await client.workflow.getHandle(eventId).fetchHistory()).events ?? [];
+    const childId = `${eventId}:whk_bench_0`;
+    const child = (await client.workflow.getHandle(childId).fetchHistory()).events ?? [];
+    const at = (e: (typeof parent)[number] | undefined) => (e?.eventTime ? Number(e.eventTime.seconds) * 1000 + Math.round(Number(e.eventTime.nanos) / 1e6) : NaN);
+    const first = (events: typeof parent, type: string) => events.find((e) => String(e.eventType) === type || e.eventType === (EVENT_TYPES as Record<string, number>)[type]);
+    const created = origin + createdAt.get(eventId)!;
+    const arrived = origin + firstArrival.get(`${eventId} /hook/0`)!;
+    note('publish (store, start fan-out, mark dispatched) → fan-out started', at(first(parent, 'WorkflowExecutionStarted')) - created);
+    note('fan-out: workflow task scheduled → started', at(first(parent, 'WorkflowTaskStarted')) - at(first(parent, 'WorkflowTaskScheduled')));
+    note('fan-out: first task (local activity: list endpoints) → child start initiated', at(first(parent, 'StartChildWorkflowExecutionInitiated')) - at(first(parent, 'WorkflowTaskStarted')));
+    note('child start initiated → child started', at(first(child, 'WorkflowExecutionStarted')) - at(first(parent, 'StartChildWorkflowExecutionInitiated')));
+    note('delivery: workflow task scheduled → started', at(first(child, 'WorkflowTaskStarted')) - at(first(child, 'WorkflowTaskScheduled')));
+    note('delivery: activity scheduled → started', at(first(child, 'ActivityTaskStarted')) - at(first(child, 'ActivityTaskScheduled')));
+    note('activity started → request arrives', arrived - at(first(child, 'ActivityTaskStarted')));
+    note('total: creation → arrival', arrived - created);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return [`where the time goes (median of ${sample.length} sampled events, from workflow histories):`, ...[...stages].map(([stage, xs]) => `  ${stage.padEnd(88)} ${median(xs).toFixed(0).padStart(7)} ms`)].join('\n');
+}
+
+const EVENT_TYPES = {
+  WorkflowExecutionStarted: 1,
+  WorkflowTaskScheduled: 5,
+  WorkflowTaskStarted: 6,
+  ActivityTaskScheduled: 10,
+  ActivityTaskStarted: 11,
+  StartChildWorkflowExecutionInitiated: 29,
+};
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
