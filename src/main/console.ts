@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromRoot } from '../local/paths';
+import { WEBHOOK_USAGE, planWebhookCall } from './webhookCommands';
 
 /**
  * `npm run console -- <resource> <action> [ids] [--flags] [--json]`: the console API for a
@@ -49,6 +50,8 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
   whatsapp echo <workspace_id> --to +<digits> [--text <text>] [--action sent|edited|deleted]
   conversations add-turn <workspace_id> <conversation_id> --role user|model|human --text <text>
                    [--kind turn|trail] [--agent-id bot_…] [--turn-id <id>]
+
+${WEBHOOK_USAGE}
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
 (default: the token npm start keeps in $DATA_DIR/console-token).`;
@@ -183,8 +186,11 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       return { method: 'POST', path: `${ws()}/whatsapp/echo`, body };
     case 'conversations add-turn':
       return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/turns`, body: { text: null, ...body } };
-    default:
+    default: {
+      const webhookCall = planWebhookCall(positionals, flags, need);
+      if (webhookCall) return webhookCall;
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
+    }
   }
 }
 
