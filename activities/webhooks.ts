@@ -51,6 +51,13 @@ export function createWebhookActivities({ db, webhooks, now = () => new Date() }
 
   const statusAfterFailure = (input: AttemptInput) => (input.retryDelayMs === null ? 'failed' : 'pending');
 
+  /** The outcome of this attempt number if it was recorded already (an earlier run died after recording). */
+  async function recordedOutcome(input: AttemptInput): Promise<AttemptResult | null> {
+    const doc = await webhookDeliveries(db).findOne({ _id: input.deliveryId }, { projection: { status: 1, attempts: 1 } });
+    const mine = doc?.attempts?.find((a) => a.attempt === input.attempt);
+    return doc && mine ? { status: doc.status, statusCode: mine.status_code, error: mine.error } : null;
+  }
+
   return {
     /**
      * The enabled endpoints of the event's workspace that receive its type. A read only,
@@ -67,15 +74,20 @@ export function createWebhookActivities({ db, webhooks, now = () => new Date() }
     },
 
     /**
-     * One attempt: POST the event's stored bytes, signed now, to the endpoint's current URL,
-     * and record the answer. Not retried by Temporal (the workflow owns the schedule); if
-     * it runs twice for one attempt number the receiver may get the event twice (at least
-     * once) but the attempt is recorded once.
+     * One attempt (a local activity): POST the event's stored bytes, signed now, to the
+     * endpoint's current URL, and record the answer. Not retried by the SDK (the workflow owns
+     * the schedule). Run again for the same attempt number (its worker died before the
+     * workflow task completed), it returns the recorded answer if there is one and sends
+     * nothing; if the first run died mid-request the receiver may get the event twice (at
+     * least once), and the attempt is recorded once.
      */
     async attemptWebhookDelivery(input: AttemptInput): Promise<AttemptResult> {
       const found = await identify(input);
       if (!found) return { status: 'cancelled', statusCode: null, error: 'event not found' };
       const { who, payload } = found;
+      // Run again after its worker died before the workflow saw the result: the answer it got stands.
+      const recorded = await recordedOutcome(input);
+      if (recorded) return recorded;
       const endpoint = await endpoints.findOne({ _id: input.endpointId });
       if (!endpoint || endpoint.tenant_id !== input.tenantId || !endpoint.enabled) {
         const reason = endpoint && endpoint.tenant_id === input.tenantId ? 'endpoint_disabled' : 'endpoint_deleted';
@@ -124,9 +136,8 @@ export function createWebhookActivities({ db, webhooks, now = () => new Date() }
     async recordLostWebhookAttempt(input: AttemptInput & { error: string }): Promise<AttemptResult> {
       const found = await identify(input);
       if (!found) return { status: 'cancelled', statusCode: null, error: 'event not found' };
-      const recorded = await webhookDeliveries(db).findOne({ _id: input.deliveryId });
-      const mine = recorded?.attempts?.find((a) => a.attempt === input.attempt);
-      if (recorded && mine) return { status: recorded.status, statusCode: mine.status_code, error: mine.error };
+      const recorded = await recordedOutcome(input);
+      if (recorded) return recorded;
       const at = now();
       const status = statusAfterFailure(input);
       const endpoint = await endpoints.findOne({ _id: input.endpointId });

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
 import {
   ATTEMPT_TIMEOUT_MS,
@@ -10,15 +10,19 @@ import {
   type DeliverWebhookResult,
 } from './webhookDefinitions';
 
-// One activity execution per attempt: this workflow owns the retry schedule (durable timers,
-// visible in its history), so Temporal must not retry the POST on its own. The deadline
-// leaves room past the HTTP timeout for reading and recording.
-const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
+// One local activity per attempt: this workflow owns the retry schedule (durable timers,
+// visible in its history), so the SDK must not retry the POST on its own. Local rather than
+// a regular activity: an attempt is short and bounded, and skipping the server's activity
+// task round trip cut the Temporal server's CPU per delivery by about a fifth (see
+// docs/decisions.md, "Webhook benchmark"). A worker that dies mid-attempt loses its workflow
+// task; the next worker replays and runs the same attempt again. The deadline leaves room
+// past the HTTP timeout for reading and recording.
+const { attemptWebhookDelivery } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: ATTEMPT_TIMEOUT_MS + 5_000,
   retry: { maximumAttempts: 1 },
 });
 
-// Records an attempt whose activity died (worker killed, deadline passed); retried until it lands.
+// Records an attempt that failed without recording itself (deadline passed, MongoDB down); retried until it lands.
 const { recordLostWebhookAttempt } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
@@ -26,7 +30,7 @@ const { recordLostWebhookAttempt } = proxyActivities<WebhookActivities>({
 
 function lostAttemptReason(err: unknown): string {
   if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
-    return `the attempt did not finish within ${(ATTEMPT_TIMEOUT_MS + 5_000) / 1000} s (the worker running it stopped?)`;
+    return `the attempt did not finish within ${(ATTEMPT_TIMEOUT_MS + 5_000) / 1000} s`;
   }
   const cause = err instanceof ActivityFailure ? err.cause : err;
   return `the attempt failed before an answer was recorded: ${cause instanceof Error ? cause.message : String(cause)}`;
