@@ -75,6 +75,7 @@ export function sendWebhook(req: SendRequest): Promise<SendResult> {
     return Promise.resolve(fail(`${host} is a ${addressRange(host)} address; private, loopback and link-local addresses are refused`));
   }
 
+  if (req.signal?.aborted) return Promise.resolve(fail('the attempt was interrupted (worker shutting down)'));
   return new Promise<SendResult>((resolve) => {
     let settled = false;
     const finish = (result: SendResult) => {
