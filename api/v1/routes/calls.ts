@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { z } from 'zod';
-import { callCollections, deploymentId, newCallDoc } from '../../../src/calls/callStore';
+import { callCollections, deploymentId, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
 import { releaseLiveSlot, returnDailyBudget } from '../../../src/calls/admission';
 import { normaliseDetails } from '../../../src/calls/details';
 import { hasReservedMetadata } from '../../../src/calls/events';
@@ -21,6 +21,15 @@ const callNotFound = () => new ApiError('not_found', 'Call not found.');
 export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'now'>): RouteDef[] {
   const { calls } = callCollections(deps.db);
   const now = deps.now ?? (() => new Date());
+
+  /**
+   * A call of the workspace, read by `_id` alone: on FerretDB (SQLite) any other filter makes
+   * it decode every call in the collection (DESIGN.md), and GET is what clients poll.
+   */
+  async function workspaceCall(callId: string, tenantId: string): Promise<CallDoc | null> {
+    const call = await calls.findOne({ _id: callId });
+    return call && call.tenant_id === tenantId ? call : null;
+  }
 
   /** The network's answer, or null when it has not come within the wait (the request is then cancelled, not left polling). */
   async function waitForPlacement(callId: string): Promise<Placement | null> {
@@ -133,7 +142,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
       errors: ['not_found'],
       handler: async (ctx) => {
         const { call_id } = ctx.params as { call_id: string };
-        const call = await calls.findOne({ _id: call_id, tenant_id: ctx.state.workspace!._id });
+        const call = await workspaceCall(call_id, ctx.state.workspace!._id);
         if (!call) throw callNotFound();
         ctx.body = callView(call);
       },
@@ -149,7 +158,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
       errors: ['not_found'],
       handler: async (ctx) => {
         const { call_id } = ctx.params as { call_id: string };
-        const call = await calls.findOne({ _id: call_id, tenant_id: ctx.state.workspace!._id });
+        const call = await workspaceCall(call_id, ctx.state.workspace!._id);
         if (!call) throw callNotFound();
         let ended = false;
         if (call.status === 'ringing' || call.status === 'in_progress') {
