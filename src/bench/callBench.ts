@@ -14,7 +14,7 @@ import { startFerretDb, startTemporalDevServer } from '../local/servers';
 import { cpuSeconds, distribution, loadAverage, machineBusySeconds, sleep, treeCpuSeconds } from './benchStats';
 import { callFootprints, lastEvents, summariseFootprints, workflowCounts } from './callHistory';
 import { formatReport } from './callBenchReport';
-import { hangUpAll, holdCalls, runPlacers, runProbe, request, type BenchWorkspace } from './callLoad';
+import { hangUpAll, holdCalls, runLifecycles, runProbe, request, type BenchWorkspace } from './callLoad';
 import { summariseProfiles, type ProfileSummary, type ProfileWindow } from './cpuProfileSummary';
 
 /**
@@ -34,17 +34,19 @@ import { summariseProfiles, type ProfileSummary, type ProfileWindow } from './cp
  *    BENCH_POLL_EVERY is polled with GET /calls/{id} every 50 ms until its result is decided
  *    (what a client sees), and for every call the read model says when its result was
  *    written (what the system did, without the polling's own load).
- * 3. sustained: placers place calls scripted to answer, talk for about two seconds and
- *    hang up, so live places come back and the live-call limit holds the rate to what the
- *    whole system completes (reading included); beside them, probes in workspaces of their
- *    own place a call that stays up, hang it up once connected and poll as in 2.
+ * 3. sustained: BENCH_LANES clients, spread over the workspaces, each place a call
+ *    scripted to answer, talk for about two seconds and hang up, poll it every second (the
+ *    contract advises every few seconds) until its result is decided, and place the next:
+ *    a closed loop, so the rate is what the whole system (placement, call, reading) keeps
+ *    up with. Beside them, probes in workspaces of
+ *    their own place a call that stays up, hang it up once connected and poll as in 2.
  * 4. idle: the probes again, alone.
  * Then every call's result is awaited, and the histories of a sample of calls are read.
  *
- * BENCH_WORKSPACES (20), BENCH_KEYS (8 per workspace), BENCH_CONNECTIONS (32 placers),
- * BENCH_HOLD_CALLS (100), BENCH_HOLD_SECONDS (30 at most), BENCH_HANGUPS_PER_SECOND (10), BENCH_POLL_EVERY (4), BENCH_SECONDS (20
- * measured) after BENCH_WARMUP_SECONDS (5), BENCH_PROBES (4), BENCH_IDLE_SAMPLES (4 per
- * probe), BENCH_HISTORY_SAMPLE (24 calls), BENCH_CPU_PROF (1: profile the API and the worker
+ * BENCH_WORKSPACES (20), BENCH_KEYS (8 per workspace), BENCH_CONNECTIONS (32 placers in
+ * 1), BENCH_HOLD_CALLS (60), BENCH_HOLD_SECONDS (30 at most), BENCH_HANGUPS_PER_SECOND (5),
+ * BENCH_POLL_EVERY (3), BENCH_LANES (40 clients in 3), BENCH_SECONDS (20 measured) after
+ * BENCH_WARMUP_SECONDS (5), BENCH_PROBES (4), BENCH_IDLE_SAMPLES (4 per probe), BENCH_HISTORY_SAMPLE (24 calls), BENCH_CPU_PROF (1: profile the API and the worker
  * and summarise each phase), BENCH_DATA_DIR (where the servers keep their files; default a
  * new directory under the system's temporary directory), BENCH_FERRETDB_BINARY (another
  * FerretDB build to compare with), BENCH_MAX_SECONDS (300).
@@ -55,10 +57,13 @@ const settings = {
   workspaces: env('BENCH_WORKSPACES', 20),
   keysPerWorkspace: env('BENCH_KEYS', 8),
   connections: env('BENCH_CONNECTIONS', 32),
-  holdCalls: env('BENCH_HOLD_CALLS', 100),
+  lanes: env('BENCH_LANES', 40),
+  /** How often a sustained-phase client polls its call (the hang-up figures poll every 50 ms). */
+  lanePollMs: 1_000,
+  holdCalls: env('BENCH_HOLD_CALLS', 60),
   holdSeconds: env('BENCH_HOLD_SECONDS', 30),
-  hangupsPerSecond: env('BENCH_HANGUPS_PER_SECOND', 10),
-  pollEvery: env('BENCH_POLL_EVERY', 4),
+  hangupsPerSecond: env('BENCH_HANGUPS_PER_SECOND', 5),
+  pollEvery: env('BENCH_POLL_EVERY', 3),
   seconds: env('BENCH_SECONDS', 20),
   warmupSeconds: env('BENCH_WARMUP_SECONDS', 5),
   probes: env('BENCH_PROBES', 4),
@@ -290,7 +295,7 @@ async function main(): Promise<void> {
       const timers = [setTimeout(() => mark('from'), windowFrom - clock()), setTimeout(() => mark('to'), windowTo - clock())];
       try {
         return await Promise.all([
-          runPlacers({ base, workspaces: loadWorkspaces, connections: settings.connections, clock, untilMs: windowTo, body: () => callBody(CYCLE_DESTINATION) }),
+          runLifecycles({ base, workspaces: loadWorkspaces, lanes: settings.lanes, clock, untilMs: windowTo, pollMs: settings.lanePollMs, body: callBody(CYCLE_DESTINATION) }),
           Promise.all(
             probeWorkspaces.map(async (ws) => {
               await sleep(Math.max(0, windowFrom - clock()));
@@ -303,7 +308,7 @@ async function main(): Promise<void> {
       }
     });
     const loadEnded = performance.now();
-    say(`   ${cycled.placements.length} calls placed; waiting for their results`);
+    say(`   ${cycled.placements.length} calls placed, ${cycled.lifecycles.length} seen decided; waiting for the rest`);
     const pending = await untilDecided(calls, settings.drainTimeoutMs);
     const drainSeconds = round1((performance.now() - loadEnded) / 1000);
     say(`   all decided ${drainSeconds} s after the load (pending left ${pending})`);
@@ -334,6 +339,7 @@ async function main(): Promise<void> {
     const sustainedFrom = new Date(Date.now() - (performance.now() - start - windowFrom));
     const sustainedTo = new Date(sustainedFrom.getTime() + settings.seconds * 1000);
     const readyInWindow = cycledDocs.filter((d) => d.result.state === 'ready' && d.updated_at >= sustainedFrom && d.updated_at < sustainedTo).length;
+    const decidedInWindow = cycled.lifecycles.filter((l) => l.decidedAt >= windowFrom && l.decidedAt < windowTo);
     const loadedSamples = loadedProbes.flatMap((r) => r.samples);
     const idleSamples = idleProbes.flatMap((r) => r.samples);
     const every = (list: { callId: string }[], n: number) => list.filter((_, i) => i % Math.max(1, Math.floor(list.length / n)) === 0).slice(0, n);
@@ -407,6 +413,9 @@ async function main(): Promise<void> {
         errors: cycled.errors,
         first_error: cycled.firstError,
         results_ready_per_second: round1(readyInWindow / settings.seconds),
+        lanes: settings.lanes,
+        seen_decided_per_second: round1(decidedInWindow.length / settings.seconds),
+        placed_to_seen_decided_ms: distribution(cycled.lifecycles.filter((l) => l.placedAt >= windowFrom && l.placedAt < windowTo).map((l) => l.decidedAt - l.placedAt)),
         all_decided_seconds_after_load: drainSeconds,
         pending_left: pending,
         result_states: tally(cycledDocs, (d) => d.result.state),

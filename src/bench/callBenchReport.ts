@@ -29,6 +29,9 @@ export interface CallBenchFigures {
     errors: number;
     first_error: string | null;
     results_ready_per_second: number;
+    lanes: number;
+    seen_decided_per_second: number;
+    placed_to_seen_decided_ms: Distribution;
     all_decided_seconds_after_load: number;
     pending_left: number;
     result_states: Record<string, number>;
@@ -69,9 +72,10 @@ export function formatReport(r: CallBenchFigures): string {
   add(`   polled: seen completed ${formatDistribution(g.ended_ms)}; POST hangup ${formatDistribution(g.hangup_post_ms)}; results ${JSON.stringify(g.states)}; errors ${g.error_count}${g.errors[0] ? ` (${g.errors[0]})` : ''}`);
   add(costLine(g.cost, g.result_written_ms.count));
   const s = r.sustained;
-  add(`3. sustained  ${s.placements_per_second} placements/s over ${r.settings.seconds} s (${s.placements} calls; per second ${s.per_second_series.join(' ')})   ${met(r.targets.sustained_placements_per_second, '/s', '≥')}`);
+  add(`3. sustained  ${s.placements_per_second} placements/s over ${r.settings.seconds} s with ${s.lanes} clients each placing a call and polling it to its result (${s.placements} calls; per second ${s.per_second_series.join(' ')})   ${met(r.targets.sustained_placements_per_second, '/s', '≥')}`);
   add(`   POST /calls ${formatDistribution(s.post_latency_ms)}; refused ${JSON.stringify(s.refused)}; errors ${s.errors}${s.first_error ? ` (${s.first_error})` : ''}`);
-  add(`   ${s.results_ready_per_second} results ready/s in the window; every call decided ${s.all_decided_seconds_after_load} s after the load (pending left ${s.pending_left}); results ${JSON.stringify(s.result_states)} ${JSON.stringify(s.dispositions)}; outcomes ${JSON.stringify(s.outcomes)}`);
+  add(`   placed → result seen decided ${formatDistribution(s.placed_to_seen_decided_ms)}; ${s.seen_decided_per_second} seen decided/s, ${s.results_ready_per_second} results written ready/s in the window`);
+  add(`   every call decided ${s.all_decided_seconds_after_load} s after the load (pending left ${s.pending_left}); results ${JSON.stringify(s.result_states)} ${JSON.stringify(s.dispositions)}; outcomes ${JSON.stringify(s.outcomes)}`);
   add(`   ended → result written (read-model times) ${formatDistribution(s.ended_to_result_written_ms)}`);
   add(`   probes: hang-up → result decided ${formatDistribution(s.probes.ready_ms)}   ${met(r.targets.probe_ready_p99_ms_under_load, ' ms', 'p99 <')}`);
   add(`           seen completed ${formatDistribution(s.probes.ended_ms)}; results ${JSON.stringify(s.probes.states)}${s.probes.errors.length ? `; errors ${JSON.stringify(s.probes.errors)}` : ''}`);

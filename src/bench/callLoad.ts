@@ -46,8 +46,19 @@ export interface Placement {
   ms: number;
 }
 
-export interface PlacerReport {
+export interface Lifecycle {
+  callId: string;
+  /** ms on the clock when the 201 arrived. */
+  placedAt: number;
+  /** ms on the clock when a GET first showed a decided result. */
+  decidedAt: number;
+  state: string;
+  disposition: string | null;
+}
+
+export interface LifecycleReport {
   placements: Placement[];
+  lifecycles: Lifecycle[];
   /** Refusals by reason (call_concurrency, daily_call_budget, rate_limited …). */
   refused: Record<string, number>;
   errors: number;
@@ -55,67 +66,66 @@ export interface PlacerReport {
 }
 
 /**
- * `connections` loops, each placing one call at a time until `untilMs` (on `clock`). A
- * workspace at its ten live calls answers 429 `call_concurrency`: it is left alone for
- * `fullPauseMs` (its calls take seconds to end) while the loops place calls elsewhere, so
- * the live-call limit, not the client, bounds the rate, and refusals do not flood the API.
+ * `lanes` clients, spread over the workspaces, each placing a call and polling it every
+ * `pollMs` until its result is decided, then placing the next, until `untilMs`: a closed
+ * loop, so the rate measured is what the whole system (placement, the call, its reading)
+ * keeps up with, not a backlog building behind the API.
  */
-export async function runPlacers(opts: {
+export async function runLifecycles(opts: {
   base: string;
   workspaces: BenchWorkspace[];
-  connections: number;
+  lanes: number;
   clock: () => number;
   untilMs: number;
-  body: (ws: BenchWorkspace) => Record<string, unknown>;
-  fullPauseMs?: number;
-}): Promise<PlacerReport> {
-  const fullPauseMs = opts.fullPauseMs ?? 250;
-  const report: PlacerReport = { placements: [], refused: {}, errors: 0, firstError: null };
+  pollMs: number;
+  body: Record<string, unknown>;
+}): Promise<LifecycleReport> {
+  const report: LifecycleReport = { placements: [], lifecycles: [], refused: {}, errors: 0, firstError: null };
   const pickers = new Map(opts.workspaces.map((ws) => [ws.id, keyPicker(ws)]));
-  const fullUntil = new Map<string, number>();
-  let turn = 0;
-  const nextWorkspace = (): BenchWorkspace | 'wait' | null => {
-    let open = 0;
-    for (let i = 0; i < opts.workspaces.length; i++) {
-      const ws = opts.workspaces[turn++ % opts.workspaces.length]!;
-      if (ws.exhausted) continue;
-      open++;
-      if ((fullUntil.get(ws.id) ?? 0) <= opts.clock()) return ws;
-    }
-    return open > 0 ? 'wait' : null;
+  const fail = (message: string) => {
+    report.errors++;
+    report.firstError ??= message;
   };
-  const lane = async () => {
-    while (opts.clock() < opts.untilMs) {
-      const ws = nextWorkspace();
-      if (ws === null) return;
-      if (ws === 'wait') {
-        await sleep(20);
-        continue;
-      }
-      let answer: Answer;
+  const lane = async (n: number) => {
+    const ws = opts.workspaces[n % opts.workspaces.length]!;
+    const key = pickers.get(ws.id)!;
+    while (opts.clock() < opts.untilMs && !ws.exhausted) {
+      let placed: Answer;
       try {
-        answer = await request(opts.base, 'POST', '/api/v1/calls', pickers.get(ws.id)!(), opts.body(ws));
+        placed = await request(opts.base, 'POST', '/api/v1/calls', key(), opts.body);
       } catch (err) {
-        report.errors++;
-        report.firstError ??= String(err);
-        await sleep(100);
+        fail(String(err));
+        await sleep(250);
         continue;
       }
-      if (answer.status === 201) {
-        report.placements.push({ callId: answer.body.call_id, workspaceId: ws.id, at: opts.clock(), ms: answer.ms });
+      if (placed.status !== 201) {
+        const reason = placed.body?.error?.details?.reason ?? `${placed.status} ${placed.body?.error?.code ?? ''}`.trim();
+        report.refused[reason] = (report.refused[reason] ?? 0) + 1;
+        if (reason === 'daily_call_budget') ws.exhausted = true;
+        else if (reason !== 'call_concurrency' && reason !== 'rate_limited') fail(`${placed.status} ${JSON.stringify(placed.body)}`);
+        await sleep(250);
         continue;
       }
-      const reason = answer.body?.error?.details?.reason ?? `${answer.status} ${answer.body?.error?.code ?? ''}`.trim();
-      report.refused[reason] = (report.refused[reason] ?? 0) + 1;
-      if (reason === 'daily_call_budget') ws.exhausted = true;
-      else if (reason === 'call_concurrency' || reason === 'rate_limited') fullUntil.set(ws.id, opts.clock() + fullPauseMs);
-      else {
-        report.errors++;
-        report.firstError ??= `${answer.status} ${JSON.stringify(answer.body)}`;
+      const callId: string = placed.body.call_id;
+      const placedAt = opts.clock();
+      report.placements.push({ callId, workspaceId: ws.id, at: placedAt, ms: placed.ms });
+      try {
+        for (;;) {
+          await sleep(opts.pollMs);
+          const res = await request(opts.base, 'GET', `/api/v1/calls/${callId}`, key());
+          if (res.status !== 200) throw new Error(`GET ${callId}: ${res.status} ${JSON.stringify(res.body)}`);
+          if (res.body.result.state !== 'pending') {
+            report.lifecycles.push({ callId, placedAt, decidedAt: opts.clock(), state: res.body.result.state, disposition: res.body.result.disposition });
+            break;
+          }
+          if (opts.clock() - placedAt > 120_000) throw new Error(`call ${callId} undecided after 120 s`);
+        }
+      } catch (err) {
+        fail(err instanceof Error ? err.message : String(err));
       }
     }
   };
-  await Promise.all(Array.from({ length: opts.connections }, lane));
+  await Promise.all(Array.from({ length: opts.lanes }, (_, n) => lane(n)));
   return report;
 }
 
