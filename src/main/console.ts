@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromRoot } from '../local/paths';
 import { WEBHOOK_USAGE, planWebhookCall } from './webhookCommands';
+import { CALL_USAGE, planCallCommand } from './callCommands';
+import { UsageError } from './usageError';
 
 /**
  * `npm run console -- <resource> <action> [ids] [--flags] [--json]`: the console API for a
@@ -52,6 +54,7 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
                    [--kind turn|trail] [--agent-id bot_…] [--turn-id <id>]
 
 ${WEBHOOK_USAGE}
+${CALL_USAGE}
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
 (default: the token npm start keeps in $DATA_DIR/console-token).`;
@@ -62,8 +65,6 @@ const TEXT_FIELDS = new Set([
   // WhatsApp console fields that stay strings even when they look like numbers.
   ...['text', 'from', 'to', 'message', 'user_message', 'sender_id', 'message_id', 'source_id', 'headline', 'ctwa_clid', 'turn_id'],
 ]);
-
-class UsageError extends Error {}
 
 /** `--plan.prepaid-credits 0` becomes `{ plan: { prepaid_credits: 0 } }`. */
 export function bodyFromFlags(flags: Record<string, string | boolean | undefined>): Record<string, unknown> {
@@ -92,6 +93,10 @@ interface Call {
   path: string;
   body?: Record<string, unknown>;
   columns?: string[];
+  /** How a person sees the answer, when aligned lines or columns are not enough. */
+  format?: (body: Record<string, unknown>) => string;
+  /** What a 204 (no body) stands for, shown in its place. */
+  noContent?: Record<string, unknown>;
 }
 
 /** `u1:Asha,u2:Ravi Kumar` becomes `[{id: 'u1', name: 'Asha'}, …]`; an empty value clears the list. */
@@ -112,7 +117,8 @@ function need(id: string | undefined, what: string): string {
   return id;
 }
 
-export function planCall(positionals: string[], flags: Record<string, string | boolean | undefined>): Call {
+/** `argv`, when given, lets a command read a flag given more than once (`--answer a=1 --answer b=2`). */
+export function planCall(positionals: string[], flags: Record<string, string | boolean | undefined>, argv: string[] = []): Call {
   const [resource, action, first, second] = positionals;
   const body = bodyFromFlags(flags);
   const ws = () => `/workspaces/${encodeURIComponent(need(first, '<workspace_id>'))}`;
@@ -189,6 +195,8 @@ export function planCall(positionals: string[], flags: Record<string, string | b
     default: {
       const webhookCall = planWebhookCall(positionals, flags, need);
       if (webhookCall) return webhookCall;
+      const callCommand = planCallCommand(positionals, flags, need, argv);
+      if (callCommand) return callCommand;
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
     }
   }
@@ -263,14 +271,14 @@ async function main(argv: string[]): Promise<number> {
     return positionals.length === 0 && !values.help ? 2 : 0;
   }
   const json = values.json === true;
-  const call = planCall(positionals, values);
+  const call = planCall(positionals, values, argv);
   const base = process.env.CONSOLE_URL || `http://127.0.0.1:${process.env.PORT || 3000}`;
   const res = await fetch(`${base}/console/v1${call.path}`, {
     method: call.method,
     headers: { authorization: `Bearer ${consoleToken()}`, ...(call.body ? { 'content-type': 'application/json' } : {}) },
     body: call.body ? JSON.stringify(call.body) : undefined,
   });
-  const payload = (await res.json()) as Record<string, unknown>;
+  const payload = (res.status === 204 ? (call.noContent ?? {}) : await res.json()) as Record<string, unknown>;
   if (json) {
     process.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
   } else if (!res.ok) {
@@ -278,7 +286,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${error.code}: ${error.message}\n`);
     if (Object.keys(error.details).length) process.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
   } else {
-    process.stdout.write(`${formatHuman(payload, call.columns)}\n`);
+    process.stdout.write(`${call.format ? call.format(payload) : formatHuman(payload, call.columns)}\n`);
   }
   return res.ok ? 0 : 1;
 }
