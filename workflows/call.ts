@@ -48,8 +48,15 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   if (!placement.placed) {
     status = 'failed';
     await calls.finishCall({ callId: input.callId, step: ++step, status, outcome: 'originate_error', answeredAt: null, endedAt: nowIso() });
-    await readAndRecord(input.callId, 1, false);
-    return { status, outcome: 'originate_error', durationSeconds: 0, resultState: 'ready' };
+    // Never answered: `unanswered`, decided without reading (api-core §2).
+    const state = await calls.recordReading({
+      callId: input.callId,
+      reading: 1,
+      outcome: { kind: 'decided', decided: 'unanswered' },
+      keepReadyOnFailure: false,
+      readAt: nowIso(),
+    });
+    return { status, outcome: 'originate_error', durationSeconds: 0, resultState: state === 'ready' ? 'ready' : 'failed' };
   }
   let answeredAt: string | null = input.direction === 'inbound' ? nowIso() : null;
   await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt ?? nowIso(), placed: true });

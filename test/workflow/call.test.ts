@@ -171,6 +171,8 @@ describe('the call workflow (time-skipping)', () => {
     const { callId, input } = await newCall('+919800000010', { originate_error: true });
     expect(await run(input)).toEqual({ status: 'failed', outcome: 'originate_error', durationSeconds: 0, resultState: 'ready' });
     expect(await stored(callId)).toMatchObject({ status: 'failed', outcome: 'originate_error', duration_seconds: 0 });
+    // Never answered: decided without reading.
+    expect((await stored(callId)).result).toMatchObject({ state: 'ready', disposition: 'unanswered', summary: null });
   });
 
   it('hang-up while ringing: true, then the call ends unanswered with agent_hangup', async () => {
