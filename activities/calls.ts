@@ -156,7 +156,6 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
       if (end.status === 'failed' && call.direction === 'outbound' && (await insertIfAbsent(effects, { _id: `${call._id}|budget_returned`, at: new Date() }))) {
         await returnDailyBudget(db, call.tenant_id, call.budget_day, call.reserved_minutes, call._id);
       }
-      await calls.updateOne({ _id: call._id, released_at: null }, { $set: { released_at: new Date() } });
 
       const minutes = Math.ceil(duration / 60);
       if (minutes > 0 && (await insertIfAbsent(effects, { _id: `${call._id}|billed`, at: new Date() }))) {

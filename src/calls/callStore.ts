@@ -28,8 +28,6 @@ export interface CallDoc {
   ring_seconds: number;
   max_call_seconds: number;
   metadata: Record<string, unknown>;
-  /** True when the request's metadata carries a reserved key (campaign or follow-up call). */
-  system_call: boolean;
   recording: boolean;
   recording_uri: string | null;
   duration_seconds: number | null;
@@ -48,8 +46,6 @@ export interface CallDoc {
   reserved_minutes: number;
   /** The UTC day whose budget this call counted against. */
   budget_day: string;
-  /** Set once the live slot and any reservation were given back. */
-  released_at: Date | null;
   billed_minutes: number | null;
   /** The workflow step that wrote the current state. */
   step: number;
@@ -105,7 +101,7 @@ export type NewCall = Pick<
   | 'recording'
   | 'created_at'
 > &
-  Partial<Pick<CallDoc, 'purpose' | 'script' | 'detail_lines' | 'capture' | 'metadata' | 'system_call' | 'reserved_minutes' | 'budget_day'>>;
+  Partial<Pick<CallDoc, 'purpose' | 'script' | 'detail_lines' | 'capture' | 'metadata' | 'reserved_minutes' | 'budget_day'>>;
 
 /** A call's first read model, written before its workflow starts so a GET finds it at once. */
 export function newCallDoc(init: NewCall): CallDoc {
@@ -115,7 +111,6 @@ export function newCallDoc(init: NewCall): CallDoc {
     detail_lines: [],
     capture: null,
     metadata: {},
-    system_call: false,
     reserved_minutes: 0,
     budget_day: utcDay(init.created_at),
     ...init,
@@ -130,7 +125,6 @@ export function newCallDoc(init: NewCall): CallDoc {
     result: { ...pendingResult(), read_at: null },
     readings: 0,
     read_requests: 0,
-    released_at: null,
     billed_minutes: null,
     step: 1,
     updated_at: init.created_at,

@@ -1,6 +1,6 @@
 import type { CallDoc } from './callStore';
 import type { CallResult } from './types';
-import { eventIdFor } from '../events/eventStore';
+import { eventIdFor, eventTimestamp } from '../events/eventStore';
 
 /**
  * Data of the call events (api-core §6; field lists in docs/webhooks.md). Timestamps in
@@ -16,7 +16,7 @@ export function hasReservedMetadata(metadata: Record<string, unknown>): boolean 
 }
 
 function eventTime(value: Date | null): string | null {
-  return value ? `${value.toISOString().slice(0, 19)}Z` : null;
+  return value ? eventTimestamp(value) : null;
 }
 
 function campaignId(call: CallDoc): string | null {
@@ -62,7 +62,7 @@ export function callOutcomeData(call: CallDoc, result: CallResult, dedupeKey: st
     captured: result.captured,
     expected: result.expected,
     missing_required: result.missing_required.length > 0 ? result.missing_required : null,
-    metadata: call.system_call ? null : call.metadata,
+    metadata: hasReservedMetadata(call.metadata) ? null : call.metadata,
     campaign_id: campaignId(call),
     event_id: eventIdFor(call.tenant_id, dedupeKey),
   };

@@ -128,6 +128,11 @@ export async function admitCall(
   }
 }
 
+/** The workspace's first active number: the caller ID when a call names none. */
+export function firstActiveNumber(db: Db, tenantId: string): Promise<PhoneNumberDoc | null> {
+  return collections(db).phoneNumbers.find({ tenant_id: tenantId, active: true }).sort({ created_at: 1, _id: 1 }).limit(1).next();
+}
+
 /** The caller-ID number and the agent deployed to it: the agent that will speak. */
 async function resolveCaller(
   { db }: GuardDeps,
@@ -135,7 +140,7 @@ async function resolveCaller(
   request: CallRequestForGuards,
 ): Promise<{ number: PhoneNumberDoc; agent: AgentDoc }> {
   const c = collections(db);
-  const first = await c.phoneNumbers.find({ tenant_id: workspace._id, active: true }).sort({ created_at: 1, _id: 1 }).limit(1).next();
+  const first = await firstActiveNumber(db, workspace._id);
   if (!first) {
     throw new CallRefusal('failed_precondition', 'This workspace has no active phone number to call from.', { reason: 'no_phone_number' });
   }

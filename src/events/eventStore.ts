@@ -90,11 +90,16 @@ export async function appendEvent(db: Db, input: EventInput): Promise<EventDoc> 
   return existing;
 }
 
+/** Event times (the envelope's `created_at`, and times in event data): whole seconds, `Z`. */
+export function eventTimestamp(value: Date): string {
+  return `${value.toISOString().slice(0, 19)}Z`;
+}
+
 export function toEnvelope(doc: Pick<EventDoc, '_id' | 'type' | 'created_at' | 'tenant_id' | 'data'>): EventEnvelope {
   return {
     id: doc._id,
     type: doc.type,
-    created_at: `${doc.created_at.toISOString().slice(0, 19)}Z`,
+    created_at: eventTimestamp(doc.created_at),
     tenant_id: doc.tenant_id,
     data: doc.data,
   };

@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
 import { callCollections, deploymentId, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
 import { readDestination } from '../../../src/calls/destination';
+import { firstActiveNumber } from '../../../src/calls/guards';
 import { collections } from '../../../src/db/collections';
 import { newId } from '../../../src/domain/ids';
 import { calleeScript, calleeScripts, scriptId } from '../../../src/providers/voice/simulatorScript';
@@ -98,7 +99,7 @@ export function callConsoleRoutes(router: Router<RequestState>, deps: ConsoleDep
     const { phoneNumbers, agents } = collections(deps.db);
     const number = body.to_number
       ? await phoneNumbers.findOne({ _id: body.to_number.replace(/\D/g, ''), tenant_id: workspace._id, active: true })
-      : await phoneNumbers.find({ tenant_id: workspace._id, active: true }).sort({ created_at: 1, _id: 1 }).limit(1).next();
+      : await firstActiveNumber(deps.db, workspace._id);
     if (!number) throw new ApiError('failed_precondition', 'No active number of this workspace to call.', { reason: 'no_phone_number' });
     const agent = number.agent_id ? await agents.findOne({ _id: number.agent_id, tenant_id: workspace._id }) : null;
     if (!agent) throw new ApiError('failed_precondition', 'No agent is deployed to that number.', { reason: 'no_agent_deployed' });

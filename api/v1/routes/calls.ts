@@ -3,7 +3,6 @@ import type { z } from 'zod';
 import { callCollections, deploymentId, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
 import { releaseLiveSlot, returnDailyBudget } from '../../../src/calls/admission';
 import { normaliseDetails } from '../../../src/calls/details';
-import { hasReservedMetadata } from '../../../src/calls/events';
 import { admitCall, CallRefusal } from '../../../src/calls/guards';
 import { newId } from '../../../src/domain/ids';
 import { callWorkflowId, hangupUpdate, placementUpdate, type CallWorkflowInput, type Placement } from '../../../workflows/callDefinitions';
@@ -94,7 +93,6 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
           ring_seconds: body.ring_seconds,
           max_call_seconds: admitted.agent.max_call_minutes * 60,
           metadata: body.metadata,
-          system_call: hasReservedMetadata(body.metadata),
           recording: admitted.number.recording,
           reserved_minutes: admitted.reservedMinutes,
           budget_day: admitted.budgetDay,

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { z } from 'zod';
+import { callCollections } from '../../calls/callStore';
 import { NETWORK_OUTCOMES } from '../../calls/types';
 
 /**
@@ -64,7 +65,7 @@ export async function findCalleeScript(db: Db, tenantId: string, destination: st
 /** The simulated reader's failures for a call, from its destination's script. */
 export function readerScriptFromCalleeScripts(db: Db) {
   return async (callId: string): Promise<{ failTimes: number; permanent: boolean } | null> => {
-    const call = await db.collection<{ _id: string; tenant_id: string; to: string }>('calls').findOne({ _id: callId });
+    const call = await callCollections(db).calls.findOne({ _id: callId });
     if (!call) return null;
     const { reader } = await findCalleeScript(db, call.tenant_id, call.to);
     return { failTimes: reader.fail_times, permanent: reader.permanent };
