@@ -56,6 +56,18 @@ export interface DeliveryIdentity {
   trigger: DeliveryTrigger;
 }
 
+/** What a delivery record is created with, whichever write creates it. */
+function identityOnInsert(who: DeliveryIdentity, now: Date) {
+  return {
+    tenant_id: who.tenantId,
+    endpoint_id: who.endpointId,
+    event_id: who.eventId,
+    event_type: who.eventType,
+    trigger: who.trigger,
+    created_at: now,
+  };
+}
+
 export interface AttemptOutcome {
   attempt: AttemptRecord;
   status: DeliveryStatus;
@@ -76,14 +88,7 @@ export async function recordAttempt(db: Db, who: DeliveryIdentity, outcome: Atte
     await webhookDeliveries(db).updateOne(
       { _id: who.deliveryId },
       {
-        $setOnInsert: {
-          tenant_id: who.tenantId,
-          endpoint_id: who.endpointId,
-          event_id: who.eventId,
-          event_type: who.eventType,
-          trigger: who.trigger,
-          created_at: now,
-        },
+        $setOnInsert: identityOnInsert(who, now),
         $set: {
           status: outcome.status,
           last_status_code: outcome.attempt.status_code,
@@ -109,15 +114,7 @@ export async function cancelDelivery(db: Db, who: DeliveryIdentity, reason: stri
   await webhookDeliveries(db).updateOne(
     { _id: who.deliveryId },
     {
-      $setOnInsert: {
-        tenant_id: who.tenantId,
-        endpoint_id: who.endpointId,
-        event_id: who.eventId,
-        event_type: who.eventType,
-        trigger: who.trigger,
-        created_at: now,
-        attempt_count: 0,
-      },
+      $setOnInsert: { ...identityOnInsert(who, now), attempt_count: 0 },
       $set: { status: 'cancelled', cancel_reason: reason, next_attempt_at: null, completed_at: now },
     },
     { upsert: true },

@@ -21,10 +21,26 @@ function wordPattern(phrase: string): string {
   return `(?<![\\p{L}\\p{N}'])${escape(phrase)}(?![\\p{L}\\p{N}'])`;
 }
 
+/**
+ * The alternation of a phrase list, longest first, compiled once per list: the word lists
+ * and each capture's labels are asked about for every reply of every call read.
+ */
+const compiled = new Map<string, RegExp>();
+function phrasePattern(phrases: string[]): RegExp {
+  const key = phrases.join('\u0000');
+  let pattern = compiled.get(key);
+  if (!pattern) {
+    const ordered = [...phrases].sort((a, b) => b.length - a.length);
+    pattern = new RegExp(ordered.map(wordPattern).join('|'), 'u');
+    if (compiled.size >= 1_000) compiled.clear();
+    compiled.set(key, pattern);
+  }
+  return pattern;
+}
+
 /** The first of several phrases to appear in the text, by position; longer phrases win a tie. */
 function firstPhrase(text: string, phrases: string[]): { phrase: string; index: number } | null {
-  const ordered = [...phrases].sort((a, b) => b.length - a.length);
-  const m = new RegExp(ordered.map(wordPattern).join('|'), 'u').exec(text);
+  const m = phrasePattern(phrases).exec(text);
   return m ? { phrase: m[0], index: m.index } : null;
 }
 
