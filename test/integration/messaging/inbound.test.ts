@@ -49,7 +49,10 @@ describe('inbound WhatsApp messages and echoes', () => {
       expect.objectContaining({ role: 'user', text: 'Hello?' }),
     ]);
 
-    const received = (await eventsOf(api.db, ws.workspaceId, 'message.received')).filter((e) => e.data.from === from);
+    // Event times have whole seconds, so two events of one second are put in order by when they were received.
+    const received = (await eventsOf(api.db, ws.workspaceId, 'message.received'))
+      .filter((e) => e.data.from === from)
+      .sort((x, y) => String(x.data.received_at).localeCompare(String(y.data.received_at)));
     expect(received).toHaveLength(2);
     expect(received[0]!.data).toEqual({
       message_id: `wamid.in-${from}-1`,
