@@ -15,7 +15,8 @@ import type { CallReader } from '../src/providers/reader/types';
 import { toActivityFailure } from '../src/providers/reader/failures';
 import type { VoiceProvider } from '../src/providers/voice/types';
 import { OriginateRefused } from '../src/providers/voice/types';
-import type { Placement } from '../workflows/callDefinitions';
+import { READER_HEARTBEAT_INTERVAL_MS, type Placement } from '../src/calls/contracts';
+import { FailureType, permanentFailure } from '../src/temporal/failures';
 
 export interface CallActivityDeps {
   db: Db;
@@ -68,7 +69,8 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
 
   async function loadCall(callId: string): Promise<CallDoc> {
     const call = await calls.findOne({ _id: callId });
-    if (!call) throw new Error(`call ${callId} has no read model`);
+    // The API writes the read model before it starts the workflow: missing now is missing for good.
+    if (!call) throw permanentFailure(FailureType.ReadModelMissing, `call ${callId} has no read model`);
     return call;
   }
 
@@ -201,7 +203,12 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
       return { decided: null };
     },
 
-    /** Hands the transcript to the reader. Temporary reader errors are retried by the activity's policy. */
+    /**
+     * Hands the transcript to the reader. Temporary reader errors are retried by the
+     * activity's policy. Heartbeats while the reader works, so a lost worker is noticed within
+     * the heartbeat timeout; a cancellation (the workflow's, or a heartbeat timeout's) aborts
+     * the reader's request through the signal.
+     */
     async readCall(input: { callId: string }): Promise<Reading> {
       const call = await loadCall(input.callId);
       const readInput: ReadInput = {
@@ -213,10 +220,17 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
         transcript: call.transcript ?? [],
         answeredAt: (call.started_at ?? call.created_at).toISOString(),
       };
+      const context = Context.current();
+      context.heartbeat();
+      const beat = setInterval(() => context.heartbeat(), READER_HEARTBEAT_INTERVAL_MS);
       try {
-        return await reader.read(readInput, { attempt: Context.current().info.attempt });
+        return await reader.read(readInput, { attempt: context.info.attempt, signal: context.cancellationSignal });
       } catch (err) {
+        // Cancelled: leave as the cancellation, which the SDK reports as such (not as a reader error).
+        if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? err;
         throw toActivityFailure(err);
+      } finally {
+        clearInterval(beat);
       }
     },
 

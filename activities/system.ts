@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { collections } from '../src/db/collections';
-import type { SystemCheckInput, SystemCheckResult } from '../workflows/definitions';
+import type { SystemCheckInput, SystemCheckResult } from '../src/temporal/contracts';
 
 export interface SystemActivityDeps {
   db: Db;

@@ -12,7 +12,7 @@ import {
   type AttemptResult,
   type DispatchEventInput,
   type DispatchEventResult,
-} from '../workflows/webhookDefinitions';
+} from '../src/webhooks/contracts';
 
 export interface WebhookDeliverySettings {
   /** WEBHOOK_ALLOW_PRIVATE_URLS: deliver to loopback and private addresses (local development, tests). */

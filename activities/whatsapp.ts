@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import type { EventPublisher } from '../src/events/publisher';
 import { applyDeliveryStatus } from '../src/messaging/deliveryStatus';
-import type { RecordSimulatedStatusInput } from '../workflows/whatsappDefinitions';
+import type { RecordSimulatedStatusInput } from '../src/messaging/contracts';
 
 export interface WhatsAppActivityDeps {
   db: Db;

@@ -10,13 +10,13 @@ import {
   type CallWorkflowInput,
   type CallWorkflowResult,
   type Placement,
-} from './callDefinitions';
-import { nowIso, readAndRecord } from './callReading';
+} from '../src/calls/contracts';
+import { CALL_STEP } from './activityOptions';
+import { readAndRecord } from './callReading';
+import { refuseArguments } from './updateValidators';
+import { workflowNowIso as nowIso } from './time';
 
-const calls = proxyActivities<CallActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20 },
-});
+const calls = proxyActivities<CallActivities>(CALL_STEP);
 
 /**
  * One call's lifecycle (api-core §3): placed and ringing; answered (`in_progress`), maybe
@@ -31,15 +31,25 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   let step = 1;
 
   setHandler(statusQuery, () => status);
-  setHandler(placementUpdate, async () => {
-    await condition(() => placement !== null);
-    return placement!;
-  });
-  setHandler(hangupUpdate, () => {
-    if (hangupRequested || (status !== 'ringing' && status !== 'in_progress')) return false;
-    hangupRequested = true;
-    return true;
-  });
+  setHandler(
+    placementUpdate,
+    async () => {
+      await condition(() => placement !== null);
+      return placement!;
+    },
+    { validator: refuseArguments },
+  );
+  // A hang-up the call cannot take answers false (the API's `ended: false`) rather than being
+  // refused by the validator: that answer is the contract.
+  setHandler(
+    hangupUpdate,
+    () => {
+      if (hangupRequested || (status !== 'ringing' && status !== 'in_progress')) return false;
+      hangupRequested = true;
+      return true;
+    },
+    { validator: refuseArguments },
+  );
   setHandler(lineEventSignal, (event) => {
     lineEvents.push(event);
   });

@@ -1,36 +1,20 @@
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { CallActivities } from '../activities/calls';
+import type { ReadingState } from '../src/calls/contracts';
+import { CALL_READER, CALL_STEP } from './activityOptions';
+import { workflowNowIso } from './time';
 
-const { recordReading } = proxyActivities<CallActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20 },
-});
-
-/** Temporary reader errors are retried with backoff; after five attempts the result is `failed`. */
-const reader = proxyActivities<CallActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: ['ReaderPermanentError'],
-  },
-});
+const { recordReading } = proxyActivities<CallActivities>(CALL_STEP);
+const reader = proxyActivities<CallActivities>(CALL_READER);
 
 /** Reads a finished call and records the result; shared by the call workflow and console re-reads. */
-export async function readAndRecord(callId: string, reading: number, reread: boolean): Promise<'ready' | 'failed' | 'pending' | 'none'> {
+export async function readAndRecord(callId: string, reading: number, reread: boolean): Promise<ReadingState> {
   try {
     const read = await reader.readCall({ callId });
-    return await recordReading({ callId, reading, outcome: { kind: 'read', reading: read }, keepReadyOnFailure: reread, readAt: nowIso() });
+    return await recordReading({ callId, reading, outcome: { kind: 'read', reading: read }, keepReadyOnFailure: reread, readAt: workflowNowIso() });
   } catch (err) {
     // Attempts used up, a permanent refusal, or timeouts: the reading failed.
     if (!(err instanceof ActivityFailure)) throw err;
-    return await recordReading({ callId, reading, outcome: { kind: 'failed' }, keepReadyOnFailure: reread, readAt: nowIso() });
+    return await recordReading({ callId, reading, outcome: { kind: 'failed' }, keepReadyOnFailure: reread, readAt: workflowNowIso() });
   }
-}
-
-/** Workflow time, deterministic on replay. */
-export function nowIso(): string {
-  return new Date(Date.now()).toISOString();
 }

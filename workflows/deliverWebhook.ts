@@ -1,36 +1,22 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, TimeoutFailure, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
-import {
-  ATTEMPT_TIMEOUT_MS,
-  DELIVERY_FAILED,
-  MAX_DELIVERY_ATTEMPTS,
-  RETRY_DELAYS_MS,
-  type AttemptResult,
-  type DeliverWebhookInput,
-  type DeliverWebhookResult,
-} from './webhookDefinitions';
+import { FailureType, permanentFailure } from '../src/temporal/failures';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, type AttemptResult, type DeliverWebhookInput, type DeliverWebhookResult } from '../src/webhooks/contracts';
+import { WEBHOOK_ATTEMPT, WEBHOOK_ATTEMPT_DEADLINE_MS, WEBHOOK_RECORD } from './activityOptions';
 
-// One local activity per attempt: this workflow owns the retry schedule (durable timers,
-// visible in its history), so the SDK must not retry the POST on its own. Local rather than
-// a regular activity: an attempt is short and bounded, and skipping the server's activity
-// task round trip cut the Temporal server's CPU per delivery by about a fifth (see
+// One local activity per attempt, not retried by the SDK (see WEBHOOK_ATTEMPT). Local rather
+// than a regular activity: an attempt is short and bounded, and skipping the server's
+// activity task round trip cut the Temporal server's CPU per delivery by about a fifth (see
 // docs/decisions.md, "Webhook benchmark"). A worker that dies mid-attempt loses its workflow
-// task; the next worker replays and runs the same attempt again. The deadline leaves room
-// past the HTTP timeout for reading and recording.
-const { attemptWebhookDelivery } = proxyLocalActivities<WebhookActivities>({
-  startToCloseTimeout: ATTEMPT_TIMEOUT_MS + 5_000,
-  retry: { maximumAttempts: 1 },
-});
+// task; the next worker replays and runs the same attempt again.
+const { attemptWebhookDelivery } = proxyLocalActivities<WebhookActivities>(WEBHOOK_ATTEMPT);
 
-// Records an attempt that failed without recording itself (deadline passed, MongoDB down); retried until it lands.
-const { recordLostWebhookAttempt } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+// Records an attempt that failed without recording itself (deadline passed, MongoDB down).
+const { recordLostWebhookAttempt } = proxyActivities<WebhookActivities>(WEBHOOK_RECORD);
 
 function lostAttemptReason(err: unknown): string {
   if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
-    return `the attempt did not finish within ${(ATTEMPT_TIMEOUT_MS + 5_000) / 1000} s`;
+    return `the attempt did not finish within ${WEBHOOK_ATTEMPT_DEADLINE_MS / 1000} s`;
   }
   const cause = err instanceof ActivityFailure ? err.cause : err;
   return `the attempt failed before an answer was recorded: ${cause instanceof Error ? cause.message : String(cause)}`;
@@ -55,8 +41,5 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     if (result.status === 'failed' || retryDelayMs === null) break;
     await sleep(retryDelayMs);
   }
-  throw ApplicationFailure.nonRetryable(
-    `Webhook delivery ${input.deliveryId} failed after ${MAX_DELIVERY_ATTEMPTS} attempts.`,
-    DELIVERY_FAILED,
-  );
+  throw permanentFailure(FailureType.WebhookDeliveryFailed, `Webhook delivery ${input.deliveryId} failed after ${MAX_DELIVERY_ATTEMPTS} attempts.`);
 }

@@ -1,15 +1,11 @@
 import { ParentClosePolicy, proxyLocalActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { WebhookActivities } from '../activities/webhooks';
-import { deliverWebhook } from './deliverWebhook';
-import { deliveryWorkflowId, type DispatchEventInput, type DispatchEventResult } from './webhookDefinitions';
+import { deliverWebhookDefinition, deliveryWorkflowId, type DeliverWebhook, type DispatchEventInput, type DispatchEventResult } from '../src/webhooks/contracts';
+import { WEBHOOK_TARGETS } from './activityOptions';
 
-// A quick read of the workspace's endpoints: a local activity saves a round trip through the
-// server per event. Retried until MongoDB answers; the event is already stored.
-const { listWebhookTargets } = proxyLocalActivities<WebhookActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+// Retried until MongoDB answers (bounded, see WEBHOOK_TARGETS); the event is already stored.
+const { listWebhookTargets } = proxyLocalActivities<WebhookActivities>(WEBHOOK_TARGETS);
 
 /**
  * Fans one stored event out to the workspace's endpoints that receive its type: one
@@ -22,7 +18,7 @@ export async function dispatchEvent(input: DispatchEventInput): Promise<Dispatch
     endpointIds.map(async (endpointId) => {
       const deliveryId = deliveryWorkflowId(input.eventId, endpointId);
       try {
-        await startChild(deliverWebhook, {
+        await startChild<DeliverWebhook>(deliverWebhookDefinition.name, {
           workflowId: deliveryId,
           args: [{ deliveryId, tenantId: input.tenantId, eventId: input.eventId, endpointId, trigger: 'event' }],
           parentClosePolicy: ParentClosePolicy.ABANDON,

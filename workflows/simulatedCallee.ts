@@ -1,6 +1,6 @@
 import { condition, getExternalWorkflowHandle, setHandler, sleep } from '@temporalio/workflow';
 import type { LineEvent } from '../src/providers/voice/types';
-import { lineEventSignal, stopCalleeSignal, type SimulatedCallPlan } from './callDefinitions';
+import { lineEventSignal, stopCalleeSignal, type SimulatedCallPlan } from '../src/calls/contracts';
 
 /**
  * The simulated person and network on the other end of a call: what a telephony provider

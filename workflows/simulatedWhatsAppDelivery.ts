@@ -1,11 +1,10 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { WhatsAppActivities } from '../activities/whatsapp';
-import type { SimulatedDeliveryInput } from './whatsappDefinitions';
+import type { SimulatedDeliveryInput } from '../src/messaging/contracts';
+import { SIMULATED_STATUS } from './activityOptions';
+import { workflowNowIso } from './time';
 
-const { recordSimulatedStatus } = proxyActivities<WhatsAppActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { maximumAttempts: 10, initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
-});
+const { recordSimulatedStatus } = proxyActivities<WhatsAppActivities>(SIMULATED_STATUS);
 
 /**
  * The simulator's delivery reports for one accepted message: each scripted status after its
@@ -19,7 +18,7 @@ export async function simulatedWhatsAppDelivery(input: SimulatedDeliveryInput): 
       tenantId: input.tenantId,
       messageId: input.messageId,
       status: step.status,
-      at: new Date().toISOString(),
+      at: workflowNowIso(),
       failure: step.status === 'failed' ? input.failure : null,
     });
   }

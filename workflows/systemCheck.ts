@@ -1,11 +1,9 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { SystemActivities } from '../activities/system';
-import type { SystemCheckInput, SystemCheckResult } from './definitions';
+import type { SystemCheckInput, SystemCheckResult } from '../src/temporal/contracts';
+import { SYSTEM_CHECK } from './activityOptions';
 
-const { recordSystemCheck } = proxyActivities<SystemActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { maximumAttempts: 5, initialInterval: '200 milliseconds' },
-});
+const { recordSystemCheck } = proxyActivities<SystemActivities>(SYSTEM_CHECK);
 
 /**
  * A round trip through every moving part (API or launcher, Temporal, a worker, MongoDB):

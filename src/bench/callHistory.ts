@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { conversationIdFor } from '../conversations/store';
 import { eventsCollection } from '../events/eventStore';
-import { simulatedCalleeWorkflowId } from '../../workflows/callDefinitions';
+import { simulatedCalleeWorkflowId } from '../calls/contracts';
 import { distribution, type Distribution } from './benchStats';
 
 /**

@@ -2,10 +2,8 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Db } from 'mongodb';
 import { eventsCollection, type EventDoc } from './eventStore';
 import type { EventDispatcher } from './publisher';
-import { DISPATCH_EVENT_WORKFLOW_NAME, type DispatchEventInput } from '../../workflows/webhookDefinitions';
-
-/** The workflow that fans one stored event out to its endpoints (workflows/dispatchEvent.ts); its id is the event id. */
-export const DISPATCH_EVENT_WORKFLOW = DISPATCH_EVENT_WORKFLOW_NAME;
+import { startWorkflow } from '../temporal/startWorkflow';
+import { dispatchEventDefinition } from '../webhooks/contracts';
 
 /**
  * Starts the event's fan-out workflow (the engine refuses a second start of the same event
@@ -17,11 +15,11 @@ export function createTemporalDispatcher(db: Db, temporal: Client, taskQueue: st
   return {
     async dispatch(event: EventDoc) {
       try {
-        await temporal.workflow.start(DISPATCH_EVENT_WORKFLOW, {
+        await startWorkflow(temporal, dispatchEventDefinition, {
           workflowId: event._id,
           taskQueue,
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          args: [{ eventId: event._id, tenantId: event.tenant_id } satisfies DispatchEventInput],
+          args: [{ eventId: event._id, tenantId: event.tenant_id }],
         });
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import type { deliverWebhook } from '../../workflows/deliverWebhook';
-import type { DeliverWebhookInput } from '../../workflows/webhookDefinitions';
+import { startWorkflow } from '../temporal/startWorkflow';
+import { deliverWebhookDefinition, type DeliverWebhookInput } from './contracts';
 import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
 
 /**
@@ -36,7 +36,7 @@ export async function startDelivery(
   };
   await insertIfAbsent(webhookDeliveries(db), doc);
   const { eventType: _type, ...args } = input;
-  await temporal.workflow.start<typeof deliverWebhook>('deliverWebhook', {
+  await startWorkflow(temporal, deliverWebhookDefinition, {
     workflowId: input.deliveryId,
     taskQueue,
     args: [args],

@@ -8,7 +8,8 @@ import { runSystemCheck } from '../../src/temporal/systemCheck';
 import { createWorker } from '../../src/worker/createWorker';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
 import { createSystemActivities } from '../../activities/system';
-import { systemCheckWorkflowId } from '../../workflows/definitions';
+import { systemCheckDefinition, systemCheckWorkflowId } from '../../src/temporal/contracts';
+import { startWorkflow } from '../../src/temporal/startWorkflow';
 import { openTestDb, testConfig, testServers } from '../support/env';
 
 describe('the system check round trip on the real dev server and FerretDB', () => {
@@ -53,7 +54,7 @@ describe('the system check round trip on the real dev server and FerretDB', () =
   it('refuses a second workflow with the same id: the engine deduplicates', async () => {
     const result = await runSystemCheck(client, config.TEMPORAL_TASK_QUEUE);
     await expect(
-      client.workflow.start('systemCheck', {
+      startWorkflow(client, systemCheckDefinition, {
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowId: systemCheckWorkflowId(result.checkId),
         args: [{ checkId: result.checkId, requestedAt: new Date().toISOString() }],

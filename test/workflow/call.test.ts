@@ -8,7 +8,8 @@ import { calleeScript, calleeScripts, scriptId, type CalleeScript } from '../../
 import { eventsCollection } from '../../src/events/eventStore';
 import { newId } from '../../src/domain/ids';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
-import { callWorkflowId, hangupUpdate, rereadWorkflowId, statusQuery, type CallWorkflowInput, type CallWorkflowResult } from '../../workflows/callDefinitions';
+import { callWorkflowDefinition, callWorkflowId, hangupUpdate, rereadCallDefinition, rereadWorkflowId, statusQuery, type CallWorkflowInput } from '../../src/calls/contracts';
+import { executeWorkflow, startWorkflow } from '../../src/temporal/startWorkflow';
 import { openTestDb, testConfig, testServers, uniqueName } from '../support/env';
 import { createTimeSkippingEnv } from '../support/timeSkipping';
 import { createTestWorkspace, type TestWorkspace } from '../support/workspaces';
@@ -80,7 +81,7 @@ describe('the call workflow (time-skipping)', () => {
   }
 
   const run = (input: CallWorkflowInput) =>
-    env.client.workflow.execute('callWorkflow', { taskQueue, workflowId: callWorkflowId(input.callId), args: [input] }) as Promise<CallWorkflowResult>;
+    executeWorkflow(env.client, callWorkflowDefinition, { taskQueue, workflowId: callWorkflowId(input.callId), args: [input] });
   const stored = async (callId: string) => (await callCollections(db).calls.findOne({ _id: callId }))!;
 
   it('a call nobody answers ends after ring_seconds: completed, duration 0, no_answer, unanswered without reading', async () => {
@@ -112,12 +113,12 @@ describe('the call workflow (time-skipping)', () => {
 
   it('hang-up: true while in progress, then false; the outcome is agent_hangup', async () => {
     const { callId, input } = await newCall('+919800000004', { end: 'never', ring_seconds: 1 });
-    const handle = await env.client.workflow.start('callWorkflow', { taskQueue, workflowId: callWorkflowId(callId), args: [input] });
+    const handle = await startWorkflow(env.client, callWorkflowDefinition, { taskQueue, workflowId: callWorkflowId(callId), args: [input] });
     while ((await handle.query(statusQuery)) !== 'in_progress') await env.sleep(500);
     await env.sleep(20_000);
     expect(await handle.executeUpdate(hangupUpdate)).toBe(true);
     expect(await handle.executeUpdate(hangupUpdate)).toBe(false);
-    const result = (await handle.result()) as CallWorkflowResult;
+    const result = await handle.result();
     expect(result.outcome).toBe('agent_hangup');
     expect(result.durationSeconds).toBeGreaterThanOrEqual(20);
     expect(await handle.executeUpdate(hangupUpdate).catch(() => 'finished')).toBe('finished');
@@ -125,7 +126,7 @@ describe('the call workflow (time-skipping)', () => {
 
   it('a handed-off call goes human_handoff then human_active, where hang-up answers false', async () => {
     const { callId, input } = await newCall('+919800000005', { ring_seconds: 1, handoff: { after_seconds: 3 }, talk_seconds: 60 });
-    const handle = await env.client.workflow.start('callWorkflow', { taskQueue, workflowId: callWorkflowId(callId), args: [input] });
+    const handle = await startWorkflow(env.client, callWorkflowDefinition, { taskQueue, workflowId: callWorkflowId(callId), args: [input] });
     const seen = new Set<string>();
     for (let i = 0; i < 200 && !seen.has('human_active'); i++) {
       seen.add(await handle.query(statusQuery));
@@ -177,7 +178,7 @@ describe('the call workflow (time-skipping)', () => {
 
   it('hang-up while ringing: true, then the call ends unanswered with agent_hangup', async () => {
     const { callId, input } = await newCall('+919800000011', { answer: false });
-    const handle = await env.client.workflow.start('callWorkflow', { taskQueue, workflowId: callWorkflowId(callId), args: [input] });
+    const handle = await startWorkflow(env.client, callWorkflowDefinition, { taskQueue, workflowId: callWorkflowId(callId), args: [input] });
     while (!(await callCollections(db).calls.findOne({ _id: callId, placed_at: { $ne: null } }))) await env.sleep(200);
     expect(await handle.query(statusQuery)).toBe('ringing');
     expect(await handle.executeUpdate(hangupUpdate)).toBe(true);
@@ -188,7 +189,7 @@ describe('the call workflow (time-skipping)', () => {
   it('a re-read reads the call again: reading 2, result ready, a second call.outcome', async () => {
     const { callId, input } = await newCall('+919800000012', { ring_seconds: 1 });
     await run(input);
-    const state = await env.client.workflow.execute('rereadCall', {
+    const state = await executeWorkflow(env.client, rereadCallDefinition, {
       taskQueue,
       workflowId: rereadWorkflowId(callId, 2),
       args: [{ callId, tenantId: ws.workspaceId, reading: 2, reread: true }],
@@ -202,7 +203,7 @@ describe('the call workflow (time-skipping)', () => {
     const { callId, input } = await newCall('+919800000013', { ring_seconds: 1 });
     await run(input);
     await calleeScripts(db).updateOne({ _id: scriptId(ws.workspaceId, '+919800000013') }, { $set: { 'script.reader': { fail_times: 0, permanent: true } } });
-    const state = await env.client.workflow.execute('rereadCall', {
+    const state = await executeWorkflow(env.client, rereadCallDefinition, {
       taskQueue,
       workflowId: rereadWorkflowId(callId, 2),
       args: [{ callId, tenantId: ws.workspaceId, reading: 2, reread: true }],

@@ -10,7 +10,8 @@ import { newSigningSecret } from '../../src/webhooks/signature';
 import { verify } from '../../src/webhooks/verify';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
 import { createWorker } from '../../src/worker/createWorker';
-import { DELIVERY_FAILED, MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, deliveryWorkflowId, type DeliverWebhookResult } from '../../workflows/webhookDefinitions';
+import { FailureType } from '../../src/temporal/failures';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, deliveryWorkflowId, type DeliverWebhookResult } from '../../src/webhooks/contracts';
 import { openTestDb, testConfig, testServers, uniqueName } from '../support/env';
 import { createTimeSkippingEnv } from '../support/timeSkipping';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver';
@@ -103,7 +104,7 @@ describe('webhook retries over a day (time-skipping)', () => {
         (err: unknown) => err,
       );
     expect(failure).toBeInstanceOf(WorkflowFailedError);
-    expect((failure as WorkflowFailedError).cause).toMatchObject({ type: DELIVERY_FAILED, message: `Webhook delivery ${id} failed after 12 attempts.` });
+    expect((failure as WorkflowFailedError).cause).toMatchObject({ type: FailureType.WebhookDeliveryFailed, message: `Webhook delivery ${id} failed after 12 attempts.` });
     expect((await env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(24 * HOUR);
 
     const delivery = await webhookDeliveries(db).findOne({ _id: id });

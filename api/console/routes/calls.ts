@@ -7,7 +7,8 @@ import { firstActiveNumber } from '../../../src/calls/guards';
 import { collections } from '../../../src/db/collections';
 import { newId } from '../../../src/domain/ids';
 import { calleeScript, calleeScripts, scriptId } from '../../../src/providers/voice/simulatorScript';
-import { callWorkflowId, rereadWorkflowId, type CallWorkflowInput, type ReadCallInput } from '../../../workflows/callDefinitions';
+import { callWorkflowDefinition, callWorkflowId, rereadCallDefinition, rereadWorkflowId, type CallWorkflowInput, type ReadCallInput } from '../../../src/calls/contracts';
+import { startWorkflow } from '../../../src/temporal/startWorkflow';
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
@@ -57,7 +58,7 @@ export function callConsoleRoutes(router: Router<RequestState>, deps: ConsoleDep
     const reading = Math.max(bumped!.read_requests + 1, call.readings + 1);
     const input: ReadCallInput = { callId: call._id, tenantId: call.tenant_id, reading, reread: true };
     try {
-      await deps.temporal.workflow.start('rereadCall', {
+      await startWorkflow(deps.temporal, rereadCallDefinition, {
         workflowId: rereadWorkflowId(call._id, reading),
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
         args: [input],
@@ -130,7 +131,7 @@ export function callConsoleRoutes(router: Router<RequestState>, deps: ConsoleDep
       maxCallSeconds: call.max_call_seconds,
       createdAt: at.toISOString(),
     };
-    await deps.temporal.workflow.start('callWorkflow', { workflowId: callWorkflowId(callId), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [input] });
+    await startWorkflow(deps.temporal, callWorkflowDefinition, { workflowId: callWorkflowId(callId), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [input] });
     ctx.status = 201;
     ctx.body = callView(call);
   });

@@ -15,7 +15,7 @@ import {
 import { newSigningSecret } from '../../../src/webhooks/signature';
 import { startDelivery } from '../../../src/webhooks/startDelivery';
 import { checkWebhookUrl } from '../../../src/webhooks/urlPolicy';
-import { deliveryWorkflowId, replayWorkflowId } from '../../../workflows/webhookDefinitions';
+import { deliveryWorkflowId, replayWorkflowId } from '../../../src/webhooks/contracts';
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { CursorCodec, page, pageQuery } from '../../pagination';

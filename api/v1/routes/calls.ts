@@ -5,7 +5,8 @@ import { releaseLiveSlot, returnDailyBudget } from '../../../src/calls/admission
 import { normaliseDetails } from '../../../src/calls/details';
 import { admitCall, CallRefusal } from '../../../src/calls/guards';
 import { newId } from '../../../src/domain/ids';
-import { callWorkflowId, hangupUpdate, placementUpdate, type CallWorkflowInput, type Placement } from '../../../workflows/callDefinitions';
+import { callWorkflowDefinition, callWorkflowId, hangupUpdate, placementUpdate, type CallWorkflowInput, type Placement } from '../../../src/calls/contracts';
+import { startWorkflow } from '../../../src/temporal/startWorkflow';
 import { ApiError } from '../../errors';
 import type { PublicDeps } from '../deps';
 import type { RouteDef } from '../route';
@@ -108,7 +109,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
         };
         try {
           await calls.insertOne(call);
-          await deps.temporal.workflow.start('callWorkflow', {
+          await startWorkflow(deps.temporal, callWorkflowDefinition, {
             workflowId: callWorkflowId(callId),
             taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
             args: [input],

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Capture, Reading, ReadInput, TranscriptTurn } from '../../calls/types';
 import { readingJsonSchema, readingResponse, toReading } from './readingSchema';
-import { type CallReader, ReaderPermanentError, ReaderTemporaryError } from './types';
+import { type CallReader, type ReadOptions, ReaderPermanentError, ReaderTemporaryError } from './types';
 
 /**
  * The real reader: one request to an OpenAI-compatible `POST {baseUrl}/chat/completions`
@@ -172,7 +172,7 @@ export function createOpenAiReader(settings: OpenAiReaderSettings): CallReader {
   const url = `${settings.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const fetchImpl = settings.fetch ?? fetch;
   return {
-    async read(input: ReadInput): Promise<Reading> {
+    async read(input: ReadInput, options?: ReadOptions): Promise<Reading> {
       let status: number;
       let body: string;
       try {
@@ -181,11 +181,13 @@ export function createOpenAiReader(settings: OpenAiReaderSettings): CallReader {
           headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${settings.apiKey}` },
           body: JSON.stringify(readerRequestBody(settings.model, input)),
           // Covers the body too: a response that starts and then stalls also times out.
-          signal: AbortSignal.timeout(settings.timeoutMs),
+          signal: options?.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(settings.timeoutMs)]) : AbortSignal.timeout(settings.timeoutMs),
         });
         status = response.status;
         body = await response.text();
       } catch (err) {
+        // Cancelled by the caller: not the reader's failure.
+        if (options?.signal?.aborted) throw err;
         if (isTimeout(err)) throw new ReaderTemporaryError(`The reader did not answer within ${settings.timeoutMs} ms.`, { cause: err });
         throw new ReaderTemporaryError(`The reader could not be reached: ${unreachableReason(err)}`, { cause: err });
       }

@@ -1,4 +1,5 @@
 import type { Reading, ReadInput } from '../../calls/types';
+import { FailureType } from '../../temporal/failures';
 
 /**
  * The call reader (DESIGN: providers): turns one finished call's transcript, goal and
@@ -13,6 +14,8 @@ export interface ReadOptions {
    * by Temporal rather than in a process's memory.
    */
   attempt: number;
+  /** Aborted when the read is cancelled (the activity's cancellation): stop waiting for the answer. */
+  signal?: AbortSignal;
 }
 
 export interface CallReader {
@@ -23,9 +26,9 @@ export interface CallReader {
   read(input: ReadInput, options?: ReadOptions): Promise<Reading>;
 }
 
-/** Failure types as Temporal carries them (`ApplicationFailure.type`); stable names, never renamed. */
-export const READER_TEMPORARY_FAILURE = 'ReaderTemporaryError';
-export const READER_PERMANENT_FAILURE = 'ReaderPermanentError';
+/** Failure types as Temporal carries them (`ApplicationFailure.type`), from the one list. */
+export const READER_TEMPORARY_FAILURE = FailureType.ReaderTemporary;
+export const READER_PERMANENT_FAILURE = FailureType.ReaderPermanent;
 
 /** A timeout, 429, 5xx, network error or unusable output: retrying may succeed. */
 export class ReaderTemporaryError extends Error {

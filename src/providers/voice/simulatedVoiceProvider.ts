@@ -3,10 +3,12 @@ import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
 import type { TranscriptTurn } from '../../calls/types';
 import {
+  simulatedCalleeDefinition,
   simulatedCalleeWorkflowId,
   stopCalleeSignal,
   type SimulatedCallPlan,
-} from '../../../workflows/callDefinitions';
+} from '../../calls/contracts';
+import { startWorkflow } from '../../temporal/startWorkflow';
 import { conversationSeconds, simulatedTurns } from './simulatedConversation';
 import { findCalleeScript } from './simulatorScript';
 import { OriginateRefused, type OriginateRequest, type VoiceProvider } from './types';
@@ -58,7 +60,7 @@ export class SimulatedVoiceProvider implements VoiceProvider {
     await insertIfAbsent(this.calls, { _id: request.callId, tenant_id: request.tenantId, plan, turns, created_at: new Date(request.requestedAt) });
     const stored = await this.calls.findOne({ _id: request.callId });
     try {
-      await this.temporal.workflow.start('simulatedCallee', {
+      await startWorkflow(this.temporal, simulatedCalleeDefinition, {
         workflowId: simulatedCalleeWorkflowId(request.callId),
         taskQueue: this.taskQueue,
         args: [stored!.plan],

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import {
-  SIMULATED_DELIVERY_WORKFLOW,
   simulatedDeliveryWorkflowId,
+  simulatedWhatsAppDeliveryDefinition,
   type SimulatedDeliveryInput,
-} from '../../../workflows/whatsappDefinitions';
+} from '../../messaging/contracts';
+import { startWorkflow } from '../../temporal/startWorkflow';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from './provider';
 import { DEFAULT_SCRIPT, deliverySteps, scriptFor, simulatorScriptsCollection } from './simulatorScripts';
 
@@ -63,7 +64,7 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
       failure: script.outcome === 'failed' ? script.failure : null,
     };
     try {
-      await this.temporal.workflow.start(SIMULATED_DELIVERY_WORKFLOW, {
+      await startWorkflow(this.temporal, simulatedWhatsAppDeliveryDefinition, {
         workflowId: simulatedDeliveryWorkflowId(messageId),
         taskQueue: this.taskQueue,
         args: [input],

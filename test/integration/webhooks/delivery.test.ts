@@ -5,7 +5,7 @@ import { createEventPublisher, type EventPublisher } from '../../../src/events/p
 import { createEventSweeper } from '../../../src/events/sweeper';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
 import { verify } from '../../../src/webhooks/verify';
-import { deliveryWorkflowId } from '../../../workflows/webhookDefinitions';
+import { deliveryWorkflowId } from '../../../src/webhooks/contracts';
 import { startTestApi, type TestApi } from '../../support/app';
 import { bearer } from '../../support/http';
 import { createTestWorkspace } from '../../support/workspaces';

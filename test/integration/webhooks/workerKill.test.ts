@@ -11,7 +11,7 @@ import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhook
 import { verify } from '../../../src/webhooks/verify';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { createWorker } from '../../../src/worker/createWorker';
-import { deliveryWorkflowId } from '../../../workflows/webhookDefinitions';
+import { deliveryWorkflowId } from '../../../src/webhooks/contracts';
 import { startTestApi, type TestApi } from '../../support/app';
 import { testServers } from '../../support/env';
 import { bearer } from '../../support/http';

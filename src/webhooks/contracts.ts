@@ -1,11 +1,11 @@
 /**
- * What the event fan-out and webhook delivery workflows share with the API, the worker and
- * their activities: inputs, results, workflow ids and the retry schedule.
+ * What the event fan-out and webhook delivery workflows share with the API, the event
+ * dispatcher and their activities: inputs, results, workflow types, workflow ids and the
+ * retry schedule.
+ *
  * Imported by workflow code: no Node built-ins, no I/O.
  */
-
-/** The fan-out workflow's name; src/events/dispatcher.ts starts it by this name. */
-export const DISPATCH_EVENT_WORKFLOW_NAME = 'dispatchEvent';
+import { defineWorkflow } from '../temporal/workflowDefinition';
 
 export interface DispatchEventInput {
   eventId: string;
@@ -16,6 +16,10 @@ export interface DispatchEventResult {
   /** The endpoints the event was handed to. */
   endpointIds: string[];
 }
+
+export type DispatchEvent = (input: DispatchEventInput) => Promise<DispatchEventResult>;
+/** Fans one stored event out to its endpoints (workflows/dispatchEvent.ts); its id is the event id. */
+export const dispatchEventDefinition = defineWorkflow<DispatchEvent>('dispatchEvent');
 
 export type DeliveryTrigger = 'event' | 'replay' | 'test';
 
@@ -33,6 +37,10 @@ export interface DeliverWebhookResult {
   attempts: number;
 }
 
+export type DeliverWebhook = (input: DeliverWebhookInput) => Promise<DeliverWebhookResult>;
+/** Delivers one event to one endpoint on the retry schedule (workflows/deliverWebhook.ts). */
+export const deliverWebhookDefinition = defineWorkflow<DeliverWebhook>('deliverWebhook');
+
 /** One attempt's instructions: which attempt it is, and how long the workflow waits after it if it fails. */
 export interface AttemptInput extends DeliverWebhookInput {
   attempt: number;
@@ -49,7 +57,8 @@ export interface AttemptResult {
 /**
  * The wait after each failed attempt: attempt 1 at once, then 5 s, 30 s, 2 min, 10 min,
  * 30 min, 1 h, 2 h, 4 h, 6 h, 8 h and 8 h; twelve attempts over 29 h 42 min 35 s, after
- * which the delivery is failed. docs/webhooks.md prints this table.
+ * which the delivery is failed (FailureType.WebhookDeliveryFailed). docs/webhooks.md prints
+ * this table.
  */
 export const RETRY_DELAYS_MS: readonly number[] = [
   5_000,
@@ -69,9 +78,6 @@ export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
 /** An answer must arrive (and be 2xx) within this long. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-
-/** The failure type of a delivery that exhausted its schedule (its workflow fails with it). */
-export const DELIVERY_FAILED = 'WebhookDeliveryFailed';
 
 /**
  * One delivery per (event, endpoint) from the fan-out: a repeated fan-out of the same event

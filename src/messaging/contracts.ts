@@ -1,7 +1,10 @@
 /**
  * Shared by the WhatsApp simulator (which starts the workflow), the workflow and its
- * activities. Imported by workflow code: no Node built-ins, no I/O.
+ * activities: the simulated delivery reports of one accepted message.
+ *
+ * Imported by workflow code: no Node built-ins, no I/O.
  */
+import { defineWorkflow } from '../temporal/workflowDefinition';
 
 export type SimulatedStatus = 'sent' | 'delivered' | 'read' | 'failed';
 
@@ -23,7 +26,9 @@ export interface RecordSimulatedStatusInput {
   failure: { code: number; title: string; message: string } | null;
 }
 
-export const SIMULATED_DELIVERY_WORKFLOW = 'simulatedWhatsAppDelivery';
+export type SimulatedWhatsAppDelivery = (input: SimulatedDeliveryInput) => Promise<void>;
+/** The simulator's delivery reports for one accepted message (workflows/simulatedWhatsAppDelivery.ts). */
+export const simulatedWhatsAppDeliveryDefinition = defineWorkflow<SimulatedWhatsAppDelivery>('simulatedWhatsAppDelivery');
 
 /** One delivery per simulated message: a repeated start for the same message is refused. */
 export function simulatedDeliveryWorkflowId(messageId: string): string {

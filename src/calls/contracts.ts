@@ -1,12 +1,15 @@
 /**
- * Messages and inputs of the call workflows, shared by the API, the activities and the
- * workflows. Workflow ids: the call's workflow id is the `call_id` (the engine refuses a
- * second call with the same id); a simulated callee is `sim-<call_id>`; a console re-read
- * is `<call_id>:read:<n>` (one per requested reading).
+ * What the API, the activities and the call workflows share: inputs, results, messages,
+ * workflow types and workflow ids. Workflow ids: the call's workflow id is the `call_id`
+ * (the engine refuses a second call with the same id); a simulated callee is `sim-<call_id>`;
+ * a console re-read is `<call_id>:read:<n>` (one per requested reading).
+ *
+ * Imported by workflow code: the SDK's define* helpers and types only, no I/O.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CallDirection, CallOutcome, CallStatus, NetworkOutcome } from '../src/calls/types';
-import type { LineEvent } from '../src/providers/voice/types';
+import { defineWorkflow } from '../temporal/workflowDefinition';
+import type { CallDirection, CallOutcome, CallResult, CallStatus, NetworkOutcome } from './types';
+import type { LineEvent } from '../providers/voice/types';
 
 export interface CallWorkflowInput {
   callId: string;
@@ -31,6 +34,10 @@ export interface CallWorkflowResult {
   resultState: 'ready' | 'failed';
 }
 
+export type CallWorkflow = (input: CallWorkflowInput) => Promise<CallWorkflowResult>;
+/** One call's lifecycle (workflows/call.ts). */
+export const callWorkflowDefinition = defineWorkflow<CallWorkflow>('callWorkflow');
+
 /** The provider reports what happens on the line. */
 export const lineEventSignal = defineSignal<[LineEvent]>('lineEvent');
 /** Resolves once the network has placed the call or refused it. */
@@ -52,6 +59,19 @@ export interface ReadCallInput {
   reread: boolean;
 }
 
+/** The result's state after the reading: `ready` or `failed` (or what a recorded reading left). */
+export type ReadingState = CallResult['state'];
+
+export type RereadCall = (input: ReadCallInput) => Promise<ReadingState>;
+/** A console re-read of a finished call (workflows/rereadCall.ts). */
+export const rereadCallDefinition = defineWorkflow<RereadCall>('rereadCall');
+
+/**
+ * The reader activity heartbeats this often while it waits for the reader's answer; its
+ * heartbeat timeout (workflows/activityOptions.ts) is a few of these.
+ */
+export const READER_HEARTBEAT_INTERVAL_MS = 5_000;
+
 export function rereadWorkflowId(callId: string, reading: number): string {
   return `${callId}:read:${reading}`;
 }
@@ -67,6 +87,10 @@ export interface SimulatedCallPlan {
   endOutcome: CallOutcome;
   handoffAfterSeconds: number | null;
 }
+
+export type SimulatedCallee = (plan: SimulatedCallPlan) => Promise<void>;
+/** The simulated person and network on the other end of a call (workflows/simulatedCallee.ts). */
+export const simulatedCalleeDefinition = defineWorkflow<SimulatedCallee>('simulatedCallee');
 
 export const stopCalleeSignal = defineSignal('stopCallee');
 

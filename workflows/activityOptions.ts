@@ -1,0 +1,75 @@
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import { READER_HEARTBEAT_INTERVAL_MS } from '../src/calls/contracts';
+import { ATTEMPT_TIMEOUT_MS } from '../src/webhooks/contracts';
+import { PERMANENT_FAILURES } from '../src/temporal/failures';
+
+/**
+ * Every activity's timeouts and retries, in one place: each proxyActivities and
+ * proxyLocalActivities call takes one of these. Every policy is bounded, and stops at once
+ * on the permanent failure types (src/temporal/failures.ts). Changing a value here changes
+ * only future schedules: running workflows keep the options their history recorded.
+ */
+
+/** Read-model writes and provider calls of a call: about 9 minutes of attempts, then the workflow fails. */
+export const CALL_STEP: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: [...PERMANENT_FAILURES] },
+};
+
+/**
+ * The reader: temporary errors are retried with backoff; after five attempts the result is
+ * `failed`. It heartbeats, so a dead worker is noticed within the heartbeat timeout (not the
+ * two-minute deadline) and a cancellation reaches the reader's request.
+ */
+export const CALL_READER: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: READER_HEARTBEAT_INTERVAL_MS * 4,
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: [...PERMANENT_FAILURES],
+  },
+};
+
+/**
+ * One webhook delivery attempt, a local activity: the delivery workflow owns the retry
+ * schedule (durable timers, visible in its history), so the SDK must not retry the POST on
+ * its own. The deadline leaves room past the HTTP timeout for reading and recording.
+ */
+export const WEBHOOK_ATTEMPT_DEADLINE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
+export const WEBHOOK_ATTEMPT: LocalActivityOptions = {
+  startToCloseTimeout: WEBHOOK_ATTEMPT_DEADLINE_MS,
+  retry: { maximumAttempts: 1 },
+};
+
+/**
+ * MongoDB-only steps whose loss would lose work (recording a lost webhook attempt, listing an
+ * event's endpoints): retried at a one-minute cap for about a day, as long as the webhook
+ * schedule itself. Past that the workflow fails and shows as failed in the Temporal UI,
+ * where an operator can reset it once MongoDB is back.
+ */
+const UNTIL_MONGODB_ANSWERS: RetryPolicy = {
+  initialInterval: '1 second',
+  maximumInterval: '1 minute',
+  maximumAttempts: 1_500,
+  nonRetryableErrorTypes: [...PERMANENT_FAILURES],
+};
+
+export const WEBHOOK_RECORD: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: UNTIL_MONGODB_ANSWERS };
+
+/** A local activity (a quick read): it saves the fan-out a round trip through the server per event. */
+export const WEBHOOK_TARGETS: LocalActivityOptions = { startToCloseTimeout: '10 seconds', retry: UNTIL_MONGODB_ANSWERS };
+
+/** A simulated WhatsApp status report: a test double's write, ten attempts. */
+export const SIMULATED_STATUS: ActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 10, initialInterval: '500 milliseconds', maximumInterval: '10 seconds', nonRetryableErrorTypes: [...PERMANENT_FAILURES] },
+};
+
+/** The system check's write: it answers within seconds or the system is not ready. */
+export const SYSTEM_CHECK: ActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 5, initialInterval: '200 milliseconds', nonRetryableErrorTypes: [...PERMANENT_FAILURES] },
+};
