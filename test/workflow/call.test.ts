@@ -1,3 +1,4 @@
+import { ActivityFailure, WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Db } from 'mongodb';
@@ -7,6 +8,7 @@ import { liveCallCount, takeLiveSlot } from '../../src/calls/admission';
 import { calleeScript, calleeScripts, scriptId, type CalleeScript } from '../../src/providers/voice/simulatorScript';
 import { eventsCollection } from '../../src/events/eventStore';
 import { newId } from '../../src/domain/ids';
+import { FailureType } from '../../src/temporal/failures';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
 import { callWorkflowDefinition, callWorkflowId, hangupUpdate, rereadCallDefinition, rereadWorkflowId, statusQuery, type CallWorkflowInput } from '../../src/calls/contracts';
 import { executeWorkflow, startWorkflow } from '../../src/temporal/startWorkflow';
@@ -184,6 +186,20 @@ describe('the call workflow (time-skipping)', () => {
     expect(await handle.executeUpdate(hangupUpdate)).toBe(true);
     expect(await handle.result()).toEqual({ status: 'completed', outcome: 'agent_hangup', durationSeconds: 0, resultState: 'ready' });
     expect((await stored(callId)).result.disposition).toBe('unanswered');
+  });
+
+  it('a call without a read model fails its workflow at once with the non-retryable ReadModelMissing', async () => {
+    const callId = newId('call');
+    const input: CallWorkflowInput = { callId, tenantId: ws.workspaceId, direction: 'outbound', ringSeconds: 30, maxCallSeconds: 300, createdAt: new Date().toISOString() };
+    const failure = await executeWorkflow(env.client, callWorkflowDefinition, { taskQueue, workflowId: callWorkflowId(callId), args: [input] }).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const activityFailure = (failure as WorkflowFailedError).cause;
+    expect(activityFailure).toBeInstanceOf(ActivityFailure);
+    expect((activityFailure as ActivityFailure).cause).toMatchObject({ type: FailureType.ReadModelMissing, nonRetryable: true, message: `call ${callId} has no read model` });
+    // One attempt, not twenty.
+    const history = await env.client.workflow.getHandle(callId).fetchHistory();
+    const attempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+    expect(attempts).toEqual([1]);
   });
 
   it('a re-read reads the call again: reading 2, result ready, a second call.outcome', async () => {

@@ -1,0 +1,96 @@
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
+import { createCallActivities } from '../../../activities/calls';
+import { READER_HEARTBEAT_INTERVAL_MS } from '../../../src/calls/contracts';
+import { callCollections, deploymentId, newCallDoc } from '../../../src/calls/callStore';
+import { newId } from '../../../src/domain/ids';
+import type { EventPublisher } from '../../../src/events/publisher';
+import type { CallReader } from '../../../src/providers/reader/types';
+import type { VoiceProvider } from '../../../src/providers/voice/types';
+import { FailureType } from '../../../src/temporal/failures';
+import { buildActivityDeps } from '../../../src/worker/activityDeps';
+import { openTestDb, testConfig } from '../../support/env';
+
+/** The call activities' failure and cancellation behaviour, run in the SDK's mock activity context against FerretDB. */
+describe('call activities', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let events: EventPublisher;
+  let voice: VoiceProvider;
+
+  beforeAll(async () => {
+    ({ db, drop } = await openTestDb(testConfig()));
+    // Only the reader is exercised; the rest is the production wiring (never reached here).
+    ({ events, voice } = buildActivityDeps({ db, temporal: {} as Client, taskQueue: 'unused' }));
+  });
+
+  afterAll(async () => {
+    await drop?.();
+  });
+
+  const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+  async function storedCall(): Promise<string> {
+    const callId = newId('call');
+    await callCollections(db).calls.insertOne(
+      newCallDoc({
+        _id: callId,
+        tenant_id: 'ws_reader',
+        direction: 'outbound',
+        status: 'completed',
+        to: '+919800000001',
+        from_number: '919800000000',
+        agent_id: 'agt_reader',
+        requested_agent_id: null,
+        deployment_id: deploymentId('919800000000', 'agt_reader'),
+        ring_seconds: 30,
+        max_call_seconds: 300,
+        recording: false,
+        created_at: new Date(),
+      }),
+    );
+    return callId;
+  }
+
+  it('a call without a read model is a non-retryable ReadModelMissing failure, not a retried Error', async () => {
+    const reader: CallReader = { read: () => Promise.reject(new Error('not reached')) };
+    const activities = createCallActivities({ db, events, voice, reader });
+    const env = new MockActivityEnvironment({}, { logger: quiet });
+    const failure = await env.run(activities.placeCall, { callId: 'call_missing', requestedAt: new Date().toISOString() }).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: FailureType.ReadModelMissing, nonRetryable: true, message: 'call call_missing has no read model' });
+  });
+
+  it('the reader activity heartbeats while it waits, and its cancellation aborts the reader', async () => {
+    let seenSignal: AbortSignal | undefined;
+    const reader: CallReader = {
+      read: (_input, options) =>
+        new Promise((_resolve, reject) => {
+          seenSignal = options?.signal;
+          options?.signal?.addEventListener('abort', () => reject(new Error('aborted by the activity')));
+        }),
+    };
+    const activities = createCallActivities({ db, events, voice, reader });
+    const env = new MockActivityEnvironment({ attempt: 1 }, { logger: quiet });
+    let heartbeats = 0;
+    env.on('heartbeat', () => heartbeats++);
+    const callId = await storedCall();
+
+    const reading = env.run(activities.readCall, { callId }).catch((err: unknown) => err);
+    // One heartbeat as it starts, then one per interval while the reader has not answered.
+    await new Promise((r) => setTimeout(r, READER_HEARTBEAT_INTERVAL_MS + 500));
+    expect(heartbeats).toBeGreaterThanOrEqual(2);
+    expect(seenSignal?.aborted).toBe(false);
+
+    env.cancel();
+    const outcome = await reading;
+    expect(seenSignal?.aborted).toBe(true);
+    // Reported as the cancellation it is, not as a reader failure to retry.
+    expect(outcome).toBeInstanceOf(CancelledFailure);
+    const after = heartbeats;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(heartbeats).toBe(after);
+  });
+});
