@@ -1,0 +1,129 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { deliveryWorkflowId } from '../../../src/webhooks/contracts';
+import { simulatedCalleeWorkflowId } from '../../../src/calls/contracts';
+import { simulatedDeliveryWorkflowId } from '../../../src/messaging/contracts';
+import { systemCheckWorkflowId } from '../../../src/temporal/contracts';
+import { eventsCollection } from '../../../src/events/eventStore';
+import { runSystemCheck } from '../../../src/temporal/systemCheck';
+import { toolPath } from '../../../src/local/paths';
+import { startTestApi, type TestApi } from '../../support/app';
+import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
+import { bearer } from '../../support/http';
+import { testServers } from '../../support/env';
+import { eventually } from '../../support/messaging';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
+import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+
+/**
+ * Captures one real history of each workflow type (and of the call's main paths) into
+ * test/workflow/histories/, for test/workflow/replay.test.ts. Run through the public API and
+ * the console against this run's dev server, with the real worker:
+ *
+ *   TOOLS_DIR=.tools npx jest -c test/workflow/histories/jest.capture.config.js
+ *
+ * Not part of `npm test` (its name does not end in .test.ts). docs/workflows.md says when to run it.
+ */
+const HISTORIES = __dirname;
+
+describe('capture workflow histories', () => {
+  let api: TestApi;
+  let ws: TestWorkspace;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    api = await startTestApi({ worker: true });
+    ws = await createTestWorkspace(api.db);
+    // The first delivery attempt fails, so the delivery history holds a retry and its timer.
+    receiver = await startWebhookReceiver((_request, index) => (index === 0 ? 500 : 200));
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+    await api?.close();
+  });
+
+  async function save(file: string, workflowType: string, workflowId: string): Promise<void> {
+    const handle = api.temporal.workflow.getHandle(workflowId);
+    await handle.result().catch(() => undefined);
+    // The Temporal CLI writes the standard JSON history (what `temporal workflow show` and the
+    // SDKs' replayers read); the SDK's own historyToJSON trips over a second protobufjs copy here.
+    const { stdout } = await promisify(execFile)(
+      toolPath(testServers.toolsDir(), 'temporal'),
+      ['workflow', 'show', '--address', testServers.temporalAddress(), '--namespace', api.config.TEMPORAL_NAMESPACE, '--workflow-id', workflowId, '--output', 'json'],
+      { env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' }, maxBuffer: 64 * 1024 * 1024 },
+    );
+    const history = JSON.parse(stdout);
+    mkdirSync(HISTORIES, { recursive: true });
+    writeFileSync(join(HISTORIES, file), `${JSON.stringify({ workflowType, workflowId, history }, null, 1)}\n`);
+  }
+
+  async function placeCall(to: string, script: Record<string, unknown>, body: Record<string, unknown> = {}): Promise<string> {
+    await scriptCallee(api, ws, to, script);
+    const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, ...body });
+    if (res.status !== 201) throw new Error(`call refused: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.call_id as string;
+  }
+
+  it('captures every workflow type from real runs', async () => {
+    const hook = await request(api.server)
+      .post(`/console/v1/workspaces/${ws.workspaceId}/webhooks`)
+      .set(CONSOLE_AUTH)
+      .send({ url: receiver.url('/hook'), event_types: ['call.started'] });
+    if (hook.status !== 201) throw new Error(`endpoint refused: ${hook.status} ${JSON.stringify(hook.body)}`);
+    const endpointId = hook.body.webhook_id as string;
+
+    // A call answered, talked and read, with capture fields.
+    const answered = await placeCall(
+      '+919811100001',
+      { ring_seconds: 0.5, seconds_per_turn: 0.3 },
+      {
+        purpose: 'confirming a delivery',
+        capture: { fields: [{ label: 'Is someone home?', type: 'yes_no', required: true }, { label: 'Preferred slot', type: 'choice', options: ['Morning', 'Evening'] }] },
+      },
+    );
+    await pollCall(api, ws.key, answered, (call) => call.result.state !== 'pending');
+
+    // A console re-read of it.
+    const reread = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/${answered}/reread`).set(CONSOLE_AUTH);
+    if (reread.status !== 202) throw new Error(`reread refused: ${reread.status}`);
+
+    // A call hung up through the API while in progress (an update in the history).
+    const hungUp = await placeCall('+919811100002', { ring_seconds: 0.5, end: 'never' });
+    await pollCall(api, ws.key, hungUp, (call) => call.status === 'in_progress');
+    const hangup = await request(api.server).post(`/api/v1/calls/${hungUp}/hangup`).set(bearer(ws.key));
+    if (hangup.status !== 200 || hangup.body.ended !== true) throw new Error(`hang-up: ${hangup.status} ${JSON.stringify(hangup.body)}`);
+    await pollCall(api, ws.key, hungUp, (call) => call.result.state !== 'pending');
+
+    // A busy line: never answered, decided without reading.
+    const busy = await placeCall('+919811100003', { answer: false, network_outcome: 'busy', ring_seconds: 0.5 });
+    await pollCall(api, ws.key, busy, (call) => call.result.state !== 'pending');
+
+    // A WhatsApp template, delivered by the simulator.
+    const sent = await request(api.server)
+      .post('/api/v1/messages')
+      .set(bearer(ws.key))
+      .send({ to: '+919812345678', template: { name: 'order_update', variables: ['Asha', 'A-1', 'Friday'] } });
+    if (sent.status !== 201) throw new Error(`message refused: ${sent.status} ${JSON.stringify(sent.body)}`);
+
+    const check = await runSystemCheck(api.temporal, api.config.TEMPORAL_TASK_QUEUE);
+
+    const started = await eventually(
+      () => eventsCollection(api.db).findOne({ tenant_id: ws.workspaceId, type: 'call.started', 'data.call_id': answered }),
+      'call.started of the answered call',
+    );
+
+    await save('callWorkflow.answered.json', 'callWorkflow', answered);
+    await save('callWorkflow.hangup.json', 'callWorkflow', hungUp);
+    await save('callWorkflow.busy.json', 'callWorkflow', busy);
+    await save('rereadCall.json', 'rereadCall', reread.body.workflow_id);
+    await save('simulatedCallee.json', 'simulatedCallee', simulatedCalleeWorkflowId(answered));
+    await save('dispatchEvent.json', 'dispatchEvent', started._id);
+    await save('deliverWebhook.json', 'deliverWebhook', deliveryWorkflowId(started._id, endpointId));
+    await save('simulatedWhatsAppDelivery.json', 'simulatedWhatsAppDelivery', simulatedDeliveryWorkflowId(sent.body.message_id));
+    await save('systemCheck.json', 'systemCheck', systemCheckWorkflowId(check.checkId));
+  }, 120_000);
+});
