@@ -14,7 +14,7 @@ import {
 import { CALL_STEP } from './activityOptions';
 import { readAndRecord } from './callReading';
 import { refuseArguments } from './updateValidators';
-import { workflowNowIso as nowIso } from './time';
+import { workflowNowIso } from './time';
 
 const calls = proxyActivities<CallActivities>(CALL_STEP);
 
@@ -57,19 +57,19 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   placement = await calls.placeCall({ callId: input.callId, requestedAt: input.createdAt });
   if (!placement.placed) {
     status = 'failed';
-    await calls.finishCall({ callId: input.callId, step: ++step, status, outcome: 'originate_error', answeredAt: null, endedAt: nowIso() });
+    await calls.finishCall({ callId: input.callId, step: ++step, status, outcome: 'originate_error', answeredAt: null, endedAt: workflowNowIso() });
     // Never answered: `unanswered`, decided without reading (api-core §2).
     const state = await calls.recordReading({
       callId: input.callId,
       reading: 1,
       outcome: { kind: 'decided', decided: 'unanswered' },
       keepReadyOnFailure: false,
-      readAt: nowIso(),
+      readAt: workflowNowIso(),
     });
     return { status, outcome: 'originate_error', durationSeconds: 0, resultState: state === 'ready' ? 'ready' : 'failed' };
   }
-  let answeredAt: string | null = input.direction === 'inbound' ? nowIso() : null;
-  await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt ?? nowIso(), placed: true });
+  let answeredAt: string | null = input.direction === 'inbound' ? workflowNowIso() : null;
+  await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt ?? workflowNowIso(), placed: true });
 
   // Ringing, then connected: each phase has its own deadline.
   let deadline = Date.now() + (answeredAt ? input.maxCallSeconds : input.ringSeconds) * 1000;
@@ -90,18 +90,18 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
       outcome = event.outcome;
       lineStillUp = false;
     } else if (event.kind === 'answered' && !answeredAt) {
-      answeredAt = nowIso();
+      answeredAt = workflowNowIso();
       status = 'in_progress';
       deadline = Date.now() + input.maxCallSeconds * 1000;
       await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt });
     } else if ((event.kind === 'human_handoff' || event.kind === 'human_active') && answeredAt) {
       status = event.kind;
-      await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: nowIso() });
+      await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: workflowNowIso() });
     }
   }
   // A hang-up that arrives from now on finds the call ending and answers `ended: false`.
   status = 'completed';
-  const endedAt = nowIso();
+  const endedAt = workflowNowIso();
   if (lineStillUp) await calls.hangUpLine({ callId: input.callId });
 
   const finished = await calls.finishCall({ callId: input.callId, step: ++step, status, outcome, answeredAt, endedAt });
@@ -112,7 +112,7 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
         reading: 1,
         outcome: { kind: 'decided', decided: finished.decided },
         keepReadyOnFailure: false,
-        readAt: nowIso(),
+        readAt: workflowNowIso(),
       })
     : await readAndRecord(input.callId, 1, false);
   return { status, outcome, durationSeconds, resultState: resultState === 'ready' ? 'ready' : 'failed' };
