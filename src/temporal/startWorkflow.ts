@@ -11,10 +11,10 @@ export function startWorkflow<W extends Workflow>(
 }
 
 /** Starts a workflow by its definition and waits for its result. */
-export function executeWorkflow<W extends Workflow>(
+export async function executeWorkflow<W extends Workflow>(
   client: Client,
   definition: WorkflowDefinition<W>,
   options: WorkflowStartOptions<W>,
 ): Promise<WorkflowResultType<W>> {
-  return client.workflow.execute<W>(definition.name, options);
+  return (await startWorkflow(client, definition, options)).result();
 }
