@@ -89,6 +89,14 @@ export interface InvalidRow {
   field?: string;
 }
 
+/** Stored contact numbers are E.164 already (contacts.ts validates them); parse only what is not. */
+const E164 = /^\+[1-9]\d{7,14}$/;
+
+function destinationOf(phone: string | null, country: string): string | null {
+  if (!phone) return null;
+  return E164.test(phone) ? phone : toE164(phone, country);
+}
+
 export interface Classified {
   recipients: Recipient[];
   totalRows: number;
@@ -128,7 +136,7 @@ export function classifyAudience(rows: readonly AudienceContact[], options: Clas
       continue;
     }
     seenContacts.add(contact_id);
-    const to = row.phone ? toE164(row.phone, options.country) : null;
+    const to = destinationOf(row.phone, options.country);
     if (!to) {
       exclude({ reason: 'invalid_destination', contact_id });
       continue;

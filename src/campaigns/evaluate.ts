@@ -101,7 +101,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
     findings.push(finding('quiet_hours', 'warn', eligible, `Sending hours were clamped to ${start}:00 to ${end}:00 (${campaign.schedule.timezone}).`, `Ask for hours within ${start}:00 to ${end}:00.`));
   }
   if (input.audience.unmatched > 0) {
-    findings.push(finding('contacts_not_found', 'info', input.audience.unmatched, `${input.audience.unmatched} contact ids match no contact of this workspace and were dropped.`, 'Check the ids, or leave them: they are ignored.'));
+    findings.push(finding('contacts_not_found', 'info', input.audience.unmatched, `${input.audience.unmatched} contact ${input.audience.unmatched === 1 ? 'id matches' : 'ids match'} no contact of this workspace and ${input.audience.unmatched === 1 ? 'was' : 'were'} dropped.`, 'Check the ids, or leave them: they are ignored.'));
   }
   return {
     recipients: classified.recipients,

@@ -44,6 +44,8 @@ export const finding = (code: FindingCode, severity: Severity, count: number, me
 
 const people = (n: number) => `${n} ${n === 1 ? 'person' : 'people'}`;
 const contacts = (n: number) => `${n} ${n === 1 ? 'contact' : 'contacts'}`;
+/** The verb agreeing with a count: `verb(1, 'has', 'have')`. */
+const verb = (n: number, one: string, many: string) => (n === 1 ? one : many);
 
 /** The warning for each kind of removed row; the removed rows are in `invalid_rows`. */
 export function exclusionFinding(reason: ExclusionReason, count: number): Finding {
@@ -51,12 +53,12 @@ export function exclusionFinding(reason: ExclusionReason, count: number): Findin
     case 'suppressed':
       return finding(reason, 'warn', count, `${people(count)} opted out by replying STOP and will not be messaged.`, 'Nothing to do: opt-outs are permanent.');
     case 'duplicate_recipient':
-      return finding(reason, 'warn', count, `${contacts(count)} repeat a contact or a number already in the audience and will be messaged once.`, 'Remove the repeated contacts, or leave them: each number is messaged once.');
+      return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'repeats', 'repeat')} a contact or a number already in the audience and will be messaged once.`, 'Remove the repeated contacts, or leave them: each number is messaged once.');
     case 'invalid_destination':
-      return finding(reason, 'warn', count, `${contacts(count)} have no usable phone number.`, 'Add a valid phone number to these contacts.');
+      return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'has', 'have')} no usable phone number.`, 'Add a valid phone number to these contacts.');
     case 'missing_variable':
-      return finding(reason, 'warn', count, `${contacts(count)} lack a value a template variable needs and will be skipped.`, 'Fill in the missing contact fields, or use a literal value in the template.');
+      return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'lacks', 'lack')} a value a template variable needs and will be skipped.`, 'Fill in the missing contact fields, or use a literal value in the template.');
     case 'channel_consent_missing':
-      return finding(reason, 'warn', count, `${contacts(count)} have not agreed to be contacted on this channel.`, 'Record the consent on these contacts, or leave them out.');
+      return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'has', 'have')} not agreed to be contacted on this channel.`, 'Record the consent on these contacts, or leave them out.');
   }
 }
