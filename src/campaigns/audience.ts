@@ -8,9 +8,10 @@ import { renderVariables, type ContactValues } from './templateTokens';
 
 /**
  * Who a campaign reaches (campaigns-tickets-dues §4 `audience`), resolved at evaluate and
- * launch. Reading is shaped by FerretDB on SQLite, which answers only `_id` equality from an
- * index: `contact_ids` are read by point reads, many in flight; a segment is one scan of the
- * workspace's contacts with the tag filter (each evaluate or launch pays it once).
+ * launch. Reading is shaped by FerretDB on SQLite, where only `_id` equality can use an index
+ * (and the pinned 1.24.2 build does not even use that one; docs/decisions.md "Campaigns"):
+ * a short `contact_ids` list is read by point reads, many in flight; a long one, and a
+ * segment, by one scan of the workspace's contacts (each evaluate or launch pays it once).
  */
 
 export interface AudienceContact extends ContactValues {
@@ -46,6 +47,24 @@ export async function readContactsById(db: Db, tenantId: string, ids: readonly s
   return found;
 }
 
+/**
+ * Up to this many ids are read by `_id`; more by one scan. Measured on the pinned FerretDB
+ * (docs/decisions.md "Campaigns"): a point read costs about as much as scanning 500
+ * contacts, so past a few hundred ids the scan is cheaper.
+ */
+export const POINT_READ_MAX_IDS = 500;
+
+/** The listed ids among the workspace's contacts, by one scan of them. */
+export async function readWorkspaceContacts(db: Db, tenantId: string, ids: readonly string[]): Promise<Map<string, AudienceContact>> {
+  const wanted = new Set(ids);
+  const found = new Map<string, AudienceContact>();
+  const cursor = contactCollections(db).contacts.find({ tenant_id: tenantId }, { projection: PROJECTION });
+  for await (const doc of cursor) {
+    if (wanted.has(doc._id)) found.set(doc._id, { contact_id: doc._id, name: doc.name, email: doc.email, phone: doc.phone });
+  }
+  return found;
+}
+
 /** One scan: the workspace's contacts holding every tag, ordered by contact id. */
 export async function readSegment(db: Db, tenantId: string, tags: readonly string[]): Promise<AudienceContact[]> {
   if (tags.length === 0) return [];
@@ -62,7 +81,7 @@ export async function resolveAudience(db: Db, campaign: Pick<CampaignDoc, '_id' 
     return { rows: await readSegment(db, campaign.tenant_id, campaign.audience.tags), unmatched: 0 };
   }
   const ids = await audienceContactIds(db, campaign);
-  const found = await readContactsById(db, campaign.tenant_id, ids);
+  const found = ids.length <= POINT_READ_MAX_IDS ? await readContactsById(db, campaign.tenant_id, ids) : await readWorkspaceContacts(db, campaign.tenant_id, ids);
   const rows: AudienceContact[] = [];
   let unmatched = 0;
   for (const id of ids) {
