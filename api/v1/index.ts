@@ -4,6 +4,7 @@ import type { RouteDef } from './route';
 import { buildPublicRouter } from './router';
 import { agentsRoutes } from './routes/agents';
 import { callsRoutes } from './routes/calls';
+import { campaignsRoutes } from './routes/campaigns';
 import { channelsRoutes } from './routes/channels';
 import { contactsRoutes } from './routes/contacts';
 import { conversationsRoutes } from './routes/conversations';
@@ -16,6 +17,7 @@ export function publicRoutes(deps: PublicDeps): RouteDef[] {
   const routes: RouteDef[] = [...pingRoutes(), ...channelsRoutes(deps), ...agentsRoutes(deps), ...callsRoutes(deps)];
   routes.push(...ticketsRoutes(deps), ...contactsRoutes(deps));
   routes.push(...messagesRoutes(deps), ...conversationsRoutes(deps));
+  routes.push(...campaignsRoutes(deps));
   routes.push(openApiRoute(() => routes));
   return routes;
 }

@@ -133,6 +133,7 @@ const indexes: Record<string, IndexDescription[]> = {
   tickets: [{ key: { tenant_id: 1, created_at: -1 }, name: 'tenant_newest' }],
   ticket_messages: [{ key: { ticket_id: 1, seq: 1 }, name: 'ticket_seq' }],
   ticket_versions: [{ key: { ticket_id: 1, version: 1 }, name: 'ticket_version' }],
+  campaigns: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
 };
 
 /** Creates every index; safe to run at each start (an existing identical index is a no-op). */

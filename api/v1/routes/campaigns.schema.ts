@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { captureRequest, normaliseCapture } from '../../../src/calls/capture';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CONSENT_BASES, EXCLUSION_REASONS, type CampaignDoc } from '../../../src/campaigns/campaign';
+import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
+import { isTimeZone } from '../../../src/workspaces/workspaces';
+import { formatTimestamp } from '../../format';
+import { pageQuery } from '../../pagination';
+
+/** Request and response shapes of the campaign routes (campaigns-tickets-dues §2, §4, §8). */
+
+const variable = z.union([z.string(), z.number().transform(String)]);
+
+export const createCampaignBody = z.object({
+  name: z.string().min(1).max(L.nameMaxChars),
+  channel: z.enum(CAMPAIGN_CHANNELS).default('whatsapp'),
+  audience: z.object({
+    kind: z.enum(['contact_ids', 'segment']).default('contact_ids'),
+    contact_ids: z.array(z.string().min(1).max(64)).max(L.audienceIds).default([]),
+    tags: z.array(z.string().min(1).max(64)).max(L.segmentTags).default([]),
+  })
+    // With no tag, "a contact needs every tag" would be every contact: refused, never guessed.
+    .refine((a) => a.kind !== 'segment' || a.tags.some((t) => t.trim() !== ''), { message: 'A segment needs at least one tag.', path: ['tags'] }),
+  template: z
+    .object({
+      name: z.string().min(1).max(L.templateNameMaxChars),
+      language: z.string().max(L.templateLanguageMaxChars).nullable().default(null),
+      variables: z.array(variable).max(L.templateVariables).default([]),
+    })
+    .nullable()
+    .default(null),
+  agent_id: z.string().min(1).max(64).nullable().default(null),
+  purpose: z.string().max(L.purposeMaxChars).nullable().default(null),
+  script: z.string().max(L.scriptMaxChars).nullable().default(null),
+  capture: captureRequest
+    .nullable()
+    .default(null)
+    .transform((value, ctx) => {
+      if (value === null) return null;
+      const normalised = normaliseCapture(value);
+      if (normalised.capture) return normalised.capture as unknown as Record<string, unknown>;
+      for (const issue of normalised.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      return z.NEVER;
+    }),
+  call_back_incomplete: z.boolean().default(false),
+  schedule: z
+    .object({
+      start_at: z.iso
+        .datetime({ offset: true })
+        .transform((s) => new Date(s))
+        .nullable()
+        .optional(),
+      timezone: z.string().max(L.timezoneMaxChars).refine(isTimeZone, 'an IANA time zone, e.g. Asia/Kolkata').nullable().optional(),
+      throttle_per_minute: z.number().int().min(L.throttleMin).max(L.throttleMax).nullable().optional(),
+      send_window_start_hour: z.number().int().min(0).max(23).nullable().optional(),
+      send_window_end_hour: z.number().int().min(1).max(24).nullable().optional(),
+    })
+    .default({}),
+  consent: z
+    .object({ basis: z.enum(CONSENT_BASES), note: z.string().max(L.consentNoteMaxChars).nullable().default(null) })
+    .nullable()
+    .default(null),
+  sender_id: z.string().min(1).max(64).nullable().default(null),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const campaignParams = z.object({ campaign_id: z.string() });
+
+export const listCampaignsQuery = pageQuery(L.listMaxLimit, L.listDefaultLimit).extend({ status: z.enum(CAMPAIGN_STATUSES).optional() });
+
+const count = z.number().int();
+const excludedCounts = z.partialRecord(z.enum(EXCLUSION_REASONS), count);
+
+export const campaignRecord = z.object({
+  campaign_id: z.string(),
+  name: z.string(),
+  channel: z.enum(CAMPAIGN_CHANNELS),
+  type: z.enum(['whatsapp_broadcast', 'voice_batch']),
+  status: z.enum(CAMPAIGN_STATUSES),
+  version: count,
+  recipients: count,
+  sent: count,
+  delivered: count,
+  read: count,
+  failed: count,
+  skipped: count,
+  excluded: excludedCounts,
+  consent_basis: z.enum(CONSENT_BASES).nullable(),
+  created_at: z.string().nullable(),
+  launched_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  capture: z.record(z.string(), z.unknown()).nullable(),
+  /** Beyond the contract's table: when the record last changed (the list's order). */
+  updated_at: z.string().nullable(),
+});
+
+export const evaluateResult = z.object({
+  eligible: count,
+  total_rows: count,
+  excluded: excludedCounts,
+  invalid_rows: z.array(z.object({ reason: z.enum(EXCLUSION_REASONS), contact_id: z.string(), field: z.string().optional() })),
+  sample: z.array(z.object({ to: z.string(), name: z.string().nullable(), variables: z.record(z.string(), z.string()) })),
+  findings: z.array(
+    z.object({
+      code: z.string(),
+      severity: z.enum(['block', 'warn', 'info']),
+      message: z.string(),
+      fix: z.string(),
+      docs: z.string(),
+      count,
+    }),
+  ),
+  checksum: z.string(),
+});
+
+/** The contract's Campaign; `metadata`, the audience and the request's settings stay inside. */
+export function campaignView(c: CampaignDoc): z.infer<typeof campaignRecord> {
+  return {
+    campaign_id: c._id,
+    name: c.name,
+    channel: c.channel,
+    type: c.type,
+    status: c.status,
+    version: c.version,
+    recipients: c.recipients,
+    ...c.counters,
+    excluded: c.excluded,
+    consent_basis: c.consent?.basis ?? null,
+    created_at: formatTimestamp(c.created_at),
+    launched_at: formatTimestamp(c.launched_at),
+    completed_at: formatTimestamp(c.completed_at),
+    capture: c.capture,
+    updated_at: formatTimestamp(c.updated_at),
+  };
+}

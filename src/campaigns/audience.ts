@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { toE164 } from '../contacts/contactIdentity';
+import { contactCollections } from '../contacts/contacts';
+import { audienceContactIds, type CampaignDoc, type ExclusionReason } from './campaign';
+import { CAMPAIGN_LIMITS } from './limits';
+import { renderVariables, type ContactValues } from './templateTokens';
+
+/**
+ * Who a campaign reaches (campaigns-tickets-dues §4 `audience`), resolved at evaluate and
+ * launch. Reading is shaped by FerretDB on SQLite, where only `_id` equality can use an index
+ * (and the pinned 1.24.2 build does not even use that one; docs/decisions.md "Campaigns"):
+ * a short `contact_ids` list is read by point reads, many in flight; a long one, and a
+ * segment, by one scan of the workspace's contacts (each evaluate or launch pays it once).
+ */
+
+export interface AudienceContact extends ContactValues {
+  contact_id: string;
+}
+
+export interface ResolvedAudience {
+  /** Matched contacts in audience order (request order for ids, contact id for a segment). */
+  rows: AudienceContact[];
+  /** Ids that matched no contact of this workspace (unknown and foreign alike, never told apart). */
+  unmatched: number;
+}
+
+const PROJECTION = { _id: 1, tenant_id: 1, name: 1, email: 1, phone: 1 } as const;
+
+/** How many point reads are in flight at once. */
+export const POINT_READ_CONCURRENCY = 64;
+
+/** Each distinct id read once by `_id`; another workspace's contact is as absent as a missing one. */
+export async function readContactsById(db: Db, tenantId: string, ids: readonly string[]): Promise<Map<string, AudienceContact>> {
+  const { contacts } = contactCollections(db);
+  const distinct = [...new Set(ids)];
+  const found = new Map<string, AudienceContact>();
+  let next = 0;
+  const reader = async () => {
+    while (next < distinct.length) {
+      const id = distinct[next++]!;
+      const doc = await contacts.findOne({ _id: id }, { projection: PROJECTION });
+      if (doc && doc.tenant_id === tenantId) found.set(id, { contact_id: doc._id, name: doc.name, email: doc.email, phone: doc.phone });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(POINT_READ_CONCURRENCY, distinct.length) }, reader));
+  return found;
+}
+
+/**
+ * Up to this many ids are read by `_id`; more by one scan. Measured on the pinned FerretDB
+ * (docs/decisions.md "Campaigns"): a point read costs about as much as scanning 500
+ * contacts, so past a few hundred ids the scan is cheaper.
+ */
+export const POINT_READ_MAX_IDS = 500;
+
+/** The listed ids among the workspace's contacts, by one scan of them. */
+export async function readWorkspaceContacts(db: Db, tenantId: string, ids: readonly string[]): Promise<Map<string, AudienceContact>> {
+  const wanted = new Set(ids);
+  const found = new Map<string, AudienceContact>();
+  const cursor = contactCollections(db).contacts.find({ tenant_id: tenantId }, { projection: PROJECTION });
+  for await (const doc of cursor) {
+    if (wanted.has(doc._id)) found.set(doc._id, { contact_id: doc._id, name: doc.name, email: doc.email, phone: doc.phone });
+  }
+  return found;
+}
+
+/** One scan: the workspace's contacts holding every tag, ordered by contact id. */
+export async function readSegment(db: Db, tenantId: string, tags: readonly string[]): Promise<AudienceContact[]> {
+  if (tags.length === 0) return [];
+  const docs = await contactCollections(db)
+    .contacts.find({ tenant_id: tenantId, tags: { $all: [...tags] } }, { projection: PROJECTION })
+    .toArray();
+  return docs
+    .map((doc) => ({ contact_id: doc._id, name: doc.name, email: doc.email, phone: doc.phone }))
+    .sort((a, b) => (a.contact_id < b.contact_id ? -1 : a.contact_id > b.contact_id ? 1 : 0));
+}
+
+export async function resolveAudience(db: Db, campaign: Pick<CampaignDoc, '_id' | 'tenant_id' | 'audience'>): Promise<ResolvedAudience> {
+  if (campaign.audience.kind === 'segment') {
+    return { rows: await readSegment(db, campaign.tenant_id, campaign.audience.tags), unmatched: 0 };
+  }
+  const ids = await audienceContactIds(db, campaign);
+  const found = ids.length <= POINT_READ_MAX_IDS ? await readContactsById(db, campaign.tenant_id, ids) : await readWorkspaceContacts(db, campaign.tenant_id, ids);
+  const rows: AudienceContact[] = [];
+  let unmatched = 0;
+  for (const id of ids) {
+    const contact = found.get(id);
+    if (contact) rows.push(contact);
+    else unmatched += 1;
+  }
+  return { rows, unmatched };
+}
+
+/** One person the campaign would message, with their values in placeholder order. */
+export interface Recipient {
+  contact_id: string;
+  /** E.164. */
+  to: string;
+  name: string | null;
+  variables: string[];
+}
+
+export interface InvalidRow {
+  reason: ExclusionReason;
+  contact_id: string;
+  /** For `missing_variable`: the token with no value, e.g. `contact.email`. */
+  field?: string;
+}
+
+/** Stored contact numbers are E.164 already (contacts.ts validates them); parse only what is not. */
+const E164 = /^\+[1-9]\d{7,14}$/;
+
+function destinationOf(phone: string | null, country: string): string | null {
+  if (!phone) return null;
+  return E164.test(phone) ? phone : toE164(phone, country);
+}
+
+export interface Classified {
+  recipients: Recipient[];
+  totalRows: number;
+  excluded: Partial<Record<ExclusionReason, number>>;
+  /** The first 200 excluded rows, in audience order. */
+  invalidRows: InvalidRow[];
+}
+
+export interface ClassifyOptions {
+  /** Template variables (literals and tokens); empty for a call campaign. */
+  variables: readonly string[];
+  /** E.164 numbers that opted out (permanent). */
+  suppressed: ReadonlySet<string>;
+  /** The workspace's country, for a stored number that lacks its `+`. */
+  country: string;
+}
+
+/**
+ * Removes, in this order, a contact listed twice, a contact with no usable number, a
+ * second contact on a number already reached, an opted-out number, and a contact a token
+ * has no value for; each row is counted under the first reason that applies.
+ */
+export function classifyAudience(rows: readonly AudienceContact[], options: ClassifyOptions): Classified {
+  const recipients: Recipient[] = [];
+  const excluded: Partial<Record<ExclusionReason, number>> = {};
+  const invalidRows: InvalidRow[] = [];
+  const seenContacts = new Set<string>();
+  const seenNumbers = new Set<string>();
+  const exclude = (row: InvalidRow) => {
+    excluded[row.reason] = (excluded[row.reason] ?? 0) + 1;
+    if (invalidRows.length < CAMPAIGN_LIMITS.invalidRows) invalidRows.push(row);
+  };
+  for (const row of rows) {
+    const contact_id = row.contact_id;
+    if (seenContacts.has(contact_id)) {
+      exclude({ reason: 'duplicate_recipient', contact_id });
+      continue;
+    }
+    seenContacts.add(contact_id);
+    const to = destinationOf(row.phone, options.country);
+    if (!to) {
+      exclude({ reason: 'invalid_destination', contact_id });
+      continue;
+    }
+    if (seenNumbers.has(to)) {
+      exclude({ reason: 'duplicate_recipient', contact_id });
+      continue;
+    }
+    seenNumbers.add(to);
+    if (options.suppressed.has(to)) {
+      exclude({ reason: 'suppressed', contact_id });
+      continue;
+    }
+    const rendered = renderVariables(options.variables, { ...row, phone: to });
+    if (!rendered.ok) {
+      exclude({ reason: 'missing_variable', contact_id, field: rendered.field });
+      continue;
+    }
+    recipients.push({ contact_id, to, name: row.name, variables: rendered.values });
+  }
+  return { recipients, totalRows: rows.length, excluded, invalidRows };
+}
+
+/**
+ * The fingerprint of the exact list: sha256 over each recipient's contact id and number in
+ * order, so a launch can tell the list it confirmed from one that changed since.
+ */
+export function recipientChecksum(recipients: readonly Pick<Recipient, 'contact_id' | 'to'>[]): string {
+  const hash = createHash('sha256');
+  for (const r of recipients) hash.update(`${r.contact_id}\u0000${r.to}\n`);
+  return `sha256:${hash.digest('hex')}`;
+}

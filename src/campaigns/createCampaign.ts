@@ -1,0 +1,182 @@
+import type { Db } from 'mongodb';
+import type { WorkspaceDoc } from '../db/collections';
+import { newId } from '../domain/ids';
+import { normaliseTags } from '../domain/tags';
+import {
+  campaignCollections,
+  typeOfChannel,
+  type CampaignChannel,
+  type CampaignDoc,
+  type CampaignSchedule,
+  type ConsentBasis,
+} from './campaign';
+import { MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from './sendWindow';
+import { campaignSettingsOf } from './settings';
+import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens } from './templateTokens';
+
+/**
+ * POST /campaigns after schema validation (campaigns-tickets-dues §4): the three create
+ * reasons, the schedule filled from the workspace's settings, and the draft (version 1).
+ * The API cannot edit a draft, so this is the only writer of a campaign's request fields.
+ */
+
+export interface CampaignRequest {
+  name: string;
+  channel: CampaignChannel;
+  audience: { kind: 'contact_ids' | 'segment'; contact_ids: string[]; tags: string[] };
+  template: { name: string; language: string | null; variables: string[] } | null;
+  agent_id: string | null;
+  purpose: string | null;
+  script: string | null;
+  /** Already validated by the calls' capture rules. */
+  capture: Record<string, unknown> | null;
+  call_back_incomplete: boolean;
+  schedule: {
+    start_at?: Date | null;
+    timezone?: string | null;
+    throttle_per_minute?: number | null;
+    send_window_start_hour?: number | null;
+    send_window_end_hour?: number | null;
+  };
+  consent: { basis: ConsentBasis; note: string | null } | null;
+  sender_id: string | null;
+  metadata: Record<string, unknown>;
+}
+
+export type CreateRefusal =
+  /** 400 with a `reason` (the contract's three create reasons). */
+  | { kind: 'refused'; reason: 'template_not_found' | 'invalid_argument' | 'unknown_variable'; message: string; details: Record<string, unknown> }
+  /** 400 `Request validation failed.`: a field rule that needs the workspace's settings. */
+  | { kind: 'invalid_field'; loc: (string | number)[]; msg: string; type: string };
+
+export type Drafted = { kind: 'drafted'; campaign: CampaignDoc; contactIds: string[] };
+
+const VOICE_ONLY = ['agent_id', 'purpose', 'script', 'capture', 'call_back_incomplete'] as const;
+const WHATSAPP_ONLY = ['template', 'sender_id'] as const;
+
+/** A field counts as sent when it differs from its default (`call_back_incomplete: false` is the default). */
+function sent(request: CampaignRequest, field: (typeof VOICE_ONLY)[number] | (typeof WHATSAPP_ONLY)[number]): boolean {
+  const value = request[field];
+  return field === 'call_back_incomplete' ? value === true : value !== null;
+}
+
+function channelRefusal(request: CampaignRequest): CreateRefusal | null {
+  const refuse = (reason: 'template_not_found' | 'invalid_argument', message: string, field: string): CreateRefusal => ({
+    kind: 'refused',
+    reason,
+    message,
+    details: { reason, field },
+  });
+  if (request.channel === 'whatsapp') {
+    if (!request.template) return refuse('template_not_found', 'A WhatsApp campaign needs a template.', 'template');
+    const voiceField = VOICE_ONLY.find((f) => sent(request, f));
+    if (voiceField) return refuse('invalid_argument', `${voiceField} applies to voice campaigns only.`, voiceField);
+    return null;
+  }
+  if (!request.agent_id) return refuse('invalid_argument', 'A voice campaign needs an agent_id.', 'agent_id');
+  const chatField = WHATSAPP_ONLY.find((f) => sent(request, f));
+  if (chatField) return refuse('invalid_argument', `${chatField} applies to WhatsApp campaigns only.`, chatField);
+  return null;
+}
+
+function variableRefusal(request: CampaignRequest): CreateRefusal | null {
+  const unknown = (field: string, loc: (string | number)[], allowed: readonly string[]): CreateRefusal => ({
+    kind: 'refused',
+    reason: 'unknown_variable',
+    message: `No contact can fill {{${field}}}; use ${allowed.map((t) => `{{${t}}}`).join(', ')}.`,
+    details: { reason: 'unknown_variable', field, loc },
+  });
+  if (request.template) {
+    const check = checkTokens(request.template.variables, BROADCAST_TOKENS);
+    if (!check.ok) return unknown(check.field, ['body', 'template', 'variables', check.index], BROADCAST_TOKENS);
+  }
+  for (const field of ['purpose', 'script'] as const) {
+    const text = request[field];
+    const check = text === null ? ({ ok: true } as const) : checkTokens([text], CALL_TOKENS);
+    if (!check.ok) return unknown(check.field, ['body', field], CALL_TOKENS);
+  }
+  return null;
+}
+
+function scheduleOf(request: CampaignRequest, workspace: WorkspaceDoc): CampaignSchedule | CreateRefusal {
+  const settings = campaignSettingsOf(workspace);
+  const asked = request.schedule;
+  const window = clampWindow(
+    { startHour: asked.send_window_start_hour ?? null, endHour: asked.send_window_end_hour ?? null },
+    { startHour: settings.send_window_start_hour, endHour: settings.send_window_end_hour },
+    MESSAGE_BOUNDS,
+  );
+  if (isEmptyWindow(window)) {
+    return {
+      kind: 'invalid_field',
+      loc: ['body', 'schedule', asked.send_window_start_hour != null ? 'send_window_start_hour' : 'send_window_end_hour'],
+      msg: `The send window ${window.startHour}:00 to ${window.endHour}:00 has no open hour; the start must come before the end.`,
+      type: 'send_window_empty',
+    };
+  }
+  return {
+    start_at: asked.start_at ?? null,
+    timezone: asked.timezone ?? settings.timezone,
+    throttle_per_minute: asked.throttle_per_minute ?? settings.throttle_per_minute,
+    send_window_start_hour: window.startHour,
+    send_window_end_hour: window.endHour,
+    requested_start_hour: asked.send_window_start_hour ?? null,
+    requested_end_hour: asked.send_window_end_hour ?? null,
+  };
+}
+
+/** The draft, or why it is refused. Pure: the caller stores it with `insertDraft`. */
+export function draftCampaign(
+  request: CampaignRequest,
+  context: { workspace: WorkspaceDoc; createdBy: CampaignDoc['created_by']; now: Date },
+): Drafted | CreateRefusal {
+  const refusal = channelRefusal(request) ?? variableRefusal(request);
+  if (refusal) return refusal;
+  const schedule = scheduleOf(request, context.workspace);
+  if ('kind' in schedule) return schedule;
+  const { now } = context;
+  const segment = request.audience.kind === 'segment';
+  const contactIds = segment ? [] : request.audience.contact_ids;
+  const campaign: CampaignDoc = {
+    _id: newId('cmp', now),
+    tenant_id: context.workspace._id,
+    name: request.name,
+    channel: request.channel,
+    type: typeOfChannel(request.channel),
+    status: 'draft',
+    version: 1,
+    audience: { kind: request.audience.kind, tags: segment ? normaliseTags(request.audience.tags) : [], contact_id_count: contactIds.length },
+    template: request.template,
+    sender_id: request.sender_id,
+    agent_id: request.agent_id,
+    purpose: request.purpose,
+    script: request.script,
+    capture: request.capture,
+    call_back_incomplete: request.call_back_incomplete,
+    schedule,
+    consent: request.consent ? { ...request.consent, pin: null } : null,
+    metadata: request.metadata,
+    recipients: 0,
+    counters: { sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0 },
+    excluded: {},
+    created_by: context.createdBy,
+    created_at: now,
+    updated_at: now,
+    launched_at: null,
+    completed_at: null,
+  };
+  return { kind: 'drafted', campaign, contactIds };
+}
+
+/**
+ * Writes the audience's ids first, then the campaign, so a campaign that exists always has
+ * its audience (a failure between leaves only an unreachable audience document).
+ */
+export async function insertDraft(db: Db, drafted: Drafted): Promise<void> {
+  const { campaigns, audiences } = campaignCollections(db);
+  const { campaign, contactIds } = drafted;
+  if (campaign.audience.kind === 'contact_ids') {
+    await audiences.insertOne({ _id: campaign._id, tenant_id: campaign.tenant_id, contact_ids: contactIds });
+  }
+  await campaigns.insertOne(campaign);
+}

@@ -1,0 +1,64 @@
+import type { ExclusionReason } from './campaign';
+
+/**
+ * Evaluate's findings (campaigns-tickets-dues §2 Evaluate result): each with a code, a
+ * severity, what it means, how to fix it, where it is documented, and how many it touches.
+ * A `block` finding stops a launch with 412 and that code.
+ */
+
+export type Severity = 'block' | 'warn' | 'info';
+
+export type FindingCode =
+  | 'audience_too_large'
+  | 'plan_limit'
+  | 'audience_empty'
+  | 'template_not_approved'
+  | 'template_variables'
+  | 'template_media_missing'
+  | 'channel_not_connected'
+  | ExclusionReason
+  | 'quiet_hours'
+  | 'contacts_not_found';
+
+export interface Finding {
+  code: FindingCode;
+  severity: Severity;
+  message: string;
+  fix: string;
+  docs: string;
+  count: number;
+}
+
+/** Where each finding is explained; one place, so moving the docs changes one line. */
+export const CAMPAIGN_DOCS_URL = 'https://docs.orchestrator.dev/campaigns';
+export const docsFor = (code: string): string => `${CAMPAIGN_DOCS_URL}#${code.replace(/_/g, '-')}`;
+
+export const finding = (code: FindingCode, severity: Severity, count: number, message: string, fix: string): Finding => ({
+  code,
+  severity,
+  message,
+  fix,
+  docs: docsFor(code),
+  count,
+});
+
+const people = (n: number) => `${n} ${n === 1 ? 'person' : 'people'}`;
+const contacts = (n: number) => `${n} ${n === 1 ? 'contact' : 'contacts'}`;
+/** The verb agreeing with a count: `verb(1, 'has', 'have')`. */
+const verb = (n: number, one: string, many: string) => (n === 1 ? one : many);
+
+/** The warning for each kind of removed row; the removed rows are in `invalid_rows`. */
+export function exclusionFinding(reason: ExclusionReason, count: number): Finding {
+  switch (reason) {
+    case 'suppressed':
+      return finding(reason, 'warn', count, `${people(count)} opted out by replying STOP and will not be messaged.`, 'Nothing to do: opt-outs are permanent.');
+    case 'duplicate_recipient':
+      return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'repeats', 'repeat')} a contact or a number already in the audience and will be messaged once.`, 'Remove the repeated contacts, or leave them: each number is messaged once.');
+    case 'invalid_destination':
+      return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'has', 'have')} no usable phone number.`, 'Add a valid phone number to these contacts.');
+    case 'missing_variable':
+      return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'lacks', 'lack')} a value a template variable needs and will be skipped.`, 'Fill in the missing contact fields, or use a literal value in the template.');
+    case 'channel_consent_missing':
+      return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'has', 'have')} not agreed to be contacted on this channel.`, 'Record the consent on these contacts, or leave them out.');
+  }
+}

@@ -1,0 +1,97 @@
+import type { WorkspaceDoc } from '../db/collections';
+import { allowanceLeft } from '../messaging/allowance';
+import type { CampaignDoc } from './campaign';
+import type { Evaluation } from './evaluate';
+import type { Finding } from './findings';
+import { docsFor } from './findings';
+import { transition } from './status';
+
+/**
+ * The launch checks (campaigns-tickets-dues §4 POST …/launch), in the contract's order, the
+ * first refusal ending them: the version, (1) `campaign_frozen`, standing
+ * (`workspace_suspended`), (2) `channel_dormant`, (3) `allowance_exhausted`, (4) every
+ * evaluate check (the first `block` finding), (5) `confirm_recipients`. The audience is
+ * evaluated only once the checks before it pass. Nothing here writes; the caller maps a
+ * refusal to its HTTP answer with `launchRefusalError`'s shape.
+ */
+
+export interface LaunchRequest {
+  expected_version: number;
+  confirm_recipients: number | null;
+}
+
+export type LaunchRefusal =
+  | { kind: 'version_conflict'; status: 409; message: string; details: { reason: 'version_conflict'; current_version: number } }
+  | { kind: 'recipients_changed'; status: 409; message: string; details: { reason: 'version_conflict'; eligible: number; confirm_recipients: number } }
+  | {
+      kind: 'guardrail';
+      status: 412;
+      message: string;
+      details: { reason: string; docs: string; fix?: string; findings?: Finding[] };
+    };
+
+export type LaunchCheck = { ok: true; evaluation: Evaluation | null; to: 'running' | 'scheduled' } | { ok: false; refusal: LaunchRefusal };
+
+const guardrail = (reason: string, message: string, fix: string, extra: { findings?: Finding[] } = {}): LaunchCheck => ({
+  ok: false,
+  refusal: { kind: 'guardrail', status: 412, message, details: { reason, docs: docsFor(reason), fix, ...extra } },
+});
+
+export async function checkLaunch(input: {
+  campaign: CampaignDoc;
+  workspace: WorkspaceDoc;
+  request: LaunchRequest;
+  now: Date;
+  /** Runs the evaluate computation; called only when checks 1 to 3 pass. */
+  evaluate: () => Promise<Evaluation>;
+}): Promise<LaunchCheck> {
+  const { campaign, workspace, request } = input;
+  if (request.expected_version !== campaign.version) {
+    return {
+      ok: false,
+      refusal: {
+        kind: 'version_conflict',
+        status: 409,
+        message: `This campaign is at version ${campaign.version}, not ${request.expected_version}; read it again.`,
+        details: { reason: 'version_conflict', current_version: campaign.version },
+      },
+    };
+  }
+  const startsLater = campaign.schedule.start_at !== null && campaign.schedule.start_at.getTime() > input.now.getTime();
+  const move = transition(campaign.status, { kind: 'launch', startsLater });
+  if (move.kind !== 'moved') {
+    const message = move.kind === 'refused' ? move.message : `This campaign is ${campaign.status}.`;
+    return guardrail('campaign_frozen', message, 'Create a new campaign; only a draft or a paused campaign can be launched.');
+  }
+  if (workspace.suspended) {
+    return guardrail('workspace_suspended', 'This workspace is suspended for billing; nothing was launched.', 'Pay the open invoice; launching works again once billing is restored.');
+  }
+  const dormant = campaign.channel === 'whatsapp' ? !workspace.plan.chat_channel : !workspace.plan.phone_numbers;
+  if (dormant) {
+    const what = campaign.channel === 'whatsapp' ? 'the WhatsApp channel' : 'phone numbers';
+    return guardrail('channel_dormant', `The plan no longer includes ${what}.`, `Add ${what} to the plan.`);
+  }
+  // Call campaigns spend voice minutes; their wallet check arrives with voice campaigns (issue 15).
+  if (campaign.channel === 'whatsapp' && !allowanceLeft(workspace.plan)) {
+    return guardrail('allowance_exhausted', "The plan's conversations for this month are used up and there are no prepaid credits.", 'Buy prepaid credits or wait for the monthly allowance.');
+  }
+  // A paused campaign resumes its staged recipients: the audience is not rebuilt, and the
+  // count to confirm is the staged one.
+  const evaluation = campaign.status === 'paused' ? null : await input.evaluate();
+  const findings = evaluation?.result.findings ?? [];
+  const block = findings.find((f) => f.severity === 'block');
+  if (block) return guardrail(block.code, block.message, block.fix, { findings });
+  const eligible = evaluation ? evaluation.result.eligible : campaign.recipients;
+  if (request.confirm_recipients !== null && request.confirm_recipients !== eligible) {
+    return {
+      ok: false,
+      refusal: {
+        kind: 'recipients_changed',
+        status: 409,
+        message: `The audience is now ${eligible} people, not ${request.confirm_recipients}; evaluate again and confirm the new count.`,
+        details: { reason: 'version_conflict', eligible, confirm_recipients: request.confirm_recipients },
+      },
+    };
+  }
+  return { ok: true, evaluation, to: move.to as 'running' | 'scheduled' };
+}

@@ -1,0 +1,149 @@
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
+import type { WorkspaceDoc } from '../db/collections';
+import { insertIfAbsent } from '../db/insertIfAbsent';
+import type { Recipient } from './audience';
+import type { CampaignDoc, ConsentPin, ExclusionReason } from './campaign';
+import { evaluateCampaign, type Evaluation } from './evaluate';
+
+/**
+ * Staging a launch's audience (campaigns-tickets-dues §2 `recipients`, §4 consent pin): the
+ * audience is resolved once and each person written as a recipient document keyed by
+ * position, `<campaign_id>:<n>` from 0, so the run reads its batches by known `_id` keys and
+ * never scans (FerretDB on SQLite answers only `_id` equality from an index). A staging
+ * document written last, keyed by the campaign id, pins the consent: the time, the count and
+ * the checksum of the exact list. Once it exists the audience never changes: a retried or
+ * repeated staging returns it and rebuilds nothing (resume and a relaunch of a paused
+ * campaign rely on that).
+ */
+
+export type RecipientState = 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | 'skipped';
+
+export interface CampaignRecipientDoc {
+  /** `<campaign_id>:<position>`. */
+  _id: string;
+  tenant_id: string;
+  campaign_id: string;
+  position: number;
+  contact_id: string;
+  /** E.164. */
+  to: string;
+  name: string | null;
+  /** The template's values in placeholder order, rendered at staging. */
+  variables: string[];
+  state: RecipientState;
+  /** Why a `skipped` recipient was skipped. */
+  skip_reason: string | null;
+  message_id: string | null;
+  state_at: Date;
+  created_at: Date;
+}
+
+export interface CampaignStagingDoc extends ConsentPin {
+  /** The campaign id. */
+  _id: string;
+  tenant_id: string;
+  excluded: Partial<Record<ExclusionReason, number>>;
+}
+
+export const recipientId = (campaignId: string, position: number): string => `${campaignId}:${position}`;
+
+export function stagingCollections(db: Db): { recipients: Collection<CampaignRecipientDoc>; stagings: Collection<CampaignStagingDoc> } {
+  return {
+    recipients: db.collection<CampaignRecipientDoc>('campaign_recipients'),
+    stagings: db.collection<CampaignStagingDoc>('campaign_stagings'),
+  };
+}
+
+/** Documents per `insertMany`: large enough to amortise a round trip, small enough to retry. */
+export const STAGING_CHUNK = 1_000;
+
+function recipientDoc(campaign: CampaignDoc, recipient: Recipient, position: number, at: Date): CampaignRecipientDoc {
+  return {
+    _id: recipientId(campaign._id, position),
+    tenant_id: campaign.tenant_id,
+    campaign_id: campaign._id,
+    position,
+    contact_id: recipient.contact_id,
+    to: recipient.to,
+    name: recipient.name,
+    variables: recipient.variables,
+    state: 'queued',
+    skip_reason: null,
+    message_id: null,
+    state_at: at,
+    created_at: at,
+  };
+}
+
+/** Inserts a chunk; positions an earlier, unfinished attempt wrote are overwritten with this list's. */
+async function writeChunk(recipients: Collection<CampaignRecipientDoc>, docs: CampaignRecipientDoc[]): Promise<void> {
+  try {
+    await recipients.insertMany(docs, { ordered: false });
+  } catch (err) {
+    if (!(err instanceof MongoBulkWriteError)) throw err;
+    const writeErrors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    if (writeErrors.some((e) => e.code !== 11000)) throw err;
+    for (const e of writeErrors) {
+      const doc = docs[e.index]!;
+      await recipients.replaceOne({ _id: doc._id }, doc);
+    }
+  }
+}
+
+export interface StagedAudience extends ConsentPin {
+  /** False when an earlier staging had already pinned the audience. */
+  staged: boolean;
+  excluded: Partial<Record<ExclusionReason, number>>;
+}
+
+/**
+ * Stages the campaign's audience once. `evaluation` is the launch checks' own, so the list
+ * launch confirmed is the list written; without it the audience is evaluated here. `at` is
+ * the launch time, passed in so a retry pins the same instant. Safe to retry: an attempt
+ * that died midway is redone over the same keys, and positions past the new count are
+ * removed before the pin is written.
+ */
+export async function stageRecipients(
+  db: Db,
+  input: { campaign: CampaignDoc; workspace: WorkspaceDoc; at: Date; evaluation?: Evaluation },
+): Promise<StagedAudience> {
+  const { recipients, stagings } = stagingCollections(db);
+  const { campaign, at } = input;
+  const pinned = await stagings.findOne({ _id: campaign._id });
+  if (pinned) return { staged: false, pinned_at: pinned.pinned_at, recipients: pinned.recipients, checksum: pinned.checksum, excluded: pinned.excluded };
+
+  const evaluation = input.evaluation ?? (await evaluateCampaign(db, campaign, input.workspace));
+  const list = evaluation.recipients;
+  for (let start = 0; start < list.length; start += STAGING_CHUNK) {
+    const docs = list.slice(start, start + STAGING_CHUNK).map((r, i) => recipientDoc(campaign, r, start + i, at));
+    await writeChunk(recipients, docs);
+  }
+  // An earlier attempt with a longer list left positions past this one's end: remove them.
+  for (let n = list.length; ; n++) {
+    const { deletedCount } = await recipients.deleteOne({ _id: recipientId(campaign._id, n) });
+    if (deletedCount === 0) break;
+  }
+  const pin: CampaignStagingDoc = {
+    _id: campaign._id,
+    tenant_id: campaign.tenant_id,
+    pinned_at: at,
+    recipients: list.length,
+    checksum: evaluation.result.checksum,
+    excluded: evaluation.result.excluded,
+  };
+  if (await insertIfAbsent(stagings, pin)) return { staged: true, ...pinOf(pin) };
+  // Another staging of the same campaign finished first; its pin stands.
+  const winner = (await stagings.findOne({ _id: campaign._id }))!;
+  return { staged: false, ...pinOf(winner) };
+}
+
+const pinOf = (doc: CampaignStagingDoc) => ({ pinned_at: doc.pinned_at, recipients: doc.recipients, checksum: doc.checksum, excluded: doc.excluded });
+
+/** One batch of the run: positions `[from, from + count)`, read by `_id`, in position order. */
+export async function readRecipientBatch(db: Db, campaignId: string, from: number, count: number): Promise<CampaignRecipientDoc[]> {
+  const { recipients } = stagingCollections(db);
+  const docs = await Promise.all(
+    Array.from({ length: count }, (_, i) => recipients.findOne({ _id: recipientId(campaignId, from + i) })),
+  );
+  return docs.filter((d): d is CampaignRecipientDoc => d !== null);
+}

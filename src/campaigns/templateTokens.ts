@@ -1,0 +1,66 @@
+import { normaliseVariable } from '../messaging/templateVariables';
+
+/**
+ * A broadcast's template variables (campaigns-tickets-dues §4 `template.variables`): each a
+ * literal, or text carrying `{{contact.name}}`, `{{contact.phone}}` or `{{contact.email}}`
+ * tokens filled per recipient. Pure, so every rule is unit-tested.
+ *
+ * Anything in double braces is read as a token: an unknown one is refused at create
+ * (`unknown_variable` with its `field`), so a typo never reaches a customer as literal text.
+ */
+
+export const CONTACT_FIELDS = ['name', 'phone', 'email'] as const;
+export type ContactField = (typeof CONTACT_FIELDS)[number];
+
+const TOKEN = /\{\{\s*([^{}]*?)\s*\}\}/g;
+
+export type TokenCheck = { ok: true } | { ok: false; field: string; index: number };
+
+/** What a broadcast's template variables may name. */
+export const BROADCAST_TOKENS: readonly string[] = CONTACT_FIELDS.map((f) => `contact.${f}`);
+/** What a call campaign's `purpose` and `script` may name (issue 15): short and `contact.` forms, and `all`. */
+export const CALL_TOKENS: readonly string[] = [...CONTACT_FIELDS, ...BROADCAST_TOKENS, 'all'];
+
+/** The first token in the texts that is not among `allowed`, with the text's position. */
+export function checkTokens(texts: readonly string[], allowed: readonly string[]): TokenCheck {
+  for (const [index, value] of texts.entries()) {
+    for (const match of value.matchAll(TOKEN)) {
+      if (!allowed.includes(match[1]!)) return { ok: false, field: match[1]!, index };
+    }
+  }
+  return { ok: true };
+}
+
+export interface ContactValues {
+  name: string | null;
+  phone: string | null;
+  email: string | null;
+}
+
+export type Rendered = { ok: true; values: string[] } | { ok: false; field: `contact.${ContactField}` };
+
+/**
+ * One recipient's values in placeholder order, normalised as POST /messages normalises
+ * them. A token whose contact field is empty gives the field instead: no message with a gap
+ * is sent. Tokens must have passed `checkTokens(…, BROADCAST_TOKENS)`.
+ */
+export function renderVariables(variables: readonly string[], contact: ContactValues): Rendered {
+  const values: string[] = [];
+  for (const value of variables) {
+    let missing: ContactField | null = null;
+    const filled = value.replace(TOKEN, (_whole, name: string) => {
+      const field = name.slice('contact.'.length) as ContactField;
+      const got = contact[field]?.trim();
+      if (!got) missing ??= field;
+      return got ?? '';
+    });
+    if (missing) return { ok: false, field: `contact.${missing}` };
+    values.push(normaliseVariable(filled));
+  }
+  return { ok: true, values };
+}
+
+/** Sample form (evaluate): values keyed by placeholder number, counting from 1. */
+export function byPlaceholderNumber(values: readonly string[]): Record<string, string> {
+  return Object.fromEntries(values.map((value, i) => [String(i + 1), value]));
+}

@@ -1,0 +1,140 @@
+import { campaignCollections, type CampaignDoc } from '../../../src/campaigns/campaign';
+import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaign';
+import { evaluateCampaign } from '../../../src/campaigns/evaluate';
+import { readRecipientBatch, recipientId, stageRecipients, stagingCollections } from '../../../src/campaigns/staging';
+import { contactCollections, type ContactDoc } from '../../../src/contacts/contacts';
+import { collections, ensureIndexes, type WorkspaceDoc } from '../../../src/db/collections';
+import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
+import { openTestDb, testConfig, uniqueName } from '../../support/env';
+
+/** Staging on the real FerretDB: keyed by position, pinned once, safe to retry. */
+describe('stageRecipients', () => {
+  let db: Awaited<ReturnType<typeof openTestDb>>;
+  let workspace: WorkspaceDoc;
+  const AT = new Date('2025-03-10T06:00:00Z');
+
+  beforeAll(async () => {
+    db = await openTestDb(testConfig());
+    await ensureIndexes(db.db);
+    const id = uniqueName('ws');
+    await seedDemoWorkspace(db.db, { workspaceId: id, name: id, environment: 'test' });
+    workspace = (await collections(db.db).workspaces.findOne({ _id: id }))!;
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  /** `count` contacts written directly (the contacts module's rules are tested elsewhere). */
+  async function contacts(count: number, tag: string): Promise<ContactDoc[]> {
+    const docs: ContactDoc[] = Array.from({ length: count }, (_, i) => ({
+      _id: `cnt_${tag}${String(i).padStart(24 - tag.length, '0')}`,
+      tenant_id: workspace._id,
+      name: `Person ${i}`,
+      email: null,
+      phone: `+9196${String(i).padStart(8, '0')}`,
+      external_id: null,
+      tags: [tag],
+      created_at: AT,
+      updated_at: AT,
+    }));
+    await contactCollections(db.db).contacts.insertMany(docs);
+    return docs;
+  }
+
+  async function campaignFor(ids: string[]): Promise<CampaignDoc> {
+    const drafted = draftCampaign(
+      {
+        name: 'Staged',
+        channel: 'whatsapp',
+        audience: { kind: 'contact_ids', contact_ids: ids, tags: [] },
+        template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
+        agent_id: null,
+        purpose: null,
+        script: null,
+        capture: null,
+        call_back_incomplete: false,
+        schedule: {},
+        consent: { basis: 'existing_customer', note: null },
+        sender_id: null,
+        metadata: {},
+      },
+      { workspace, createdBy: { kind: 'api_key', id: 'key_test' }, now: AT },
+    );
+    if (drafted.kind !== 'drafted') throw new Error(drafted.kind);
+    await insertDraft(db.db, drafted);
+    return drafted.campaign;
+  }
+
+  it('writes each recipient under <campaign_id>:<n> in audience order and pins time, count and checksum', async () => {
+    const people = await contacts(1_200, 'a');
+    const campaign = await campaignFor([...people.map((p) => p._id), people[0]!._id]);
+    const evaluation = await evaluateCampaign(db.db, campaign, workspace);
+    const staged = await stageRecipients(db.db, { campaign, workspace, at: AT });
+    expect(staged).toEqual({ staged: true, pinned_at: AT, recipients: 1_200, checksum: evaluation.result.checksum, excluded: { duplicate_recipient: 1 } });
+
+    const batch = await readRecipientBatch(db.db, campaign._id, 998, 5);
+    expect(batch.map((r) => r._id)).toEqual([998, 999, 1_000, 1_001, 1_002].map((n) => recipientId(campaign._id, n)));
+    expect(batch[0]).toEqual({
+      _id: `${campaign._id}:998`,
+      tenant_id: workspace._id,
+      campaign_id: campaign._id,
+      position: 998,
+      contact_id: people[998]!._id,
+      to: people[998]!.phone,
+      name: 'Person 998',
+      variables: ['Person 998', 'A-1', 'Friday'],
+      state: 'queued',
+      skip_reason: null,
+      message_id: null,
+      state_at: AT,
+      created_at: AT,
+    });
+    expect(await readRecipientBatch(db.db, campaign._id, 1_198, 5)).toHaveLength(2);
+    expect(await stagingCollections(db.db).stagings.findOne({ _id: campaign._id })).toMatchObject({ recipients: 1_200, checksum: evaluation.result.checksum });
+  });
+
+  it('stages once: a second call returns the pin and rebuilds nothing, even when the contacts changed', async () => {
+    const people = await contacts(10, 'b');
+    const campaign = await campaignFor(people.map((p) => p._id));
+    const first = await stageRecipients(db.db, { campaign, workspace, at: AT });
+    await contactCollections(db.db).contacts.updateOne({ _id: people[0]!._id }, { $set: { phone: null } });
+    const again = await stageRecipients(db.db, { campaign, workspace, at: new Date(AT.getTime() + 60_000) });
+    expect(again).toEqual({ ...first, staged: false });
+    expect((await readRecipientBatch(db.db, campaign._id, 0, 1))[0]?.contact_id).toBe(people[0]!._id);
+  });
+
+  it('redoes an attempt that died midway over the same keys, dropping positions past the new end', async () => {
+    const people = await contacts(6, 'c');
+    const campaign = await campaignFor(people.map((p) => p._id));
+    // A dead attempt wrote 8 positions from an older, longer list and no pin.
+    const { recipients } = stagingCollections(db.db);
+    await recipients.insertMany(
+      Array.from({ length: 8 }, (_, n) => ({
+        _id: recipientId(campaign._id, n),
+        tenant_id: workspace._id,
+        campaign_id: campaign._id,
+        position: n,
+        contact_id: 'cnt_stale',
+        to: '+910000000000',
+        name: null,
+        variables: [],
+        state: 'queued' as const,
+        skip_reason: null,
+        message_id: null,
+        state_at: AT,
+        created_at: AT,
+      })),
+    );
+    const staged = await stageRecipients(db.db, { campaign, workspace, at: AT });
+    expect(staged).toMatchObject({ staged: true, recipients: 6 });
+    const all = await readRecipientBatch(db.db, campaign._id, 0, 10);
+    expect(all.map((r) => r.contact_id)).toEqual(people.map((p) => p._id));
+  });
+
+  it('leaves the campaign record alone (launch writes it)', async () => {
+    const people = await contacts(3, 'd');
+    const campaign = await campaignFor(people.map((p) => p._id));
+    await stageRecipients(db.db, { campaign, workspace, at: AT });
+    expect(await campaignCollections(db.db).campaigns.findOne({ _id: campaign._id })).toEqual(campaign);
+  });
+});
