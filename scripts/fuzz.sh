@@ -6,7 +6,7 @@
 # request carries the next key in turn (scripts/fuzz_hooks.py), so the 120-per-minute limit
 # of one key does not hide behaviour. Exits non-zero on any failed check.
 #
-#   FUZZ_MAX_EXAMPLES  test cases per operation and phase (default 100; `npm test` uses 5)
+#   FUZZ_MAX_EXAMPLES  test cases per operation and phase (default 150, about 4,000 requests; `npm test` uses 5)
 #   FUZZ_KEYS          API keys to rotate (default 40: 4,800 requests a minute)
 #   FUZZ_WORKERS       concurrent schemathesis workers (default 2)
 #   FUZZ_SEED          fixed seed, to repeat a run
@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SCHEMATHESIS_VERSION=4.32.5
-MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-100}
+MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-150}
 KEYS=${FUZZ_KEYS:-40}
 WORKERS=${FUZZ_WORKERS:-2}
 CHECKS=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance
