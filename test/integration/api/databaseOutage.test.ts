@@ -36,7 +36,7 @@ describe('a database outage', () => {
     dataDir = mkdtempSync(join(testServers.runDir(), 'outage-'));
     port = await freePort();
     ferret = await startFerret();
-    api = await startTestApi({ env: { MONGODB_URL: ferret.address } });
+    api = await startTestApi({ env: { MONGODB_URL: ferret.address }, databaseBudget: true });
     ws = await createTestWorkspace(api.db);
   });
 
