@@ -1,3 +1,6 @@
+import { isDatabaseUnavailable } from '../src/db/mongo';
+import { LIMITS } from '../src/domain/limits';
+
 /**
  * The one helper behind every error the API sends (api-core §7): nine codes, each with its
  * HTTP status; `details` always an object; the request and correlation ids stamped by the
@@ -30,6 +33,8 @@ export interface ErrorEnvelope {
 
 export class ApiError extends Error {
   readonly status: number;
+  /** Response headers that belong to this error (e.g. `Retry-After`). */
+  readonly headers: Record<string, string> = {};
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -79,12 +84,23 @@ export function fromStatus(status: number, message?: string): ApiError {
 }
 
 /**
- * What a thrown value becomes: an ApiError as it is; an HTTP error from a library keeps its
- * status; anything else is an unhandled exception (api-core §7 rule 3) and says nothing
- * about itself.
+ * The database did not answer in time: an unnamed 5xx, so `internal` with its own status
+ * (api-core §7 rule 2), 503 because it is transient, with a reason and a `Retry-After`.
+ */
+export function databaseUnavailable(): ApiError {
+  const err = new ApiError('internal', 'The database is not answering; retry shortly.', { reason: 'unavailable' }, 503);
+  err.headers['Retry-After'] = String(LIMITS.unavailableRetryAfterSeconds);
+  return err;
+}
+
+/**
+ * What a thrown value becomes: an ApiError as it is; a database that did not answer is 503
+ * `unavailable`; an HTTP error from a library keeps its status; anything else is an
+ * unhandled exception (api-core §7 rule 3) and says nothing about itself.
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (isDatabaseUnavailable(err)) return databaseUnavailable();
   const status = (err as { status?: unknown })?.status;
   if (typeof status === 'number' && status >= 400 && status < 600 && status !== 500) {
     return fromStatus(status);

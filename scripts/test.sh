@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: install what is missing, build the tools if missing, type-check, compile (the
 # end-to-end test runs the compiled launcher), then run jest, whose global setup starts
-# private servers on free ports and stops them. Exits non-zero on any failure.
+# private servers on free ports and stops them, then a bounded fuzzing run. Exits non-zero
+# on any failure.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 began=$SECONDS
@@ -24,5 +25,13 @@ if [ -f "$results" ]; then
     console.log(`Tests: ${r.numPassedTests} passed, ${failed} failed, ${r.numPendingTests} skipped`);
   ' "$PWD/$results"
 fi
+# A bounded fuzzing run (a few hundred requests, about a minute and a half) against a
+# launched system: scripts/fuzz.sh, which `npm run fuzz` runs at full size.
+echo "[test] fuzzing the public API (FUZZ_MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-5})" >&2
+set +e
+FUZZ_MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-5} FUZZ_KEYS=${FUZZ_KEYS:-10} bash scripts/fuzz.sh
+fuzz_status=$?
+set -e
+[ $status = 0 ] && status=$fuzz_status
 echo "[test] whole run took $((SECONDS - began))s" >&2
 exit $status

@@ -6,7 +6,8 @@ import type { RequestState } from '../context';
  * Turns every failure below it into the spec's envelope: thrown errors, and error statuses
  * left without a body (an unknown path, a 405 from the router, which keeps its `Allow`).
  * An unhandled exception is logged with its stack here and answered as 500
- * `Internal server error.` with nothing of it shown.
+ * `Internal server error.` with nothing of it shown; a database that does not answer is 503
+ * `unavailable` with `Retry-After`.
  */
 export function errorHandler(): Middleware<RequestState> {
   return async (ctx, next) => {
@@ -21,8 +22,11 @@ export function errorHandler(): Middleware<RequestState> {
       const apiError = toApiError(err);
       if (!(err instanceof ApiError) && apiError.status === 500) {
         ctx.state.log.error({ err }, 'unhandled error');
+      } else if (apiError.details.reason === 'unavailable') {
+        ctx.state.log.warn({ err }, 'database not answering');
       }
       ctx.status = apiError.status;
+      ctx.set(apiError.headers);
       ctx.body = errorEnvelope(apiError, ctx.state);
     }
   };

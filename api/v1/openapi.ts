@@ -60,6 +60,13 @@ const idempotencyHeader = {
   schema: { type: 'string', maxLength: 255 },
 };
 
+/** Any keyed route, while the database does not answer (api/errors.ts `databaseUnavailable`). */
+const unavailableResponse = {
+  description: '`internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds.',
+  headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+};
+
 /** The OpenAPI 3.1 description of every public route, generated from their definitions. */
 export function openApiDocument(routes: RouteDef[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -77,6 +84,7 @@ export function openApiDocument(routes: RouteDef[]): Record<string, unknown> {
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
       };
     }
+    if (route.auth) responses[503] = unavailableResponse;
     paths[route.path] ??= {};
     paths[route.path]![route.method] = {
       operationId: route.operationId,

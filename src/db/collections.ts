@@ -127,7 +127,6 @@ const indexes: Record<string, IndexDescription[]> = {
   phone_numbers: [{ key: { tenant_id: 1, number: 1 }, name: 'tenant_number' }],
   senders: [{ key: { tenant_id: 1, _id: 1 }, name: 'tenant_id' }],
   templates: [{ key: { tenant_id: 1, name: 1, language: 1 }, name: 'tenant_name_language', unique: true }],
-  events: [{ key: { dispatched_at: 1, created_at: 1 }, name: 'undispatched' }],
   conversations: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
   conversation_messages: [{ key: { conversation_id: 1, _id: 1 }, name: 'conversation_order' }],
   tickets: [{ key: { tenant_id: 1, created_at: -1 }, name: 'tenant_newest' }],

@@ -15,6 +15,8 @@ export const LIMITS = {
    * a process that died, and another request may take it over.
    */
   idempotencyLeaseSeconds: 30,
+  /** What a request refused because the database did not answer (503 `unavailable`) is told to wait. */
+  unavailableRetryAfterSeconds: 5,
   /** The old half of a rolled key keeps working this long. */
   rolledKeyGraceHours: 24,
   concurrentCallsPerWorkspace: 10,

@@ -80,10 +80,30 @@ export function newEventDoc(input: EventInput): EventDoc {
   return { ...fields, payload: JSON.stringify(toEnvelope(fields)) };
 }
 
-/** Stores the event unless its dedupe key was stored before; returns the stored event either way. */
+/**
+ * The events still to dispatch, one marker per event (`_id` = event id), written before the
+ * event and deleted once it is dispatched. The sweeper reads this small collection from its
+ * oldest end instead of filtering `events` on `dispatched_at`, which FerretDB on SQLite
+ * answers only by scanning every event ever stored.
+ */
+export interface UndispatchedDoc {
+  _id: string;
+  created_at: Date;
+}
+
+export function undispatchedEvents(db: Db): Collection<UndispatchedDoc> {
+  return db.collection<UndispatchedDoc>('events_undispatched');
+}
+
+/**
+ * Stores the event unless its dedupe key was stored before; returns the stored event either
+ * way. The undispatched marker goes first: a producer that dies between the two writes
+ * leaves a marker without an event (the sweeper drops it), never an event nobody dispatches.
+ */
 export async function appendEvent(db: Db, input: EventInput): Promise<EventDoc> {
   const events = eventsCollection(db);
   const doc = newEventDoc(input);
+  await insertIfAbsent(undispatchedEvents(db), { _id: doc._id, created_at: doc.created_at });
   if (await insertIfAbsent(events, doc)) return doc;
   const existing = await events.findOne({ _id: doc._id });
   if (!existing) throw new Error(`event ${doc._id} vanished after a duplicate insert`);

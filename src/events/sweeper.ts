@@ -1,11 +1,12 @@
 import type { Db } from 'mongodb';
-import { eventsCollection } from './eventStore';
+import { eventsCollection, undispatchedEvents } from './eventStore';
 import type { EventDispatcher } from './publisher';
 
 /**
  * Finds events a producer stored but never dispatched (it died between the two steps, or
  * Temporal did not answer) and dispatches them, so every stored event reaches its
- * endpoints: at least once overall. Runs in each worker process; several sweepers at once
+ * endpoints: at least once overall. It reads the undispatched markers (eventStore.ts), never
+ * the events collection as a whole. Runs in each worker process; several sweepers at once
  * are harmless because dispatching is idempotent (the engine refuses a second fan-out).
  */
 
@@ -41,21 +42,26 @@ export function createEventSweeper({
   onError = () => undefined,
 }: SweeperOptions): EventSweeper {
   const events = eventsCollection(db);
+  const undispatched = undispatchedEvents(db);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
 
   async function sweepOnce(): Promise<number> {
     const cutoff = new Date(now().getTime() - graceMs);
-    const stale = await events
-      .find({ dispatched_at: null, created_at: { $lt: cutoff } })
-      .sort({ created_at: 1 })
-      .limit(batchSize)
-      .toArray();
+    // The markers' oldest end, unfiltered: a read FerretDB limits in SQL (src/db/oldestFirst.ts).
+    const markers = await undispatched.find({}, { limit: batchSize }).toArray();
     let dispatched = 0;
-    for (const event of stale) {
+    for (const marker of markers) {
+      if (marker.created_at >= cutoff) continue;
       try {
-        await dispatcher.dispatch(event);
-        dispatched++;
+        const event = await events.findOne({ _id: marker._id });
+        if (event && !event.dispatched_at) {
+          await dispatcher.dispatch(event);
+          dispatched++;
+        } else {
+          // Dispatched but the marker survived, or the producer died before storing the event.
+          await undispatched.deleteOne({ _id: marker._id });
+        }
       } catch (err) {
         onError(err);
       }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { LIMITS } from '../domain/limits';
+import { sweepOldestFirst } from '../db/oldestFirst';
 
 export interface StoredResponse {
   status: number;
@@ -102,8 +103,14 @@ export class IdempotencyStore {
     await this.claims.deleteOne({ _id: IdempotencyStore.id(scope), owner, state: 'in_progress' });
   }
 
-  /** No TTL indexes on FerretDB: expired claims are deleted by a sweep. */
-  async sweep(now: Date): Promise<number> {
-    return (await this.claims.deleteMany({ expires_at: { $lt: now } })).deletedCount;
+  /**
+   * No TTL indexes on FerretDB: expired claims (24 h after their first request) are deleted
+   * by a sweep from the oldest end, a bounded number per pass (src/db/oldestFirst.ts). The
+   * delete goes by `_id` alone (any other condition scans on FerretDB), so a claim replaced
+   * between the sweep's read and its delete (a key reused the instant it expired) is lost;
+   * that request then stores no replay, nothing worse.
+   */
+  async sweep(now: Date, batch?: { batchSize?: number; maxBatches?: number }): Promise<number> {
+    return sweepOldestFirst(this.claims, { ...batch, projection: { _id: 1, expires_at: 1 }, mayGo: (claim) => claim.expires_at <= now });
   }
 }

@@ -68,10 +68,19 @@ export function startProcess(
   };
 }
 
-/** Waits for `ready`, failing at once (with the log tail) if the process exits first. */
+/**
+ * Waits for `ready`, failing at once (with the log tail) if the process exits first. A
+ * process that never became ready is stopped, so a failed start (or restart) leaves no
+ * stray server holding its port.
+ */
 export async function untilReady<T>(proc: ManagedProcess, ready: Promise<T>): Promise<T> {
   const died = proc.exited.then((code) => {
     throw new Error(`${proc.name} exited (${code}) during start-up. Last log lines from ${proc.logFile}:\n${proc.tail()}`);
   });
-  return Promise.race([ready, died]);
+  try {
+    return await Promise.race([ready, died]);
+  } catch (err) {
+    await proc.stop(2_000);
+    throw err;
+  }
 }

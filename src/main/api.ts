@@ -3,7 +3,7 @@ import { loadConfig, requireApiSettings } from '../config';
 import { cursorSecret } from '../auth/secrets';
 import { MemoryCounterStore, MongoCounterStore } from '../rateLimit/counterStore';
 import { IdempotencyStore } from '../idempotency/store';
-import { connectMongo } from '../db/mongo';
+import { apiDatabaseOptions, connectMongo } from '../db/mongo';
 import { ensureIndexes } from '../db/collections';
 import { connectTemporalClient, createTemporalProbe } from '../temporal/client';
 import { createLogger } from '../observability/logger';
@@ -15,7 +15,7 @@ import { runMain, shutdownSignal } from './runMain';
 runMain(async () => {
   const config = requireApiSettings(loadConfig());
   const logger = createLogger(config, 'api');
-  const { client: mongo, db } = await connectMongo(config, 'api');
+  const { client: mongo, db } = await connectMongo(config, 'api', apiDatabaseOptions);
   await ensureIndexes(db);
   const temporal = await connectTemporalClient(config);
   const temporalProbe = createTemporalProbe(config);

@@ -8,6 +8,7 @@ import { connectTemporalClient } from '../temporal/client';
 import { runSystemCheck } from '../temporal/systemCheck';
 import { DEMO_WORKSPACE_ID, seedDemoWorkspace } from '../demo/seedDemoWorkspace';
 import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
+import { DEFAULT_RESTART_POLICY, supervise, type Supervised } from '../local/supervisor';
 import { portInUse, waitFor } from '../local/net';
 import { fromRoot, toolPath } from '../local/paths';
 import { startFerretDb, startTemporalDevServer } from '../local/servers';
@@ -16,8 +17,9 @@ import { runMain } from './runMain';
 /**
  * `npm start`: brings up the whole system on loopback (Temporal dev server, FerretDB, the
  * worker, the API), waits for each, seeds the demo workspace, prints where everything is,
- * and stops every child in order on Ctrl-C. MONGODB_URL or TEMPORAL_ADDRESS, when set, are
- * used as they are and no local server is started for them.
+ * and stops every child in order on Ctrl-C. A child that dies is restarted (src/local/
+ * supervisor.ts) while the others keep running. MONGODB_URL or TEMPORAL_ADDRESS, when set,
+ * are used as they are and no local server is started for them.
  */
 
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
@@ -46,7 +48,7 @@ runMain(async () => {
   const logs = join(dataDir, 'logs');
   mkdirSync(logs, { recursive: true });
 
-  const children: ManagedProcess[] = [];
+  const children: Supervised[] = [];
   let stopping = false;
   const stopAll = async () => {
     stopping = true;
@@ -55,6 +57,13 @@ runMain(async () => {
       say(`stopping ${child.name}`);
       await child.stop();
     }
+  };
+  let giveUp: (reason: string) => void = () => undefined;
+  const gaveUp = new Promise<string>((resolve) => (giveUp = resolve));
+  /** From here on the child is restarted when it dies; `start` is how it came up the first time. */
+  const keep = (first: ManagedProcess, start: () => Promise<ManagedProcess>) => {
+    say(`${first.name} running (pid ${first.child.pid})`);
+    children.push(supervise({ name: first.name, first, start, log: say, onGiveUp: giveUp }));
   };
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -75,16 +84,18 @@ runMain(async () => {
       say(`using Temporal at ${temporalAddress}`);
     } else {
       const t0 = Date.now();
-      const temporal = await startTemporalDevServer({
-        binary: toolPath(launcher.TOOLS_DIR, 'temporal'),
-        port: launcher.TEMPORAL_PORT,
-        uiPort: launcher.TEMPORAL_UI_PORT,
-        dataDir,
-        namespace: settings.TEMPORAL_NAMESPACE,
-        logFile: join(logs, 'temporal.log'),
-        ownGroup: true,
-      });
-      children.push(temporal.process);
+      const startTemporal = () =>
+        startTemporalDevServer({
+          binary: toolPath(launcher.TOOLS_DIR, 'temporal'),
+          port: launcher.TEMPORAL_PORT,
+          uiPort: launcher.TEMPORAL_UI_PORT,
+          dataDir,
+          namespace: settings.TEMPORAL_NAMESPACE,
+          logFile: join(logs, 'temporal.log'),
+          ownGroup: true,
+        });
+      const temporal = await startTemporal();
+      keep(temporal.process, async () => (await startTemporal()).process);
       temporalAddress = temporal.address;
       temporalUi = `http://127.0.0.1:${launcher.TEMPORAL_UI_PORT}`;
       say(`Temporal dev server ready on ${temporalAddress} (${seconds(Date.now() - t0)})`);
@@ -95,14 +106,16 @@ runMain(async () => {
       say('using MongoDB at MONGODB_URL');
     } else {
       const t0 = Date.now();
-      const ferret = await startFerretDb({
-        binary: toolPath(launcher.TOOLS_DIR, 'ferretdb'),
-        port: launcher.FERRETDB_PORT,
-        dataDir,
-        logFile: join(logs, 'ferretdb.log'),
-        ownGroup: true,
-      });
-      children.push(ferret.process);
+      const startFerret = () =>
+        startFerretDb({
+          binary: toolPath(launcher.TOOLS_DIR, 'ferretdb'),
+          port: launcher.FERRETDB_PORT,
+          dataDir,
+          logFile: join(logs, 'ferretdb.log'),
+          ownGroup: true,
+        });
+      const ferret = await startFerret();
+      keep(ferret.process, async () => (await startFerret()).process);
       mongoUrl = ferret.address;
       say(`FerretDB ready on ${mongoUrl} (${seconds(Date.now() - t0)})`);
     }
@@ -127,29 +140,36 @@ runMain(async () => {
     const temporalClient = await connectTemporalClient(config);
 
     let t0 = Date.now();
-    const worker = startProcess('worker', process.execPath, [join(__dirname, 'worker.js')], {
-      env,
-      logFile: join(logs, 'worker.log'),
-      ownGroup: true,
-    });
-    children.push(worker);
-    await untilReady(
-      worker,
-      waitFor('worker', () => httpOk(`http://127.0.0.1:${config.WORKER_METRICS_PORT}/healthz`), 120_000, 250),
-    );
+    const startWorker = async () => {
+      const worker = startProcess('worker', process.execPath, [join(__dirname, 'worker.js')], {
+        env,
+        logFile: join(logs, 'worker.log'),
+        ownGroup: true,
+      });
+      await untilReady(
+        worker,
+        waitFor('worker', () => httpOk(`http://127.0.0.1:${config.WORKER_METRICS_PORT}/healthz`), 120_000, 250),
+      );
+      return worker;
+    };
+    const worker = await startWorker();
     // Polling is not proof: a workflow must run an activity that writes MongoDB.
     await untilReady(worker, runSystemCheck(temporalClient, config.TEMPORAL_TASK_QUEUE));
+    keep(worker, startWorker);
     say(`worker ready, system check passed (${seconds(Date.now() - t0)})`);
 
     t0 = Date.now();
-    const api = startProcess('api', process.execPath, [join(__dirname, 'api.js')], {
-      env,
-      logFile: join(logs, 'api.log'),
-      ownGroup: true,
-    });
-    children.push(api);
     const apiUrl = `http://127.0.0.1:${config.PORT}`;
-    await untilReady(api, waitFor('API', () => httpOk(`${apiUrl}/readyz`), 60_000, 200));
+    const startApi = async () => {
+      const api = startProcess('api', process.execPath, [join(__dirname, 'api.js')], {
+        env,
+        logFile: join(logs, 'api.log'),
+        ownGroup: true,
+      });
+      await untilReady(api, waitFor('API', () => httpOk(`${apiUrl}/readyz`), 60_000, 200));
+      return api;
+    };
+    keep(await startApi(), startApi);
     say(`API ready (${seconds(Date.now() - t0)})`);
 
     const keyFile = join(dataDir, 'demo-api-key');
@@ -169,16 +189,21 @@ runMain(async () => {
     process.stdout.write(`Temporal UI: ${temporalUi}\n`);
     process.stdout.write(`API key: ${demo.apiKey}\n`);
     if (admin.generated) process.stdout.write(`Console token: ${admin.token}\n`);
+    const policy = DEFAULT_RESTART_POLICY;
+    say(
+      `a child that dies is restarted after ${seconds(policy.initialBackoffMs)} (doubling to at most ${seconds(policy.maxBackoffMs)}); ` +
+        `${policy.maxFastFailures} failures in a row, each within ${seconds(policy.fastFailureMs)} of its start, stop everything`,
+    );
     say('press Ctrl-C to stop');
-
-    const [first] = await Promise.race(children.map((c) => c.exited.then((code) => [c, code] as const)));
-    if (!stopping) {
-      say(`${first.name} exited unexpectedly; see ${first.logFile}:\n${first.tail()}`);
-      await stopAll();
-      process.exit(1);
-    }
   } catch (err) {
     if (!stopping) await stopAll();
     throw err;
+  }
+
+  const reason = await gaveUp;
+  if (!stopping) {
+    say(reason);
+    await stopAll();
+    process.exit(1);
   }
 });

@@ -14,6 +14,7 @@ import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScrip
 import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
 import { createEventSweeper } from '../events/sweeper';
+import { startRetentionSweeper } from '../events/retention';
 import { runMain, shutdownSignal } from './runMain';
 
 /**
@@ -67,6 +68,8 @@ runMain(async () => {
     onError: (err) => logger.warn({ err }, 'event sweep failed'),
   });
   sweeper.start();
+  // No TTL indexes on FerretDB: events and deliveries past their retention are deleted here.
+  const retention = startRetentionSweeper({ db, onError: (err) => logger.warn({ err }, 'event retention sweep failed') });
 
   const running = worker.run();
   logger.info(
@@ -80,6 +83,7 @@ runMain(async () => {
   }
   await running;
   await sweeper.stop();
+  await retention.stop();
   http.close();
   await connection.close();
   await temporal.connection.close();

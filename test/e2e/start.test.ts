@@ -164,6 +164,60 @@ describe('npm start (the launcher)', () => {
     }
   }, 120_000);
 
+  it('restarts each child killed with SIGKILL (FerretDB, Temporal, worker, API) and answers again: a request, then a message through Temporal and the worker', async () => {
+    const running = await launch(env);
+    const api = running.lines.API!;
+    const headers = { Authorization: `Bearer ${running.lines['API key']}`, 'Content-Type': 'application/json' };
+    const pidOf = (name: string) => Number([...running.output().matchAll(new RegExp(`\\[start\\] ${name} (?:running|restarted) \\(pid (\\d+)\\)`, 'g'))].pop()![1]);
+    const restarts = (name: string) => running.output().split(`[start] ${name} restarted (pid `).length - 1;
+    async function eventually<T>(what: string, attempt: () => Promise<T | null>, timeoutMs = 60_000): Promise<T> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await attempt().catch(() => null);
+        if (value !== null) return value;
+        if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs / 1000} s; launcher output:\n${running.output()}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    const keyedRequestSucceeds = () =>
+      eventually('GET /api/v1/agents answered 200', async () => ((await fetch(`${api}/api/v1/agents`, { headers })).status === 200 ? true : null));
+    const mongo = await new MongoClient(`mongodb://127.0.0.1:${ports.FERRETDB_PORT}/`).connect();
+    /** A template send, then its simulated delivery statuses, which a workflow on the worker records. */
+    const messageIsRead = async () => {
+      const sent = await eventually('POST /api/v1/messages answered 201', async () => {
+        const res = await fetch(`${api}/api/v1/messages`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ to: '+919812345678', template: { name: 'order_update', variables: ['Asha', 'A-1', 'Friday'] } }),
+        });
+        return res.status === 201 ? ((await res.json()) as { message_id: string }) : null;
+      });
+      await eventually('the message was read', async () => {
+        const doc = await mongo.db('orchestrator').collection('outbound_messages').findOne({ _id: sent.message_id as never });
+        return doc?.status === 'read' ? true : null;
+      });
+    };
+    try {
+      await messageIsRead();
+      for (const name of ['ferretdb', 'temporal', 'worker', 'api']) {
+        const before = pidOf(name);
+        const others = Object.fromEntries(['ferretdb', 'temporal', 'worker', 'api'].filter((n) => n !== name).map((n) => [n, pidOf(n)]));
+        process.kill(before, 'SIGKILL');
+        await eventually(`${name} restarted`, async () => (restarts(name) === 1 ? true : null), 120_000);
+        expect(running.output()).toMatch(new RegExp(`\\[start\\] ${name} exited unexpectedly \\(SIGKILL\\) after \\d+\\.\\d s; restarting in 1\\.0 s \\(fast failure 1 of 5\\)`));
+        expect(pidOf(name)).not.toBe(before);
+        await keyedRequestSucceeds();
+        await messageIsRead();
+        // The other children were left running.
+        for (const [other, pid] of Object.entries(others)) expect({ other, pid: pidOf(other) }).toEqual({ other, pid });
+      }
+      expect(running.child.exitCode).toBeNull();
+    } finally {
+      await mongo.close();
+      expect(await stop(running.child, 'SIGTERM')).toBe(0);
+    }
+  }, 400_000);
+
   it('uses MONGODB_URL and TEMPORAL_ADDRESS when set, and starts no local server for them', async () => {
     const external = await launch({
       ...env,

@@ -4,7 +4,7 @@ import { Connection, Client } from '@temporalio/client';
 import type { Db, MongoClient } from 'mongodb';
 import { createApp } from '../../api/app';
 import { requireApiSettings, webhookPrivateUrlsAllowed, type Config } from '../../src/config';
-import { connectMongo } from '../../src/db/mongo';
+import { apiDatabaseOptions, connectMongo } from '../../src/db/mongo';
 import { createTemporalProbe } from '../../src/temporal/client';
 import { MongoCounterStore, type CounterStore } from '../../src/rateLimit/counterStore';
 import { ensureIndexes } from '../../src/db/collections';
@@ -37,12 +37,18 @@ export interface TestApiOptions {
    * of the activity dependencies (a scripted provider, say).
    */
   worker?: boolean | Partial<ActivityDeps>;
+  /**
+   * The API process's database budget (2 s a step, src/db/mongo.ts). Off by default: on a
+   * machine loaded far past its cores an ordinary step can take longer, and tests of other
+   * behaviour must not see the 503 that budget gives.
+   */
+  databaseBudget?: boolean;
 }
 
-export async function startTestApi({ env: overrides = {}, rateLimitStore, now, worker: withWorker }: TestApiOptions = {}): Promise<TestApi> {
+export async function startTestApi({ env: overrides = {}, rateLimitStore, now, worker: withWorker, databaseBudget }: TestApiOptions = {}): Promise<TestApi> {
   const config = requireApiSettings(testConfig(overrides));
   // Command monitoring lets tests prove which requests reach the database.
-  const { client: mongo, db } = await connectMongo(config, 'test-api', { monitorCommands: true });
+  const { client: mongo, db } = await connectMongo(config, 'test-api', { ...(databaseBudget ? apiDatabaseOptions : {}), monitorCommands: true });
   await ensureIndexes(db);
   // Lazy: an unreachable Temporal must not stop the app from starting (readiness says so).
   const temporal = new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });

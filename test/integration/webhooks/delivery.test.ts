@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createTemporalDispatcher } from '../../../src/events/dispatcher';
-import { appendEvent, eventsCollection } from '../../../src/events/eventStore';
+import { appendEvent, eventsCollection, undispatchedEvents } from '../../../src/events/eventStore';
 import { createEventPublisher, type EventPublisher } from '../../../src/events/publisher';
 import { createEventSweeper } from '../../../src/events/sweeper';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
@@ -196,6 +196,7 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
 
     // A producer retrying after its dispatch started does not fan out (or deliver) again.
     await eventsCollection(api.db).updateOne({ _id: event._id }, { $set: { dispatched_at: null } });
+    await undispatchedEvents(api.db).insertOne({ _id: event._id, created_at: event.created_at });
     expect(await sweeper.sweepOnce()).toBe(1);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(receiver.forEvent(event._id)).toHaveLength(1);

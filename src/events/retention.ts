@@ -1,0 +1,66 @@
+import type { Db } from 'mongodb';
+import { sweepOldestFirst } from '../db/oldestFirst';
+import { webhookDeliveries, type WebhookDeliveryDoc } from '../webhooks/deliveries';
+import { eventsCollection, type EventDoc } from './eventStore';
+
+/**
+ * How long a stored event and each delivery of it (with its attempts) are kept: a week. The
+ * retry schedule ends about 30 h after the first attempt, so no delivery still running loses
+ * its event, and an event can be replayed from the console for a week (docs/webhooks.md).
+ */
+export const EVENT_RETENTION_DAYS = 7;
+export const RETENTION_SWEEP_INTERVAL_MS = 10 * 60_000;
+
+export interface RetentionOptions {
+  db: Db;
+  now?: () => Date;
+  retentionMs?: number;
+  batchSize?: number;
+  maxBatches?: number;
+}
+
+/**
+ * Deletes events and deliveries past the retention, from the oldest end of each collection,
+ * a bounded number per pass (src/db/oldestFirst.ts): no TTL indexes on FerretDB. An event
+ * still undispatched stays whatever its age (the dispatch sweeper owns it); a delivery past
+ * the retention goes in any state, since none can still be retrying by then.
+ */
+export async function sweepExpiredEvents(options: RetentionOptions): Promise<{ events: number; deliveries: number }> {
+  const cutoff = new Date((options.now ?? (() => new Date()))().getTime() - (options.retentionMs ?? EVENT_RETENTION_DAYS * 86_400_000));
+  const batch = { batchSize: options.batchSize, maxBatches: options.maxBatches };
+  const events = await sweepOldestFirst<EventDoc>(eventsCollection(options.db), {
+    ...batch,
+    projection: { _id: 1, created_at: 1, dispatched_at: 1 },
+    mayGo: (event) => event.created_at < cutoff && event.dispatched_at !== null,
+  });
+  const deliveries = await sweepOldestFirst<WebhookDeliveryDoc>(webhookDeliveries(options.db), {
+    ...batch,
+    projection: { _id: 1, created_at: 1 },
+    mayGo: (delivery) => delivery.created_at < cutoff,
+  });
+  return { events, deliveries };
+}
+
+/** Runs the retention sweep now and then every interval; a pass is never overlapped by the next. */
+export function startRetentionSweeper(options: RetentionOptions & { intervalMs?: number; onError?: (err: unknown) => void }): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  let busy = false;
+  const tick = () => {
+    if (busy) return;
+    busy = true;
+    running = sweepExpiredEvents(options)
+      .catch(options.onError ?? (() => undefined))
+      .finally(() => {
+        busy = false;
+      });
+  };
+  tick();
+  const timer = setInterval(tick, options.intervalMs ?? RETENTION_SWEEP_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
