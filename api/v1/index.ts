@@ -1,6 +1,6 @@
 import type { PublicDeps } from './deps';
-import { openApiRoute } from './openapi';
-import type { RouteDef } from './route';
+import { publicOpenApiRoute } from './openapi';
+import type { RouteDef } from '../route';
 import { buildPublicRouter } from './router';
 import { agentsRoutes } from './routes/agents';
 import { callsRoutes } from './routes/calls';
@@ -16,7 +16,7 @@ export function publicRoutes(deps: PublicDeps): RouteDef[] {
   const routes: RouteDef[] = [...pingRoutes(), ...channelsRoutes(deps), ...agentsRoutes(deps), ...callsRoutes(deps)];
   routes.push(...ticketsRoutes(deps), ...contactsRoutes(deps));
   routes.push(...messagesRoutes(deps), ...conversationsRoutes(deps));
-  routes.push(openApiRoute(() => routes));
+  routes.push(publicOpenApiRoute(() => routes));
   return routes;
 }
 

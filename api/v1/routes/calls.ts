@@ -1,5 +1,4 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { z } from 'zod';
 import { callCollections, deploymentId, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
 import { releaseLiveSlot, returnDailyBudget } from '../../../src/calls/admission';
 import { normaliseDetails } from '../../../src/calls/details';
@@ -8,14 +7,15 @@ import { newId } from '../../../src/domain/ids';
 import { callWorkflowId, hangupUpdate, placementUpdate, type CallWorkflowInput, type Placement } from '../../../workflows/callDefinitions';
 import { ApiError } from '../../errors';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
+import { route, type RouteDef } from '../../route';
 import { callView, createdCallView } from './callView';
 import { callIdParams, callSchema, hangupSchema, placeCallBody } from './calls.schema';
 
 /** How long POST /calls waits for the network to place the call before answering `ringing` anyway. */
 const PLACEMENT_WAIT_MS = 10_000;
 
-const callNotFound = () => new ApiError('not_found', 'Call not found.');
+const CALL_NOT_FOUND = 'Call not found.';
+const callNotFound = () => new ApiError('not_found', CALL_NOT_FOUND);
 
 export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'now'>): RouteDef[] {
   const { calls } = callCollections(deps.db);
@@ -47,7 +47,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
   }
 
   return [
-    {
+    route({
       method: 'post',
       path: '/api/v1/calls',
       operationId: 'placeCall',
@@ -57,9 +57,8 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
       body: placeCallBody,
       response: { status: 201, description: 'The call, ringing.', schema: callSchema },
       errors: ['failed_precondition'],
-      handler: async (ctx) => {
+      handler: async (ctx, { body }) => {
         const workspace = ctx.state.workspace!;
-        const body = ctx.state.input!.body as z.infer<typeof placeCallBody>;
         const at = now();
         const callId = newId('call', at);
         let admitted;
@@ -128,34 +127,34 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
         ctx.status = 201;
         ctx.body = createdCallView(call);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/api/v1/calls/{call_id}',
       operationId: 'getCall',
       summary: 'Read a call of the workspace: outbound, inbound or campaign.',
       auth: { scope: 'calls:write' },
       params: callIdParams,
+      notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 200, description: 'The call.', schema: callSchema },
       errors: ['not_found'],
-      handler: async (ctx) => {
-        const { call_id } = ctx.params as { call_id: string };
+      handler: async (ctx, { params: { call_id } }) => {
         const call = await workspaceCall(call_id, ctx.state.workspace!._id);
         if (!call) throw callNotFound();
         ctx.body = callView(call);
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
       path: '/api/v1/calls/{call_id}/hangup',
       operationId: 'hangupCall',
       summary: 'End a ringing or connected call; safe to repeat.',
       auth: { scope: 'calls:write' },
       params: callIdParams,
+      notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 200, description: '`ended` is true when a hang-up was sent.', schema: hangupSchema },
       errors: ['not_found'],
-      handler: async (ctx) => {
-        const { call_id } = ctx.params as { call_id: string };
+      handler: async (ctx, { params: { call_id } }) => {
         const call = await workspaceCall(call_id, ctx.state.workspace!._id);
         if (!call) throw callNotFound();
         let ended = false;
@@ -169,6 +168,6 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
         }
         ctx.body = { call_id: call._id, ended };
       },
-    },
+    }),
   ];
 }

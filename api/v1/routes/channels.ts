@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { collections } from '../../../src/db/collections';
 import { connectedSenders, effectiveDefault } from '../../../src/messaging/senders';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
+import { route, type RouteDef } from '../../route';
 
 export const channelsResponse = z.object({
   message_channels: z.array(z.enum(['whatsapp'])),
@@ -28,7 +28,7 @@ export const channelsResponse = z.object({
 export function channelsRoutes(deps: Pick<PublicDeps, 'db' | 'config'>): RouteDef[] {
   const c = collections(deps.db);
   return [
-    {
+    route({
       method: 'get',
       path: '/api/v1/channels',
       operationId: 'listChannels',
@@ -54,6 +54,6 @@ export function channelsRoutes(deps: Pick<PublicDeps, 'db' | 'config'>): RouteDe
           numbers: voice ? numbers.map((n) => ({ number: n.number, agent_id: n.agent_id })) : [],
         };
       },
-    },
+    }),
   ];
 }

@@ -14,7 +14,7 @@ import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { validationError } from '../../validation';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
+import { route, type RouteDef } from '../../route';
 
 const email = z
   .string()
@@ -78,7 +78,7 @@ function unusablePhone(where: 'body' | 'query', country: string): ApiError {
 export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
   return [
-    {
+    route({
       method: 'post',
       path: '/api/v1/contacts',
       operationId: 'upsertContact',
@@ -87,8 +87,7 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
       body: upsertContactBody,
       response: { status: 201, description: 'The contact, created or matched.', schema: upsertResponse },
       errors: ['conflict'],
-      handler: async (ctx) => {
-        const body = ctx.state.input!.body as z.infer<typeof upsertContactBody>;
+      handler: async (ctx, { body }) => {
         const workspace = ctx.state.workspace!;
         try {
           const match = await matchOrCreateContact(deps.db, workspace, body, now());
@@ -103,8 +102,8 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
           throw err;
         }
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/api/v1/contacts/lookup',
       operationId: 'lookupContact',
@@ -113,8 +112,7 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
       query: lookupContactQuery,
       response: { status: 200, description: 'The contact.', schema: contactRecord },
       errors: ['not_found'],
-      handler: async (ctx) => {
-        const query = ctx.state.input!.query as z.infer<typeof lookupContactQuery>;
+      handler: async (ctx, { query }) => {
         const workspace = ctx.state.workspace!;
         const byEmail = query.email?.trim() || null;
         const byPhone = query.phone?.trim() || null;
@@ -132,6 +130,6 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
         if (!contact) throw new ApiError('not_found', 'Contact not found.');
         ctx.body = contactView(contact);
       },
-    },
+    }),
   ];
 }

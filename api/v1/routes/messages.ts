@@ -2,7 +2,7 @@ import { sendWhatsAppMessage, SendRefusal, type SendRefusalReason } from '../../
 import { createWhatsAppProvider, type WhatsAppProvider } from '../../../src/providers/whatsapp';
 import { ApiError, type ErrorCode } from '../../errors';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
+import { route, type RouteDef } from '../../route';
 import { sendMessageBody, sendMessageResult, type SendMessageBody } from './messages.schema';
 
 /** Where each send refusal sits among the nine codes (api-core §7). */
@@ -36,7 +36,7 @@ export function messagesRoutes(
   let chosen = provider;
   const whatsapp = () => (chosen ??= createWhatsAppProvider(deps.config, deps));
   return [
-    {
+    route({
       method: 'post',
       path: '/api/v1/messages',
       operationId: 'sendMessage',
@@ -46,8 +46,7 @@ export function messagesRoutes(
       body: sendMessageBody,
       response: { status: 201, description: 'Accepted for delivery (not delivered).', schema: sendMessageResult },
       errors: ['not_found', 'conflict', 'failed_precondition', 'provider_error'],
-      handler: async (ctx) => {
-        const body = ctx.state.input!.body as SendMessageBody;
+      handler: async (ctx, { body }) => {
         try {
           const sent = await sendWhatsAppMessage(
             { db: deps.db, events: deps.events, provider: whatsapp(), deploymentChannels: deps.config.DEPLOYMENT_CHANNELS, now, logger: ctx.state.log },
@@ -67,6 +66,6 @@ export function messagesRoutes(
           throw err;
         }
       },
-    },
+    }),
   ];
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteDef } from '../route';
+import { route, type RouteDef } from '../../route';
 
 export const pingResponse = z.object({
   ok: z.literal(true),
@@ -10,7 +10,7 @@ export const pingResponse = z.object({
 
 export function pingRoutes(): RouteDef[] {
   return [
-    {
+    route({
       method: 'get',
       path: '/api/v1/ping',
       operationId: 'ping',
@@ -21,6 +21,6 @@ export function pingRoutes(): RouteDef[] {
         const key = ctx.state.apiKey!;
         ctx.body = { ok: true, workspace_id: key.tenant_id, environment: key.environment, scopes: key.scopes };
       },
-    },
+    }),
   ];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TICKET_ID_PATTERN } from '../../../src/tickets/ticketIdentity';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../../src/tickets/ticketRules';
 import type { TicketDoc } from '../../../src/tickets/ticketStore';
 import { formatTimestamp } from '../../format';
@@ -27,7 +28,7 @@ export const patchTicketBody = z.object({
   tags: z.array(z.string()).max(20).optional(),
 });
 
-export const ticketParams = z.object({ ticket_id: z.string() });
+export const ticketParams = z.object({ ticket_id: z.string().regex(TICKET_ID_PATTERN, 'a ticket_id: tkt_ and 24 hex digits') });
 
 export const ticketRecord = z.object({
   ticket_id: z.string(),
