@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { collections } from '../../../src/db/collections';
-import { assignTicket, setEscalation, UnknownAssigneeError } from '../../../src/tickets/consoleTicketActions';
+import { assignTicket, setEscalation } from '../../../src/tickets/consoleTicketActions';
 import { isTicketId } from '../../../src/tickets/ticketIdentity';
 import { ticketSettingsOf, type TicketSettings } from '../../../src/tickets/ticketSettings';
 import { findTicket, ticketCollections, type TicketDoc } from '../../../src/tickets/ticketStore';
@@ -118,15 +118,8 @@ export function ticketRoutes(router: Router<RequestState>, deps: ConsoleDeps): v
   router.post('/workspaces/:workspace_id/tickets/:ticket_id/assign', ...withWorkspaceBody(deps, assignBody), async (ctx) => {
     const body = bodyOf(ctx, assignBody);
     const ticketId = ticketIdOf(ctx);
-    let ticket: TicketDoc | null = null;
-    try {
-      ticket = isTicketId(ticketId) ? await assignTicket(ticketDeps, ctx.state.workspace!, ticketId, body.assignee_id, deps.now) : null;
-    } catch (err) {
-      if (err instanceof UnknownAssigneeError) {
-        throw new ApiError('invalid_argument', `${err.assigneeId} is not one of this workspace's ticket assignees.`, { reason: 'unknown_assignee' });
-      }
-      throw err;
-    }
+    // An unknown assignee is a refusal the error handler answers (api/refusals.ts).
+    const ticket = isTicketId(ticketId) ? await assignTicket(ticketDeps, ctx.state.workspace!, ticketId, body.assignee_id, deps.now) : null;
     if (!ticket) throw new ApiError('not_found', 'Ticket not found.');
     ctx.body = consoleTicketView(ticket);
   });

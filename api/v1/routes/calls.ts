@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { callCollections, deploymentId, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
 import { releaseLiveSlot, returnDailyBudget } from '../../../src/calls/admission';
 import { normaliseDetails } from '../../../src/calls/details';
-import { admitCall, CallRefusal } from '../../../src/calls/guards';
+import { admitCall } from '../../../src/calls/guards';
 import { newId } from '../../../src/domain/ids';
 import { callWorkflowId, hangupUpdate, placementUpdate, type CallWorkflowInput, type Placement } from '../../../workflows/callDefinitions';
 import { ApiError } from '../../errors';
@@ -61,19 +61,14 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
         const workspace = ctx.state.workspace!;
         const at = now();
         const callId = newId('call', at);
-        let admitted;
-        try {
-          admitted = await admitCall(
-            { db: deps.db, deploymentChannels: deps.config.DEPLOYMENT_CHANNELS },
-            workspace,
-            { to: body.to, from_number: body.from_number, agent_id: body.agent_id },
-            callId,
-            at,
-          );
-        } catch (err) {
-          if (err instanceof CallRefusal) throw new ApiError(err.code, err.message, err.details);
-          throw err;
-        }
+        // A CallRefusal goes up as it is: the error handler answers it (api/refusals.ts).
+        const admitted = await admitCall(
+          { db: deps.db, deploymentChannels: deps.config.DEPLOYMENT_CHANNELS },
+          workspace,
+          { to: body.to, from_number: body.from_number, agent_id: body.agent_id },
+          callId,
+          at,
+        );
 
         const call = newCallDoc({
           _id: callId,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { isPlausibleEmail, normaliseEmail, toE164 } from '../../../src/contacts/contactIdentity';
 import {
-  IdentityConflictError,
   MissingIdentityError,
   UnusablePhoneError,
   findContactByEmail,
@@ -63,8 +62,6 @@ export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {
   };
 }
 
-const needIdentity = () => new ApiError('invalid_argument', 'Provide an email or a phone number.');
-
 function unusablePhone(where: 'body' | 'query', country: string): ApiError {
   return validationError([
     {
@@ -94,11 +91,9 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
           ctx.status = 201;
           ctx.body = { ...contactView(match.contact), created: match.created, matched_on: match.matchedOn };
         } catch (err) {
-          if (err instanceof MissingIdentityError) throw needIdentity();
+          // A phone is a field of the request: its refusal is a validation failure at its place.
+          // Refusals (no identity, an identity conflict) go up to the error handler.
           if (err instanceof UnusablePhoneError) throw unusablePhone('body', workspace.country);
-          if (err instanceof IdentityConflictError) {
-            throw new ApiError('conflict', 'Those details belong to two different contacts.', { reason: 'identity_conflict' });
-          }
           throw err;
         }
       },
@@ -116,7 +111,7 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
         const workspace = ctx.state.workspace!;
         const byEmail = query.email?.trim() || null;
         const byPhone = query.phone?.trim() || null;
-        if (!byEmail && !byPhone) throw needIdentity();
+        if (!byEmail && !byPhone) throw new MissingIdentityError();
         let phone: string | null = null;
         if (byPhone) {
           phone = toE164(byPhone, workspace.country);
