@@ -8,7 +8,7 @@ import { findTicket, ticketCollections, type TicketDoc } from '../../../src/tick
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { ticketView } from '../../v1/routes/ticketSchemas';
+import { ticketView } from '../../v1/routes/ticketView';
 import { bodyOf, loadWorkspace, tenantList, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
 
 const assignee = z.object({ id: z.string().trim().min(1).max(64), name: z.string().trim().min(1).max(120) }).strict();

@@ -1,19 +1,10 @@
 import { z } from 'zod';
 import { collections, type AgentDoc } from '../../../src/db/collections';
 import { formatTimestamp } from '../../format';
-import { page, pageQuery } from '../../pagination';
+import { page } from '../../pagination';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
-
-export const agentItem = z.object({
-  agent_id: z.string(),
-  name: z.string(),
-  max_call_minutes: z.number().int(),
-  numbers: z.array(z.string()),
-  created_at: z.string().nullable(),
-});
-
-export const agentsQuery = pageQuery(100, 25);
+import { agentItem, agentsQuery } from './agents.schema';
 
 const LIST = 'agents';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isPlausibleEmail, normaliseEmail, toE164 } from '../../../src/contacts/contactIdentity';
+import { toE164 } from '../../../src/contacts/contactIdentity';
 import {
   MissingIdentityError,
   UnusablePhoneError,
@@ -14,40 +14,7 @@ import { formatTimestamp } from '../../format';
 import { validationError } from '../../validation';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
-
-const email = z
-  .string()
-  .max(200)
-  .refine((value) => value.trim() === '' || isPlausibleEmail(normaliseEmail(value)), 'expected an email address, e.g. name@example.com');
-
-export const upsertContactBody = z.object({
-  name: z.string().max(140).nullable().default(null),
-  email: email.nullable().default(null),
-  phone: z.string().max(32).nullable().default(null),
-  external_id: z.string().max(200).nullable().default(null),
-  tags: z.array(z.string()).max(20).default([]),
-});
-
-export const lookupContactQuery = z.object({
-  email: z.string().max(200).optional(),
-  phone: z.string().max(32).optional(),
-});
-
-export const contactRecord = z.object({
-  contact_id: z.string(),
-  name: z.string().nullable(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
-  external_id: z.string().nullable(),
-  tags: z.array(z.string()),
-  created_at: z.string().nullable(),
-  updated_at: z.string().nullable(),
-});
-
-const upsertResponse = contactRecord.extend({
-  created: z.boolean(),
-  matched_on: z.enum(['email', 'phone']).nullable(),
-});
+import { contactRecord, lookupContactQuery, upsertContactBody, upsertResponse } from './contacts.schema';
 
 export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {
   return {

@@ -9,39 +9,10 @@ import {
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { page, pageQuery } from '../../pagination';
+import { page } from '../../pagination';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
-
-export const conversationItem = z.object({
-  conversation_id: z.string(),
-  channel: z.enum(['web', 'whatsapp', 'voice']),
-  agent_id: z.string().nullable(),
-  status: z.literal('open'),
-  customer: z.record(z.string(), z.string()),
-  message_count: z.number().int(),
-  preview: z.string().nullable(),
-  created_at: z.string().nullable(),
-  updated_at: z.string().nullable(),
-  acquisition: z.object({ ctwa: z.record(z.string(), z.string()) }).nullable(),
-});
-
-export const transcriptMessage = z.object({
-  message_id: z.string(),
-  role: z.string(),
-  text: z.string().nullable(),
-  created_at: z.string().nullable(),
-});
-
-export const conversationsQuery = pageQuery(100, 25).extend({ agent_id: z.string().min(1).max(64).optional() });
-
-/** The cursor of the transcript is a message id, as the spec says: readable, and a position only. */
-export const messagesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(100),
-  cursor: z.string().regex(/^msg_[0-9a-f]{24}$/, 'a message_id from this transcript').optional(),
-});
-
-const conversationParams = z.object({ conversation_id: z.string().max(64) });
+import { conversationItem, conversationParams, conversationsQuery, messagesQuery, transcriptMessage } from './conversations.schema';
 
 const LIST = 'conversations';
 const CHANNELS = new Set(['web', 'whatsapp', 'voice']);

@@ -1,12 +1,5 @@
-import { z } from 'zod';
 import { route, type RouteDef } from '../../route';
-
-export const pingResponse = z.object({
-  ok: z.literal(true),
-  workspace_id: z.string(),
-  environment: z.enum(['live', 'test']),
-  scopes: z.array(z.string()),
-});
+import { pingResponse } from './ping.schema';
 
 export function pingRoutes(): RouteDef[] {
   return [

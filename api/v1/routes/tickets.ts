@@ -9,7 +9,8 @@ import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
-import { createTicketBody, patchTicketBody, ticketParams, ticketRecord, ticketView } from './ticketSchemas';
+import { createTicketBody, patchTicketBody, ticketParams, ticketRecord } from './tickets.schema';
+import { ticketView } from './ticketView';
 
 /** Tickets answer 412 when the deployment lacks them (api-core §7: not transient). */
 function requireTickets(workspace: WorkspaceDoc): void {
