@@ -161,7 +161,8 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The ticket.' },
       errors: ['not_found'],
       handler: async (ctx, { params: { ticket_id: ticketId }, body }) => {
-        const ticket = await setEscalation(ticketDeps, ctx.state.workspace!._id, ticketId, { open: body.open, reason: body.open ? body.reason : null }, deps.now);
+        const escalation = { open: body.open, reason: body.open ? body.reason : null };
+        const ticket = await setEscalation(ticketDeps, ctx.state.workspace!._id, ticketId, escalation, deps.now);
         if (!ticket) throw new ApiError('not_found', TICKET_NOT_FOUND);
         ctx.body = consoleTicketView(ticket);
       },
