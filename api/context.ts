@@ -12,8 +12,8 @@ export interface RequestState {
   /** Set by `jsonBody`: the bytes as sent, and their parse. */
   rawBody?: Buffer;
   body?: unknown;
-  /** Set by `validate`: the parsed query and body. */
-  input?: { query?: unknown; body?: unknown };
+  /** Set by `validate` and `validateParams`: the parsed query, body and path parameters. */
+  input?: { query?: unknown; body?: unknown; params?: unknown };
 }
 
 /** The pattern of the route that matched (e.g. `/api/v1/calls/:call_id`), set by the router. */

@@ -1,5 +1,7 @@
 import { isDatabaseUnavailable } from '../src/db/mongo';
 import { LIMITS } from '../src/domain/limits';
+import { Refusal } from '../src/domain/refusal';
+import { refusalParts } from './refusals';
 
 /**
  * The one helper behind every error the API sends (api-core §7): nine codes, each with its
@@ -96,11 +98,15 @@ export function databaseUnavailable(): ApiError {
 /**
  * What a thrown value becomes: an ApiError as it is; a database that did not answer is 503
  * `unavailable`; an HTTP error from a library keeps its status; anything else is an
+ * What a thrown value becomes: an ApiError as it is; a domain refusal by its reason
+ * (`api/refusals.ts`); an HTTP error from a library keeps its status; anything else is an
  * unhandled exception (api-core §7 rule 3) and says nothing about itself.
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (isDatabaseUnavailable(err)) return databaseUnavailable();
+  const refused = err instanceof Refusal ? refusalParts(err) : null;
+  if (refused) return new ApiError(refused.code, refused.message, refused.details);
   const status = (err as { status?: unknown })?.status;
   if (typeof status === 'number' && status >= 400 && status < 600 && status !== 500) {
     return fromStatus(status);

@@ -1,15 +1,13 @@
-import type Router from '@koa/router';
-import type { Middleware, ParameterizedContext } from 'koa';
+import type { Middleware } from 'koa';
 import type { Collection, Db, Sort } from 'mongodb';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../src/config';
 import type { EventPublisher } from '../../src/events/publisher';
 import { findWorkspace } from '../../src/workspaces/workspaces';
 import type { RequestState } from '../context';
 import { ApiError } from '../errors';
-import { jsonBody } from '../middleware/jsonBody';
-import { validate } from '../validation';
+import { route, type RouteDef } from '../route';
 
 export interface ConsoleDeps {
   config: Config & { CONSOLE_TOKEN: string };
@@ -19,39 +17,52 @@ export interface ConsoleDeps {
   now: () => Date;
 }
 
-/** For `/workspaces/:workspace_id/…`: the workspace on `ctx.state.workspace`, or 404. */
+/** Every console path starts here. */
+export const CONSOLE_PREFIX = '/console/v1';
+
+export const WORKSPACE_NOT_FOUND = 'Workspace not found.';
+
+/** An id path parameter: ids are short; a longer one cannot name a record. */
+export const idParam = () => z.string().min(1).max(64);
+
+/** The path parameters of `/workspaces/{workspace_id}/…`, plus the route's own. */
+export function workspaceParams<S extends z.ZodRawShape>(shape: S) {
+  return z.object({ workspace_id: idParam(), ...shape });
+}
+
+/**
+ * For `/workspaces/{workspace_id}/…`: the workspace on `ctx.state.workspace`, or 404. Runs
+ * before the body is read; an id that cannot name a workspace costs no lookup.
+ */
 export function loadWorkspace(deps: ConsoleDeps): Middleware<RequestState> {
+  const id = idParam();
   return async (ctx, next) => {
-    const workspace = await findWorkspace(deps.db, (ctx as unknown as { params: { workspace_id: string } }).params.workspace_id);
-    if (!workspace) throw new ApiError('not_found', 'Workspace not found.');
+    const workspaceId = (ctx as { params?: Record<string, string> }).params?.workspace_id;
+    const workspace = id.safeParse(workspaceId).success ? await findWorkspace(deps.db, workspaceId!) : null;
+    if (!workspace) throw new ApiError('not_found', WORKSPACE_NOT_FOUND);
     ctx.state.workspace = workspace;
     await next();
   };
 }
 
-export type Params<K extends string> = { params: Record<K, string> };
-
-/** A workspace route with a JSON body: the workspace, the body read, then validated. */
-export function withWorkspaceBody(deps: ConsoleDeps, schema: z.ZodType): Middleware<RequestState>[] {
-  return [loadWorkspace(deps), jsonBody(), validate({ body: schema })];
-}
-
-/** The validated body, typed by the schema that validated it. */
-export function bodyOf<S extends z.ZodType>(ctx: ParameterizedContext<RequestState>, _schema: S): z.infer<S> {
-  return ctx.state.input!.body as z.infer<S>;
-}
-
-/** `GET /workspaces/:workspace_id/<what>`: the workspace's records in a fixed order. */
+/** `GET /workspaces/{workspace_id}/<what>`: the workspace's records in a fixed order. */
 export function tenantList<T extends { tenant_id: string }>(
-  router: Router<RequestState>,
-  deps: ConsoleDeps,
   what: string,
+  operationId: string,
   collection: Collection<T>,
   view: (doc: T) => unknown,
   sort: Sort = { created_at: 1, _id: 1 },
-): void {
-  router.get(`/workspaces/:workspace_id/${what}`, loadWorkspace(deps), async (ctx) => {
-    const docs = await collection.find({ tenant_id: ctx.state.workspace!._id } as never).sort(sort).toArray();
-    ctx.body = { items: docs.map((doc) => view(doc as T)) };
+): RouteDef {
+  return route({
+    method: 'get',
+    path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/${what}`,
+    operationId,
+    summary: `List the workspace's ${what.replace('/', ' ')}.`,
+    params: workspaceParams({}),
+    response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.unknown()) }) },
+    handler: async (ctx) => {
+      const docs = await collection.find({ tenant_id: ctx.state.workspace!._id } as never).sort(sort).toArray();
+      ctx.body = { items: docs.map((doc) => view(doc as T)) };
+    },
   });
 }

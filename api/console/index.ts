@@ -1,7 +1,13 @@
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import type { RequestState } from '../context';
+import { jsonBody } from '../middleware/jsonBody';
+import { openApiRoute, type DocumentSurface } from '../openapi';
+import { koaPath, type RouteDef } from '../route';
+import { ROUTER_METHODS } from '../routerMethods';
+import { routeTail } from '../validation';
 import { consoleAuth } from './auth';
-import type { ConsoleDeps } from './deps';
+import { CONSOLE_PREFIX, loadWorkspace, WORKSPACE_NOT_FOUND, type ConsoleDeps } from './deps';
 import { callConsoleRoutes } from './routes/calls';
 import { conversationConsoleRoutes } from './routes/conversations';
 import { keyRoutes } from './routes/keys';
@@ -12,18 +18,55 @@ import { workspaceRoutes } from './routes/workspaces';
 import { webhookRoutes } from './routes/webhooks';
 import { whatsappConsoleRoutes } from './routes/whatsapp';
 
-/** The private console API under /console/v1: admin token, no compatibility promise. */
+const consoleSurface: DocumentSurface = {
+  info: {
+    title: 'Orchestrator console API',
+    version: '0.1.0',
+    description: 'The private console under /console/v1: workspaces, keys, numbers, messaging, calls, webhooks, tickets and the simulators. Admin token; no compatibility promise.',
+  },
+  securitySchemes: { consoleToken: { type: 'http', scheme: 'bearer', description: 'The console token (CONSOLE_TOKEN).' } },
+  security: () => [{ consoleToken: [] }],
+  baseErrors: (route) => ['unauthenticated', 'internal', ...(route.body || route.query || route.params ? (['invalid_argument'] as const) : [])],
+  headers: () => [],
+  usesDatabase: () => true,
+};
+
+/** Every console route; the order here is the order in its OpenAPI document. */
+export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
+  const routes: RouteDef[] = [
+    ...workspaceRoutes(deps),
+    ...keyRoutes(deps),
+    ...agentAndNumberRoutes(deps),
+    ...messagingRoutes(deps),
+    ...callConsoleRoutes(deps),
+    ...webhookRoutes(deps),
+    ...ticketRoutes(deps),
+    ...whatsappConsoleRoutes(deps),
+    ...conversationConsoleRoutes(deps),
+  ];
+  routes.push(
+    openApiRoute(`${CONSOLE_PREFIX}/openapi.json`, 'getConsoleOpenApi', () => routes, consoleSurface, 'This machine-readable description of the console API.'),
+  );
+  return routes;
+}
+
+/**
+ * The private console API under /console/v1: admin token, no compatibility promise. Each
+ * route: the token, the workspace of `{workspace_id}` (404 first), the body, then
+ * validation and the handler as on the public API.
+ */
 export function createConsoleRouter(deps: ConsoleDeps): Router<RequestState> {
-  const router = new Router<RequestState>({ prefix: '/console/v1' });
+  const router = new Router<RequestState>({ prefix: CONSOLE_PREFIX, methods: ROUTER_METHODS });
   router.use(consoleAuth(deps.config.CONSOLE_TOKEN));
-  workspaceRoutes(router, deps);
-  keyRoutes(router, deps);
-  agentAndNumberRoutes(router, deps);
-  messagingRoutes(router, deps);
-  callConsoleRoutes(router, deps);
-  webhookRoutes(router, deps);
-  ticketRoutes(router, deps);
-  whatsappConsoleRoutes(router, deps);
-  conversationConsoleRoutes(router, deps);
+  const workspace = loadWorkspace(deps);
+  const body = jsonBody();
+  for (const route of consoleRoutes(deps)) {
+    const chain: Middleware<RequestState>[] = [];
+    const inWorkspace = route.path.includes('{workspace_id}');
+    if (inWorkspace) chain.push(workspace);
+    if (route.body) chain.push(body);
+    chain.push(...routeTail(inWorkspace ? { ...route, notFound: { workspace_id: WORKSPACE_NOT_FOUND, ...route.notFound } } : route));
+    router[route.method](koaPath(route.path.slice(CONSOLE_PREFIX.length)), ...chain);
+  }
   return router;
 }

@@ -5,7 +5,7 @@ import { ApiError } from '../errors';
 import { matchedRoute, type RequestState } from '../context';
 
 const HEADER = 'idempotency-key';
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * `Idempotency-Key` for the POST routes that honour it (api-core §4). Runs after the body is
@@ -18,7 +18,7 @@ export function idempotency(deps: { store: IdempotencyStore; now?: () => Date })
   return async (ctx, next) => {
     const key = ctx.get(HEADER);
     if (!key) return next();
-    if (!KEY_PATTERN.test(key)) {
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
       throw new ApiError('invalid_argument', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
     }
     const scope: ClaimScope = {

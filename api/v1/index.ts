@@ -1,6 +1,6 @@
 import type { PublicDeps } from './deps';
-import { openApiRoute } from './openapi';
-import type { RouteDef } from './route';
+import { publicOpenApiRoute } from './openapi';
+import type { RouteDef } from '../route';
 import { buildPublicRouter } from './router';
 import { agentsRoutes } from './routes/agents';
 import { callsRoutes } from './routes/calls';
@@ -18,7 +18,7 @@ export function publicRoutes(deps: PublicDeps): RouteDef[] {
   routes.push(...ticketsRoutes(deps), ...contactsRoutes(deps));
   routes.push(...messagesRoutes(deps), ...conversationsRoutes(deps));
   routes.push(...campaignsRoutes(deps));
-  routes.push(openApiRoute(() => routes));
+  routes.push(publicOpenApiRoute(() => routes));
   return routes;
 }
 

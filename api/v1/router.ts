@@ -7,16 +7,17 @@ import { idempotency } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/jsonBody';
 import { rateLimit } from '../middleware/rateLimit';
 import { requireScope } from '../middleware/requireScope';
-import { validate } from '../validation';
+import { ROUTER_METHODS } from '../routerMethods';
+import { routeTail } from '../validation';
 import type { PublicDeps } from './deps';
-import { koaPath, type RouteDef } from './route';
+import { koaPath, type RouteDef } from '../route';
 
 /**
  * Mounts each route with its middleware in the contract's order: key checks and standing,
  * rate limit, scope, then the body, idempotency and validation, then the handler.
  */
 export function buildPublicRouter(routes: RouteDef[], deps: PublicDeps): Router<RequestState> {
-  const router = new Router<RequestState>();
+  const router = new Router<RequestState>({ methods: ROUTER_METHODS });
   const auth = authenticate({ db: deps.db, environment: deps.config.API_ENVIRONMENT, now: deps.now });
   const limiter = rateLimit({ store: deps.rateLimitStore, logger: deps.logger, now: deps.now });
   const body = jsonBody();
@@ -29,8 +30,7 @@ export function buildPublicRouter(routes: RouteDef[], deps: PublicDeps): Router<
     }
     if (route.method !== 'get') chain.push(body);
     if (route.idempotent) chain.push(replay);
-    if (route.query || route.body) chain.push(validate({ query: route.query, body: route.body }));
-    chain.push(route.handler);
+    chain.push(...routeTail(route));
     router[route.method](koaPath(route.path), ...chain);
   }
   return router;

@@ -8,6 +8,7 @@ import { ingestCloudWebhook } from '../../src/messaging/cloudIngest';
 import { parsePhoneNumberIds } from '../../src/providers/whatsapp';
 import { parseCloudWebhook, signatureValid, verificationChallenge } from '../../src/providers/whatsapp/cloudWebhook';
 import type { RequestState } from '../context';
+import { ROUTER_METHODS } from '../routerMethods';
 
 export const WHATSAPP_WEBHOOK_PATH = '/webhooks/whatsapp';
 
@@ -24,7 +25,7 @@ export function createWhatsAppWebhookRouter(deps: {
   events: EventPublisher;
   now?: () => Date;
 }): Router<RequestState> {
-  const router = new Router<RequestState>();
+  const router = new Router<RequestState>({ methods: ROUTER_METHODS });
   const now = deps.now ?? (() => new Date());
   const phoneByNumberId = Object.fromEntries(
     Object.entries(parsePhoneNumberIds(deps.config.WHATSAPP_CLOUD_PHONE_NUMBER_IDS)).map(([phone, id]) => [id, phone]),

@@ -13,7 +13,8 @@ export const MAX_CAPTURE_PROMPT_CHARS = 6_000;
 const KEY_PATTERN = /^[a-z][a-z0-9_]{0,39}$/;
 
 export const captureFieldRequest = z.object({
-  label: z.string().max(80),
+  // normaliseCapture refuses a blank label; the pattern says so in the OpenAPI document.
+  label: z.string().max(80).meta({ pattern: '\\S' }),
   key: z.string().regex(KEY_PATTERN, 'lowercase letters, digits and underscores, starting with a letter, up to 40 characters').optional(),
   type: z.enum(CAPTURE_FIELD_TYPES).default('text'),
   hint: z.string().max(240).nullable().default(null),

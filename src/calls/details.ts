@@ -12,6 +12,7 @@ export const detailsRequest = z
   .refine((value) => Object.keys(value).length <= DETAILS_LIMITS.entries, {
     message: `At most ${DETAILS_LIMITS.entries} details.`,
   })
+  .meta({ maxProperties: DETAILS_LIMITS.entries })
   .default({});
 
 export interface DetailLine {

@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { collections, type AgentDoc, type PhoneNumberDoc, type WorkspaceDoc } from '../db/collections';
 import { LIMITS } from '../domain/limits';
+import { Refusal } from '../domain/refusal';
 import { releaseLiveSlot, reserveDailyBudget, takeLiveSlot } from './admission';
 import { readDestination } from './destination';
 
@@ -13,15 +14,27 @@ import { readDestination } from './destination';
  * are given back.
  */
 
-export class CallRefusal extends Error {
-  constructor(
-    readonly code: 'invalid_argument' | 'permission_denied' | 'failed_precondition' | 'rate_limited',
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'CallRefusal';
-  }
+export type CallRefusalReason =
+  | 'unsupported_channel'
+  | 'voice_not_configured'
+  | 'workspace_suspended'
+  | 'wallet_empty'
+  | 'channel_dormant'
+  | 'destination_too_short'
+  | 'destination_unusable'
+  | 'self_dial'
+  | 'destination_blocked'
+  | 'country_not_allowed'
+  | 'call_concurrency'
+  | 'daily_call_budget'
+  | 'no_phone_number'
+  | 'unknown_from_number'
+  | 'no_agent_deployed'
+  | 'agent_number_mismatch';
+
+/** Why a call may not be placed; `api/refusals.ts` gives each reason its status. */
+export class CallRefusal extends Refusal<CallRefusalReason> {
+  override readonly name = 'CallRefusal';
 }
 
 export interface CallRequestForGuards {
@@ -61,50 +74,40 @@ export async function admitCall(
   const { db } = deps;
   const c = collections(db);
   if (!deps.deploymentChannels.includes('voice')) {
-    throw new CallRefusal('failed_precondition', 'Voice calls are not available on this deployment.', {
-      reason: 'unsupported_channel',
+    throw new CallRefusal('unsupported_channel', 'Voice calls are not available on this deployment.', {
       supported: [...deps.deploymentChannels],
     });
   }
   if (!workspace.capabilities.voice_configured) {
-    throw new CallRefusal('failed_precondition', 'Voice is not configured for this workspace.', { reason: 'voice_not_configured' });
+    throw new CallRefusal('voice_not_configured', 'Voice is not configured for this workspace.');
   }
   if (workspace.suspended) {
-    throw new CallRefusal('failed_precondition', 'This workspace is suspended for billing; calls resume when billing is restored.', {
-      reason: 'workspace_suspended',
-    });
+    throw new CallRefusal('workspace_suspended', 'This workspace is suspended for billing; calls resume when billing is restored.');
   }
   if (walletEmpty(workspace)) {
-    throw new CallRefusal('failed_precondition', "The plan's voice minutes are used up and there are no prepaid minutes.", {
-      reason: 'wallet_empty',
-    });
+    throw new CallRefusal('wallet_empty', "The plan's voice minutes are used up and there are no prepaid minutes.");
   }
   if (!workspace.plan.phone_numbers) {
-    throw new CallRefusal('failed_precondition', 'The plan no longer includes phone numbers.', { reason: 'channel_dormant' });
+    throw new CallRefusal('channel_dormant', 'The plan no longer includes phone numbers.');
   }
 
   const destination = readDestination(request.to, workspace.country);
-  if (destination.kind === 'too_short') throw new CallRefusal('invalid_argument', 'That destination number is too short.');
-  if (destination.kind === 'unusable') throw new CallRefusal('invalid_argument', "That destination number isn't usable.");
+  if (destination.kind === 'too_short') throw new CallRefusal('destination_too_short', 'That destination number is too short.');
+  if (destination.kind === 'unusable') throw new CallRefusal('destination_unusable', "That destination number isn't usable.");
   if (await c.phoneNumbers.findOne({ _id: destination.digits, tenant_id: workspace._id })) {
-    throw new CallRefusal('invalid_argument', 'That destination is one of this workspace’s own numbers.', { reason: 'self_dial' });
+    throw new CallRefusal('self_dial', 'That destination is one of this workspace’s own numbers.');
   }
   if (destination.blocked) {
-    throw new CallRefusal('permission_denied', 'Calls to that range are blocked.', {
-      reason: 'destination_blocked',
-      range: destination.blocked,
-    });
+    throw new CallRefusal('destination_blocked', 'Calls to that range are blocked.', { range: destination.blocked });
   }
   if (!workspace.calling_country_codes.includes(destination.callingCode)) {
-    throw new CallRefusal('permission_denied', `Outbound calls to +${destination.callingCode} are not enabled for this workspace.`, {
-      reason: 'country_not_allowed',
+    throw new CallRefusal('country_not_allowed', `Outbound calls to +${destination.callingCode} are not enabled for this workspace.`, {
       allowed_country_codes: [...workspace.calling_country_codes],
     });
   }
 
   if (!(await takeLiveSlot(db, workspace._id, callId, now))) {
-    throw new CallRefusal('rate_limited', `This workspace already has ${LIMITS.concurrentCallsPerWorkspace} live calls.`, {
-      reason: 'call_concurrency',
+    throw new CallRefusal('call_concurrency', `This workspace already has ${LIMITS.concurrentCallsPerWorkspace} live calls.`, {
       limit: LIMITS.concurrentCallsPerWorkspace,
     });
   }
@@ -113,8 +116,7 @@ export async function admitCall(
     const reservedMinutes = Math.ceil(agent.max_call_minutes);
     const budget = await reserveDailyBudget(db, workspace._id, reservedMinutes, now, callId);
     if (!budget.ok) {
-      throw new CallRefusal('rate_limited', 'The daily outbound call budget is used up; it resets at 00:00 UTC.', {
-        reason: 'daily_call_budget',
+      throw new CallRefusal('daily_call_budget', 'The daily outbound call budget is used up; it resets at 00:00 UTC.', {
         calls: budget.usage.calls,
         reserved_minutes: budget.usage.minutes,
         call_limit: LIMITS.callsPerUtcDay,
@@ -142,34 +144,29 @@ async function resolveCaller(
   const c = collections(db);
   const first = await firstActiveNumber(db, workspace._id);
   if (!first) {
-    throw new CallRefusal('failed_precondition', 'This workspace has no active phone number to call from.', { reason: 'no_phone_number' });
+    throw new CallRefusal('no_phone_number', 'This workspace has no active phone number to call from.');
   }
   let number = first;
   if (request.from_number !== null) {
     const digits = request.from_number.replace(/\D/g, '');
     const found = digits ? await c.phoneNumbers.findOne({ _id: digits }) : null;
     if (!found || !found.active) {
-      throw new CallRefusal('permission_denied', "That from_number isn't an active number of this workspace.", {
-        reason: 'unknown_from_number',
-      });
+      throw new CallRefusal('unknown_from_number', "That from_number isn't an active number of this workspace.");
     }
     number = found;
   }
   if (!number.agent_id) {
-    throw new CallRefusal('failed_precondition', 'No agent is deployed to the caller-ID number.', { reason: 'no_agent_deployed' });
+    throw new CallRefusal('no_agent_deployed', 'No agent is deployed to the caller-ID number.');
   }
   if (number.tenant_id !== workspace._id) {
-    throw new CallRefusal('permission_denied', "That number isn't in this workspace.", { reason: 'unknown_from_number' });
+    throw new CallRefusal('unknown_from_number', "That number isn't in this workspace.");
   }
   if (request.agent_id !== null && request.agent_id !== number.agent_id) {
-    throw new CallRefusal('failed_precondition', 'A different agent is deployed to the caller-ID number.', {
-      reason: 'agent_number_mismatch',
-      deployed_agent_id: number.agent_id,
-    });
+    throw new CallRefusal('agent_number_mismatch', 'A different agent is deployed to the caller-ID number.', { deployed_agent_id: number.agent_id });
   }
   const agent = await c.agents.findOne({ _id: number.agent_id, tenant_id: number.tenant_id });
   if (!agent) {
-    throw new CallRefusal('failed_precondition', 'No agent is deployed to the caller-ID number.', { reason: 'no_agent_deployed' });
+    throw new CallRefusal('no_agent_deployed', 'No agent is deployed to the caller-ID number.');
   }
   return { number, agent };
 }

@@ -126,4 +126,4 @@ export async function audienceContactIds(db: Db, campaign: Pick<CampaignDoc, '_i
   return doc?.tenant_id === campaign.tenant_id ? doc.contact_ids : [];
 }
 
-export const isCampaignId = (id: string): boolean => /^cmp_[0-9a-f]{24}$/.test(id);
+export const CAMPAIGN_ID_PATTERN = /^cmp_[0-9a-f]{24}$/;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
+import { Refusal } from '../domain/refusal';
 import { normaliseTags } from '../domain/tags';
 import { normaliseEmail, toE164 } from './contactIdentity';
 
@@ -48,10 +49,10 @@ export function contactCollections(db: Db): { contacts: Collection<ContactDoc>; 
 }
 
 /** The email and the phone belong to two different contacts; nothing was merged. */
-export class IdentityConflictError extends Error {
+export class IdentityConflictError extends Refusal<'identity_conflict'> {
+  override readonly name = 'IdentityConflictError';
   constructor(readonly contactIds: string[]) {
-    super('the email and the phone belong to two different contacts');
-    this.name = 'IdentityConflictError';
+    super('identity_conflict', 'Those details belong to two different contacts.');
   }
 }
 
@@ -64,10 +65,10 @@ export class UnusablePhoneError extends Error {
 }
 
 /** Neither an email nor a phone number was given. */
-export class MissingIdentityError extends Error {
+export class MissingIdentityError extends Refusal<'missing_identity'> {
+  override readonly name = 'MissingIdentityError';
   constructor() {
-    super('an email or a phone number is needed to match a contact');
-    this.name = 'MissingIdentityError';
+    super('missing_identity', 'Provide an email or a phone number.');
   }
 }
 

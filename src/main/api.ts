@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import { loadConfig, requireApiSettings } from '../config';
 import { cursorSecret } from '../auth/secrets';
 import { MemoryCounterStore, MongoCounterStore } from '../rateLimit/counterStore';
@@ -9,6 +8,7 @@ import { connectTemporalClient, createTemporalProbe } from '../temporal/client';
 import { createLogger } from '../observability/logger';
 import { createMetricsRegistry } from '../observability/metrics';
 import { createApp } from '../../api/app';
+import { createApiServer } from '../../api/server';
 import { runMain, shutdownSignal } from './runMain';
 
 /** The API process: stateless; run as many as needed behind a load balancer. */
@@ -42,7 +42,7 @@ runMain(async () => {
   }, 60_000);
   sweeper.unref();
 
-  const server = createServer(app.callback());
+  const server = createApiServer(app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'api listening');

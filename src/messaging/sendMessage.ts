@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { Refusal } from '../domain/refusal';
 import { recordTurn } from '../conversations/recordTurn';
 import { collections, type TemplateDoc } from '../db/collections';
 import type { EventPublisher } from '../events/publisher';
@@ -45,16 +46,9 @@ export type SendRefusalReason =
   | 'session_window_closed'
   | 'provider_error';
 
-export class SendRefusal extends Error {
-  constructor(
-    readonly reason: SendRefusalReason,
-    message: string,
-    /** Extra detail keys (a provider refusal's provider fields, counts, the supported channels). */
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'SendRefusal';
-  }
+/** Why a message was not sent; `api/refusals.ts` gives each reason its status. */
+export class SendRefusal extends Refusal<SendRefusalReason> {
+  override readonly name = 'SendRefusal';
 }
 
 /** Names the provider at the start of every provider refusal (api-core §7). */

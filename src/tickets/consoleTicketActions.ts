@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { Refusal } from '../domain/refusal';
 import type { EventPublisher } from '../events/publisher';
 import { afterChange } from './patchTicket';
 import { ticketSettingsOf } from './ticketSettings';
@@ -14,10 +15,10 @@ import type { WorkspaceDoc } from '../db/collections';
 
 type Change = { set: Record<string, unknown>; changes: TicketVersionDoc['changes'] };
 
-export class UnknownAssigneeError extends Error {
+export class UnknownAssigneeError extends Refusal<'unknown_assignee'> {
+  override readonly name = 'UnknownAssigneeError';
   constructor(readonly assigneeId: string) {
-    super(`${assigneeId} is not one of the workspace's ticket assignees`);
-    this.name = 'UnknownAssigneeError';
+    super('unknown_assignee', `${assigneeId} is not one of this workspace's ticket assignees.`);
   }
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-const TICKET_ID = /^tkt_[0-9a-f]{24}$/;
+export const TICKET_ID_PATTERN = /^tkt_[0-9a-f]{24}$/;
 
 /**
  * `tkt_` plus 24 hex of sha256(workspace, raw request body): a byte-identical body always
@@ -14,7 +14,7 @@ export function ticketIdFor(tenantId: string, rawBody: Buffer): string {
 }
 
 export function isTicketId(value: string): boolean {
-  return TICKET_ID.test(value);
+  return TICKET_ID_PATTERN.test(value);
 }
 
 export const PUBLIC_REF_PREFIX = 'TKT';

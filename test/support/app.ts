@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
-import { createServer } from 'node:http';
 import { Connection, Client } from '@temporalio/client';
 import type { Db, MongoClient } from 'mongodb';
 import { createApp } from '../../api/app';
+import { createApiServer } from '../../api/server';
 import { requireApiSettings, webhookPrivateUrlsAllowed, type Config } from '../../src/config';
 import { apiDatabaseOptions, connectMongo } from '../../src/db/mongo';
 import { createTemporalProbe } from '../../src/temporal/client';
@@ -64,7 +64,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, now, w
     cursorSecret: 'test-cursor-secret-0123456789abcdef',
     now,
   });
-  const server = createServer(app.callback());
+  const server = createApiServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | null = null;
   if (withWorker) {

@@ -1,4 +1,3 @@
-import type Router from '@koa/router';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
 import { callCollections, deploymentId, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
@@ -9,11 +8,11 @@ import { newId } from '../../../src/domain/ids';
 import { calleeScript, calleeScripts, scriptId } from '../../../src/providers/voice/simulatorScript';
 import { callWorkflowDefinition, callWorkflowId, rereadCallDefinition, rereadWorkflowId, type CallWorkflowInput, type ReadCallInput } from '../../../src/calls/contracts';
 import { startWorkflow } from '../../../src/temporal/startWorkflow';
-import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { callView } from '../../v1/routes/callView';
-import { bodyOf, loadWorkspace, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
+import { route, type RouteDef } from '../../route';
+import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
 
 export const inboundCallBody = z.object({
   /** The caller's number. */
@@ -24,115 +23,189 @@ export const inboundCallBody = z.object({
 
 const calleeScriptBody = calleeScript;
 
+const CALL_NOT_FOUND = 'Call not found.';
+
+/** A destination is a phone number: digits, with an optional `+` and separators. */
+const destinationParam = z.string().max(32).regex(/\d/, 'the destination needs digits');
+
 /**
  * Calls in the console: operators read a call with its transcript, re-read it, script the
  * simulated callee per destination, and place a simulated inbound call.
  */
-export function callConsoleRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
+export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
+  const routes: RouteDef[] = [];
   const { calls } = callCollections(deps.db);
   const scripts = calleeScripts(deps.db);
 
   async function ownCall(tenantId: string, callId: string): Promise<CallDoc> {
     // By `_id` alone, the one filter FerretDB on SQLite answers without decoding every call.
     const call = await calls.findOne({ _id: callId });
-    if (!call || call.tenant_id !== tenantId) throw new ApiError('not_found', 'Call not found.');
+    if (!call || call.tenant_id !== tenantId) throw new ApiError('not_found', CALL_NOT_FOUND);
     return call;
   }
 
-  router.get('/workspaces/:workspace_id/calls/:call_id', loadWorkspace(deps), async (ctx) => {
-    const call = await ownCall(ctx.state.workspace!._id, (ctx as unknown as Params<'call_id'>).params.call_id);
-    ctx.body = {
-      ...callView(call),
-      placed_at: formatTimestamp(call.placed_at),
-      deployment_id: call.deployment_id,
-      readings: call.readings,
-      transcript: call.transcript ?? [],
-    };
-  });
+  routes.push(
+    route({
+      method: 'get',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/calls/{call_id}`,
+      operationId: 'getConsoleCall',
+      summary: 'Read a call as GET /api/v1/calls/{id} shows it, plus placement, readings and transcript.',
+      params: workspaceParams({ call_id: idParam() }),
+      notFound: { call_id: CALL_NOT_FOUND },
+      response: { status: 200, description: 'The call.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params }) => {
+        const call = await ownCall(ctx.state.workspace!._id, params.call_id);
+        ctx.body = {
+          ...callView(call),
+          placed_at: formatTimestamp(call.placed_at),
+          deployment_id: call.deployment_id,
+          readings: call.readings,
+          transcript: call.transcript ?? [],
+        };
+      },
+    }),
+  );
 
   /** Reads a finished call again: result `ready` and `call.outcome` sent again. */
-  router.post('/workspaces/:workspace_id/calls/:call_id/reread', loadWorkspace(deps), async (ctx) => {
-    const call = await ownCall(ctx.state.workspace!._id, (ctx as unknown as Params<'call_id'>).params.call_id);
-    if (!call.ended_at) throw new ApiError('conflict', 'The call is still live; it is read when it ends.', { reason: 'call_live' });
-    const bumped = await calls.findOneAndUpdate({ _id: call._id }, { $inc: { read_requests: 1 } }, { returnDocument: 'after' });
-    const reading = Math.max(bumped!.read_requests + 1, call.readings + 1);
-    const input: ReadCallInput = { callId: call._id, tenantId: call.tenant_id, reading, reread: true };
-    try {
-      await startWorkflow(deps.temporal, rereadCallDefinition, {
-        workflowId: rereadWorkflowId(call._id, reading),
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-    ctx.status = 202;
-    ctx.body = { call_id: call._id, reading, workflow_id: rereadWorkflowId(call._id, reading) };
-  });
+  routes.push(
+    route({
+      method: 'post',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/calls/{call_id}/reread`,
+      operationId: 'rereadCall',
+      summary: 'Read a finished call again: result `ready` and `call.outcome` sent again.',
+      params: workspaceParams({ call_id: idParam() }),
+      notFound: { call_id: CALL_NOT_FOUND },
+      response: { status: 202, description: '`{call_id, reading, workflow_id}`.' },
+      errors: ['not_found', 'conflict'],
+      handler: async (ctx, { params }) => {
+        const call = await ownCall(ctx.state.workspace!._id, params.call_id);
+        if (!call.ended_at) throw new ApiError('conflict', 'The call is still live; it is read when it ends.', { reason: 'call_live' });
+        const bumped = await calls.findOneAndUpdate({ _id: call._id }, { $inc: { read_requests: 1 } }, { returnDocument: 'after' });
+        const reading = Math.max(bumped!.read_requests + 1, call.readings + 1);
+        const input: ReadCallInput = { callId: call._id, tenantId: call.tenant_id, reading, reread: true };
+        try {
+          await startWorkflow(deps.temporal, rereadCallDefinition, {
+            workflowId: rereadWorkflowId(call._id, reading),
+            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+            args: [input],
+          });
+        } catch (err) {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }
+        ctx.status = 202;
+        ctx.body = { call_id: call._id, reading, workflow_id: rereadWorkflowId(call._id, reading) };
+      },
+    }),
+  );
 
-  router.put('/workspaces/:workspace_id/simulator/calls/:destination', ...withWorkspaceBody(deps, calleeScriptBody), async (ctx) => {
-    const tenantId = ctx.state.workspace!._id;
-    const destination = (ctx as unknown as Params<'destination'>).params.destination.replace(/\D/g, '');
-    if (!destination) throw new ApiError('invalid_argument', 'The destination needs digits.');
-    const script = bodyOf(ctx, calleeScriptBody);
-    const doc = { _id: scriptId(tenantId, destination), tenant_id: tenantId, destination, script, updated_at: deps.now() };
-    await scripts.replaceOne({ _id: doc._id }, doc, { upsert: true });
-    ctx.body = { destination: `+${destination}`, script };
-  });
+  routes.push(
+    route({
+      method: 'put',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/calls/{destination}`,
+      operationId: 'putCalleeScript',
+      summary: 'Script the simulated callee of a destination; replaces its script as a whole.',
+      params: workspaceParams({ destination: destinationParam }),
+      body: calleeScriptBody,
+      response: { status: 200, description: 'The stored script, with its defaults filled in.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params, body: script }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const destination = params.destination.replace(/\D/g, '');
+        const doc = { _id: scriptId(tenantId, destination), tenant_id: tenantId, destination, script, updated_at: deps.now() };
+        await scripts.replaceOne({ _id: doc._id }, doc, { upsert: true });
+        ctx.body = { destination: `+${destination}`, script };
+      },
+    }),
+  );
 
-  router.get('/workspaces/:workspace_id/simulator/calls', loadWorkspace(deps), async (ctx) => {
-    const docs = await scripts.find({ tenant_id: ctx.state.workspace!._id }).sort({ _id: 1 }).toArray();
-    ctx.body = { items: docs.map((d) => ({ destination: `+${d.destination}`, script: d.script })) };
-  });
+  routes.push(
+    route({
+      method: 'get',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/calls`,
+      operationId: 'listCalleeScripts',
+      summary: "List the workspace's callee scripts.",
+      params: workspaceParams({}),
+      response: { status: 200, description: '`{items: [{destination, script}]}`.', schema: z.object({ items: z.array(z.unknown()) }) },
+      errors: ['not_found'],
+      handler: async (ctx) => {
+        const docs = await scripts.find({ tenant_id: ctx.state.workspace!._id }).sort({ _id: 1 }).toArray();
+        ctx.body = { items: docs.map((d) => ({ destination: `+${d.destination}`, script: d.script })) };
+      },
+    }),
+  );
 
-  router.delete('/workspaces/:workspace_id/simulator/calls/:destination', loadWorkspace(deps), async (ctx) => {
-    const destination = (ctx as unknown as Params<'destination'>).params.destination.replace(/\D/g, '');
-    await scripts.deleteOne({ _id: scriptId(ctx.state.workspace!._id, destination) });
-    ctx.status = 204;
-  });
+  routes.push(
+    route({
+      method: 'delete',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/calls/{destination}`,
+      operationId: 'deleteCalleeScript',
+      summary: 'Forget the callee script of a destination.',
+      params: workspaceParams({ destination: destinationParam }),
+      response: { status: 204, description: 'Deleted (or there was none).' },
+      errors: ['not_found'],
+      handler: async (ctx, { params }) => {
+        const destination = params.destination.replace(/\D/g, '');
+        await scripts.deleteOne({ _id: scriptId(ctx.state.workspace!._id, destination) });
+        ctx.status = 204;
+      },
+    }),
+  );
 
   /** A simulated customer calls one of the workspace's numbers; its agent answers. */
-  router.post('/workspaces/:workspace_id/calls/inbound', ...withWorkspaceBody(deps, inboundCallBody), async (ctx) => {
-    const workspace = ctx.state.workspace!;
-    const body = bodyOf(ctx, inboundCallBody);
-    const caller = readDestination(body.from, workspace.country);
-    if (caller.kind !== 'ok') throw new ApiError('invalid_argument', "That caller number isn't usable.");
-    const { phoneNumbers, agents } = collections(deps.db);
-    const number = body.to_number
-      ? await phoneNumbers.findOne({ _id: body.to_number.replace(/\D/g, ''), tenant_id: workspace._id, active: true })
-      : await firstActiveNumber(deps.db, workspace._id);
-    if (!number) throw new ApiError('failed_precondition', 'No active number of this workspace to call.', { reason: 'no_phone_number' });
-    const agent = number.agent_id ? await agents.findOne({ _id: number.agent_id, tenant_id: workspace._id }) : null;
-    if (!agent) throw new ApiError('failed_precondition', 'No agent is deployed to that number.', { reason: 'no_agent_deployed' });
+  routes.push(
+    route({
+      method: 'post',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/calls/inbound`,
+      operationId: 'placeInboundCall',
+      summary: "A simulated customer calls one of the workspace's numbers; its agent answers.",
+      params: workspaceParams({}),
+      body: inboundCallBody,
+      response: { status: 201, description: 'The call.' },
+      errors: ['not_found', 'failed_precondition'],
+      handler: async (ctx, { body }) => {
+        const workspace = ctx.state.workspace!;
+        const caller = readDestination(body.from, workspace.country);
+        if (caller.kind !== 'ok') throw new ApiError('invalid_argument', "That caller number isn't usable.");
+        const { phoneNumbers, agents } = collections(deps.db);
+        const number = body.to_number
+          ? await phoneNumbers.findOne({ _id: body.to_number.replace(/\D/g, ''), tenant_id: workspace._id, active: true })
+          : await firstActiveNumber(deps.db, workspace._id);
+        if (!number) throw new ApiError('failed_precondition', 'No active number of this workspace to call.', { reason: 'no_phone_number' });
+        const agent = number.agent_id ? await agents.findOne({ _id: number.agent_id, tenant_id: workspace._id }) : null;
+        if (!agent) throw new ApiError('failed_precondition', 'No agent is deployed to that number.', { reason: 'no_agent_deployed' });
 
-    const at = deps.now();
-    const callId = newId('call', at);
-    const call = newCallDoc({
-      _id: callId,
-      tenant_id: workspace._id,
-      direction: 'inbound',
-      status: 'in_progress',
-      to: caller.e164,
-      from_number: number._id,
-      agent_id: agent._id,
-      requested_agent_id: null,
-      deployment_id: deploymentId(number._id, agent._id),
-      ring_seconds: 0,
-      max_call_seconds: agent.max_call_minutes * 60,
-      recording: number.recording,
-      created_at: at,
-    });
-    await calls.insertOne(call);
-    const input: CallWorkflowInput = {
-      callId,
-      tenantId: workspace._id,
-      direction: 'inbound',
-      ringSeconds: 0,
-      maxCallSeconds: call.max_call_seconds,
-      createdAt: at.toISOString(),
-    };
-    await startWorkflow(deps.temporal, callWorkflowDefinition, { workflowId: callWorkflowId(callId), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [input] });
-    ctx.status = 201;
-    ctx.body = callView(call);
-  });
+        const at = deps.now();
+        const callId = newId('call', at);
+        const call = newCallDoc({
+          _id: callId,
+          tenant_id: workspace._id,
+          direction: 'inbound',
+          status: 'in_progress',
+          to: caller.e164,
+          from_number: number._id,
+          agent_id: agent._id,
+          requested_agent_id: null,
+          deployment_id: deploymentId(number._id, agent._id),
+          ring_seconds: 0,
+          max_call_seconds: agent.max_call_minutes * 60,
+          recording: number.recording,
+          created_at: at,
+        });
+        await calls.insertOne(call);
+        const input: CallWorkflowInput = {
+          callId,
+          tenantId: workspace._id,
+          direction: 'inbound',
+          ringSeconds: 0,
+          maxCallSeconds: call.max_call_seconds,
+          createdAt: at.toISOString(),
+        };
+        await startWorkflow(deps.temporal, callWorkflowDefinition, { workflowId: callWorkflowId(callId), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [input] });
+        ctx.status = 201;
+        ctx.body = callView(call);
+      },
+    }),
+  );
+  return routes;
 }

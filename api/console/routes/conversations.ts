@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type Router from '@koa/router';
 import { z } from 'zod';
 import { conversationsCollection, recordTurn } from '../../../src/conversations';
-import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
-import { bodyOf, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
+import { route, type RouteDef } from '../../route';
+import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
 
 export const turnBody = z
   .object({
@@ -17,30 +16,43 @@ export const turnBody = z
   })
   .strict();
 
+const CONVERSATION_NOT_FOUND = 'Conversation not found.';
+
 /**
  * Adds a turn to an existing conversation: an agent's reply, a team member's note or an
  * operational trail row, as a chat agent or a tool would record them.
  */
-export function conversationConsoleRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
-  router.post('/workspaces/:workspace_id/conversations/:conversation_id/turns', ...withWorkspaceBody(deps, turnBody), async (ctx) => {
-    const body = bodyOf(ctx, turnBody);
-    const tenantId = ctx.state.workspace!._id;
-    const { conversation_id } = (ctx as unknown as Params<'conversation_id'>).params;
-    const conversation = await conversationsCollection(deps.db).findOne({ _id: conversation_id });
-    if (!conversation || conversation.tenant_id !== tenantId) throw new ApiError('not_found', 'Conversation not found.');
-    const turn = await recordTurn(deps, {
-      tenantId,
-      channel: conversation.channel,
-      threadKey: conversation.thread_key,
-      customer: {},
-      agentId: body.agent_id ?? null,
-      role: body.role,
-      text: body.text,
-      kind: body.kind,
-      at: deps.now(),
-      dedupeKey: `console:${body.turn_id ?? randomBytes(12).toString('hex')}`,
-    });
-    ctx.status = 201;
-    ctx.body = { conversation_id: turn.conversationId, message_id: turn.messageId, duplicate: turn.duplicate };
-  });
+export function conversationConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
+  return [
+    route({
+      method: 'post',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/conversations/{conversation_id}/turns`,
+      operationId: 'addConversationTurn',
+      summary: 'Add a turn to a conversation; repeating a `turn_id` changes nothing.',
+      params: workspaceParams({ conversation_id: idParam() }),
+      notFound: { conversation_id: CONVERSATION_NOT_FOUND },
+      body: turnBody,
+      response: { status: 201, description: '`{conversation_id, message_id, duplicate}`.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params: { conversation_id }, body }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const conversation = await conversationsCollection(deps.db).findOne({ _id: conversation_id });
+        if (!conversation || conversation.tenant_id !== tenantId) throw new ApiError('not_found', CONVERSATION_NOT_FOUND);
+        const turn = await recordTurn(deps, {
+          tenantId,
+          channel: conversation.channel,
+          threadKey: conversation.thread_key,
+          customer: {},
+          agentId: body.agent_id ?? null,
+          role: body.role,
+          text: body.text,
+          kind: body.kind,
+          at: deps.now(),
+          dedupeKey: `console:${body.turn_id ?? randomBytes(12).toString('hex')}`,
+        });
+        ctx.status = 201;
+        ctx.body = { conversation_id: turn.conversationId, message_id: turn.messageId, duplicate: turn.duplicate };
+      },
+    }),
+  ];
 }

@@ -1,10 +1,9 @@
-import Router from '@koa/router';
 import { z } from 'zod';
 import { KeyStore } from '../../../src/auth/keyStore';
 import { SCOPES } from '../../../src/domain/scopes';
-import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
-import { bodyOf, loadWorkspace, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
+import { route, type RouteDef } from '../../route';
+import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
 import { keyView } from '../views';
 
 export const createKeyBody = z.object({
@@ -12,37 +11,74 @@ export const createKeyBody = z.object({
   environment: z.enum(['live', 'test']).optional(),
 });
 
-export function keyRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
+const keyParams = workspaceParams({ key_id: idParam() });
+const KEY_NOT_FOUND = 'Key not found.';
+
+export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
   const keys = new KeyStore(deps.db, deps.now);
-  const base = '/workspaces/:workspace_id/keys';
-
-  router.post(base, ...withWorkspaceBody(deps, createKeyBody), async (ctx) => {
-    const body = bodyOf(ctx, createKeyBody);
-    const issued = await keys.create(ctx.state.workspace!._id, body.scopes, body.environment ?? deps.config.API_ENVIRONMENT);
-    ctx.status = 201;
-    ctx.body = { ...keyView(issued.key), api_key: issued.plaintext };
-  });
-
-  router.get(base, loadWorkspace(deps), async (ctx) => {
-    ctx.body = { items: (await keys.list(ctx.state.workspace!._id)).map(keyView) };
-  });
-
-  router.post(`${base}/:key_id/roll`, loadWorkspace(deps), async (ctx) => {
-    const { key_id } = (ctx as unknown as Params<'key_id'>).params;
-    const tenantId = ctx.state.workspace!._id;
-    const existing = await keys.get(tenantId, key_id);
-    if (!existing) throw new ApiError('not_found', 'Key not found.');
-    const issued = await keys.roll(tenantId, key_id);
-    if (!issued) throw new ApiError('conflict', 'Only a live, unrolled key can be rolled.', { reason: 'key_not_rollable' });
-    const old = (await keys.get(tenantId, key_id))!;
-    ctx.status = 201;
-    ctx.body = { ...keyView(issued.key), api_key: issued.plaintext, previous: keyView(old) };
-  });
-
-  router.post(`${base}/:key_id/revoke`, loadWorkspace(deps), async (ctx) => {
-    const { key_id } = (ctx as unknown as Params<'key_id'>).params;
-    const revoked = await keys.revoke(ctx.state.workspace!._id, key_id);
-    if (!revoked) throw new ApiError('not_found', 'Key not found.');
-    ctx.body = keyView(revoked);
-  });
+  const base = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/keys`;
+  return [
+    route({
+      method: 'post',
+      path: base,
+      operationId: 'createKey',
+      summary: 'Create an API key with fixed scopes; the key is shown this once.',
+      params: workspaceParams({}),
+      body: createKeyBody,
+      response: { status: 201, description: 'The key plus `api_key`.' },
+      errors: ['not_found'],
+      handler: async (ctx, { body }) => {
+        const issued = await keys.create(ctx.state.workspace!._id, body.scopes, body.environment ?? deps.config.API_ENVIRONMENT);
+        ctx.status = 201;
+        ctx.body = { ...keyView(issued.key), api_key: issued.plaintext };
+      },
+    }),
+    route({
+      method: 'get',
+      path: base,
+      operationId: 'listKeys',
+      summary: "List the workspace's keys, never their secrets.",
+      params: workspaceParams({}),
+      response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.unknown()) }) },
+      errors: ['not_found'],
+      handler: async (ctx) => {
+        ctx.body = { items: (await keys.list(ctx.state.workspace!._id)).map(keyView) };
+      },
+    }),
+    route({
+      method: 'post',
+      path: `${base}/{key_id}/roll`,
+      operationId: 'rollKey',
+      summary: 'Create a new key with the same scopes; the old one keeps working for 24 hours.',
+      params: keyParams,
+      notFound: { key_id: KEY_NOT_FOUND },
+      response: { status: 201, description: 'The new key plus `api_key`, and `previous`.' },
+      errors: ['not_found', 'conflict'],
+      handler: async (ctx, { params: { key_id } }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const existing = await keys.get(tenantId, key_id);
+        if (!existing) throw new ApiError('not_found', KEY_NOT_FOUND);
+        const issued = await keys.roll(tenantId, key_id);
+        if (!issued) throw new ApiError('conflict', 'Only a live, unrolled key can be rolled.', { reason: 'key_not_rollable' });
+        const old = (await keys.get(tenantId, key_id))!;
+        ctx.status = 201;
+        ctx.body = { ...keyView(issued.key), api_key: issued.plaintext, previous: keyView(old) };
+      },
+    }),
+    route({
+      method: 'post',
+      path: `${base}/{key_id}/revoke`,
+      operationId: 'revokeKey',
+      summary: 'Revoke a key for good; revoking again keeps the first time.',
+      params: keyParams,
+      notFound: { key_id: KEY_NOT_FOUND },
+      response: { status: 200, description: 'The key with `revoked_at`.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params: { key_id } }) => {
+        const revoked = await keys.revoke(ctx.state.workspace!._id, key_id);
+        if (!revoked) throw new ApiError('not_found', KEY_NOT_FOUND);
+        ctx.body = keyView(revoked);
+      },
+    }),
+  ];
 }

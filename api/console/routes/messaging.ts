@@ -1,11 +1,10 @@
-import Router from '@koa/router';
 import { z } from 'zod';
 import { collections, type SenderDoc, type TemplateDoc } from '../../../src/db/collections';
 import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
 import { newId } from '../../../src/domain/ids';
-import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
-import { bodyOf, tenantList, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
+import { route, type RouteDef } from '../../route';
+import { CONSOLE_PREFIX, idParam, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
 import { senderView, templateView } from '../views';
 
 export const createSenderBody = z.object({
@@ -39,70 +38,107 @@ export const createTemplateBody = z.object({
 
 export const updateTemplateBody = z.object({ status: z.enum(['approved', 'pending', 'rejected']) }).strict();
 
+const SENDER_NOT_FOUND = 'Sender not found in this workspace.';
+const TEMPLATE_NOT_FOUND = 'Template not found in this workspace.';
+
 /** WhatsApp senders and message templates with their approval status. */
-export function messagingRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
+export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
   const { senders, templates } = collections(deps.db);
+  const base = `${CONSOLE_PREFIX}/workspaces/{workspace_id}`;
 
   /** One default sender per workspace: making one default clears the others. */
   async function makeDefault(tenantId: string, senderId: string): Promise<void> {
     await senders.updateMany({ tenant_id: tenantId, _id: { $ne: senderId } }, { $set: { is_default: false } });
   }
 
-  router.post('/workspaces/:workspace_id/senders', ...withWorkspaceBody(deps, createSenderBody), async (ctx) => {
-    const body = bodyOf(ctx, createSenderBody);
-    const tenantId = ctx.state.workspace!._id;
-    const now = deps.now();
-    const isFirst = (await senders.countDocuments({ tenant_id: tenantId })) === 0;
-    const doc: SenderDoc = {
-      _id: newId('snd', now),
-      tenant_id: tenantId,
-      channel: 'whatsapp',
-      phone: body.phone,
-      display_name: body.display_name,
-      is_default: body.is_default || isFirst,
-      connected: true,
-      created_at: now,
-    };
-    await senders.insertOne(doc);
-    if (doc.is_default) await makeDefault(tenantId, doc._id);
-    ctx.status = 201;
-    ctx.body = senderView(doc);
-  });
-
-  tenantList(router, deps, 'senders', senders, senderView);
-
-  router.patch('/workspaces/:workspace_id/senders/:sender_id', ...withWorkspaceBody(deps, updateSenderBody), async (ctx) => {
-    const body = bodyOf(ctx, updateSenderBody);
-    const tenantId = ctx.state.workspace!._id;
-    const { sender_id } = (ctx as unknown as Params<'sender_id'>).params;
-    const updated = await senders.findOneAndUpdate({ _id: sender_id, tenant_id: tenantId }, { $set: body }, { returnDocument: 'after' });
-    if (!updated) throw new ApiError('not_found', 'Sender not found in this workspace.');
-    if (body.is_default) await makeDefault(tenantId, sender_id);
-    ctx.body = senderView(updated);
-  });
-
-  router.post('/workspaces/:workspace_id/templates', ...withWorkspaceBody(deps, createTemplateBody), async (ctx) => {
-    const body = bodyOf(ctx, createTemplateBody);
-    const now = deps.now();
-    const doc: TemplateDoc = { _id: newId('tpl', now), tenant_id: ctx.state.workspace!._id, ...body, created_at: now };
-    if (!(await insertIfAbsent(templates, doc))) {
-      throw new ApiError('conflict', `A template ${body.name} in ${body.language} already exists.`, { reason: 'template_exists' });
-    }
-    ctx.status = 201;
-    ctx.body = templateView(doc);
-  });
-
-  tenantList(router, deps, 'templates', templates, templateView, { name: 1, language: 1 });
-
-  router.patch('/workspaces/:workspace_id/templates/:template_id', ...withWorkspaceBody(deps, updateTemplateBody), async (ctx) => {
-    const body = bodyOf(ctx, updateTemplateBody);
-    const { template_id } = (ctx as unknown as Params<'template_id'>).params;
-    const updated = await templates.findOneAndUpdate(
-      { _id: template_id, tenant_id: ctx.state.workspace!._id },
-      { $set: body },
-      { returnDocument: 'after' },
-    );
-    if (!updated) throw new ApiError('not_found', 'Template not found in this workspace.');
-    ctx.body = templateView(updated);
-  });
+  return [
+    route({
+      method: 'post',
+      path: `${base}/senders`,
+      operationId: 'createSender',
+      summary: 'Connect a WhatsApp sender; the first, or one made default, is the only default.',
+      params: workspaceParams({}),
+      body: createSenderBody,
+      response: { status: 201, description: 'The sender (`sender_id` `snd_…`).' },
+      errors: ['not_found'],
+      handler: async (ctx, { body }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const now = deps.now();
+        const isFirst = (await senders.countDocuments({ tenant_id: tenantId })) === 0;
+        const doc: SenderDoc = {
+          _id: newId('snd', now),
+          tenant_id: tenantId,
+          channel: 'whatsapp',
+          phone: body.phone,
+          display_name: body.display_name,
+          is_default: body.is_default || isFirst,
+          connected: true,
+          created_at: now,
+        };
+        await senders.insertOne(doc);
+        if (doc.is_default) await makeDefault(tenantId, doc._id);
+        ctx.status = 201;
+        ctx.body = senderView(doc);
+      },
+    }),
+    tenantList('senders', 'listSenders', senders, senderView),
+    route({
+      method: 'patch',
+      path: `${base}/senders/{sender_id}`,
+      operationId: 'updateSender',
+      summary: 'Rename a sender, make it the default, or (dis)connect it.',
+      params: workspaceParams({ sender_id: idParam() }),
+      notFound: { sender_id: SENDER_NOT_FOUND },
+      body: updateSenderBody,
+      response: { status: 200, description: 'The sender.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params: { sender_id }, body }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const updated = await senders.findOneAndUpdate({ _id: sender_id, tenant_id: tenantId }, { $set: body }, { returnDocument: 'after' });
+        if (!updated) throw new ApiError('not_found', SENDER_NOT_FOUND);
+        if (body.is_default) await makeDefault(tenantId, sender_id);
+        ctx.body = senderView(updated);
+      },
+    }),
+    route({
+      method: 'post',
+      path: `${base}/templates`,
+      operationId: 'createTemplate',
+      summary: 'Add a message template (approved by default).',
+      params: workspaceParams({}),
+      body: createTemplateBody,
+      response: { status: 201, description: 'The template.' },
+      errors: ['not_found', 'conflict'],
+      handler: async (ctx, { body }) => {
+        const now = deps.now();
+        const doc: TemplateDoc = { _id: newId('tpl', now), tenant_id: ctx.state.workspace!._id, ...body, created_at: now };
+        if (!(await insertIfAbsent(templates, doc))) {
+          throw new ApiError('conflict', `A template ${body.name} in ${body.language} already exists.`, { reason: 'template_exists' });
+        }
+        ctx.status = 201;
+        ctx.body = templateView(doc);
+      },
+    }),
+    tenantList('templates', 'listTemplates', templates, templateView, { name: 1, language: 1 }),
+    route({
+      method: 'patch',
+      path: `${base}/templates/{template_id}`,
+      operationId: 'updateTemplate',
+      summary: "Change a template's approval status.",
+      params: workspaceParams({ template_id: idParam() }),
+      notFound: { template_id: TEMPLATE_NOT_FOUND },
+      body: updateTemplateBody,
+      response: { status: 200, description: 'The template.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params: { template_id }, body }) => {
+        const updated = await templates.findOneAndUpdate(
+          { _id: template_id, tenant_id: ctx.state.workspace!._id },
+          { $set: body },
+          { returnDocument: 'after' },
+        );
+        if (!updated) throw new ApiError('not_found', TEMPLATE_NOT_FOUND);
+        ctx.body = templateView(updated);
+      },
+    }),
+  ];
 }

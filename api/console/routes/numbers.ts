@@ -1,12 +1,13 @@
-import Router from '@koa/router';
 import { z } from 'zod';
 import { collections, type PhoneNumberDoc } from '../../../src/db/collections';
-import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
-import { bodyOf, tenantList, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
+import { route, type RouteDef } from '../../route';
+import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
 import { agentView, numberView } from '../views';
 import { newId } from '../../../src/domain/ids';
 import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
+
+const NUMBER_NOT_FOUND = 'Number not found in this workspace.';
 
 const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'expected E.164: + and 7 to 15 digits');
 
@@ -27,7 +28,7 @@ export const updateNumberBody = z
   .strict();
 
 /** Agents and the numbers they are deployed to: one number has one agent. */
-export function agentAndNumberRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
+export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
   const { agents, phoneNumbers } = collections(deps.db);
 
   async function ownAgent(tenantId: string, agentId: string | null | undefined): Promise<void> {
@@ -36,47 +37,72 @@ export function agentAndNumberRoutes(router: Router<RequestState>, deps: Console
     }
   }
 
-  router.post('/workspaces/:workspace_id/agents', ...withWorkspaceBody(deps, createAgentBody), async (ctx) => {
-    const body = bodyOf(ctx, createAgentBody);
-    const now = deps.now();
-    const agent = { _id: newId('bot', now), tenant_id: ctx.state.workspace!._id, ...body, created_at: now };
-    await agents.insertOne(agent);
-    ctx.status = 201;
-    ctx.body = agentView(agent);
-  });
-
-  tenantList(router, deps, 'agents', agents, agentView);
-
-  router.post('/workspaces/:workspace_id/numbers', ...withWorkspaceBody(deps, createNumberBody), async (ctx) => {
-    const body = bodyOf(ctx, createNumberBody);
-    const tenantId = ctx.state.workspace!._id;
-    await ownAgent(tenantId, body.agent_id);
-    const doc: PhoneNumberDoc = {
-      _id: body.number.slice(1),
-      tenant_id: tenantId,
-      number: body.number,
-      agent_id: body.agent_id,
-      active: true,
-      recording: body.recording,
-      created_at: deps.now(),
-    };
-    if (!(await insertIfAbsent(phoneNumbers, doc))) {
-      throw new ApiError('conflict', 'That number is already registered.', { reason: 'number_taken' });
-    }
-    ctx.status = 201;
-    ctx.body = numberView(doc);
-  });
-
-  tenantList(router, deps, 'numbers', phoneNumbers, numberView);
-
-  /** Deploys an agent to a number (or `null` to undeploy), or changes its state. */
-  router.patch('/workspaces/:workspace_id/numbers/:number', ...withWorkspaceBody(deps, updateNumberBody), async (ctx) => {
-    const body = bodyOf(ctx, updateNumberBody);
-    const tenantId = ctx.state.workspace!._id;
-    const digits = (ctx as unknown as Params<'number'>).params.number.replace(/\D/g, '');
-    await ownAgent(tenantId, body.agent_id);
-    const updated = await phoneNumbers.findOneAndUpdate({ _id: digits, tenant_id: tenantId }, { $set: body }, { returnDocument: 'after' });
-    if (!updated) throw new ApiError('not_found', 'Number not found in this workspace.');
-    ctx.body = numberView(updated);
-  });
+  return [
+    route({
+      method: 'post',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/agents`,
+      operationId: 'createAgent',
+      summary: 'Create an agent.',
+      params: workspaceParams({}),
+      body: createAgentBody,
+      response: { status: 201, description: 'The agent (`agent_id` `bot_…`).' },
+      errors: ['not_found'],
+      handler: async (ctx, { body }) => {
+        const now = deps.now();
+        const agent = { _id: newId('bot', now), tenant_id: ctx.state.workspace!._id, ...body, created_at: now };
+        await agents.insertOne(agent);
+        ctx.status = 201;
+        ctx.body = agentView(agent);
+      },
+    }),
+    tenantList('agents', 'listAgents', agents, agentView),
+    route({
+      method: 'post',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/numbers`,
+      operationId: 'createNumber',
+      summary: 'Register a phone number, optionally with the agent deployed to it.',
+      params: workspaceParams({}),
+      body: createNumberBody,
+      response: { status: 201, description: 'The number.' },
+      errors: ['not_found', 'conflict'],
+      handler: async (ctx, { body }) => {
+        const tenantId = ctx.state.workspace!._id;
+        await ownAgent(tenantId, body.agent_id);
+        const doc: PhoneNumberDoc = {
+          _id: body.number.slice(1),
+          tenant_id: tenantId,
+          number: body.number,
+          agent_id: body.agent_id,
+          active: true,
+          recording: body.recording,
+          created_at: deps.now(),
+        };
+        if (!(await insertIfAbsent(phoneNumbers, doc))) {
+          throw new ApiError('conflict', 'That number is already registered.', { reason: 'number_taken' });
+        }
+        ctx.status = 201;
+        ctx.body = numberView(doc);
+      },
+    }),
+    tenantList('numbers', 'listNumbers', phoneNumbers, numberView),
+    route({
+      method: 'patch',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/numbers/{number}`,
+      operationId: 'updateNumber',
+      summary: 'Deploy an agent to a number (or `null` to undeploy), or change its state. `{number}` with or without `+`.',
+      params: workspaceParams({ number: z.string().max(20) }),
+      notFound: { number: NUMBER_NOT_FOUND },
+      body: updateNumberBody,
+      response: { status: 200, description: 'The number.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params, body }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const digits = params.number.replace(/\D/g, '');
+        await ownAgent(tenantId, body.agent_id);
+        const updated = await phoneNumbers.findOneAndUpdate({ _id: digits, tenant_id: tenantId }, { $set: body }, { returnDocument: 'after' });
+        if (!updated) throw new ApiError('not_found', NUMBER_NOT_FOUND);
+        ctx.body = numberView(updated);
+      },
+    }),
+  ];
 }

@@ -1,15 +1,14 @@
-import Router from '@koa/router';
 import { z } from 'zod';
 import { collections } from '../../../src/db/collections';
-import { assignTicket, setEscalation, UnknownAssigneeError } from '../../../src/tickets/consoleTicketActions';
-import { isTicketId } from '../../../src/tickets/ticketIdentity';
+import { assignTicket, setEscalation } from '../../../src/tickets/consoleTicketActions';
+import { TICKET_ID_PATTERN } from '../../../src/tickets/ticketIdentity';
 import { ticketSettingsOf, type TicketSettings } from '../../../src/tickets/ticketSettings';
 import { findTicket, ticketCollections, type TicketDoc } from '../../../src/tickets/ticketStore';
-import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { ticketView } from '../../v1/routes/ticketSchemas';
-import { bodyOf, loadWorkspace, tenantList, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
+import { ticketView } from '../../v1/routes/ticketView';
+import { route, type RouteDef } from '../../route';
+import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
 
 const assignee = z.object({ id: z.string().trim().min(1).max(64), name: z.string().trim().min(1).max(120) }).strict();
 
@@ -53,81 +52,141 @@ const consoleTicketView = (t: TicketDoc) => ({
   last_changed_by: t.last_changed_by,
 });
 
-const ticketIdOf = (ctx: unknown) => (ctx as Params<'ticket_id'>).params.ticket_id;
+const TICKET_NOT_FOUND = 'Ticket not found.';
 
 /** Ticket settings (auto-assignment), the assignee list, and the console-only ticket actions. */
-export function ticketRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
+export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
+  const routes: RouteDef[] = [];
   const { workspaces } = collections(deps.db);
   const { tickets, messages, versions } = ticketCollections(deps.db);
   const ticketDeps = { db: deps.db, events: deps.events };
 
-  router.get('/workspaces/:workspace_id/ticket-settings', loadWorkspace(deps), (ctx) => {
-    ctx.body = settingsView(ticketSettingsOf(ctx.state.workspace!));
-  });
+  routes.push(
+    route({
+      method: 'get',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/ticket-settings`,
+      operationId: 'getTicketSettings',
+      summary: 'Ticket settings: auto-assignment and the assignee list.',
+      params: workspaceParams({}),
+      response: { status: 200, description: 'The settings.' },
+      errors: ['not_found'],
+      handler: (ctx) => {
+        ctx.body = settingsView(ticketSettingsOf(ctx.state.workspace!));
+      },
+    }),
+  );
 
-  router.patch('/workspaces/:workspace_id/ticket-settings', ...withWorkspaceBody(deps, ticketSettingsBody), async (ctx) => {
-    const body = bodyOf(ctx, ticketSettingsBody);
-    const set = Object.fromEntries(Object.entries(body).map(([key, value]) => [`ticket_settings.${key}`, value]));
-    const updated = await workspaces.findOneAndUpdate(
-      { _id: ctx.state.workspace!._id },
-      { $set: { ...set, updated_at: deps.now() } },
-      { returnDocument: 'after' },
-    );
-    ctx.body = settingsView(ticketSettingsOf(updated!));
-  });
+  routes.push(
+    route({
+      method: 'patch',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/ticket-settings`,
+      operationId: 'updateTicketSettings',
+      summary: 'Change any of `auto_assign`, `assignment`, `assignees` (replaces the list).',
+      params: workspaceParams({}),
+      body: ticketSettingsBody,
+      response: { status: 200, description: 'The settings.' },
+      errors: ['not_found'],
+      handler: async (ctx, { body }) => {
+        const set = Object.fromEntries(Object.entries(body).map(([key, value]) => [`ticket_settings.${key}`, value]));
+        const updated = await workspaces.findOneAndUpdate(
+          { _id: ctx.state.workspace!._id },
+          { $set: { ...set, updated_at: deps.now() } },
+          { returnDocument: 'after' },
+        );
+        ctx.body = settingsView(ticketSettingsOf(updated!));
+      },
+    }),
+  );
 
-  router.get('/workspaces/:workspace_id/ticket-assignees', loadWorkspace(deps), (ctx) => {
-    ctx.body = { items: settingsView(ticketSettingsOf(ctx.state.workspace!)).assignees };
-  });
+  routes.push(
+    route({
+      method: 'get',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/ticket-assignees`,
+      operationId: 'listTicketAssignees',
+      summary: "The workspace's ticket assignees.",
+      params: workspaceParams({}),
+      response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.unknown()) }) },
+      errors: ['not_found'],
+      handler: (ctx) => {
+        ctx.body = { items: settingsView(ticketSettingsOf(ctx.state.workspace!)).assignees };
+      },
+    }),
+  );
 
-  tenantList(router, deps, 'tickets', tickets, (t) => consoleTicketView(t as TicketDoc), { created_at: -1, _id: -1 });
+  routes.push(tenantList('tickets', 'listConsoleTickets', tickets, consoleTicketView, { created_at: -1, _id: -1 }));
 
-  router.get('/workspaces/:workspace_id/tickets/:ticket_id', loadWorkspace(deps), async (ctx) => {
-    const tenantId = ctx.state.workspace!._id;
-    const ticketId = ticketIdOf(ctx);
-    const ticket = isTicketId(ticketId) ? await findTicket(deps.db, tenantId, ticketId) : null;
-    if (!ticket) throw new ApiError('not_found', 'Ticket not found.');
-    const [thread, history] = await Promise.all([
-      messages.find({ tenant_id: tenantId, ticket_id: ticketId }).sort({ seq: 1 }).toArray(),
-      versions.find({ tenant_id: tenantId, ticket_id: ticketId }).sort({ version: 1 }).toArray(),
-    ]);
-    ctx.body = {
-      ...consoleTicketView(ticket),
-      messages: thread.map((m) => ({
-        message_id: m._id,
-        kind: m.kind,
-        author_name: m.author_name,
-        text: m.text,
-        delivery_state: m.delivery_state,
-        created_at: formatTimestamp(m.created_at),
-      })),
-      history: history.map((v) => ({ version: v.version, actor: v.actor, changes: v.changes, at: formatTimestamp(v.created_at) })),
-    };
-  });
+  routes.push(
+    route({
+      method: 'get',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/tickets/{ticket_id}`,
+      operationId: 'getConsoleTicket',
+      summary: 'A ticket with its console-only fields, messages and history.',
+      params: workspaceParams({ ticket_id: z.string().regex(TICKET_ID_PATTERN, 'a ticket_id: tkt_ and 24 hex digits') }),
+      notFound: { ticket_id: TICKET_NOT_FOUND },
+      response: { status: 200, description: 'The ticket.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params: { ticket_id: ticketId } }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const ticket = await findTicket(deps.db, tenantId, ticketId);
+        if (!ticket) throw new ApiError('not_found', TICKET_NOT_FOUND);
+        const [thread, history] = await Promise.all([
+          messages.find({ tenant_id: tenantId, ticket_id: ticketId }).sort({ seq: 1 }).toArray(),
+          versions.find({ tenant_id: tenantId, ticket_id: ticketId }).sort({ version: 1 }).toArray(),
+        ]);
+        ctx.body = {
+          ...consoleTicketView(ticket),
+          messages: thread.map((m) => ({
+            message_id: m._id,
+            kind: m.kind,
+            author_name: m.author_name,
+            text: m.text,
+            delivery_state: m.delivery_state,
+            created_at: formatTimestamp(m.created_at),
+          })),
+          history: history.map((v) => ({ version: v.version, actor: v.actor, changes: v.changes, at: formatTimestamp(v.created_at) })),
+        };
+      },
+    }),
+  );
 
-  router.post('/workspaces/:workspace_id/tickets/:ticket_id/escalation', ...withWorkspaceBody(deps, escalationBody), async (ctx) => {
-    const body = bodyOf(ctx, escalationBody);
-    const ticketId = ticketIdOf(ctx);
-    const ticket = isTicketId(ticketId)
-      ? await setEscalation(ticketDeps, ctx.state.workspace!._id, ticketId, { open: body.open, reason: body.open ? body.reason : null }, deps.now)
-      : null;
-    if (!ticket) throw new ApiError('not_found', 'Ticket not found.');
-    ctx.body = consoleTicketView(ticket);
-  });
+  routes.push(
+    route({
+      method: 'post',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/tickets/{ticket_id}/escalation`,
+      operationId: 'setTicketEscalation',
+      summary: 'Open or clear the escalation flag of a ticket.',
+      params: workspaceParams({ ticket_id: z.string().regex(TICKET_ID_PATTERN, 'a ticket_id: tkt_ and 24 hex digits') }),
+      notFound: { ticket_id: TICKET_NOT_FOUND },
+      body: escalationBody,
+      response: { status: 200, description: 'The ticket.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params: { ticket_id: ticketId }, body }) => {
+        const escalation = { open: body.open, reason: body.open ? body.reason : null };
+        const ticket = await setEscalation(ticketDeps, ctx.state.workspace!._id, ticketId, escalation, deps.now);
+        if (!ticket) throw new ApiError('not_found', TICKET_NOT_FOUND);
+        ctx.body = consoleTicketView(ticket);
+      },
+    }),
+  );
 
-  router.post('/workspaces/:workspace_id/tickets/:ticket_id/assign', ...withWorkspaceBody(deps, assignBody), async (ctx) => {
-    const body = bodyOf(ctx, assignBody);
-    const ticketId = ticketIdOf(ctx);
-    let ticket: TicketDoc | null = null;
-    try {
-      ticket = isTicketId(ticketId) ? await assignTicket(ticketDeps, ctx.state.workspace!, ticketId, body.assignee_id, deps.now) : null;
-    } catch (err) {
-      if (err instanceof UnknownAssigneeError) {
-        throw new ApiError('invalid_argument', `${err.assigneeId} is not one of this workspace's ticket assignees.`, { reason: 'unknown_assignee' });
-      }
-      throw err;
-    }
-    if (!ticket) throw new ApiError('not_found', 'Ticket not found.');
-    ctx.body = consoleTicketView(ticket);
-  });
+  routes.push(
+    route({
+      method: 'post',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/tickets/{ticket_id}/assign`,
+      operationId: 'assignTicket',
+      summary: 'Assign a ticket to one of the assignees, or `null` to unassign.',
+      params: workspaceParams({ ticket_id: z.string().regex(TICKET_ID_PATTERN, 'a ticket_id: tkt_ and 24 hex digits') }),
+      notFound: { ticket_id: TICKET_NOT_FOUND },
+      body: assignBody,
+      response: { status: 200, description: 'The ticket.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params: { ticket_id: ticketId }, body }) => {
+        // An unknown assignee is a refusal the error handler answers (api/refusals.ts).
+        const ticket = await assignTicket(ticketDeps, ctx.state.workspace!, ticketId, body.assignee_id, deps.now);
+        if (!ticket) throw new ApiError('not_found', TICKET_NOT_FOUND);
+        ctx.body = consoleTicketView(ticket);
+      },
+    }),
+  );
+  return routes;
 }

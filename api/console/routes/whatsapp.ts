@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type Router from '@koa/router';
 import { z } from 'zod';
 import { receiveEcho, receiveInbound } from '../../../src/messaging/inbound';
 import { resolveSender } from '../../../src/messaging/senders';
@@ -10,10 +9,10 @@ import {
   simulatorScriptsCollection,
   type SimulatorScriptDoc,
 } from '../../../src/providers/whatsapp/simulatorScripts';
-import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { bodyOf, loadWorkspace, tenantList, withWorkspaceBody, type ConsoleDeps, type Params } from '../deps';
+import { route, type RouteDef } from '../../route';
+import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
 
 const phone = z.string().regex(/^\+?\d{6,19}$/, 'expected + and digits');
 
@@ -74,23 +73,40 @@ const wamid = (kind: string) => `wamid.${kind}${randomBytes(12).toString('hex').
  * WhatsApp in the console: the simulator's per-recipient scripts, and injecting what the
  * provider's webhook would otherwise bring (a customer's message, a business-app echo).
  */
-export function whatsappConsoleRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
-  const recipientOf = (ctx: unknown) => {
-    const { recipient } = (ctx as Params<'recipient'>).params;
-    if (!phone.safeParse(recipient).success) throw new ApiError('invalid_argument', 'The recipient must be + and digits.');
-    return recipient;
-  };
+export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
+  const routes: RouteDef[] = [];
+  routes.push(
+    route({
+      method: 'put',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/whatsapp/{recipient}`,
+      operationId: 'putWhatsAppScript',
+      summary: "Script the WhatsApp simulator for a recipient; replaces the recipient's script as a whole.",
+      params: workspaceParams({ recipient: phone }),
+      body: simulatorScriptSchema,
+      response: { status: 200, description: 'The script.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params: { recipient }, body: script }) => {
+        ctx.body = scriptView(await setScript(deps.db, ctx.state.workspace!._id, recipient, script, deps.now()));
+      },
+    }),
+  );
 
-  router.put('/workspaces/:workspace_id/simulator/whatsapp/:recipient', ...withWorkspaceBody(deps, simulatorScriptSchema), async (ctx) => {
-    const script = bodyOf(ctx, simulatorScriptSchema);
-    ctx.body = scriptView(await setScript(deps.db, ctx.state.workspace!._id, recipientOf(ctx), script, deps.now()));
-  });
+  routes.push(tenantList('simulator/whatsapp', 'listWhatsAppScripts', simulatorScriptsCollection(deps.db), scriptView, { recipient: 1 }));
 
-  tenantList(router, deps, 'simulator/whatsapp', simulatorScriptsCollection(deps.db), scriptView, { recipient: 1 });
-
-  router.delete('/workspaces/:workspace_id/simulator/whatsapp/:recipient', loadWorkspace(deps), async (ctx) => {
-    ctx.body = { recipient: recipientOf(ctx), deleted: await clearScript(deps.db, ctx.state.workspace!._id, recipientOf(ctx)) };
-  });
+  routes.push(
+    route({
+      method: 'delete',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/whatsapp/{recipient}`,
+      operationId: 'deleteWhatsAppScript',
+      summary: 'Forget the script of a recipient; it gets the default again.',
+      params: workspaceParams({ recipient: phone }),
+      response: { status: 200, description: '`{recipient, deleted}`.' },
+      errors: ['not_found'],
+      handler: async (ctx, { params: { recipient } }) => {
+        ctx.body = { recipient, deleted: await clearScript(deps.db, ctx.state.workspace!._id, recipient) };
+      },
+    }),
+  );
 
   async function senderFor(tenantId: string, senderId: string | undefined) {
     const sender = await resolveSender(deps.db, tenantId, senderId);
@@ -98,50 +114,73 @@ export function whatsappConsoleRoutes(router: Router<RequestState>, deps: Consol
     return sender.sender;
   }
 
-  router.post('/workspaces/:workspace_id/whatsapp/inbound', ...withWorkspaceBody(deps, inboundBody), async (ctx) => {
-    const body = bodyOf(ctx, inboundBody);
-    const tenantId = ctx.state.workspace!._id;
-    const sender = await senderFor(tenantId, body.sender_id);
-    const providerMessageId = body.message_id ?? wamid('IN');
-    const received = await receiveInbound(deps, {
-      tenantId,
-      senderId: sender._id,
-      senderPhone: sender.phone,
-      from: body.from,
-      profileName: body.name ?? null,
-      providerMessageId,
-      type: 'text',
-      text: body.text,
-      referral: body.referral ?? null,
-      at: body.received_at ? new Date(body.received_at) : deps.now(),
-    });
-    ctx.status = 201;
-    ctx.body = {
-      message_id: providerMessageId,
-      conversation_id: received.conversationId,
-      transcript_message_id: received.messageId,
-      sender_id: sender._id,
-      opted_out: received.optedOut,
-    };
-  });
+  routes.push(
+    route({
+      method: 'post',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/whatsapp/inbound`,
+      operationId: 'injectWhatsAppInbound',
+      summary: "Inject a customer's WhatsApp message as the provider's webhook would bring it.",
+      params: workspaceParams({}),
+      body: inboundBody,
+      response: { status: 201, description: '`{message_id, conversation_id, transcript_message_id, sender_id, opted_out}`.' },
+      errors: ['not_found', 'failed_precondition'],
+      handler: async (ctx, { body }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const sender = await senderFor(tenantId, body.sender_id);
+        const providerMessageId = body.message_id ?? wamid('IN');
+        const received = await receiveInbound(deps, {
+          tenantId,
+          senderId: sender._id,
+          senderPhone: sender.phone,
+          from: body.from,
+          profileName: body.name ?? null,
+          providerMessageId,
+          type: 'text',
+          text: body.text,
+          referral: body.referral ?? null,
+          at: body.received_at ? new Date(body.received_at) : deps.now(),
+        });
+        ctx.status = 201;
+        ctx.body = {
+          message_id: providerMessageId,
+          conversation_id: received.conversationId,
+          transcript_message_id: received.messageId,
+          sender_id: sender._id,
+          opted_out: received.optedOut,
+        };
+      },
+    }),
+  );
 
-  router.post('/workspaces/:workspace_id/whatsapp/echo', ...withWorkspaceBody(deps, echoBody), async (ctx) => {
-    const body = bodyOf(ctx, echoBody);
-    const tenantId = ctx.state.workspace!._id;
-    const sender = await senderFor(tenantId, body.sender_id);
-    const providerMessageId = body.message_id ?? wamid('ECHO');
-    const echoed = await receiveEcho(deps, {
-      tenantId,
-      senderId: sender._id,
-      senderPhone: sender.phone,
-      to: body.to,
-      providerMessageId,
-      action: body.action,
-      type: 'text',
-      text: body.action === 'deleted' ? null : (body.text ?? null),
-      at: deps.now(),
-    });
-    ctx.status = 201;
-    ctx.body = { message_id: providerMessageId, conversation_id: echoed.conversationId, action: body.action };
-  });
+  routes.push(
+    route({
+      method: 'post',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/whatsapp/echo`,
+      operationId: 'injectWhatsAppEcho',
+      summary: 'Inject a business-app echo (a message the business sent, edited or deleted from the WhatsApp Business app).',
+      params: workspaceParams({}),
+      body: echoBody,
+      response: { status: 201, description: '`{message_id, conversation_id, action}`.' },
+      errors: ['not_found', 'failed_precondition'],
+      handler: async (ctx, { body }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const sender = await senderFor(tenantId, body.sender_id);
+        const providerMessageId = body.message_id ?? wamid('ECHO');
+        const echoed = await receiveEcho(deps, {
+          tenantId,
+          senderId: sender._id,
+          senderPhone: sender.phone,
+          to: body.to,
+          providerMessageId,
+          action: body.action,
+          type: 'text',
+          text: body.action === 'deleted' ? null : (body.text ?? null),
+          at: deps.now(),
+        });
+        ctx.status = 201;
+        ctx.body = { message_id: providerMessageId, conversation_id: echoed.conversationId, action: body.action };
+      },
+    }),
+  );
+  return routes;
 }

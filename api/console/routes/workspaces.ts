@@ -1,13 +1,10 @@
-import Router from '@koa/router';
 import { z } from 'zod';
 import { collections } from '../../../src/db/collections';
 import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
 import { newId } from '../../../src/domain/ids';
 import { isCountry, isTimeZone, newWorkspace } from '../../../src/workspaces/workspaces';
-import type { RequestState } from '../../context';
-import { jsonBody } from '../../middleware/jsonBody';
-import { validate } from '../../validation';
-import { bodyOf, loadWorkspace, withWorkspaceBody, type ConsoleDeps } from '../deps';
+import { route, type RouteDef } from '../../route';
+import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
 import { workspaceView } from '../views';
 
 const country = z
@@ -60,45 +57,77 @@ function dotted(body: Record<string, unknown>, prefix = ''): Record<string, unkn
   return out;
 }
 
-export function workspaceRoutes(router: Router<RequestState>, deps: ConsoleDeps): void {
+const workspaceIdParams = workspaceParams({});
+
+export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
   const { workspaces } = collections(deps.db);
-
-  router.post('/workspaces', jsonBody(), validate({ body: createWorkspaceBody }), async (ctx) => {
-    const body = bodyOf(ctx, createWorkspaceBody);
-    const now = deps.now();
-    if (body.demo) {
-      const workspaceId = newId('ws', now);
-      const seeded = await seedDemoWorkspace(deps.db, { workspaceId, name: body.name, environment: deps.config.API_ENVIRONMENT, now });
-      const changes: Record<string, unknown> = {};
-      if (body.country !== 'IN') changes.country = body.country;
-      if (body.timezone) changes.timezone = body.timezone;
-      if (Object.keys(changes).length) await workspaces.updateOne({ _id: workspaceId }, { $set: changes });
-      ctx.status = 201;
-      ctx.body = { ...workspaceView((await workspaces.findOne({ _id: workspaceId }))!), api_key: seeded.apiKey };
-      return;
-    }
-    const workspace = newWorkspace(body, now);
-    await workspaces.insertOne(workspace);
-    ctx.status = 201;
-    ctx.body = workspaceView(workspace);
-  });
-
-  router.get('/workspaces', async (ctx) => {
-    const docs = await workspaces.find({}).sort({ created_at: -1 }).limit(500).toArray();
-    ctx.body = { items: docs.map(workspaceView) };
-  });
-
-  router.get('/workspaces/:workspace_id', loadWorkspace(deps), (ctx) => {
-    ctx.body = workspaceView(ctx.state.workspace!);
-  });
-
-  router.patch('/workspaces/:workspace_id', ...withWorkspaceBody(deps, updateWorkspaceBody), async (ctx) => {
-    const body = bodyOf(ctx, updateWorkspaceBody);
-    const updated = await workspaces.findOneAndUpdate(
-      { _id: ctx.state.workspace!._id },
-      { $set: { ...dotted(body), updated_at: deps.now() } },
-      { returnDocument: 'after' },
-    );
-    ctx.body = workspaceView(updated!);
-  });
+  return [
+    route({
+      method: 'post',
+      path: `${CONSOLE_PREFIX}/workspaces`,
+      operationId: 'createWorkspace',
+      summary: 'Create a workspace; with `demo: true`, seeded like the demo workspace and with a full-scope key.',
+      body: createWorkspaceBody,
+      response: { status: 201, description: 'The workspace (and `api_key` for a demo workspace).' },
+      handler: async (ctx, { body }) => {
+        const now = deps.now();
+        if (body.demo) {
+          const workspaceId = newId('ws', now);
+          const seeded = await seedDemoWorkspace(deps.db, { workspaceId, name: body.name, environment: deps.config.API_ENVIRONMENT, now });
+          const changes: Record<string, unknown> = {};
+          if (body.country !== 'IN') changes.country = body.country;
+          if (body.timezone) changes.timezone = body.timezone;
+          if (Object.keys(changes).length) await workspaces.updateOne({ _id: workspaceId }, { $set: changes });
+          ctx.status = 201;
+          ctx.body = { ...workspaceView((await workspaces.findOne({ _id: workspaceId }))!), api_key: seeded.apiKey };
+          return;
+        }
+        const workspace = newWorkspace(body, now);
+        await workspaces.insertOne(workspace);
+        ctx.status = 201;
+        ctx.body = workspaceView(workspace);
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${CONSOLE_PREFIX}/workspaces`,
+      operationId: 'listWorkspaces',
+      summary: 'List workspaces, newest first (at most 500).',
+      response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.unknown()) }) },
+      handler: async (ctx) => {
+        const docs = await workspaces.find({}).sort({ created_at: -1 }).limit(500).toArray();
+        ctx.body = { items: docs.map(workspaceView) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}`,
+      operationId: 'getWorkspace',
+      summary: 'Read a workspace.',
+      params: workspaceIdParams,
+      response: { status: 200, description: 'The workspace.' },
+      errors: ['not_found'],
+      handler: (ctx) => {
+        ctx.body = workspaceView(ctx.state.workspace!);
+      },
+    }),
+    route({
+      method: 'patch',
+      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}`,
+      operationId: 'updateWorkspace',
+      summary: 'Change the named keys of a workspace (nested objects change only the keys they name).',
+      params: workspaceIdParams,
+      body: updateWorkspaceBody,
+      response: { status: 200, description: 'The workspace.' },
+      errors: ['not_found'],
+      handler: async (ctx, { body }) => {
+        const updated = await workspaces.findOneAndUpdate(
+          { _id: ctx.state.workspace!._id },
+          { $set: { ...dotted(body), updated_at: deps.now() } },
+          { returnDocument: 'after' },
+        );
+        ctx.body = workspaceView(updated!);
+      },
+    }),
+  ];
 }

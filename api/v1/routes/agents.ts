@@ -1,26 +1,17 @@
 import { z } from 'zod';
 import { collections, type AgentDoc } from '../../../src/db/collections';
 import { formatTimestamp } from '../../format';
-import { page, pageQuery } from '../../pagination';
+import { page } from '../../pagination';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
-
-export const agentItem = z.object({
-  agent_id: z.string(),
-  name: z.string(),
-  max_call_minutes: z.number().int(),
-  numbers: z.array(z.string()),
-  created_at: z.string().nullable(),
-});
-
-export const agentsQuery = pageQuery(100, 25);
+import { route, type RouteDef } from '../../route';
+import { agentItem, agentsQuery } from './agents.schema';
 
 const LIST = 'agents';
 
 export function agentsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): RouteDef[] {
   const c = collections(deps.db);
   return [
-    {
+    route({
       method: 'get',
       path: '/api/v1/agents',
       operationId: 'listAgents',
@@ -32,9 +23,9 @@ export function agentsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): RouteDef
         description: 'A page of agents.',
         schema: z.object({ items: z.array(agentItem), next_cursor: z.string().nullable() }),
       },
-      handler: async (ctx) => {
+      handler: async (ctx, { query }) => {
         const tenantId = ctx.state.workspace!._id;
-        const { limit, cursor } = ctx.state.input!.query as z.infer<typeof agentsQuery>;
+        const { limit, cursor } = query;
         const filter: Record<string, unknown> = { tenant_id: tenantId };
         if (cursor) {
           const [createdAt, id] = deps.cursors.decode(cursor, tenantId, LIST) as [string, string];
@@ -58,6 +49,6 @@ export function agentsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): RouteDef
           (last) => deps.cursors.encode(tenantId, LIST, [last.created_at.toISOString(), last._id]),
         );
       },
-    },
+    }),
   ];
 }

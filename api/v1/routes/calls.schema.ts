@@ -27,7 +27,7 @@ export const placeCallBody = z.object({
 
 export type PlaceCallBody = z.infer<typeof placeCallBody>;
 
-export const callIdParams = z.object({ call_id: z.string().max(64) });
+export const callIdParams = z.object({ call_id: z.string().min(1).max(64) });
 
 const captureFieldOut = z.object({
   key: z.string(),

@@ -1,22 +1,22 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { z } from 'zod';
 import { callCollections, deploymentId, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
 import { releaseLiveSlot, returnDailyBudget } from '../../../src/calls/admission';
 import { normaliseDetails } from '../../../src/calls/details';
-import { admitCall, CallRefusal } from '../../../src/calls/guards';
+import { admitCall } from '../../../src/calls/guards';
 import { newId } from '../../../src/domain/ids';
 import { callWorkflowDefinition, callWorkflowId, hangupUpdate, placementUpdate, type CallWorkflowInput, type Placement } from '../../../src/calls/contracts';
 import { startWorkflow } from '../../../src/temporal/startWorkflow';
 import { ApiError } from '../../errors';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
+import { route, type RouteDef } from '../../route';
 import { callView, createdCallView } from './callView';
 import { callIdParams, callSchema, hangupSchema, placeCallBody } from './calls.schema';
 
 /** How long POST /calls waits for the network to place the call before answering `ringing` anyway. */
 const PLACEMENT_WAIT_MS = 10_000;
 
-const callNotFound = () => new ApiError('not_found', 'Call not found.');
+const CALL_NOT_FOUND = 'Call not found.';
+const callNotFound = () => new ApiError('not_found', CALL_NOT_FOUND);
 
 export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'now'>): RouteDef[] {
   const { calls } = callCollections(deps.db);
@@ -48,7 +48,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
   }
 
   return [
-    {
+    route({
       method: 'post',
       path: '/api/v1/calls',
       operationId: 'placeCall',
@@ -58,24 +58,18 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
       body: placeCallBody,
       response: { status: 201, description: 'The call, ringing.', schema: callSchema },
       errors: ['failed_precondition'],
-      handler: async (ctx) => {
+      handler: async (ctx, { body }) => {
         const workspace = ctx.state.workspace!;
-        const body = ctx.state.input!.body as z.infer<typeof placeCallBody>;
         const at = now();
         const callId = newId('call', at);
-        let admitted;
-        try {
-          admitted = await admitCall(
-            { db: deps.db, deploymentChannels: deps.config.DEPLOYMENT_CHANNELS },
-            workspace,
-            { to: body.to, from_number: body.from_number, agent_id: body.agent_id },
-            callId,
-            at,
-          );
-        } catch (err) {
-          if (err instanceof CallRefusal) throw new ApiError(err.code, err.message, err.details);
-          throw err;
-        }
+        // A CallRefusal goes up as it is: the error handler answers it (api/refusals.ts).
+        const admitted = await admitCall(
+          { db: deps.db, deploymentChannels: deps.config.DEPLOYMENT_CHANNELS },
+          workspace,
+          { to: body.to, from_number: body.from_number, agent_id: body.agent_id },
+          callId,
+          at,
+        );
 
         const call = newCallDoc({
           _id: callId,
@@ -129,34 +123,34 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
         ctx.status = 201;
         ctx.body = createdCallView(call);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/api/v1/calls/{call_id}',
       operationId: 'getCall',
       summary: 'Read a call of the workspace: outbound, inbound or campaign.',
       auth: { scope: 'calls:write' },
       params: callIdParams,
+      notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 200, description: 'The call.', schema: callSchema },
       errors: ['not_found'],
-      handler: async (ctx) => {
-        const { call_id } = ctx.params as { call_id: string };
+      handler: async (ctx, { params: { call_id } }) => {
         const call = await workspaceCall(call_id, ctx.state.workspace!._id);
         if (!call) throw callNotFound();
         ctx.body = callView(call);
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
       path: '/api/v1/calls/{call_id}/hangup',
       operationId: 'hangupCall',
       summary: 'End a ringing or connected call; safe to repeat.',
       auth: { scope: 'calls:write' },
       params: callIdParams,
+      notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 200, description: '`ended` is true when a hang-up was sent.', schema: hangupSchema },
       errors: ['not_found'],
-      handler: async (ctx) => {
-        const { call_id } = ctx.params as { call_id: string };
+      handler: async (ctx, { params: { call_id } }) => {
         const call = await workspaceCall(call_id, ctx.state.workspace!._id);
         if (!call) throw callNotFound();
         let ended = false;
@@ -170,6 +164,6 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
         }
         ctx.body = { call_id: call._id, ended };
       },
-    },
+    }),
   ];
 }

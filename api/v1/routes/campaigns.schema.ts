@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { captureRequest, normaliseCapture } from '../../../src/calls/capture';
-import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CONSENT_BASES, EXCLUSION_REASONS, type CampaignDoc } from '../../../src/campaigns/campaign';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_ID_PATTERN, CAMPAIGN_STATUSES, CONSENT_BASES, EXCLUSION_REASONS, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
 import { isTimeZone } from '../../../src/workspaces/workspaces';
 import { formatTimestamp } from '../../format';
@@ -63,7 +63,7 @@ export const createCampaignBody = z.object({
   metadata: z.record(z.string(), z.unknown()).default({}),
 });
 
-export const campaignParams = z.object({ campaign_id: z.string() });
+export const campaignParams = z.object({ campaign_id: z.string().regex(CAMPAIGN_ID_PATTERN) });
 
 export const listCampaignsQuery = pageQuery(L.listMaxLimit, L.listDefaultLimit).extend({ status: z.enum(CAMPAIGN_STATUSES).optional() });
 

@@ -1,31 +1,31 @@
 import { z } from 'zod';
-import { findCampaign, isCampaignId, campaignCollections, type CampaignDoc } from '../../../src/campaigns/campaign';
+import { findCampaign, campaignCollections, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { ApiError } from '../../errors';
 import { page } from '../../pagination';
 import { validationError } from '../../validation';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
+import { route, type RouteContext, type RouteDef } from '../../route';
 import { campaignParams, campaignRecord, campaignView, createCampaignBody, evaluateResult, listCampaignsQuery } from './campaigns.schema';
 
 const LIST = 'campaigns';
 
-const notFound = () => new ApiError('not_found', 'Campaign not found.');
+const NOT_FOUND = 'Campaign not found.';
+const notFound = () => new ApiError('not_found', NOT_FOUND);
 
 export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
   const { campaigns } = campaignCollections(deps.db);
 
-  async function campaignOf(ctx: { state: { workspace?: { _id: string } } }, params: unknown): Promise<CampaignDoc> {
-    const id = (params as z.infer<typeof campaignParams>).campaign_id;
-    const campaign = isCampaignId(id) ? await findCampaign(deps.db, ctx.state.workspace!._id, id) : null;
+  async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
+    const campaign = await findCampaign(deps.db, ctx.state.workspace!._id, id);
     if (!campaign) throw notFound();
     return campaign;
   }
 
   return [
-    {
+    route({
       method: 'post',
       path: '/api/v1/campaigns',
       operationId: 'createCampaign',
@@ -35,8 +35,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>
       body: createCampaignBody,
       response: { status: 201, description: 'The draft.', schema: campaignRecord },
       errors: ['conflict'],
-      handler: async (ctx) => {
-        const body = ctx.state.input!.body as z.infer<typeof createCampaignBody>;
+      handler: async (ctx, { body }) => {
         const drafted = draftCampaign(body, {
           workspace: ctx.state.workspace!,
           createdBy: { kind: 'api_key', id: ctx.state.apiKey!.key_id },
@@ -48,8 +47,8 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>
         ctx.status = 201;
         ctx.body = campaignView(drafted.campaign);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/api/v1/campaigns',
       operationId: 'listCampaigns',
@@ -61,9 +60,8 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>
         description: 'A page of campaigns.',
         schema: z.object({ items: z.array(campaignRecord), next_cursor: z.string().nullable() }),
       },
-      handler: async (ctx) => {
+      handler: async (ctx, { query: { limit, cursor, status } }) => {
         const tenantId = ctx.state.workspace!._id;
-        const { limit, cursor, status } = ctx.state.input!.query as z.infer<typeof listCampaignsQuery>;
         const filter: Record<string, unknown> = { tenant_id: tenantId, status: status ?? { $ne: 'archived' } };
         if (cursor) {
           const [updatedAt, id] = deps.cursors.decode(cursor, tenantId, LIST) as [string, string];
@@ -73,8 +71,8 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>
         const docs = await campaigns.find(filter).sort({ updated_at: -1, _id: -1 }).limit(limit).toArray();
         ctx.body = page(docs, limit, campaignView, (last) => deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]));
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/api/v1/campaigns/{campaign_id}',
       operationId: 'getCampaign',
@@ -82,12 +80,13 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>
       auth: { scope: 'campaigns:read' },
       params: campaignParams,
       response: { status: 200, description: 'The campaign.', schema: campaignRecord },
+      notFound: { campaign_id: NOT_FOUND },
       errors: ['not_found'],
-      handler: async (ctx) => {
-        ctx.body = campaignView(await campaignOf(ctx, (ctx as unknown as { params: unknown }).params));
+      handler: async (ctx, { params }) => {
+        ctx.body = campaignView(await campaignOf(ctx, params.campaign_id));
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
       path: '/api/v1/campaigns/{campaign_id}/evaluate',
       operationId: 'evaluateCampaign',
@@ -96,12 +95,13 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>
       auth: { scope: 'campaigns:read' },
       params: campaignParams,
       response: { status: 200, description: 'The evaluate result.', schema: evaluateResult },
+      notFound: { campaign_id: NOT_FOUND },
       errors: ['not_found'],
-      handler: async (ctx) => {
-        const campaign = await campaignOf(ctx, (ctx as unknown as { params: unknown }).params);
+      handler: async (ctx, { params }) => {
+        const campaign = await campaignOf(ctx, params.campaign_id);
         const { result } = await evaluateCampaign(deps.db, campaign, ctx.state.workspace!);
         ctx.body = result;
       },
-    },
+    }),
   ];
 }

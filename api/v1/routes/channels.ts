@@ -1,23 +1,8 @@
-import { z } from 'zod';
 import { collections } from '../../../src/db/collections';
 import { connectedSenders, effectiveDefault } from '../../../src/messaging/senders';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
-
-export const channelsResponse = z.object({
-  message_channels: z.array(z.enum(['whatsapp'])),
-  call_channels: z.array(z.enum(['voice'])),
-  senders: z.array(
-    z.object({
-      sender_id: z.string(),
-      channel: z.literal('whatsapp'),
-      phone: z.string(),
-      display_name: z.string(),
-      is_default: z.boolean(),
-    }),
-  ),
-  numbers: z.array(z.object({ number: z.string(), agent_id: z.string().nullable() })),
-});
+import { route, type RouteDef } from '../../route';
+import { channelsResponse } from './channels.schema';
 
 /**
  * What the workspace can send on and call from right now: `whatsapp` when the deployment
@@ -28,7 +13,7 @@ export const channelsResponse = z.object({
 export function channelsRoutes(deps: Pick<PublicDeps, 'db' | 'config'>): RouteDef[] {
   const c = collections(deps.db);
   return [
-    {
+    route({
       method: 'get',
       path: '/api/v1/channels',
       operationId: 'listChannels',
@@ -54,6 +39,6 @@ export function channelsRoutes(deps: Pick<PublicDeps, 'db' | 'config'>): RouteDe
           numbers: voice ? numbers.map((n) => ({ number: n.number, agent_id: n.agent_id })) : [],
         };
       },
-    },
+    }),
   ];
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { isPlausibleEmail, normaliseEmail, toE164 } from '../../../src/contacts/contactIdentity';
+import { toE164 } from '../../../src/contacts/contactIdentity';
 import {
-  IdentityConflictError,
   MissingIdentityError,
   UnusablePhoneError,
   findContactByEmail,
@@ -14,41 +13,8 @@ import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { validationError } from '../../validation';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
-
-const email = z
-  .string()
-  .max(200)
-  .refine((value) => value.trim() === '' || isPlausibleEmail(normaliseEmail(value)), 'expected an email address, e.g. name@example.com');
-
-export const upsertContactBody = z.object({
-  name: z.string().max(140).nullable().default(null),
-  email: email.nullable().default(null),
-  phone: z.string().max(32).nullable().default(null),
-  external_id: z.string().max(200).nullable().default(null),
-  tags: z.array(z.string()).max(20).default([]),
-});
-
-export const lookupContactQuery = z.object({
-  email: z.string().max(200).optional(),
-  phone: z.string().max(32).optional(),
-});
-
-export const contactRecord = z.object({
-  contact_id: z.string(),
-  name: z.string().nullable(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
-  external_id: z.string().nullable(),
-  tags: z.array(z.string()),
-  created_at: z.string().nullable(),
-  updated_at: z.string().nullable(),
-});
-
-const upsertResponse = contactRecord.extend({
-  created: z.boolean(),
-  matched_on: z.enum(['email', 'phone']).nullable(),
-});
+import { route, type RouteDef } from '../../route';
+import { contactRecord, lookupContactQuery, upsertContactBody, upsertResponse } from './contacts.schema';
 
 export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {
   return {
@@ -63,8 +29,6 @@ export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {
   };
 }
 
-const needIdentity = () => new ApiError('invalid_argument', 'Provide an email or a phone number.');
-
 function unusablePhone(where: 'body' | 'query', country: string): ApiError {
   return validationError([
     {
@@ -78,7 +42,7 @@ function unusablePhone(where: 'body' | 'query', country: string): ApiError {
 export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
   return [
-    {
+    route({
       method: 'post',
       path: '/api/v1/contacts',
       operationId: 'upsertContact',
@@ -87,24 +51,21 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
       body: upsertContactBody,
       response: { status: 201, description: 'The contact, created or matched.', schema: upsertResponse },
       errors: ['conflict'],
-      handler: async (ctx) => {
-        const body = ctx.state.input!.body as z.infer<typeof upsertContactBody>;
+      handler: async (ctx, { body }) => {
         const workspace = ctx.state.workspace!;
         try {
           const match = await matchOrCreateContact(deps.db, workspace, body, now());
           ctx.status = 201;
           ctx.body = { ...contactView(match.contact), created: match.created, matched_on: match.matchedOn };
         } catch (err) {
-          if (err instanceof MissingIdentityError) throw needIdentity();
+          // A phone is a field of the request: its refusal is a validation failure at its place.
+          // Refusals (no identity, an identity conflict) go up to the error handler.
           if (err instanceof UnusablePhoneError) throw unusablePhone('body', workspace.country);
-          if (err instanceof IdentityConflictError) {
-            throw new ApiError('conflict', 'Those details belong to two different contacts.', { reason: 'identity_conflict' });
-          }
           throw err;
         }
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/api/v1/contacts/lookup',
       operationId: 'lookupContact',
@@ -113,12 +74,11 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
       query: lookupContactQuery,
       response: { status: 200, description: 'The contact.', schema: contactRecord },
       errors: ['not_found'],
-      handler: async (ctx) => {
-        const query = ctx.state.input!.query as z.infer<typeof lookupContactQuery>;
+      handler: async (ctx, { query }) => {
         const workspace = ctx.state.workspace!;
         const byEmail = query.email?.trim() || null;
         const byPhone = query.phone?.trim() || null;
-        if (!byEmail && !byPhone) throw needIdentity();
+        if (!byEmail && !byPhone) throw new MissingIdentityError();
         let phone: string | null = null;
         if (byPhone) {
           phone = toE164(byPhone, workspace.country);
@@ -132,6 +92,6 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
         if (!contact) throw new ApiError('not_found', 'Contact not found.');
         ctx.body = contactView(contact);
       },
-    },
+    }),
   ];
 }

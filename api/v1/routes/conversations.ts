@@ -9,39 +9,10 @@ import {
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { page, pageQuery } from '../../pagination';
+import { page } from '../../pagination';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
-
-export const conversationItem = z.object({
-  conversation_id: z.string(),
-  channel: z.enum(['web', 'whatsapp', 'voice']),
-  agent_id: z.string().nullable(),
-  status: z.literal('open'),
-  customer: z.record(z.string(), z.string()),
-  message_count: z.number().int(),
-  preview: z.string().nullable(),
-  created_at: z.string().nullable(),
-  updated_at: z.string().nullable(),
-  acquisition: z.object({ ctwa: z.record(z.string(), z.string()) }).nullable(),
-});
-
-export const transcriptMessage = z.object({
-  message_id: z.string(),
-  role: z.string(),
-  text: z.string().nullable(),
-  created_at: z.string().nullable(),
-});
-
-export const conversationsQuery = pageQuery(100, 25).extend({ agent_id: z.string().min(1).max(64).optional() });
-
-/** The cursor of the transcript is a message id, as the spec says: readable, and a position only. */
-export const messagesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(100),
-  cursor: z.string().regex(/^msg_[0-9a-f]{24}$/, 'a message_id from this transcript').optional(),
-});
-
-const conversationParams = z.object({ conversation_id: z.string().max(64) });
+import { route, type RouteDef } from '../../route';
+import { conversationItem, conversationParams, conversationsQuery, messagesQuery, transcriptMessage } from './conversations.schema';
 
 const LIST = 'conversations';
 const CHANNELS = new Set(['web', 'whatsapp', 'voice']);
@@ -73,7 +44,8 @@ const requireConversations: Middleware<RequestState> = async (ctx, next) => {
   await next();
 };
 
-const notFound = () => new ApiError('not_found', 'Conversation not found.');
+const CONVERSATION_NOT_FOUND = 'Conversation not found.';
+const notFound = () => new ApiError('not_found', CONVERSATION_NOT_FOUND);
 
 export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): RouteDef[] {
   const conversations = conversationsCollection(deps.db);
@@ -85,13 +57,8 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
     return doc;
   }
 
-  const guarded =
-    (handler: Middleware<RequestState>): Middleware<RequestState> =>
-    (ctx, next) =>
-      requireConversations(ctx, () => handler(ctx, next));
-
   return [
-    {
+    route({
       method: 'get',
       path: '/api/v1/conversations',
       operationId: 'listConversations',
@@ -104,9 +71,9 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
         schema: z.object({ items: z.array(conversationItem), next_cursor: z.string().nullable() }),
       },
       errors: ['failed_precondition'],
-      handler: guarded(async (ctx) => {
+      requires: requireConversations,
+      handler: async (ctx, { query: { limit, cursor, agent_id } }) => {
         const tenantId = ctx.state.workspace!._id;
-        const { limit, cursor, agent_id } = ctx.state.input!.query as z.infer<typeof conversationsQuery>;
         const filter: Record<string, unknown> = { tenant_id: tenantId };
         if (agent_id) filter.agent_id = agent_id;
         if (cursor) {
@@ -118,23 +85,24 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
         ctx.body = page(docs, limit, conversationView, (last) =>
           deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]),
         );
-      }),
-    },
-    {
+      },
+    }),
+    route({
       method: 'get',
       path: '/api/v1/conversations/{conversation_id}',
       operationId: 'getConversation',
       summary: 'Read one conversation.',
       auth: { scope: 'conversations:read' },
       params: conversationParams,
+      notFound: { conversation_id: CONVERSATION_NOT_FOUND },
+      requires: requireConversations,
       response: { status: 200, description: 'The conversation.', schema: conversationItem },
       errors: ['not_found', 'failed_precondition'],
-      handler: guarded(async (ctx) => {
-        const { conversation_id } = (ctx as unknown as { params: { conversation_id: string } }).params;
+      handler: async (ctx, { params: { conversation_id } }) => {
         ctx.body = conversationView(await findConversation(ctx.state.workspace!._id, conversation_id));
-      }),
-    },
-    {
+      },
+    }),
+    route({
       method: 'get',
       path: '/api/v1/conversations/{conversation_id}/messages',
       operationId: 'listConversationMessages',
@@ -142,6 +110,8 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
         'Read a transcript, oldest first. Trail rows are filtered after a page is read, so a page may be short, with no next_cursor, while more turns follow: compare with message_count.',
       auth: { scope: 'conversations:read' },
       params: conversationParams,
+      notFound: { conversation_id: CONVERSATION_NOT_FOUND },
+      requires: requireConversations,
       query: messagesQuery,
       response: {
         status: 200,
@@ -149,10 +119,8 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
         schema: z.object({ items: z.array(transcriptMessage), next_cursor: z.string().nullable() }),
       },
       errors: ['not_found', 'failed_precondition'],
-      handler: guarded(async (ctx) => {
+      handler: async (ctx, { params: { conversation_id }, query: { limit, cursor } }) => {
         const tenantId = ctx.state.workspace!._id;
-        const { conversation_id } = (ctx as unknown as { params: { conversation_id: string } }).params;
-        const { limit, cursor } = ctx.state.input!.query as z.infer<typeof messagesQuery>;
         const conversation = await findConversation(tenantId, conversation_id);
         const filter: Record<string, unknown> = { tenant_id: tenantId, conversation_id: conversation._id };
         if (cursor) filter._id = { $gt: cursor };
@@ -160,7 +128,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
         // The page is read first and trail rows dropped after, as the contract describes.
         const shown = read.filter((m) => m.kind !== 'trail');
         ctx.body = page(shown, limit, transcriptView, (last) => last._id);
-      }),
-    },
+      },
+    }),
   ];
 }

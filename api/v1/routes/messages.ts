@@ -1,31 +1,8 @@
-import { sendWhatsAppMessage, SendRefusal, type SendRefusalReason } from '../../../src/messaging/sendMessage';
+import { sendWhatsAppMessage } from '../../../src/messaging/sendMessage';
 import { createWhatsAppProvider, type WhatsAppProvider } from '../../../src/providers/whatsapp';
-import { ApiError, type ErrorCode } from '../../errors';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
+import { route, type RouteDef } from '../../route';
 import { sendMessageBody, sendMessageResult, type SendMessageBody } from './messages.schema';
-
-/** Where each send refusal sits among the nine codes (api-core §7). */
-const REFUSAL_CODES: Record<SendRefusalReason, ErrorCode> = {
-  empty_message: 'invalid_argument',
-  template_variables: 'invalid_argument',
-  unsupported_channel: 'failed_precondition',
-  workspace_suspended: 'failed_precondition',
-  allowance_exhausted: 'failed_precondition',
-  channel_dormant: 'failed_precondition',
-  channel_not_connected: 'failed_precondition',
-  template_media_missing: 'failed_precondition',
-  suppressed: 'permission_denied',
-  template_not_found: 'not_found',
-  session_window_closed: 'conflict',
-  provider_error: 'provider_error',
-};
-
-export function toApiError(refusal: SendRefusal): ApiError {
-  // A provider refusal carries the provider's fields and no reason (api-core §7).
-  const details = refusal.reason === 'provider_error' ? refusal.details : { reason: refusal.reason, ...refusal.details };
-  return new ApiError(REFUSAL_CODES[refusal.reason], refusal.message, details);
-}
 
 export function messagesRoutes(
   deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'events' | 'now' | 'logger'>,
@@ -36,7 +13,7 @@ export function messagesRoutes(
   let chosen = provider;
   const whatsapp = () => (chosen ??= createWhatsAppProvider(deps.config, deps));
   return [
-    {
+    route({
       method: 'post',
       path: '/api/v1/messages',
       operationId: 'sendMessage',
@@ -46,27 +23,22 @@ export function messagesRoutes(
       body: sendMessageBody,
       response: { status: 201, description: 'Accepted for delivery (not delivered).', schema: sendMessageResult },
       errors: ['not_found', 'conflict', 'failed_precondition', 'provider_error'],
-      handler: async (ctx) => {
-        const body = ctx.state.input!.body as SendMessageBody;
-        try {
-          const sent = await sendWhatsAppMessage(
-            { db: deps.db, events: deps.events, provider: whatsapp(), deploymentChannels: deps.config.DEPLOYMENT_CHANNELS, now, logger: ctx.state.log },
-            {
-              tenantId: ctx.state.workspace!._id,
-              to: body.to,
-              text: body.text,
-              template: body.template,
-              senderId: body.sender_id,
-              metadata: body.metadata ?? {},
-            },
-          );
-          ctx.status = 201;
-          ctx.body = { message_id: sent.message_id, channel: sent.channel, to: sent.to, status: sent.status };
-        } catch (err) {
-          if (err instanceof SendRefusal) throw toApiError(err);
-          throw err;
-        }
+      handler: async (ctx, { body }) => {
+        // A SendRefusal goes up as it is: the error handler answers it (api/refusals.ts).
+        const sent = await sendWhatsAppMessage(
+          { db: deps.db, events: deps.events, provider: whatsapp(), deploymentChannels: deps.config.DEPLOYMENT_CHANNELS, now, logger: ctx.state.log },
+          {
+            tenantId: ctx.state.workspace!._id,
+            to: body.to,
+            text: body.text,
+            template: body.template,
+            senderId: body.sender_id,
+            metadata: body.metadata ?? {},
+          },
+        );
+        ctx.status = 201;
+        ctx.body = { message_id: sent.message_id, channel: sent.channel, to: sent.to, status: sent.status };
       },
-    },
+    }),
   ];
 }

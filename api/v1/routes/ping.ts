@@ -1,16 +1,9 @@
-import { z } from 'zod';
-import type { RouteDef } from '../route';
-
-export const pingResponse = z.object({
-  ok: z.literal(true),
-  workspace_id: z.string(),
-  environment: z.enum(['live', 'test']),
-  scopes: z.array(z.string()),
-});
+import { route, type RouteDef } from '../../route';
+import { pingResponse } from './ping.schema';
 
 export function pingRoutes(): RouteDef[] {
   return [
-    {
+    route({
       method: 'get',
       path: '/api/v1/ping',
       operationId: 'ping',
@@ -21,6 +14,6 @@ export function pingRoutes(): RouteDef[] {
         const key = ctx.state.apiKey!;
         ctx.body = { ok: true, workspace_id: key.tenant_id, environment: key.environment, scopes: key.scopes };
       },
-    },
+    }),
   ];
 }

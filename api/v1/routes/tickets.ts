@@ -1,15 +1,16 @@
-import type { z } from 'zod';
+import type { Middleware } from 'koa';
 import type { WorkspaceDoc } from '../../../src/db/collections';
 import { createOrFindTicket } from '../../../src/tickets/createTicket';
 import { patchTicket } from '../../../src/tickets/patchTicket';
-import { isTicketId } from '../../../src/tickets/ticketIdentity';
 import { findTicket } from '../../../src/tickets/ticketStore';
 import { createSimulatedTriage } from '../../../src/tickets/triage/simulatedTriage';
 import type { TriageProvider } from '../../../src/tickets/triage/triageProvider';
+import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import type { PublicDeps } from '../deps';
-import type { RouteDef } from '../route';
-import { createTicketBody, patchTicketBody, ticketParams, ticketRecord, ticketView } from './ticketSchemas';
+import { route, type RouteDef } from '../../route';
+import { createTicketBody, patchTicketBody, ticketParams, ticketRecord } from './tickets.schema';
+import { ticketView } from './ticketView';
 
 /** Tickets answer 412 when the deployment lacks them (api-core §7: not transient). */
 function requireTickets(workspace: WorkspaceDoc): void {
@@ -18,7 +19,14 @@ function requireTickets(workspace: WorkspaceDoc): void {
   }
 }
 
-const notFound = () => new ApiError('not_found', 'Ticket not found.');
+/** As a route precondition: before the ticket id is read (412 before 404). */
+const ticketsAvailable: Middleware<RequestState> = async (ctx, next) => {
+  requireTickets(ctx.state.workspace!);
+  await next();
+};
+
+const TICKET_NOT_FOUND = 'Ticket not found.';
+const notFound = () => new ApiError('not_found', TICKET_NOT_FOUND);
 
 const blankToNull = (value: string | null) => (value !== null && value.trim() !== '' ? value.trim() : null);
 
@@ -32,7 +40,7 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
   const now = deps.now ?? (() => new Date());
   const triage = options.triage ?? createSimulatedTriage();
   return [
-    {
+    route({
       method: 'post',
       path: '/api/v1/tickets',
       operationId: 'createTicket',
@@ -43,8 +51,7 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
       body: createTicketBody,
       response: { status: 201, description: 'The ticket (new, or the one these bytes created before).', schema: ticketRecord },
       errors: ['conflict', 'failed_precondition'],
-      handler: async (ctx) => {
-        const body = ctx.state.input!.body as z.infer<typeof createTicketBody>;
+      handler: async (ctx, { body }) => {
         const requester = {
           name: blankToNull(body.requester_name),
           email: blankToNull(body.requester_email),
@@ -69,44 +76,40 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
         ctx.status = 201;
         ctx.body = ticketView(ticket);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/api/v1/tickets/{ticket_id}',
       operationId: 'getTicket',
       summary: 'Read a ticket as it is now; the conversation is not included.',
       auth: { scope: 'tickets:write' },
       params: ticketParams,
+      notFound: { ticket_id: TICKET_NOT_FOUND },
+      requires: ticketsAvailable,
       response: { status: 200, description: 'The ticket.', schema: ticketRecord },
       errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx) => {
-        const workspace = ctx.state.workspace!;
-        requireTickets(workspace);
-        const ticketId = (ctx as unknown as { params: { ticket_id: string } }).params.ticket_id;
-        const ticket = isTicketId(ticketId) ? await findTicket(deps.db, workspace._id, ticketId) : null;
+      handler: async (ctx, { params: { ticket_id } }) => {
+        const ticket = await findTicket(deps.db, ctx.state.workspace!._id, ticket_id);
         if (!ticket) throw notFound();
         ctx.body = ticketView(ticket);
       },
-    },
-    {
+    }),
+    route({
       method: 'patch',
       path: '/api/v1/tickets/{ticket_id}',
       operationId: 'updateTicket',
       summary: 'Change status (allowed moves only), priority, category or tags, at the version last read.',
       auth: { scope: 'tickets:write' },
       params: ticketParams,
+      notFound: { ticket_id: TICKET_NOT_FOUND },
+      requires: ticketsAvailable,
       body: patchTicketBody,
       response: { status: 200, description: 'The ticket; version plus one when something changed.', schema: ticketRecord },
       errors: ['not_found', 'conflict', 'failed_precondition'],
-      handler: async (ctx) => {
-        const workspace = ctx.state.workspace!;
-        requireTickets(workspace);
-        const ticketId = (ctx as unknown as { params: { ticket_id: string } }).params.ticket_id;
-        if (!isTicketId(ticketId)) throw notFound();
-        const patch = ctx.state.input!.body as z.infer<typeof patchTicketBody>;
+      handler: async (ctx, { params: { ticket_id: ticketId }, body: patch }) => {
         const outcome = await patchTicket(
           { db: deps.db, events: deps.events },
-          { tenantId: workspace._id, ticketId, keyId: ctx.state.apiKey!.key_id, patch },
+          { tenantId: ctx.state.workspace!._id, ticketId, keyId: ctx.state.apiKey!.key_id, patch },
           now(),
         );
         switch (outcome.kind) {
@@ -124,6 +127,6 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
             ctx.body = ticketView(outcome.ticket);
         }
       },
-    },
+    }),
   ];
 }

@@ -9,7 +9,7 @@ import { errorHandler } from '../../../api/middleware/errorHandler';
 import { requestContext } from '../../../api/middleware/requestContext';
 import { CursorCodec } from '../../../api/pagination';
 import { buildPublicRouter } from '../../../api/v1/router';
-import type { RouteDef } from '../../../api/v1/route';
+import { route } from '../../../api/route';
 import { IdempotencyStore } from '../../../src/idempotency/store';
 import { createLogger } from '../../../src/observability/logger';
 import { createMetricsRegistry } from '../../../src/observability/metrics';
@@ -35,7 +35,7 @@ describe('Idempotency-Key (api-core §4)', () => {
   beforeAll(async () => {
     const config = testConfig();
     ({ db, drop } = await openTestDb(config));
-    const route: RouteDef = {
+    const echo = route({
       method: 'post',
       path: '/api/v1/echo',
       operationId: 'echo',
@@ -44,23 +44,22 @@ describe('Idempotency-Key (api-core §4)', () => {
       idempotent: true,
       body: echoBody,
       response: { status: 201, description: 'echo', schema: z.object({}) },
-      handler: async (ctx) => {
+      handler: async (ctx, { body }) => {
         runs += 1;
-        const body = ctx.state.input!.body as z.infer<typeof echoBody>;
         if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms));
         if (body.fail === '400') throw new ApiError('invalid_argument', 'Told to fail.');
         if (body.fail === '500') throw new Error('boom');
         ctx.status = 201;
         ctx.body = { run: runs, value: body.value };
       },
-    };
+    });
     const logger = createLogger(config, 'test');
     const app = new Koa<RequestState>();
     app.silent = true;
     app.use(requestContext(logger, createMetricsRegistry('test')));
     app.use(errorHandler());
     const now = () => clock;
-    const router = buildPublicRouter([route], {
+    const router = buildPublicRouter([echo], {
       config,
       db,
       temporal: undefined as never,

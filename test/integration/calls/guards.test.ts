@@ -2,6 +2,7 @@ import request from 'supertest';
 import { collections } from '../../../src/db/collections';
 import { dailyBudgetUsage, liveCallCount, reserveDailyBudget, takeLiveSlot } from '../../../src/calls/admission';
 import { admitCall, CallRefusal } from '../../../src/calls/guards';
+import { toApiError } from '../../../api/errors';
 import { startTestApi, type TestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
@@ -65,7 +66,8 @@ describe('POST /api/v1/calls guards', () => {
       const workspace = (await collections(api.db).workspaces.findOne({ _id: w.workspaceId }))!;
       const refusal = await admitCall({ db: api.db, deploymentChannels: ['voice'] }, { ...workspace, suspended: true }, { to: OK_TO, from_number: null, agent_id: null }, 'call_x', new Date()).catch((e: unknown) => e);
       expect(refusal).toBeInstanceOf(CallRefusal);
-      expect(refusal).toMatchObject({ code: 'failed_precondition', details: { reason: 'workspace_suspended' } });
+      expect(refusal).toMatchObject({ reason: 'workspace_suspended', details: {} });
+      expect(toApiError(refusal)).toMatchObject({ status: 412, code: 'failed_precondition', details: { reason: 'workspace_suspended' } });
     });
 
     it('wallet_empty when included minutes are used and no prepaid minutes remain', async () => {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
+import { TICKET_ID_PATTERN } from '../../../src/tickets/ticketIdentity';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../../src/tickets/ticketRules';
-import type { TicketDoc } from '../../../src/tickets/ticketStore';
-import { formatTimestamp } from '../../format';
 
 /** Request and response shapes of the ticket routes (campaigns-tickets-dues §2, §4, §8). */
 
@@ -27,7 +26,7 @@ export const patchTicketBody = z.object({
   tags: z.array(z.string()).max(20).optional(),
 });
 
-export const ticketParams = z.object({ ticket_id: z.string() });
+export const ticketParams = z.object({ ticket_id: z.string().regex(TICKET_ID_PATTERN, 'a ticket_id: tkt_ and 24 hex digits') });
 
 export const ticketRecord = z.object({
   ticket_id: z.string(),
@@ -52,30 +51,3 @@ export const ticketRecord = z.object({
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
 });
-
-/** The contract's Ticket record; triage, escalation and bookkeeping stay inside. */
-export function ticketView(t: TicketDoc): z.infer<typeof ticketRecord> {
-  return {
-    ticket_id: t._id,
-    public_ref: t.public_ref,
-    subject: t.subject,
-    status: t.status,
-    priority: t.priority,
-    category: t.category,
-    tags: t.tags,
-    requester: {
-      name: t.requester.name,
-      email: t.requester.email,
-      phone: t.requester.phone,
-      external_id: t.requester.external_id,
-    },
-    source: { channel: t.source.channel, thread_id: t.source.thread_id, message_id: t.source.message_id },
-    assignee_id: t.assignee_id,
-    assignee_name: t.assignee_name,
-    version: t.version,
-    message_count: t.message_count,
-    sla_due_at: formatTimestamp(t.sla_due_at),
-    created_at: formatTimestamp(t.created_at),
-    updated_at: formatTimestamp(t.updated_at),
-  };
-}

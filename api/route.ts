@@ -1,0 +1,78 @@
+import type { Middleware, ParameterizedContext } from 'koa';
+import type { z } from 'zod';
+import type { Scope } from '../src/domain/scopes';
+import type { ErrorCode } from './errors';
+import type { RequestState } from './context';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a handler receives: its query, path parameters and body as its schemas parsed them. */
+export interface RouteInput<Q, P, B> {
+  query: Parsed<Q>;
+  params: Parsed<P>;
+  body: Parsed<B>;
+}
+
+export type RouteContext = ParameterizedContext<RequestState>;
+
+/**
+ * One route, described once: the router is built from it and the OpenAPI document is
+ * generated from it, so what validates a request is what the description says. Public
+ * routes (`/api/v1`) and console routes (`/console/v1`) share it.
+ */
+export interface RouteSpec<
+  Q extends z.ZodObject | undefined = undefined,
+  P extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+> {
+  method: HttpMethod;
+  /** OpenAPI form, e.g. `/api/v1/calls/{call_id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  /** Public routes: the key and its scope. Omitted on the one unkeyed route (the description itself) and on console routes. */
+  auth?: { scope: Scope | null };
+  /** Honours `Idempotency-Key`. */
+  idempotent?: boolean;
+  query?: Q;
+  /** Path parameters. */
+  params?: P;
+  /**
+   * The 404 message of each path parameter that names a record: such a parameter failing its
+   * schema cannot name a record, so it answers exactly as an unknown id does, without a
+   * lookup. A parameter not listed here answers the 400 validation envelope (`loc` `path`).
+   */
+  notFound?: Partial<Record<keyof Parsed<P> & string, string>>;
+  body?: B;
+  /** Runs after query and body validation and before path parameters: capability checks (412) that come before "not found". */
+  requires?: Middleware<RequestState>;
+  response: {
+    status: number;
+    description: string;
+    /** Every public route has one; console routes may leave it open (no compatibility promise). */
+    schema?: z.ZodType;
+  };
+  /** Failures beyond those every route of its kind can give (keyed: 400, 401, 403, 429, 500). */
+  errors?: ErrorCode[];
+  /** Method syntax on purpose: it lets a typed route sit in a list of `RouteDef`. */
+  handler(ctx: RouteContext, input: RouteInput<Q, P, B>): unknown;
+}
+
+/** A route with its input types erased, as routers and the OpenAPI generator take it. */
+export type RouteDef = RouteSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;
+
+/** Defines a route whose handler input is typed from its schemas. */
+export function route<
+  Q extends z.ZodObject | undefined = undefined,
+  P extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<Q, P, B>): RouteDef {
+  return spec;
+}
+
+/** The Koa form of an OpenAPI path. */
+export function koaPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
