@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: install what is missing, build the tools if missing, type-check, compile (the
+# `npm test`: install what is missing, build the tools if missing, type-check, lint, compile (the
 # end-to-end test runs the compiled launcher), then run jest, whose global setup starts
 # private servers on free ports and stops them, then a bounded fuzzing run. Exits non-zero
 # on any failure.
@@ -8,8 +8,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 began=$SECONDS
 bash scripts/ensure-deps.sh
 bash scripts/setup-tools.sh
-echo "[test] type-checking and compiling" >&2
+echo "[test] type-checking, linting and compiling" >&2
 npx --no-install tsc -p tsconfig.json --noEmit
+npx --no-install oxlint --type-aware
 npx --no-install tsc -p tsconfig.build.json
 mkdir -p .test-data
 results=.test-data/jest-results.json

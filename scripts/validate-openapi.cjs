@@ -21,7 +21,7 @@ const sources = process.argv.length > 2
   ? process.argv.slice(2)
   : ['http://127.0.0.1:3000/api/v1/openapi.json', 'http://127.0.0.1:3000/console/v1/openapi.json'];
 
-(async () => {
+void (async () => {
   let failed = false;
   for (const source of sources) {
     try {

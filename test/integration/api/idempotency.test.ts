@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import request from 'supertest';
 import { z } from 'zod';
 import type { Db } from 'mongodb';
@@ -14,6 +14,7 @@ import { IdempotencyStore } from '../../../src/idempotency/store';
 import { createLogger } from '../../../src/observability/logger';
 import { createMetricsRegistry } from '../../../src/observability/metrics';
 import { MongoCounterStore } from '../../../src/rateLimit/counterStore';
+import { createApiServer } from '../../../api/server';
 import { openTestDb, testConfig } from '../../support/env';
 import { bearer, envelope } from '../../support/http';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
@@ -70,7 +71,7 @@ describe('Idempotency-Key (api-core §4)', () => {
       now,
     });
     app.use(router.routes());
-    server = createServer(app.callback());
+    server = createApiServer(app);
     ws = await createTestWorkspace(db);
   });
 
