@@ -39,17 +39,14 @@ export type ConsumeResult =
 /**
  * Takes one billable conversation. Reads the workspace afresh inside the lease, so a
  * suspension or a spent allowance that landed since the request began is seen here.
- * `record` writes down where the conversation comes from (the send's intent) before the
- * counter moves, so no charge is ever left without a record.
  */
-export async function consumeConversation(db: Db, tenantId: string, record?: (source: AllowanceSource) => Promise<void>): Promise<ConsumeResult> {
+export async function consumeConversation(db: Db, tenantId: string): Promise<ConsumeResult> {
   const { workspaces } = collections(db);
   return withPlanLease(db, tenantId, async () => {
     const workspace = await workspaces.findOne({ _id: tenantId });
     if (!workspace || workspace.suspended) return { ok: false, reason: 'workspace_suspended' };
     const source = nextSource(workspace.plan);
     if (!source) return { ok: false, reason: 'allowance_exhausted' };
-    await record?.(source);
     const change =
       source === 'included'
         ? { 'plan.conversations_used': workspace.plan.conversations_used + 1 }

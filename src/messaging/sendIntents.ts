@@ -9,28 +9,20 @@ import type { AllowanceSource } from './allowance';
  * first). Its `_id` is the send's key, so a retry of the same send (a client's retry with its
  * Idempotency-Key, a retried campaign batch or reminder) finds it instead of sending again:
  *
- * - `sending`: written before the allowance is charged and the provider is called; the charge
- *   is recorded on it (under the plan lease, before the counter moves). If the provider
- *   refuses, the charge is given back and the intent deleted, so a retry sends afresh.
- * - `sent`: the provider accepted; the first write after its answer. What remains (the
- *   transcript turn, the outbound message record) is idempotent and is finished by whichever
- *   attempt finds the intent here, without calling the provider again.
- * - `completed`: everything recorded; a retry answers the stored result.
+ * - `sending`: written before the provider is called, with the billable conversation just
+ *   taken for it (`billed`). If the provider refuses, the conversation is given back and the
+ *   intent deleted, so a retry sends afresh.
+ * - `sent`: the provider accepted; the first write after its answer, and the last write to
+ *   the intent. What follows (the transcript turn, then the outbound message record) is
+ *   idempotent: an attempt that finds the intent `sent` answers from the outbound message,
+ *   or finishes the records when it is missing, without calling the provider again.
  *
  * An intent left `sending` by an attempt that died (its lease passed) may or may not have
  * gone out: it is never sent again (at most once), and a retry is told the outcome is unknown.
  * FerretDB 1.x makes only unique inserts one-winner, so the claim is the insert of the `_id`.
  */
 
-export type SendIntentState = 'sending' | 'sent' | 'completed';
-
-export interface SendIntentResult {
-  message_id: string;
-  channel: 'whatsapp';
-  to: string;
-  status: 'sent';
-  conversation_id: string;
-}
+export type SendIntentState = 'sending' | 'sent';
 
 export interface SendIntentDoc {
   /** The send's key (see the builders below). */
@@ -40,7 +32,7 @@ export interface SendIntentDoc {
   /** The attempt holding a `sending` intent, and until when. */
   owner: string;
   lease_until: Date;
-  /** Where the billable conversation came from; null for text (or not yet taken). */
+  /** Where the billable conversation came from; null for text. */
   billed: AllowanceSource | null;
   /** What goes to the provider, and what the records are made of afterwards. */
   request: SendRequest;
@@ -52,8 +44,6 @@ export interface SendIntentDoc {
   /** Set with `sent`: the provider's message id and when it accepted. */
   message_id: string | null;
   sent_at: Date | null;
-  /** Set with `completed`. */
-  result: SendIntentResult | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -82,6 +72,11 @@ export function apiSendIntentKey(input: { tenantId: string; apiKeyId: string; id
  */
 export function oneOffSendIntentKey(tenantId: string, requestId: string): string {
   return `${tenantId}|once|${requestId}`;
+}
+
+/** A one-off key has no earlier attempt to look for (its request id is new). */
+export function isOneOffSendIntentKey(key: string): boolean {
+  return key.split('|')[1] === 'once';
 }
 
 /** A campaign's send to one recipient: a retried batch finds it and skips who was sent. */

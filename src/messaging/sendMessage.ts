@@ -11,7 +11,7 @@ import { allowanceLeft, consumeConversation, refundConversation, type AllowanceS
 import { markdownToWhatsApp } from './markdown';
 import { isSuppressed } from './optOut';
 import { outboundMessagesCollection, type OutboundMessageDoc } from './outboundMessages';
-import { claimSendIntent, sendIntentsCollection, type SendIntentDoc, type SendIntentResult } from './sendIntents';
+import { claimSendIntent, isOneOffSendIntentKey, sendIntentsCollection, type SendIntentDoc } from './sendIntents';
 import { resolveSender } from './senders';
 import { windowOpen } from './sessionWindow';
 import { selectTemplateVariant } from './templateLanguage';
@@ -30,9 +30,9 @@ import {
  * Guard order (docs/decisions.md), mirroring the contract's order for calls: empty message,
  * channel not on the deployment, workspace suspended, allowance exhausted, channel dormant,
  * sender not connected, recipient suppressed, template not found, template media missing,
- * template variables, session window closed; then the send's intent is recorded, the
- * billable conversation is taken (and recorded on the intent), the provider is tried, and a
- * refusal gives the conversation back. Record first (src/messaging/sendIntents.ts): no
+ * template variables, session window closed; then the billable conversation is taken, the
+ * send's intent is recorded with it, the provider is tried, and a refusal gives the
+ * conversation back. Record first (src/messaging/sendIntents.ts): no
  * failure after the provider's answer can send twice or leave a charge unrecorded.
  */
 
@@ -97,7 +97,13 @@ export interface SendMessageInput {
   intentKey: string;
 }
 
-export type SendMessageResult = SendIntentResult;
+export interface SendMessageResult {
+  message_id: string;
+  channel: 'whatsapp';
+  to: string;
+  status: 'sent';
+  conversation_id: string;
+}
 
 /** An earlier attempt of the same send is still running; retry shortly. */
 export class SendInProgress extends Error {
@@ -173,7 +179,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   // An earlier attempt of this send answers first: its charge may have spent the last
   // conversation, and the guards must not refuse what already went out.
   const intents = sendIntentsCollection(db);
-  const earlier = await intents.findOne({ _id: input.intentKey });
+  const earlier = isOneOffSendIntentKey(input.intentKey) ? null : await intents.findOne({ _id: input.intentKey });
   if (earlier) return resume(deps, input, earlier);
 
   const to = `+${input.to.replace(/^\+/, '')}`;
@@ -213,6 +219,19 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     prepared = { request: { ...base, message: { type: 'text', text } }, transcriptText: text, template: null };
   }
 
+  // Taken before the intent is written, so a send refused for the allowance (the usual
+  // loser of parallel sends) costs no intent writes while the plan lease is contended.
+  let billed: AllowanceSource | null = null;
+  if (template) {
+    const taken = await consumeConversation(db, input.tenantId);
+    if (!taken.ok) {
+      throw taken.reason === 'workspace_suspended'
+        ? new SendRefusal('workspace_suspended', 'This workspace is suspended for billing; nothing was sent.')
+        : new SendRefusal('allowance_exhausted', "The plan's conversations for this month are used up and there are no prepaid credits.");
+    }
+    billed = taken.source;
+  }
+
   const now = deps.now();
   const intent: SendIntentDoc = {
     _id: input.intentKey,
@@ -220,7 +239,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     state: 'sending',
     owner: randomUUID(),
     lease_until: new Date(now.getTime() + SEND_INTENT_LEASE_MS),
-    billed: null,
+    billed,
     request: prepared.request,
     transcript_text: prepared.transcriptText,
     kind: template ? 'template' : 'text',
@@ -229,66 +248,68 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     provider: deps.provider.name,
     message_id: null,
     sent_at: null,
-    result: null,
     created_at: now,
     updated_at: now,
   };
-  if (!(await claimSendIntent(db, intent))) return resume(deps, input, await intents.findOne({ _id: input.intentKey }));
+  let claimed;
+  try {
+    claimed = await claimSendIntent(db, intent);
+  } catch (err) {
+    if (billed) await refundConversation(db, input.tenantId, billed);
+    throw err;
+  }
+  if (!claimed) {
+    // A parallel attempt of the same send got there first: this one takes nothing.
+    if (billed) await refundConversation(db, input.tenantId, billed);
+    return resume(deps, input, await intents.findOne({ _id: input.intentKey }));
+  }
 
   let attempt;
   try {
-    if (template) {
-      const recordCharge = async (billed: AllowanceSource) => {
-        await intents.updateOne({ _id: intent._id }, { $set: { billed, updated_at: deps.now() } });
-      };
-      const taken = await consumeConversation(db, input.tenantId, recordCharge);
-      if (!taken.ok) {
-        throw taken.reason === 'workspace_suspended'
-          ? new SendRefusal('workspace_suspended', 'This workspace is suspended for billing; nothing was sent.')
-          : new SendRefusal('allowance_exhausted', "The plan's conversations for this month are used up and there are no prepaid credits.");
-      }
-      intent.billed = taken.source;
-    }
     attempt = await sendWithRetries(deps.provider, prepared.request, deps.retry ?? SEND_RETRY_POLICY);
   } catch (err) {
-    await abandonIntent(db, intent._id);
+    await abandonIntent(db, intent);
     throw err;
   }
   if (!attempt.ok) {
-    await abandonIntent(db, intent._id);
+    await abandonIntent(db, intent);
     throw providerRefusal(attempt.error);
   }
 
   // The one write between the provider's answer and a record of it: from here on, no retry sends again.
   const sentAt = deps.now();
+  const sent: SendIntentDoc = { ...intent, state: 'sent', message_id: attempt.messageId, sent_at: sentAt, updated_at: sentAt };
   await intents.updateOne({ _id: intent._id }, { $set: { state: 'sent', message_id: attempt.messageId, sent_at: sentAt, updated_at: sentAt } });
-  return finishRecording(deps, { ...intent, state: 'sent', message_id: attempt.messageId, sent_at: sentAt });
+  return finishRecording(deps, sent);
 }
 
 /** What an earlier attempt of the same send left: its result, its unfinished records, or a refusal to send again. */
 async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: SendIntentDoc | null): Promise<SendMessageResult> {
   if (!intent || intent.tenant_id !== input.tenantId) throw new Error(`send intent ${input.intentKey} vanished or belongs to another workspace`);
-  if (intent.state === 'completed') return intent.result!;
-  if (intent.state === 'sent') return finishRecording(deps, intent);
+  if (intent.state === 'sent') {
+    // The outbound record is the last one written: when it exists, the send is fully recorded.
+    const recorded = await outboundMessagesCollection(deps.db).findOne({ _id: intent.message_id! });
+    if (recorded && recorded.tenant_id === intent.tenant_id) return sentResult(intent, recorded.conversation_id);
+    return finishRecording(deps, intent);
+  }
   if (intent.lease_until > deps.now()) throw new SendInProgress();
   throw new SendOutcomeUnknown();
 }
 
 /**
  * Nothing went out (a refusal, or a failure before the provider accepted): the conversation
- * recorded on the intent is given back and the intent removed, so a retry sends afresh.
+ * taken is given back and the intent removed, so a retry sends afresh.
  */
-async function abandonIntent(db: Db, intentId: string): Promise<void> {
-  const intents = sendIntentsCollection(db);
-  const intent = await intents.findOne({ _id: intentId });
-  if (intent?.billed) await refundConversation(db, intent.tenant_id, intent.billed);
-  await intents.deleteOne({ _id: intentId });
+async function abandonIntent(db: Db, intent: SendIntentDoc): Promise<void> {
+  if (intent.billed) await refundConversation(db, intent.tenant_id, intent.billed);
+  await sendIntentsCollection(db).deleteOne({ _id: intent._id });
 }
 
 /**
  * The records of an accepted message: its turn in the customer's conversation and the
- * outbound message that delivery statuses join on. Each step is idempotent (keyed by the
- * provider's message id), so any attempt that finds the intent `sent` may finish it.
+ * outbound message that delivery statuses join on (written last, so its presence says the
+ * send is fully recorded). Each step is idempotent (keyed by the provider's message id), so
+ * any attempt that finds the intent `sent` without its outbound message may finish it.
  */
 async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc): Promise<SendMessageResult> {
   const messageId = intent.message_id!;
@@ -325,9 +346,11 @@ async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc): Pr
     // The message went out; failing the request now would invite a second send.
     deps.logger?.warn({ err, messageId }, 'provider was not told of an accepted message');
   }
-  const result: SendMessageResult = { message_id: messageId, channel: 'whatsapp', to, status: 'sent', conversation_id: turn.conversationId };
-  await sendIntentsCollection(deps.db).updateOne({ _id: intent._id }, { $set: { state: 'completed', result, updated_at: deps.now() } });
-  return result;
+  return sentResult(intent, turn.conversationId);
+}
+
+function sentResult(intent: SendIntentDoc, conversationId: string): SendMessageResult {
+  return { message_id: intent.message_id!, channel: 'whatsapp', to: intent.request.to, status: 'sent', conversation_id: conversationId };
 }
 
 function providerRefusal(error: ProviderErrorDetails): SendRefusal {
