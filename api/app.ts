@@ -13,7 +13,7 @@ import { createPublicRouter } from './v1';
 import { createConsoleRouter } from './console';
 import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
-import { createEventPublisher } from '../src/events/publisher';
+import { createEventPublisher, type EventPublisher } from '../src/events/publisher';
 import { createTemporalDispatcher } from '../src/events/dispatcher';
 import { createWhatsAppWebhookRouter } from './webhooks/whatsapp';
 
@@ -27,6 +27,8 @@ export interface AppDeps {
   rateLimitStore: CounterStore;
   cursorSecret: string;
   now?: () => Date;
+  /** Wraps the event publisher (tests inject a failing dependency); default: as built. */
+  wrapEvents?: (events: EventPublisher) => EventPublisher;
 }
 
 /** The Koa app with every router mounted; `src/main/api.ts` listens on it, tests too. */
@@ -47,7 +49,8 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   app.use(health.routes());
   app.use(health.allowedMethods());
 
-  const events = createEventPublisher(deps.db, createTemporalDispatcher(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE));
+  const built = createEventPublisher(deps.db, createTemporalDispatcher(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE));
+  const events = deps.wrapEvents ? deps.wrapEvents(built) : built;
   const publicRouter = createPublicRouter({
     config: deps.config,
     db: deps.db,

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { Refusal } from '../domain/refusal';
 import { recordTurn } from '../conversations/recordTurn';
+import { insertIfAbsent } from '../db/insertIfAbsent';
 import { collections, type TemplateDoc } from '../db/collections';
 import type { EventPublisher } from '../events/publisher';
 import type { Logger } from '../observability/logger';
@@ -9,7 +11,8 @@ import { SEND_RETRY_POLICY, sendWithRetries, type RetryPolicy } from '../provide
 import { allowanceLeft, consumeConversation, refundConversation, type AllowanceSource } from './allowance';
 import { markdownToWhatsApp } from './markdown';
 import { isSuppressed } from './optOut';
-import { outboundMessagesCollection } from './outboundMessages';
+import { outboundMessagesCollection, type OutboundMessageDoc } from './outboundMessages';
+import { claimSendIntent, isOneOffSendIntentKey, sendIntentsCollection, type SendIntentDoc } from './sendIntents';
 import { resolveSender } from './senders';
 import { windowOpen } from './sessionWindow';
 import { selectTemplateVariant } from './templateLanguage';
@@ -29,7 +32,9 @@ import {
  * channel not on the deployment, workspace suspended, allowance exhausted, channel dormant,
  * sender not connected, recipient suppressed, template not found, template media missing,
  * template variables, session window closed; then the billable conversation is taken, the
- * provider is tried, and a refusal gives the conversation back.
+ * send's intent is recorded with it, the provider is tried, and a refusal gives the
+ * conversation back. Record first (src/messaging/sendIntents.ts): no
+ * failure after the provider's answer can send twice or leave a charge unrecorded.
  */
 
 export type SendRefusalReason =
@@ -77,7 +82,13 @@ export interface SendMessageInput {
   text?: string | null;
   template?: TemplateRequest | null;
   senderId?: string | null;
+  /** Already validated by src/domain/metadata.ts. */
   metadata?: Record<string, unknown>;
+  /**
+   * The send's key (src/messaging/sendIntents.ts): a retry of the same send passes the same
+   * key and is answered from the intent record instead of sending again.
+   */
+  intentKey: string;
 }
 
 export interface SendMessageResult {
@@ -87,6 +98,28 @@ export interface SendMessageResult {
   status: 'sent';
   conversation_id: string;
 }
+
+/** An earlier attempt of the same send is still running; retry shortly. */
+export class SendInProgress extends Error {
+  constructor() {
+    super('An earlier attempt of this send is still running; retry shortly.');
+    this.name = 'SendInProgress';
+  }
+}
+
+/**
+ * An earlier attempt of the same send stopped between writing its intent and recording the
+ * provider's answer: the message may have gone out, so it is not sent again.
+ */
+export class SendOutcomeUnknown extends Error {
+  constructor() {
+    super('An earlier attempt of this send stopped before its outcome was recorded; it may have gone out, so it is not sent again.');
+    this.name = 'SendOutcomeUnknown';
+  }
+}
+
+/** How long an attempt holds its `sending` intent: longer than three provider attempts with their timeouts. */
+export const SEND_INTENT_LEASE_MS = 60_000;
 
 interface Prepared {
   request: SendRequest;
@@ -137,6 +170,12 @@ function prepareTemplate(found: TemplateDoc, template: TemplateRequest): Omit<Pr
 
 export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMessageInput): Promise<SendMessageResult> {
   const { db } = deps;
+  // An earlier attempt of this send answers first: its charge may have spent the last
+  // conversation, and the guards must not refuse what already went out.
+  const intents = sendIntentsCollection(db);
+  const earlier = isOneOffSendIntentKey(input.intentKey) ? null : await intents.findOne({ _id: input.intentKey });
+  if (earlier) return resume(deps, input, earlier);
+
   const to = `+${input.to.replace(/^\+/, '')}`;
   const template = input.template ?? null;
   if (!template && (input.text === undefined || input.text === null || input.text === '')) {
@@ -174,6 +213,8 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     prepared = { request: { ...base, message: { type: 'text', text } }, transcriptText: text, template: null };
   }
 
+  // Taken before the intent is written, so a send refused for the allowance (the usual
+  // loser of parallel sends) costs no intent writes while the plan lease is contended.
   let billed: AllowanceSource | null = null;
   if (template) {
     const taken = await consumeConversation(db, input.tenantId);
@@ -185,51 +226,125 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     billed = taken.source;
   }
 
-  let attempt;
+  const now = deps.now();
+  const intent: SendIntentDoc = {
+    _id: input.intentKey,
+    tenant_id: input.tenantId,
+    state: 'sending',
+    owner: randomUUID(),
+    lease_until: new Date(now.getTime() + SEND_INTENT_LEASE_MS),
+    billed,
+    request: prepared.request,
+    transcript_text: prepared.transcriptText,
+    kind: template ? 'template' : 'text',
+    template: prepared.template,
+    metadata: input.metadata ?? {},
+    provider: deps.provider.name,
+    message_id: null,
+    sent_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  let claimed;
   try {
-    attempt = await sendWithRetries(deps.provider, prepared.request, deps.retry ?? SEND_RETRY_POLICY);
+    claimed = await claimSendIntent(db, intent);
   } catch (err) {
     if (billed) await refundConversation(db, input.tenantId, billed);
     throw err;
   }
-  if (!attempt.ok) {
+  if (!claimed) {
+    // A parallel attempt of the same send got there first: this one takes nothing.
     if (billed) await refundConversation(db, input.tenantId, billed);
+    return resume(deps, input, await intents.findOne({ _id: input.intentKey }));
+  }
+
+  let attempt;
+  try {
+    attempt = await sendWithRetries(deps.provider, prepared.request, deps.retry ?? SEND_RETRY_POLICY);
+  } catch (err) {
+    await abandonIntent(db, intent);
+    throw err;
+  }
+  if (!attempt.ok) {
+    await abandonIntent(db, intent);
     throw providerRefusal(attempt.error);
   }
 
-  const now = deps.now();
+  // The one write between the provider's answer and a record of it: from here on, no retry sends again.
+  const sentAt = deps.now();
+  const sent: SendIntentDoc = { ...intent, state: 'sent', message_id: attempt.messageId, sent_at: sentAt, updated_at: sentAt };
+  await intents.updateOne({ _id: intent._id }, { $set: { state: 'sent', message_id: attempt.messageId, sent_at: sentAt, updated_at: sentAt } });
+  return finishRecording(deps, sent);
+}
+
+/** What an earlier attempt of the same send left: its result, its unfinished records, or a refusal to send again. */
+async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: SendIntentDoc | null): Promise<SendMessageResult> {
+  if (!intent || intent.tenant_id !== input.tenantId) throw new Error(`send intent ${input.intentKey} vanished or belongs to another workspace`);
+  if (intent.state === 'sent') {
+    // The outbound record is the last one written: when it exists, the send is fully recorded.
+    const recorded = await outboundMessagesCollection(deps.db).findOne({ _id: intent.message_id! });
+    if (recorded && recorded.tenant_id === intent.tenant_id) return sentResult(intent, recorded.conversation_id);
+    return finishRecording(deps, intent);
+  }
+  if (intent.lease_until > deps.now()) throw new SendInProgress();
+  throw new SendOutcomeUnknown();
+}
+
+/**
+ * Nothing went out (a refusal, or a failure before the provider accepted): the conversation
+ * taken is given back and the intent removed, so a retry sends afresh.
+ */
+async function abandonIntent(db: Db, intent: SendIntentDoc): Promise<void> {
+  if (intent.billed) await refundConversation(db, intent.tenant_id, intent.billed);
+  await sendIntentsCollection(db).deleteOne({ _id: intent._id });
+}
+
+/**
+ * The records of an accepted message: its turn in the customer's conversation and the
+ * outbound message that delivery statuses join on (written last, so its presence says the
+ * send is fully recorded). Each step is idempotent (keyed by the provider's message id), so
+ * any attempt that finds the intent `sent` without its outbound message may finish it.
+ */
+async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc): Promise<SendMessageResult> {
+  const messageId = intent.message_id!;
+  const at = intent.sent_at!;
+  const to = intent.request.to;
   const turn = await recordTurn(deps, {
-    tenantId: input.tenantId,
+    tenantId: intent.tenant_id,
     channel: 'whatsapp',
     customer: { phone: to },
     role: 'human',
-    text: prepared.transcriptText,
-    at: now,
-    dedupeKey: `wa-out:${attempt.messageId}`,
+    text: intent.transcript_text,
+    at,
+    dedupeKey: `wa-out:${messageId}`,
   });
-  await outboundMessagesCollection(db).insertOne({
-    _id: attempt.messageId,
-    tenant_id: input.tenantId,
-    provider: deps.provider.name,
-    sender_id: sender.sender._id,
+  await insertIfAbsent<OutboundMessageDoc>(outboundMessagesCollection(deps.db), {
+    _id: messageId,
+    tenant_id: intent.tenant_id,
+    provider: intent.provider,
+    sender_id: intent.request.senderId,
     to,
     conversation_id: turn.conversationId,
     transcript_message_id: turn.messageId,
-    kind: template ? 'template' : 'text',
-    template: prepared.template,
-    metadata: input.metadata ?? {},
-    billed,
+    kind: intent.kind,
+    template: intent.template,
+    metadata: intent.metadata,
+    billed: intent.billed,
     status: 'sent',
-    status_at: now,
-    created_at: now,
+    status_at: at,
+    created_at: at,
   });
   try {
-    await deps.provider.accepted?.(prepared.request, attempt.messageId);
+    await deps.provider.accepted?.(intent.request, messageId);
   } catch (err) {
     // The message went out; failing the request now would invite a second send.
-    deps.logger?.warn({ err, messageId: attempt.messageId }, 'provider was not told of an accepted message');
+    deps.logger?.warn({ err, messageId }, 'provider was not told of an accepted message');
   }
-  return { message_id: attempt.messageId, channel: 'whatsapp', to, status: 'sent', conversation_id: turn.conversationId };
+  return sentResult(intent, turn.conversationId);
+}
+
+function sentResult(intent: SendIntentDoc, conversationId: string): SendMessageResult {
+  return { message_id: intent.message_id!, channel: 'whatsapp', to: intent.request.to, status: 'sent', conversation_id: conversationId };
 }
 
 function providerRefusal(error: ProviderErrorDetails): SendRefusal {

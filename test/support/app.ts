@@ -11,6 +11,7 @@ import { ensureIndexes } from '../../src/db/collections';
 import { createLogger } from '../../src/observability/logger';
 import { createMetricsRegistry } from '../../src/observability/metrics';
 import type { ActivityDeps } from '../../activities';
+import type { EventPublisher } from '../../src/events/publisher';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
 import { createWorker } from '../../src/worker/createWorker';
 import type { NativeConnection, Worker } from '@temporalio/worker';
@@ -43,9 +44,11 @@ export interface TestApiOptions {
    * behaviour must not see the 503 that budget gives.
    */
   databaseBudget?: boolean;
+  /** Wraps the API's event publisher, e.g. with one that fails on demand. */
+  wrapEvents?: (events: EventPublisher) => EventPublisher;
 }
 
-export async function startTestApi({ env: overrides = {}, rateLimitStore, now, worker: withWorker, databaseBudget }: TestApiOptions = {}): Promise<TestApi> {
+export async function startTestApi({ env: overrides = {}, rateLimitStore, now, worker: withWorker, databaseBudget, wrapEvents }: TestApiOptions = {}): Promise<TestApi> {
   const config = requireApiSettings(testConfig(overrides));
   // Command monitoring lets tests prove which requests reach the database.
   const { client: mongo, db } = await connectMongo(config, 'test-api', { ...(databaseBudget ? apiDatabaseOptions : {}), monitorCommands: true });
@@ -63,6 +66,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, now, w
     rateLimitStore: rateLimitStore ?? new MongoCounterStore(db),
     cursorSecret: 'test-cursor-secret-0123456789abcdef',
     now,
+    wrapEvents,
   });
   const server = createApiServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -3,15 +3,18 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Db } from 'mongodb';
 import { createActivities } from '../../activities';
-import { callCollections, deploymentId, newCallDoc, type CallDoc } from '../../src/calls/callStore';
-import { liveCallCount, takeLiveSlot } from '../../src/calls/admission';
+import type { WorkflowHandle } from '@temporalio/client';
+import { callCollections } from '../../src/calls/callStore';
+import { liveCallCount } from '../../src/calls/admission';
+import { placeCall } from '../../src/calls/placeCall';
 import { calleeScript, calleeScripts, scriptId, type CalleeScript } from '../../src/providers/voice/simulatorScript';
 import { eventsCollection } from '../../src/events/eventStore';
 import { newId } from '../../src/domain/ids';
 import { FailureType } from '../../src/temporal/failures';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
-import { callWorkflowDefinition, callWorkflowId, hangupUpdate, rereadCallDefinition, rereadWorkflowId, statusQuery, type CallWorkflowInput } from '../../src/calls/contracts';
-import { executeWorkflow, startWorkflow } from '../../src/temporal/startWorkflow';
+import { findWorkspace } from '../../src/workspaces/workspaces';
+import { callWorkflowDefinition, callWorkflowId, hangupUpdate, rereadCallDefinition, rereadWorkflowId, statusQuery, type CallWorkflowInput, type CallWorkflowResult } from '../../src/calls/contracts';
+import { executeWorkflow } from '../../src/temporal/startWorkflow';
 import { openTestDb, testConfig, testServers, uniqueName } from '../support/env';
 import { createTimeSkippingEnv } from '../support/timeSkipping';
 import { createTestWorkspace, type TestWorkspace } from '../support/workspaces';
@@ -50,46 +53,30 @@ describe('the call workflow (time-skipping)', () => {
     await drop?.();
   });
 
-  async function newCall(to: string, script: Partial<CalleeScript>, extra: Partial<CallDoc> = {}): Promise<{ callId: string; input: CallWorkflowInput }> {
-    const callId = newId('call');
+  /** Scripts the callee at `to`, then places a call to it through the place-call use case (its workflow started). */
+  async function newCall(to: string, script: Partial<CalleeScript>): Promise<{ callId: string; handle: WorkflowHandle }> {
     await calleeScripts(db).replaceOne(
       { _id: scriptId(ws.workspaceId, to) },
       { tenant_id: ws.workspaceId, destination: to.slice(1), script: calleeScript.parse(script), updated_at: new Date() },
       { upsert: true },
     );
-    const call = newCallDoc({
-      _id: callId,
-      tenant_id: ws.workspaceId,
-      direction: 'outbound',
-      status: 'ringing',
-      to,
-      from_number: ws.phoneNumber.slice(1),
-      agent_id: ws.agentId,
-      requested_agent_id: null,
-      deployment_id: deploymentId(ws.phoneNumber.slice(1), ws.agentId),
-      ring_seconds: 30,
-      max_call_seconds: 300,
-      recording: false,
-      reserved_minutes: 5,
-      created_at: new Date(),
-      ...extra,
-    });
-    await callCollections(db).calls.insertOne(call);
-    await takeLiveSlot(db, ws.workspaceId, callId);
-    return {
-      callId,
-      input: { callId, tenantId: ws.workspaceId, direction: 'outbound', ringSeconds: call.ring_seconds, maxCallSeconds: call.max_call_seconds, createdAt: new Date().toISOString() },
-    };
+    const workspace = (await findWorkspace(db, ws.workspaceId))!;
+    const placed = await placeCall(
+      { db, temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue, DEPLOYMENT_CHANNELS: ['whatsapp', 'voice'] }, now: () => new Date(), placementWaitMs: 0 },
+      workspace,
+      { to, agent_id: null, from_number: null, purpose: null, script: null, details: {}, capture: null, ring_seconds: 30, metadata: {} },
+    );
+    if (placed.kind !== 'ringing') throw new Error(`placing ${to}: ${placed.kind === 'refused' ? placed.refusal.message : placed.kind}`);
+    return { callId: placed.call._id, handle: env.client.workflow.getHandle(callWorkflowId(placed.call._id)) };
   }
 
-  const run = (input: CallWorkflowInput) =>
-    executeWorkflow(env.client, callWorkflowDefinition, { taskQueue, workflowId: callWorkflowId(input.callId), args: [input] });
+  const run = (handle: WorkflowHandle) => handle.result() as Promise<CallWorkflowResult>;
   const stored = async (callId: string) => (await callCollections(db).calls.findOne({ _id: callId }))!;
 
   it('a call nobody answers ends after ring_seconds: completed, duration 0, no_answer, unanswered without reading', async () => {
-    const { callId, input } = await newCall('+919800000001', { answer: false });
     const started = await env.currentTimeMs();
-    const result = await run(input);
+    const { callId, handle } = await newCall('+919800000001', { answer: false });
+    const result = await run(handle);
     expect(result).toEqual({ status: 'completed', outcome: 'no_answer', durationSeconds: 0, resultState: 'ready' });
     expect((await env.currentTimeMs()) - started).toBeGreaterThanOrEqual(30_000);
     const call = await stored(callId);
@@ -100,22 +87,21 @@ describe('the call workflow (time-skipping)', () => {
   });
 
   it('a busy line ends at once with the network outcome', async () => {
-    const { callId, input } = await newCall('+919800000002', { answer: false, network_outcome: 'busy', ring_seconds: 2 });
-    expect(await run(input)).toMatchObject({ outcome: 'busy', durationSeconds: 0 });
+    const { callId, handle } = await newCall('+919800000002', { answer: false, network_outcome: 'busy', ring_seconds: 2 });
+    expect(await run(handle)).toMatchObject({ outcome: 'busy', durationSeconds: 0 });
     expect((await stored(callId)).result.disposition).toBe('unanswered');
   });
 
   it('a call that never ends by itself is cut at the agent’s maximum length (max_duration)', async () => {
-    const { callId, input } = await newCall('+919800000003', { end: 'never', ring_seconds: 1 });
-    const result = await run(input);
+    const { callId, handle } = await newCall('+919800000003', { end: 'never', ring_seconds: 1 });
+    const result = await run(handle);
     expect(result).toMatchObject({ status: 'completed', outcome: 'max_duration' });
     expect(result.durationSeconds).toBe(300);
     expect(await stored(callId)).toMatchObject({ duration_seconds: 300, billed_minutes: 5 });
   });
 
   it('hang-up: true while in progress, then false; the outcome is agent_hangup', async () => {
-    const { callId, input } = await newCall('+919800000004', { end: 'never', ring_seconds: 1 });
-    const handle = await startWorkflow(env.client, callWorkflowDefinition, { taskQueue, workflowId: callWorkflowId(callId), args: [input] });
+    const { callId, handle } = await newCall('+919800000004', { end: 'never', ring_seconds: 1 });
     while ((await handle.query(statusQuery)) !== 'in_progress') await env.sleep(500);
     await env.sleep(20_000);
     expect(await handle.executeUpdate(hangupUpdate)).toBe(true);
@@ -127,8 +113,7 @@ describe('the call workflow (time-skipping)', () => {
   });
 
   it('a handed-off call goes human_handoff then human_active, where hang-up answers false', async () => {
-    const { callId, input } = await newCall('+919800000005', { ring_seconds: 1, handoff: { after_seconds: 3 }, talk_seconds: 60 });
-    const handle = await startWorkflow(env.client, callWorkflowDefinition, { taskQueue, workflowId: callWorkflowId(callId), args: [input] });
+    const { callId, handle } = await newCall('+919800000005', { ring_seconds: 1, handoff: { after_seconds: 3 }, talk_seconds: 60 });
     const seen = new Set<string>();
     for (let i = 0; i < 200 && !seen.has('human_active'); i++) {
       seen.add(await handle.query(statusQuery));
@@ -141,8 +126,8 @@ describe('the call workflow (time-skipping)', () => {
   });
 
   it('temporary reader errors are retried until the reading lands', async () => {
-    const { callId, input } = await newCall('+919800000006', { ring_seconds: 1, reader: { fail_times: 3, permanent: false } });
-    expect(await run(input)).toMatchObject({ resultState: 'ready' });
+    const { callId, handle } = await newCall('+919800000006', { ring_seconds: 1, reader: { fail_times: 3, permanent: false } });
+    expect(await run(handle)).toMatchObject({ resultState: 'ready' });
     expect((await stored(callId)).result.state).toBe('ready');
     const history = await env.client.workflow.getHandle(callId).fetchHistory();
     const failures = history.events!.filter((e) => e.activityTaskStartedEventAttributes && (e.activityTaskStartedEventAttributes.attempt ?? 1) > 1);
@@ -150,8 +135,8 @@ describe('the call workflow (time-skipping)', () => {
   });
 
   it('after five failed attempts the result is failed, and no call.outcome is sent', async () => {
-    const { callId, input } = await newCall('+919800000007', { ring_seconds: 1, reader: { fail_times: 50, permanent: false } });
-    expect(await run(input)).toMatchObject({ resultState: 'failed' });
+    const { callId, handle } = await newCall('+919800000007', { ring_seconds: 1, reader: { fail_times: 50, permanent: false } });
+    expect(await run(handle)).toMatchObject({ resultState: 'failed' });
     const call = await stored(callId);
     expect(call.result).toMatchObject({ state: 'failed', disposition: null, fields: {}, captured: 0 });
     expect(await eventsCollection(db).countDocuments({ tenant_id: ws.workspaceId, type: 'call.outcome', 'data.call_id': callId })).toBe(0);
@@ -159,28 +144,27 @@ describe('the call workflow (time-skipping)', () => {
   });
 
   it('a permanent reader error fails the reading at once', async () => {
-    const { callId, input } = await newCall('+919800000008', { ring_seconds: 1, reader: { fail_times: 0, permanent: true } });
-    expect(await run(input)).toMatchObject({ resultState: 'failed' });
+    const { callId, handle } = await newCall('+919800000008', { ring_seconds: 1, reader: { fail_times: 0, permanent: true } });
+    expect(await run(handle)).toMatchObject({ resultState: 'failed' });
     expect((await stored(callId)).result.state).toBe('failed');
   });
 
   it('a silent callee is no_conversation, decided without reading', async () => {
-    const { callId, input } = await newCall('+919800000009', { ring_seconds: 1, silent: true, talk_seconds: 8 });
-    expect(await run(input)).toMatchObject({ outcome: 'agent_hangup', resultState: 'ready' });
+    const { callId, handle } = await newCall('+919800000009', { ring_seconds: 1, silent: true, talk_seconds: 8 });
+    expect(await run(handle)).toMatchObject({ outcome: 'agent_hangup', resultState: 'ready' });
     expect((await stored(callId)).result).toMatchObject({ disposition: 'no_conversation', sentiment: null });
   });
 
   it('a network refusal fails the call: failed, originate_error, reservation given back', async () => {
-    const { callId, input } = await newCall('+919800000010', { originate_error: true });
-    expect(await run(input)).toEqual({ status: 'failed', outcome: 'originate_error', durationSeconds: 0, resultState: 'ready' });
+    const { callId, handle } = await newCall('+919800000010', { originate_error: true });
+    expect(await run(handle)).toEqual({ status: 'failed', outcome: 'originate_error', durationSeconds: 0, resultState: 'ready' });
     expect(await stored(callId)).toMatchObject({ status: 'failed', outcome: 'originate_error', duration_seconds: 0 });
     // Never answered: decided without reading.
     expect((await stored(callId)).result).toMatchObject({ state: 'ready', disposition: 'unanswered', summary: null });
   });
 
   it('hang-up while ringing: true, then the call ends unanswered with agent_hangup', async () => {
-    const { callId, input } = await newCall('+919800000011', { answer: false });
-    const handle = await startWorkflow(env.client, callWorkflowDefinition, { taskQueue, workflowId: callWorkflowId(callId), args: [input] });
+    const { callId, handle } = await newCall('+919800000011', { answer: false });
     while (!(await callCollections(db).calls.findOne({ _id: callId, placed_at: { $ne: null } }))) await env.sleep(200);
     expect(await handle.query(statusQuery)).toBe('ringing');
     expect(await handle.executeUpdate(hangupUpdate)).toBe(true);
@@ -203,8 +187,8 @@ describe('the call workflow (time-skipping)', () => {
   });
 
   it('a re-read reads the call again: reading 2, result ready, a second call.outcome', async () => {
-    const { callId, input } = await newCall('+919800000012', { ring_seconds: 1 });
-    await run(input);
+    const { callId, handle } = await newCall('+919800000012', { ring_seconds: 1 });
+    await run(handle);
     const state = await executeWorkflow(env.client, rereadCallDefinition, {
       taskQueue,
       workflowId: rereadWorkflowId(callId, 2),
@@ -216,8 +200,8 @@ describe('the call workflow (time-skipping)', () => {
   });
 
   it('a failed re-read keeps the ready result', async () => {
-    const { callId, input } = await newCall('+919800000013', { ring_seconds: 1 });
-    await run(input);
+    const { callId, handle } = await newCall('+919800000013', { ring_seconds: 1 });
+    await run(handle);
     await calleeScripts(db).updateOne({ _id: scriptId(ws.workspaceId, '+919800000013') }, { $set: { 'script.reader': { fail_times: 0, permanent: true } } });
     const state = await executeWorkflow(env.client, rereadCallDefinition, {
       taskQueue,

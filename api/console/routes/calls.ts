@@ -1,12 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
-import { callCollections, deploymentId, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
-import { readDestination } from '../../../src/calls/destination';
-import { firstActiveNumber } from '../../../src/calls/guards';
-import { collections } from '../../../src/db/collections';
-import { newId } from '../../../src/domain/ids';
+import { acceptInboundCall } from '../../../src/calls/acceptInboundCall';
+import { callCollections, type CallDoc } from '../../../src/calls/callStore';
 import { calleeScript, calleeScripts, scriptId } from '../../../src/providers/voice/simulatorScript';
-import { callWorkflowDefinition, callWorkflowId, rereadCallDefinition, rereadWorkflowId, type CallWorkflowInput, type ReadCallInput } from '../../../src/calls/contracts';
+import { rereadCallDefinition, rereadWorkflowId, type ReadCallInput } from '../../../src/calls/contracts';
 import { startWorkflow } from '../../../src/temporal/startWorkflow';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
@@ -164,46 +161,11 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 201, description: 'The call.' },
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { body }) => {
-        const workspace = ctx.state.workspace!;
-        const caller = readDestination(body.from, workspace.country);
-        if (caller.kind !== 'ok') throw new ApiError('invalid_argument', "That caller number isn't usable.");
-        const { phoneNumbers, agents } = collections(deps.db);
-        const number = body.to_number
-          ? await phoneNumbers.findOne({ _id: body.to_number.replace(/\D/g, ''), tenant_id: workspace._id, active: true })
-          : await firstActiveNumber(deps.db, workspace._id);
-        if (!number) throw new ApiError('failed_precondition', 'No active number of this workspace to call.', { reason: 'no_phone_number' });
-        const agent = number.agent_id ? await agents.findOne({ _id: number.agent_id, tenant_id: workspace._id }) : null;
-        if (!agent) throw new ApiError('failed_precondition', 'No agent is deployed to that number.', { reason: 'no_agent_deployed' });
-
-        const at = deps.now();
-        const callId = newId('call', at);
-        const call = newCallDoc({
-          _id: callId,
-          tenant_id: workspace._id,
-          direction: 'inbound',
-          status: 'in_progress',
-          to: caller.e164,
-          from_number: number._id,
-          agent_id: agent._id,
-          requested_agent_id: null,
-          deployment_id: deploymentId(number._id, agent._id),
-          ring_seconds: 0,
-          max_call_seconds: agent.max_call_minutes * 60,
-          recording: number.recording,
-          created_at: at,
-        });
-        await calls.insertOne(call);
-        const input: CallWorkflowInput = {
-          callId,
-          tenantId: workspace._id,
-          direction: 'inbound',
-          ringSeconds: 0,
-          maxCallSeconds: call.max_call_seconds,
-          createdAt: at.toISOString(),
-        };
-        await startWorkflow(deps.temporal, callWorkflowDefinition, { workflowId: callWorkflowId(callId), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [input] });
+        const answered = await acceptInboundCall(deps, ctx.state.workspace!, body);
+        // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
+        if (answered.kind === 'refused') throw answered.refusal;
         ctx.status = 201;
-        ctx.body = callView(call);
+        ctx.body = callView(answered.call);
       },
     }),
   );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { captureRequest, normaliseCapture } from '../../../src/calls/capture';
 import { detailsRequest } from '../../../src/calls/details';
+import { metadataSchema } from '../../../src/domain/metadata';
 import { CAPTURE_DISPLAYS, CAPTURE_FIELD_TYPES } from '../../../src/calls/types';
 
 /** POST /calls (api-core §4): field rules; capture rules run here too, so a bad capture is a validation failure. */
@@ -22,7 +23,7 @@ export const placeCallBody = z.object({
       return z.NEVER;
     }),
   ring_seconds: z.number().int().min(10).max(90).default(30),
-  metadata: z.record(z.string(), z.unknown()).default({}),
+  metadata: metadataSchema.default({}),
 });
 
 export type PlaceCallBody = z.infer<typeof placeCallBody>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { metadataSchema } from '../../../src/domain/metadata';
 
 /** POST /messages (api-core §4): field rules. Guards that need the workspace run in the handler. */
 
@@ -20,7 +21,7 @@ export const sendMessageBody = z.object({
   text: z.string().max(4_096).nullable().optional(),
   template: templateRequest.nullable().optional(),
   sender_id: z.string().max(64).nullable().optional(),
-  metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+  metadata: metadataSchema.nullable().optional(),
 });
 
 export type SendMessageBody = z.infer<typeof sendMessageBody>;

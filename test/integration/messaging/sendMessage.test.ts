@@ -37,7 +37,7 @@ describe('sendWhatsAppMessage', () => {
         now: () => new Date(),
         logger: { warn: (...args: unknown[]) => warnings.push(args) } as never,
       },
-      { tenantId: ws.workspaceId, to: '919800000555', template: { name: 'welcome' } },
+      { tenantId: ws.workspaceId, to: '919800000555', template: { name: 'welcome' }, intentKey: `${ws.workspaceId}|test|accepted` },
     );
     expect(result).toMatchObject({ message_id: 'wamid.ACCEPTED', channel: 'whatsapp', to: '+919800000555', status: 'sent' });
     expect(warnings).toHaveLength(1);

@@ -1,0 +1,31 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import { startWorkflow } from '../temporal/startWorkflow';
+import { callWorkflowDefinition, callWorkflowId, type CallWorkflowInput } from './contracts';
+import type { CallDoc } from './callStore';
+
+/** What starting a call's lifecycle needs; the placing use cases take it as part of their deps. */
+export interface CallStartDeps {
+  temporal: Client;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
+}
+
+/** The call workflow's input, read off the call's first read model. */
+export function callWorkflowInput(call: CallDoc): CallWorkflowInput {
+  return {
+    callId: call._id,
+    tenantId: call.tenant_id,
+    direction: call.direction,
+    ringSeconds: call.ring_seconds,
+    maxCallSeconds: call.max_call_seconds,
+    createdAt: call.created_at.toISOString(),
+  };
+}
+
+/**
+ * Starts the lifecycle of a call whose read model is written. The workflow id is the call id,
+ * so Temporal itself refuses a second lifecycle for one call.
+ */
+export async function startCallWorkflow(deps: CallStartDeps, call: CallDoc): Promise<void> {
+  await startWorkflow(deps.temporal, callWorkflowDefinition, { workflowId: callWorkflowId(call._id), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [callWorkflowInput(call)] });
+}

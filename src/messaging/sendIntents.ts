@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+import { insertIfAbsent } from '../db/insertIfAbsent';
+import type { SendRequest } from '../providers/whatsapp/provider';
+import type { AllowanceSource } from './allowance';
+
+/**
+ * The intent record of one outbound send, written before the provider is called (record
+ * first). Its `_id` is the send's key, so a retry of the same send (a client's retry with its
+ * Idempotency-Key, a retried campaign batch or reminder) finds it instead of sending again:
+ *
+ * - `sending`: written before the provider is called, with the billable conversation just
+ *   taken for it (`billed`). If the provider refuses, the conversation is given back and the
+ *   intent deleted, so a retry sends afresh.
+ * - `sent`: the provider accepted; the first write after its answer, and the last write to
+ *   the intent. What follows (the transcript turn, then the outbound message record) is
+ *   idempotent: an attempt that finds the intent `sent` answers from the outbound message,
+ *   or finishes the records when it is missing, without calling the provider again.
+ *
+ * An intent left `sending` by an attempt that died (its lease passed) may or may not have
+ * gone out: it is never sent again (at most once), and a retry is told the outcome is unknown.
+ * FerretDB 1.x makes only unique inserts one-winner, so the claim is the insert of the `_id`.
+ */
+
+export type SendIntentState = 'sending' | 'sent';
+
+export interface SendIntentDoc {
+  /** The send's key (see the builders below). */
+  _id: string;
+  tenant_id: string;
+  state: SendIntentState;
+  /** The attempt holding a `sending` intent, and until when. */
+  owner: string;
+  lease_until: Date;
+  /** Where the billable conversation came from; null for text. */
+  billed: AllowanceSource | null;
+  /** What goes to the provider, and what the records are made of afterwards. */
+  request: SendRequest;
+  transcript_text: string;
+  kind: 'text' | 'template';
+  template: { name: string; language: string } | null;
+  metadata: Record<string, unknown>;
+  provider: 'simulator' | 'cloud';
+  /** Set with `sent`: the provider's message id and when it accepted. */
+  message_id: string | null;
+  sent_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function sendIntentsCollection(db: Db): Collection<SendIntentDoc> {
+  return db.collection<SendIntentDoc>('send_intents');
+}
+
+const sha256 = (data: string) => createHash('sha256').update(data).digest('hex');
+
+/**
+ * POST /messages with an `Idempotency-Key`: the key's scope (workspace, API key) and the raw
+ * body's bytes, as the Idempotency-Key matches them. A retry with the same key and body finds
+ * the intent; another body under the same key is another send, as the middleware treats it
+ * once a failed request has released the key.
+ */
+export function apiSendIntentKey(input: { tenantId: string; apiKeyId: string; idempotencyKey: string; rawBody: Buffer }): string {
+  const body = createHash('sha256').update(input.rawBody).digest('hex');
+  return `${input.tenantId}|api|${sha256(JSON.stringify([input.apiKeyId, input.idempotencyKey, body]))}`;
+}
+
+/**
+ * A send nothing will retry as the same send (POST /messages without an Idempotency-Key: a
+ * second identical request is a second message). The intent still records the send and its
+ * charge before the provider is called.
+ */
+export function oneOffSendIntentKey(tenantId: string, requestId: string): string {
+  return `${tenantId}|once|${requestId}`;
+}
+
+/** A one-off key has no earlier attempt to look for (its request id is new). */
+export function isOneOffSendIntentKey(key: string): boolean {
+  return key.split('|')[1] === 'once';
+}
+
+/** A campaign's send to one recipient: a retried batch finds it and skips who was sent. */
+export function campaignSendIntentKey(tenantId: string, campaignId: string, recipientId: string): string {
+  return `${tenantId}|campaign|${campaignId}|${recipientId}`;
+}
+
+/** A due's reminder, numbered within its chase: a retried reminder step finds it. */
+export function dueReminderSendIntentKey(tenantId: string, dueId: string, reminder: number): string {
+  return `${tenantId}|due|${dueId}|${reminder}`;
+}
+
+/** Inserts the intent; false when one with its key exists. */
+export function claimSendIntent(db: Db, intent: SendIntentDoc): Promise<boolean> {
+  return insertIfAbsent(sendIntentsCollection(db), intent);
+}
