@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { collections } from '../../../src/db/collections';
 import { assignTicket, setEscalation, UnknownAssigneeError } from '../../../src/tickets/consoleTicketActions';
 import { isTicketId } from '../../../src/tickets/ticketIdentity';
@@ -73,6 +74,7 @@ export function ticketRoutes(router: Router<RequestState>, deps: ConsoleDeps): v
       { $set: { ...set, updated_at: deps.now() } },
       { returnDocument: 'after' },
     );
+    credentialsChanged(ctx.state.workspace!._id);
     ctx.body = settingsView(ticketSettingsOf(updated!));
   });
 

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { collections } from '../../../src/db/collections';
 import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
 import { newId } from '../../../src/domain/ids';
@@ -99,6 +100,7 @@ export function workspaceRoutes(router: Router<RequestState>, deps: ConsoleDeps)
       { $set: { ...dotted(body), updated_at: deps.now() } },
       { returnDocument: 'after' },
     );
+    credentialsChanged(ctx.state.workspace!._id);
     ctx.body = workspaceView(updated!);
   });
 }
