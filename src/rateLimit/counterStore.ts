@@ -17,18 +17,20 @@ interface CounterClaimDoc {
   expires_at: Date;
 }
 
-/** The largest block a process claims at once: what another process may find taken but unused. */
-export const MAX_CLAIM_BLOCK = 16;
+/**
+ * How many request numbers one claim takes: one insert per this many requests of a key, and
+ * at most this many less one left unused by a process that holds them when the key's other
+ * requests reach another process.
+ */
+export const CLAIM_BLOCK = 8;
 
 /**
- * The size of the block of request numbers that starts at `first`. The same for every
+ * The size of the block of request numbers that starts at `first`: the same for every
  * process, so the blocks partition 1…ceiling and two processes can only claim the same
- * block, never overlapping ones. Blocks double from 1 (a key that sends a few requests
- * claims few numbers), are at most MAX_CLAIM_BLOCK, and near the ceiling hold at most half of
- * what is left, so one process cannot take the last numbers another one needs.
+ * block, never overlapping ones.
  */
 export function claimBlockSize(first: number, ceiling: number): number {
-  return Math.max(1, Math.min(first, MAX_CLAIM_BLOCK, Math.ceil((ceiling - first + 1) / 2)));
+  return Math.max(1, Math.min(CLAIM_BLOCK, ceiling - first + 1));
 }
 
 interface WindowState {
@@ -52,11 +54,11 @@ const BLOCKS_PER_ROUND = 8;
  * window's request numbers by inserting `<key>:<window>:<first>` and then hands them out from
  * memory: FerretDB 1.x loses concurrent `$inc`s (docs/decisions.md) but never lets two
  * inserts of one `_id` succeed, so no number is handed out twice and no more than `ceiling`
- * requests are admitted per window across processes. A key at the limit costs 14 inserts a
- * window instead of 120; a burst claims as many blocks as it needs in one round of parallel
- * inserts. Numbers left unused in a block are not given to other processes, so with several
- * replicas a key may be refused a few requests short of the ceiling (at most
- * MAX_CLAIM_BLOCK - 1 per other process), never past it. No TTL indexes on FerretDB: `sweep`
+ * requests are admitted per window across processes. A key costs one insert per CLAIM_BLOCK
+ * requests (15 a window at the limit instead of 120); a burst claims as many blocks as it
+ * needs in one round of parallel inserts. Numbers left unused in a block are not given to
+ * other processes, so with several replicas a key may be refused a few requests short of the
+ * ceiling (at most CLAIM_BLOCK - 1 per other process), never past it. No TTL indexes on FerretDB: `sweep`
  * deletes ended windows' blocks.
  */
 export class MongoCounterStore implements CounterStore {

@@ -1,4 +1,4 @@
-import { claimBlockSize, MAX_CLAIM_BLOCK } from '../../src/rateLimit/counterStore';
+import { claimBlockSize, CLAIM_BLOCK } from '../../src/rateLimit/counterStore';
 
 describe('the rate limit’s claim blocks', () => {
   const blocks = (ceiling: number) => {
@@ -7,19 +7,20 @@ describe('the rate limit’s claim blocks', () => {
     return out;
   };
 
-  it('partition 1…120 into 14 blocks that double, stay at most 16, and shrink towards the end', () => {
+  it('partition 1…120 into 15 blocks of 8', () => {
     const list = blocks(120);
-    expect(list.map(([a, b]) => b - a + 1)).toEqual([1, 2, 4, 8, 16, 16, 16, 16, 16, 13, 6, 3, 2, 1]);
+    expect(CLAIM_BLOCK).toBe(8);
+    expect(list).toHaveLength(15);
+    expect(list.every(([a, b]) => b - a + 1 === 8)).toBe(true);
     expect(list[0]![0]).toBe(1);
-    expect(list[list.length - 1]![1]).toBe(120);
     list.slice(1).forEach(([first], i) => expect(first).toBe(list[i]![1] + 1));
-    expect(Math.max(...list.map(([a, b]) => b - a + 1))).toBe(MAX_CLAIM_BLOCK);
   });
 
   it('never reach past the ceiling, whatever it is', () => {
     for (const ceiling of [1, 2, 3, 7, 60, 121, 1000]) {
       const list = blocks(ceiling);
       expect(list[list.length - 1]![1]).toBe(ceiling);
+      list.slice(1).forEach(([first], i) => expect(first).toBe(list[i]![1] + 1));
     }
   });
 });

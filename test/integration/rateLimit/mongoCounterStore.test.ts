@@ -24,19 +24,21 @@ describe('MongoCounterStore', () => {
   const burst = (store: MongoCounterStore, key: string, n: number) =>
     Promise.all(Array.from({ length: n }, () => store.increment(key, windowStart, expires, 120)));
 
-  it('numbers 150 parallel requests of one process 1…120 exactly once, the rest past the limit, with 14 inserts', async () => {
+  it('numbers 150 parallel requests of one process 1…120 exactly once, the rest past the limit, with 15 inserts', async () => {
     const numbers = await burst(new MongoCounterStore(db), 'key_one', 150);
     const admitted = numbers.filter((n) => n <= 120).sort((a, b) => a - b);
     expect(admitted).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
     expect(numbers.filter((n) => n > 120)).toHaveLength(30);
-    expect(await claims().countDocuments({ _id: { $regex: /^key_one:/ } })).toBe(14);
+    expect(await claims().countDocuments({ _id: { $regex: /^key_one:/ } })).toBe(15);
   });
 
-  it('hands out numbers from memory between claims: a quiet key costs one insert for its first request', async () => {
+  it('hands out numbers from memory between claims: one insert per 8 requests', async () => {
     const store = new MongoCounterStore(db);
-    expect(await store.increment('key_quiet', windowStart, expires, 120)).toBe(1);
+    const numbers: number[] = [];
+    for (let i = 0; i < 8; i++) numbers.push(await store.increment('key_quiet', windowStart, expires, 120));
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(await claims().countDocuments({ _id: { $regex: /^key_quiet:/ } })).toBe(1);
-    expect([await store.increment('key_quiet', windowStart, expires, 120), await store.increment('key_quiet', windowStart, expires, 120)]).toEqual([2, 3]);
+    expect(await store.increment('key_quiet', windowStart, expires, 120)).toBe(9);
     expect(await claims().countDocuments({ _id: { $regex: /^key_quiet:/ } })).toBe(2);
   });
 
@@ -52,11 +54,10 @@ describe('MongoCounterStore', () => {
 
   it('leaves numbers held by a quiet process unused, never given twice', async () => {
     const [quiet, busy] = [new MongoCounterStore(db), new MongoCounterStore(db)];
-    expect(await quiet.increment('key_three', windowStart, expires, 120)).toBe(1);
-    expect(await quiet.increment('key_three', windowStart, expires, 120)).toBe(2); // claims 2…3
+    expect(await quiet.increment('key_three', windowStart, expires, 120)).toBe(1); // holds 1…8
     const fromBusy = (await burst(busy, 'key_three', 150)).filter((n) => n <= 120);
-    expect(fromBusy.sort((x, y) => x - y)).toEqual(Array.from({ length: 117 }, (_, i) => i + 4));
-    expect(await quiet.increment('key_three', windowStart, expires, 120)).toBe(3);
+    expect(fromBusy.sort((x, y) => x - y)).toEqual(Array.from({ length: 112 }, (_, i) => i + 9));
+    for (let n = 2; n <= 8; n++) expect(await quiet.increment('key_three', windowStart, expires, 120)).toBe(n);
     expect(await quiet.increment('key_three', windowStart, expires, 120)).toBe(121);
   });
 
@@ -65,7 +66,7 @@ describe('MongoCounterStore', () => {
     const coll = sweepDb.collection<{ _id: string; expires_at: Date }>('rate_limit_claims');
     try {
       const store = new MongoCounterStore(sweepDb, 250, 5);
-      await burst(store, 'key_own', 20); // 5 blocks: 1, 2–3, 4–7, 8–15, 16–31
+      await burst(store, 'key_own', 40); // 5 blocks of 8
       const gone = Array.from({ length: 8 }, (_, i) => ({ _id: `key_gone:${windowStart}:${i + 1}`, expires_at: expires }));
       await coll.insertMany(gone);
       await store.increment('key_live', windowStart + 60_000, new Date(windowStart + 180_000), 120);
