@@ -63,11 +63,11 @@ export function perUnit(use: CpuUse, units: number): Record<string, number | nul
 }
 
 /** One line: `CPU per <unit>: api 0.9 ms, FerretDB 1.2 ms, …; other processes …`. */
-export function formatPerUnit(use: CpuUse, units: number, unit: string): string {
+export function formatPerUnit(use: CpuUse, units: number, unit: string, unitsName = `${unit}s`): string {
   const per = perUnit(use, units);
   const parts = Object.entries(per).map(([k, ms]) => `${k} ${ms === null ? '–' : ms.toFixed(2)} ms`);
   return (
-    `  CPU per ${unit}: ${parts.join(', ')} (${units} ${unit}s in ${use.seconds.toFixed(1)} s); ` +
+    `  CPU per ${unit}: ${parts.join(', ')} (${units} ${unitsName} in ${use.seconds.toFixed(1)} s); ` +
     `other processes on the machine ${use.others_on_machine.toFixed(1)} CPU-s; load average after ${use.load_average_after}`
   );
 }
