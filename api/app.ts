@@ -13,6 +13,7 @@ import { createPublicRouter } from './v1';
 import { createConsoleRouter } from './console';
 import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
+import type { CredentialCache } from '../src/auth/credentialCache';
 import { createEventPublisher, type EventPublisher } from '../src/events/publisher';
 import { createTemporalDispatcher } from '../src/events/dispatcher';
 import { createWhatsAppWebhookRouter } from './webhooks/whatsapp';
@@ -25,6 +26,8 @@ export interface AppDeps {
   logger: Logger;
   registry: Registry;
   rateLimitStore: CounterStore;
+  /** Defaults to one with the production bound (`CREDENTIAL_CACHE_MS`). */
+  credentialCache?: CredentialCache;
   cursorSecret: string;
   now?: () => Date;
   /** Wraps the event publisher (tests inject a failing dependency); default: as built. */
@@ -58,6 +61,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     logger: deps.logger,
     cursors: new CursorCodec(deps.cursorSecret),
     rateLimitStore: deps.rateLimitStore,
+    credentialCache: deps.credentialCache,
     events,
     now: deps.now,
   });

@@ -3,6 +3,7 @@
 # stamp matches its pinned version is left alone, so later runs take a second.
 #   temporal              Temporal CLI dev server (with the Web UI), from its Go module
 #   ferretdb              FerretDB 1.x, MongoDB wire protocol on SQLite, from its module source
+#                         with scripts/patches/ferretdb-*.patch applied
 #   temporal-test-server  Temporal's Java time-skipping test server, from Maven Central
 set -euo pipefail
 
@@ -14,6 +15,10 @@ STAMPS="$TOOLS/stamps"
 TEMPORAL_CLI_VERSION="v1.5.1"
 FERRETDB_VERSION="v1.24.2"
 TEST_SERVER_VERSION="1.38.0"
+
+# Patches applied to FerretDB's module source before it is built (docs/decisions.md, "FerretDB's
+# _id index"). Their content is part of the stamp, so a changed patch rebuilds FerretDB.
+FERRETDB_PATCHES=("$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-id-index.patch")
 
 export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 mkdir -p "$BIN" "$STAMPS"
@@ -34,10 +39,15 @@ build_temporal() {
   stamp temporal "$TEMPORAL_CLI_VERSION"
 }
 
+ferretdb_stamp() {
+  printf '%s+patches:%s' "$FERRETDB_VERSION" "$(cat "${FERRETDB_PATCHES[@]}" | sha256sum | cut -c1-16)"
+}
+
 # A plain `go install` of FerretDB panics at start: build/version/version.txt is generated
 # by its release tooling and absent from the module, so build from a copy with it written.
 build_ferretdb() {
   require go "the Go toolchain builds FerretDB"
+  require patch "patch applies the repository's fixes to FerretDB's source"
   say "building FerretDB $FERRETDB_VERSION from module source"
   local dir src work
   dir="$(go mod download -json "github.com/FerretDB/FerretDB@$FERRETDB_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
@@ -47,9 +57,14 @@ build_ferretdb() {
   cp -R "$dir/." "$work/" && chmod -R u+w "$work"
   printf '%s\n' "$FERRETDB_VERSION" >"$work/build/version/version.txt"
   printf 'sqlite-only\n' >"$work/build/version/package.txt"
+  local p
+  for p in "${FERRETDB_PATCHES[@]}"; do
+    say "applying $(basename "$p")"
+    patch -s -p1 -d "$work" --forward --no-backup-if-mismatch <"$p"
+  done
   (cd "$work" && go build -o "$BIN/ferretdb" ./cmd/ferretdb)
   rm -rf "$work"
-  stamp ferretdb "$FERRETDB_VERSION"
+  stamp ferretdb "$(ferretdb_stamp)"
 }
 
 build_test_server() {
@@ -103,6 +118,6 @@ archive_test_server_classes() {
 
 total_start=$SECONDS
 fresh temporal "$TEMPORAL_CLI_VERSION" || timed build_temporal
-fresh ferretdb "$FERRETDB_VERSION" || timed build_ferretdb
+fresh ferretdb "$(ferretdb_stamp)" || timed build_ferretdb
 fresh temporal-test-server "$TEST_SERVER_VERSION" || timed build_test_server
 say "tools ready in $BIN ($((SECONDS - total_start))s)"

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../src/config';
 import type { Logger } from '../../src/observability/logger';
 import type { CounterStore } from '../../src/rateLimit/counterStore';
+import type { CredentialCache } from '../../src/auth/credentialCache';
 import type { EventPublisher } from '../../src/events/publisher';
 import type { CursorCodec } from '../pagination';
 
@@ -14,6 +15,8 @@ export interface PublicDeps {
   logger: Logger;
   cursors: CursorCodec;
   rateLimitStore: CounterStore;
+  /** Recently read keys and workspaces (bounded staleness: src/auth/credentialCache.ts). */
+  credentialCache?: CredentialCache;
   /** Stores and dispatches events for webhook delivery. */
   events: EventPublisher;
   now?: () => Date;

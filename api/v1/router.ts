@@ -18,7 +18,7 @@ import { koaPath, type RouteDef } from '../route';
  */
 export function buildPublicRouter(routes: RouteDef[], deps: PublicDeps): Router<RequestState> {
   const router = new Router<RequestState>({ methods: ROUTER_METHODS });
-  const auth = authenticate({ db: deps.db, environment: deps.config.API_ENVIRONMENT, now: deps.now });
+  const auth = authenticate({ db: deps.db, environment: deps.config.API_ENVIRONMENT, now: deps.now, cache: deps.credentialCache });
   const limiter = rateLimit({ store: deps.rateLimitStore, logger: deps.logger, now: deps.now });
   const body = jsonBody();
   const replay = idempotency({ store: new IdempotencyStore(deps.db), now: deps.now });

@@ -4,6 +4,7 @@ import { LIMITS } from '../domain/limits';
 import { newId } from '../domain/ids';
 import type { Scope } from '../domain/scopes';
 import { generateApiKey, type KeyEnvironment } from './apiKeys';
+import { credentialsChanged } from './credentialCache';
 
 export interface IssuedKey {
   key: ApiKeyDoc;
@@ -58,12 +59,14 @@ export class KeyStore {
       { returnDocument: 'after' },
     );
     if (!old) return null;
+    credentialsChanged(tenantId);
     return this.create(tenantId, old.scopes, old.environment);
   }
 
   /** Permanent. Revoking twice keeps the first time. */
   async revoke(tenantId: string, keyId: string): Promise<ApiKeyDoc | null> {
     await this.keys.updateOne({ tenant_id: tenantId, key_id: keyId, revoked_at: null }, { $set: { revoked_at: this.now() } });
+    credentialsChanged(tenantId);
     return this.get(tenantId, keyId);
   }
 }

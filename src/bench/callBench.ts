@@ -158,9 +158,9 @@ async function main(): Promise<void> {
   try {
     const t0 = performance.now();
     const [mongoPort, temporalPort, uiPort, apiPort, metricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-    const ferret = await startFerretDb({ binary: settings.ferretDbBinary ?? toolPath('.tools', 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') });
+    const ferret = await startFerretDb({ binary: settings.ferretDbBinary ?? toolPath(process.env.TOOLS_DIR ?? '.tools', 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') });
     children.push(ferret.process);
-    const temporal = await startTemporalDevServer({ binary: toolPath('.tools', 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') });
+    const temporal = await startTemporalDevServer({ binary: toolPath(process.env.TOOLS_DIR ?? '.tools', 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') });
     children.push(temporal.process);
 
     mongo = await new MongoClient(ferret.address).connect();

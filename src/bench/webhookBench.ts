@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { toolPath } from '../local/paths';
 import { startFerretDb, startTemporalDevServer } from '../local/servers';
 import { webhookEndpoints } from '../webhooks/endpoints';
 import { newSigningSecret } from '../webhooks/signature';
+import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
 
 /**
  * `npm run bench:webhooks`: webhook deliveries per second to a fast local receiver, and the
@@ -26,7 +27,8 @@ import { newSigningSecret } from '../webhooks/signature';
  * 5, under the capacity measured on a shared 2-core machine) for BENCH_SECONDS (10): the
  * latency the path adds when there is no backlog.
  * BENCH_ENDPOINTS (default 1) endpoints each receive every event. BENCH_TIMEOUT_SECONDS
- * (90) bounds each phase.
+ * (90) bounds each phase. Each phase prints the CPU each process spent per delivery (the
+ * bench process is the producers and the receiver); the figures go to .bench/webhooks-<time>.json.
  */
 
 const burstEvents = Number(process.env.BENCH_EVENTS ?? 500);
@@ -36,11 +38,7 @@ const paceSeconds = Number(process.env.BENCH_SECONDS ?? 10);
 const endpointCount = Number(process.env.BENCH_ENDPOINTS ?? 1);
 const phaseTimeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 90) * 1000;
 const TENANT = 'ws_bench_webhooks';
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+const tools = process.env.TOOLS_DIR ?? '.tools';
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -56,8 +54,8 @@ async function main(): Promise<void> {
   try {
     const [mongoPort, temporalPort, uiPort, metricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     const [ferret, temporal] = await Promise.all([
-      startFerretDb({ binary: toolPath('.tools', 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') }),
-      startTemporalDevServer({ binary: toolPath('.tools', 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') }),
+      startFerretDb({ binary: toolPath(tools, 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') }),
+      startTemporalDevServer({ binary: toolPath(tools, 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') }),
     ]);
     children.push(ferret.process, temporal.process);
 
@@ -140,7 +138,10 @@ async function main(): Promise<void> {
       }
       return out.sort((a, b) => a - b);
     }
-    const cpu = () => ({ worker: cpuSeconds(worker.child.pid!), ferret: cpuSeconds(ferret.process.child.pid!), temporal: cpuSeconds(temporal.process.child.pid!), bench: process.cpuUsage() });
+    const meter = cpuMeter(
+      { worker: worker.child.pid!, temporal: temporal.process.child.pid!, ferretdb: ferret.process.child.pid! },
+      ['temporal', 'ferretdb'],
+    );
 
     // Warm-up: compile paths, open connections.
     const warm = await Promise.all(Array.from({ length: 20 }, () => publishOne('warm')));
@@ -149,7 +150,8 @@ async function main(): Promise<void> {
     say(`embedded defaults: FerretDB (SQLite) + Temporal dev server (SQLite) + 1 worker process, default worker options; ${endpointCount} endpoint(s); receiver answers 204 on 127.0.0.1`);
 
     // Phase 1: throughput.
-    const before = cpu();
+    const before = meter.mark();
+    const requestsBefore = requests;
     const t0 = performance.now();
     const burst: string[] = [];
     let published = 0;
@@ -166,15 +168,14 @@ async function main(): Promise<void> {
     const lastArrival = Math.max(...burst.flatMap((id) => Array.from({ length: endpointCount }, (_, i) => firstArrival.get(`${id} /hook/${i}`) ?? 0)));
     const elapsed = lastArrival - t0;
     const deliveries = arrived(burst) * endpointCount;
-    const after = cpu();
+    const burstCpu: CpuUse = meter.since(before);
+    // CPU is divided by the attempts that arrived in the phase's window, whichever event they were for.
+    const burstAttempts = requests - requestsBefore;
     say(`burst: ${burstEvents} events published by ${concurrency} producers in ${(publishedIn / 1000).toFixed(1)} s (${(burstEvents / (publishedIn / 1000)).toFixed(0)} events/s)`);
     say(`  ${deliveries} deliveries in ${(elapsed / 1000).toFixed(1)} s: ${(deliveries / (elapsed / 1000)).toFixed(0)} deliveries/s${complete ? '' : ` (INCOMPLETE after ${phaseTimeoutMs / 1000} s)`}`);
     const burstLatency = latencies(burst);
     say(`  creation to first attempt under this backlog: p50 ${percentile(burstLatency, 50).toFixed(0)} ms, p99 ${percentile(burstLatency, 99).toFixed(0)} ms`);
-    const wall = elapsed / 1000;
-    say(
-      `  CPU in that time (2 cores): worker ${(after.worker - before.worker).toFixed(1)} s, Temporal ${(after.temporal - before.temporal).toFixed(1)} s, FerretDB ${(after.ferret - before.ferret).toFixed(1)} s, producers+receiver ${((after.bench.user + after.bench.system - before.bench.user - before.bench.system) / 1e6).toFixed(1)} s over ${wall.toFixed(1)} s of wall time`,
-    );
+    say(`${formatPerUnit(burstCpu, burstAttempts, 'delivery', 'deliveries')} (bench = producers and receiver)`);
 
     say(await whereTimeGoes(client, burst.filter((_, i) => i % Math.ceil(burst.length / 25) === 0), createdAt, firstArrival));
 
@@ -182,6 +183,8 @@ async function main(): Promise<void> {
     const paced: string[] = [];
     const pending: Promise<void>[] = [];
     const p0 = performance.now();
+    const pacedFrom = meter.mark();
+    const pacedRequestsBefore = requests;
     const total = Math.round(rate * paceSeconds);
     for (let i = 0; i < total; i++) {
       const due = p0 + (i * 1000) / rate;
@@ -192,10 +195,36 @@ async function main(): Promise<void> {
     await Promise.all(pending);
     const pacedComplete = await untilDelivered(paced, p0);
     const pacedLatency = latencies(paced);
+    const pacedCpu = meter.since(pacedFrom);
+    const pacedAttempts = requests - pacedRequestsBefore;
     say(`paced: ${total} events at ${rate}/s for ${paceSeconds} s${pacedComplete ? '' : ' (INCOMPLETE)'}`);
     say(`  creation to first attempt: p50 ${percentile(pacedLatency, 50).toFixed(0)} ms, p90 ${percentile(pacedLatency, 90).toFixed(0)} ms, p99 ${percentile(pacedLatency, 99).toFixed(0)} ms, max ${pacedLatency.at(-1)?.toFixed(0)} ms`);
+    say(`${formatPerUnit(pacedCpu, pacedAttempts, 'delivery', 'deliveries')} (bench = producers and receiver; a burst backlog delivered meanwhile counts here)`);
     say(await whereTimeGoes(client, paced.filter((_, i) => i % Math.ceil(paced.length / 25) === 0), createdAt, firstArrival));
     say(`receiver saw ${requests} requests in all (a retry would show as more than one per delivery)`);
+    const round = (n: number) => Math.round(n);
+    const file = writeBenchFigures('webhooks', {
+      at: new Date().toISOString(),
+      settings: { burst_events: burstEvents, concurrency, rate, pace_seconds: paceSeconds, endpoints: endpointCount },
+      burst: {
+        deliveries,
+        complete,
+        deliveries_per_second: Math.round((deliveries / (elapsed / 1000)) * 10) / 10,
+        first_attempt_p50_ms: round(percentile(burstLatency, 50)),
+        first_attempt_p99_ms: round(percentile(burstLatency, 99)),
+        cpu: { ...burstCpu, window: undefined },
+        cpu_ms_per_delivery: perUnit(burstCpu, burstAttempts),
+      },
+      paced: {
+        events_per_second: rate,
+        complete: pacedComplete,
+        first_attempt_p50_ms: round(percentile(pacedLatency, 50)),
+        first_attempt_p99_ms: round(percentile(pacedLatency, 99)),
+        cpu: { ...pacedCpu, window: undefined },
+        cpu_ms_per_delivery: perUnit(pacedCpu, pacedAttempts),
+      },
+    });
+    say(`written to ${file}`);
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     for (const child of children.reverse()) await child.stop();

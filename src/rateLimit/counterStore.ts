@@ -3,58 +3,157 @@ import type { Db } from 'mongodb';
 /** Counts requests per key per window; shared by every API replica. */
 export interface CounterStore {
   /**
-   * Adds one to the window's count and returns the count including this request. Past
-   * `ceiling` the store may stop counting exactly and answer any number above it.
+   * This request's number in the key's window, from 1: no two requests of a window get the
+   * same number, across every process sharing the store (with several processes the numbers
+   * need not arrive in order). Past `ceiling` the store may stop counting exactly and answer
+   * any number above it.
    */
   increment(key: string, windowStart: number, expiresAt: Date, ceiling?: number): Promise<number>;
 }
 
 interface CounterClaimDoc {
-  /** `<key>:<window>:<n>`: the window's n-th request. */
+  /** `<key>:<window>:<first>`: a block of the window's request numbers, from `first` on. */
   _id: string;
   expires_at: Date;
 }
 
 /**
- * Counts in MongoDB shared by every API replica. Each request claims the next number of
- * its key's window by inserting `<key>:<window>:<n>`: FerretDB 1.x loses concurrent `$inc`s
- * (docs/decisions.md) but never lets two inserts of one `_id` succeed, so no two requests
- * get the same number. A per-process hint of the last number makes the usual claim a single
- * insert. Past the ceiling nothing more is written. No TTL indexes on FerretDB: `sweep`
- * deletes windows that have ended.
+ * How many request numbers one claim takes: one insert per this many requests of a key, and
+ * at most this many less one left unused by a process that holds them when the key's other
+ * requests reach another process.
+ */
+export const CLAIM_BLOCK = 8;
+
+/**
+ * The size of the block of request numbers that starts at `first`: the same for every
+ * process, so the blocks partition 1…ceiling and two processes can only claim the same
+ * block, never overlapping ones.
+ */
+export function claimBlockSize(first: number, ceiling: number): number {
+  return Math.max(1, Math.min(CLAIM_BLOCK, ceiling - first + 1));
+}
+
+interface WindowState {
+  /** Numbers this process holds and has not handed out yet, lowest first: `[next, last]`. */
+  held: [number, number][];
+  /** Where the next block to try starts. */
+  nextFirst: number;
+  /** Requests of this process waiting for a number. */
+  waiting: number;
+  claiming: Promise<void> | null;
+  expiresAt: number;
+  /** Blocks this process inserted: deleted by `_id` once the window has ended. */
+  claimed: string[];
+}
+
+/** At most this many blocks are claimed in one round of parallel inserts. */
+const BLOCKS_PER_ROUND = 8;
+
+/**
+ * Counts in MongoDB shared by every API replica. A process claims a block of its key's
+ * window's request numbers by inserting `<key>:<window>:<first>` and then hands them out from
+ * memory: FerretDB 1.x loses concurrent `$inc`s (docs/decisions.md) but never lets two
+ * inserts of one `_id` succeed, so no number is handed out twice and no more than `ceiling`
+ * requests are admitted per window across processes. A key costs one insert per CLAIM_BLOCK
+ * requests (15 a window at the limit instead of 120); a burst claims as many blocks as it
+ * needs in one round of parallel inserts. Numbers left unused in a block are not given to
+ * other processes, so with several replicas a key may be refused a few requests short of the
+ * ceiling (at most CLAIM_BLOCK - 1 per other process), never past it. No TTL indexes on FerretDB: `sweep`
+ * deletes ended windows' blocks.
  */
 export class MongoCounterStore implements CounterStore {
   private readonly claims;
-  private readonly lastClaimed = new Map<string, { n: number; expiresAt: number }>();
+  private readonly windows = new Map<string, WindowState>();
 
-  constructor(db: Db, private readonly timeoutMs = 250) {
+  constructor(
+    db: Db,
+    private readonly timeoutMs = 250,
+    /** At most this many leftover blocks (of processes gone) are deleted per sweep. */
+    private readonly sweepBatch = 500,
+  ) {
     this.claims = db.collection<CounterClaimDoc>('rate_limit_claims');
   }
 
   async increment(key: string, windowStart: number, expiresAt: Date, ceiling = Number.MAX_SAFE_INTEGER): Promise<number> {
-    const window = `${key}:${windowStart}`;
-    let n = (this.lastClaimed.get(window)?.n ?? 0) + 1;
-    for (; n <= ceiling; n++) {
+    const id = `${key}:${windowStart}`;
+    let state = this.windows.get(id);
+    if (!state) {
+      state = { held: [], nextFirst: 1, waiting: 0, claiming: null, expiresAt: expiresAt.getTime(), claimed: [] };
+      this.windows.set(id, state);
+    }
+    const window = state;
+    for (;;) {
+      const range = window.held[0];
+      if (range) {
+        const n = range[0]++;
+        if (range[0] > range[1]) window.held.shift();
+        return n;
+      }
+      if (window.nextFirst > ceiling) return ceiling + 1;
+      // One round of claims at a time per window: parallel requests wait for it together.
+      window.waiting++;
       try {
-        await this.claims.insertOne({ _id: `${window}:${n}`, expires_at: expiresAt }, { maxTimeMS: this.timeoutMs });
-        break;
-      } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
+        window.claiming ??= this.claimBlocks(id, window, ceiling, expiresAt).finally(() => (window.claiming = null));
+        await window.claiming;
+      } finally {
+        window.waiting--;
       }
     }
-    this.remember(window, Math.min(n, ceiling), expiresAt);
-    return n;
   }
 
-  private remember(window: string, n: number, expiresAt: Date): void {
-    const known = this.lastClaimed.get(window)?.n ?? 0;
-    this.lastClaimed.set(window, { n: Math.max(n, known), expiresAt: expiresAt.getTime() });
+  /** Claims the next blocks, enough for every waiting request, in one round of parallel inserts. */
+  private async claimBlocks(id: string, state: WindowState, ceiling: number, expiresAt: Date): Promise<void> {
+    const blocks: [number, number][] = [];
+    let wanted = Math.max(1, state.waiting);
+    for (let first = state.nextFirst; first <= ceiling && wanted > 0 && blocks.length < BLOCKS_PER_ROUND; ) {
+      const size = claimBlockSize(first, ceiling);
+      blocks.push([first, first + size - 1]);
+      wanted -= size;
+      first += size;
+    }
+    const outcomes = await Promise.allSettled(
+      blocks.map(([first]) => this.claims.insertOne({ _id: `${id}:${first}`, expires_at: expiresAt }, { maxTimeMS: this.timeoutMs })),
+    );
+    state.nextFirst = blocks.length ? blocks[blocks.length - 1]![1] + 1 : state.nextFirst;
+    let failed: { first: number; reason: unknown } | null = null;
+    outcomes.forEach((outcome, i) => {
+      const [first, last] = blocks[i]!;
+      if (outcome.status === 'fulfilled') {
+        state.held.push([first, last]);
+        state.claimed.push(`${id}:${first}`);
+      } else if ((outcome.reason as { code?: number }).code !== 11000) {
+        failed ??= { first, reason: outcome.reason };
+      }
+    });
+    if (failed === null) return;
+    // Not a duplicate (a timeout, say): that block is tried again next round; a timed-out
+    // insert that did land is then a duplicate and skipped, so it is wasted, never shared.
+    const { first, reason } = failed as { first: number; reason: unknown };
+    state.nextFirst = Math.min(state.nextFirst, first);
+    state.held.sort((a, b) => a[0] - b[0]);
+    if (state.held.length === 0) throw reason;
   }
 
+  /**
+   * Deletes the blocks of windows that have ended: this process's own by `_id` (an indexed
+   * delete each), then at most `sweepBatch` left by processes that are gone.
+   */
   async sweep(now: Date): Promise<number> {
-    const result = await this.claims.deleteMany({ expires_at: { $lt: now } });
-    for (const [window, hint] of this.lastClaimed) if (hint.expiresAt < now.getTime()) this.lastClaimed.delete(window);
-    return result.deletedCount;
+    let deleted = 0;
+    const ended: string[] = [];
+    for (const [id, state] of this.windows) {
+      if (state.expiresAt >= now.getTime()) continue;
+      ended.push(...state.claimed);
+      this.windows.delete(id);
+    }
+    const left = await this.claims
+      .find({ expires_at: { $lt: now } }, { projection: { _id: 1 } })
+      .limit(this.sweepBatch)
+      .toArray();
+    for (const claimId of new Set([...ended, ...left.map((c) => c._id)])) {
+      deleted += (await this.claims.deleteOne({ _id: claimId })).deletedCount;
+    }
+    return deleted;
   }
 }
 

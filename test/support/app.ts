@@ -7,6 +7,7 @@ import { requireApiSettings, webhookPrivateUrlsAllowed, type Config } from '../.
 import { apiDatabaseOptions, connectMongo } from '../../src/db/mongo';
 import { createTemporalProbe } from '../../src/temporal/client';
 import { MongoCounterStore, type CounterStore } from '../../src/rateLimit/counterStore';
+import type { CredentialCache } from '../../src/auth/credentialCache';
 import { ensureIndexes } from '../../src/db/collections';
 import { createLogger } from '../../src/observability/logger';
 import { createMetricsRegistry } from '../../src/observability/metrics';
@@ -31,6 +32,8 @@ export interface TestApiOptions {
   env?: Record<string, string>;
   /** Replaces the MongoDB counter store, e.g. with one that fails. */
   rateLimitStore?: CounterStore;
+  /** Replaces the app's credential cache (e.g. with one on a clock the test moves). */
+  credentialCache?: CredentialCache;
   now?: () => Date;
   /**
    * Also run a worker on this API's task queue and database (with the run's workflow
@@ -48,7 +51,7 @@ export interface TestApiOptions {
   wrapEvents?: (events: EventPublisher) => EventPublisher;
 }
 
-export async function startTestApi({ env: overrides = {}, rateLimitStore, now, worker: withWorker, databaseBudget, wrapEvents }: TestApiOptions = {}): Promise<TestApi> {
+export async function startTestApi({ env: overrides = {}, rateLimitStore, credentialCache, now, worker: withWorker, databaseBudget, wrapEvents }: TestApiOptions = {}): Promise<TestApi> {
   const config = requireApiSettings(testConfig(overrides));
   // Command monitoring lets tests prove which requests reach the database.
   const { client: mongo, db } = await connectMongo(config, 'test-api', { ...(databaseBudget ? apiDatabaseOptions : {}), monitorCommands: true });
@@ -64,6 +67,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, now, w
     logger: createLogger(config, 'api'),
     registry: createMetricsRegistry('api'),
     rateLimitStore: rateLimitStore ?? new MongoCounterStore(db),
+    credentialCache,
     cursorSecret: 'test-cursor-secret-0123456789abcdef',
     now,
     wrapEvents,

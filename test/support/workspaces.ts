@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { credentialsChanged } from '../../src/auth/credentialCache';
 import { KeyStore } from '../../src/auth/keyStore';
 import type { KeyEnvironment } from '../../src/auth/apiKeys';
 import { collections } from '../../src/db/collections';
@@ -42,6 +43,8 @@ export async function createTestWorkspace(db: Db, options: { scopes?: Scope[]; e
   };
 }
 
+/** As the console suspends: the API processes of this test see it at once (src/auth/credentialCache.ts). */
 export async function suspend(db: Db, workspaceId: string, suspended = true): Promise<void> {
   await collections(db).workspaces.updateOne({ _id: workspaceId }, { $set: { suspended } });
+  credentialsChanged(workspaceId);
 }

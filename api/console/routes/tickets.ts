@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { collections } from '../../../src/db/collections';
 import { assignTicket, setEscalation } from '../../../src/tickets/consoleTicketActions';
 import { TICKET_ID_PATTERN } from '../../../src/tickets/ticketIdentity';
@@ -93,6 +94,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
           { $set: { ...set, updated_at: deps.now() } },
           { returnDocument: 'after' },
         );
+        credentialsChanged(ctx.state.workspace!._id);
         ctx.body = settingsView(ticketSettingsOf(updated!));
       },
     }),

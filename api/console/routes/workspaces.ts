@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { collections } from '../../../src/db/collections';
 import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
 import { newId } from '../../../src/domain/ids';
@@ -126,6 +127,7 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
           { $set: { ...dotted(body), updated_at: deps.now() } },
           { returnDocument: 'after' },
         );
+        credentialsChanged(ctx.state.workspace!._id);
         ctx.body = workspaceView(updated!);
       },
     }),
