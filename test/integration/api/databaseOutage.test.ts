@@ -76,7 +76,8 @@ describe('a database outage', () => {
     await untilAnswering();
     process.kill(ferret.process.child.pid!, 'SIGSTOP');
     try {
-      const get = await timed(() => request(api.server).get('/api/v1/ping').set(bearer(ws.key)));
+      // A route that reads the database (the key itself may be answered from the credential cache).
+      const get = await timed(() => request(api.server).get('/api/v1/agents').set(bearer(ws.key)));
       expectUnavailable(get.res);
       expect(get.ms).toBeLessThan(ANSWER_WITHIN_MS);
 
