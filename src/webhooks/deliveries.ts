@@ -41,6 +41,13 @@ export interface WebhookDeliveryDoc {
   cancel_reason: string | null;
   created_at: Date;
   completed_at: Date | null;
+  /**
+   * Where the endpoint's workflow queued this delivery for its next attempt (set by the
+   * drain that placed it). A drain that finds the delivery already placed by an earlier
+   * drain skips it (a duplicate signal); one that finds it placed at or past the queue's
+   * tail it was given is a re-run of the drain that placed it, and keeps the place.
+   */
+  queue_slot?: { attempt: number; seq: number };
 }
 
 export function webhookDeliveries(db: Db): Collection<WebhookDeliveryDoc> {
@@ -80,8 +87,9 @@ export interface AttemptOutcome {
  * write by `_id` alone (creating the delivery on its first attempt). The filter is `_id`
  * only because FerretDB on SQLite scans the whole collection for any other condition, which
  * made every write cost as much as the collection is large. Each attempt number has one
- * writer: the attempt's activity (never retried by Temporal), or, when that activity was
- * lost, recordLostWebhookAttempt, which first reads whether the attempt was recorded.
+ * writer: the endpoint's drain (src/webhooks/drain.ts; one at a time per endpoint, and a
+ * re-run first reads whether the attempt was recorded), or, for deliveries started before
+ * issue 13, the attempt's activity or recordLostWebhookAttempt, which read first too.
  */
 export async function recordAttempt(db: Db, who: DeliveryIdentity, outcome: AttemptOutcome, now: Date): Promise<void> {
   try {

@@ -13,6 +13,7 @@ import {
   type WebhookEndpointDoc,
 } from '../../../src/webhooks/endpoints';
 import { newSigningSecret } from '../../../src/webhooks/signature';
+import { forgetEndpoints } from '../../../src/webhooks/endpointDirectory';
 import { startDelivery } from '../../../src/webhooks/startDelivery';
 import { checkWebhookUrl } from '../../../src/webhooks/urlPolicy';
 import { deliveryWorkflowId, replayWorkflowId } from '../../../src/webhooks/contracts';
@@ -132,6 +133,7 @@ export function webhookRoutes(router: Router<RequestState>, deps: ConsoleDeps): 
       updated_at: now,
     };
     await endpoints.insertOne(doc);
+    forgetEndpoints(tenantId);
     ctx.status = 201;
     ctx.body = { ...webhookView(doc, now), secret: doc.secret };
   });
@@ -154,6 +156,7 @@ export function webhookRoutes(router: Router<RequestState>, deps: ConsoleDeps): 
       { returnDocument: 'after' },
     );
     if (!updated) throw new ApiError('not_found', 'Webhook endpoint not found.');
+    forgetEndpoints(tenantId);
     ctx.body = webhookView(updated, now);
   });
 
@@ -182,6 +185,7 @@ export function webhookRoutes(router: Router<RequestState>, deps: ConsoleDeps): 
   router.delete(`${base}/:webhook_id`, loadWorkspace(deps), async (ctx) => {
     const result = await endpoints.deleteOne({ _id: webhookIdOf(ctx), tenant_id: ctx.state.workspace!._id });
     if (result.deletedCount === 0) throw new ApiError('not_found', 'Webhook endpoint not found.');
+    forgetEndpoints(ctx.state.workspace!._id);
     ctx.body = { webhook_id: webhookIdOf(ctx), deleted: true };
   });
 
