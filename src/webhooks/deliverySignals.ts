@@ -1,9 +1,31 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { signalWithStartWorkflow } from '../temporal/startWorkflow';
 import { deliverSignal, endpointDeliveriesDefinition, endpointWorkflowId, type DeliveryRef } from './contracts';
 
 /** At most this many deliveries per signal, so a signal's payload stays small. */
 const MAX_REFS_PER_SIGNAL = 200;
+
+/**
+ * One signal-with-start of an endpoint's workflow with these deliveries. Two at once can race
+ * to start it and one be refused as already started (seen on the time-skipping test server);
+ * by then the workflow runs, so signalling again delivers.
+ */
+export async function signalEndpoint(temporal: Client, taskQueue: string, tenantId: string, endpointId: string, refs: DeliveryRef[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await signalWithStartWorkflow(temporal, endpointDeliveriesDefinition, {
+        workflowId: endpointWorkflowId(endpointId),
+        taskQueue,
+        args: [{ endpointId, tenantId }],
+        signal: deliverSignal,
+        signalArgs: [refs],
+      });
+      return;
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || attempt >= 5) throw err;
+    }
+  }
+}
 
 export interface DeliverySignaller {
   /** Resolves once the endpoint's workflow holds the delivery (signal-with-start accepted). */
@@ -32,13 +54,7 @@ export function createDeliverySignaller(temporal: Client, taskQueue: string): De
     if (queue!.length === 0) waiting.delete(endpointId);
     inFlight.add(endpointId);
     try {
-      await signalWithStartWorkflow(temporal, endpointDeliveriesDefinition, {
-        workflowId: endpointWorkflowId(endpointId),
-        taskQueue,
-        args: [{ endpointId, tenantId: batch.tenantId }],
-        signal: deliverSignal,
-        signalArgs: [batch.refs],
-      });
+      await signalEndpoint(temporal, taskQueue, batch.tenantId, endpointId, batch.refs);
       for (const w of batch.waiters) w.resolve();
     } catch (err) {
       for (const w of batch.waiters) w.reject(err);

@@ -1,4 +1,5 @@
-import type { Db } from 'mongodb';
+import { setMaxListeners } from 'node:events';
+import type { AnyBulkWriteOperation, Db, Filter, UpdateFilter } from 'mongodb';
 import { eventsCollection, type EventDoc } from '../events/eventStore';
 import { endpointReceives } from '../events/types';
 import { sendAttempt } from './attempt';
@@ -14,9 +15,9 @@ import {
   type EndpointDeliveryTotals,
   type RetryQueue,
 } from './contracts';
-import { cancelDelivery, recordAttempt, webhookDeliveries, type DeliveryIdentity, type WebhookDeliveryDoc } from './deliveries';
+import { cancelDeliveryUpdate, firstAttemptDoc, recordAttemptUpdate, webhookDeliveries, type DeliveryIdentity, type WebhookDeliveryDoc } from './deliveries';
 import { webhookEndpoints } from './endpoints';
-import { webhookQueue } from './retryQueue';
+import { webhookQueue, type WebhookQueueEntryDoc } from './retryQueue';
 
 /**
  * One drain of an endpoint's deliveries (the endpoint workflow's activity): park what the
@@ -72,26 +73,29 @@ async function inPool<T>(items: readonly T[], limit: number, fn: (item: T) => Pr
 
 export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise<DrainResult> {
   const { db } = deps;
+  // Every POST in flight listens for the one cancellation signal.
+  if (deps.signal) setMaxListeners(DRAIN_PARALLELISM + 10, deps.signal);
   const queue = webhookQueue(db);
   const deliveries = webhookDeliveries(db);
   const queues: RetryQueue[] = input.queues.map((q) => ({ ...q }));
   const tailGiven = (attempt: number) => input.queues[attempt - 1]!.tail;
   const totals: EndpointDeliveryTotals = { attempts: 0, succeeded: 0, failed: 0, cancelled: 0 };
 
-  const putEntry = (ref: DeliveryRef, attempt: number, seq: number, dueAt: number) => {
-    const _id = webhookQueueEntryId(input.endpointId, attempt, seq);
-    const doc = { _id, endpoint_id: input.endpointId, delivery_id: ref.deliveryId, event_id: ref.eventId, trigger: ref.trigger, attempt, due_at: new Date(dueAt) };
-    return queue.replaceOne({ _id }, doc, { upsert: true });
-  };
+  const entryDoc = (ref: DeliveryRef, attempt: number, seq: number, dueAt: number): WebhookQueueEntryDoc => ({
+    _id: webhookQueueEntryId(input.endpointId, attempt, seq),
+    endpoint_id: input.endpointId,
+    delivery_id: ref.deliveryId,
+    event_id: ref.eventId,
+    trigger: ref.trigger,
+    attempt,
+    due_at: new Date(dueAt),
+  });
 
   // New deliveries the workflow's inbox could not hold wait in the attempt-1 queue, due at once.
   const parked = queues[0]!;
-  await inPool(
-    input.park.map((ref, i) => ({ ref, seq: parked.tail + i })),
-    DRAIN_PARALLELISM,
-    async ({ ref, seq }) => void (await putEntry(ref, 1, seq, 0)),
-  );
   if (input.park.length > 0) {
+    const docs = input.park.map((ref, i) => entryDoc(ref, 1, parked.tail + i, 0));
+    await queue.bulkWrite(docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })), { ordered: false });
     if (parked.head === parked.tail) parked.headDueAt = 0;
     parked.tail += input.park.length;
   }
@@ -148,49 +152,56 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
     return { ref, attempt: next, dueAt: record.next_attempt_at?.getTime() ?? now, seq: slot?.attempt === next ? slot.seq : null };
   }
 
-  async function deliver({ ref, attempt }: WorkItem): Promise<Placement | null> {
-    const record = await deliveries.findOne({ _id: ref.deliveryId });
-    if (record && record.status !== 'pending') return null; // ended already
-    if (record?.attempts?.some((a) => a.attempt === attempt)) return placedBefore(ref, attempt, record);
+  // Reads and POSTs first, the writes together afterwards: FerretDB on SQLite has one writer
+  // at a time, and parallel writers wait on each other's locks (measured: a drain of 32 took
+  // 250–800 ms with a write per POST, see docs/decisions.md). A drain that dies before its
+  // writes records nothing, and its re-run sends again: at least once.
+  const writes: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = [];
+  const placements: Placement[] = [];
+  const update = ([filter, change, options]: readonly [Filter<WebhookDeliveryDoc>, UpdateFilter<WebhookDeliveryDoc>, { upsert: boolean }]) =>
+    writes.push({ updateOne: { filter, update: change, upsert: options.upsert } });
 
-    const event = await eventOf(ref.eventId);
-    if (!event || event.tenant_id !== input.tenantId) return null; // never expected: an event outlives its deliveries
+  async function deliver({ ref, attempt }: WorkItem): Promise<void> {
+    const [record, event] = await Promise.all([deliveries.findOne({ _id: ref.deliveryId }), eventOf(ref.eventId)]);
+    if (record && record.status !== 'pending') return; // ended already
+    if (record?.attempts?.some((a) => a.attempt === attempt)) {
+      const placed = placedBefore(ref, attempt, record);
+      if (placed) placements.push(placed);
+      return;
+    }
+    if (!event || event.tenant_id !== input.tenantId) return; // never expected: an event outlives its deliveries
     const who: DeliveryIdentity = { deliveryId: ref.deliveryId, tenantId: input.tenantId, endpointId: input.endpointId, eventId: ref.eventId, eventType: event.type, trigger: ref.trigger };
     // A new event delivery the endpoint no longer takes is dropped unrecorded, as a fan-out
     // listing the endpoints now would not have listed it (the publisher's endpoint cache
     // may be seconds old); a delivery under way, a replay or a test is cancelled.
     const newFromEvent = ref.trigger === 'event' && attempt === 1 && !record;
     if (!live || !live.enabled || (newFromEvent && !endpointReceives(live.event_types, event.type))) {
-      if (newFromEvent) return null;
-      await cancelDelivery(db, who, live ? 'endpoint_disabled' : 'endpoint_deleted', deps.now());
+      if (newFromEvent) return;
+      update(cancelDeliveryUpdate(who, live ? 'endpoint_disabled' : 'endpoint_deleted', deps.now()));
       totals.cancelled++;
-      return null;
+      return;
     }
 
     const sent = await sendAttempt({ endpoint: live, eventId: ref.eventId, payload: event.payload, attempt, allowPrivate: deps.allowPrivate, signal: deps.signal, now: deps.now });
     const status = sent.ok ? 'succeeded' : attempt >= MAX_DELIVERY_ATTEMPTS ? 'failed' : 'pending';
     const doneAt = deps.now();
     const dueAt = status === 'pending' ? deps.clock() + RETRY_DELAYS_MS[attempt - 1]! : null;
-    await recordAttempt(
-      db,
-      who,
-      { attempt: sent.record, status, nextAttemptAt: dueAt === null ? null : new Date(dueAt), completedAt: status === 'pending' ? null : doneAt },
-      doneAt,
-    );
+    const outcome = { attempt: sent.record, status, nextAttemptAt: dueAt === null ? null : new Date(dueAt), completedAt: status === 'pending' ? null : doneAt } as const;
+    if (record) update(recordAttemptUpdate(who, outcome, doneAt));
+    else writes.push({ insertOne: { document: firstAttemptDoc(who, outcome, doneAt) } });
     totals.attempts++;
     if (status === 'succeeded') totals.succeeded++;
     if (status === 'failed') totals.failed++;
-    return dueAt === null ? null : { ref, attempt: attempt + 1, dueAt, seq: null };
+    if (dueAt !== null) placements.push({ ref, attempt: attempt + 1, dueAt, seq: null });
   }
 
-  const placements: Placement[] = [];
-  await inPool(unique, DRAIN_PARALLELISM, async (item) => {
-    const placed = await deliver(item);
-    if (placed) placements.push(placed);
-  });
+  await inPool(unique, DRAIN_PARALLELISM, deliver);
+  if (writes.length > 0) await deliveries.bulkWrite(writes, { ordered: false });
 
   // Failures join the queue of their next attempt in the order they fall due, so each queue's
-  // head is its next due entry. Entry first, then the delivery's slot (see above).
+  // head is its next due entry. Entries first, then the deliveries' slots (see above).
+  const entries: AnyBulkWriteOperation<WebhookQueueEntryDoc>[] = [];
+  const slots: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = [];
   for (const q of queues) {
     const mine = placements.filter((p) => p.attempt === q.attempt);
     if (mine.length === 0) continue;
@@ -199,13 +210,15 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
     let seq = Math.max(q.tail, ...mine.filter((p) => p.seq !== null).map((p) => p.seq! + 1));
     for (const p of unplaced) p.seq = seq++;
     q.tail = Math.max(q.tail, seq);
-    await inPool(mine, DRAIN_PARALLELISM, async (p) => {
-      await putEntry(p.ref, p.attempt, p.seq!, p.dueAt);
-      await deliveries.updateOne({ _id: p.ref.deliveryId }, { $set: { queue_slot: { attempt: p.attempt, seq: p.seq! } } });
-    });
+    for (const p of mine) {
+      const doc = entryDoc(p.ref, p.attempt, p.seq!, p.dueAt);
+      entries.push({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } });
+      slots.push({ updateOne: { filter: { _id: p.ref.deliveryId }, update: { $set: { queue_slot: { attempt: p.attempt, seq: p.seq! } } } } });
+    }
     if (wasEmpty) q.headDueAt = Math.min(...mine.map((p) => p.dueAt));
   }
-
-  await inPool(consumed, DRAIN_PARALLELISM, async (_id) => void (await queue.deleteOne({ _id })));
+  if (entries.length > 0) await queue.bulkWrite(entries, { ordered: false });
+  if (slots.length > 0) await deliveries.bulkWrite(slots, { ordered: false });
+  if (consumed.length > 0) await queue.bulkWrite(consumed.map((_id) => ({ deleteOne: { filter: { _id } } })), { ordered: false });
   return { queues, totals };
 }

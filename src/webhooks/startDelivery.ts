@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import { signalWithStartWorkflow } from '../temporal/startWorkflow';
-import { deliverSignal, endpointDeliveriesDefinition, endpointWorkflowId, type DeliverWebhookInput } from './contracts';
+import type { DeliverWebhookInput } from './contracts';
 import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
+import { signalEndpoint } from './deliverySignals';
 
 /**
  * Starts one delivery outside the publisher (a console replay or test), recording it as
@@ -36,12 +36,6 @@ export async function startDelivery(
     completed_at: null,
   };
   await insertIfAbsent(webhookDeliveries(db), doc);
-  await signalWithStartWorkflow(temporal, endpointDeliveriesDefinition, {
-    workflowId: endpointWorkflowId(input.endpointId),
-    taskQueue,
-    args: [{ endpointId: input.endpointId, tenantId: input.tenantId }],
-    signal: deliverSignal,
-    signalArgs: [[{ deliveryId: input.deliveryId, eventId: input.eventId, trigger: input.trigger }]],
-  });
+  await signalEndpoint(temporal, taskQueue, input.tenantId, input.endpointId, [{ deliveryId: input.deliveryId, eventId: input.eventId, trigger: input.trigger }]);
   return doc;
 }
