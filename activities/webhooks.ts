@@ -3,16 +3,10 @@ import type { Db } from 'mongodb';
 import { eventsCollection } from '../src/events/eventStore';
 import { endpointReceives } from '../src/events/types';
 import { cancelDelivery, recordAttempt, webhookDeliveries, type DeliveryIdentity } from '../src/webhooks/deliveries';
-import { signingSecrets, webhookEndpoints } from '../src/webhooks/endpoints';
-import { sendWebhook } from '../src/webhooks/send';
-import { signedHeaders } from '../src/webhooks/signature';
-import {
-  ATTEMPT_TIMEOUT_MS,
-  type AttemptInput,
-  type AttemptResult,
-  type DispatchEventInput,
-  type DispatchEventResult,
-} from '../src/webhooks/contracts';
+import { webhookEndpoints } from '../src/webhooks/endpoints';
+import { sendAttempt } from '../src/webhooks/attempt';
+import { drainEndpoint } from '../src/webhooks/drain';
+import type { AttemptInput, AttemptResult, DispatchEventInput, DispatchEventResult, DrainInput, DrainResult } from '../src/webhooks/contracts';
 
 export interface WebhookDeliverySettings {
   /** WEBHOOK_ALLOW_PRIVATE_URLS: deliver to loopback and private addresses (local development, tests). */
@@ -60,8 +54,20 @@ export function createWebhookActivities({ db, webhooks, now = () => new Date() }
 
   return {
     /**
-     * The enabled endpoints of the event's workspace that receive its type. A read only,
-     * so safe to retry; an endpoint added after this ran does not get the event.
+     * One drain of an endpoint's deliveries (a local activity of the endpoint workflow; see
+     * src/webhooks/drain.ts). Its schedule clock starts at the workflow's time and runs on
+     * with the wall clock, never behind it.
+     */
+    async drainWebhookDeliveries(input: DrainInput): Promise<DrainResult> {
+      const started = performance.now();
+      const clock = () => Math.max(input.now + (performance.now() - started), now().getTime());
+      return drainEndpoint({ db, allowPrivate, clock, now, signal: activitySignal() }, input);
+    },
+
+    /**
+     * Before issue 13 (dispatchEvent): the enabled endpoints of the event's workspace that
+     * receive its type. A read only, so safe to retry; an endpoint added after this ran does
+     * not get the event.
      */
     async listWebhookTargets(input: DispatchEventInput): Promise<DispatchEventResult> {
       const event = await events.findOne({ _id: input.eventId });
@@ -74,9 +80,9 @@ export function createWebhookActivities({ db, webhooks, now = () => new Date() }
     },
 
     /**
-     * One attempt (a local activity): POST the event's stored bytes, signed now, to the
-     * endpoint's current URL, and record the answer. Not retried by the SDK (the workflow owns
-     * the schedule). Run again for the same attempt number (its worker died before the
+     * Before issue 13 (deliverWebhook): one attempt (a local activity): POST the event's
+     * stored bytes, signed now, to the endpoint's current URL, and record the answer. Not
+     * retried by the SDK (the workflow owns the schedule). Run again for the same attempt number (its worker died before the
      * workflow task completed), it returns the recorded answer if there is one and sends
      * nothing; if the first run died mid-request the receiver may get the event twice (at
      * least once), and the attempt is recorded once.
@@ -95,42 +101,26 @@ export function createWebhookActivities({ db, webhooks, now = () => new Date() }
         return { status: 'cancelled', statusCode: null, error: reason };
       }
 
-      // The signature's timestamp is the moment of sending, so a receiver's tolerance check
-      // sees a fresh one on every attempt; the body is the same stored bytes every time.
-      const attemptedAt = now();
-      const body = Buffer.from(payload, 'utf8');
-      const headers = signedHeaders(signingSecrets(endpoint, attemptedAt), input.eventId, Math.floor(attemptedAt.getTime() / 1000), body);
-      const sent = await sendWebhook({ url: endpoint.url, body, headers, timeoutMs: ATTEMPT_TIMEOUT_MS, allowPrivate, signal: activitySignal() });
-
-      const ok = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
-      const error = ok ? null : (sent.error ?? `answered ${sent.statusCode}`);
-      const status = ok ? 'succeeded' : statusAfterFailure(input);
+      const sent = await sendAttempt({ endpoint, eventId: input.eventId, payload, attempt: input.attempt, allowPrivate, signal: activitySignal(), now });
+      const status = sent.ok ? 'succeeded' : statusAfterFailure(input);
       const doneAt = now();
       await recordAttempt(
         db,
         who,
         {
-          attempt: {
-            attempt: input.attempt,
-            attempted_at: attemptedAt,
-            url: endpoint.url,
-            status_code: sent.statusCode,
-            duration_ms: sent.durationMs,
-            error,
-            response_body: sent.responseBody,
-          },
+          attempt: sent.record,
           status,
           nextAttemptAt: status === 'pending' ? new Date(doneAt.getTime() + input.retryDelayMs!) : null,
           completedAt: status === 'pending' ? null : doneAt,
         },
         doneAt,
       );
-      return { status, statusCode: sent.statusCode, error };
+      return { status, statusCode: sent.record.status_code, error: sent.record.error };
     },
 
     /**
-     * Records an attempt whose activity never reported (its worker died, or it overran its
-     * deadline). If that activity did record before dying, its record and outcome stand (a
+     * Before issue 13 (deliverWebhook): records an attempt whose activity never reported (its
+     * worker died, or it overran its deadline). If that activity did record before dying, its record and outcome stand (a
      * 2xx it got is a success, not a reason to send again).
      */
     async recordLostWebhookAttempt(input: AttemptInput & { error: string }): Promise<AttemptResult> {

@@ -3,6 +3,8 @@ export { systemCheck } from './systemCheck';
 export { callWorkflow } from './call';
 export { rereadCall } from './rereadCall';
 export { simulatedCallee } from './simulatedCallee';
+export { endpointDeliveries } from './endpointDeliveries';
+// No longer started (issue 13): hosted so runs started by an earlier release finish.
 export { dispatchEvent } from './dispatchEvent';
 export { deliverWebhook } from './deliverWebhook';
 export { simulatedWhatsAppDelivery } from './simulatedWhatsAppDelivery';

@@ -11,6 +11,7 @@ import { startProcess, untilReady, type ManagedProcess } from '../local/childPro
 import { freePort, waitFor } from '../local/net';
 import { toolPath } from '../local/paths';
 import { startFerretDb, startTemporalDevServer } from '../local/servers';
+import { endpointWorkflowId } from '../webhooks/contracts';
 import { webhookEndpoints } from '../webhooks/endpoints';
 import { newSigningSecret } from '../webhooks/signature';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
@@ -233,40 +234,66 @@ async function main(): Promise<void> {
 }
 
 /**
- * The profile: for a sample of events, the median time each stage took, read from the
- * workflows' histories (server timestamps): a long `scheduled → started` gap is a workflow
- * task queued until the worker polls it (a backlog, or slots and pollers); the rest is work.
+ * The profile: for a sample of events, creation → arrival, and the Temporal cost of the whole
+ * run so far, read from the endpoint workflows' histories (every run, following
+ * continue-as-new back to the first): history events, signals (one may carry many
+ * deliveries) and drains (local activity markers), per delivery. Events start no workflow
+ * of their own (docs/webhooks.md, "Delivery").
  */
 async function whereTimeGoes(client: Client, sample: string[], createdAt: Map<string, number>, firstArrival: Map<string, number>): Promise<string> {
-  const stages = new Map<string, number[]>();
-  const note = (stage: string, ms: number) => stages.set(stage, [...(stages.get(stage) ?? []), ms]);
   const origin = performance.timeOrigin;
-  for (const eventId of sample) {
-    const parent = (await client.workflow.getHandle(eventId).fetchHistory()).events ?? [];
-    const childId = `${eventId}:whk_bench_0`;
-    const child = (await client.workflow.getHandle(childId).fetchHistory()).events ?? [];
-    const at = (e: (typeof parent)[number] | undefined) => (e?.eventTime ? Number(e.eventTime.seconds) * 1000 + Math.round(Number(e.eventTime.nanos) / 1e6) : NaN);
-    const first = (events: typeof parent, type: string) => events.find((e) => String(e.eventType) === type || e.eventType === (EVENT_TYPES as Record<string, number>)[type]);
-    const created = origin + createdAt.get(eventId)!;
-    const arrived = origin + firstArrival.get(`${eventId} /hook/0`)!;
-    note('publish (store, start fan-out, mark dispatched) → fan-out started', at(first(parent, 'WorkflowExecutionStarted')) - created);
-    note('fan-out: workflow task scheduled → started', at(first(parent, 'WorkflowTaskStarted')) - at(first(parent, 'WorkflowTaskScheduled')));
-    note('fan-out: first task (local activity: list endpoints) → child start initiated', at(first(parent, 'StartChildWorkflowExecutionInitiated')) - at(first(parent, 'WorkflowTaskStarted')));
-    note('child start initiated → child started', at(first(child, 'WorkflowExecutionStarted')) - at(first(parent, 'StartChildWorkflowExecutionInitiated')));
-    note('delivery: workflow task scheduled → started', at(first(child, 'WorkflowTaskStarted')) - at(first(child, 'WorkflowTaskScheduled')));
-    note('delivery: task started → request arrives (local activity: reads, signing, POST)', arrived - at(first(child, 'WorkflowTaskStarted')));
-    note('total: creation → arrival', arrived - created);
+  const wanted = new Set(sample);
+  const signalledAt = new Map<string, number>();
+  const taskWaits: number[] = [];
+  const drainTimes: number[] = [];
+  let events = 0;
+  let signals = 0;
+  let drains = 0;
+  let runs = 0;
+  type HistoryEvent = NonNullable<Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']>[number];
+  const at = (e: HistoryEvent | undefined) => (e?.eventTime ? Number(e.eventTime.seconds) * 1000 + Math.round(Number(e.eventTime.nanos) / 1e6) : NaN);
+  for (let i = 0; i < endpointCount; i++) {
+    let runId: string | undefined;
+    do {
+      const history = (await client.workflow.getHandle(endpointWorkflowId(`whk_bench_${i}`), runId).fetchHistory()).events ?? [];
+      runs++;
+      events += history.length;
+      let scheduled: HistoryEvent | undefined;
+      let started: HistoryEvent | undefined;
+      for (const e of history) {
+        if (e.workflowExecutionSignaledEventAttributes) {
+          signals++;
+          const payload = e.workflowExecutionSignaledEventAttributes.input?.payloads?.[0]?.data;
+          const refs = payload ? (JSON.parse(Buffer.from(payload).toString('utf8')) as { eventId: string }[]) : [];
+          for (const ref of refs) if (i === 0 && wanted.has(ref.eventId)) signalledAt.set(ref.eventId, at(e));
+        } else if (e.workflowTaskScheduledEventAttributes) scheduled = e;
+        else if (e.workflowTaskStartedEventAttributes) {
+          started = e;
+          if (scheduled) taskWaits.push(at(e) - at(scheduled));
+        } else if (e.markerRecordedEventAttributes) {
+          drains++;
+          if (started) drainTimes.push(at(e) - at(started));
+        }
+      }
+      runId = history[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    } while (runId);
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return [`where the time goes (median of ${sample.length} sampled events, from workflow histories):`, ...[...stages].map(([stage, xs]) => `  ${stage.padEnd(88)} ${median(xs).toFixed(0).padStart(7)} ms`)].join('\n');
+  const median = (xs: number[]) => ([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN).toFixed(0);
+  const toSignal = sample.filter((id) => signalledAt.has(id)).map((id) => signalledAt.get(id)! - (origin + createdAt.get(id)!));
+  const toArrival = sample.filter((id) => signalledAt.has(id)).map((id) => origin + firstArrival.get(`${id} /hook/0`)! - signalledAt.get(id)!);
+  const total = sample.map((id) => firstArrival.get(`${id} /hook/0`)! - createdAt.get(id)!);
+  const delivered = firstArrival.size;
+  const per = (n: number) => (n / Math.max(1, delivered)).toFixed(2);
+  return [
+    `where the time goes (medians; ${sample.length} sampled events, and every workflow task and drain of the endpoint workflows):`,
+    `  publish (store, signal-with-start the endpoint's workflow) → signal recorded     ${median(toSignal).padStart(6)} ms`,
+    `  signal recorded → request arrives (wait for the drain under way, then this one) ${median(toArrival).padStart(6)} ms`,
+    `  total: creation → arrival                                                       ${median(total).padStart(6)} ms`,
+    `  workflow task scheduled → started                                               ${median(taskWaits).padStart(6)} ms`,
+    `  drain (workflow task started → its local activity's marker)                     ${median(drainTimes).padStart(6)} ms`,
+    `  Temporal so far (${delivered} deliveries): ${endpointCount} endpoint workflow(s) in ${runs} run(s), ${events} history events (${per(events)} per delivery), ${signals} signals (${per(signals)}), ${drains} drains (${per(drains)}); no workflow per event`,
+  ].join('\n');
 }
-
-const EVENT_TYPES = {
-  WorkflowExecutionStarted: 1,
-  WorkflowTaskScheduled: 5,
-  WorkflowTaskStarted: 6,
-  StartChildWorkflowExecutionInitiated: 29,
-};
 
 main().catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

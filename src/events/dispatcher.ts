@@ -1,29 +1,36 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { eventsCollection, undispatchedEvents, type EventDoc } from './eventStore';
 import type { EventDispatcher } from './publisher';
-import { startWorkflow } from '../temporal/startWorkflow';
-import { dispatchEventDefinition } from '../webhooks/contracts';
+import { deliveryWorkflowId } from '../webhooks/contracts';
+import { createDeliverySignaller } from '../webhooks/deliverySignals';
+import { createEndpointDirectory, type EndpointDirectory } from '../webhooks/endpointDirectory';
 
 /**
- * Starts the event's fan-out workflow (the engine refuses a second start of the same event
- * id, so a repeat is harmless), then marks the event dispatched and drops its marker. REJECT_DUPLICATE refuses
- * the id even after that run has closed: a producer that died after the start but before
- * marking, swept later, must not fan the event out (and deliver it) a second time.
+ * Hands a stored event to each enabled endpoint of its workspace that receives its type: a
+ * signal to that endpoint's delivery workflow (signal-with-start; src/webhooks/
+ * deliverySignals.ts), then marks the event dispatched and drops its undispatched marker. An
+ * event no endpoint receives costs no Temporal call. Dispatching twice (the sweeper, reading
+ * the markers, after a producer that died before marking) signals again; the endpoint's
+ * workflow and its drain recognise the delivery (src/webhooks/drain.ts), so nothing is
+ * delivered twice.
  */
-export function createTemporalDispatcher(db: Db, temporal: Client, taskQueue: string): EventDispatcher {
+export function createTemporalDispatcher(
+  db: Db,
+  temporal: Client,
+  taskQueue: string,
+  options: { endpoints?: EndpointDirectory } = {},
+): EventDispatcher {
+  const endpoints = options.endpoints ?? createEndpointDirectory(db);
+  const signals = createDeliverySignaller(temporal, taskQueue);
   return {
     async dispatch(event: EventDoc) {
-      try {
-        await startWorkflow(temporal, dispatchEventDefinition, {
-          workflowId: event._id,
-          taskQueue,
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          args: [{ eventId: event._id, tenantId: event.tenant_id }],
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+      const receivers = await endpoints.receivers(event.tenant_id, event.type);
+      await Promise.all(
+        receivers.map((endpointId) =>
+          signals.deliver(event.tenant_id, endpointId, { deliveryId: deliveryWorkflowId(event._id, endpointId), eventId: event._id, trigger: 'event' }),
+        ),
+      );
       // Filter on `_id` alone: FerretDB on SQLite answers only that from an index, and any
       // other condition scans the whole collection. A second dispatch just moves the time.
       await eventsCollection(db).updateOne({ _id: event._id }, { $set: { dispatched_at: new Date() } });

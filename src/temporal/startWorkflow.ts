@@ -1,4 +1,13 @@
-import type { Client, Workflow, WorkflowHandleWithStartDetails, WorkflowResultType, WorkflowStartOptions } from '@temporalio/client';
+import type {
+  Client,
+  Workflow,
+  WorkflowHandleWithSignaledRunId,
+  WorkflowHandleWithStartDetails,
+  WorkflowResultType,
+  WorkflowSignalWithStartOptions,
+  WorkflowStartOptions,
+} from '@temporalio/client';
+import type { WithWorkflowArgs } from '@temporalio/common';
 import type { WorkflowDefinition } from './workflowDefinition';
 
 /** Starts a workflow by its definition: `args` and the handle's result are typed from the contract. */
@@ -17,4 +26,16 @@ export async function executeWorkflow<W extends Workflow>(
   options: WorkflowStartOptions<W>,
 ): Promise<WorkflowResultType<W>> {
   return (await startWorkflow(client, definition, options)).result();
+}
+
+/**
+ * Signals a workflow by its definition, starting it first if it is not running: the start
+ * arguments are typed from the contract, the signal's from its definition.
+ */
+export function signalWithStartWorkflow<W extends Workflow, SignalArgs extends any[]>(
+  client: Client,
+  definition: WorkflowDefinition<W>,
+  options: WithWorkflowArgs<W, WorkflowSignalWithStartOptions<SignalArgs>>,
+): Promise<WorkflowHandleWithSignaledRunId<W>> {
+  return client.workflow.signalWithStart<W, SignalArgs>(definition.name, options);
 }

@@ -1,10 +1,14 @@
 /**
- * What the event fan-out and webhook delivery workflows share with the API, the event
- * dispatcher and their activities: inputs, results, workflow types, workflow ids and the
- * retry schedule.
+ * What the webhook delivery workflows share with the API, the event dispatcher and their
+ * activities: inputs, results, signals, workflow types, workflow ids and the retry schedule.
+ *
+ * Deliveries run in one long-lived workflow per endpoint (`endpointDeliveries`). The
+ * per-event fan-out (`dispatchEvent`) and per-delivery (`deliverWebhook`) workflows are no
+ * longer started; they stay hosted so runs started by an earlier release finish.
  *
  * Imported by workflow code: no Node built-ins, no I/O.
  */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineWorkflow } from '../temporal/workflowDefinition';
 
 export interface DispatchEventInput {
@@ -18,7 +22,7 @@ export interface DispatchEventResult {
 }
 
 export type DispatchEvent = (input: DispatchEventInput) => Promise<DispatchEventResult>;
-/** Fans one stored event out to its endpoints (workflows/dispatchEvent.ts); its id is the event id. */
+/** Before issue 13: fanned one event out to its endpoints (workflows/dispatchEvent.ts). No longer started. */
 export const dispatchEventDefinition = defineWorkflow<DispatchEvent>('dispatchEvent');
 
 export type DeliveryTrigger = 'event' | 'replay' | 'test';
@@ -38,7 +42,7 @@ export interface DeliverWebhookResult {
 }
 
 export type DeliverWebhook = (input: DeliverWebhookInput) => Promise<DeliverWebhookResult>;
-/** Delivers one event to one endpoint on the retry schedule (workflows/deliverWebhook.ts). */
+/** Before issue 13: one delivery's workflow (workflows/deliverWebhook.ts). No longer started. */
 export const deliverWebhookDefinition = defineWorkflow<DeliverWebhook>('deliverWebhook');
 
 /** One attempt's instructions: which attempt it is, and how long the workflow waits after it if it fails. */
@@ -91,3 +95,108 @@ export function deliveryWorkflowId(eventId: string, endpointId: string): string 
 export function replayWorkflowId(eventId: string, endpointId: string, replayId: string): string {
   return `${eventId}:${endpointId}:${replayId}`;
 }
+
+/** One delivery handed to an endpoint's workflow: a signal carries these, a queue entry stores one. */
+export interface DeliveryRef {
+  /** The delivery record's id: `deliveryWorkflowId(event, endpoint)`, or a replay's / test's id. */
+  deliveryId: string;
+  eventId: string;
+  trigger: DeliveryTrigger;
+}
+
+/**
+ * One of an endpoint's retry queues, as its workflow keeps it: the entries waiting for
+ * attempt `attempt` (2 to 12; 1 holds new deliveries parked when the workflow's inbox was
+ * full) live in MongoDB under `_id`s `webhookQueueEntryId(endpoint, attempt, seq)` for seq in
+ * [head, tail). Entries are appended in the order they fall due, so the head is the next due.
+ */
+export interface RetryQueue {
+  attempt: number;
+  head: number;
+  tail: number;
+  /** When the head entry falls due (ms since the epoch, server clock); 0 = read it at the next drain; null when empty. */
+  headDueAt: number | null;
+}
+
+/** What an endpoint's deliveries reached, summed over its runs (carried across continue-as-new). */
+export interface EndpointDeliveryTotals {
+  attempts: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+}
+
+export interface EndpointDeliveriesInput {
+  endpointId: string;
+  tenantId: string;
+  /** Continue as new past this many history events; tests set it low, publishers leave it to the workflow's default. */
+  historyLimit?: number;
+  /** Carried across continue-as-new; absent on a fresh start. */
+  carried?: {
+    inbox: DeliveryRef[];
+    queues: RetryQueue[];
+    totals: EndpointDeliveryTotals;
+  };
+}
+
+export type EndpointDeliveries = (input: EndpointDeliveriesInput) => Promise<EndpointDeliveryTotals>;
+/**
+ * Delivers everything to one endpoint (workflows/endpointDeliveries.ts): started (or woken)
+ * by `deliverSignal` through signal-with-start, it drains in batches, keeps each delivery's
+ * retry schedule in MongoDB queues, continues as new, and closes once idle.
+ */
+export const endpointDeliveriesDefinition = defineWorkflow<EndpointDeliveries>('endpointDeliveries');
+
+/** Hands deliveries to an endpoint's workflow (the publisher, a console replay or test). */
+export const deliverSignal = defineSignal<[DeliveryRef[]]>('deliver');
+
+/** What the endpoint's deliveries reached so far (also its result when a run closes idle). */
+export const deliveryTotalsQuery = defineQuery<EndpointDeliveryTotals>('deliveryTotals');
+
+/** One workflow per endpoint: every publisher signals the same id. */
+export function endpointWorkflowId(endpointId: string): string {
+  return `webhooks:${endpointId}`;
+}
+
+/** A retry queue entry's `_id`: read by `_id` alone (the one read FerretDB answers from an index). */
+export function webhookQueueEntryId(endpointId: string, attempt: number, seq: number): string {
+  return `${endpointId}:${attempt}:${seq}`;
+}
+
+/** Empty queues for attempts 1 (parked new deliveries) to 12. */
+export function emptyRetryQueues(): RetryQueue[] {
+  return Array.from({ length: MAX_DELIVERY_ATTEMPTS }, (_, i) => ({ attempt: i + 1, head: 0, tail: 0, headDueAt: null }));
+}
+
+/** The input of one drain (an activity): new deliveries to attempt now, ones to park, and the queues. */
+export interface DrainInput {
+  endpointId: string;
+  tenantId: string;
+  /** Attempted now (attempt 1), at most DRAIN_BATCH. */
+  fresh: DeliveryRef[];
+  /** Written to the attempt-1 queue untried: the inbox held more than INBOX_LIMIT. */
+  park: DeliveryRef[];
+  queues: RetryQueue[];
+  /**
+   * The workflow's time when it asked for the drain (ms): the schedule's clock, so due times
+   * follow workflow time (which the time-skipping test server moves on) and not only the
+   * worker's wall clock.
+   */
+  now: number;
+}
+
+export interface DrainResult {
+  queues: RetryQueue[];
+  totals: EndpointDeliveryTotals;
+}
+
+/**
+ * At most this many deliveries from the inbox, and this many from the queues, per drain: with
+ * DRAIN_PARALLELISM POSTs at once, a drain against a receiver that never answers lasts at
+ * most 4 × the attempt timeout (the drain's deadline in workflows/activityOptions.ts).
+ */
+export const DRAIN_BATCH = 32;
+/** POSTs in flight at once per endpoint. */
+export const DRAIN_PARALLELISM = 16;
+/** New deliveries the workflow keeps in its own state; more are parked in MongoDB (attempt-1 queue). */
+export const INBOX_LIMIT = 500;

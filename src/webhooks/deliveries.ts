@@ -41,6 +41,13 @@ export interface WebhookDeliveryDoc {
   cancel_reason: string | null;
   created_at: Date;
   completed_at: Date | null;
+  /**
+   * Where the endpoint's workflow queued this delivery for its next attempt (set by the
+   * drain that placed it). A drain that finds the delivery already placed by an earlier
+   * drain skips it (a duplicate signal); one that finds it placed at or past the queue's
+   * tail it was given is a re-run of the drain that placed it, and keeps the place.
+   */
+  queue_slot?: { attempt: number; seq: number };
 }
 
 export function webhookDeliveries(db: Db): Collection<WebhookDeliveryDoc> {
@@ -80,28 +87,13 @@ export interface AttemptOutcome {
  * write by `_id` alone (creating the delivery on its first attempt). The filter is `_id`
  * only because FerretDB on SQLite scans the whole collection for any other condition, which
  * made every write cost as much as the collection is large. Each attempt number has one
- * writer: the attempt's activity (never retried by Temporal), or, when that activity was
- * lost, recordLostWebhookAttempt, which first reads whether the attempt was recorded.
+ * writer: the endpoint's drain (src/webhooks/drain.ts; one at a time per endpoint, and a
+ * re-run first reads whether the attempt was recorded), or, for deliveries started before
+ * issue 13, the attempt's activity or recordLostWebhookAttempt, which read first too.
  */
 export async function recordAttempt(db: Db, who: DeliveryIdentity, outcome: AttemptOutcome, now: Date): Promise<void> {
   try {
-    await webhookDeliveries(db).updateOne(
-      { _id: who.deliveryId },
-      {
-        $setOnInsert: identityOnInsert(who, now),
-        $set: {
-          status: outcome.status,
-          last_status_code: outcome.attempt.status_code,
-          last_error: outcome.attempt.error,
-          next_attempt_at: outcome.nextAttemptAt,
-          completed_at: outcome.completedAt,
-          cancel_reason: null,
-        },
-        $push: { attempts: outcome.attempt },
-        $inc: { attempt_count: 1 },
-      },
-      { upsert: true },
-    );
+    await webhookDeliveries(db).updateOne(...recordAttemptUpdate(who, outcome, now));
   } catch (err) {
     // Two first writes raced to insert (never expected: one writer per attempt); retry as an update.
     if (err instanceof MongoServerError && err.code === 11000) return recordAttempt(db, who, outcome, now);
@@ -109,14 +101,59 @@ export async function recordAttempt(db: Db, who: DeliveryIdentity, outcome: Atte
   }
 }
 
+/**
+ * A delivery created by its first attempt, as one document: an insert costs FerretDB less
+ * than recordAttempt's upsert, for a writer that has just read that the delivery is absent.
+ */
+export function firstAttemptDoc(who: DeliveryIdentity, outcome: AttemptOutcome, now: Date): WebhookDeliveryDoc {
+  return {
+    _id: who.deliveryId,
+    ...identityOnInsert(who, now),
+    status: outcome.status,
+    attempts: [outcome.attempt],
+    attempt_count: 1,
+    last_status_code: outcome.attempt.status_code,
+    last_error: outcome.attempt.error,
+    next_attempt_at: outcome.nextAttemptAt,
+    cancel_reason: null,
+    completed_at: outcome.completedAt,
+  };
+}
+
+/** recordAttempt's write: filter, update and options, also for a bulk write of many deliveries. */
+export function recordAttemptUpdate(who: DeliveryIdentity, outcome: AttemptOutcome, now: Date) {
+  return [
+    { _id: who.deliveryId },
+    {
+      $setOnInsert: identityOnInsert(who, now),
+      $set: {
+        status: outcome.status,
+        last_status_code: outcome.attempt.status_code,
+        last_error: outcome.attempt.error,
+        next_attempt_at: outcome.nextAttemptAt,
+        completed_at: outcome.completedAt,
+        cancel_reason: null,
+      },
+      $push: { attempts: outcome.attempt },
+      $inc: { attempt_count: 1 },
+    },
+    { upsert: true },
+  ] as const satisfies Parameters<Collection<WebhookDeliveryDoc>['updateOne']>;
+}
+
 /** Ends a delivery without an attempt (its endpoint was deleted or disabled). */
 export async function cancelDelivery(db: Db, who: DeliveryIdentity, reason: string, now: Date): Promise<void> {
-  await webhookDeliveries(db).updateOne(
+  await webhookDeliveries(db).updateOne(...cancelDeliveryUpdate(who, reason, now));
+}
+
+/** cancelDelivery's write, also for a bulk write. */
+export function cancelDeliveryUpdate(who: DeliveryIdentity, reason: string, now: Date) {
+  return [
     { _id: who.deliveryId },
     {
       $setOnInsert: { ...identityOnInsert(who, now), attempt_count: 0 },
-      $set: { status: 'cancelled', cancel_reason: reason, next_attempt_at: null, completed_at: now },
+      $set: { status: 'cancelled' as const, cancel_reason: reason, next_attempt_at: null, completed_at: now },
     },
     { upsert: true },
-  );
+  ] as const satisfies Parameters<Collection<WebhookDeliveryDoc>['updateOne']>;
 }

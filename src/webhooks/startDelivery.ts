@@ -1,14 +1,15 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import { startWorkflow } from '../temporal/startWorkflow';
-import { deliverWebhookDefinition, type DeliverWebhookInput } from './contracts';
+import type { DeliverWebhookInput } from './contracts';
 import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
+import { signalEndpoint } from './deliverySignals';
 
 /**
- * Starts one delivery outside the fan-out (a console replay or test), recording it as
- * pending first so the console shows it before its first attempt. Its id is fresh per
- * request, so each replay is a delivery of its own.
+ * Starts one delivery outside the publisher (a console replay or test), recording it as
+ * pending first so the console shows it before its first attempt, then handing it to the
+ * endpoint's delivery workflow. Its id is fresh per request, so each replay is a delivery of
+ * its own.
  */
 export async function startDelivery(
   db: Db,
@@ -35,12 +36,6 @@ export async function startDelivery(
     completed_at: null,
   };
   await insertIfAbsent(webhookDeliveries(db), doc);
-  const { eventType: _type, ...args } = input;
-  await startWorkflow(temporal, deliverWebhookDefinition, {
-    workflowId: input.deliveryId,
-    taskQueue,
-    args: [args],
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-  });
+  await signalEndpoint(temporal, taskQueue, input.tenantId, input.endpointId, [{ deliveryId: input.deliveryId, eventId: input.eventId, trigger: input.trigger }]);
   return doc;
 }

@@ -4,7 +4,7 @@ import { callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition
 import { simulatedWhatsAppDeliveryDefinition } from '../../src/messaging/contracts';
 import { systemCheckDefinition } from '../../src/temporal/contracts';
 import type { WorkflowDefinition } from '../../src/temporal/workflowDefinition';
-import { deliverWebhookDefinition, dispatchEventDefinition } from '../../src/webhooks/contracts';
+import { deliverWebhookDefinition, dispatchEventDefinition, endpointDeliveriesDefinition } from '../../src/webhooks/contracts';
 
 /**
  * Each contract's workflow definition against the function the worker hosts: the type
@@ -19,6 +19,7 @@ const HOSTED = [
   hosted(callWorkflowDefinition, workflows.callWorkflow),
   hosted(rereadCallDefinition, workflows.rereadCall),
   hosted(simulatedCalleeDefinition, workflows.simulatedCallee),
+  hosted(endpointDeliveriesDefinition, workflows.endpointDeliveries),
   hosted(dispatchEventDefinition, workflows.dispatchEvent),
   hosted(deliverWebhookDefinition, workflows.deliverWebhook),
   hosted(simulatedWhatsAppDeliveryDefinition, workflows.simulatedWhatsAppDelivery),

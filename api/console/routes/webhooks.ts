@@ -12,6 +12,7 @@ import {
   type WebhookEndpointDoc,
 } from '../../../src/webhooks/endpoints';
 import { newSigningSecret } from '../../../src/webhooks/signature';
+import { forgetEndpoints } from '../../../src/webhooks/endpointDirectory';
 import { startDelivery } from '../../../src/webhooks/startDelivery';
 import { checkWebhookUrl } from '../../../src/webhooks/urlPolicy';
 import { deliveryWorkflowId, replayWorkflowId } from '../../../src/webhooks/contracts';
@@ -150,6 +151,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
           updated_at: now,
         };
         await endpoints.insertOne(doc);
+        forgetEndpoints(tenantId);
         ctx.status = 201;
         ctx.body = { ...webhookView(doc, now), secret: doc.secret };
       },
@@ -196,6 +198,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
           { returnDocument: 'after' },
         );
         if (!updated) throw new ApiError('not_found', WEBHOOK_NOT_FOUND);
+        forgetEndpoints(tenantId);
         ctx.body = webhookView(updated, now);
       },
     }),
@@ -248,6 +251,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { params }) => {
         const result = await endpoints.deleteOne({ _id: params.webhook_id, tenant_id: ctx.state.workspace!._id });
         if (result.deletedCount === 0) throw new ApiError('not_found', WEBHOOK_NOT_FOUND);
+        forgetEndpoints(ctx.state.workspace!._id);
         ctx.body = { webhook_id: params.webhook_id, deleted: true };
       },
     }),

@@ -5,7 +5,9 @@ import { createEventPublisher, type EventPublisher } from '../../../src/events/p
 import { createEventSweeper } from '../../../src/events/sweeper';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
 import { verify } from '../../../src/webhooks/verify';
-import { deliveryWorkflowId } from '../../../src/webhooks/contracts';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { deliveryTotalsQuery, deliveryWorkflowId, endpointWorkflowId } from '../../../src/webhooks/contracts';
+import { createEndpointDirectory } from '../../../src/webhooks/endpointDirectory';
 import { startTestApi, type TestApi } from '../../support/app';
 import { bearer } from '../../support/http';
 import { createTestWorkspace } from '../../support/workspaces';
@@ -56,14 +58,15 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
     const all = await endpoint(ws, { url: receiver.url('/all') });
     const tickets = await endpoint(ws, { url: receiver.url('/tickets'), event_types: ['ticket.created', 'ticket.updated'] });
     const payments = await endpoint(ws, { url: receiver.url('/payments'), event_types: ['payment.paid'] });
-    await endpoint(ws, { url: receiver.url('/off'), enabled: false });
+    const off = await endpoint(ws, { url: receiver.url('/off'), enabled: false });
 
     const ticket = await events.publish({ tenantId: ws, type: 'ticket.created', dedupeKey: `ticket.created:${ws}`, data: { ticket_id: 'tkt_1', public_ref: 'T-1', assignee: null }, createdAt: new Date('2025-03-04T05:06:07.890Z') });
     const paid = await events.publish({ tenantId: ws, type: 'payment.paid', dedupeKey: `payment.paid:${ws}`, data: { due_id: 'due_1', amount: 1500 }, createdAt: new Date() });
 
-    const fanOut = async (eventId: string) => (await api.temporal.workflow.getHandle(eventId).result()) as { endpointIds: string[] };
-    expect((await fanOut(ticket._id)).endpointIds).toEqual([all.webhook_id, tickets.webhook_id]);
-    expect((await fanOut(paid._id)).endpointIds).toEqual([all.webhook_id, payments.webhook_id]);
+    // The endpoints an event is handed to (each through its endpoint's delivery workflow).
+    const fanOut = (type: string) => createEndpointDirectory(api.db).receivers(ws, type);
+    expect(await fanOut(ticket.type)).toEqual([all.webhook_id, tickets.webhook_id]);
+    expect(await fanOut(paid.type)).toEqual([all.webhook_id, payments.webhook_id]);
 
     for (const [event, hook] of [
       [ticket, all],
@@ -91,6 +94,17 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
     }
     expect(receiver.forEvent(paid._id).map((r) => r.path).sort()).toEqual(['/all', '/payments']);
     expect(receiver.received.filter((r) => r.path === '/off')).toEqual([]);
+    // No workflow at all for an endpoint that receives nothing.
+    await expect(api.temporal.workflow.getHandle(endpointWorkflowId(off.webhook_id)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  it('starts no workflow for an event no endpoint receives', async () => {
+    const ws = (await createTestWorkspace(api.db)).workspaceId;
+    const hook = await endpoint(ws, { url: receiver.url('/only-payments'), event_types: ['payment.paid'] });
+    const event = await events.publish({ tenantId: ws, type: 'ticket.created', dedupeKey: `ticket.created:nobody:${ws}`, data: { ticket_id: 'tkt_2' }, createdAt: new Date() });
+    expect((await eventsCollection(api.db).findOne({ _id: event._id }))!.dispatched_at).toBeInstanceOf(Date);
+    await expect(api.temporal.workflow.getHandle(endpointWorkflowId(hook.webhook_id)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await expect(api.temporal.workflow.getHandle(event._id).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
   it('retries a failed attempt on the schedule and records every attempt, visible in the console', async () => {
@@ -222,7 +236,8 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
       expect((await request(api.server).delete(`/console/v1/workspaces/${ws}/webhooks/${hook.webhook_id}`).set(admin)).status).toBe(200);
       const cancelled = await deliveryReaches(api.db, id, 'cancelled', 20_000);
       expect(cancelled).toMatchObject({ cancel_reason: 'endpoint_deleted', attempt_count: 1, next_attempt_at: null });
-      expect(await api.temporal.workflow.getHandle(id).result()).toEqual({ status: 'cancelled', attempts: 2 });
+      // The endpoint's workflow counted one attempt, and the delivery cancelled at the next.
+      expect(await api.temporal.workflow.getHandle(endpointWorkflowId(hook.webhook_id)).query(deliveryTotalsQuery)).toEqual({ attempts: 1, succeeded: 0, failed: 0, cancelled: 1 });
     } finally {
       receiver.answer = previous;
     }
