@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { metadataSchema } from '../../../src/domain/metadata';
 import { captureRequest, normaliseCapture } from '../../../src/calls/capture';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_ID_PATTERN, CAMPAIGN_STATUSES, CONSENT_BASES, EXCLUSION_REASONS, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
@@ -60,7 +61,7 @@ export const createCampaignBody = z.object({
     .nullable()
     .default(null),
   sender_id: z.string().min(1).max(64).nullable().default(null),
-  metadata: z.record(z.string(), z.unknown()).default({}),
+  metadata: metadataSchema.default({}),
 });
 
 export const campaignParams = z.object({ campaign_id: z.string().regex(CAMPAIGN_ID_PATTERN) });

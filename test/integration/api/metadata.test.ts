@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { callCollections } from '../../../src/calls/callStore';
+import { campaignCollections } from '../../../src/campaigns/campaign';
 import { collections } from '../../../src/db/collections';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { sendIntentsCollection } from '../../../src/messaging/sendIntents';
@@ -9,7 +10,7 @@ import { bearer, envelope } from '../../support/http';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
- * `metadata` on POST /calls and POST /messages (src/domain/metadata.ts): what the database
+ * `metadata` on POST /calls, POST /messages and POST /campaigns (src/domain/metadata.ts): what the database
  * would refuse is a 400 validation failure whose `loc` names the key, before anything is
  * sent, charged or written; everything else is stored as sent.
  */
@@ -78,6 +79,26 @@ describe('metadata over HTTP', () => {
       const res = await post('/api/v1/calls', JSON.stringify({ to, ring_seconds: 10, metadata }));
       expect(res.status).toBe(201);
       expect((await callCollections(api.db).calls.findOne({ _id: res.body.call_id }))!.metadata).toEqual(metadata);
+    });
+  });
+
+  describe('POST /api/v1/campaigns', () => {
+    const draft = (name: string) => `"name": "${name}", "audience": {"kind": "segment", "tags": ["vip"]}, "template": {"name": "order_update", "variables": ["{{contact.name}}"]}`;
+
+    it.each(refused)('refuses %s with 400 at its key; no draft is written', async (_what, metadata, at, msg) => {
+      const name = `metadata ${n++}`;
+      const res = await post('/api/v1/campaigns', `{${draft(name)}, "metadata": ${metadata}}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(envelope('invalid_argument', 'Request validation failed.', { errors: [{ loc: ['body', 'metadata', ...at], msg, type: 'custom' }] }));
+      expect(await campaignCollections(api.db).campaigns.countDocuments({ tenant_id: ws.workspaceId, name })).toBe(0);
+    });
+
+    it('stores nested metadata on the draft, never returned', async () => {
+      const metadata = { crm: { list: 'L-9', tags: ['warm', { source: 'ad' }] } };
+      const res = await post('/api/v1/campaigns', `{${draft('metadata kept')}, "metadata": ${JSON.stringify(metadata)}}`);
+      expect(res.status).toBe(201);
+      expect(res.body).not.toHaveProperty('metadata');
+      expect((await campaignCollections(api.db).campaigns.findOne({ _id: res.body.campaign_id }))!.metadata).toEqual(metadata);
     });
   });
 });
