@@ -20,7 +20,7 @@ import { createTestWorkspace, type TestWorkspace } from '../../support/workspace
 
 /**
  * Captures one real history of each workflow type (and of the call's main paths) into
- * test/workflow/histories/, for test/workflow/replay.test.ts. Run through the public API and
+ * test/workflow/histories/, for test/workflow/workflows/replay.test.ts. Run through the public API and
  * the console against this run's dev server, with the real worker:
  *
  *   TOOLS_DIR=.tools npx jest -c test/workflow/histories/jest.capture.config.js
