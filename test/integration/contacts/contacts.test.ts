@@ -1,26 +1,19 @@
 import request from 'supertest';
 import { contactCollections, findContactByPhone, matchOrCreateContact, IdentityConflictError } from '../../../src/contacts/contacts';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { createTestWorkspace } from '../../support/workspaces';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 const NEED_IDENTITY = 'Provide an email or a phone number.';
 
 describe('contacts (POST /api/v1/contacts, GET /api/v1/contacts/lookup)', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
+  const { api, ws } = useTestApi();
   let used = 0;
   let key: string;
 
   beforeAll(async () => {
-    api = await startTestApi();
-    ws = await createTestWorkspace(api.db);
     key = ws.key;
-  });
-
-  afterAll(async () => {
-    await api?.close();
   });
 
   /** A fresh contacts:write key every 100 requests: the per-key limit must not decide a test. */

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { freePort } from '../../../src/local/net';
-import { startTestApi, type TestApi } from '../../support/app';
+import { startTestApi, useTestApi } from '../../support/app';
 
 const envelope = (code: string, message: string) => ({
   error: {
@@ -13,15 +13,7 @@ const envelope = (code: string, message: string) => ({
 });
 
 describe('health and readiness over HTTP', () => {
-  let api: TestApi;
-
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
+  const { api } = useTestApi();
 
   it('GET /healthz answers 200 while the process is alive', async () => {
     const res = await request(api.server).get('/healthz');

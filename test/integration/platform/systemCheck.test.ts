@@ -1,38 +1,32 @@
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
-import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../../../src/config';
 import { collections } from '../../../src/db/collections';
 import { connectTemporalClient } from '../../../src/temporal/client';
 import { runSystemCheck } from '../../../src/temporal/systemCheck';
-import { createWorker } from '../../../src/worker/createWorker';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { createSystemActivities } from '../../../activities/system';
 import { systemCheckDefinition, systemCheckWorkflowId } from '../../../src/temporal/contracts';
 import { startWorkflow } from '../../../src/temporal/startWorkflow';
-import { openTestDb, testConfig, testServers } from '../../support/env';
+import { openTestDb, testConfig } from '../../support/env';
+import { startTestWorker, type TestWorker } from '../../support/worker';
 
 describe('the system check round trip on the real dev server and FerretDB', () => {
   let config: Config;
   let db: Db;
   let drop: () => Promise<void>;
   let client: Client;
-  let worker: Worker;
-  let connection: NativeConnection;
-  let running: Promise<void>;
+  let worker: TestWorker;
 
   beforeAll(async () => {
     config = testConfig();
     ({ db, drop } = await openTestDb(config));
     client = await connectTemporalClient(config);
-    ({ worker, connection } = await createWorker({ config, deps: buildActivityDeps({ db, temporal: client, taskQueue: config.TEMPORAL_TASK_QUEUE }), workflowBundlePath: testServers.workflowBundle() }));
-    running = worker.run();
+    worker = await startTestWorker({ taskQueue: config.TEMPORAL_TASK_QUEUE, deps: buildActivityDeps({ db, temporal: client, taskQueue: config.TEMPORAL_TASK_QUEUE }) });
   });
 
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await connection?.close();
+    await worker?.close();
     await client?.connection.close();
     await drop?.();
   });

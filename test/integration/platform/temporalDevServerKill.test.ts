@@ -6,10 +6,10 @@ import { freePort } from '../../../src/local/net';
 import { startTemporalDevServer, type LocalServer } from '../../../src/local/servers';
 import { toolPath } from '../../../src/local/paths';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
-import { createWorker } from '../../../src/worker/createWorker';
 import { systemCheckDefinition, systemCheckWorkflowId, type SystemCheckResult } from '../../../src/temporal/contracts';
 import { startWorkflow } from '../../../src/temporal/startWorkflow';
 import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
+import { startTestWorker } from '../../support/worker';
 
 /**
  * The dev server runs SQLite in WAL mode with synchronous=NORMAL (src/local/servers.ts):
@@ -37,13 +37,12 @@ describe('a Temporal dev server killed with SIGKILL', () => {
   };
 
   const runWorker = async (address: string, taskQueue: string, client: Client, until: () => Promise<void>) => {
-    const { worker, connection } = await createWorker({
-      config: { TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: taskQueue },
-      deps: buildActivityDeps({ db, temporal: client, taskQueue }),
-      workflowBundlePath: testServers.workflowBundle(),
-    });
-    await worker.runUntil(until());
-    await connection.close();
+    const worker = await startTestWorker({ address, taskQueue, deps: buildActivityDeps({ db, temporal: client, taskQueue }) });
+    try {
+      await until();
+    } finally {
+      await worker.close();
+    }
   };
 
   const startCheck = (client: Client, taskQueue: string, checkId: string) =>

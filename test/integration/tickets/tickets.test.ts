@@ -4,7 +4,7 @@ import { eventsCollection } from '../../../src/events/eventStore';
 import { TICKET_STATUSES, canMove, type TicketStatus } from '../../../src/tickets/ticketRules';
 import { ticketCollections } from '../../../src/tickets/ticketStore';
 import { SIMULATE_TRIAGE_ERROR, SIMULATE_TRIAGE_TIMEOUT } from '../../../src/tickets/triage/simulatedTriage';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi, type TestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
@@ -73,18 +73,13 @@ class Caller {
 }
 
 describe('tickets (POST, GET, PATCH /api/v1/tickets)', () => {
-  let api: TestApi;
+  const { api } = useTestApi();
   let caller: Caller;
   let admin: { Authorization: string };
 
   beforeAll(async () => {
-    api = await startTestApi();
     caller = new Caller(api, await createTestWorkspace(api.db));
     admin = bearer(api.config.CONSOLE_TOKEN!);
-  });
-
-  afterAll(async () => {
-    await api?.close();
   });
 
   const consolePatch = (path: string, body: unknown) => request(api.server).patch(`/console/v1${path}`).set(admin).send(body as object);

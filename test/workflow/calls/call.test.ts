@@ -1,8 +1,5 @@
 import { ActivityFailure, WorkflowFailedError } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Db } from 'mongodb';
-import { createActivities } from '../../../activities';
 import type { WorkflowHandle } from '@temporalio/client';
 import { callCollections } from '../../../src/calls/callStore';
 import { liveCallCount } from '../../../src/calls/admission';
@@ -15,8 +12,9 @@ import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { findWorkspace } from '../../../src/workspaces/workspaces';
 import { callWorkflowDefinition, callWorkflowId, hangupUpdate, rereadCallDefinition, rereadWorkflowId, statusQuery, type CallWorkflowInput, type CallWorkflowResult } from '../../../src/calls/contracts';
 import { executeWorkflow } from '../../../src/temporal/startWorkflow';
-import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
-import { createTimeSkippingEnv } from '../../support/timeSkipping';
+import { openTestDb, testConfig, uniqueName } from '../../support/env';
+import { useTimeSkippingEnv } from '../../support/timeSkipping';
+import type { TestWorker } from '../../support/worker';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
@@ -25,31 +23,21 @@ import { createTestWorkspace, type TestWorkspace } from '../../support/workspace
  * handoff states and reader retries, without waiting for them.
  */
 describe('the call workflow (time-skipping)', () => {
-  let env: TestWorkflowEnvironment;
+  const { env, startWorker } = useTimeSkippingEnv();
   let db: Db;
   let drop: () => Promise<void>;
-  let worker: Worker;
-  let running: Promise<void>;
+  let worker: TestWorker;
   let ws: TestWorkspace;
   const taskQueue = uniqueName('calls');
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnv();
     ({ db, drop } = await openTestDb(testConfig()));
     ws = await createTestWorkspace(db);
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: testServers.workflowBundle() },
-      activities: createActivities(buildActivityDeps({ db, temporal: env.client, taskQueue })),
-    });
-    running = worker.run();
+    worker = await startWorker({ taskQueue, deps: buildActivityDeps({ db, temporal: env.client, taskQueue }) });
   });
 
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
+    await worker?.close();
     await drop?.();
   });
 

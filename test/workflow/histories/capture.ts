@@ -10,13 +10,12 @@ import { systemCheckWorkflowId } from '../../../src/temporal/contracts';
 import { eventsCollection } from '../../../src/events/eventStore';
 import { runSystemCheck } from '../../../src/temporal/systemCheck';
 import { toolPath } from '../../../src/local/paths';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
 import { bearer } from '../../support/http';
 import { testServers } from '../../support/env';
 import { eventually } from '../../support/messaging';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
  * Captures one real history of each workflow type (and of the call's main paths) into
@@ -30,20 +29,16 @@ import { createTestWorkspace, type TestWorkspace } from '../../support/workspace
 const HISTORIES = __dirname;
 
 describe('capture workflow histories', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
+  const { api, ws } = useTestApi({ worker: true });
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    api = await startTestApi({ worker: true });
-    ws = await createTestWorkspace(api.db);
     // The first delivery attempt fails, so the delivery history holds a retry and its timer.
     receiver = await startWebhookReceiver((_request, index) => (index === 0 ? 500 : 200));
   });
 
   afterAll(async () => {
     await receiver?.close();
-    await api?.close();
   });
 
   async function save(file: string, workflowType: string, workflowId: string): Promise<void> {

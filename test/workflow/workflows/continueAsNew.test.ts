@@ -1,6 +1,5 @@
-import { Worker } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createTimeSkippingEnv } from '../../support/timeSkipping';
+import { useTimeSkippingEnv } from '../../support/timeSkipping';
+import type { TestWorker } from '../../support/worker';
 import { uniqueName } from '../../support/env';
 import { slowAddSignal, ticker } from './fixtures/ticker';
 
@@ -9,21 +8,16 @@ import { slowAddSignal, ticker } from './fixtures/ticker';
  * new run starts when due, waits for a handler still running, and carries the state over.
  */
 describe('continueAsNewIfDue (time-skipping)', () => {
-  let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
+  const { env, startWorker } = useTimeSkippingEnv();
+  let worker: TestWorker;
   const taskQueue = uniqueName('can');
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('./fixtures/ticker') });
-    running = worker.run();
+    worker = await startWorker({ taskQueue, workflowsPath: require.resolve('./fixtures/ticker') });
   });
 
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
+    await worker?.close();
   });
 
   it('continues as new when the history passes the threshold, after a running handler finishes, carrying the state', async () => {

@@ -1,34 +1,23 @@
-import { Worker } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createTimeSkippingEnv } from '../../support/timeSkipping';
+import { useTimeSkippingEnv } from '../../support/timeSkipping';
 import { uniqueName } from '../../support/env';
 import { sleepFor } from './fixtures/timers';
 
 const THIRTY_DAYS_MS = 30 * 24 * 60 * 60 * 1000;
 
 describe('the time-skipping test server', () => {
-  let env: TestWorkflowEnvironment;
-
-  beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-  });
-
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const { env, startWorker } = useTimeSkippingEnv();
 
   it('completes a 30-day durable timer without waiting 30 days', async () => {
     expect(env.supportsTimeSkipping).toBe(true);
     const taskQueue = uniqueName('timers');
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowsPath: require.resolve('./fixtures/timers'),
-    });
+    const worker = await startWorker({ taskQueue, workflowsPath: require.resolve('./fixtures/timers') });
     const wallStart = Date.now();
-    const result = await worker.runUntil(
-      env.client.workflow.execute(sleepFor, { taskQueue, workflowId: uniqueName('sleep'), args: [THIRTY_DAYS_MS] }),
-    );
+    let result: Awaited<ReturnType<typeof sleepFor>>;
+    try {
+      result = await env.client.workflow.execute(sleepFor, { taskQueue, workflowId: uniqueName('sleep'), args: [THIRTY_DAYS_MS] });
+    } finally {
+      await worker.close();
+    }
     const wallMs = Date.now() - wallStart;
     // Thirty days passed for the workflow...
     expect(result.elapsedMs).toBeGreaterThanOrEqual(THIRTY_DAYS_MS);
