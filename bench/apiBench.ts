@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { KeyStore } from '../auth/keyStore';
-import { seedDemoWorkspace } from '../demo/seedDemoWorkspace';
-import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
-import { freePort, waitFor } from '../local/net';
-import { toolPath } from '../local/paths';
-import { startFerretDb, startTemporalDevServer } from '../local/servers';
+import { KeyStore } from '../src/auth/keyStore';
+import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
+import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
+import { freePort, waitFor } from '../src/local/net';
+import { toolPath } from '../src/local/paths';
+import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
 import { formatProfile, summariseProfiles } from './cpuProfileSummary';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
 
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
     };
     if (cpuProfile) mkdirSync(profileDir, { recursive: true });
     const profileArgs = cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    const api = startProcess('api', process.execPath, [...profileArgs, join(__dirname, '../main/api.js')], { env, logFile: join(dir, 'api.log') });
+    const api = startProcess('api', process.execPath, [...profileArgs, join(__dirname, '../src/main/api.js')], { env, logFile: join(dir, 'api.log') });
     children.push(api);
     await untilReady(api, waitFor('API', async () => (await fetch(`http://127.0.0.1:${apiPort}/readyz`)).ok, 30_000));
 

@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { conversationIdFor } from '../conversations/store';
-import { eventsCollection } from '../events/eventStore';
-import { simulatedCalleeWorkflowId } from '../calls/contracts';
+import { conversationIdFor } from '../src/conversations/store';
+import { eventsCollection } from '../src/events/eventStore';
+import { simulatedCalleeWorkflowId } from '../src/calls/contracts';
 import { distribution, type Distribution } from './benchStats';
 
 /**

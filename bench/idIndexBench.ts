@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MongoClient, type Collection } from 'mongodb';
-import { freePort } from '../local/net';
-import { toolPath } from '../local/paths';
-import { startFerretDb } from '../local/servers';
+import { freePort } from '../src/local/net';
+import { toolPath } from '../src/local/paths';
+import { startFerretDb } from '../src/local/servers';
 import { cpuSeconds, distribution, formatDistribution, loadAverage } from './benchStats';
 
 /**

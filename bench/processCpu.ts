@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fromRoot } from '../local/paths';
+import { fromRoot } from '../src/local/paths';
 import { cpuSeconds, loadAverage, machineBusySeconds, treeCpuSeconds } from './benchStats';
 
 /**

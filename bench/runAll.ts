@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fromRoot } from '../local/paths';
+import { fromRoot } from '../src/local/paths';
 import { loadAverage } from './benchStats';
 
 /**

@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
-import { createTemporalDispatcher } from '../events/dispatcher';
-import { createEventPublisher } from '../events/publisher';
-import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
-import { freePort, waitFor } from '../local/net';
-import { toolPath } from '../local/paths';
-import { startFerretDb, startTemporalDevServer } from '../local/servers';
-import { webhookEndpoints } from '../webhooks/endpoints';
-import { newSigningSecret } from '../webhooks/signature';
+import { createTemporalDispatcher } from '../src/events/dispatcher';
+import { createEventPublisher } from '../src/events/publisher';
+import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
+import { freePort, waitFor } from '../src/local/net';
+import { toolPath } from '../src/local/paths';
+import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
+import { webhookEndpoints } from '../src/webhooks/endpoints';
+import { newSigningSecret } from '../src/webhooks/signature';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
 
 /**
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
       TEMPORAL_TASK_QUEUE: taskQueue,
       WORKER_METRICS_PORT: String(metricsPort),
     };
-    const worker = startProcess('worker', process.execPath, [join(__dirname, '../main/worker.js')], { env, logFile: join(dir, 'worker.log') });
+    const worker = startProcess('worker', process.execPath, [join(__dirname, '../src/main/worker.js')], { env, logFile: join(dir, 'worker.log') });
     children.push(worker);
     await untilReady(worker, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 120_000, 250));
 
