@@ -5,7 +5,7 @@ import { releaseLiveSlot, returnDailyBudget } from '../src/calls/admission';
 import { callCollections, type CallDoc } from '../src/calls/callStore';
 import { insertIfAbsent } from '../src/db/insertIfAbsent';
 import { withPlanLease } from '../src/workspaces/planLease';
-import { callEventData, callOutcomeData } from '../src/calls/events';
+import { callLifecycleEvent, callOutcomeData } from '../src/calls/events';
 import { buildResult, failedResult } from '../src/calls/result';
 import { OUTBOUND_OPENING } from '../src/calls/opening';
 import type { CallOutcome, CallResult, CallStatus, Reading, ReadInput } from '../src/calls/types';
@@ -118,13 +118,7 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
       await advance(progress.callId, progress.step, set);
       if (progress.placed) {
         const call = await loadCall(progress.callId);
-        await events.publish({
-          tenantId: call.tenant_id,
-          type: 'call.started',
-          dedupeKey: `call.started:${call._id}`,
-          data: callEventData(call),
-          createdAt: new Date(progress.at),
-        });
+        await events.publish(callLifecycleEvent('call.started', call, new Date(progress.at)));
       }
     },
 
@@ -191,13 +185,7 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
       }
 
       const ended = await loadCall(call._id);
-      await events.publish({
-        tenantId: call.tenant_id,
-        type: 'call.ended',
-        dedupeKey: `call.ended:${call._id}`,
-        data: callEventData(ended),
-        createdAt: new Date(end.endedAt),
-      });
+      await events.publish(callLifecycleEvent('call.ended', ended, new Date(end.endedAt)));
       if (!end.answeredAt) return { decided: 'unanswered' };
       if (!transcript.some((turn) => turn.role === 'user' && turn.text.trim())) return { decided: 'no_conversation' };
       return { decided: null };

@@ -16,7 +16,7 @@ import type { CounterStore } from '../src/rateLimit/counterStore';
 import type { CredentialCache } from '../src/auth/credentialCache';
 import { createEventPublisher, type EventPublisher } from '../src/events/publisher';
 import { createTemporalDispatcher } from '../src/events/dispatcher';
-import { createWhatsAppWebhookRouter } from './webhooks/whatsapp';
+import { createWhatsAppWebhookRouter } from './providerWebhooks/whatsapp';
 
 export interface AppDeps {
   config: Config & { CONSOLE_TOKEN: string };

@@ -1,6 +1,6 @@
 import type { CallDoc } from './callStore';
 import type { CallResult } from './types';
-import { eventIdFor, eventTimestamp } from '../events/eventStore';
+import { eventIdFor, eventTimestamp, type EventInput } from '../events/eventStore';
 
 /**
  * Data of the call events (api-core §6; field lists in docs/webhooks.md). Timestamps in
@@ -22,6 +22,11 @@ function eventTime(value: Date | null): string | null {
 function campaignId(call: CallDoc): string | null {
   const id = call.metadata.campaign_id;
   return typeof id === 'string' ? id : null;
+}
+
+/** `call.started` or `call.ended` as the publisher takes it: once per call (its dedupe key), at the time given. */
+export function callLifecycleEvent(type: 'call.started' | 'call.ended', call: CallDoc, at: Date): EventInput {
+  return { tenantId: call.tenant_id, type, dedupeKey: `${type}:${call._id}`, data: callEventData(call), createdAt: at };
 }
 
 /** `call.started` and `call.ended`. */

@@ -14,9 +14,10 @@ import { createMetricsRegistry } from '../../src/observability/metrics';
 import type { ActivityDeps } from '../../activities';
 import type { EventPublisher } from '../../src/events/publisher';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
-import { createWorker } from '../../src/worker/createWorker';
-import type { NativeConnection, Worker } from '@temporalio/worker';
-import { testConfig, testServers } from './env';
+import { testConfig } from './env';
+import { lateBound } from './late';
+import { startTestWorker, type TestWorker } from './worker';
+import { createTestWorkspace, type TestWorkspace, type TestWorkspaceOptions } from './workspaces';
 
 export interface TestApi {
   db: Db;
@@ -74,14 +75,13 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
   });
   const server = createApiServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | null = null;
+  let running: TestWorker | null = null;
   if (withWorker) {
     const deps = buildActivityDeps(
       { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
       { webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) }, ...(typeof withWorker === 'object' ? withWorker : {}) },
     );
-    const { worker, connection } = await createWorker({ config, deps, workflowBundlePath: testServers.workflowBundle() });
-    running = { worker, connection, done: worker.run() };
+    running = await startTestWorker({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, deps });
   }
   return {
     db,
@@ -90,11 +90,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
     mongo,
     temporal,
     async close() {
-      if (running) {
-        running.worker.shutdown();
-        await running.done;
-        await running.connection.close();
-      }
+      await running?.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await temporalProbe.close();
       await temporal.connection.close();
@@ -102,4 +98,34 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
       await mongo.close();
     },
   };
+}
+
+export interface TestApiFixtureOptions extends TestApiOptions {
+  /** The workspace's key: its scopes or environment (a full-scope test key by default). */
+  workspace?: TestWorkspaceOptions;
+}
+
+/**
+ * The API and a workspace of its own for every test in this file (or describe block): started
+ * in a beforeAll hook, closed in an afterAll. Returns stand-ins at once, so the file reads
+ * `const { api, ws } = useTestApi({ worker: true });` at the top of its describe. Hooks run in
+ * the order they are declared: a file's hooks that the API depends on come before this call.
+ */
+export function useTestApi(options: TestApiFixtureOptions | (() => TestApiFixtureOptions) = {}): { api: TestApi; ws: TestWorkspace } {
+  const api = lateBound<TestApi>('the test API');
+  const ws = lateBound<TestWorkspace>('the test workspace');
+  let started: TestApi | undefined;
+  beforeAll(async () => {
+    // A function is read in the hook, after the file's earlier hooks (a FerretDB of its own, say).
+    const { workspace, ...apiOptions } = typeof options === 'function' ? options() : options;
+    started = await startTestApi(apiOptions);
+    api.set(started);
+    ws.set(await createTestWorkspace(started.db, workspace));
+  });
+  afterAll(async () => {
+    api.set(undefined);
+    ws.set(undefined);
+    await started?.close();
+  });
+  return { api: api.value, ws: ws.value };
 }

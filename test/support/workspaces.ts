@@ -18,8 +18,13 @@ export interface TestWorkspace {
   addKey(scopes: Scope[], environment?: KeyEnvironment): Promise<{ key: string; keyId: string }>;
 }
 
+export interface TestWorkspaceOptions {
+  scopes?: Scope[];
+  environment?: KeyEnvironment;
+}
+
 /** A demo-shaped workspace of its own with a full-scope test key. */
-export async function createTestWorkspace(db: Db, options: { scopes?: Scope[]; environment?: KeyEnvironment } = {}): Promise<TestWorkspace> {
+export async function createTestWorkspace(db: Db, options: TestWorkspaceOptions = {}): Promise<TestWorkspace> {
   const workspaceId = uniqueName('ws');
   const seeded = await seedDemoWorkspace(db, { workspaceId, name: workspaceId, environment: 'test' });
   const keys = new KeyStore(db);

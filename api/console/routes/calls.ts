@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
 import { acceptInboundCall } from '../../../src/calls/acceptInboundCall';
 import { callCollections, type CallDoc } from '../../../src/calls/callStore';
-import { calleeScript, calleeScripts, scriptId } from '../../../src/providers/voice/simulatorScript';
+import { calleeScripts, scriptId } from '../../../src/providers/voice/simulatorScript';
 import { rereadCallDefinition, rereadWorkflowId, type ReadCallInput } from '../../../src/calls/contracts';
 import { startWorkflow } from '../../../src/temporal/startWorkflow';
 import { ApiError } from '../../errors';
@@ -10,20 +10,9 @@ import { formatTimestamp } from '../../format';
 import { callView } from '../../v1/routes/callView';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
-
-export const inboundCallBody = z.object({
-  /** The caller's number. */
-  from: z.string().regex(/^\+?\d{6,20}$/, 'digits with an optional leading +'),
-  /** The workspace number dialled; default its first active number. */
-  to_number: z.string().max(20).nullable().default(null),
-});
-
-const calleeScriptBody = calleeScript;
+import { inboundCallBody, calleeScriptBody, destinationParam } from './calls.schema';
 
 const CALL_NOT_FOUND = 'Call not found.';
-
-/** A destination is a phone number: digits, with an optional `+` and separators. */
-const destinationParam = z.string().max(32).regex(/\d/, 'the destination needs digits');
 
 /**
  * Calls in the console: operators read a call with its transcript, re-read it, script the

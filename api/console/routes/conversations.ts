@@ -1,20 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import { conversationsCollection, recordTurn } from '../../../src/conversations';
 import { ApiError } from '../../errors';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
-
-export const turnBody = z
-  .object({
-    role: z.enum(['user', 'model', 'human']),
-    text: z.string().max(4096).nullable(),
-    kind: z.enum(['turn', 'trail']).default('turn'),
-    agent_id: z.string().max(64).optional(),
-    /** Repeating a turn id changes nothing. */
-    turn_id: z.string().min(1).max(128).optional(),
-  })
-  .strict();
+import { turnBody } from './conversations.schema';
 
 const CONVERSATION_NOT_FOUND = 'Conversation not found.';
 

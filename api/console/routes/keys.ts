@@ -1,17 +1,11 @@
 import { z } from 'zod';
 import { KeyStore } from '../../../src/auth/keyStore';
-import { SCOPES } from '../../../src/domain/scopes';
 import { ApiError } from '../../errors';
 import { route, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
+import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
 import { keyView } from '../views';
+import { createKeyBody, keyParams } from './keys.schema';
 
-export const createKeyBody = z.object({
-  scopes: z.array(z.enum(SCOPES)).max(SCOPES.length),
-  environment: z.enum(['live', 'test']).optional(),
-});
-
-const keyParams = workspaceParams({ key_id: idParam() });
 const KEY_NOT_FOUND = 'Key not found.';
 
 export function keyRoutes(deps: ConsoleDeps): RouteDef[] {

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { collections, type SenderDoc, type TemplateDoc } from '../../../src/db/collections';
 import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
 import { newId } from '../../../src/domain/ids';
@@ -6,37 +5,7 @@ import { ApiError } from '../../errors';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, idParam, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
 import { senderView, templateView } from '../views';
-
-export const createSenderBody = z.object({
-  phone: z.string().regex(/^\+[1-9]\d{6,14}$/, 'expected E.164: + and 7 to 15 digits'),
-  display_name: z.string().trim().min(1).max(120),
-  is_default: z.boolean().default(false),
-});
-
-export const updateSenderBody = z
-  .object({ display_name: z.string().trim().min(1).max(120), is_default: z.literal(true), connected: z.boolean() })
-  .partial()
-  .strict();
-
-const header = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string().min(1).max(60) }),
-  z.object({ type: z.enum(['image', 'video']), media_url: z.string().url().nullable().default(null) }),
-]);
-const button = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('url'), text: z.string().min(1).max(25), url: z.string().min(1).max(2000) }),
-  z.object({ type: z.literal('quick_reply'), text: z.string().min(1).max(25) }),
-]);
-
-export const createTemplateBody = z.object({
-  name: z.string().regex(/^[a-z0-9_]{1,120}$/, 'expected lowercase letters, digits and underscores, up to 120'),
-  language: z.string().min(2).max(16),
-  body: z.string().min(1).max(1024),
-  header: header.nullable().default(null),
-  buttons: z.array(button).max(10).default([]),
-  status: z.enum(['approved', 'pending', 'rejected']).default('approved'),
-});
-
-export const updateTemplateBody = z.object({ status: z.enum(['approved', 'pending', 'rejected']) }).strict();
+import { createSenderBody, updateSenderBody, createTemplateBody, updateTemplateBody } from './messaging.schema';
 
 const SENDER_NOT_FOUND = 'Sender not found in this workspace.';
 const TEMPLATE_NOT_FOUND = 'Template not found in this workspace.';

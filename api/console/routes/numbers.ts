@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { collections, type PhoneNumberDoc } from '../../../src/db/collections';
 import { ApiError } from '../../errors';
 import { route, type RouteDef } from '../../route';
@@ -6,26 +5,9 @@ import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '.
 import { agentView, numberView } from '../views';
 import { newId } from '../../../src/domain/ids';
 import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
+import { createAgentBody, createNumberBody, updateNumberBody, numberParams } from './numbers.schema';
 
 const NUMBER_NOT_FOUND = 'Number not found in this workspace.';
-
-const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'expected E.164: + and 7 to 15 digits');
-
-export const createAgentBody = z.object({
-  name: z.string().trim().min(1).max(120),
-  max_call_minutes: z.number().int().min(1).max(120).default(10),
-});
-
-export const createNumberBody = z.object({
-  number: e164,
-  agent_id: z.string().max(64).nullable().default(null),
-  recording: z.boolean().default(false),
-});
-
-export const updateNumberBody = z
-  .object({ agent_id: z.string().max(64).nullable(), active: z.boolean(), recording: z.boolean() })
-  .partial()
-  .strict();
 
 /** Agents and the numbers they are deployed to: one number has one agent. */
 export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
@@ -90,7 +72,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
       path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/numbers/{number}`,
       operationId: 'updateNumber',
       summary: 'Deploy an agent to a number (or `null` to undeploy), or change its state. `{number}` with or without `+`.',
-      params: workspaceParams({ number: z.string().max(20) }),
+      params: numberParams,
       notFound: { number: NUMBER_NOT_FOUND },
       body: updateNumberBody,
       response: { status: 200, description: 'The number.' },

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { collections } from '../../../src/db/collections';
 import { assignTicket, setEscalation } from '../../../src/tickets/consoleTicketActions';
-import { TICKET_ID_PATTERN } from '../../../src/tickets/ticketIdentity';
 import { ticketSettingsOf, type TicketSettings } from '../../../src/tickets/ticketSettings';
 import { findTicket, ticketCollections, type TicketDoc } from '../../../src/tickets/ticketStore';
 import { ApiError } from '../../errors';
@@ -10,24 +9,7 @@ import { formatTimestamp } from '../../format';
 import { ticketView } from '../../v1/routes/ticketView';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
-
-const assignee = z.object({ id: z.string().trim().min(1).max(64), name: z.string().trim().min(1).max(120) }).strict();
-
-export const ticketSettingsBody = z
-  .object({
-    auto_assign: z.boolean(),
-    assignment: z.enum(['round_robin', 'first']),
-    assignees: z
-      .array(assignee)
-      .max(100)
-      .refine((list) => new Set(list.map((a) => a.id)).size === list.length, 'assignee ids must be unique'),
-  })
-  .partial()
-  .strict();
-
-export const escalationBody = z.object({ open: z.boolean(), reason: z.string().trim().max(400).nullable().default(null) }).strict();
-
-export const assignBody = z.object({ assignee_id: z.string().max(64).nullable() }).strict();
+import { ticketSettingsBody, escalationBody, assignBody, consoleTicketParams } from './tickets.schema';
 
 const settingsView = (s: TicketSettings) => ({
   auto_assign: s.auto_assign,
@@ -123,7 +105,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/tickets/{ticket_id}`,
       operationId: 'getConsoleTicket',
       summary: 'A ticket with its console-only fields, messages and history.',
-      params: workspaceParams({ ticket_id: z.string().regex(TICKET_ID_PATTERN, 'a ticket_id: tkt_ and 24 hex digits') }),
+      params: consoleTicketParams,
       notFound: { ticket_id: TICKET_NOT_FOUND },
       response: { status: 200, description: 'The ticket.' },
       errors: ['not_found'],
@@ -157,7 +139,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/tickets/{ticket_id}/escalation`,
       operationId: 'setTicketEscalation',
       summary: 'Open or clear the escalation flag of a ticket.',
-      params: workspaceParams({ ticket_id: z.string().regex(TICKET_ID_PATTERN, 'a ticket_id: tkt_ and 24 hex digits') }),
+      params: consoleTicketParams,
       notFound: { ticket_id: TICKET_NOT_FOUND },
       body: escalationBody,
       response: { status: 200, description: 'The ticket.' },
@@ -177,7 +159,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/tickets/{ticket_id}/assign`,
       operationId: 'assignTicket',
       summary: 'Assign a ticket to one of the assignees, or `null` to unassign.',
-      params: workspaceParams({ ticket_id: z.string().regex(TICKET_ID_PATTERN, 'a ticket_id: tkt_ and 24 hex digits') }),
+      params: consoleTicketParams,
       notFound: { ticket_id: TICKET_NOT_FOUND },
       body: assignBody,
       response: { status: 200, description: 'The ticket.' },

@@ -3,50 +3,12 @@ import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { collections } from '../../../src/db/collections';
 import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
 import { newId } from '../../../src/domain/ids';
-import { isCountry, isTimeZone, newWorkspace } from '../../../src/workspaces/workspaces';
+import { newWorkspace } from '../../../src/workspaces/workspaces';
 import { route, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
+import { CONSOLE_PREFIX, type ConsoleDeps } from '../deps';
 import { workspaceView } from '../views';
+import { createWorkspaceBody, updateWorkspaceBody, workspaceIdParams } from './workspaces.schema';
 
-const country = z
-  .string()
-  .transform((c) => c.toUpperCase())
-  .refine(isCountry, 'expected an ISO 3166 alpha-2 country code, e.g. IN');
-const timezone = z.string().max(64).refine(isTimeZone, 'expected an IANA time zone, e.g. Asia/Kolkata');
-const count = z.number().int().min(0);
-
-export const createWorkspaceBody = z.object({
-  name: z.string().trim().min(1).max(140),
-  country: country.default('IN'),
-  timezone: timezone.optional(),
-  demo: z.boolean().default(false),
-});
-
-export const updateWorkspaceBody = z
-  .object({
-    name: z.string().trim().min(1).max(140),
-    country,
-    timezone,
-    suspended: z.boolean(),
-    plan: z
-      .object({
-        conversations_included: count,
-        conversations_used: count,
-        prepaid_credits: count,
-        voice_minutes_included: count,
-        voice_minutes_used: count,
-        voice_credits: count,
-        chat_channel: z.boolean(),
-        phone_numbers: z.boolean(),
-      })
-      .partial()
-      .strict(),
-    calling_country_codes: z.array(z.string().regex(/^\d{1,3}$/, 'expected a calling code, digits only')).max(250),
-    installed_apps: z.array(z.enum(['dues'])),
-    capabilities: z.object({ voice_configured: z.boolean(), tickets: z.boolean(), conversations: z.boolean() }).partial().strict(),
-  })
-  .partial()
-  .strict();
 
 /** Nested objects become dotted paths, so a PATCH changes only the keys it names. */
 function dotted(body: Record<string, unknown>, prefix = ''): Record<string, unknown> {
@@ -57,8 +19,6 @@ function dotted(body: Record<string, unknown>, prefix = ''): Record<string, unkn
   }
   return out;
 }
-
-const workspaceIdParams = workspaceParams({});
 
 export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
   const { workspaces } = collections(deps.db);

@@ -2,9 +2,9 @@ import request from 'supertest';
 import type { CommandStartedEvent } from 'mongodb';
 import { KeyStore } from '../../../src/auth/keyStore';
 import { generateApiKey } from '../../../src/auth/apiKeys';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
-import { createTestWorkspace, suspend, type TestWorkspace } from '../../support/workspaces';
+import { createTestWorkspace, suspend } from '../../support/workspaces';
 
 const MESSAGES: Record<string, string> = {
   missing_api_key: 'Send an API key as Authorization: Bearer <key> or X-Api-Key.',
@@ -17,18 +17,11 @@ const MESSAGES: Record<string, string> = {
 const unauthenticated = (reason: string) => envelope('unauthenticated', MESSAGES[reason]!, { reason });
 
 describe('API keys (api-core §5)', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
+  const { api, ws } = useTestApi({ now: () => clock });
   let clock: Date;
 
   beforeAll(async () => {
     clock = new Date();
-    api = await startTestApi({ now: () => clock });
-    ws = await createTestWorkspace(api.db);
-  });
-
-  afterAll(async () => {
-    await api?.close();
   });
 
   beforeEach(() => {

@@ -4,7 +4,7 @@ import { hashApiKey } from '../../../src/auth/apiKeys';
 import { CREDENTIAL_CACHE_MS, CredentialCache } from '../../../src/auth/credentialCache';
 import { KeyStore } from '../../../src/auth/keyStore';
 import { collections } from '../../../src/db/collections';
-import { startTestApi, type TestApi } from '../../support/app';
+import { startTestApi, useTestApi } from '../../support/app';
 import { bearer } from '../../support/http';
 import { createTestWorkspace } from '../../support/workspaces';
 
@@ -14,16 +14,8 @@ import { createTestWorkspace } from '../../support/workspaces';
  * process (KeyStore, the console) at once.
  */
 describe('the credential cache (src/auth/credentialCache.ts)', () => {
-  let api: TestApi;
+  const { api } = useTestApi({ credentialCache: new CredentialCache(CREDENTIAL_CACHE_MS, () => monotonic) });
   let monotonic = 0;
-
-  beforeAll(async () => {
-    api = await startTestApi({ credentialCache: new CredentialCache(CREDENTIAL_CACHE_MS, () => monotonic) });
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
 
   const ping = (key: string) => request(api.server).get('/api/v1/ping').set(bearer(key));
   const reason = async (key: string) => (await ping(key)).body.error?.details?.reason ?? 'ok';

@@ -4,10 +4,9 @@ import request from 'supertest';
 import { freePort } from '../../../src/local/net';
 import { toolPath } from '../../../src/local/paths';
 import { startFerretDb, type LocalServer } from '../../../src/local/servers';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { testServers } from '../../support/env';
 import { bearer, envelope } from '../../support/http';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
  * A database outage (issue 12 point 3): keyed routes answer within about 2 s with 503
@@ -26,8 +25,6 @@ describe('a database outage', () => {
   let dataDir: string;
   let port: number;
   let ferret: LocalServer;
-  let api: TestApi;
-  let ws: TestWorkspace;
 
   const startFerret = () =>
     startFerretDb({ binary: toolPath(testServers.toolsDir(), 'ferretdb'), port, dataDir, logFile: join(dataDir, 'ferretdb.log') });
@@ -36,13 +33,13 @@ describe('a database outage', () => {
     dataDir = mkdtempSync(join(testServers.runDir(), 'outage-'));
     port = await freePort();
     ferret = await startFerret();
-    api = await startTestApi({ env: { MONGODB_URL: ferret.address }, databaseBudget: true });
-    ws = await createTestWorkspace(api.db);
   });
-
-  afterAll(async () => {
+  // Hooks run in the order declared: FerretDB resumes before the API closes, and stops after.
+  afterAll(() => {
     if (ferret?.process.child.exitCode === null) process.kill(ferret.process.child.pid!, 'SIGCONT');
-    await api?.close();
+  });
+  const { api, ws } = useTestApi(() => ({ env: { MONGODB_URL: ferret.address }, databaseBudget: true }));
+  afterAll(async () => {
     await ferret?.process.stop();
   });
 

@@ -7,24 +7,14 @@ import { testServers } from '../../support/env';
 import { collections } from '../../../src/db/collections';
 import { newId } from '../../../src/domain/ids';
 import { publicRoutes } from '../../../api/v1';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 
 describe('discovery routes', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
-
-  beforeAll(async () => {
-    api = await startTestApi();
-    ws = await createTestWorkspace(api.db);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
+  const { api, ws } = useTestApi();
 
   describe('GET /api/v1/channels', () => {
     it('lists whatsapp, voice, the connected senders with sender_id, and the numbers', async () => {

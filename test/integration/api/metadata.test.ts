@@ -4,10 +4,9 @@ import { campaignCollections } from '../../../src/campaigns/campaign';
 import { collections } from '../../../src/db/collections';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { sendIntentsCollection } from '../../../src/messaging/sendIntents';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { scriptCallee } from '../../support/calls';
 import { bearer, envelope } from '../../support/http';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
  * `metadata` on POST /calls, POST /messages and POST /campaigns (src/domain/metadata.ts): what the database
@@ -15,18 +14,9 @@ import { createTestWorkspace, type TestWorkspace } from '../../support/workspace
  * sent, charged or written; everything else is stored as sent.
  */
 describe('metadata over HTTP', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
+  const { api, ws } = useTestApi({ worker: true });
   let n = 0;
   const fresh = () => `+9196${String(Date.now() % 1_000_000).padStart(6, '0')}${String(n++).padStart(2, '0')}`;
-
-  beforeAll(async () => {
-    api = await startTestApi({ worker: true });
-    ws = await createTestWorkspace(api.db);
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
 
   // Sent as raw JSON: a NUL inside a key survives only as the escape `\u0000`.
   const post = (path: string, json: string) =>

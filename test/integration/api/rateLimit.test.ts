@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { CounterStore } from '../../../src/rateLimit/counterStore';
-import { startTestApi, type TestApi } from '../../support/app';
+import { startTestApi, useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { createTestWorkspace, suspend } from '../../support/workspaces';
 
@@ -11,16 +11,11 @@ const RATE_LIMITED = envelope('rate_limited', 'Rate limit of 120 requests per mi
 });
 
 describe('the per-key rate limit (api-core §8)', () => {
-  let api: TestApi;
+  const { api } = useTestApi({ now: () => clock });
   let clock: Date;
 
   beforeAll(async () => {
     clock = new Date('2026-11-21T12:00:05.000Z');
-    api = await startTestApi({ now: () => clock });
-  });
-
-  afterAll(async () => {
-    await api?.close();
   });
 
   const get = (path: string, key: string) => request(api.server).get(path).set(bearer(key));

@@ -3,9 +3,8 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi, type TestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /** One request with any method Node's client allows (supertest does not know QUERY). */
 function rawRequest(api: TestApi, method: string, path: string, headers: Record<string, string> = {}) {
@@ -42,17 +41,7 @@ function parseResponse(raw: string): { status: number; headers: Record<string, s
 }
 
 describe('requests at the edges (issue 12: methods, header limits, path parameters)', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
-
-  beforeAll(async () => {
-    api = await startTestApi();
-    ws = await createTestWorkspace(api.db);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
+  const { api, ws } = useTestApi();
 
   describe('methods no route has', () => {
     it.each(['TRACE', 'QUERY'])('%s on a known path is 405 with Allow, as DELETE is', async (method) => {

@@ -1,25 +1,16 @@
 import request from 'supertest';
 import { collections } from '../../../src/db/collections';
 import { eventsCollection } from '../../../src/events/eventStore';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { createTestWorkspace } from '../../support/workspaces';
 import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 const FAST = { ring_seconds: 0.2, seconds_per_turn: 0.1 };
 
 describe('the calls API over HTTP', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
-
-  beforeAll(async () => {
-    api = await startTestApi({ worker: true });
-    ws = await createTestWorkspace(api.db);
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const { api, ws } = useTestApi({ worker: true });
 
   const place = (body: Record<string, unknown>, key = ws.key) => request(api.server).post('/api/v1/calls').set(bearer(key)).send(body);
   const get = (callId: string, key = ws.key) => request(api.server).get(`/api/v1/calls/${callId}`).set(bearer(key));

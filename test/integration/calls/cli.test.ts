@@ -2,25 +2,17 @@ import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { fromRoot } from '../../../src/local/paths';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { bearer } from '../../support/http';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /** The compiled CLI's call commands (`npm run console -- call …`, `sim call …`) against a real API and worker; needs `npm run build` first. */
 describe('npm run console: calls and the call simulator', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
+  const { api, ws } = useTestApi({ worker: true });
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    api = await startTestApi({ worker: true });
-    ws = await createTestWorkspace(api.db);
     const { port } = api.server.address() as AddressInfo;
     env = { PATH: process.env.PATH, CONSOLE_URL: `http://127.0.0.1:${port}`, CONSOLE_TOKEN: api.config.CONSOLE_TOKEN };
-  });
-
-  afterAll(async () => {
-    await api?.close();
   });
 
   // Asynchronous: the API under test answers from this same process.

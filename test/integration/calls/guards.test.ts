@@ -3,7 +3,7 @@ import { collections } from '../../../src/db/collections';
 import { dailyBudgetUsage, liveCallCount, reserveDailyBudget, takeLiveSlot } from '../../../src/calls/admission';
 import { admitCall, CallRefusal } from '../../../src/calls/guards';
 import { toApiError } from '../../../api/errors';
-import { startTestApi, type TestApi } from '../../support/app';
+import { startTestApi, useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 import { scriptCallee } from '../../support/calls';
@@ -16,14 +16,7 @@ const OK_TO = '+919811122233';
  * simulated callees never answer, so admitted calls stay live until hung up.
  */
 describe('POST /api/v1/calls guards', () => {
-  let api: TestApi;
-
-  beforeAll(async () => {
-    api = await startTestApi({ worker: true, env: { LOG_LEVEL: 'error' } });
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const { api } = useTestApi({ worker: true, env: { LOG_LEVEL: 'error' } });
 
   const ws = () => createTestWorkspace(api.db);
   const place = (w: TestWorkspace, body: Record<string, unknown>) => request(api.server).post('/api/v1/calls').set(bearer(w.key)).send(body);

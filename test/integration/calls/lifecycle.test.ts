@@ -1,21 +1,11 @@
 import request from 'supertest';
-import { startTestApi, type TestApi } from '../../support/app';
+import { startTestApi, useTestApi } from '../../support/app';
 import { bearer } from '../../support/http';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { createTestWorkspace } from '../../support/workspaces';
 import { pollCall, scriptCallee } from '../../support/calls';
 
-
 describe('a call end to end on the real dev server', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
-
-  beforeAll(async () => {
-    api = await startTestApi({ worker: true });
-    ws = await createTestWorkspace(api.db);
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const { api, ws } = useTestApi({ worker: true });
 
   const script = (destination: string, body: Record<string, unknown>) => scriptCallee(api, ws, destination, body);
   const until = (callId: string, done: (body: any) => boolean) => pollCall(api, ws.key, callId, done);

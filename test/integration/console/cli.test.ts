@@ -1,21 +1,16 @@
 import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { fromRoot } from '../../../src/local/paths';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 
 /** The compiled CLI (`npm run console`) against a real API; needs `npm run build` first. */
 describe('npm run console', () => {
-  let api: TestApi;
+  const { api } = useTestApi();
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    api = await startTestApi();
     const { port } = api.server.address() as AddressInfo;
     env = { PATH: process.env.PATH, CONSOLE_URL: `http://127.0.0.1:${port}`, CONSOLE_TOKEN: api.config.CONSOLE_TOKEN };
-  });
-
-  afterAll(async () => {
-    await api?.close();
   });
 
   // Asynchronous: the API under test answers from this same process.

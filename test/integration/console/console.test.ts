@@ -1,18 +1,13 @@
 import request from 'supertest';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 
 describe('the console API (/console/v1)', () => {
-  let api: TestApi;
+  const { api } = useTestApi();
   let admin: { Authorization: string };
 
   beforeAll(async () => {
-    api = await startTestApi();
     admin = bearer(api.config.CONSOLE_TOKEN!);
-  });
-
-  afterAll(async () => {
-    await api?.close();
   });
 
   const post = (path: string, body: unknown) => request(api.server).post(`/console/v1${path}`).set(admin).send(body as object);

@@ -3,21 +3,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { fromRoot } from '../../../src/local/paths';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { testServers } from '../../support/env';
 import { bearer, envelope } from '../../support/http';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /** The console validated like the public API (issue 11 point 3, issue 12 points 6 and 7). */
 describe('console request validation and description', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
+  const { api, ws } = useTestApi();
   let admin: { Authorization: string };
   let webhookId: string;
 
   beforeAll(async () => {
-    api = await startTestApi();
-    ws = await createTestWorkspace(api.db);
     admin = bearer(api.config.CONSOLE_TOKEN!);
     const created = await request(api.server)
       .post(`/console/v1/workspaces/${ws.workspaceId}/webhooks`)
@@ -25,10 +21,6 @@ describe('console request validation and description', () => {
       .send({ url: 'http://127.0.0.1:9/hooks' });
     expect(created.status).toBe(201);
     webhookId = created.body.webhook_id;
-  });
-
-  afterAll(async () => {
-    await api?.close();
   });
 
   const updateRoutes = () =>

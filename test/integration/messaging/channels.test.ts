@@ -1,20 +1,13 @@
 import request from 'supertest';
 import { collections } from '../../../src/db/collections';
-import { startTestApi, type TestApi } from '../../support/app';
+import { startTestApi, useTestApi } from '../../support/app';
 import { bearer } from '../../support/http';
 import { CONSOLE } from '../../support/messaging';
 import { createTestWorkspace } from '../../support/workspaces';
 
 /** GET /api/v1/channels reflects what a send can use right now (api-core §2, Agents and channels). */
 describe('GET /api/v1/channels and the workspace’s senders', () => {
-  let api: TestApi;
-
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const { api } = useTestApi();
 
   const channels = async (key: string) => (await request(api.server).get('/api/v1/channels').set(bearer(key))).body;
   const patchSender = (workspaceId: string, senderId: string, body: Record<string, unknown>) =>

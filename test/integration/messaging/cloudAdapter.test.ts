@@ -2,27 +2,29 @@ import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { collections } from '../../../src/db/collections';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { FakeGraph } from '../../support/fakeGraph';
 import { CONSOLE, eventsOf } from '../../support/messaging';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 const APP_SECRET = 'test-app-secret';
 const VERIFY_TOKEN = 'test-verify-token';
 
 describe('the WhatsApp Cloud API adapter against a local fake', () => {
   let graph: FakeGraph;
-  let api: TestApi;
-  let ws: TestWorkspace;
+  let baseUrl: string;
   let senderDigits: string;
   let n = 0;
   const fresh = () => `9193${String(Date.now() % 1_000_000).padStart(6, '0')}${String(n++).padStart(2, '0')}`;
 
   beforeAll(async () => {
     graph = new FakeGraph();
-    const baseUrl = await graph.start();
-    api = await startTestApi({
+    baseUrl = await graph.start();
+  });
+  afterAll(async () => {
+    await graph?.stop();
+  });
+  const { api, ws } = useTestApi(() => ({
       env: {
         WHATSAPP_PROVIDER: 'cloud',
         WHATSAPP_CLOUD_BASE_URL: baseUrl,
@@ -33,13 +35,9 @@ describe('the WhatsApp Cloud API adapter against a local fake', () => {
         WHATSAPP_CLOUD_VERIFY_TOKEN: VERIFY_TOKEN,
         WHATSAPP_CLOUD_TIMEOUT_MS: '500',
       },
-    });
-    ws = await createTestWorkspace(api.db);
+  }));
+  beforeAll(async () => {
     senderDigits = (await collections(api.db).senders.findOne({ _id: ws.senderId }))!.phone.slice(1);
-  });
-  afterAll(async () => {
-    await api?.close();
-    await graph?.stop();
   });
   beforeEach(() => {
     graph.requests.length = 0;

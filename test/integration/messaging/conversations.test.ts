@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { conversationMessagesCollection, conversationsCollection, recordCallConversation, recordTurn } from '../../../src/conversations';
 import { createEventPublisher } from '../../../src/events/publisher';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { CONSOLE, eventsOf, injectInbound, updateWorkspace } from '../../support/messaging';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
@@ -10,20 +10,14 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 
 /** The conversation routes (api-core §2 Conversation and Transcript message, §4). */
 describe('conversations', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
+  const { api, ws } = useTestApi();
   let deps: Parameters<typeof recordTurn>[0];
   let n = 0;
   const fresh = () => `+9196${String(Date.now() % 1_000_000).padStart(6, '0')}${String(n++).padStart(2, '0')}`;
 
   beforeAll(async () => {
-    api = await startTestApi();
-    ws = await createTestWorkspace(api.db);
     // Events are stored as in production; dispatching them to webhooks is not under test here.
     deps = { db: api.db, events: createEventPublisher(api.db, { dispatch: async () => undefined }) };
-  });
-  afterAll(async () => {
-    await api?.close();
   });
 
   const get = (path: string, key = ws.key) => request(api.server).get(path).set(bearer(key));

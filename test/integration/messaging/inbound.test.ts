@@ -1,25 +1,18 @@
 import request from 'supertest';
 import { collections } from '../../../src/db/collections';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { CONSOLE, eventsOf, injectInbound } from '../../support/messaging';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /** A customer writing in, and team members' business-app echoes, injected through the console. */
 describe('inbound WhatsApp messages and echoes', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
+  const { api, ws } = useTestApi();
   let senderPhone: string;
   let n = 0;
   const fresh = () => `+9194${String(Date.now() % 1_000_000).padStart(6, '0')}${String(n++).padStart(2, '0')}`;
 
   beforeAll(async () => {
-    api = await startTestApi();
-    ws = await createTestWorkspace(api.db);
     senderPhone = (await collections(api.db).senders.findOne({ _id: ws.senderId }))!.phone;
-  });
-  afterAll(async () => {
-    await api?.close();
   });
 
   const conversation = async (id: string) => (await request(api.server).get(`/api/v1/conversations/${id}`).set(bearer(ws.key))).body;

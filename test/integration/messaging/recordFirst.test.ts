@@ -4,10 +4,9 @@ import type { EventPublisher } from '../../../src/events/publisher';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { sendIntentsCollection } from '../../../src/messaging/sendIntents';
 import { conversationMessagesCollection } from '../../../src/conversations/store';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { FakeGraph } from '../../support/fakeGraph';
 import { bearer, envelope } from '../../support/http';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
  * Record-first sends over HTTP (src/messaging/sendIntents.ts), against a local stand-in for
@@ -17,34 +16,32 @@ import { createTestWorkspace, type TestWorkspace } from '../../support/workspace
  */
 describe('POST /api/v1/messages records the send before the provider is called', () => {
   let graph: FakeGraph;
-  let api: TestApi;
-  let ws: TestWorkspace;
+  let baseUrl: string;
   let failNextStart = false;
   let n = 0;
   const fresh = () => `+9195${String(Date.now() % 1_000_000).padStart(6, '0')}${String(n++).padStart(2, '0')}`;
 
+  const failing = (events: EventPublisher): EventPublisher => ({
+    publish: async (input) => {
+      if (failNextStart && input.type === 'conversation.started') {
+        failNextStart = false;
+        throw new Error('event store unreachable');
+      }
+      return events.publish(input);
+    },
+  });
+
   beforeAll(async () => {
     graph = new FakeGraph();
-    const baseUrl = await graph.start();
-    const failing = (events: EventPublisher): EventPublisher => ({
-      publish: async (input) => {
-        if (failNextStart && input.type === 'conversation.started') {
-          failNextStart = false;
-          throw new Error('event store unreachable');
-        }
-        return events.publish(input);
-      },
-    });
-    api = await startTestApi({
-      env: { WHATSAPP_PROVIDER: 'cloud', WHATSAPP_CLOUD_BASE_URL: baseUrl, WHATSAPP_CLOUD_ACCESS_TOKEN: 'graph-token', WHATSAPP_CLOUD_PHONE_NUMBER_ID: '1001' },
-      wrapEvents: failing,
-    });
-    ws = await createTestWorkspace(api.db);
+    baseUrl = await graph.start();
   });
   afterAll(async () => {
-    await api?.close();
     await graph?.stop();
   });
+  const { api, ws } = useTestApi(() => ({
+    env: { WHATSAPP_PROVIDER: 'cloud', WHATSAPP_CLOUD_BASE_URL: baseUrl, WHATSAPP_CLOUD_ACCESS_TOKEN: 'graph-token', WHATSAPP_CLOUD_PHONE_NUMBER_ID: '1001' },
+    wrapEvents: failing,
+  }));
   beforeEach(() => {
     graph.requests.length = 0;
     graph.answers.length = 0;

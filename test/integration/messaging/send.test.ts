@@ -2,26 +2,17 @@ import request from 'supertest';
 import { collections } from '../../../src/db/collections';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { withPlanLease } from '../../../src/messaging/allowance';
-import { startTestApi, type TestApi } from '../../support/app';
+import { startTestApi, useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { CONSOLE, eventsOf, eventually, injectInbound, scriptRecipient, updateWorkspace } from '../../support/messaging';
 import { createTestWorkspace, suspend, type TestWorkspace } from '../../support/workspaces';
 
 /** POST /api/v1/messages on the simulator (api-core §4, §7), with a worker for delivery statuses. */
 describe('POST /api/v1/messages', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
+  const { api, ws } = useTestApi({ worker: true });
   let n = 0;
   /** A recipient no other test has touched. */
   const fresh = () => `+9197${String(Date.now() % 1_000_000).padStart(6, '0')}${String(n++).padStart(2, '0')}`;
-
-  beforeAll(async () => {
-    api = await startTestApi({ worker: true });
-    ws = await createTestWorkspace(api.db);
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
 
   const send = (body: Record<string, unknown>, key = ws.key) => request(api.server).post('/api/v1/messages').set(bearer(key)).send(body);
   const orderUpdate = (to: string, extra: Record<string, unknown> = {}) => ({

@@ -11,17 +11,16 @@ import { systemCheckWorkflowId } from '../../../src/temporal/contracts';
 import { eventsCollection } from '../../../src/events/eventStore';
 import { runSystemCheck } from '../../../src/temporal/systemCheck';
 import { toolPath } from '../../../src/local/paths';
-import { startTestApi, type TestApi } from '../../support/app';
+import { useTestApi } from '../../support/app';
 import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
 import { bearer } from '../../support/http';
 import { testServers } from '../../support/env';
 import { eventually } from '../../support/messaging';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
-import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
  * Captures one real history of each workflow type (and of the call's main paths) into
- * test/workflow/histories/, for test/workflow/replay.test.ts. Run through the public API and
+ * test/workflow/histories/, for test/workflow/workflows/replay.test.ts. Run through the public API and
  * the console against this run's dev server, with the real worker:
  *
  *   TOOLS_DIR=.tools npx jest -c test/workflow/histories/jest.capture.config.js
@@ -35,20 +34,16 @@ import { createTestWorkspace, type TestWorkspace } from '../../support/workspace
 const HISTORIES = __dirname;
 
 describe('capture workflow histories', () => {
-  let api: TestApi;
-  let ws: TestWorkspace;
+  const { api, ws } = useTestApi({ worker: true });
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    api = await startTestApi({ worker: true });
-    ws = await createTestWorkspace(api.db);
     // The first delivery attempt fails, so the delivery history holds a retry and its timer.
     receiver = await startWebhookReceiver((_request, index) => (index === 0 ? 500 : 200));
   });
 
   afterAll(async () => {
     await receiver?.close();
-    await api?.close();
   });
 
   /** `running`: a long-lived workflow, saved as far as it got instead of waiting for its end. */

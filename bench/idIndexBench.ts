@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { MongoClient, type Collection } from 'mongodb';
+import { freePort } from '../src/local/net';
+import { toolPath } from '../src/local/paths';
+import { startFerretDb } from '../src/local/servers';
+import { cpuSeconds, distribution, formatDistribution, loadAverage } from './benchStats';
+
+/**
+ * `npm run bench:id-index`: point reads and updates by `_id` on one collection of
+ * BENCH_DOCS (20,000) documents in the embedded FerretDB, BENCH_SECONDS (5) each with
+ * BENCH_CONNECTIONS (8) requests in flight. Shows what scripts/patches' `_id` index fix does:
+ * run it once with BENCH_FERRETDB_BINARY pointing at an unpatched build to compare.
+ */
+
+const docs = Number(process.env.BENCH_DOCS ?? 20_000);
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const inFlight = Number(process.env.BENCH_CONNECTIONS ?? 8);
+
+interface BenchDoc {
+  _id: string;
+  tenant_id: string;
+  status: string;
+  n: number;
+}
+
+const idOf = (i: number) => `doc_${String(i).padStart(6, '0')}`;
+
+async function measure(name: string, ferretPid: number, op: (i: number) => Promise<unknown>): Promise<void> {
+  const latencies: number[] = [];
+  const cpuBefore = cpuSeconds(ferretPid);
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (performance.now() < deadline) {
+        const i = (next++ * 7919) % docs; // spread over the collection, not its first pages
+        const t = performance.now();
+        await op(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = cpuSeconds(ferretPid) - cpuBefore;
+  process.stdout.write(
+    `${name.padEnd(22)} ${String(Math.round(latencies.length / elapsed)).padStart(6)} ops/s   ${formatDistribution(distribution(latencies))}   FerretDB CPU ${((cpu / latencies.length) * 1e6).toFixed(0)} µs/op\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const binary = process.env.BENCH_FERRETDB_BINARY ?? toolPath(process.env.TOOLS_DIR ?? '.tools', 'ferretdb');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-id-index-'));
+  const ferret = await startFerretDb({ binary, port: await freePort(), dataDir: dir, logFile: join(dir, 'ferretdb.log') });
+  const mongo = await new MongoClient(ferret.address, { maxPoolSize: inFlight }).connect();
+  try {
+    const coll: Collection<BenchDoc> = mongo.db('bench').collection<BenchDoc>('docs');
+    for (let from = 0; from < docs; from += 1000) {
+      const batch = Array.from({ length: Math.min(1000, docs - from) }, (_, j) => ({
+        _id: idOf(from + j),
+        tenant_id: `ws_${(from + j) % 20}`,
+        status: 'new',
+        n: 0,
+      }));
+      await coll.insertMany(batch);
+    }
+    const plan = await coll.find({ _id: idOf(1) }).explain();
+    const pushdown = (plan as { filterPushdown?: boolean }).filterPushdown;
+    process.stdout.write(
+      `${docs} documents, ${inFlight} in flight, ${seconds} s each; FerretDB ${binary}; _id filter pushed down: ${pushdown}; load average ${loadAverage()}\n`,
+    );
+    const pid = ferret.process.child.pid!;
+    await measure('findOne by _id', pid, (i) => coll.findOne({ _id: idOf(i) }));
+    await measure('findOne _id + tenant', pid, (i) => coll.findOne({ _id: idOf(i), tenant_id: `ws_${i % 20}` }));
+    await measure('updateOne by _id', pid, (i) => coll.updateOne({ _id: idOf(i) }, { $set: { status: 'seen' }, $inc: { n: 1 } }));
+  } finally {
+    await mongo.close();
+    await ferret.process.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

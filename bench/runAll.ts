@@ -1,0 +1,150 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fromRoot } from '../src/local/paths';
+import { loadAverage } from './benchStats';
+
+/**
+ * `npm run bench`: bench:api, bench:webhooks and bench:calls one after the other (each starts
+ * and stops its own servers), then one screen that sets their figures against issue 13's
+ * targets, with the CPU each process spent per unit of work. Each benchmark's own output
+ * scrolls by first; their figures are read back from the files they write to .bench/.
+ *
+ * The webhook benchmark's paced phase runs at the target's 50 events/s unless BENCH_RATE
+ * says otherwise; every other BENCH_* variable passes through to all three.
+ */
+
+interface Step {
+  name: string;
+  script: string;
+  figures: string;
+  env?: Record<string, string>;
+}
+
+const STEPS: Step[] = [
+  { name: 'bench:api', script: 'apiBench.js', figures: 'api' },
+  { name: 'bench:webhooks', script: 'webhookBench.js', figures: 'webhooks', env: { BENCH_RATE: process.env.BENCH_RATE ?? '50' } },
+  { name: 'bench:calls', script: 'callBench.js', figures: 'calls' },
+];
+
+/** A benchmark's JSON figures, read loosely: each benchmark owns its shape. */
+type Figures = Record<string, any>;
+
+function run(step: Step): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(__dirname, step.script)], { stdio: 'inherit', env: { ...process.env, ...step.env } });
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+}
+
+/** The newest figures file a benchmark wrote since `since` (ms), or null. */
+function figuresSince(prefix: string, since: number): Figures | null {
+  const dir = fromRoot('.bench');
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.startsWith(`${prefix}-`) && f.endsWith('.json'));
+  } catch {
+    return null;
+  }
+  const fresh = files.map((f) => ({ f, at: statSync(join(dir, f)).mtimeMs })).filter((x) => x.at >= since);
+  fresh.sort((a, b) => b.at - a.at);
+  return fresh[0] ? (JSON.parse(readFileSync(join(dir, fresh[0].f), 'utf8')) as Figures) : null;
+}
+
+const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits));
+const verdict = (ok: boolean | null) => (ok === null ? 'no figure' : ok ? 'met' : 'NOT met');
+const perUnitLine = (label: string, perUnit: Record<string, number | null> | undefined) =>
+  perUnit ? `    CPU per ${label}: ${Object.entries(perUnit).map(([k, v]) => `${k} ${v === null ? '–' : v.toFixed(1)} ms`).join(', ')}` : '';
+
+/** CPU ms per unit from the call bench's cost object (CPU seconds per process over a phase). */
+function callCost(cost: Figures | undefined, units: number): Record<string, number | null> | undefined {
+  if (!cost) return undefined;
+  const { others_on_machine: _others, machine: _machine, ...cpu } = cost.cpu_seconds as Record<string, number>;
+  return Object.fromEntries(Object.entries(cpu).map(([k, s]) => [k, units > 0 ? Math.round((s / units) * 1e4) / 10 : null]));
+}
+
+async function main(): Promise<void> {
+  const startedLoad = loadAverage();
+  const results: { step: Step; code: number; figures: Figures | null; seconds: number }[] = [];
+  for (const step of STEPS) {
+    process.stdout.write(`\n===== ${step.name} =====\n`);
+    const since = Date.now();
+    const code = await run(step);
+    results.push({ step, code, figures: figuresSince(step.figures, since), seconds: (Date.now() - since) / 1000 });
+  }
+
+  const byName = Object.fromEntries(results.map((r) => [r.step.figures, r.figures]));
+  const rows: [string, string, string, boolean | null][] = [];
+  const lines: string[] = [];
+  const api = byName.api;
+  const agents = api?.runs?.find((r: Figures) => r.path === '/api/v1/agents');
+  const ping = api?.runs?.find((r: Figures) => r.path === '/api/v1/ping');
+  rows.push([
+    'bench:api keyed GET /agents, 50 conn',
+    agents ? `${agents.requests_per_second} req/s, p99 ${agents.p99_ms} ms` : '–',
+    '≥ 1,000 req/s, p99 < 50 ms',
+    agents ? agents.requests_per_second >= 1000 && agents.p99_ms < 50 : null,
+  ]);
+  rows.push(['bench:api keyed GET /ping', ping ? `${ping.requests_per_second} req/s, p99 ${ping.p99_ms} ms` : '–', '≥ 2,000 req/s', ping ? ping.requests_per_second >= 2000 : null]);
+  const hooks = byName.webhooks;
+  rows.push([
+    'bench:webhooks 500-event burst',
+    hooks ? `${fmt(hooks.burst.deliveries_per_second, 1)} deliveries/s${hooks.burst.complete ? '' : ' (incomplete)'}` : '–',
+    '≥ 100 deliveries/s',
+    hooks ? hooks.burst.deliveries_per_second >= 100 : null,
+  ]);
+  rows.push([
+    'bench:webhooks paced',
+    hooks ? `first attempt p99 ${fmt(hooks.paced.first_attempt_p99_ms)} ms at ${hooks.paced.events_per_second} events/s${hooks.paced.complete ? '' : ' (incomplete)'}` : '–',
+    'p99 < 1 s at 50 events/s',
+    hooks ? hooks.paced.events_per_second >= 50 && hooks.paced.complete && hooks.paced.first_attempt_p99_ms < 1000 : null,
+  ]);
+  const calls = byName.calls;
+  rows.push([
+    'bench:calls hold phase',
+    calls ? `${fmt(calls.hold.placements_per_second, 1)} placements/s` : '–',
+    '≥ 30 placements/s',
+    calls ? calls.hold.placements_per_second >= 30 : null,
+  ]);
+  rows.push([
+    'bench:calls sustained closed loop',
+    calls ? `${fmt(calls.sustained.placements_per_second, 1)} calls/s; hang-up → decided p99 ${fmt(calls.hangup.ready_ms.p99)} ms` : '–',
+    '≥ 5 calls/s; p99 < 2 s',
+    calls ? calls.sustained.placements_per_second >= 5 && calls.hangup.ready_ms.p99 !== null && calls.hangup.ready_ms.p99 < 2000 : null,
+  ]);
+
+  const w = [38, 52, 28];
+  lines.push('', '===== summary against issue 13’s targets =====');
+  lines.push(`${'benchmark'.padEnd(w[0]!)} ${'measured'.padEnd(w[1]!)} ${'target'.padEnd(w[2]!)} verdict`);
+  for (const [name, got, target, ok] of rows) lines.push(`${name.padEnd(w[0]!)} ${got.padEnd(w[1]!)} ${target.padEnd(w[2]!)} ${verdict(ok)}`);
+  lines.push('CPU per unit of work, per process (bench = the load generator, and the simulated receiver for webhooks):');
+  if (agents) lines.push(perUnitLine('GET /agents', agents.cpu_ms_per_request));
+  if (ping) lines.push(perUnitLine('GET /ping', ping.cpu_ms_per_request));
+  if (hooks) lines.push(perUnitLine('delivery (burst)', hooks.burst.cpu_ms_per_delivery), perUnitLine('delivery (paced)', hooks.paced.cpu_ms_per_delivery));
+  if (calls) {
+    lines.push(perUnitLine('call placed (hold)', callCost(calls.hold.cost, calls.hold.placements)));
+    lines.push(perUnitLine('call (sustained)', callCost(calls.sustained.cost, calls.sustained.placements)));
+    lines.push('    (the simulated callee and reader run inside the worker; the WhatsApp simulator inside the API)');
+  }
+  for (const r of results) {
+    const other = r.figures ? otherLoad(r.figures) : null;
+    lines.push(`${r.step.name}: exit ${r.code}, ${r.seconds.toFixed(0)} s${other ? `, ${other}` : ''}${r.figures ? '' : ' — no figures written'}`);
+  }
+  lines.push(`load average before ${startedLoad}, after ${loadAverage()} (2 cores; other work on the machine counts against every figure)`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (results.some((r) => r.code !== 0)) process.exitCode = 1;
+}
+
+/** Other processes' busy CPU during a benchmark's measured phases, as its figures report it. */
+function otherLoad(f: Figures): string | null {
+  const phases: Figures[] = [...(f.runs ?? []).map((r: Figures) => r.cpu), f.burst?.cpu, f.paced?.cpu, f.hold?.cost, f.sustained?.cost].filter(Boolean);
+  if (phases.length === 0) return null;
+  const others = phases.reduce((sum, p) => sum + (p.others_on_machine ?? p.cpu_seconds?.others_on_machine ?? 0), 0);
+  const seconds = phases.reduce((sum, p) => sum + (p.seconds ?? 0), 0);
+  return `other processes used ${others.toFixed(1)} CPU-s in its ${seconds.toFixed(0)} measured s`;
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

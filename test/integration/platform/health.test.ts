@@ -1,0 +1,75 @@
+import request from 'supertest';
+import { freePort } from '../../../src/local/net';
+import { startTestApi, useTestApi } from '../../support/app';
+
+const envelope = (code: string, message: string) => ({
+  error: {
+    code,
+    message,
+    details: {},
+    request_id: expect.stringMatching(/^req_[0-9a-f]{24}$/),
+    correlation_id: expect.stringMatching(/^cor_[0-9a-f]{24}$/),
+  },
+});
+
+describe('health and readiness over HTTP', () => {
+  const { api } = useTestApi();
+
+  it('GET /healthz answers 200 while the process is alive', async () => {
+    const res = await request(api.server).get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
+  });
+
+  it('GET /readyz answers 200 when MongoDB and Temporal both answer', async () => {
+    const res = await request(api.server).get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { mongodb: 'ok', temporal: 'ok' } });
+  });
+
+  it('GET /metrics serves Prometheus text including the request counter', async () => {
+    await request(api.server).get('/healthz');
+    const res = await request(api.server).get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/healthz",status="200",service="api"\} \d+/);
+    expect(res.text).toContain('process_cpu_seconds_total');
+  });
+
+  it('answers an unknown path with the 404 envelope', async () => {
+    const res = await request(api.server).get('/api/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual(envelope('not_found', 'No route matches this path.'));
+    expect(res.body.error.request_id).toBe(res.headers['x-request-id']);
+  });
+
+  it('echoes X-Correlation-Id in the envelope', async () => {
+    const res = await request(api.server).get('/api/v1/nothing-here').set('X-Correlation-Id', 'cor_from_caller_42');
+    expect(res.body.error.correlation_id).toBe('cor_from_caller_42');
+  });
+
+  it('answers a wrong method with 405 invalid_argument and keeps Allow', async () => {
+    const res = await request(api.server).post('/readyz');
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('HEAD, GET');
+    expect(res.body).toEqual(envelope('invalid_argument', 'This method is not allowed on this path; see the Allow header.'));
+  });
+});
+
+describe('readiness when a dependency is down', () => {
+  it('answers 503 naming Temporal when it cannot be reached', async () => {
+    const deadPort = await freePort();
+    const api = await startTestApi({ env: { TEMPORAL_ADDRESS: `127.0.0.1:${deadPort}` } });
+    try {
+      const res = await request(api.server).get('/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body.status).toBe('unavailable');
+      expect(res.body.checks.mongodb).toBe('ok');
+      expect(res.body.checks.temporal).not.toBe('ok');
+      expect((await request(api.server).get('/healthz')).status).toBe(200);
+    } finally {
+      await api.close();
+    }
+  });
+});

@@ -1,0 +1,108 @@
+import type { Db } from 'mongodb';
+import { appendEvent, eventsCollection, undispatchedEvents } from '../../../src/events/eventStore';
+import { sweepExpiredEvents } from '../../../src/events/retention';
+import { createEventSweeper } from '../../../src/events/sweeper';
+import { IdempotencyStore, type ClaimScope } from '../../../src/idempotency/store';
+import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
+import { openTestDb, testConfig } from '../../support/env';
+
+/** What expires (issue 12 point 9): each sweep deletes only what may go, a bounded number per pass. */
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+let db: Db;
+let drop: () => Promise<void>;
+beforeAll(async () => ({ db, drop } = await openTestDb(testConfig())));
+afterAll(async () => drop());
+
+describe('idempotency records', () => {
+  const scope = (key: string): ClaimScope => ({ tenantId: 'ws_ret', keyId: 'key_ret', endpoint: 'POST /api/v1/tickets', idempotencyKey: key });
+
+  it('are deleted 24 h after their first request, not before, and a swept key runs fresh', async () => {
+    const store = new IdempotencyStore(db);
+    const now = new Date();
+    for (const key of ['old-1', 'old-2', 'old-3']) {
+      expect(await store.claim(scope(key), Buffer.from('{}'), 'req_old', new Date(now.getTime() - DAY - 60_000))).toEqual({ kind: 'claimed' });
+      await store.complete(scope(key), 'req_old', { status: 201, body: '{}' });
+    }
+    expect(await store.claim(scope('young'), Buffer.from('{}'), 'req_young', new Date(now.getTime() - DAY + 60_000))).toEqual({ kind: 'claimed' });
+    await store.complete(scope('young'), 'req_young', { status: 201, body: '{"young":true}' });
+
+    // Bounded: one batch of two deletes two of the three expired records.
+    expect(await store.sweep(now, { batchSize: 2, maxBatches: 1 })).toBe(2);
+    expect(await store.sweep(now)).toBe(1);
+    expect(await store.sweep(now)).toBe(0);
+    const left = await db.collection('idempotency_keys').find({}).toArray();
+    expect(left.map((d) => d._id)).toEqual([IdempotencyStore.id(scope('young'))]);
+    // The young key still replays; an expired one is claimed again.
+    expect(await store.claim(scope('young'), Buffer.from('{}'), 'req_new', now)).toEqual({ kind: 'replay', response: { status: 201, body: '{"young":true}' } });
+    expect(await store.claim(scope('old-1'), Buffer.from('{"x":1}'), 'req_new', now)).toEqual({ kind: 'claimed' });
+  });
+});
+
+describe('events and deliveries', () => {
+  const delivery = (id: string, createdAt: Date, status: WebhookDeliveryDoc['status']): WebhookDeliveryDoc => ({
+    _id: id,
+    tenant_id: 'ws_ret',
+    endpoint_id: 'whk_ret',
+    event_id: id.split(':')[0]!,
+    event_type: 'ticket.created',
+    trigger: 'event',
+    status,
+    attempts: [{ attempt: 1, attempted_at: createdAt, url: 'https://example.com/h', status_code: 200, duration_ms: 5, error: null, response_body: 'ok' }],
+    attempt_count: 1,
+    last_status_code: 200,
+    last_error: null,
+    next_attempt_at: null,
+    cancel_reason: null,
+    created_at: createdAt,
+    completed_at: createdAt,
+  });
+
+  it('delete dispatched events and deliveries past the 7-day retention, keep younger ones and undispatched events', async () => {
+    const now = new Date();
+    const old = new Date(now.getTime() - 7 * DAY - HOUR);
+    const young = new Date(now.getTime() - 7 * DAY + HOUR);
+    const event = (key: string, createdAt: Date) => appendEvent(db, { tenantId: 'ws_ret', type: 'ticket.created', dedupeKey: key, data: {}, createdAt });
+    const oldDispatched = [await event('a', old), await event('b', old), await event('c', old)];
+    const oldUndispatched = await event('d', old);
+    const youngDispatched = await event('e', young);
+    for (const e of [...oldDispatched, youngDispatched]) {
+      await eventsCollection(db).updateOne({ _id: e._id }, { $set: { dispatched_at: e.created_at } });
+    }
+    await webhookDeliveries(db).insertMany([
+      delivery(`${oldDispatched[0]!._id}:whk_ret`, old, 'succeeded'),
+      delivery(`${oldDispatched[1]!._id}:whk_ret`, old, 'failed'),
+      delivery(`${youngDispatched._id}:whk_ret`, young, 'succeeded'),
+    ]);
+
+    expect(await sweepExpiredEvents({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toEqual({ events: 2, deliveries: 2 });
+    expect(await sweepExpiredEvents({ db, now: () => now })).toEqual({ events: 1, deliveries: 0 });
+    expect(await sweepExpiredEvents({ db, now: () => now })).toEqual({ events: 0, deliveries: 0 });
+    expect((await eventsCollection(db).find({}).toArray()).map((e) => e._id).sort()).toEqual([oldUndispatched._id, youngDispatched._id].sort());
+    expect((await webhookDeliveries(db).find({}).toArray()).map((d) => d._id)).toEqual([`${youngDispatched._id}:whk_ret`]);
+  });
+});
+
+describe('the dispatch sweeper', () => {
+  it('reads the undispatched markers, not the events, and drops a marker whose event was never stored', async () => {
+    const old = new Date(Date.now() - 120_000);
+    await undispatchedEvents(db).deleteMany({}); // the markers the tests above left
+    await undispatchedEvents(db).insertOne({ _id: 'evt_neverstored0000000000000', created_at: old });
+    const stored = await appendEvent(db, { tenantId: 'ws_ret', type: 'ticket.created', dedupeKey: 'sweep-me', data: {}, createdAt: old });
+    const dispatched: string[] = [];
+    const sweeper = createEventSweeper({
+      db,
+      dispatcher: {
+        dispatch: async (e) => {
+          dispatched.push(e._id);
+          await undispatchedEvents(db).deleteOne({ _id: e._id });
+        },
+      },
+    });
+    expect(await sweeper.sweepOnce()).toBe(1);
+    expect(dispatched).toEqual([stored._id]);
+    expect(await undispatchedEvents(db).countDocuments()).toBe(0);
+  });
+});

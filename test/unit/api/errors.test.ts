@@ -1,0 +1,72 @@
+import { ApiError, ERROR_STATUS, errorEnvelope, fromStatus, toApiError } from '../../../api/errors';
+import { CallRefusal } from '../../../src/calls/guards';
+import { IdentityConflictError, MissingIdentityError } from '../../../src/contacts/contacts';
+import { Refusal } from '../../../src/domain/refusal';
+import { SendRefusal } from '../../../src/messaging/sendMessage';
+
+const ids = { requestId: 'req_1', correlationId: 'cor_1' };
+
+describe('the error envelope', () => {
+  it('has exactly the nine codes with their statuses', () => {
+    expect(ERROR_STATUS).toEqual({
+      invalid_argument: 400,
+      unauthenticated: 401,
+      permission_denied: 403,
+      not_found: 404,
+      conflict: 409,
+      failed_precondition: 412,
+      rate_limited: 429,
+      internal: 500,
+      provider_error: 502,
+    });
+  });
+
+  it('always carries details as an object and both ids', () => {
+    expect(errorEnvelope(new ApiError('not_found', 'Call not found.'), ids)).toEqual({
+      error: { code: 'not_found', message: 'Call not found.', details: {}, request_id: 'req_1', correlation_id: 'cor_1' },
+    });
+  });
+
+  it('maps an unnamed 4xx to invalid_argument keeping its status', () => {
+    const err = fromStatus(405);
+    expect([err.code, err.status]).toEqual(['invalid_argument', 405]);
+  });
+
+  it('maps an unnamed 5xx to internal keeping its status', () => {
+    const err = fromStatus(503);
+    expect([err.code, err.status, err.message]).toEqual(['internal', 503, 'Internal server error.']);
+  });
+
+  it('hides an unhandled exception behind 500 Internal server error.', () => {
+    const err = toApiError(new Error('secret stack detail'));
+    expect([err.code, err.status, err.message, err.details]).toEqual(['internal', 500, 'Internal server error.', {}]);
+  });
+});
+
+describe('domain refusals (api/refusals.ts): one table for every feature', () => {
+  it('maps a reason to its code, with the reason in details', () => {
+    const err = toApiError(new CallRefusal('call_concurrency', 'This workspace already has 10 live calls.', { limit: 10 }));
+    expect(err).toMatchObject({ status: 429, code: 'rate_limited', message: 'This workspace already has 10 live calls.', details: { reason: 'call_concurrency', limit: 10 } });
+    expect(toApiError(new SendRefusal('session_window_closed', 'Closed.'))).toMatchObject({ status: 409, code: 'conflict', details: { reason: 'session_window_closed' } });
+    expect(toApiError(new IdentityConflictError(['c1', 'c2']))).toMatchObject({
+      status: 409,
+      code: 'conflict',
+      message: 'Those details belong to two different contacts.',
+      details: { reason: 'identity_conflict' },
+    });
+  });
+
+  it('leaves the reason out where the contract shows none', () => {
+    expect(toApiError(new SendRefusal('provider_error', 'WhatsApp provider refused the message: x', { provider_code: 131026 }))).toMatchObject({
+      status: 502,
+      code: 'provider_error',
+      details: { provider_code: 131026 },
+    });
+    expect(toApiError(new CallRefusal('destination_too_short', 'That destination number is too short.'))).toMatchObject({ status: 400, details: {} });
+    expect(toApiError(new MissingIdentityError())).toMatchObject({ status: 400, message: 'Provide an email or a phone number.', details: {} });
+  });
+
+  it('answers a reason missing from the table as an unhandled error', () => {
+    expect(toApiError(new Refusal('not_in_the_table', 'x'))).toMatchObject({ status: 500, code: 'internal', message: 'Internal server error.', details: {} });
+  });
+});

@@ -1,0 +1,61 @@
+import { publicDocument } from '../../../api/v1/openapi';
+import { publicRoutes } from '../../../api/v1';
+
+/**
+ * Issue 12 point 8: what the validators refuse, the document refuses too, so generated
+ * clients and fuzzers agree with the server. A representative set of constraints.
+ */
+describe('the public OpenAPI document states the validators’ constraints', () => {
+  const doc = publicDocument(publicRoutes({ db: { collection: () => ({}) } } as never)) as {
+    paths: Record<string, Record<string, { parameters: { name: string; in: string; schema: Record<string, unknown> }[]; requestBody?: { content: Record<string, { schema: SchemaNode }> } }>>;
+  };
+  type SchemaNode = { properties?: Record<string, SchemaNode>; items?: SchemaNode; anyOf?: SchemaNode[]; [k: string]: unknown };
+
+  const parameter = (path: string, method: string, name: string) => doc.paths[path]![method]!.parameters.find((p) => p.name === name)!;
+  const body = (path: string, method: string) => doc.paths[path]![method]!.requestBody!.content['application/json']!.schema;
+  /** A property, looking through `nullable` (anyOf with null). */
+  const prop = (node: SchemaNode, name: string): SchemaNode => {
+    const direct = node.properties?.[name] ?? node.anyOf?.find((n) => n.properties)?.properties?.[name];
+    return direct!;
+  };
+  const nonNull = (node: SchemaNode): SchemaNode => node.anyOf?.find((n) => n.type !== 'null') ?? node;
+
+  it('Idempotency-Key: 1 to 255 visible ASCII characters', () => {
+    for (const [path, method] of [
+      ['/api/v1/calls', 'post'],
+      ['/api/v1/messages', 'post'],
+      ['/api/v1/tickets', 'post'],
+    ]) {
+      const header = parameter(path!, method!, 'Idempotency-Key');
+      expect(header.in).toBe('header');
+      expect(header.schema).toEqual({ type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]{1,255}$' });
+      expect(new RegExp(header.schema.pattern as string).test('key with spaces')).toBe(false);
+    }
+  });
+
+  it('a capture field label may not be blank; details hold at most 20 entries', () => {
+    const call = body('/api/v1/calls', 'post');
+    const label = prop(nonNull(prop(nonNull(prop(call, 'capture')), 'fields')).items!, 'label');
+    expect(label).toMatchObject({ type: 'string', maxLength: 80, pattern: '\\S' });
+    expect(new RegExp(label.pattern as string).test('   ')).toBe(false);
+    expect(prop(call, 'details')).toMatchObject({ maxProperties: 20 });
+    expect(prop(call, 'ring_seconds')).toMatchObject({ minimum: 10, maximum: 90 });
+    expect(prop(call, 'to')).toMatchObject({ minLength: 6, maxLength: 20, pattern: '^\\+?\\d+$' });
+  });
+
+  it('path parameters carry their constraints', () => {
+    expect(parameter('/api/v1/calls/{call_id}', 'get', 'call_id').schema).toEqual({ type: 'string', minLength: 1, maxLength: 64 });
+    expect(parameter('/api/v1/calls/{call_id}/hangup', 'post', 'call_id').schema).toEqual({ type: 'string', minLength: 1, maxLength: 64 });
+    expect(parameter('/api/v1/conversations/{conversation_id}', 'get', 'conversation_id').schema).toEqual({ type: 'string', minLength: 1, maxLength: 64 });
+    expect(parameter('/api/v1/tickets/{ticket_id}', 'get', 'ticket_id').schema).toEqual({ type: 'string', pattern: '^tkt_[0-9a-f]{24}$' });
+  });
+
+  it('enums, patterns and query limits', () => {
+    const template = nonNull(prop(body('/api/v1/messages', 'post'), 'template'));
+    expect(prop(template, 'name')).toMatchObject({ minLength: 1, maxLength: 120, pattern: '^[a-z0-9_]+$' });
+    expect(prop(body('/api/v1/tickets', 'post'), 'priority')).toMatchObject({ enum: ['low', 'normal', 'high', 'urgent'] });
+    expect(parameter('/api/v1/conversations/{conversation_id}/messages', 'get', 'limit').schema).toMatchObject({ minimum: 1, maximum: 200 });
+    expect(parameter('/api/v1/conversations/{conversation_id}/messages', 'get', 'cursor').schema).toMatchObject({ pattern: '^msg_[0-9a-f]{24}$' });
+    expect(parameter('/api/v1/agents', 'get', 'limit').schema).toMatchObject({ minimum: 1, maximum: 100 });
+  });
+});

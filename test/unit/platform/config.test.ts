@@ -1,0 +1,77 @@
+import { ConfigError, loadConfig, loadLauncherConfig } from '../../../src/config';
+
+describe('loadConfig', () => {
+  it('fills every default from an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      API_ENVIRONMENT: 'test',
+      MONGODB_URL: 'mongodb://127.0.0.1:27017/',
+      MONGODB_DB: 'orchestrator',
+      TEMPORAL_ADDRESS: '127.0.0.1:7233',
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: 'orchestrator-v1',
+      WORKER_METRICS_PORT: 9464,
+      LOG_LEVEL: 'info',
+    });
+    expect(config.CONSOLE_TOKEN).toBeUndefined();
+  });
+
+  it('reads numbers from their text', () => {
+    expect(loadConfig({ PORT: '8080' }).PORT).toBe(8080);
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(loadConfig({ PORT: '', MONGODB_URL: '' })).toMatchObject({ PORT: 3000, MONGODB_URL: 'mongodb://127.0.0.1:27017/' });
+  });
+
+  it.each([
+    ['PORT', 'abc', /^ {2}PORT: expected a port number \(got "abc"\)$/m],
+    ['PORT', '70000', /^ {2}PORT: expected a port from 1 to 65535 \(got "70000"\)$/m],
+    ['MONGODB_URL', 'postgres://x', /^ {2}MONGODB_URL: expected a mongodb:\/\/ or mongodb\+srv:\/\/ URL/m],
+    ['TEMPORAL_ADDRESS', 'localhost', /^ {2}TEMPORAL_ADDRESS: expected host:port/m],
+    ['API_ENVIRONMENT', 'prod', /^ {2}API_ENVIRONMENT: /m],
+    ['CONSOLE_TOKEN', 'short', /^ {2}CONSOLE_TOKEN: expected at least 16 characters/m],
+  ])('refuses %s=%s with a message naming the variable', (name, value, message) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).message).toMatch(/^Invalid configuration:\n/);
+    expect((caught as ConfigError).message).toMatch(message);
+  });
+
+  it('names every bad variable at once', () => {
+    expect(() => loadConfig({ PORT: 'x', WORKER_METRICS_PORT: 'y' })).toThrow(
+      /PORT: expected a port number[\s\S]*WORKER_METRICS_PORT: expected a port number/,
+    );
+  });
+});
+
+describe('loadLauncherConfig', () => {
+  it('defaults the embedded servers to their usual ports and a local data folder', () => {
+    expect(loadLauncherConfig({})).toEqual({
+      DATA_DIR: '.data',
+      TOOLS_DIR: '.tools',
+      TEMPORAL_PORT: 7233,
+      TEMPORAL_UI_PORT: 8233,
+      FERRETDB_PORT: 27017,
+    });
+  });
+
+  it('refuses a bad port naming it', () => {
+    expect(() => loadLauncherConfig({ FERRETDB_PORT: '0' })).toThrow(/FERRETDB_PORT: expected a port from 1 to 65535/);
+  });
+});
+
+describe('RATE_LIMIT_STORE', () => {
+  it('defaults to the shared MongoDB store and accepts memory', () => {
+    expect(loadConfig({}).RATE_LIMIT_STORE).toBe('mongodb');
+    expect(loadConfig({ RATE_LIMIT_STORE: 'memory' }).RATE_LIMIT_STORE).toBe('memory');
+    expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow(/RATE_LIMIT_STORE: /);
+  });
+});

@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fromRoot } from '../../../src/local/paths';
+
+/**
+ * The import rules live in .oxlintrc.json and `npm test` lints the tree with them. These
+ * probes show that each rule catches what it is there for and lets the rest through: they
+ * are linted with the project's own config, laid out as the tree is, in a scratch folder.
+ */
+const probes: Record<string, string> = {
+  'workflows/probe.ts': [
+    "import { readFileSync } from 'node:fs';",
+    "import { MongoClient } from 'mongodb';",
+    "import type { Db } from 'mongodb';",
+    "import { sleep } from '@temporalio/workflow';",
+    "import { x } from './time';",
+    "import { y } from '../activities/calls';",
+    "import { z } from '../src/calls/contracts';",
+    "import { w } from '../src/calls/callStore';",
+    "import { f } from '../src/temporal/failures';",
+    'export const a = [readFileSync, MongoClient, sleep, x, y, z, w, f];',
+    'export type B = Db;',
+  ].join('\n'),
+  'src/calls/contracts.ts': [
+    "import { defineSignal } from '@temporalio/workflow';",
+    "import type { T } from './types';",
+    "import { g } from '../temporal/failures';",
+    "import { h } from './callStore';",
+    "import type { A } from '../../../activities/calls';",
+    "import type { W } from '../../../workflows/call';",
+    "import { k } from '../webhooks/contracts';",
+    'export const a = [defineSignal, g, h, k];',
+    'export type X = T | A | W;',
+  ].join('\n'),
+  'src/webhooks/startDelivery.ts': [
+    "import type { D } from '../../../workflows/deliverWebhook';",
+    "import { s } from './send';",
+    'export type Y = D;',
+    'export const b = s;',
+  ].join('\n'),
+  'api/v1/routes/probe.ts': ["import { callWorkflow } from '../../../workflows/call';", 'export const c = callWorkflow;'].join('\n'),
+};
+
+function flagged(dir: string): string[] {
+  let out: string;
+  try {
+    out = execFileSync(fromRoot('node_modules/.bin/oxlint'), ['-c', join(dir, '.oxlintrc.json'), '-A', 'all', '-D', 'no-restricted-imports', '--format', 'unix', dir], {
+      encoding: 'utf8',
+    });
+  } catch (err) {
+    out = (err as { stdout: string }).stdout;
+  }
+  return out
+    .split('\n')
+    .map((line) => /^(.+?):(\d+):\d+: .*no-restricted-imports/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => `${m[1]!.slice(dir.length + 1)}:${m[2]}`)
+    .sort();
+}
+
+describe('import rules (.oxlintrc.json)', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lint-probe-'));
+    cpSync(fromRoot('.oxlintrc.json'), join(dir, '.oxlintrc.json'));
+    for (const [path, source] of Object.entries(probes)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), `${source}\n`);
+    }
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('flag exactly the imports that break a layer', () => {
+    expect(flagged(dir)).toEqual(
+      [
+        // workflows: Node built-ins, drivers, activities and non-contract src modules, as values
+        'workflows/probe.ts:1',
+        'workflows/probe.ts:2',
+        'workflows/probe.ts:6',
+        'workflows/probe.ts:8',
+        // contracts: a non-contract value import; anything from activities/ or workflows/, even a type
+        'src/calls/contracts.ts:4',
+        'src/calls/contracts.ts:5',
+        'src/calls/contracts.ts:6',
+        // below the workflows: no import of them at all, not even a type
+        'src/webhooks/startDelivery.ts:1',
+        'api/v1/routes/probe.ts:1',
+      ].sort(),
+    );
+  });
+});

@@ -1,0 +1,95 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import type { Db } from 'mongodb';
+import { appendEvent, type EventDoc } from '../../../src/events/eventStore';
+import { signalWithStartWorkflow } from '../../../src/temporal/startWorkflow';
+import { deliverSignal, deliveryWorkflowId, endpointDeliveriesDefinition, endpointWorkflowId } from '../../../src/webhooks/contracts';
+import { webhookDeliveries } from '../../../src/webhooks/deliveries';
+import { webhookEndpoints } from '../../../src/webhooks/endpoints';
+import { newSigningSecret } from '../../../src/webhooks/signature';
+import { buildActivityDeps } from '../../../src/worker/activityDeps';
+import { createWorker } from '../../../src/worker/createWorker';
+import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
+import { createTimeSkippingEnv } from '../../support/timeSkipping';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
+
+/**
+ * The endpoint workflow on the time-skipping server with the real drain: signals that arrive
+ * while it continues as new are carried to the next run (none lost, none sent twice), and it
+ * closes once idle with nothing pending.
+ */
+describe('endpoint delivery workflow (time-skipping)', () => {
+  let env: TestWorkflowEnvironment;
+  let store: Awaited<ReturnType<typeof openTestDb>>;
+  let db: Db;
+  let worker: Worker;
+  let running: Promise<void>;
+  let receiver: WebhookReceiver;
+  const taskQueue = uniqueName('endpoint');
+
+  beforeAll(async () => {
+    store = await openTestDb(testConfig());
+    db = store.db;
+    receiver = await startWebhookReceiver();
+    env = await createTimeSkippingEnv();
+    const deps = buildActivityDeps({ db, temporal: env.client, taskQueue }, { webhooks: { allowPrivateUrls: true } });
+    ({ worker } = await createWorker({
+      config: { TEMPORAL_ADDRESS: 'unused:1', TEMPORAL_NAMESPACE: env.namespace ?? 'default', TEMPORAL_TASK_QUEUE: taskQueue },
+      deps,
+      connection: env.nativeConnection,
+      workflowBundlePath: testServers.workflowBundle(),
+    }));
+    running = worker.run();
+  });
+
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+    await receiver?.close();
+    await store?.drop();
+  });
+
+  it('carries deliveries signalled across continue-as-new to the next run and delivers each once', async () => {
+    const tenantId = uniqueName('ws');
+    const endpointId = uniqueName('whk');
+    const now = new Date();
+    await webhookEndpoints(db).insertOne({
+      _id: endpointId,
+      tenant_id: tenantId,
+      url: receiver.url('/can'),
+      event_types: [],
+      enabled: true,
+      description: null,
+      secret: newSigningSecret(),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      created_at: now,
+      updated_at: now,
+    });
+    const count = 24;
+    const events: EventDoc[] = [];
+    for (let i = 0; i < count; i++) events.push(await appendEvent(db, { tenantId, type: 'call.ended', dedupeKey: `can:${i}`, data: { call_id: `call_${i}` }, createdAt: now }));
+    // A history limit this low continues as new every few drains, while signals keep arriving.
+    const ref = (i: number) => ({ deliveryId: deliveryWorkflowId(events[i]!._id, endpointId), eventId: events[i]!._id, trigger: 'event' as const });
+    const { signaledRunId: first } = await signalWithStartWorkflow(env.client, endpointDeliveriesDefinition, {
+      workflowId: endpointWorkflowId(endpointId),
+      taskQueue,
+      args: [{ endpointId, tenantId, historyLimit: 12 }],
+      signal: deliverSignal,
+      signalArgs: [[ref(0)]],
+    });
+    // The rest one signal each, some at once, while the workflow drains and continues as new.
+    for (let i = 1; i < count; i += 3) {
+      await Promise.all([i, i + 1, i + 2].filter((n) => n < count).map((n) => env.client.workflow.getHandle(endpointWorkflowId(endpointId)).signal(deliverSignal, [ref(n)])));
+    }
+    const totals = await env.client.workflow.getHandle(endpointWorkflowId(endpointId)).result();
+    expect(totals).toEqual({ attempts: count, succeeded: count, failed: 0, cancelled: 0 });
+    for (const event of events) {
+      expect(receiver.forEvent(event._id)).toHaveLength(1);
+      expect(await webhookDeliveries(db).findOne({ _id: deliveryWorkflowId(event._id, endpointId) })).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+    }
+    const described = await env.client.workflow.getHandle(endpointWorkflowId(endpointId)).describe();
+    expect(described.runId).not.toBe(first);
+  });
+});
