@@ -64,10 +64,14 @@ export function openApiDocument(routes: RouteDef[], surface: DocumentSurface): R
   for (const route of routes) {
     const errors = new Set<ErrorCode>([...surface.baseErrors(route), ...(route.errors ?? [])]);
     const responses: Record<string, unknown> = {
-      [route.response.status]: {
-        description: route.response.description,
-        content: { 'application/json': { schema: route.response.schema ? jsonSchema(route.response.schema, 'output') : { type: 'object' } } },
-      },
+      // A 204 has no body, so it names no media type.
+      [route.response.status]:
+        route.response.status === 204
+          ? { description: route.response.description }
+          : {
+              description: route.response.description,
+              content: { 'application/json': { schema: route.response.schema ? jsonSchema(route.response.schema, 'output') : { type: 'object' } } },
+            },
     };
     for (const code of errors) {
       responses[ERROR_STATUS[code]] = {

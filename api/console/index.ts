@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { RequestState } from '../context';
 import { jsonBody } from '../middleware/jsonBody';
-import { openApiRoute, type DocumentSurface } from '../openapi';
+import { openApiDocument, openApiRoute, type DocumentSurface } from '../openapi';
 import { koaPath, type RouteDef } from '../route';
 import { ROUTER_METHODS } from '../routerMethods';
 import { routeTail } from '../validation';
@@ -26,10 +26,21 @@ const consoleSurface: DocumentSurface = {
   },
   securitySchemes: { consoleToken: { type: 'http', scheme: 'bearer', description: 'The console token (CONSOLE_TOKEN).' } },
   security: () => [{ consoleToken: [] }],
-  baseErrors: (route) => ['unauthenticated', 'internal', ...(route.body || route.query || route.params ? (['invalid_argument'] as const) : [])],
+  baseErrors: (route) => [
+    'unauthenticated',
+    'internal',
+    ...(route.body || route.query || route.params ? (['invalid_argument'] as const) : []),
+    // Every route under a workspace answers 404 for a workspace that does not exist.
+    ...(route.path.includes('{workspace_id}') ? (['not_found'] as const) : []),
+  ],
   headers: () => [],
   usesDatabase: () => true,
 };
+
+/** The console's OpenAPI 3.1 description, generated from its route definitions. */
+export function consoleDocument(routes: RouteDef[]): Record<string, unknown> {
+  return openApiDocument(routes, consoleSurface);
+}
 
 /** Every console route; the order here is the order in its OpenAPI document. */
 export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {

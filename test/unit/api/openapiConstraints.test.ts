@@ -1,5 +1,6 @@
 import { publicDocument } from '../../../api/v1/openapi';
 import { publicRoutes } from '../../../api/v1';
+import { consoleDocument, consoleRoutes } from '../../../api/console';
 
 /**
  * Issue 12 point 8: what the validators refuse, the document refuses too, so generated
@@ -57,5 +58,24 @@ describe('the public OpenAPI document states the validators’ constraints', () 
     expect(parameter('/api/v1/conversations/{conversation_id}/messages', 'get', 'limit').schema).toMatchObject({ minimum: 1, maximum: 200 });
     expect(parameter('/api/v1/conversations/{conversation_id}/messages', 'get', 'cursor').schema).toMatchObject({ pattern: '^msg_[0-9a-f]{24}$' });
     expect(parameter('/api/v1/agents', 'get', 'limit').schema).toMatchObject({ minimum: 1, maximum: 100 });
+  });
+});
+
+describe('the console OpenAPI document states what its routes answer', () => {
+  const doc = consoleDocument(consoleRoutes({ db: { collection: () => ({}) }, config: { CONSOLE_TOKEN: 'ctk_document_only_0123' } } as never)) as {
+    paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>;
+  };
+  const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+
+  it('every route under a workspace documents the 404 of an unknown workspace', () => {
+    const underWorkspace = operations.filter((o) => o.path.includes('{workspace_id}'));
+    expect(underWorkspace.length).toBeGreaterThan(20);
+    expect(underWorkspace.filter((o) => !o.op.responses['404']).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+  });
+
+  it('a 204 names no media type (it has no body)', () => {
+    const noContent = operations.filter((o) => o.op.responses['204']);
+    expect(noContent.map((o) => `${o.method} ${o.path}`)).toContain('delete /console/v1/workspaces/{workspace_id}/simulator/calls/{destination}');
+    for (const o of noContent) expect(o.op.responses['204']!.content).toBeUndefined();
   });
 });
