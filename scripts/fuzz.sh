@@ -8,7 +8,9 @@
 #
 #   FUZZ_MAX_EXAMPLES  test cases per operation and phase (default 150, about 4,000 requests; `npm test` uses 5)
 #   FUZZ_KEYS          API keys to rotate (default 40: 4,800 requests a minute)
-#   FUZZ_WORKERS       concurrent schemathesis workers (default 2)
+#   FUZZ_WORKERS       concurrent schemathesis workers (default 1: with 2, schemathesis 4.32.5 once
+#                      failed inside Hypothesis with "AST constructor recursion depth mismatch",
+#                      a thread-safety error of the tool, not a finding about the API)
 #   FUZZ_SEED          fixed seed, to repeat a run
 #   FUZZ_KEEP=1        keep the data folder and logs
 set -euo pipefail
@@ -17,7 +19,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 SCHEMATHESIS_VERSION=4.32.5
 MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-150}
 KEYS=${FUZZ_KEYS:-40}
-WORKERS=${FUZZ_WORKERS:-2}
+WORKERS=${FUZZ_WORKERS:-1}
 CHECKS=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance
 venv=.fuzz/venv
 say() { echo "[fuzz] $*" >&2; }
