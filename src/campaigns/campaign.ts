@@ -1,3 +1,4 @@
+import type { Capture } from '../calls/types';
 import type { Collection, Db } from 'mongodb';
 
 /**
@@ -83,7 +84,7 @@ export interface CampaignDoc {
   agent_id: string | null;
   purpose: string | null;
   script: string | null;
-  capture: Record<string, unknown> | null;
+  capture: Capture | null;
   call_back_incomplete: boolean;
   schedule: CampaignSchedule;
   consent: { basis: ConsentBasis; note: string | null; pin: ConsentPin | null } | null;

@@ -1,3 +1,4 @@
+import type { Capture } from '../calls/types';
 import type { Db } from 'mongodb';
 import type { WorkspaceDoc } from '../db/collections';
 import { newId } from '../domain/ids';
@@ -29,7 +30,7 @@ export interface CampaignRequest {
   purpose: string | null;
   script: string | null;
   /** Already validated by the calls' capture rules. */
-  capture: Record<string, unknown> | null;
+  capture: Capture | null;
   call_back_incomplete: boolean;
   schedule: {
     start_at?: Date | null;

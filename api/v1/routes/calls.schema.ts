@@ -4,6 +4,18 @@ import { detailsRequest } from '../../../src/calls/details';
 import { metadataSchema } from '../../../src/domain/metadata';
 import { CAPTURE_DISPLAYS, CAPTURE_FIELD_TYPES } from '../../../src/calls/types';
 
+/** A capture as calls and call campaigns take it: null by default, keys filled in, each problem at its path. */
+export const nullableCapture = captureRequest
+  .nullable()
+  .default(null)
+  .transform((value, ctx) => {
+    if (value === null) return null;
+    const normalised = normaliseCapture(value);
+    if (normalised.capture) return normalised.capture;
+    for (const issue of normalised.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
+
 /** POST /calls (api-core §4): field rules; capture rules run here too, so a bad capture is a validation failure. */
 export const placeCallBody = z.object({
   to: z.string().min(6).max(20).regex(/^\+?\d+$/, 'digits with an optional leading +'),
@@ -12,16 +24,7 @@ export const placeCallBody = z.object({
   purpose: z.string().max(500).nullable().default(null),
   script: z.string().max(4_000).nullable().default(null),
   details: detailsRequest,
-  capture: captureRequest
-    .nullable()
-    .default(null)
-    .transform((value, ctx) => {
-      if (value === null) return null;
-      const normalised = normaliseCapture(value);
-      if (normalised.capture) return normalised.capture;
-      for (const issue of normalised.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-      return z.NEVER;
-    }),
+  capture: nullableCapture,
   ring_seconds: z.number().int().min(10).max(90).default(30),
   metadata: metadataSchema.default({}),
 });
@@ -38,6 +41,13 @@ const captureFieldOut = z.object({
   options: z.array(z.string()),
   required: z.boolean(),
   display: z.enum(CAPTURE_DISPLAYS),
+});
+
+/** A capture as the API shows it (calls, and call campaigns). */
+export const captureOut = z.object({
+  goal: z.string().nullable(),
+  fields: z.array(captureFieldOut),
+  success: z.object({ field: z.string(), equals: z.string() }).nullable(),
 });
 
 export const callResultSchema = z.object({
@@ -69,13 +79,7 @@ export const callSchema = z.object({
   recording_uri: z.string().nullable(),
   started_at: z.string().nullable(),
   ended_at: z.string().nullable(),
-  capture: z
-    .object({
-      goal: z.string().nullable(),
-      fields: z.array(captureFieldOut),
-      success: z.object({ field: z.string(), equals: z.string() }).nullable(),
-    })
-    .nullable(),
+  capture: captureOut.nullable(),
   result: callResultSchema,
 });
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { metadataSchema } from '../../../src/domain/metadata';
-import { captureRequest, normaliseCapture } from '../../../src/calls/capture';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_ID_PATTERN, CAMPAIGN_STATUSES, CONSENT_BASES, EXCLUSION_REASONS, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
 import { isTimeZone } from '../../../src/workspaces/workspaces';
 import { formatTimestamp } from '../../format';
 import { pageQuery } from '../../pagination';
+import { captureOut, nullableCapture } from './calls.schema';
 
 /** Request and response shapes of the campaign routes (campaigns-tickets-dues §2, §4, §8). */
 
@@ -32,16 +32,7 @@ export const createCampaignBody = z.object({
   agent_id: z.string().min(1).max(64).nullable().default(null),
   purpose: z.string().max(L.purposeMaxChars).nullable().default(null),
   script: z.string().max(L.scriptMaxChars).nullable().default(null),
-  capture: captureRequest
-    .nullable()
-    .default(null)
-    .transform((value, ctx) => {
-      if (value === null) return null;
-      const normalised = normaliseCapture(value);
-      if (normalised.capture) return normalised.capture as unknown as Record<string, unknown>;
-      for (const issue of normalised.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-      return z.NEVER;
-    }),
+  capture: nullableCapture,
   call_back_incomplete: z.boolean().default(false),
   schedule: z
     .object({
@@ -89,7 +80,7 @@ export const campaignRecord = z.object({
   created_at: z.string().nullable(),
   launched_at: z.string().nullable(),
   completed_at: z.string().nullable(),
-  capture: z.record(z.string(), z.unknown()).nullable(),
+  capture: captureOut.nullable(),
   /** Beyond the contract's table: when the record last changed (the list's order). */
   updated_at: z.string().nullable(),
 });

@@ -18,6 +18,15 @@ describe('the calls API over HTTP', () => {
   const script = (destination: string, body: Record<string, unknown>, w = ws) => scriptCallee(api, w, destination, body);
   const until = (callId: string, done: (body: any) => boolean, key = ws.key) => pollCall(api, key, callId, done);
   const events = (callId: string, type: string) => eventsCollection(api.db).find({ type, 'data.call_id': callId }).toArray();
+  /** A call's events of a type once there are `count`: the reading activity records a ready result before it appends `call.outcome`. */
+  const eventsOnceThere = async (callId: string, type: string, count = 1) => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const found = await events(callId, type);
+      if (found.length >= count || Date.now() > deadline) return found;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  };
 
   describe('request validation (400 Request validation failed.)', () => {
     it.each([
@@ -150,7 +159,7 @@ describe('the calls API over HTTP', () => {
     });
     const done = await until(created.body.call_id, (b) => b.result.state === 'ready');
     expect(done.result).toMatchObject({ disposition: 'partial', captured: 1, expected: 2, missing_required: ['rating'], fields: { happy: true } });
-    const [started, ended, outcome] = [await events(done.call_id, 'call.started'), await events(done.call_id, 'call.ended'), await events(done.call_id, 'call.outcome')];
+    const [started, ended, outcome] = [await events(done.call_id, 'call.started'), await events(done.call_id, 'call.ended'), await eventsOnceThere(done.call_id, 'call.outcome')];
     expect([started.length, ended.length, outcome.length]).toEqual([1, 1, 1]);
     expect(ended[0]!.data).toMatchObject({ call_id: done.call_id, direction: 'outbound', status: 'completed', outcome: 'agent_hangup', to: '+919811100017' });
     expect(outcome[0]!.data).toEqual({
@@ -177,7 +186,7 @@ describe('the calls API over HTTP', () => {
     await script('+919811100018', FAST);
     const created = await place({ to: '+919811100018', metadata: { campaign_id: 'cmp_1', campaign_name: 'Spring' } });
     const done = await until(created.body.call_id, (b) => b.result.state === 'ready');
-    const [outcome] = await events(done.call_id, 'call.outcome');
+    const [outcome] = await eventsOnceThere(done.call_id, 'call.outcome');
     expect(outcome!.data.metadata).toBeUndefined();
     expect(outcome!.data.campaign_id).toBe('cmp_1');
     expect(outcome!.data.missing_required).toBeUndefined();
@@ -214,7 +223,7 @@ describe('the calls API over HTTP', () => {
     expect(res.status).toBe(201);
     const done = await until(res.body.call_id, (b) => b.result.state === 'ready');
     expect(done).toMatchObject({ direction: 'inbound', to: '+919811100021', from_number: ws.phoneNumber.slice(1), status: 'completed' });
-    expect((await events(done.call_id, 'call.outcome')).length).toBe(1);
+    expect((await eventsOnceThere(done.call_id, 'call.outcome')).length).toBe(1);
   });
 
   it('puts a finished call’s transcript in the conversations (channel voice)', async () => {
