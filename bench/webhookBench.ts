@@ -12,8 +12,7 @@ import { freePort, waitFor } from '../src/local/net';
 import { toolPath } from '../src/local/paths';
 import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
 import { endpointWorkflowId } from '../src/webhooks/contracts';
-import { webhookEndpoints } from '../src/webhooks/endpoints';
-import { newSigningSecret } from '../src/webhooks/signature';
+import { newWebhookEndpoint, webhookEndpoints } from '../src/webhooks/endpoints';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
 
 /**
@@ -99,19 +98,7 @@ async function main(): Promise<void> {
     const client = new Client({ connection });
     const now = new Date();
     for (let i = 0; i < endpointCount; i++) {
-      await webhookEndpoints(db).insertOne({
-        _id: `whk_bench_${i}`,
-        tenant_id: TENANT,
-        url: `http://127.0.0.1:${receiverPort}/hook/${i}`,
-        event_types: [],
-        enabled: true,
-        description: null,
-        secret: newSigningSecret(),
-        previous_secret: null,
-        previous_secret_expires_at: null,
-        created_at: now,
-        updated_at: now,
-      });
+      await webhookEndpoints(db).insertOne(newWebhookEndpoint({ _id: `whk_bench_${i}`, tenant_id: TENANT, url: `http://127.0.0.1:${receiverPort}/hook/${i}` }, now));
     }
     const events = createEventPublisher(db, createTemporalDispatcher(db, client, taskQueue));
     let sequence = 0;

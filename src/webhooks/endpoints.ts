@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { newSigningSecret } from './signature';
 
 /** A workspace's webhook endpoint, managed in the console. */
 export interface WebhookEndpointDoc {
@@ -17,6 +18,27 @@ export interface WebhookEndpointDoc {
   previous_secret_expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/**
+ * A new endpoint with a fresh signing secret and no previous one, as the console creates it;
+ * set-ups that store one directly (tests, the webhook benchmark) build it here too.
+ */
+export function newWebhookEndpoint(
+  fields: Pick<WebhookEndpointDoc, '_id' | 'tenant_id' | 'url'> & Partial<Pick<WebhookEndpointDoc, 'event_types' | 'enabled' | 'description'>>,
+  now: Date,
+): WebhookEndpointDoc {
+  return {
+    event_types: [],
+    enabled: true,
+    description: null,
+    ...fields,
+    secret: newSigningSecret(),
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 export const MAX_ENDPOINTS_PER_WORKSPACE = 20;

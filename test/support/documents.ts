@@ -1,5 +1,4 @@
-import { webhookEndpoints, type WebhookEndpointDoc } from '../../src/webhooks/endpoints';
-import { newSigningSecret } from '../../src/webhooks/signature';
+import { newWebhookEndpoint, webhookEndpoints, type WebhookEndpointDoc } from '../../src/webhooks/endpoints';
 import type { Db } from 'mongodb';
 import { uniqueName } from './env';
 
@@ -10,21 +9,7 @@ import { uniqueName } from './env';
 
 /** An enabled endpoint for every event type with a fresh secret; `overrides` replace fields. */
 export function newWebhookEndpointDoc(tenantId: string, url: string, overrides: Partial<WebhookEndpointDoc> = {}): WebhookEndpointDoc {
-  const now = new Date();
-  return {
-    _id: uniqueName('whk'),
-    tenant_id: tenantId,
-    url,
-    event_types: [],
-    enabled: true,
-    description: null,
-    secret: newSigningSecret(),
-    previous_secret: null,
-    previous_secret_expires_at: null,
-    created_at: now,
-    updated_at: now,
-    ...overrides,
-  };
+  return { ...newWebhookEndpoint({ _id: uniqueName('whk'), tenant_id: tenantId, url }, new Date()), ...overrides };
 }
 
 /** newWebhookEndpointDoc, inserted. */

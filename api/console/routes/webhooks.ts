@@ -7,6 +7,7 @@ import { PING_EVENT_TYPE, SUBSCRIBABLE_EVENT_TYPES } from '../../../src/events/t
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
 import {
   MAX_ENDPOINTS_PER_WORKSPACE,
+  newWebhookEndpoint,
   PREVIOUS_SECRET_GRACE_MS,
   webhookEndpoints,
   type WebhookEndpointDoc,
@@ -137,19 +138,10 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
         }
         await refusePrivate(body.url);
         const now = deps.now();
-        const doc: WebhookEndpointDoc = {
-          _id: newId('whk', now),
-          tenant_id: tenantId,
-          url: body.url,
-          event_types: body.event_types,
-          enabled: body.enabled,
-          description: body.description,
-          secret: newSigningSecret(),
-          previous_secret: null,
-          previous_secret_expires_at: null,
-          created_at: now,
-          updated_at: now,
-        };
+        const doc = newWebhookEndpoint(
+          { _id: newId('whk', now), tenant_id: tenantId, url: body.url, event_types: body.event_types, enabled: body.enabled, description: body.description },
+          now,
+        );
         await endpoints.insertOne(doc);
         forgetEndpoints(tenantId);
         ctx.status = 201;

@@ -14,8 +14,8 @@ import { webhookDeliveries } from '../../../src/webhooks/deliveries';
 import { drainEndpoint } from '../../../src/webhooks/drain';
 import { webhookEndpoints, type WebhookEndpointDoc } from '../../../src/webhooks/endpoints';
 import { webhookQueue } from '../../../src/webhooks/retryQueue';
-import { newSigningSecret } from '../../../src/webhooks/signature';
 import { verify } from '../../../src/webhooks/verify';
+import { newWebhookEndpointDoc } from '../../support/documents';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
 
@@ -45,20 +45,7 @@ describe('an endpoint drain', () => {
   async function setUp(path: string, count: number, options: Partial<WebhookEndpointDoc> = {}) {
     const tenantId = uniqueName('ws');
     const now = new Date();
-    const endpoint: WebhookEndpointDoc = {
-      _id: uniqueName('whk'),
-      tenant_id: tenantId,
-      url: receiver.url(path),
-      event_types: [],
-      enabled: true,
-      description: null,
-      secret: newSigningSecret(),
-      previous_secret: null,
-      previous_secret_expires_at: null,
-      created_at: now,
-      updated_at: now,
-      ...options,
-    };
+    const endpoint = newWebhookEndpointDoc(tenantId, receiver.url(path), options);
     await webhookEndpoints(db).insertOne(endpoint);
     const events: EventDoc[] = [];
     for (let i = 0; i < count; i++) events.push(await appendEvent(db, { tenantId, type: 'ticket.created', dedupeKey: `t:${i}`, data: { ticket_id: `tkt_${i}` }, createdAt: now }));

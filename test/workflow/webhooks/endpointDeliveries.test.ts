@@ -5,10 +5,9 @@ import { appendEvent, type EventDoc } from '../../../src/events/eventStore';
 import { signalWithStartWorkflow } from '../../../src/temporal/startWorkflow';
 import { deliverSignal, deliveryWorkflowId, endpointDeliveriesDefinition, endpointWorkflowId } from '../../../src/webhooks/contracts';
 import { webhookDeliveries } from '../../../src/webhooks/deliveries';
-import { webhookEndpoints } from '../../../src/webhooks/endpoints';
-import { newSigningSecret } from '../../../src/webhooks/signature';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { createWorker } from '../../../src/worker/createWorker';
+import { insertWebhookEndpoint } from '../../support/documents';
 import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
 import { createTimeSkippingEnv } from '../../support/timeSkipping';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
@@ -54,19 +53,7 @@ describe('endpoint delivery workflow (time-skipping)', () => {
     const tenantId = uniqueName('ws');
     const endpointId = uniqueName('whk');
     const now = new Date();
-    await webhookEndpoints(db).insertOne({
-      _id: endpointId,
-      tenant_id: tenantId,
-      url: receiver.url('/can'),
-      event_types: [],
-      enabled: true,
-      description: null,
-      secret: newSigningSecret(),
-      previous_secret: null,
-      previous_secret_expires_at: null,
-      created_at: now,
-      updated_at: now,
-    });
+    await insertWebhookEndpoint(db, tenantId, receiver.url('/can'), { _id: endpointId });
     const count = 24;
     const events: EventDoc[] = [];
     for (let i = 0; i < count; i++) events.push(await appendEvent(db, { tenantId, type: 'call.ended', dedupeKey: `can:${i}`, data: { call_id: `call_${i}` }, createdAt: now }));

@@ -4,12 +4,12 @@ import type { Db } from 'mongodb';
 import { createTemporalDispatcher } from '../../../src/events/dispatcher';
 import { createEventPublisher, type EventPublisher } from '../../../src/events/publisher';
 import { webhookDeliveries } from '../../../src/webhooks/deliveries';
-import { webhookEndpoints, type WebhookEndpointDoc } from '../../../src/webhooks/endpoints';
-import { newSigningSecret } from '../../../src/webhooks/signature';
+import type { WebhookEndpointDoc } from '../../../src/webhooks/endpoints';
 import { verify } from '../../../src/webhooks/verify';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { createWorker } from '../../../src/worker/createWorker';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, deliveryWorkflowId, endpointWorkflowId, type EndpointDeliveries, type EndpointDeliveryTotals } from '../../../src/webhooks/contracts';
+import { insertWebhookEndpoint } from '../../support/documents';
 import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
 import { createTimeSkippingEnv } from '../../support/timeSkipping';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
@@ -72,24 +72,7 @@ describe('webhook retries over a day (time-skipping)', () => {
     return env.client.workflow.getHandle<EndpointDeliveries>(endpointWorkflowId(endpoint._id)).result();
   }
 
-  async function addEndpoint(tenantId: string, path: string): Promise<WebhookEndpointDoc> {
-    const now = new Date();
-    const doc: WebhookEndpointDoc = {
-      _id: uniqueName('whk'),
-      tenant_id: tenantId,
-      url: receiver.url(path),
-      event_types: [],
-      enabled: true,
-      description: null,
-      secret: newSigningSecret(),
-      previous_secret: null,
-      previous_secret_expires_at: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await webhookEndpoints(db).insertOne(doc);
-    return doc;
-  }
+  const addEndpoint = (tenantId: string, path: string): Promise<WebhookEndpointDoc> => insertWebhookEndpoint(db, tenantId, receiver.url(path));
 
   it('fails a delivery after twelve attempts over more than 24 hours, with every attempt recorded', async () => {
     const tenantId = uniqueName('ws');
