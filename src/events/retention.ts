@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { sweepOldestFirst } from '../db/oldestFirst';
+import { sendIntentsCollection, type SendIntentDoc } from '../messaging/sendIntents';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../webhooks/deliveries';
 import { eventsCollection, type EventDoc } from './eventStore';
 
@@ -41,6 +42,22 @@ export async function sweepExpiredEvents(options: RetentionOptions): Promise<{ e
   return { events, deliveries };
 }
 
+/**
+ * Deletes send intents whose send was recorded (`sent`) more than the retention ago, the same
+ * way. By then the outbound message record stands for the send; the intent only answered
+ * retries, and the idempotency window (24 h) is long closed. An intent still `sending` (its
+ * outcome unknown) stays: it is what stops a retry from sending a second time.
+ */
+export async function sweepExpiredSendIntents(options: RetentionOptions): Promise<number> {
+  const cutoff = new Date((options.now ?? (() => new Date()))().getTime() - (options.retentionMs ?? EVENT_RETENTION_DAYS * 86_400_000));
+  return sweepOldestFirst<SendIntentDoc>(sendIntentsCollection(options.db), {
+    batchSize: options.batchSize,
+    maxBatches: options.maxBatches,
+    projection: { _id: 1, created_at: 1, state: 1 },
+    mayGo: (intent) => intent.state === 'sent' && intent.created_at < cutoff,
+  });
+}
+
 /** Runs the retention sweep now and then every interval; a pass is never overlapped by the next. */
 export function startRetentionSweeper(options: RetentionOptions & { intervalMs?: number; onError?: (err: unknown) => void }): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
@@ -49,6 +66,7 @@ export function startRetentionSweeper(options: RetentionOptions & { intervalMs?:
     if (busy) return;
     busy = true;
     running = sweepExpiredEvents(options)
+      .then(() => sweepExpiredSendIntents(options))
       .catch(options.onError ?? (() => undefined))
       .finally(() => {
         busy = false;

@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { appendEvent, eventsCollection, undispatchedEvents } from '../../../src/events/eventStore';
-import { sweepExpiredEvents } from '../../../src/events/retention';
+import { sweepExpiredEvents, sweepExpiredSendIntents } from '../../../src/events/retention';
+import { sendIntentsCollection, type SendIntentDoc } from '../../../src/messaging/sendIntents';
 import { createEventSweeper } from '../../../src/events/sweeper';
 import { IdempotencyStore, type ClaimScope } from '../../../src/idempotency/store';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
@@ -82,6 +83,30 @@ describe('events and deliveries', () => {
     expect(await sweepExpiredEvents({ db, now: () => now })).toEqual({ events: 0, deliveries: 0 });
     expect((await eventsCollection(db).find({}).toArray()).map((e) => e._id).sort()).toEqual([oldUndispatched._id, youngDispatched._id].sort());
     expect((await webhookDeliveries(db).find({}).toArray()).map((d) => d._id)).toEqual([`${youngDispatched._id}:whk_ret`]);
+  });
+});
+
+describe('send intents', () => {
+  const intent = (id: string, state: SendIntentDoc['state'], createdAt: Date) =>
+    ({ _id: id, tenant_id: 'ws_ret', state, created_at: createdAt, updated_at: createdAt }) as unknown as SendIntentDoc;
+
+  it('go 7 days after a recorded send, a bounded number per pass; one whose outcome is unknown stays', async () => {
+    const now = new Date();
+    const old = new Date(now.getTime() - 7 * DAY - HOUR);
+    const young = new Date(now.getTime() - 7 * DAY + HOUR);
+    await sendIntentsCollection(db).insertMany([
+      intent('int_old_sent_1', 'sent', old),
+      intent('int_old_sent_2', 'sent', old),
+      intent('int_old_sending', 'sending', old),
+      intent('int_old_sent_3', 'sent', old),
+      intent('int_young_sent', 'sent', young),
+    ]);
+
+    expect(await sweepExpiredSendIntents({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toBe(2);
+    // The unknown outcome at the front of the next batch ends that pass: it keeps its slot, never a scan.
+    expect(await sweepExpiredSendIntents({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toBe(1);
+    expect(await sweepExpiredSendIntents({ db, now: () => now })).toBe(0);
+    expect((await sendIntentsCollection(db).find({}).toArray()).map((d) => d._id).sort()).toEqual(['int_old_sending', 'int_young_sent']);
   });
 });
 
