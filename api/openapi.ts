@@ -1,3 +1,4 @@
+import { MAX_HEADER_BYTES } from './server';
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from './errors';
 import type { RouteDef } from './route';
@@ -17,6 +18,12 @@ export interface DocumentSurface {
   /** Whether the route reads the database, so it can answer 503 `unavailable` during an outage. */
   usesDatabase(route: RouteDef): boolean;
 }
+
+/** The request line and headers together over the server's limit. */
+const headersTooLargeResponse = {
+  description: `\`invalid_argument\`: the request line and headers together are over ${MAX_HEADER_BYTES} bytes.`,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+};
 
 /** A route that reads the database, while it does not answer (api/errors.ts `databaseUnavailable`). */
 const unavailableResponse = {
@@ -79,6 +86,8 @@ export function openApiDocument(routes: RouteDef[], surface: DocumentSurface): R
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
       };
     }
+    // The server answers this before any route runs (api/server.ts), so every operation can give it.
+    responses[431] = headersTooLargeResponse;
     if (surface.usesDatabase(route)) responses[503] = unavailableResponse;
     paths[route.path] ??= {};
     paths[route.path]![route.method] = {

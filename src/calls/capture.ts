@@ -10,12 +10,13 @@ import { CAPTURE_DISPLAYS, CAPTURE_FIELD_TYPES, type Capture, type CaptureDispla
 /** The longest capture we hand to the agent, as rendered by `renderCaptureForAgent`. */
 export const MAX_CAPTURE_PROMPT_CHARS = 6_000;
 
-const KEY_PATTERN = /^[a-z][a-z0-9_]{0,39}$/;
+/** A capture field key; also how a simulated callee's scripted answers name their fields. */
+export const CAPTURE_KEY_PATTERN = /^[a-z][a-z0-9_]{0,39}$/;
 
 export const captureFieldRequest = z.object({
   // normaliseCapture refuses a blank label; the pattern says so in the OpenAPI document.
   label: z.string().max(80).meta({ pattern: '\\S' }),
-  key: z.string().regex(KEY_PATTERN, 'lowercase letters, digits and underscores, starting with a letter, up to 40 characters').optional(),
+  key: z.string().regex(CAPTURE_KEY_PATTERN, 'lowercase letters, digits and underscores, starting with a letter, up to 40 characters').optional(),
   type: z.enum(CAPTURE_FIELD_TYPES).default('text'),
   hint: z.string().max(240).nullable().default(null),
   options: z.array(z.string().max(60)).default([]),

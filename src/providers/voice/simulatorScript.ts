@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { z } from 'zod';
+import { CAPTURE_KEY_PATTERN } from '../../calls/capture';
 import { callCollections } from '../../calls/callStore';
 import { NETWORK_OUTCOMES } from '../../calls/types';
 
@@ -32,7 +33,7 @@ export const calleeScript = z
     /** The whole conversation, replacing the generated one. */
     turns: z.array(z.object({ role: z.enum(['user', 'model', 'human']), text: z.string().max(2_000) })).max(500).nullable().default(null),
     /** What the person says to each capture field, by key. */
-    answers: z.record(z.string(), z.string().max(500)).default({}),
+    answers: z.record(z.string().regex(CAPTURE_KEY_PATTERN, 'a capture field key'), z.string().max(500)).default({}),
     /** Reader behaviour for calls to this destination. */
     reader: z.object({ fail_times: z.number().int().min(0).max(100).default(0), permanent: z.boolean().default(false) }).default({ fail_times: 0, permanent: false }),
   })

@@ -47,6 +47,18 @@ describe('console request validation and description', () => {
     }
   });
 
+  it('refuses scripted answers keyed by anything but a capture field key: 400 at the key, nothing stored (fuzzing found a 500)', async () => {
+    for (const key of ['a.b', '$set', 'Rating']) {
+      const res = await send('PUT', `/workspaces/${ws.workspaceId}/simulator/calls/%2B919811122244`).send({ answers: { [key]: 'seven' } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(
+        envelope('invalid_argument', 'Request validation failed.', { errors: [{ loc: ['body', 'answers', key], msg: 'Invalid key in record', type: 'invalid_key' }] }),
+      );
+    }
+    const listed = await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/simulator/calls`).set(admin);
+    expect(listed.body.items.map((i: { destination: string }) => i.destination)).not.toContain('+919811122244');
+  });
+
   it('refuses an empty body on every update route: 400', async () => {
     for (const [method, path] of updateRoutes()) {
       const res = await send(method, path);

@@ -73,6 +73,10 @@ describe('the console OpenAPI document states what its routes answer', () => {
     expect(underWorkspace.filter((o) => !o.op.responses['404']).map((o) => `${o.method} ${o.path}`)).toEqual([]);
   });
 
+  it('every operation documents the 431 the server gives for oversized headers, before any route runs', () => {
+    expect(operations.filter((o) => !o.op.responses['431']).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+  });
+
   it('a 204 names no media type (it has no body)', () => {
     const noContent = operations.filter((o) => o.op.responses['204']);
     expect(noContent.map((o) => `${o.method} ${o.path}`)).toContain('delete /console/v1/workspaces/{workspace_id}/simulator/calls/{destination}');
