@@ -6,3 +6,4 @@ export { simulatedCallee } from './simulatedCallee';
 export { dispatchEvent } from './dispatchEvent';
 export { deliverWebhook } from './deliverWebhook';
 export { simulatedWhatsAppDelivery } from './simulatedWhatsAppDelivery';
+export { campaignRun } from './campaignRun';
