@@ -20,6 +20,11 @@ export interface CampaignActivityDeps {
   whatsapp: WhatsAppProvider;
   deploymentChannels: readonly string[];
   now?: () => Date;
+  /**
+   * Waits between a batch's sends. Tests on the time-skipping server pass one that returns
+   * at once: their workflow clock runs ahead of this one, and the planned times are asserted.
+   */
+  pace?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -41,13 +46,16 @@ const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolv
 
 export function createCampaignActivities(deps: CampaignActivityDeps) {
   const now = deps.now ?? (() => new Date());
+  const pace = deps.pace ?? sleepMs;
 
   /** One recipient through the send use case; answers the state it ended in, or a reason to hold. */
   async function sendOne(
     campaign: { _id: string; tenant_id: string; sender_id: string | null; template: { name: string; language: string | null } },
     doc: CampaignRecipientDoc,
+    plannedAt: number,
   ): Promise<{ state: 'sent' | 'failed' | 'skipped' } | { hold: string }> {
-    const at = now();
+    // Never before its planned time (the time-skipping server's clock runs ahead of this one).
+    const at = new Date(Math.max(plannedAt, now().getTime()));
     try {
       const sent = await sendWhatsAppMessage(
         { db: deps.db, events: deps.events, provider: deps.whatsapp, deploymentChannels: deps.deploymentChannels, now },
@@ -112,6 +120,8 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       let done = 0;
       let held: string | null = null;
       let stopped = false;
+      // Paced from this attempt's own start: the planned offsets, on this process's clock.
+      const startedAt = Date.now();
       for (const doc of docs) {
         const plannedAt = input.plannedStartMs + Math.round(done * spacing);
         if (!isWindowOpen(new Date(plannedAt), window, zone)) {
@@ -119,9 +129,9 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
           break;
         }
         if (doc.state === 'queued') {
-          const wait = plannedAt - Date.now();
-          if (wait > 0) await sleepMs(wait);
-          const outcome = await sendOne({ ...campaign, template }, doc);
+          const wait = startedAt + (plannedAt - input.plannedStartMs) - Date.now();
+          if (wait > 0) await pace(wait);
+          const outcome = await sendOne({ ...campaign, template }, doc, plannedAt);
           if ('hold' in outcome) {
             held = outcome.hold;
             stopped = true;

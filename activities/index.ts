@@ -26,6 +26,8 @@ export interface ActivityDeps {
   whatsapp: WhatsAppProvider;
   /** Channels this deployment offers (DEPLOYMENT_CHANNELS). */
   deploymentChannels: readonly string[];
+  /** Waits between a campaign batch's sends (activities/campaigns.ts); tests on the time-skipping server skip it. */
+  pace?: (ms: number) => Promise<void>;
   /** Webhook delivery policy from the config; absent means public addresses only. */
   webhooks?: WebhookDeliverySettings;
   now?: () => Date;
