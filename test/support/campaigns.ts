@@ -72,3 +72,13 @@ export class CountingWhatsAppProvider implements WhatsAppProvider {
     return [...this.sends.values()].reduce((a, b) => a + b, 0);
   }
 }
+
+/**
+ * A zone whose local hour at `at` is 10:00 to 19:00, so a campaign launched then starts at
+ * once inside the 09:00 to 21:00 window (Etc/GMT zones name the offset with the opposite sign).
+ */
+export function zoneOpenAt(at: Date): string {
+  const hour = at.getUTCHours();
+  const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => (hour + n + 24) % 24 >= 10 && (hour + n + 24) % 24 <= 19)!;
+  return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+}

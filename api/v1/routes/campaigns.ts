@@ -198,9 +198,14 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         const tenantId = campaign.tenant_id;
         const list = `${RECIPIENTS}:${campaign._id}`;
         // Pages by position: the next page's keys are known, so each is read by `_id`.
-        const from = cursor ? (deps.cursors.decode(cursor, tenantId, list) as [number])[0] : 0;
-        const docs = await readRecipientBatch(deps.db, campaign._id, from, Math.max(0, Math.min(limit + 1, campaign.recipients - from)));
-        ctx.body = page(docs, limit, recipientView, (last) => deps.cursors.encode(tenantId, list, [last.position + 1]));
+        const from = cursor ? Number((deps.cursors.decode(cursor, tenantId, list) as [unknown])[0]) : 0;
+        const docs = await readRecipientBatch(deps.db, campaign._id, from, Math.max(0, Math.min(limit, campaign.recipients - from)));
+        // The staged count says whether more follow, so the last page never points at an empty one.
+        const end = from + limit;
+        ctx.body = {
+          items: docs.map(recipientView),
+          next_cursor: end < campaign.recipients ? deps.cursors.encode(tenantId, list, [end]) : null,
+        };
       },
     }),
   ];
