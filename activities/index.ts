@@ -2,8 +2,10 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { EventPublisher } from '../src/events/publisher';
 import type { CallReader } from '../src/providers/reader/types';
+import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
 import type { VoiceProvider } from '../src/providers/voice/types';
 import { createCallActivities } from './calls';
+import { createCampaignActivities } from './campaigns';
 import { createSystemActivities } from './system';
 import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks';
 import { createWhatsAppActivities } from './whatsapp';
@@ -20,6 +22,12 @@ export interface ActivityDeps {
   events: EventPublisher;
   voice: VoiceProvider;
   reader: CallReader;
+  /** Campaign sends go through the same provider as POST /messages. */
+  whatsapp: WhatsAppProvider;
+  /** Channels this deployment offers (DEPLOYMENT_CHANNELS). */
+  deploymentChannels: readonly string[];
+  /** Waits between a campaign batch's sends (activities/campaigns.ts); tests on the time-skipping server skip it. */
+  pace?: (ms: number) => Promise<void>;
   /** Webhook delivery policy from the config; absent means public addresses only. */
   webhooks?: WebhookDeliverySettings;
   now?: () => Date;
@@ -32,6 +40,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createCallActivities(deps),
     ...createWhatsAppActivities(deps),
+    ...createCampaignActivities(deps),
   };
 }
 

@@ -8,3 +8,4 @@ export { endpointDeliveries } from './endpointDeliveries';
 export { dispatchEvent } from './dispatchEvent';
 export { deliverWebhook } from './deliverWebhook';
 export { simulatedWhatsAppDelivery } from './simulatedWhatsAppDelivery';
+export { campaignRun } from './campaignRun';

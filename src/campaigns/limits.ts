@@ -26,6 +26,9 @@ export const CAMPAIGN_LIMITS = {
   callWindowCeilingHour: 19,
   listDefaultLimit: 25,
   listMaxLimit: 100,
+  /** GET …/recipients `limit` (not in the contract: docs/decisions.md). */
+  recipientsDefaultLimit: 50,
+  recipientsMaxLimit: 100,
   invalidRows: 200,
   samples: 5,
 } as const;

@@ -10,6 +10,7 @@ import { temporalLoggerFrom } from '../observability/temporalLogger';
 import { createWorker } from '../worker/createWorker';
 import { buildActivityDeps } from '../worker/activityDeps';
 import { createCallReader } from '../providers/reader';
+import { createWhatsAppProvider } from '../providers/whatsapp';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
@@ -40,6 +41,9 @@ runMain(async () => {
         webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) },
         // READER_PROVIDER picks the simulated reader (default) or an OpenAI-compatible endpoint.
         reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),
+        // WHATSAPP_PROVIDER: campaign sends use the deployment's provider, as POST /messages does.
+        whatsapp: createWhatsAppProvider(config, { db, temporal }),
+        deploymentChannels: config.DEPLOYMENT_CHANNELS,
       },
     ),
     activityInterceptors: [activityMetricsInterceptor(registry)],

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { advanceRecipient } from '../campaigns/recipients';
 import type { EventPublisher } from '../events/publisher';
 import { STATUS_RANK, outboundMessagesCollection, type DeliveryStatus } from './outboundMessages';
 
@@ -25,6 +26,8 @@ export async function applyDeliveryStatus(deps: { db: Db; events: EventPublisher
   if (message && STATUS_RANK[input.status] > STATUS_RANK[message.status]) {
     await messages.updateOne({ _id: message._id }, { $set: { status: input.status, status_at: input.at } });
   }
+  // A campaign's recipient follows its message (forward only, so a repeat changes nothing).
+  if (message?.campaign_recipient_id) await advanceRecipient(deps.db, message.campaign_recipient_id, input.status, { at: input.at });
   await deps.events.publish({
     tenantId,
     type: 'message.status',
@@ -36,6 +39,7 @@ export async function applyDeliveryStatus(deps: { db: Db; events: EventPublisher
       channel: 'whatsapp',
       to: message?.to ?? null,
       conversation_id: message?.conversation_id ?? null,
+      campaign_id: message?.campaign_id ?? null,
       status_at: input.at.toISOString(),
       error: input.error ?? null,
     },

@@ -21,6 +21,9 @@ export interface OutboundMessageDoc {
   kind: 'text' | 'template';
   template: { name: string; language: string } | null;
   metadata: Record<string, unknown>;
+  /** A campaign's message: its statuses move the recipient `<campaign_id>:<n>`; absent on older records. */
+  campaign_id?: string | null;
+  campaign_recipient_id?: string | null;
   /** Where the billable conversation came from; null for text. */
   billed: AllowanceSource | null;
   status: DeliveryStatus;

@@ -40,6 +40,9 @@ export interface SendIntentDoc {
   kind: 'text' | 'template';
   template: { name: string; language: string } | null;
   metadata: Record<string, unknown>;
+  /** A campaign's send: the campaign and the recipient (`<campaign_id>:<n>`); absent on older intents. */
+  campaign_id?: string | null;
+  campaign_recipient_id?: string | null;
   provider: 'simulator' | 'cloud';
   /** Set with `sent`: the provider's message id and when it accepted. */
   message_id: string | null;

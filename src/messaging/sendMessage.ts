@@ -89,6 +89,8 @@ export interface SendMessageInput {
    * key and is answered from the intent record instead of sending again.
    */
   intentKey: string;
+  /** A campaign's send: its message's statuses move this recipient (src/campaigns/recipients.ts). */
+  campaign?: { campaignId: string; recipientId: string } | null;
 }
 
 export interface SendMessageResult {
@@ -239,6 +241,8 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     kind: template ? 'template' : 'text',
     template: prepared.template,
     metadata: input.metadata ?? {},
+    campaign_id: input.campaign?.campaignId ?? null,
+    campaign_recipient_id: input.campaign?.recipientId ?? null,
     provider: deps.provider.name,
     message_id: null,
     sent_at: null,
@@ -329,6 +333,8 @@ async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc): Pr
     kind: intent.kind,
     template: intent.template,
     metadata: intent.metadata,
+    campaign_id: intent.campaign_id ?? null,
+    campaign_recipient_id: intent.campaign_recipient_id ?? null,
     billed: intent.billed,
     status: 'sent',
     status_at: at,

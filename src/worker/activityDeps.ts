@@ -6,6 +6,7 @@ import { createEventPublisher } from '../events/publisher';
 import { createSimulatedReader } from '../providers/reader/simulatedReader';
 import { SimulatedVoiceProvider } from '../providers/voice/simulatedVoiceProvider';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
+import { SimulatedWhatsAppProvider } from '../providers/whatsapp/simulator';
 
 /**
  * The one place activity dependencies are assembled, for the worker process and for tests,
@@ -22,6 +23,8 @@ export function buildActivityDeps(
     events,
     voice: new SimulatedVoiceProvider(base.db, base.temporal, base.taskQueue),
     reader: createSimulatedReader(readerScriptFromCalleeScripts(base.db)),
+    whatsapp: new SimulatedWhatsAppProvider(base.db, base.temporal, base.taskQueue),
+    deploymentChannels: ['whatsapp', 'voice'],
     ...overrides,
   };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { metadataSchema } from '../../../src/domain/metadata';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_ID_PATTERN, CAMPAIGN_STATUSES, CONSENT_BASES, EXCLUSION_REASONS, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
+import type { CampaignRecipientDoc } from '../../../src/campaigns/staging';
 import { isTimeZone } from '../../../src/workspaces/workspaces';
 import { formatTimestamp } from '../../format';
 import { pageQuery } from '../../pagination';
@@ -57,6 +58,12 @@ export const createCampaignBody = z.object({
 
 export const campaignParams = z.object({ campaign_id: z.string().regex(CAMPAIGN_ID_PATTERN) });
 
+/** launch, pause, resume and cancel: the version the caller read (campaigns-tickets-dues §4). */
+export const controlCampaignBody = z.object({ expected_version: z.number().int().min(1) });
+export const launchCampaignBody = controlCampaignBody.extend({ confirm_recipients: z.number().int().min(0).nullable().default(null) });
+
+export const listRecipientsQuery = pageQuery(L.recipientsMaxLimit, L.recipientsDefaultLimit);
+
 export const listCampaignsQuery = pageQuery(L.listMaxLimit, L.listDefaultLimit).extend({ status: z.enum(CAMPAIGN_STATUSES).optional() });
 
 const count = z.number().int();
@@ -84,6 +91,44 @@ export const campaignRecord = z.object({
   /** Beyond the contract's table: when the record last changed (the list's order). */
   updated_at: z.string().nullable(),
 });
+
+const notice = z.object({
+  code: z.string(),
+  severity: z.enum(['block', 'warn', 'info']),
+  message: z.string(),
+  fix: z.string(),
+  docs: z.string(),
+  count,
+});
+
+/** A launch answers the Campaign and, beyond it, the notices (`allowance_spill`). */
+export const launchedCampaign = campaignRecord.extend({ notices: z.array(notice) });
+
+export const recipientRecord = z.object({
+  /** The recipient's place in the staged audience (from 0). */
+  position: count,
+  contact_id: z.string(),
+  to: z.string(),
+  name: z.string().nullable(),
+  state: z.enum(['queued', 'sent', 'delivered', 'read', 'failed', 'skipped']),
+  /** Why a `skipped` or `failed` recipient ended so (`suppressed`, `cancelled`, `provider_error`, `outcome_unknown`); null otherwise. */
+  reason: z.string().nullable(),
+  message_id: z.string().nullable(),
+  state_at: z.string().nullable(),
+});
+
+export function recipientView(r: CampaignRecipientDoc): z.infer<typeof recipientRecord> {
+  return {
+    position: r.position,
+    contact_id: r.contact_id,
+    to: r.to,
+    name: r.name,
+    state: r.state,
+    reason: r.skip_reason,
+    message_id: r.message_id,
+    state_at: formatTimestamp(r.state_at),
+  };
+}
 
 export const evaluateResult = z.object({
   eligible: count,

@@ -7,16 +7,52 @@ import { page } from '../../pagination';
 import { validationError } from '../../validation';
 import type { PublicDeps } from '../deps';
 import { route, type RouteContext, type RouteDef } from '../../route';
-import { campaignParams, campaignRecord, campaignView, createCampaignBody, evaluateResult, listCampaignsQuery } from './campaigns.schema';
+import { controlCampaign, type ControlAction, type ControlResult } from '../../../src/campaigns/control';
+import { campaignCounters, countersOf } from '../../../src/campaigns/progress';
+import { readRecipientBatch } from '../../../src/campaigns/staging';
+import {
+  campaignParams,
+  campaignRecord,
+  campaignView,
+  controlCampaignBody,
+  createCampaignBody,
+  evaluateResult,
+  launchCampaignBody,
+  launchedCampaign,
+  listCampaignsQuery,
+  listRecipientsQuery,
+  recipientRecord,
+  recipientView,
+} from './campaigns.schema';
 
 const LIST = 'campaigns';
+const RECIPIENTS = 'campaign_recipients';
 
 const NOT_FOUND = 'Campaign not found.';
 const notFound = () => new ApiError('not_found', NOT_FOUND);
 
-export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>): RouteDef[] {
+const CONTROL_SUMMARIES: Record<Exclude<ControlAction, 'launch'>, string> = {
+  pause: 'Stop sending for now (a scheduled or running campaign). Pausing a paused campaign changes nothing.',
+  resume: 'Continue a paused campaign where it stopped: nobody is sent twice and the audience is not rebuilt.',
+  cancel: 'Stop for good: everyone not yet sent is skipped and completed_at is set.',
+};
+
+export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'temporal' | 'config' | 'events'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
   const { campaigns } = campaignCollections(deps.db);
+  const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now });
+  /** The record with its counters (kept apart: src/campaigns/progress.ts). */
+  const withCounters = async (c: CampaignDoc) => campaignView({ ...c, counters: await campaignCounters(deps.db, c._id) });
+
+  /** A refusal of launch, pause, resume or cancel as its envelope. */
+  function answer(result: ControlResult): Extract<ControlResult, { kind: 'done' }> {
+    if (result.kind === 'not_found') throw notFound();
+    if (result.kind === 'refused') {
+      const { refusal } = result;
+      throw new ApiError(refusal.status === 409 ? 'conflict' : 'failed_precondition', refusal.message, refusal.details);
+    }
+    return result;
+  }
 
   async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
     const campaign = await findCampaign(deps.db, ctx.state.workspace!._id, id);
@@ -69,7 +105,8 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>
           filter.$or = [{ updated_at: { $lt: at } }, { updated_at: at, _id: { $lt: id } }];
         }
         const docs = await campaigns.find(filter).sort({ updated_at: -1, _id: -1 }).limit(limit).toArray();
-        ctx.body = page(docs, limit, campaignView, (last) => deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]));
+        const counters = await countersOf(deps.db, docs.map((d) => d._id));
+        ctx.body = page(docs, limit, (d) => campaignView({ ...d, counters: counters.get(d._id) ?? d.counters }), (last) => deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]));
       },
     }),
     route({
@@ -83,7 +120,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>
       notFound: { campaign_id: NOT_FOUND },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
-        ctx.body = campaignView(await campaignOf(ctx, params.campaign_id));
+        ctx.body = await withCounters(await campaignOf(ctx, params.campaign_id));
       },
     }),
     route({
@@ -101,6 +138,74 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now'>
         const campaign = await campaignOf(ctx, params.campaign_id);
         const { result } = await evaluateCampaign(deps.db, campaign, ctx.state.workspace!);
         ctx.body = result;
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/api/v1/campaigns/{campaign_id}/launch',
+      operationId: 'launchCampaign',
+      summary:
+        'Start sending a draft (or continue a paused campaign without rebuilding its audience). The checks run in the contract\'s order and the first refusal answers; the audience is staged and its consent pinned.',
+      auth: { scope: 'campaigns:write' },
+      params: campaignParams,
+      body: launchCampaignBody,
+      response: { status: 200, description: 'The campaign, running or scheduled, with launch notices.', schema: launchedCampaign },
+      notFound: { campaign_id: NOT_FOUND },
+      errors: ['not_found', 'conflict', 'failed_precondition'],
+      handler: async (ctx, { params, body }) => {
+        const done = answer(
+          await controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId: params.campaign_id, action: 'launch', request: body }),
+        );
+        ctx.body = { ...(await withCounters(done.campaign)), notices: done.notices };
+      },
+    }),
+    ...(['pause', 'resume', 'cancel'] as const).map((action) =>
+      route({
+        method: 'post',
+        path: `/api/v1/campaigns/{campaign_id}/${action}`,
+        operationId: `${action}Campaign`,
+        summary: CONTROL_SUMMARIES[action],
+        auth: { scope: 'campaigns:write' },
+        params: campaignParams,
+        body: controlCampaignBody,
+        response: { status: 200, description: 'The campaign.', schema: campaignRecord },
+        notFound: { campaign_id: NOT_FOUND },
+        errors: ['not_found', 'conflict', 'failed_precondition'],
+        handler: async (ctx, { params, body }) => {
+          const done = answer(await controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId: params.campaign_id, action, request: body }));
+          ctx.body = await withCounters(done.campaign);
+        },
+      }),
+    ),
+    route({
+      method: 'get',
+      path: '/api/v1/campaigns/{campaign_id}/recipients',
+      operationId: 'listCampaignRecipients',
+      summary:
+        'Each staged person in audience order with their state (queued, sent, delivered, read, failed, skipped) and its reason. A draft has none until launch.',
+      auth: { scope: 'campaigns:read' },
+      params: campaignParams,
+      query: listRecipientsQuery,
+      response: {
+        status: 200,
+        description: 'A page of recipients.',
+        schema: z.object({ items: z.array(recipientRecord), next_cursor: z.string().nullable() }),
+      },
+      notFound: { campaign_id: NOT_FOUND },
+      errors: ['not_found'],
+      handler: async (ctx, { params, query: { limit, cursor } }) => {
+        const campaign = await campaignOf(ctx, params.campaign_id);
+        const tenantId = campaign.tenant_id;
+        const list = `${RECIPIENTS}:${campaign._id}`;
+        // Pages by position: the next page's keys are known, so each is read by `_id`.
+        const from = cursor ? Number((deps.cursors.decode(cursor, tenantId, list) as [unknown])[0]) : 0;
+        const docs = await readRecipientBatch(deps.db, campaign._id, from, Math.max(0, Math.min(limit, campaign.recipients - from)));
+        // The staged count says whether more follow, so the last page never points at an empty one.
+        const end = from + limit;
+        ctx.body = {
+          items: docs.map(recipientView),
+          next_cursor: end < campaign.recipients ? deps.cursors.encode(tenantId, list, [end]) : null,
+        };
       },
     }),
   ];

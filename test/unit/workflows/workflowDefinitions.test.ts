@@ -1,6 +1,7 @@
 import type { Workflow } from '@temporalio/workflow';
 import * as workflows from '../../../workflows';
 import { callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
+import { campaignRunDefinition } from '../../../src/campaigns/contracts';
 import { simulatedWhatsAppDeliveryDefinition } from '../../../src/messaging/contracts';
 import { systemCheckDefinition } from '../../../src/temporal/contracts';
 import type { WorkflowDefinition } from '../../../src/temporal/workflowDefinition';
@@ -24,6 +25,7 @@ const HOSTED = [
   hosted(deliverWebhookDefinition, workflows.deliverWebhook),
   hosted(simulatedWhatsAppDeliveryDefinition, workflows.simulatedWhatsAppDelivery),
   hosted(systemCheckDefinition, workflows.systemCheck),
+  hosted(campaignRunDefinition, workflows.campaignRun),
 ];
 
 describe('workflow definitions', () => {

@@ -17,6 +17,9 @@ import { bearer } from '../../support/http';
 import { testServers } from '../../support/env';
 import { eventually } from '../../support/messaging';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
+import { insertCampaignDraft, insertContacts, zoneOpenAt } from '../../support/campaigns';
+import { findCampaign } from '../../../src/campaigns/campaign';
+import { campaignRunStateQuery, campaignRunWorkflowId } from '../../../src/campaigns/contracts';
 
 /**
  * Captures one real history of each workflow type (and of the call's main paths) into
@@ -139,5 +142,29 @@ describe('capture workflow histories', () => {
     await save('simulatedCallee.json', 'simulatedCallee', simulatedCalleeWorkflowId(answered));
     await save('simulatedWhatsAppDelivery.json', 'simulatedWhatsAppDelivery', simulatedDeliveryWorkflowId(sent.body.message_id));
     await save('systemCheck.json', 'systemCheck', systemCheckWorkflowId(check.checkId));
+  }, 120_000);
+
+  /**
+   * The campaign run through the public API: launched, paused, resumed, then through its
+   * batches to completed; saved once it is counting late statuses (it stays open a day).
+   * Capture it alone with `-t 'campaign run'`.
+   */
+  it('captures the campaign run', async () => {
+    const people = await insertContacts(api.db, ws.workspaceId, 60);
+    const campaign = await insertCampaignDraft(api.db, ws.workspaceId, {
+      contactIds: people.map((p) => p._id),
+      schedule: { throttle_per_minute: 600, timezone: zoneOpenAt(new Date()) },
+    });
+    const control = async (action: string, version: number) => {
+      const res = await request(api.server).post(`/api/v1/campaigns/${campaign._id}/${action}`).set(bearer(ws.key)).send({ expected_version: version });
+      if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
+    };
+    await control('launch', 1);
+    await control('pause', 2);
+    await control('resume', 3);
+    const handle = api.temporal.workflow.getHandle(campaignRunWorkflowId(campaign._id));
+    await eventually(async () => (await handle.query(campaignRunStateQuery)).phase === 'settling' || undefined, 'the run to settle', 60_000);
+    await eventually(async () => (await findCampaign(api.db, ws.workspaceId, campaign._id))?.status === 'completed' || undefined, 'completed', 30_000);
+    await save('campaignRun.json', 'campaignRun', campaign._id, { running: true });
   }, 120_000);
 });

@@ -1,0 +1,190 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from 'mongodb';
+import { findCampaign } from '../src/campaigns/campaign';
+import { moveCampaignFromRun } from '../src/campaigns/control';
+import { CAMPAIGN_COUNT_CHUNK, CAMPAIGN_SKIP_CHUNK, type CampaignMoveInput, type SendBatchInput, type SendBatchResult } from '../src/campaigns/contracts';
+import { chunkOf, recount } from '../src/campaigns/progress';
+import { advanceRecipient, type RecipientReason } from '../src/campaigns/recipients';
+import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
+import { readRecipientBatch, recipientId, type CampaignRecipientDoc } from '../src/campaigns/staging';
+import { collections } from '../src/db/collections';
+import type { EventPublisher } from '../src/events/publisher';
+import { campaignSendIntentKey } from '../src/messaging/sendIntents';
+import { SendInProgress, SendOutcomeUnknown, SendRefusal, sendWhatsAppMessage, type SendRefusalReason } from '../src/messaging/sendMessage';
+import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
+
+export interface CampaignActivityDeps {
+  db: Db;
+  events: EventPublisher;
+  whatsapp: WhatsAppProvider;
+  deploymentChannels: readonly string[];
+  now?: () => Date;
+  /**
+   * Waits between a batch's sends. Tests on the time-skipping server pass one that returns
+   * at once: their workflow clock runs ahead of this one, and the planned times are asserted.
+   */
+  pace?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Refusals that would refuse every recipient alike: the run holds (and looks again later)
+ * instead of failing the audience. The others concern one recipient.
+ */
+const HOLDING: ReadonlySet<SendRefusalReason> = new Set([
+  'unsupported_channel',
+  'workspace_suspended',
+  'allowance_exhausted',
+  'channel_dormant',
+  'channel_not_connected',
+  'template_not_found',
+  'template_media_missing',
+  'template_variables',
+]);
+
+const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createCampaignActivities(deps: CampaignActivityDeps) {
+  const now = deps.now ?? (() => new Date());
+  const pace = deps.pace ?? sleepMs;
+
+  /** One recipient through the send use case; answers the state it ended in, or a reason to hold. */
+  async function sendOne(
+    campaign: { _id: string; tenant_id: string; sender_id: string | null; template: { name: string; language: string | null } },
+    doc: CampaignRecipientDoc,
+    plannedAt: number,
+  ): Promise<{ state: 'sent' | 'failed' | 'skipped' } | { hold: string }> {
+    // Never before its planned time (the time-skipping server's clock runs ahead of this one).
+    const at = new Date(Math.max(plannedAt, now().getTime()));
+    try {
+      const sent = await sendWhatsAppMessage(
+        { db: deps.db, events: deps.events, provider: deps.whatsapp, deploymentChannels: deps.deploymentChannels, now },
+        {
+          tenantId: campaign.tenant_id,
+          to: doc.to,
+          template: { name: campaign.template.name, language: campaign.template.language, variables: doc.variables },
+          senderId: campaign.sender_id,
+          metadata: {},
+          intentKey: campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id),
+          campaign: { campaignId: campaign._id, recipientId: doc._id },
+        },
+      );
+      await advanceRecipient(deps.db, doc._id, 'sent', { at, messageId: sent.message_id });
+      return { state: 'sent' };
+    } catch (err) {
+      if (err instanceof SendRefusal) {
+        if (HOLDING.has(err.reason)) return { hold: err.reason };
+        const reason: RecipientReason = err.reason === 'suppressed' ? 'suppressed' : 'provider_error';
+        const state = reason === 'suppressed' ? 'skipped' : 'failed';
+        await advanceRecipient(deps.db, doc._id, state, { at, reason });
+        return { state };
+      }
+      if (err instanceof SendOutcomeUnknown) {
+        // An attempt died between recording the intent and the provider's answer: it may
+        // have gone out, so it is never sent again (at most once).
+        await advanceRecipient(deps.db, doc._id, 'failed', { at, reason: 'outcome_unknown' });
+        return { state: 'failed' };
+      }
+      if (err instanceof SendInProgress) {
+        // A dead attempt's lease has not run out yet: retry the batch later (not an error).
+        throw ApplicationFailure.retryable(err.message, 'SendInProgress');
+      }
+      throw err;
+    }
+  }
+
+  return {
+    /**
+     * Sends up to `max` recipients from `from`, the n-th no earlier than `plannedStartMs + n ×
+     * spacing`, inside the campaign's window; heartbeats after each. Safe to retry: a
+     * recipient no longer `queued` was done by an earlier attempt, and the send use case
+     * finds an earlier attempt's intent by campaign and recipient instead of sending again.
+     * Every time comes from the workflow, so a retry plans the same sends.
+     */
+    async sendCampaignBatch(input: SendBatchInput): Promise<SendBatchResult> {
+      const campaign = await findCampaign(deps.db, input.tenantId, input.campaignId);
+      if (!campaign || !campaign.template) throw ApplicationFailure.nonRetryable(`campaign ${input.campaignId} has no record or no template`, 'ReadModelMissing');
+      const workspace = await collections(deps.db).workspaces.findOne({ _id: input.tenantId });
+      if (!workspace || workspace.suspended) return { kind: 'held', next: input.from, reason: 'workspace_suspended' };
+      const window = { startHour: campaign.schedule.send_window_start_hour, endHour: campaign.schedule.send_window_end_hour };
+      const zone = campaign.schedule.timezone;
+      const start = new Date(input.plannedStartMs);
+      if (!isWindowOpen(start, window, zone)) return { kind: 'closed', next: input.from, opensAtMs: nextOpenTime(start, window, zone).getTime() };
+
+      const spacing = 60_000 / input.throttlePerMinute;
+      const count = Math.min(input.max, input.recipients - input.from);
+      const docs = await readRecipientBatch(deps.db, input.campaignId, input.from, count);
+      const template = { name: campaign.template.name, language: campaign.template.language };
+      const tally = { sent: 0, failed: 0, skipped: 0 };
+      let next = input.from;
+      let done = 0;
+      let held: string | null = null;
+      let stopped = false;
+      // Paced from this attempt's own start: the planned offsets, on this process's clock.
+      const startedAt = Date.now();
+      for (const doc of docs) {
+        const plannedAt = input.plannedStartMs + Math.round(done * spacing);
+        if (!isWindowOpen(new Date(plannedAt), window, zone)) {
+          stopped = true;
+          break;
+        }
+        if (doc.state === 'queued') {
+          const wait = startedAt + (plannedAt - input.plannedStartMs) - Date.now();
+          if (wait > 0) await pace(wait);
+          const outcome = await sendOne({ ...campaign, template }, doc, plannedAt);
+          if ('hold' in outcome) {
+            held = outcome.hold;
+            stopped = true;
+            break;
+          }
+          tally[outcome.state] += 1;
+          done += 1;
+        }
+        next = doc.position + 1;
+        Context.current().heartbeat(next);
+      }
+      // A position with no staged document (none is expected) is passed, never waited on.
+      if (!stopped) next = input.from + count;
+      // This batch's chunk and the one before it, whose statuses are still arriving, are counted now.
+      const firstChunk = chunkOf(Math.max(0, input.from - CAMPAIGN_COUNT_CHUNK));
+      const lastChunk = chunkOf(Math.max(input.from, next - 1));
+      await recount(deps.db, {
+        campaignId: input.campaignId,
+        tenantId: input.tenantId,
+        recipients: input.recipients,
+        chunks: Array.from({ length: lastChunk - firstChunk + 1 }, (_, i) => firstChunk + i),
+        at: now(),
+      });
+      if (held) return { kind: 'held', next, reason: held };
+      return { kind: 'sent', next, nextSendAtMs: input.plannedStartMs + Math.round(done * spacing), ...tally };
+    },
+
+    /** Skips the queued recipients of a cancelled campaign from `from`; answers where it stopped. Safe to repeat. */
+    async skipOutstanding(input: { campaignId: string; tenantId: string; from: number; recipients: number; at: string }): Promise<number> {
+      const until = Math.min(input.recipients, input.from + CAMPAIGN_SKIP_CHUNK);
+      const at = new Date(input.at);
+      for (let n = input.from; n < until; n++) {
+        await advanceRecipient(deps.db, recipientId(input.campaignId, n), 'skipped', { at, reason: 'cancelled' });
+        if (n % 50 === 0) Context.current().heartbeat(n);
+      }
+      return until;
+    },
+
+    /** Counts recipients by state into the counters (progress.ts). Safe to repeat. */
+    async recountCampaign(input: { campaignId: string; tenantId: string; recipients: number; chunks: 'all' | 'movable'; at: string }): Promise<void> {
+      const heartbeat = setInterval(() => Context.current().heartbeat(), 5_000);
+      try {
+        await recount(deps.db, { ...input, at: new Date(input.at) });
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+
+    /** The run's own status moves; the time comes from the workflow. */
+    async moveCampaign(input: CampaignMoveInput): Promise<void> {
+      await moveCampaignFromRun({ db: deps.db, now }, { ...input, at: new Date(input.at) });
+    },
+  };
+}
+
+export type CampaignActivities = ReturnType<typeof createCampaignActivities>;

@@ -1,0 +1,90 @@
+import type { Collection, Db } from 'mongodb';
+import { COUNTER_NAMES, type CampaignCounters } from './campaign';
+import { CAMPAIGN_COUNT_CHUNK } from './contracts';
+import { readRecipientBatch, type RecipientState } from './staging';
+
+/**
+ * The campaign's counters (campaigns-tickets-dues §2 `sent`, `delivered`, `read`, `failed`,
+ * `skipped`), derived from its recipients' states, never incremented: FerretDB applies `$inc`
+ * by reading and writing back, so parallel increments lose counts, and a retried activity
+ * would count twice. The recipients are counted in chunks of `CAMPAIGN_COUNT_CHUNK`
+ * positions (read by `_id`); a recount rewrites whole chunks and the totals are their sum, so
+ * recounting is idempotent and the totals always equal the states of the last count.
+ *
+ * Kept apart from the campaign record (one document per campaign, `_id` the campaign id):
+ * FerretDB writes a whole document back on every update, so counters written beside the
+ * status could undo a parallel status change. Only the campaign's run writes here (its
+ * activities run one at a time). Counter changes do not raise the campaign's `version`
+ * (docs/decisions.md).
+ */
+
+export type StateCounts = Record<RecipientState, number>;
+
+export interface CampaignProgressDoc {
+  _id: string;
+  tenant_id: string;
+  /** Chunk index → counts by state. */
+  chunks: Record<string, StateCounts>;
+  counters: CampaignCounters;
+  updated_at: Date;
+}
+
+export function progressCollection(db: Db): Collection<CampaignProgressDoc> {
+  return db.collection<CampaignProgressDoc>('campaign_progress');
+}
+
+export const ZERO_COUNTERS: CampaignCounters = { sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0 };
+
+const emptyCounts = (): StateCounts => ({ queued: 0, sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0 });
+
+/** States a recipient can still leave (a sent message may yet be delivered, read or fail). */
+const MOVABLE: readonly RecipientState[] = ['queued', 'sent', 'delivered'];
+
+export const chunkOf = (position: number): number => Math.floor(position / CAMPAIGN_COUNT_CHUNK);
+
+export async function campaignCounters(db: Db, campaignId: string): Promise<CampaignCounters> {
+  const doc = await progressCollection(db).findOne({ _id: campaignId }, { projection: { counters: 1 } });
+  return doc?.counters ?? ZERO_COUNTERS;
+}
+
+/** Counters of several campaigns (a list page): point reads by `_id`. */
+export async function countersOf(db: Db, campaignIds: string[]): Promise<Map<string, CampaignCounters>> {
+  const found = await Promise.all(campaignIds.map(async (id) => [id, await campaignCounters(db, id)] as const));
+  return new Map(found);
+}
+
+/**
+ * Recounts the given chunks (or, with `movable`, every chunk whose last count still had a
+ * recipient that can change) and rewrites the totals. Safe to repeat.
+ */
+export async function recount(
+  db: Db,
+  input: { campaignId: string; tenantId: string; recipients: number; chunks: number[] | 'movable' | 'all'; at: Date },
+): Promise<CampaignCounters> {
+  const progress = progressCollection(db);
+  const stored = await progress.findOne({ _id: input.campaignId });
+  const chunks: Record<string, StateCounts> = { ...(stored?.chunks ?? {}) };
+  const lastChunk = input.recipients === 0 ? -1 : chunkOf(input.recipients - 1);
+  const all = Array.from({ length: lastChunk + 1 }, (_, k) => k);
+  const which =
+    input.chunks === 'all'
+      ? all
+      : input.chunks === 'movable'
+        ? all.filter((k) => !chunks[k] || MOVABLE.some((s) => chunks[k]![s] > 0))
+        : input.chunks.filter((k) => k >= 0 && k <= lastChunk);
+  for (const k of which) {
+    const from = k * CAMPAIGN_COUNT_CHUNK;
+    const docs = await readRecipientBatch(db, input.campaignId, from, Math.min(CAMPAIGN_COUNT_CHUNK, input.recipients - from));
+    const counts = emptyCounts();
+    for (const doc of docs) counts[doc.state] += 1;
+    chunks[k] = counts;
+  }
+  const counters = { ...ZERO_COUNTERS };
+  for (const counts of Object.values(chunks)) for (const name of COUNTER_NAMES) counters[name] += counts[name];
+  await progress.replaceOne(
+    { _id: input.campaignId },
+    { tenant_id: input.tenantId, chunks, counters, updated_at: input.at },
+    { upsert: true },
+  );
+  return counters;
+}

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from 'mongodb';
+import type { CampaignDoc } from '../../src/campaigns/campaign';
+import { draftCampaign, insertDraft } from '../../src/campaigns/createCampaign';
+import { contactCollections, type ContactDoc } from '../../src/contacts/contacts';
+import { collections } from '../../src/db/collections';
+import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../src/providers/whatsapp/provider';
+
+/** `count` contacts written directly (the contacts module's rules are tested elsewhere), phones unique per call. */
+export async function insertContacts(db: Db, tenantId: string, count: number): Promise<ContactDoc[]> {
+  const tag = randomBytes(4).toString('hex');
+  const prefix = String(parseInt(tag, 16) % 10_000).padStart(4, '0');
+  const at = new Date();
+  const docs: ContactDoc[] = Array.from({ length: count }, (_, i) => ({
+    _id: `cnt_${tag}${String(i).padStart(16, '0')}`,
+    tenant_id: tenantId,
+    name: `Person ${i}`,
+    email: null,
+    phone: `+919${prefix}${String(i).padStart(5, '0')}`,
+    external_id: null,
+    tags: [tag],
+    created_at: at,
+    updated_at: at,
+  }));
+  for (let i = 0; i < docs.length; i += 1_000) await contactCollections(db).contacts.insertMany(docs.slice(i, i + 1_000));
+  return docs;
+}
+
+export interface DraftOptions {
+  contactIds: string[];
+  schedule?: { start_at?: Date | null; timezone?: string; throttle_per_minute?: number; send_window_start_hour?: number; send_window_end_hour?: number };
+  consent?: boolean;
+}
+
+/** A WhatsApp draft of the demo template `order_update` (three body variables). */
+export async function insertCampaignDraft(db: Db, tenantId: string, options: DraftOptions): Promise<CampaignDoc> {
+  const workspace = (await collections(db).workspaces.findOne({ _id: tenantId }))!;
+  const drafted = draftCampaign(
+    {
+      name: 'Broadcast',
+      channel: 'whatsapp',
+      audience: { kind: 'contact_ids', contact_ids: options.contactIds, tags: [] },
+      template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
+      agent_id: null,
+      purpose: null,
+      script: null,
+      capture: null,
+      call_back_incomplete: false,
+      schedule: options.schedule ?? {},
+      consent: options.consent === false ? null : { basis: 'existing_customer', note: null },
+      sender_id: null,
+      metadata: {},
+    },
+    { workspace, createdBy: { kind: 'api_key', id: 'key_test' }, now: new Date() },
+  );
+  if (drafted.kind !== 'drafted') throw new Error(`draft refused: ${drafted.kind}`);
+  await insertDraft(db, drafted);
+  return drafted.campaign;
+}
+
+/** A provider that accepts every send and counts them per recipient (no delivery statuses). */
+export class CountingWhatsAppProvider implements WhatsAppProvider {
+  readonly name = 'simulator' as const;
+  readonly sends = new Map<string, number>();
+
+  send(request: SendRequest): Promise<SendAttempt> {
+    this.sends.set(request.to, (this.sends.get(request.to) ?? 0) + 1);
+    return Promise.resolve({ ok: true, messageId: `wamid.TEST${randomBytes(12).toString('hex').toUpperCase()}` });
+  }
+
+  total(): number {
+    return [...this.sends.values()].reduce((a, b) => a + b, 0);
+  }
+}
+
+/**
+ * A zone whose local hour at `at` is 10:00 to 19:00, so a campaign launched then starts at
+ * once inside the 09:00 to 21:00 window (Etc/GMT zones name the offset with the opposite sign).
+ */
+export function zoneOpenAt(at: Date): string {
+  const hour = at.getUTCHours();
+  const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => (hour + n + 24) % 24 >= 10 && (hour + n + 24) % 24 <= 19)!;
+  return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+}

@@ -1,0 +1,134 @@
+import { condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import type { CampaignActivities } from '../activities/campaigns';
+import {
+  CAMPAIGN_BATCH_MAX,
+  CAMPAIGN_BATCH_SPAN_MS,
+  CAMPAIGN_HOLD_POLL_MS,
+  CAMPAIGN_RUN_MAX_HISTORY_EVENTS,
+  CAMPAIGN_SETTLE_DELAYS_MS,
+  campaignRunStateQuery,
+  cancelCampaignUpdate,
+  pauseCampaignUpdate,
+  resumeCampaignUpdate,
+  type CampaignRunInput,
+  type CampaignRunState,
+  type RunControl,
+} from '../src/campaigns/contracts';
+import { CAMPAIGN_BATCH, CAMPAIGN_STEP } from './activityOptions';
+import { continueAsNewIfDue } from './continueAsNew';
+import { workflowNowIso } from './time';
+import { refuseArguments } from './updateValidators';
+
+const { sendCampaignBatch } = proxyActivities<CampaignActivities>(CAMPAIGN_BATCH);
+const { moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);
+
+/**
+ * One campaign's run (campaigns-tickets-dues §3, §4; workflow id = campaign id). Waits for a
+ * future `start_at`, then works through the staged recipients by position in batches of
+ * about `CAMPAIGN_BATCH_SPAN_MS` at the throttle: each batch an activity that paces its sends
+ * against the times planned here, sends through the record-first send use case (so a retried
+ * batch skips who was sent) and says where it stopped. The window and the throttle are
+ * workflow time (timers), so the time-skipping server tests a night's wait at once. A held
+ * workspace (suspended, or out of conversations) is looked at again every
+ * `CAMPAIGN_HOLD_POLL_MS`. Pause, resume and cancel are updates; cancel skips everyone left.
+ * Once every recipient is final the campaign completes, and the run counts late statuses for
+ * a day before it ends. The history continues as new with the cursor carried.
+ */
+export async function campaignRun(input: CampaignRunInput): Promise<CampaignRunState> {
+  const run = { ...input };
+  let held: string | null = null;
+  let phase: CampaignRunState['phase'] = run.started ? 'sending' : 'waiting';
+  const state = (): CampaignRunState => ({ control: run.control, cursor: run.cursor, recipients: run.recipients, held, phase });
+
+  const steer = (control: RunControl) => () => {
+    run.control = control;
+    return state();
+  };
+  // Validators refuse what the run can no longer do; they never change state.
+  const open = (...args: unknown[]) => {
+    refuseArguments(...args);
+    if (run.control === 'cancelled') throw new Error('This campaign run is cancelled.');
+    if (phase === 'settling') throw new Error('This campaign run has finished sending.');
+  };
+  setHandler(pauseCampaignUpdate, steer('paused'), { validator: open });
+  setHandler(resumeCampaignUpdate, steer('running'), { validator: open });
+  setHandler(cancelCampaignUpdate, steer('cancelled'), { validator: open });
+  setHandler(campaignRunStateQuery, state);
+
+  const ids = { campaignId: run.campaignId, tenantId: run.tenantId };
+  const carry = (): [CampaignRunInput] => [{ ...run }];
+  const maxHistoryEvents = run.maxHistoryEvents ?? CAMPAIGN_RUN_MAX_HISTORY_EVENTS;
+  /** Sleeps until `atMs` unless the control changes first. */
+  const waitUntil = async (atMs: number) => {
+    const control = run.control;
+    const ms = atMs - Date.now();
+    if (ms > 0) await condition(() => run.control !== control, ms);
+  };
+
+  while (!run.started && run.control !== 'cancelled') {
+    // Paused while scheduled: it waits for a resume, then for the start time if still ahead.
+    if (run.control === 'paused') {
+      await condition(() => run.control !== 'paused');
+      continue;
+    }
+    const startMs = run.startAt ? Date.parse(run.startAt) : 0;
+    if (startMs > Date.now()) {
+      await waitUntil(startMs);
+      continue;
+    }
+    await moveCampaign({ ...ids, trigger: 'start', at: workflowNowIso() });
+    run.started = true;
+  }
+  phase = 'sending';
+
+  while (run.control !== 'cancelled') {
+    await continueAsNewIfDue<typeof campaignRun>(carry, { maxHistoryEvents });
+    if (run.cursor >= run.recipients) {
+      // Everyone is final; a campaign paused at that moment completes once resumed (or is cancelled).
+      if (run.control === 'paused') {
+        await condition(() => run.control !== 'paused');
+        continue;
+      }
+      break;
+    }
+    if (run.control === 'paused') {
+      await condition(() => run.control !== 'paused');
+      continue;
+    }
+    const plannedStartMs = Math.max(run.nextSendAtMs ?? 0, Date.now());
+    const spacing = 60_000 / run.throttlePerMinute;
+    const result = await sendCampaignBatch({
+      ...ids,
+      from: run.cursor,
+      recipients: run.recipients,
+      max: Math.max(1, Math.min(CAMPAIGN_BATCH_MAX, Math.floor(CAMPAIGN_BATCH_SPAN_MS / spacing))),
+      plannedStartMs,
+      throttlePerMinute: run.throttlePerMinute,
+    });
+    run.cursor = result.next;
+    if (result.kind === 'held') {
+      held = result.reason;
+      run.nextSendAtMs = Date.now() + CAMPAIGN_HOLD_POLL_MS;
+    } else {
+      held = null;
+      run.nextSendAtMs = result.kind === 'closed' ? result.opensAtMs : result.nextSendAtMs;
+    }
+    await waitUntil(run.nextSendAtMs);
+  }
+
+  if (run.control === 'cancelled') {
+    while (run.cursor < run.recipients) {
+      run.cursor = await skipOutstanding({ ...ids, from: run.cursor, recipients: run.recipients, at: workflowNowIso() });
+      await continueAsNewIfDue<typeof campaignRun>(carry, { maxHistoryEvents });
+    }
+  }
+  phase = 'settling';
+  await recountCampaign({ ...ids, recipients: run.recipients, chunks: 'all', at: workflowNowIso() });
+  if (run.control !== 'cancelled') await moveCampaign({ ...ids, trigger: 'complete', at: workflowNowIso() });
+  // Late statuses (delivered, read) keep moving recipients; the counters follow for a day.
+  for (const delay of CAMPAIGN_SETTLE_DELAYS_MS) {
+    await sleep(delay);
+    await recountCampaign({ ...ids, recipients: run.recipients, chunks: 'movable', at: workflowNowIso() });
+  }
+  return state();
+}
