@@ -1,6 +1,11 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { ActivityDeps } from '../../activities';
+import { join } from 'node:path';
+import type { Config } from '../../src/config';
+import { startProcess, untilReady, type ManagedProcess } from '../../src/local/childProcess';
+import { freePort, waitFor } from '../../src/local/net';
+import { fromRoot } from '../../src/local/paths';
 import { createWorker } from '../../src/worker/createWorker';
 import { testServers } from './env';
 
@@ -58,4 +63,32 @@ export async function startTestWorker(options: TestWorkerOptions): Promise<TestW
     }
   };
   return { worker, taskQueue: options.taskQueue, close: () => (closed ??= stop()) };
+}
+
+/**
+ * The real worker process (src/main/worker.ts) against a test API's database and Temporal, for
+ * tests that kill it: resolves once its /healthz answers. `env` adds settings (a provider, say).
+ */
+export async function startWorkerProcess(
+  config: Pick<Config, 'MONGODB_URL' | 'MONGODB_DB' | 'TEMPORAL_ADDRESS' | 'TEMPORAL_TASK_QUEUE'>,
+  options: { logName: string; env?: Record<string, string> },
+): Promise<ManagedProcess> {
+  const metricsPort = await freePort();
+  const child = startProcess('worker', process.execPath, ['-r', fromRoot('test/support/registerTs.cjs'), fromRoot('src/main/worker.ts')], {
+    env: {
+      ...process.env,
+      ...options.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      MONGODB_URL: config.MONGODB_URL,
+      MONGODB_DB: config.MONGODB_DB,
+      TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
+      TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
+      WORKER_METRICS_PORT: String(metricsPort),
+    },
+    logFile: join(testServers.runDir(), `${options.logName}-${metricsPort}.log`),
+  });
+  await untilReady(child, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 45_000, 250));
+  return child;
 }

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { findCampaign } from '../../../src/campaigns/campaign';
 import { campaignRunWorkflowId } from '../../../src/campaigns/contracts';
@@ -7,9 +6,8 @@ import { campaignCounters } from '../../../src/campaigns/progress';
 import { readRecipientBatch } from '../../../src/campaigns/staging';
 import { createTemporalDispatcher } from '../../../src/events/dispatcher';
 import { createEventPublisher } from '../../../src/events/publisher';
-import { startProcess, untilReady, type ManagedProcess } from '../../../src/local/childProcess';
-import { freePort, waitFor } from '../../../src/local/net';
-import { fromRoot } from '../../../src/local/paths';
+import type { ManagedProcess } from '../../../src/local/childProcess';
+import { waitFor } from '../../../src/local/net';
 import { CloudWhatsAppProvider } from '../../../src/providers/whatsapp/cloud';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { createWorker } from '../../../src/worker/createWorker';
@@ -17,6 +15,7 @@ import { startTestApi, type TestApi } from '../../support/app';
 import { insertCampaignDraft, insertContacts, zoneOpenAt } from '../../support/campaigns';
 import { testServers } from '../../support/env';
 import { FakeGraph } from '../../support/fakeGraph';
+import { startWorkerProcess } from '../../support/worker';
 import { createTestWorkspace } from '../../support/workspaces';
 
 /**
@@ -49,23 +48,7 @@ describe('a worker killed mid-campaign', () => {
   it('sends each of 2,000 recipients exactly once', async () => {
     const graphUrl = await graph.start();
     const cloud = { WHATSAPP_PROVIDER: 'cloud', WHATSAPP_CLOUD_BASE_URL: graphUrl, WHATSAPP_CLOUD_ACCESS_TOKEN: 'test-token', WHATSAPP_CLOUD_PHONE_NUMBER_ID: '1000' };
-    const metricsPort = await freePort();
-    child = startProcess('worker', process.execPath, ['-r', fromRoot('test/support/registerTs.cjs'), fromRoot('src/main/worker.ts')], {
-      env: {
-        ...process.env,
-        ...cloud,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'warn',
-        HOST: '127.0.0.1',
-        MONGODB_URL: api.config.MONGODB_URL,
-        MONGODB_DB: api.config.MONGODB_DB,
-        TEMPORAL_ADDRESS: api.config.TEMPORAL_ADDRESS,
-        TEMPORAL_TASK_QUEUE: api.config.TEMPORAL_TASK_QUEUE,
-        WORKER_METRICS_PORT: String(metricsPort),
-      },
-      logFile: join(testServers.runDir(), `killed-campaign-worker-${metricsPort}.log`),
-    });
-    await untilReady(child, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 45_000, 250));
+    child = await startWorkerProcess(api.config, { logName: 'killed-campaign-worker', env: cloud });
 
     const ws = await createTestWorkspace(api.db);
     const people = await insertContacts(api.db, ws.workspaceId, 2_000);

@@ -1,12 +1,10 @@
-import { join } from 'node:path';
 import request from 'supertest';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { webhookPrivateUrlsAllowed } from '../../../src/config';
 import { createTemporalDispatcher } from '../../../src/events/dispatcher';
 import { createEventPublisher } from '../../../src/events/publisher';
-import { startProcess, untilReady, type ManagedProcess } from '../../../src/local/childProcess';
-import { freePort, waitFor } from '../../../src/local/net';
-import { fromRoot } from '../../../src/local/paths';
+import type { ManagedProcess } from '../../../src/local/childProcess';
+import { waitFor } from '../../../src/local/net';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
 import { verify } from '../../../src/webhooks/verify';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
@@ -16,6 +14,7 @@ import { startTestApi, type TestApi } from '../../support/app';
 import { testServers } from '../../support/env';
 import { bearer } from '../../support/http';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
+import { startWorkerProcess } from '../../support/worker';
 import { createTestWorkspace } from '../../support/workspaces';
 
 /**
@@ -46,25 +45,7 @@ describe('a worker killed mid-delivery', () => {
   });
 
   it('loses nothing: the next worker delivers the event', async () => {
-    const metricsPort = await freePort();
-    child = startProcess('worker', process.execPath, ['-r', fromRoot('test/support/registerTs.cjs'), fromRoot('src/main/worker.ts')], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'warn',
-        HOST: '127.0.0.1',
-        MONGODB_URL: api.config.MONGODB_URL,
-        MONGODB_DB: api.config.MONGODB_DB,
-        TEMPORAL_ADDRESS: api.config.TEMPORAL_ADDRESS,
-        TEMPORAL_TASK_QUEUE: api.config.TEMPORAL_TASK_QUEUE,
-        WORKER_METRICS_PORT: String(metricsPort),
-      },
-      logFile: join(testServers.runDir(), `killed-worker-${metricsPort}.log`),
-    });
-    await untilReady(
-      child,
-      waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 45_000, 250),
-    );
+    child = await startWorkerProcess(api.config, { logName: 'killed-worker' });
 
     // The first request hangs (the receiver never answers); every later one succeeds.
     receiver.answer = (_r, index) => (index === 0 ? 'hang' : 200);
