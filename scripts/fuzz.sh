@@ -96,7 +96,7 @@ fuzz() {
     --request-timeout 30 \
     --no-color \
     ${FUZZ_SEED:+--seed "$FUZZ_SEED"} \
-    "$@"
+    "$@" 2>&1 | sed -E 's/^(=+ .* in [0-9.]+s =+)$/[fuzz] \1/'
 }
 
 status=0
