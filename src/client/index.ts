@@ -48,7 +48,7 @@ type Media = `${string}/${string}`;
 export type PathsWith<M extends HttpMethod> = { [P in keyof paths]: paths[P] extends { [K in M]: object } ? P : never }[keyof paths];
 
 /** What an operation takes besides its path: path and query parameters, headers, body, signal. */
-export type RequestInit<P extends keyof paths, M extends HttpMethod> = MaybeOptionalInit<paths[P], M>;
+export type OperationInit<P extends keyof paths, M extends HttpMethod> = MaybeOptionalInit<paths[P], M>;
 
 type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
 /** The init argument, optional when nothing in it is required. */
@@ -57,7 +57,7 @@ type InitArgs<I> = RequiredKeys<I> extends never ? [init?: I] : [init: I];
 /** The success body of an operation. */
 export type ResponseData<P extends keyof paths, M extends HttpMethod> = NonNullable<FetchResponse<paths[P][M] & Record<string | number, unknown>, object, Media>['data']>;
 
-type Operation<M extends HttpMethod> = <P extends PathsWith<M>>(path: P, ...init: InitArgs<RequestInit<P, M>>) => Promise<ResponseData<P, M>>;
+type Operation<M extends HttpMethod> = <P extends PathsWith<M>>(path: P, ...init: InitArgs<OperationInit<P, M>>) => Promise<ResponseData<P, M>>;
 
 /** GET routes that answer a page envelope (`items`, `next_cursor`) and take a `cursor`. */
 export type ListPath = {
@@ -78,9 +78,9 @@ export interface OrchestratorClient {
    * given, is where the walk starts. A transcript page may be short while more turns follow
    * (api-core §4): compare with the conversation's `message_count`.
    */
-  paginate<P extends ListPath>(path: P, ...init: InitArgs<RequestInit<P, 'get'>>): AsyncGenerator<PageItem<P>, void, undefined>;
+  paginate<P extends ListPath>(path: P, ...init: InitArgs<OperationInit<P, 'get'>>): AsyncGenerator<PageItem<P>, void, undefined>;
   /** The pages themselves, as `paginate` walks them. */
-  pages<P extends ListPath>(path: P, ...init: InitArgs<RequestInit<P, 'get'>>): AsyncGenerator<Page<P>, void, undefined>;
+  pages<P extends ListPath>(path: P, ...init: InitArgs<OperationInit<P, 'get'>>): AsyncGenerator<Page<P>, void, undefined>;
   /**
    * The openapi-fetch client underneath, with the same retries and idempotency keys: its
    * methods answer `{data, error, response}` instead of throwing, for callers that want the

@@ -119,6 +119,26 @@ describe('the typed client', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('an aborted request stops waiting between tries', async () => {
+    const sent: string[] = [];
+    const client = createClient({
+      baseUrl: 'http://api.test',
+      apiKey: 'ork_test_key',
+      retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
+      fetch: async (request) => {
+        sent.push(request.url);
+        return failure(502, 'provider_error', null)();
+      },
+    });
+    const controller = new AbortController();
+    const started = Date.now();
+    const request = client.get('/api/v1/channels', { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('caller gave up')), 50);
+    await expect(request).rejects.toThrow('caller gave up');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(sent).toHaveLength(1);
+  });
+
   it('walks a list page by page with next_cursor until a page has none, keeping the other query parameters', async () => {
     const page = (ids: string[], next: string | null) => json(200, { items: ids.map((conversation_id) => ({ conversation_id })), next_cursor: next });
     const { client, sent } = scripted([page(['con_1', 'con_2'], 'c1'), page(['con_3', 'con_4'], 'c2'), page(['con_5'], null)]);
