@@ -1,5 +1,12 @@
 import { execFileSync } from 'node:child_process';
+import type { paths } from 'orchestrator/client';
 import { fromRoot } from '../../../src/local/paths';
+
+// The types resolve by the package's name too ("exports" points them at src): tsc checks these lines.
+type ContactBody = paths['/api/v1/contacts']['post']['requestBody']['content']['application/json'];
+export const contact: ContactBody = { email: 'asha@example.com', tags: ['vip'] };
+// @ts-expect-error `nickname` is not a field of the contact body.
+export const wrong: ContactBody = { email: 'asha@example.com', nickname: 'Ash' };
 
 /** An integrator imports the client by the package's name and subpath (package.json "exports"); npm test builds dist first. */
 describe('the exported client', () => {
