@@ -15,7 +15,7 @@
 //   node scripts/api-types.cjs --list          print the targets
 //
 // Also a module for plain node: `generate(name)` resolves to a target's file contents. The
-// drift test (test/unit/client/generatedTypes.test.ts) runs `--print` in a child process:
+// drift test (test/unit/client/generatedTypes.test.ts) runs `--check` in a child process:
 // openapi-typescript's dependencies are ES modules, which jest's CommonJS runtime cannot load.
 const { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
