@@ -8,21 +8,31 @@
  */
 export const TENANT_READ_CACHE_MS = 2_000;
 
+/**
+ * Past this share of its bound, a cache hit also reads the answer again in the background, so
+ * a busy entry is never waited on and entries read together do not expire together. Later
+ * rather than earlier: each refresh is a read that a plain expiry would not have made.
+ */
+export const REFRESH_AFTER = 0.75;
+
 /** Bounds memory: past this many entries the oldest are dropped (they are simply read again). */
 const MAX_ENTRIES = 10_000;
 
 interface Entry<T> {
   tenantId: string;
   value: Promise<T>;
-  /** Counted from when the read began, so the answer is never older than the bound. */
-  until: number;
+  /** When the read began: the answer is never older than the bound. */
+  readAt: number;
+  /** A read ahead of expiry is under way. */
+  refreshing: boolean;
 }
 
 /**
  * Recent answers of a workspace's list reads, keyed by workspace and a key naming the read
  * (the page asked for). Concurrent requests for an answer not yet cached share one read; a
  * read that fails is not kept, so the next request reads again (and an outage answers 503 as
- * without the cache).
+ * without the cache). Past REFRESH_AFTER of the bound a hit also starts one read in the background that
+ * replaces the answer, so a busy page is never waited on.
  */
 export class TenantReadCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
@@ -36,20 +46,48 @@ export class TenantReadCache<T> {
   }
 
   read(tenantId: string, key: string, load: () => Promise<T>): Promise<T> {
+    if (this.ttlMs <= 0) return load();
     const id = `${tenantId}\u0000${key}`;
     const now = this.clock();
     const cached = this.entries.get(id);
-    if (cached && cached.until > now) return cached.value;
-    if (this.ttlMs <= 0) return load();
+    if (cached && cached.readAt + this.ttlMs > now) {
+      if (!cached.refreshing && now - cached.readAt >= this.ttlMs * REFRESH_AFTER) {
+        cached.refreshing = true;
+        this.start(id, tenantId, load, now, cached).then(
+          () => undefined,
+          () => (cached.refreshing = false),
+        );
+      }
+      return cached.value;
+    }
+    return this.start(id, tenantId, load, now);
+  }
+
+  /** Reads and keeps the answer; a refresh replaces its entry only if that was not forgotten meanwhile. */
+  private start(id: string, tenantId: string, load: () => Promise<T>, now: number, previous?: Entry<T>): Promise<T> {
     const value = load();
-    const entry: Entry<T> = { tenantId, value, until: now + this.ttlMs };
-    this.entries.delete(id);
-    this.entries.set(id, entry);
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    const entry: Entry<T> = { tenantId, value, readAt: now, refreshing: false };
+    if (previous) {
+      // The old answer keeps serving until the new one is in.
+      value.then(
+        () => {
+          if (this.entries.get(id) === previous) this.put(id, entry);
+        },
+        () => undefined,
+      );
+      return value;
+    }
+    this.put(id, entry);
     value.catch(() => {
       if (this.entries.get(id) === entry) this.entries.delete(id);
     });
     return value;
+  }
+
+  private put(id: string, entry: Entry<T>): void {
+    this.entries.delete(id);
+    this.entries.set(id, entry);
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
   }
 
   /** Drops every answer of a workspace, a read still under way included. */

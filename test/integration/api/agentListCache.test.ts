@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { CommandStartedEvent } from 'mongodb';
 import { collections } from '../../../src/db/collections';
-import { TENANT_READ_CACHE_MS, TenantReadCache } from '../../../src/db/tenantReadCache';
+import { REFRESH_AFTER, TENANT_READ_CACHE_MS, TenantReadCache } from '../../../src/db/tenantReadCache';
 import { useTestApi } from '../../support/app';
 import { bearer } from '../../support/http';
 import { createTestWorkspace } from '../../support/workspaces';
@@ -52,6 +52,22 @@ describe('the agent list cache (src/db/tenantReadCache.ts)', () => {
     expect(await names(ws.key)).toEqual(['Demo assistant']);
     monotonic += 1;
     expect(await names(ws.key)).toEqual(['Demo assistant', 'Later']);
+  });
+
+  it('past REFRESH_AFTER of the bound, answers from the cache and reads the page again in the background', async () => {
+    const ws = await createTestWorkspace(api.db);
+    expect(await names(ws.key)).toEqual(['Demo assistant']);
+    await collections(api.db).agents.insertOne({ _id: 'bot_cache_refreshed', tenant_id: ws.workspaceId, name: 'Refreshed', max_call_minutes: 3, created_at: new Date() });
+    monotonic += TENANT_READ_CACHE_MS * REFRESH_AFTER;
+    expect(await names(ws.key)).toEqual(['Demo assistant']);
+    // The clock stands still: only the background read can bring the new agent in.
+    const deadline = Date.now() + 10_000;
+    while ((await names(ws.key)).length === 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await names(ws.key)).toEqual(['Demo assistant', 'Refreshed']);
+    // The refreshed answer counts from its own read: past the first read's bound it is still served.
+    await collections(api.db).agents.deleteOne({ _id: 'bot_cache_refreshed' });
+    monotonic += TENANT_READ_CACHE_MS - 1;
+    expect(await names(ws.key)).toEqual(['Demo assistant', 'Refreshed']);
   });
 
   it('shows agents and deployments changed through this process’s console at once', async () => {
