@@ -14,6 +14,7 @@ import { createConsoleRouter } from './console';
 import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
 import type { CredentialCache } from '../src/auth/credentialCache';
+import type { TenantReadCache } from '../src/db/tenantReadCache';
 import { createEventPublisher, type EventPublisher } from '../src/events/publisher';
 import { createTemporalDispatcher } from '../src/events/dispatcher';
 import { createWhatsAppWebhookRouter } from './providerWebhooks/whatsapp';
@@ -28,6 +29,8 @@ export interface AppDeps {
   rateLimitStore: CounterStore;
   /** Defaults to one with the production bound (`CREDENTIAL_CACHE_MS`). */
   credentialCache?: CredentialCache;
+  /** Defaults to one with the production bound (`TENANT_READ_CACHE_MS`). */
+  listCache?: TenantReadCache<unknown>;
   cursorSecret: string;
   now?: () => Date;
   /** Wraps the event publisher (tests inject a failing dependency); default: as built. */
@@ -62,6 +65,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     cursors: new CursorCodec(deps.cursorSecret),
     rateLimitStore: deps.rateLimitStore,
     credentialCache: deps.credentialCache,
+    listCache: deps.listCache,
     events,
     now: deps.now,
   });

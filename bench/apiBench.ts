@@ -22,7 +22,7 @@ import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from
  * BENCH_SECONDS (default 10), BENCH_WARMUP_SECONDS (3, keyed /agents unmeasured first),
  * BENCH_CONNECTIONS (50), BENCH_WORKSPACES (20), BENCH_KEYS (20 per workspace),
  * RATE_LIMIT_STORE (mongodb, the default, or memory), BENCH_CPU_PROF (1: profile the API and
- * summarise each run), TOOLS_DIR.
+ * summarise each run), BENCH_KEEP_DIR (1: keep the data folder, profiles and logs), TOOLS_DIR.
  */
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -167,7 +167,8 @@ async function main(): Promise<void> {
     process.stdout.write(`written to ${file}\n`);
   } finally {
     for (const child of children.reverse()) await child.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP_DIR === '1') process.stdout.write(`kept ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 

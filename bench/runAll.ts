@@ -124,7 +124,7 @@ async function main(): Promise<void> {
   if (calls) {
     lines.push(perUnitLine('call placed (hold)', callCost(calls.hold.cost, calls.hold.placements)));
     lines.push(perUnitLine('call (sustained)', callCost(calls.sustained.cost, calls.sustained.placements)));
-    lines.push('    (the simulated callee and reader run inside the worker; the WhatsApp simulator inside the API)');
+    lines.push('    (the simulated callee and reader run inside the worker; simulated WhatsApp statuses in the process that accepted the message)');
   }
   for (const r of results) {
     const other = r.figures ? otherLoad(r.figures) : null;

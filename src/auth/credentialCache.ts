@@ -1,4 +1,5 @@
 import type { ApiKeyDoc, WorkspaceDoc } from '../db/collections';
+import { REFRESH_AFTER } from '../db/tenantReadCache';
 
 /**
  * How stale a keyed request's view of its key and workspace may be: a revocation, a
@@ -12,7 +13,11 @@ const MAX_ENTRIES = 20_000;
 
 interface Entry<T> {
   doc: T;
+  /** When the read that produced `doc` began. */
+  readAt: number;
   until: number;
+  /** A read ahead of expiry is under way. */
+  refreshing: boolean;
 }
 
 /**
@@ -34,18 +39,20 @@ export class CredentialCache {
   }
 
   async key(hash: string, load: () => Promise<ApiKeyDoc | null>): Promise<ApiKeyDoc | null> {
-    const cached = this.fresh(this.keys, hash);
+    const cached = this.fresh(this.keys, hash, load, usableKey);
     if (cached) return cached;
+    const readAt = this.clock();
     const doc = await load();
-    if (doc && !doc.revoked_at) this.keep(this.keys, hash, doc);
+    if (doc && usableKey(doc)) this.keep(this.keys, hash, doc, readAt);
     return doc;
   }
 
   async workspace(id: string, load: () => Promise<WorkspaceDoc | null>): Promise<WorkspaceDoc | null> {
-    const cached = this.fresh(this.workspaces, id);
+    const cached = this.fresh(this.workspaces, id, load, usableWorkspace);
     if (cached) return cached;
+    const readAt = this.clock();
     const doc = await load();
-    if (doc && !doc.suspended) this.keep(this.workspaces, id, doc);
+    if (doc && usableWorkspace(doc)) this.keep(this.workspaces, id, doc, readAt);
     return doc;
   }
 
@@ -55,22 +62,46 @@ export class CredentialCache {
     for (const [hash, entry] of this.keys) if (entry.doc.tenant_id === tenantId) this.keys.delete(hash);
   }
 
-  private fresh<T>(map: Map<string, Entry<T>>, id: string): T | null {
+  /**
+   * The cached document while it is within the bound. Past REFRESH_AFTER of the bound a hit also starts
+   * one read in the background that replaces it (or drops it, if no longer usable): a busy
+   * key is then never waited on, and entries read together do not all expire, and stall
+   * their requests, at the same moment.
+   */
+  private fresh<T>(map: Map<string, Entry<T>>, id: string, load: () => Promise<T | null>, usable: (doc: T) => boolean): T | null {
     const entry = map.get(id);
     if (!entry) return null;
-    if (entry.until > this.clock()) return entry.doc;
-    map.delete(id);
-    return null;
+    const now = this.clock();
+    if (entry.until <= now) {
+      map.delete(id);
+      return null;
+    }
+    if (!entry.refreshing && now - entry.readAt >= this.ttlMs * REFRESH_AFTER) {
+      entry.refreshing = true;
+      load().then(
+        (doc) => {
+          // Forgotten meanwhile (a change made in this process): the read may predate it.
+          if (map.get(id) !== entry) return;
+          if (doc && usable(doc)) this.keep(map, id, doc, now);
+          else map.delete(id);
+        },
+        () => (entry.refreshing = false),
+      );
+    }
+    return entry.doc;
   }
 
-  /** From the moment it was read: a hit never extends an entry, or a busy key would never be read again. */
-  private keep<T>(map: Map<string, Entry<T>>, id: string, doc: T): void {
+  /** Bounded from the moment its read began: a hit never extends an entry, only a new read does. */
+  private keep<T>(map: Map<string, Entry<T>>, id: string, doc: T, readAt: number): void {
     if (this.ttlMs <= 0) return;
     map.delete(id);
-    map.set(id, { doc, until: this.clock() + this.ttlMs });
+    map.set(id, { doc, readAt, until: readAt + this.ttlMs, refreshing: false });
     if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value!);
   }
 }
+
+const usableKey = (doc: ApiKeyDoc) => !doc.revoked_at;
+const usableWorkspace = (doc: WorkspaceDoc) => !doc.suspended;
 
 /** Every cache of this process, so a change made here reaches all of them. */
 const live = new Set<WeakRef<CredentialCache>>();

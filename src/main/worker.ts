@@ -11,6 +11,8 @@ import { createWorker } from '../worker/createWorker';
 import { buildActivityDeps } from '../worker/activityDeps';
 import { createCallReader } from '../providers/reader';
 import { createWhatsAppProvider } from '../providers/whatsapp';
+import { SimulatedWhatsAppProvider } from '../providers/whatsapp/simulator';
+import { createEventPublisher } from '../events/publisher';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
@@ -33,6 +35,14 @@ runMain(async () => {
   const registry = createMetricsRegistry('worker');
   // Activities that emit events or start workflows use a client of their own.
   const temporal = await connectTemporalClient(config);
+  // WHATSAPP_PROVIDER: campaign sends use the deployment's provider, as POST /messages does.
+  const whatsapp = createWhatsAppProvider(config, {
+    db,
+    events: createEventPublisher(db, createTemporalDispatcher(db, temporal, config.TEMPORAL_TASK_QUEUE)),
+    onStatusError: (err, messageId) => logger.warn({ err, messageId }, 'simulated WhatsApp status not recorded; the sweep retries'),
+  });
+  // Simulated statuses left by a process that died are reported from here.
+  if (whatsapp instanceof SimulatedWhatsAppProvider) whatsapp.statuses.startSweeping();
   const { worker, connection } = await createWorker({
     config,
     deps: buildActivityDeps(
@@ -41,8 +51,7 @@ runMain(async () => {
         webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) },
         // READER_PROVIDER picks the simulated reader (default) or an OpenAI-compatible endpoint.
         reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),
-        // WHATSAPP_PROVIDER: campaign sends use the deployment's provider, as POST /messages does.
-        whatsapp: createWhatsAppProvider(config, { db, temporal }),
+        whatsapp,
         deploymentChannels: config.DEPLOYMENT_CHANNELS,
       },
     ),
@@ -87,6 +96,7 @@ runMain(async () => {
   }
   await running;
   await sweeper.stop();
+  if (whatsapp instanceof SimulatedWhatsAppProvider) whatsapp.statuses.stopSweeping();
   await retention.stop();
   http.close();
   await connection.close();

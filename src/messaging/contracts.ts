@@ -1,6 +1,7 @@
 /**
- * Shared by the WhatsApp simulator (which starts the workflow), the workflow and its
- * activities: the simulated delivery reports of one accepted message.
+ * The simulated delivery reports of one accepted message. The workflow type is no longer
+ * started (issue 13: the simulator's statuses cost no workflow, src/providers/whatsapp/
+ * simulatedStatuses.ts); it stays defined and hosted for runs an earlier release left open.
  *
  * Imported by workflow code: no Node built-ins, no I/O.
  */

@@ -23,7 +23,7 @@ export function buildActivityDeps(
     events,
     voice: new SimulatedVoiceProvider(base.db, base.temporal, base.taskQueue),
     reader: createSimulatedReader(readerScriptFromCalleeScripts(base.db)),
-    whatsapp: new SimulatedWhatsAppProvider(base.db, base.temporal, base.taskQueue),
+    whatsapp: new SimulatedWhatsAppProvider(base.db, events),
     deploymentChannels: ['whatsapp', 'voice'],
     ...overrides,
   };

@@ -8,6 +8,7 @@ import { apiDatabaseOptions, connectMongo } from '../../src/db/mongo';
 import { createTemporalProbe } from '../../src/temporal/client';
 import { MongoCounterStore, type CounterStore } from '../../src/rateLimit/counterStore';
 import type { CredentialCache } from '../../src/auth/credentialCache';
+import type { TenantReadCache } from '../../src/db/tenantReadCache';
 import { ensureIndexes } from '../../src/db/collections';
 import { createLogger } from '../../src/observability/logger';
 import { createMetricsRegistry } from '../../src/observability/metrics';
@@ -35,6 +36,8 @@ export interface TestApiOptions {
   rateLimitStore?: CounterStore;
   /** Replaces the app's credential cache (e.g. with one on a clock the test moves). */
   credentialCache?: CredentialCache;
+  /** Replaces the app's list cache (e.g. with one on a clock the test moves). */
+  listCache?: TenantReadCache<unknown>;
   now?: () => Date;
   /**
    * Also run a worker on this API's task queue and database (with the run's workflow
@@ -52,7 +55,7 @@ export interface TestApiOptions {
   wrapEvents?: (events: EventPublisher) => EventPublisher;
 }
 
-export async function startTestApi({ env: overrides = {}, rateLimitStore, credentialCache, now, worker: withWorker, databaseBudget, wrapEvents }: TestApiOptions = {}): Promise<TestApi> {
+export async function startTestApi({ env: overrides = {}, rateLimitStore, credentialCache, listCache, now, worker: withWorker, databaseBudget, wrapEvents }: TestApiOptions = {}): Promise<TestApi> {
   const config = requireApiSettings(testConfig(overrides));
   // Command monitoring lets tests prove which requests reach the database.
   const { client: mongo, db } = await connectMongo(config, 'test-api', { ...(databaseBudget ? apiDatabaseOptions : {}), monitorCommands: true });
@@ -69,6 +72,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
     registry: createMetricsRegistry('api'),
     rateLimitStore: rateLimitStore ?? new MongoCounterStore(db),
     credentialCache,
+    listCache,
     cursorSecret: 'test-cursor-secret-0123456789abcdef',
     now,
     wrapEvents,

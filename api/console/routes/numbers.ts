@@ -5,6 +5,7 @@ import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '.
 import { agentView, numberView } from '../views';
 import { newId } from '../../../src/domain/ids';
 import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
+import { tenantReadModelChanged } from '../../../src/db/tenantReadCache';
 import { createAgentBody, createNumberBody, updateNumberBody, numberParams } from './numbers.schema';
 
 const NUMBER_NOT_FOUND = 'Number not found in this workspace.';
@@ -33,6 +34,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
         const now = deps.now();
         const agent = { _id: newId('bot', now), tenant_id: ctx.state.workspace!._id, ...body, created_at: now };
         await agents.insertOne(agent);
+        tenantReadModelChanged(agent.tenant_id);
         ctx.status = 201;
         ctx.body = agentView(agent);
       },
@@ -62,6 +64,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
         if (!(await insertIfAbsent(phoneNumbers, doc))) {
           throw new ApiError('conflict', 'That number is already registered.', { reason: 'number_taken' });
         }
+        tenantReadModelChanged(tenantId);
         ctx.status = 201;
         ctx.body = numberView(doc);
       },
@@ -83,6 +86,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
         await ownAgent(tenantId, body.agent_id);
         const updated = await phoneNumbers.findOneAndUpdate({ _id: digits, tenant_id: tenantId }, { $set: body }, { returnDocument: 'after' });
         if (!updated) throw new ApiError('not_found', NUMBER_NOT_FOUND);
+        tenantReadModelChanged(tenantId);
         ctx.body = numberView(updated);
       },
     }),

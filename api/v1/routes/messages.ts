@@ -14,7 +14,12 @@ export function messagesRoutes(
   const now = deps.now ?? (() => new Date());
   // Built on first use, so describing the routes (OpenAPI) needs no configuration.
   let chosen = provider;
-  const whatsapp = () => (chosen ??= createWhatsAppProvider(deps.config, deps));
+  const whatsapp = () =>
+    (chosen ??= createWhatsAppProvider(deps.config, {
+      db: deps.db,
+      events: deps.events,
+      onStatusError: (err, messageId) => deps.logger.warn({ err, messageId }, 'simulated WhatsApp status not recorded; the worker’s sweep retries'),
+    }));
   return [
     route({
       method: 'post',

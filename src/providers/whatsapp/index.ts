@@ -1,6 +1,6 @@
-import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../../config';
+import type { EventPublisher } from '../../events/publisher';
 import { CloudWhatsAppProvider, type CloudSettings } from './cloud';
 import type { WhatsAppProvider } from './provider';
 import { SimulatedWhatsAppProvider } from './simulator';
@@ -13,7 +13,6 @@ type WhatsAppConfig = Pick<
   | 'WHATSAPP_CLOUD_PHONE_NUMBER_ID'
   | 'WHATSAPP_CLOUD_PHONE_NUMBER_IDS'
   | 'WHATSAPP_CLOUD_TIMEOUT_MS'
-  | 'TEMPORAL_TASK_QUEUE'
 >;
 
 /** `+919…=123,+91…=456` → `{ '919…': '123', … }`. */
@@ -40,10 +39,13 @@ export function cloudSettingsFrom(config: WhatsAppConfig): CloudSettings {
 }
 
 /** The deployment's WhatsApp provider (WHATSAPP_PROVIDER): one per process. */
-export function createWhatsAppProvider(config: WhatsAppConfig, deps: { db: Db; temporal: Client }): WhatsAppProvider {
+export function createWhatsAppProvider(
+  config: WhatsAppConfig,
+  deps: { db: Db; events: EventPublisher; onStatusError?: (err: unknown, messageId: string) => void },
+): WhatsAppProvider {
   return config.WHATSAPP_PROVIDER === 'cloud'
     ? new CloudWhatsAppProvider(cloudSettingsFrom(config))
-    : new SimulatedWhatsAppProvider(deps.db, deps.temporal, config.TEMPORAL_TASK_QUEUE);
+    : new SimulatedWhatsAppProvider(deps.db, deps.events, deps.onStatusError);
 }
 
 export type { WhatsAppProvider } from './provider';

@@ -1,13 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import {
-  simulatedDeliveryWorkflowId,
-  simulatedWhatsAppDeliveryDefinition,
-  type SimulatedDeliveryInput,
-} from '../../messaging/contracts';
-import { startWorkflow } from '../../temporal/startWorkflow';
+import type { EventPublisher } from '../../events/publisher';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from './provider';
+import { SimulatedStatusScheduler } from './simulatedStatuses';
 import { DEFAULT_SCRIPT, deliverySteps, scriptFor, simulatorScriptsCollection } from './simulatorScripts';
 
 /** What the simulator answers for a scripted temporary failure, as the Cloud API would. */
@@ -19,17 +14,21 @@ const TEMPORARY = {
 /**
  * The default WhatsApp provider: nothing leaves the machine. Each recipient behaves as its
  * console script says (refusals, temporary failures, the statuses an accepted message goes
- * through and their pauses); statuses arrive later through a Temporal workflow, as the real
- * provider's status webhooks would.
+ * through and their pauses); statuses arrive later, as the real provider's status webhooks
+ * would, from the status scheduler (simulatedStatuses.ts: no workflow per message).
  */
 export class SimulatedWhatsAppProvider implements WhatsAppProvider {
   readonly name = 'simulator' as const;
+  /** Reports accepted messages' statuses; the worker also runs its sweep. */
+  readonly statuses: SimulatedStatusScheduler;
 
   constructor(
     private readonly db: Db,
-    private readonly temporal: Client,
-    private readonly taskQueue: string,
-  ) {}
+    events: EventPublisher,
+    onError?: (err: unknown, messageId: string) => void,
+  ) {
+    this.statuses = new SimulatedStatusScheduler({ db, events }, onError);
+  }
 
   async send(request: SendRequest): Promise<SendAttempt> {
     const script = await scriptFor(this.db, request.tenantId, request.to);
@@ -54,23 +53,15 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
     return { ok: true, messageId: `wamid.SIM${randomBytes(12).toString('hex').toUpperCase()}` };
   }
 
-  /** Schedules the accepted message's delivery statuses (once per message id). */
+  /** Schedules the accepted message's delivery statuses (once per message id), each after its pause. */
   async accepted(request: SendRequest, messageId: string): Promise<void> {
     const script = (await scriptFor(this.db, request.tenantId, request.to)) ?? DEFAULT_SCRIPT;
-    const input: SimulatedDeliveryInput = {
+    await this.statuses.schedule({
       tenantId: request.tenantId,
       messageId,
+      acceptedAt: new Date(),
       steps: deliverySteps(script),
       failure: script.outcome === 'failed' ? script.failure : null,
-    };
-    try {
-      await startWorkflow(this.temporal, simulatedWhatsAppDeliveryDefinition, {
-        workflowId: simulatedDeliveryWorkflowId(messageId),
-        taskQueue: this.taskQueue,
-        args: [input],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    });
   }
 }

@@ -4,6 +4,7 @@ import { hashApiKey } from '../../../src/auth/apiKeys';
 import { CREDENTIAL_CACHE_MS, CredentialCache } from '../../../src/auth/credentialCache';
 import { KeyStore } from '../../../src/auth/keyStore';
 import { collections } from '../../../src/db/collections';
+import { REFRESH_AFTER } from '../../../src/db/tenantReadCache';
 import { startTestApi, useTestApi } from '../../support/app';
 import { bearer } from '../../support/http';
 import { createTestWorkspace } from '../../support/workspaces';
@@ -50,6 +51,18 @@ describe('the credential cache (src/auth/credentialCache.ts)', () => {
     monotonic += CREDENTIAL_CACHE_MS - 1;
     expect((await ping(ws.key)).status).toBe(200);
     monotonic += 1;
+    expect(await reason(ws.key)).toBe('revoked_api_key');
+  });
+
+  it('past REFRESH_AFTER of the bound, serves the cached key and reads it again in the background', async () => {
+    const ws = await createTestWorkspace(api.db);
+    expect((await ping(ws.key)).status).toBe(200);
+    await collections(api.db).apiKeys.updateOne({ _id: hashApiKey(ws.key) }, { $set: { revoked_at: new Date() } });
+    monotonic += CREDENTIAL_CACHE_MS * REFRESH_AFTER;
+    expect((await ping(ws.key)).status).toBe(200);
+    // The clock stands still: only the background read can bring the revocation in.
+    const deadline = Date.now() + 10_000;
+    while ((await reason(ws.key)) === 'ok' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await reason(ws.key)).toBe('revoked_api_key');
   });
 

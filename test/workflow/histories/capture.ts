@@ -6,7 +6,6 @@ import request from 'supertest';
 import { deliveryWorkflowId, endpointWorkflowId } from '../../../src/webhooks/contracts';
 import { webhookDeliveries } from '../../../src/webhooks/deliveries';
 import { simulatedCalleeWorkflowId } from '../../../src/calls/contracts';
-import { simulatedDeliveryWorkflowId } from '../../../src/messaging/contracts';
 import { systemCheckWorkflowId } from '../../../src/temporal/contracts';
 import { eventsCollection } from '../../../src/events/eventStore';
 import { runSystemCheck } from '../../../src/temporal/systemCheck';
@@ -126,13 +125,6 @@ describe('capture workflow histories', () => {
     const busy = await placeCall('+919811100003', { answer: false, network_outcome: 'busy', ring_seconds: 0.5 });
     await pollCall(api, ws.key, busy, (call) => call.result.state !== 'pending');
 
-    // A WhatsApp template, delivered by the simulator.
-    const sent = await request(api.server)
-      .post('/api/v1/messages')
-      .set(bearer(ws.key))
-      .send({ to: '+919812345678', template: { name: 'order_update', variables: ['Asha', 'A-1', 'Friday'] } });
-    if (sent.status !== 201) throw new Error(`message refused: ${sent.status} ${JSON.stringify(sent.body)}`);
-
     const check = await runSystemCheck(api.temporal, api.config.TEMPORAL_TASK_QUEUE);
 
     await save('callWorkflow.answered.json', 'callWorkflow', answered);
@@ -140,7 +132,6 @@ describe('capture workflow histories', () => {
     await save('callWorkflow.busy.json', 'callWorkflow', busy);
     await save('rereadCall.json', 'rereadCall', reread.body.workflow_id);
     await save('simulatedCallee.json', 'simulatedCallee', simulatedCalleeWorkflowId(answered));
-    await save('simulatedWhatsAppDelivery.json', 'simulatedWhatsAppDelivery', simulatedDeliveryWorkflowId(sent.body.message_id));
     await save('systemCheck.json', 'systemCheck', systemCheckWorkflowId(check.checkId));
   }, 120_000);
 
