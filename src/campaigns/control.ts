@@ -17,7 +17,7 @@ import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
 import { checkLaunch, type LaunchRefusal } from './launchChecks';
 import { stageRecipients } from './staging';
-import { transition } from './status';
+import { transition, type StatusRefusalReason } from './status';
 import { claimNextVersion, isAbandoned, writeClaimedVersion, type CampaignVersionDoc } from './versions';
 
 /**
@@ -29,7 +29,7 @@ import { claimNextVersion, isAbandoned, writeClaimedVersion, type CampaignVersio
  * the campaign id, and the updates set a state).
  */
 
-export type ControlAction = 'launch' | 'pause' | 'resume' | 'cancel';
+export type ControlAction = 'launch' | 'pause' | 'resume' | 'cancel' | 'archive';
 
 export interface ControlDeps {
   db: Db;
@@ -40,7 +40,8 @@ export interface ControlDeps {
 }
 
 export interface ControlRequest {
-  expected_version: number;
+  /** Archive takes none: a finished campaign changes in no other way (docs/decisions.md). */
+  expected_version?: number;
   /** Launch only. */
   confirm_recipients?: number | null;
 }
@@ -67,6 +68,12 @@ const guardrail = (reason: string, message: string, fix: string): ControlResult 
   kind: 'refused',
   refusal: { kind: 'guardrail', status: 412, message, details: { reason, docs: docsFor(reason), fix } },
 });
+
+const REFUSAL_FIX: Record<StatusRefusalReason, string> = {
+  campaign_not_launched: 'Launch the campaign first.',
+  campaign_frozen: 'A finished campaign cannot change; create a new one.',
+  campaign_not_finished: 'Wait until the campaign completes, or cancel it first.',
+};
 
 const updateFor = { paused: pauseCampaignUpdate, running: resumeCampaignUpdate, cancelled: cancelCampaignUpdate } as const;
 
@@ -113,7 +120,7 @@ async function steerRun(deps: ControlDeps, campaign: CampaignDoc, recipients: nu
   }
 }
 
-const CONTROL_OF: Record<ControlAction, RunControl> = { launch: 'running', resume: 'running', pause: 'paused', cancel: 'cancelled' };
+const CONTROL_OF: Record<Exclude<ControlAction, 'archive'>, RunControl> = { launch: 'running', resume: 'running', pause: 'paused', cancel: 'cancelled' };
 
 /**
  * A claim's effect and its write. For a launch the audience is staged first (once: a
@@ -139,8 +146,8 @@ async function applyClaim(
       consent: campaign.consent ? { ...campaign.consent, pin: { pinned_at: pin.pinned_at, recipients: pin.recipients, checksum: pin.checksum } } : null,
     };
   }
-  // A draft has no run to stop.
-  if (!(action === 'cancel' && campaign.status === 'draft')) {
+  // A draft has no run to stop; an archived campaign's run has finished sending.
+  if (action !== 'archive' && !(action === 'cancel' && campaign.status === 'draft')) {
     await steerRun(deps, campaign, recipients, CONTROL_OF[action], action === 'launch' && campaign.status === 'draft');
   }
   const written = await writeClaimedVersion(deps.db, claim, extra);
@@ -194,7 +201,7 @@ export function allowanceNotices(workspace: WorkspaceDoc, recipients: number): N
 /** Finishes a claim whose writer died (its lease passed), so the campaign can move on. */
 async function finishAbandoned(deps: ControlDeps, campaign: CampaignDoc, workspace: WorkspaceDoc, winner: CampaignVersionDoc | null): Promise<void> {
   if (!winner || !isAbandoned(winner, campaign, deps.now())) return;
-  if (winner.trigger === 'start' || winner.trigger === 'complete') await writeClaimedVersion(deps.db, winner);
+  if (winner.trigger === 'start' || winner.trigger === 'complete' || winner.trigger === 'archive') await writeClaimedVersion(deps.db, winner);
   else await applyClaim(deps, campaign, workspace, winner, null);
 }
 
@@ -216,7 +223,7 @@ export async function controlCampaign(
     const check = await checkLaunch({
       campaign,
       workspace,
-      request: { expected_version: request.expected_version, confirm_recipients: request.confirm_recipients ?? null },
+      request: { expected_version: request.expected_version ?? 0, confirm_recipients: request.confirm_recipients ?? null },
       now,
       evaluate: () => evaluateCampaign(db, campaign, workspace),
     });
@@ -224,14 +231,10 @@ export async function controlCampaign(
     evaluation = check.evaluation;
     set = { status: check.to, launched_at: campaign.launched_at ?? now };
   } else {
-    if (request.expected_version !== campaign.version) return conflict(campaign.version, request.expected_version);
+    if (request.expected_version !== undefined && request.expected_version !== campaign.version) return conflict(campaign.version, request.expected_version);
     const startsLater = campaign.schedule.start_at !== null && campaign.schedule.start_at.getTime() > now.getTime();
     const move = transition(campaign.status, action === 'resume' ? { kind: 'resume', startsLater } : { kind: action });
-    if (move.kind === 'refused') {
-      const fix =
-        move.reason === 'campaign_not_launched' ? 'Launch the campaign first.' : 'A finished campaign cannot change; create a new one.';
-      return guardrail(move.reason, move.message, fix);
-    }
+    if (move.kind === 'refused') return guardrail(move.reason, move.message, REFUSAL_FIX[move.reason]);
     if (move.kind === 'unchanged') return { kind: 'done', campaign, notices: [] };
     if (action === 'resume' && workspace.suspended) {
       return guardrail('workspace_suspended', 'This workspace is suspended for billing; the campaign stays paused.', 'Pay the open invoice; resuming works again once billing is restored.');
@@ -243,7 +246,7 @@ export async function controlCampaign(
   if (claimed.kind === 'lost') {
     await finishAbandoned(deps, campaign, workspace, claimed.winner);
     const current = await findCampaign(db, input.tenantId, input.campaignId);
-    return conflict(Math.max(current?.version ?? 0, campaign.version + 1), request.expected_version);
+    return conflict(Math.max(current?.version ?? 0, campaign.version + 1), request.expected_version ?? campaign.version);
   }
   const written = await applyClaim(deps, campaign, workspace, claimed.claim, evaluation);
   const notices = action === 'launch' ? allowanceNotices(workspace, written.recipients) : [];
