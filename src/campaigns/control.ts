@@ -15,6 +15,7 @@ import {
 } from './contracts';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
+import { campaignCounters } from './progress';
 import { checkLaunch, type LaunchRefusal } from './launchChecks';
 import { stageRecipients } from './staging';
 import { transition, type StatusRefusalReason } from './status';
@@ -175,6 +176,29 @@ export function launchedEventData(campaign: CampaignDoc, notices: Notice[]): Rec
 }
 
 /**
+ * `campaign.paused`, `campaign.resumed` and `campaign.ended` (docs/webhooks.md): once per
+ * version that made the move (the dedupe key), so a repeated write or a retried activity
+ * never sends one twice. `ended` carries the counters as last counted (late delivery
+ * statuses may still move them for a day).
+ */
+export async function publishLifecycleEvent(events: EventPublisher, campaign: CampaignDoc, at: Date, counters?: CampaignDoc['counters']): Promise<void> {
+  const type =
+    campaign.status === 'paused'
+      ? 'campaign.paused'
+      : campaign.status === 'running' || campaign.status === 'scheduled'
+        ? 'campaign.resumed'
+        : campaign.status === 'completed' || campaign.status === 'failed' || campaign.status === 'cancelled'
+          ? 'campaign.ended'
+          : null;
+  if (!type) return;
+  const data: Record<string, unknown> = { campaign_id: campaign._id, name: campaign.name, status: campaign.status, version: campaign.version };
+  if (type === 'campaign.ended') {
+    Object.assign(data, { recipients: campaign.recipients, ...(counters ?? campaign.counters), completed_at: campaign.completed_at?.toISOString() ?? null });
+  }
+  await events.publish({ tenantId: campaign.tenant_id, type, dedupeKey: `${type}:${campaign._id}:v${campaign.version}`, createdAt: at, data });
+}
+
+/**
  * The `allowance_spill` notice: more recipients than included conversations left, so the
  * rest are paid from prepaid credits (and, past those, the run holds with
  * `allowance_exhausted` until more are bought).
@@ -201,7 +225,7 @@ export function allowanceNotices(workspace: WorkspaceDoc, recipients: number): N
 /** Finishes a claim whose writer died (its lease passed), so the campaign can move on. */
 async function finishAbandoned(deps: ControlDeps, campaign: CampaignDoc, workspace: WorkspaceDoc, winner: CampaignVersionDoc | null): Promise<void> {
   if (!winner || !isAbandoned(winner, campaign, deps.now())) return;
-  if (winner.trigger === 'start' || winner.trigger === 'complete' || winner.trigger === 'archive') await writeClaimedVersion(deps.db, winner);
+  if (RUN_TRIGGERS.has(winner.trigger)) await writeClaimedVersion(deps.db, winner);
   else await applyClaim(deps, campaign, workspace, winner, null);
 }
 
@@ -258,35 +282,51 @@ export async function controlCampaign(
       createdAt: now,
       data: launchedEventData(written, notices),
     });
+  } else if (action !== 'archive') {
+    await publishLifecycleEvent(deps.events, written, now, action === 'cancel' ? await campaignCounters(deps.db, written._id) : undefined);
   }
   return { kind: 'done', campaign: written, notices };
 }
 
 /**
  * The run's own moves (`scheduled` → `running` when the start time comes, `running` →
- * `completed` when every recipient is final), claimed like a person's: answers the status
- * after the move, or the status that made it not apply (a pause landed first).
+ * `completed` when every recipient is final, → `failed` when the run cannot go on), claimed
+ * like a person's: answers the status after the move, or the status that made it not apply
+ * (a pause landed first). A completion or failure fires `campaign.ended`, also when an
+ * earlier attempt wrote the move and died before publishing (its dedupe key keeps it once).
  */
 export async function moveCampaignFromRun(
-  deps: { db: Db; now: () => Date },
-  input: { tenantId: string; campaignId: string; trigger: 'start' | 'complete'; at: Date },
+  deps: { db: Db; now: () => Date; events?: EventPublisher },
+  input: { tenantId: string; campaignId: string; trigger: 'start' | 'complete' | 'fail'; at: Date },
 ): Promise<CampaignDoc['status'] | null> {
+  const ended = async (status: CampaignDoc['status']) => {
+    if (!deps.events || input.trigger === 'start' || status !== (input.trigger === 'complete' ? 'completed' : 'failed')) return;
+    const campaign = await findCampaign(deps.db, input.tenantId, input.campaignId);
+    if (campaign) await publishLifecycleEvent(deps.events, campaign, input.at, await campaignCounters(deps.db, campaign._id));
+  };
   for (let attempt = 0; ; attempt++) {
     const campaign = await findCampaign(deps.db, input.tenantId, input.campaignId);
     if (!campaign) return null;
     const move = transition(campaign.status, { kind: input.trigger });
-    if (move.kind !== 'moved') return campaign.status;
+    if (move.kind !== 'moved') {
+      await ended(campaign.status);
+      return campaign.status;
+    }
     const set = { status: move.to, ...(move.completes ? { completed_at: input.at } : {}) };
     const claimed = await claimNextVersion(deps.db, campaign, input.trigger, set, input.at);
     if (claimed.kind === 'won') {
       await writeClaimedVersion(deps.db, claimed.claim);
+      await ended(move.to);
       return move.to;
     }
     // A person's change holds the next version: once written, the move is decided again on it.
-    if (claimed.winner && isAbandoned(claimed.winner, campaign, deps.now()) && (claimed.winner.trigger === 'start' || claimed.winner.trigger === 'complete')) {
+    if (claimed.winner && isAbandoned(claimed.winner, campaign, deps.now()) && RUN_TRIGGERS.has(claimed.winner.trigger)) {
       await writeClaimedVersion(deps.db, claimed.winner);
     }
     if (attempt > 50) throw new Error(`campaign ${input.campaignId}: version ${campaign.version + 1} is held by an unfinished change`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/** Moves whose claim carries everything to write (no effect on the run to redo). */
+const RUN_TRIGGERS: ReadonlySet<string> = new Set(['start', 'complete', 'fail', 'archive']);
