@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startTestApi, type TestApi } from '../../support/app';
 import { CountingWhatsAppProvider, insertCampaignDraft, insertContacts, zoneOpenAt } from '../../support/campaigns';
 import { bearer, envelope } from '../../support/http';
+import { eventsOf } from '../../support/messaging';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 const DOCS = 'https://docs.orchestrator.dev/campaigns#';
@@ -120,6 +121,17 @@ describe('console campaigns (/console/v1/workspaces/{id}/campaigns)', () => {
     res = await act(c._id, 'cancel', { expected_version: 4 });
     expect([res.status, res.body.status, res.body.version]).toEqual([200, 'cancelled', 5]);
 
+    // One event per move, the version that made it.
+    const lifecycle = (await eventsOf(api.db, ws.workspaceId))
+      .filter((e) => e.type !== 'campaign.launched' && e.data.campaign_id === c._id)
+      .map((e) => [e.type, e.data.status, e.data.version])
+      .sort((a, b) => (a[2] as number) - (b[2] as number));
+    expect(lifecycle).toEqual([
+      ['campaign.paused', 'paused', 3],
+      ['campaign.resumed', 'scheduled', 4],
+      ['campaign.ended', 'cancelled', 5],
+    ]);
+
     res = await act(c._id, 'archive');
     expect([res.status, res.body.status, res.body.version]).toEqual([200, 'archived', 6]);
     // Archiving again changes nothing; an archived campaign is frozen for every other action.
@@ -177,6 +189,12 @@ describe('console campaigns (/console/v1/workspaces/{id}/campaigns)', () => {
     for (const p of points) expect(p.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/);
     expect(points.at(-1)).toMatchObject({ queued: 0, sent: 3, delivered: 0, read: 0, failed: 0, skipped: 0 });
     expect([...points].sort((a, b) => a.at.localeCompare(b.at))).toEqual(points);
+
+    const ended = (await eventsOf(api.db, ws.workspaceId, 'campaign.ended')).filter((e) => e.data.campaign_id === c._id);
+    expect(new Date(ended[0]!.data.completed_at as string).getTime()).toBe(new Date(shown.completed_at).getTime());
+    expect(ended.map((e) => e.data)).toEqual([
+      { campaign_id: c._id, name: 'Broadcast', status: 'completed', version: 3, recipients: 3, sent: 3, delivered: 0, read: 0, failed: 0, skipped: 0, completed_at: expect.stringMatching(/^\d{4}-.+Z$/) },
+    ]);
 
     const res = await act(c._id, 'archive');
     expect([res.status, res.body.status]).toEqual([200, 'archived']);
