@@ -219,7 +219,7 @@ async function main(): Promise<void> {
     };
     /**
      * A launch as a client retries it: a 503 (the API's 2 s database budget ran out under
-     * load) leaves the version claimed; asking again answers 409 until the claim's 120 s lease
+     * load) or a 500 (printed with the API's log) leaves the version claimed; asking again answers 409 until the claim's 120 s lease
      * lets a later request finish it, so the campaign is read until it has left `draft`.
      */
     let launchRefusals = 0;
@@ -231,9 +231,10 @@ async function main(): Promise<void> {
           return { body: done.body, ms: performance.now() - started };
         } catch (err) {
           const status = (err as { status?: number }).status;
-          if (status !== 503 && status !== 409) throw err;
+          if (status !== 503 && status !== 409 && status !== 500) throw err;
           launchRefusals++;
           say(`  launch of ${id}: ${status}, asking again (${seconds(performance.now() - started)} s so far)`);
+          if (status === 500) say(`  the API's log:\n${api.tail()}`);
           await sleep(5_000);
           const shown = await consoleCall('GET', `/campaigns/${id}`).catch(() => null);
           if (shown && shown.body.status !== 'draft') return { body: shown.body, ms: performance.now() - started };
