@@ -182,7 +182,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
 
     /** The run's own status moves; the time comes from the workflow. */
     async moveCampaign(input: CampaignMoveInput): Promise<void> {
-      await moveCampaignFromRun({ db: deps.db, now }, { ...input, at: new Date(input.at) });
+      await moveCampaignFromRun({ db: deps.db, now, events: deps.events }, { ...input, at: new Date(input.at) });
     },
   };
 }

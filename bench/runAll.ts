@@ -5,9 +5,9 @@ import { fromRoot } from '../src/local/paths';
 import { loadAverage } from './benchStats';
 
 /**
- * `npm run bench`: bench:api, bench:webhooks and bench:calls one after the other (each starts
- * and stops its own servers), then one screen that sets their figures against issue 13's
- * targets, with the CPU each process spent per unit of work. Each benchmark's own output
+ * `npm run bench`: bench:api, bench:webhooks, bench:calls and bench:campaigns one after the
+ * other (each starts and stops its own servers), then one screen that sets their figures
+ * against issue 13's and issue 14's targets, with the CPU each process spent per unit of work. Each benchmark's own output
  * scrolls by first; their figures are read back from the files they write to .bench/.
  *
  * The webhook benchmark's paced phase runs at the target's 50 events/s unless BENCH_RATE
@@ -25,6 +25,7 @@ const STEPS: Step[] = [
   { name: 'bench:api', script: 'apiBench.js', figures: 'api' },
   { name: 'bench:webhooks', script: 'webhookBench.js', figures: 'webhooks', env: { BENCH_RATE: process.env.BENCH_RATE ?? '50' } },
   { name: 'bench:calls', script: 'callBench.js', figures: 'calls' },
+  { name: 'bench:campaigns', script: 'campaignBench.js', figures: 'campaigns' },
 ];
 
 /** A benchmark's JSON figures, read loosely: each benchmark owns its shape. */
@@ -113,8 +114,22 @@ async function main(): Promise<void> {
     calls ? calls.sustained.placements_per_second >= 5 && calls.hangup.ready_ms.p99 !== null && calls.hangup.ready_ms.p99 < 2000 : null,
   ]);
 
+  const campaigns = byName.campaigns;
+  rows.push([
+    'bench:campaigns 10 × 2,000 at 600/min',
+    campaigns ? `${fmt(campaigns.burst.sends_per_second, 1)} sends/s of a ${campaigns.burst.cap_per_second}/s cap${campaigns.burst.complete ? '' : ' (timed out)'}` : '–',
+    '≥ 90 sends/s',
+    campaigns ? campaigns.burst.sends_per_second >= 90 : null,
+  ]);
+  rows.push([
+    'bench:campaigns 50,000: evaluate, launch',
+    campaigns ? `${fmt(campaigns.large.evaluate_ms / 1000, 1)} s, ${fmt(campaigns.large.launch_ms / 1000, 1)} s; worker peak ${campaigns.large.worker_peak_mb} MB` : '–',
+    '< 10 s each',
+    campaigns ? campaigns.large.evaluate_ms < 10_000 && campaigns.large.launch_ms < 10_000 : null,
+  ]);
+
   const w = [38, 52, 28];
-  lines.push('', '===== summary against issue 13’s targets =====');
+  lines.push('', '===== summary against issue 13’s and issue 14’s targets =====');
   lines.push(`${'benchmark'.padEnd(w[0]!)} ${'measured'.padEnd(w[1]!)} ${'target'.padEnd(w[2]!)} verdict`);
   for (const [name, got, target, ok] of rows) lines.push(`${name.padEnd(w[0]!)} ${got.padEnd(w[1]!)} ${target.padEnd(w[2]!)} ${verdict(ok)}`);
   lines.push('CPU per unit of work, per process (bench = the load generator, and the simulated receiver for webhooks):');
@@ -126,6 +141,7 @@ async function main(): Promise<void> {
     lines.push(perUnitLine('call (sustained)', callCost(calls.sustained.cost, calls.sustained.placements)));
     lines.push('    (the simulated callee and reader run inside the worker; simulated WhatsApp statuses in the process that accepted the message)');
   }
+  if (campaigns) lines.push(perUnitLine('campaign send', campaigns.burst.cpu_ms_per_send));
   for (const r of results) {
     const other = r.figures ? otherLoad(r.figures) : null;
     lines.push(`${r.step.name}: exit ${r.code}, ${r.seconds.toFixed(0)} s${other ? `, ${other}` : ''}${r.figures ? '' : ' — no figures written'}`);

@@ -1,4 +1,4 @@
-import { condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaigns';
 import {
   CAMPAIGN_BATCH_MAX,
@@ -35,6 +35,18 @@ const { moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<Campa
  * a day before it ends. The history continues as new with the cursor carried.
  */
 export async function campaignRun(input: CampaignRunInput): Promise<CampaignRunState> {
+  try {
+    return await runCampaign(input);
+  } catch (err) {
+    // An activity that could not finish (its retries ran out, or a record is missing) stops
+    // the run for good: the campaign is `failed` (with `campaign.ended`), not left `running`.
+    if (!(err instanceof ActivityFailure)) throw err;
+    await moveCampaign({ campaignId: input.campaignId, tenantId: input.tenantId, trigger: 'fail', at: workflowNowIso() });
+    throw ApplicationFailure.nonRetryable(`campaign ${input.campaignId} failed: ${err.cause?.message ?? err.message}`, 'CampaignRunFailed');
+  }
+}
+
+async function runCampaign(input: CampaignRunInput): Promise<CampaignRunState> {
   const run = { ...input };
   let held: string | null = null;
   let phase: CampaignRunState['phase'] = run.started ? 'sending' : 'waiting';

@@ -9,6 +9,7 @@ import { routeTail } from '../validation';
 import { consoleAuth } from './auth';
 import { CONSOLE_PREFIX, loadWorkspace, WORKSPACE_NOT_FOUND, type ConsoleDeps } from './deps';
 import { callConsoleRoutes } from './routes/calls';
+import { campaignConsoleRoutes } from './routes/campaigns';
 import { conversationConsoleRoutes } from './routes/conversations';
 import { keyRoutes } from './routes/keys';
 import { messagingRoutes } from './routes/messaging';
@@ -22,7 +23,7 @@ const consoleSurface: DocumentSurface = {
   info: {
     title: 'Orchestrator console API',
     version: '0.1.0',
-    description: 'The private console under /console/v1: workspaces, keys, numbers, messaging, calls, webhooks, tickets and the simulators. Admin token; no compatibility promise.',
+    description: 'The private console under /console/v1: workspaces, keys, numbers, messaging, calls, webhooks, tickets, campaigns and the simulators. Admin token; no compatibility promise.',
   },
   securitySchemes: { consoleToken: { type: 'http', scheme: 'bearer', description: 'The console token (CONSOLE_TOKEN).' } },
   security: () => [{ consoleToken: [] }],
@@ -54,6 +55,7 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...ticketRoutes(deps),
     ...whatsappConsoleRoutes(deps),
     ...conversationConsoleRoutes(deps),
+    ...campaignConsoleRoutes(deps),
   ];
   routes.push(
     openApiRoute(`${CONSOLE_PREFIX}/openapi.json`, 'getConsoleOpenApi', () => routes, consoleSurface, 'This machine-readable description of the console API.'),

@@ -106,7 +106,7 @@ export type SendBatchResult =
 export interface CampaignMoveInput {
   campaignId: string;
   tenantId: string;
-  trigger: 'start' | 'complete';
+  trigger: 'start' | 'complete' | 'fail';
   /** Workflow time (ISO), so a retry records the same instant. */
   at: string;
 }

@@ -15,9 +15,10 @@ import {
 } from './contracts';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
+import { campaignCounters } from './progress';
 import { checkLaunch, type LaunchRefusal } from './launchChecks';
 import { stageRecipients } from './staging';
-import { transition } from './status';
+import { transition, type StatusRefusalReason } from './status';
 import { claimNextVersion, isAbandoned, writeClaimedVersion, type CampaignVersionDoc } from './versions';
 
 /**
@@ -29,7 +30,7 @@ import { claimNextVersion, isAbandoned, writeClaimedVersion, type CampaignVersio
  * the campaign id, and the updates set a state).
  */
 
-export type ControlAction = 'launch' | 'pause' | 'resume' | 'cancel';
+export type ControlAction = 'launch' | 'pause' | 'resume' | 'cancel' | 'archive';
 
 export interface ControlDeps {
   db: Db;
@@ -40,7 +41,8 @@ export interface ControlDeps {
 }
 
 export interface ControlRequest {
-  expected_version: number;
+  /** Archive takes none: a finished campaign changes in no other way (docs/decisions.md). */
+  expected_version?: number;
   /** Launch only. */
   confirm_recipients?: number | null;
 }
@@ -67,6 +69,12 @@ const guardrail = (reason: string, message: string, fix: string): ControlResult 
   kind: 'refused',
   refusal: { kind: 'guardrail', status: 412, message, details: { reason, docs: docsFor(reason), fix } },
 });
+
+const REFUSAL_FIX: Record<StatusRefusalReason, string> = {
+  campaign_not_launched: 'Launch the campaign first.',
+  campaign_frozen: 'A finished campaign cannot change; create a new one.',
+  campaign_not_finished: 'Wait until the campaign completes, or cancel it first.',
+};
 
 const updateFor = { paused: pauseCampaignUpdate, running: resumeCampaignUpdate, cancelled: cancelCampaignUpdate } as const;
 
@@ -113,7 +121,7 @@ async function steerRun(deps: ControlDeps, campaign: CampaignDoc, recipients: nu
   }
 }
 
-const CONTROL_OF: Record<ControlAction, RunControl> = { launch: 'running', resume: 'running', pause: 'paused', cancel: 'cancelled' };
+const CONTROL_OF: Record<Exclude<ControlAction, 'archive'>, RunControl> = { launch: 'running', resume: 'running', pause: 'paused', cancel: 'cancelled' };
 
 /**
  * A claim's effect and its write. For a launch the audience is staged first (once: a
@@ -139,8 +147,8 @@ async function applyClaim(
       consent: campaign.consent ? { ...campaign.consent, pin: { pinned_at: pin.pinned_at, recipients: pin.recipients, checksum: pin.checksum } } : null,
     };
   }
-  // A draft has no run to stop.
-  if (!(action === 'cancel' && campaign.status === 'draft')) {
+  // A draft has no run to stop; an archived campaign's run has finished sending.
+  if (action !== 'archive' && !(action === 'cancel' && campaign.status === 'draft')) {
     await steerRun(deps, campaign, recipients, CONTROL_OF[action], action === 'launch' && campaign.status === 'draft');
   }
   const written = await writeClaimedVersion(deps.db, claim, extra);
@@ -165,6 +173,29 @@ export function launchedEventData(campaign: CampaignDoc, notices: Notice[]): Rec
     launched_at: campaign.launched_at?.toISOString() ?? null,
     notices: notices.map((n) => n.code),
   };
+}
+
+/**
+ * `campaign.paused`, `campaign.resumed` and `campaign.ended` (docs/webhooks.md): once per
+ * version that made the move (the dedupe key), so a repeated write or a retried activity
+ * never sends one twice. `ended` carries the counters as last counted (late delivery
+ * statuses may still move them for a day).
+ */
+export async function publishLifecycleEvent(events: EventPublisher, campaign: CampaignDoc, at: Date, counters?: CampaignDoc['counters']): Promise<void> {
+  const type =
+    campaign.status === 'paused'
+      ? 'campaign.paused'
+      : campaign.status === 'running' || campaign.status === 'scheduled'
+        ? 'campaign.resumed'
+        : campaign.status === 'completed' || campaign.status === 'failed' || campaign.status === 'cancelled'
+          ? 'campaign.ended'
+          : null;
+  if (!type) return;
+  const data: Record<string, unknown> = { campaign_id: campaign._id, name: campaign.name, status: campaign.status, version: campaign.version };
+  if (type === 'campaign.ended') {
+    Object.assign(data, { recipients: campaign.recipients, ...(counters ?? campaign.counters), completed_at: campaign.completed_at?.toISOString() ?? null });
+  }
+  await events.publish({ tenantId: campaign.tenant_id, type, dedupeKey: `${type}:${campaign._id}:v${campaign.version}`, createdAt: at, data });
 }
 
 /**
@@ -194,7 +225,7 @@ export function allowanceNotices(workspace: WorkspaceDoc, recipients: number): N
 /** Finishes a claim whose writer died (its lease passed), so the campaign can move on. */
 async function finishAbandoned(deps: ControlDeps, campaign: CampaignDoc, workspace: WorkspaceDoc, winner: CampaignVersionDoc | null): Promise<void> {
   if (!winner || !isAbandoned(winner, campaign, deps.now())) return;
-  if (winner.trigger === 'start' || winner.trigger === 'complete') await writeClaimedVersion(deps.db, winner);
+  if (RUN_TRIGGERS.has(winner.trigger)) await writeClaimedVersion(deps.db, winner);
   else await applyClaim(deps, campaign, workspace, winner, null);
 }
 
@@ -216,7 +247,7 @@ export async function controlCampaign(
     const check = await checkLaunch({
       campaign,
       workspace,
-      request: { expected_version: request.expected_version, confirm_recipients: request.confirm_recipients ?? null },
+      request: { expected_version: request.expected_version ?? 0, confirm_recipients: request.confirm_recipients ?? null },
       now,
       evaluate: () => evaluateCampaign(db, campaign, workspace),
     });
@@ -224,14 +255,10 @@ export async function controlCampaign(
     evaluation = check.evaluation;
     set = { status: check.to, launched_at: campaign.launched_at ?? now };
   } else {
-    if (request.expected_version !== campaign.version) return conflict(campaign.version, request.expected_version);
+    if (request.expected_version !== undefined && request.expected_version !== campaign.version) return conflict(campaign.version, request.expected_version);
     const startsLater = campaign.schedule.start_at !== null && campaign.schedule.start_at.getTime() > now.getTime();
     const move = transition(campaign.status, action === 'resume' ? { kind: 'resume', startsLater } : { kind: action });
-    if (move.kind === 'refused') {
-      const fix =
-        move.reason === 'campaign_not_launched' ? 'Launch the campaign first.' : 'A finished campaign cannot change; create a new one.';
-      return guardrail(move.reason, move.message, fix);
-    }
+    if (move.kind === 'refused') return guardrail(move.reason, move.message, REFUSAL_FIX[move.reason]);
     if (move.kind === 'unchanged') return { kind: 'done', campaign, notices: [] };
     if (action === 'resume' && workspace.suspended) {
       return guardrail('workspace_suspended', 'This workspace is suspended for billing; the campaign stays paused.', 'Pay the open invoice; resuming works again once billing is restored.');
@@ -243,7 +270,7 @@ export async function controlCampaign(
   if (claimed.kind === 'lost') {
     await finishAbandoned(deps, campaign, workspace, claimed.winner);
     const current = await findCampaign(db, input.tenantId, input.campaignId);
-    return conflict(Math.max(current?.version ?? 0, campaign.version + 1), request.expected_version);
+    return conflict(Math.max(current?.version ?? 0, campaign.version + 1), request.expected_version ?? campaign.version);
   }
   const written = await applyClaim(deps, campaign, workspace, claimed.claim, evaluation);
   const notices = action === 'launch' ? allowanceNotices(workspace, written.recipients) : [];
@@ -255,35 +282,51 @@ export async function controlCampaign(
       createdAt: now,
       data: launchedEventData(written, notices),
     });
+  } else if (action !== 'archive') {
+    await publishLifecycleEvent(deps.events, written, now, action === 'cancel' ? await campaignCounters(deps.db, written._id) : undefined);
   }
   return { kind: 'done', campaign: written, notices };
 }
 
 /**
  * The run's own moves (`scheduled` → `running` when the start time comes, `running` →
- * `completed` when every recipient is final), claimed like a person's: answers the status
- * after the move, or the status that made it not apply (a pause landed first).
+ * `completed` when every recipient is final, → `failed` when the run cannot go on), claimed
+ * like a person's: answers the status after the move, or the status that made it not apply
+ * (a pause landed first). A completion or failure fires `campaign.ended`, also when an
+ * earlier attempt wrote the move and died before publishing (its dedupe key keeps it once).
  */
 export async function moveCampaignFromRun(
-  deps: { db: Db; now: () => Date },
-  input: { tenantId: string; campaignId: string; trigger: 'start' | 'complete'; at: Date },
+  deps: { db: Db; now: () => Date; events?: EventPublisher },
+  input: { tenantId: string; campaignId: string; trigger: 'start' | 'complete' | 'fail'; at: Date },
 ): Promise<CampaignDoc['status'] | null> {
+  const ended = async (status: CampaignDoc['status']) => {
+    if (!deps.events || input.trigger === 'start' || status !== (input.trigger === 'complete' ? 'completed' : 'failed')) return;
+    const campaign = await findCampaign(deps.db, input.tenantId, input.campaignId);
+    if (campaign) await publishLifecycleEvent(deps.events, campaign, input.at, await campaignCounters(deps.db, campaign._id));
+  };
   for (let attempt = 0; ; attempt++) {
     const campaign = await findCampaign(deps.db, input.tenantId, input.campaignId);
     if (!campaign) return null;
     const move = transition(campaign.status, { kind: input.trigger });
-    if (move.kind !== 'moved') return campaign.status;
+    if (move.kind !== 'moved') {
+      await ended(campaign.status);
+      return campaign.status;
+    }
     const set = { status: move.to, ...(move.completes ? { completed_at: input.at } : {}) };
     const claimed = await claimNextVersion(deps.db, campaign, input.trigger, set, input.at);
     if (claimed.kind === 'won') {
       await writeClaimedVersion(deps.db, claimed.claim);
+      await ended(move.to);
       return move.to;
     }
     // A person's change holds the next version: once written, the move is decided again on it.
-    if (claimed.winner && isAbandoned(claimed.winner, campaign, deps.now()) && (claimed.winner.trigger === 'start' || claimed.winner.trigger === 'complete')) {
+    if (claimed.winner && isAbandoned(claimed.winner, campaign, deps.now()) && RUN_TRIGGERS.has(claimed.winner.trigger)) {
       await writeClaimedVersion(deps.db, claimed.winner);
     }
     if (attempt > 50) throw new Error(`campaign ${input.campaignId}: version ${campaign.version + 1} is held by an unfinished change`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/** Moves whose claim carries everything to write (no effect on the run to redo). */
+const RUN_TRIGGERS: ReadonlySet<string> = new Set(['start', 'complete', 'fail', 'archive']);

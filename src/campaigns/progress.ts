@@ -2,6 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { COUNTER_NAMES, type CampaignCounters } from './campaign';
 import { CAMPAIGN_COUNT_CHUNK } from './contracts';
 import { readRecipientBatch, type RecipientState } from './staging';
+import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
 
 /**
  * The campaign's counters (campaigns-tickets-dues §2 `sent`, `delivered`, `read`, `failed`,
@@ -26,6 +27,8 @@ export interface CampaignProgressDoc {
   /** Chunk index → counts by state. */
   chunks: Record<string, StateCounts>;
   counters: CampaignCounters;
+  /** The hours the timeline has snapshots in (timeline.ts), oldest first. */
+  timeline_hours?: string[];
   updated_at: Date;
 }
 
@@ -79,12 +82,21 @@ export async function recount(
     for (const doc of docs) counts[doc.state] += 1;
     chunks[k] = counts;
   }
-  const counters = { ...ZERO_COUNTERS };
-  for (const counts of Object.values(chunks)) for (const name of COUNTER_NAMES) counters[name] += counts[name];
+  const totals = emptyCounts();
+  for (const counts of Object.values(chunks)) for (const state of Object.keys(totals) as RecipientState[]) totals[state] += counts[state];
+  const counters = Object.fromEntries(COUNTER_NAMES.map((name) => [name, totals[name]])) as CampaignCounters;
+  const hour = await recordSnapshot(db, { campaignId: input.campaignId, tenantId: input.tenantId, at: input.at, totals });
+  const hours = stored?.timeline_hours ?? [];
   await progress.replaceOne(
     { _id: input.campaignId },
-    { tenant_id: input.tenantId, chunks, counters, updated_at: input.at },
+    { tenant_id: input.tenantId, chunks, counters, timeline_hours: hours.includes(hour) ? hours : [...hours, hour], updated_at: input.at },
     { upsert: true },
   );
   return counters;
+}
+
+/** The campaign's counters over time, a point per minute in which they were counted (timeline.ts). */
+export async function campaignTimeline(db: Db, campaignId: string): Promise<TimelinePoint[]> {
+  const doc = await progressCollection(db).findOne({ _id: campaignId }, { projection: { timeline_hours: 1 } });
+  return readTimeline(db, campaignId, doc?.timeline_hours ?? []);
 }

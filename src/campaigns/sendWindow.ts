@@ -137,3 +137,10 @@ export function nextOpenTime(at: Date, window: SendWindow, timeZone: string): Da
   if (opening.getTime() > at.getTime()) return opening;
   return zonedHourStart(addDays(today, 1), window.startHour, timeZone);
 }
+
+/** When the window open at `at` shuts: today's closing hour in the zone (midnight for 24). */
+export function windowCloseTime(at: Date, window: SendWindow, timeZone: string): Date {
+  const local = localTime(at, timeZone);
+  const today = { year: local.year, month: local.month, day: local.day };
+  return window.endHour >= 24 ? zonedHourStart(addDays(today, 1), 0, timeZone) : zonedHourStart(today, window.endHour, timeZone);
+}

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { fromRoot } from '../local/paths';
 import { WEBHOOK_USAGE, planWebhookCall } from './webhookCommands';
 import { CALL_USAGE, planCallCommand } from './callCommands';
+import { CAMPAIGN_USAGE, planCampaignCommand } from './campaignCommands';
+import { watchCampaign, type WatchedCampaign } from './campaignWatch';
 import { UsageError } from './usageError';
 
 /**
@@ -55,6 +57,7 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
 
 ${WEBHOOK_USAGE}
 ${CALL_USAGE}
+${CAMPAIGN_USAGE}
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
 (default: the token npm start keeps in $DATA_DIR/console-token).`;
@@ -197,6 +200,8 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       if (webhookCall) return webhookCall;
       const callCommand = planCallCommand(positionals, flags, need, argv);
       if (callCommand) return callCommand;
+      const campaignCommand = planCampaignCommand(positionals, flags, need);
+      if (campaignCommand) return campaignCommand;
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
     }
   }
@@ -271,8 +276,9 @@ async function main(argv: string[]): Promise<number> {
     return positionals.length === 0 && !values.help ? 2 : 0;
   }
   const json = values.json === true;
-  const call = planCall(positionals, values, argv);
   const base = process.env.CONSOLE_URL || `http://127.0.0.1:${process.env.PORT || 3000}`;
+  if (positionals[0] === 'campaigns' && positionals[1] === 'watch') return watch(base, positionals, values);
+  const call = planCall(positionals, values, argv);
   const res = await fetch(`${base}/console/v1${call.path}`, {
     method: call.method,
     headers: { authorization: `Bearer ${consoleToken()}`, ...(call.body ? { 'content-type': 'application/json' } : {}) },
@@ -289,6 +295,42 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${call.format ? call.format(payload) : formatHuman(payload, call.columns)}\n`);
   }
   return res.ok ? 0 : 1;
+}
+
+/** Thrown by `campaigns watch` when the API refuses a read. */
+class Refused extends Error {}
+
+async function watch(base: string, positionals: string[], values: Record<string, string | boolean>): Promise<number> {
+  const unknown = Object.keys(values).filter((f) => f !== 'interval');
+  if (unknown.length > 0) throw new UsageError(`unknown flag for campaigns watch: ${unknown.map((f) => `--${f}`).join(', ')}`);
+  const workspace = need(positionals[2], '<workspace_id>');
+  const campaign = need(positionals[3], '<campaign_id>');
+  const interval = values.interval === undefined ? 2 : Number(values.interval);
+  if (!(interval >= 0.2)) throw new UsageError(`--interval takes seconds (0.2 or more), not ${JSON.stringify(values.interval)}`);
+  const token = consoleToken();
+  const url = `${base}/console/v1/workspaces/${encodeURIComponent(workspace)}/campaigns/${encodeURIComponent(campaign)}`;
+  try {
+    await watchCampaign({
+      read: async () => {
+        const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+        const body = (await res.json()) as Record<string, unknown>;
+        if (!res.ok) {
+          const error = body.error as { code: string; message: string };
+          throw new Refused(`error: ${error.code}: ${error.message}`);
+        }
+        return body as WatchedCampaign;
+      },
+      write: (text) => process.stdout.write(text),
+      tty: process.stdout.isTTY === true,
+      columns: () => process.stdout.columns ?? 80,
+      intervalMs: interval * 1000,
+    });
+    return 0;
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return 1;
+  }
 }
 
 if (require.main === module) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findCampaign, campaignCollections, type CampaignDoc } from '../../../src/campaigns/campaign';
+import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { ApiError } from '../../errors';
@@ -8,8 +8,8 @@ import { validationError } from '../../validation';
 import type { PublicDeps } from '../deps';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { controlCampaign, type ControlAction, type ControlResult } from '../../../src/campaigns/control';
-import { campaignCounters, countersOf } from '../../../src/campaigns/progress';
-import { readRecipientBatch } from '../../../src/campaigns/staging';
+import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
+import { campaignCounters } from '../../../src/campaigns/progress';
 import {
   campaignParams,
   campaignRecord,
@@ -28,10 +28,21 @@ import {
 const LIST = 'campaigns';
 const RECIPIENTS = 'campaign_recipients';
 
-const NOT_FOUND = 'Campaign not found.';
+export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
+const NOT_FOUND = CAMPAIGN_NOT_FOUND;
 const notFound = () => new ApiError('not_found', NOT_FOUND);
 
-const CONTROL_SUMMARIES: Record<Exclude<ControlAction, 'launch'>, string> = {
+/** A control's answer, or its refusal as the envelope (the public routes and the console alike). */
+export function answerControl(result: ControlResult): Extract<ControlResult, { kind: 'done' }> {
+  if (result.kind === 'not_found') throw notFound();
+  if (result.kind === 'refused') {
+    const { refusal } = result;
+    throw new ApiError(refusal.status === 409 ? 'conflict' : 'failed_precondition', refusal.message, refusal.details);
+  }
+  return result;
+}
+
+export const CONTROL_SUMMARIES: Record<Exclude<ControlAction, 'launch' | 'archive'>, string> = {
   pause: 'Stop sending for now (a scheduled or running campaign). Pausing a paused campaign changes nothing.',
   resume: 'Continue a paused campaign where it stopped: nobody is sent twice and the audience is not rebuilt.',
   cancel: 'Stop for good: everyone not yet sent is skipped and completed_at is set.',
@@ -39,20 +50,9 @@ const CONTROL_SUMMARIES: Record<Exclude<ControlAction, 'launch'>, string> = {
 
 export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'temporal' | 'config' | 'events'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
-  const { campaigns } = campaignCollections(deps.db);
   const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now });
   /** The record with its counters (kept apart: src/campaigns/progress.ts). */
   const withCounters = async (c: CampaignDoc) => campaignView({ ...c, counters: await campaignCounters(deps.db, c._id) });
-
-  /** A refusal of launch, pause, resume or cancel as its envelope. */
-  function answer(result: ControlResult): Extract<ControlResult, { kind: 'done' }> {
-    if (result.kind === 'not_found') throw notFound();
-    if (result.kind === 'refused') {
-      const { refusal } = result;
-      throw new ApiError(refusal.status === 409 ? 'conflict' : 'failed_precondition', refusal.message, refusal.details);
-    }
-    return result;
-  }
 
   async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
     const campaign = await findCampaign(deps.db, ctx.state.workspace!._id, id);
@@ -98,15 +98,13 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       },
       handler: async (ctx, { query: { limit, cursor, status } }) => {
         const tenantId = ctx.state.workspace!._id;
-        const filter: Record<string, unknown> = { tenant_id: tenantId, status: status ?? { $ne: 'archived' } };
+        let after = null;
         if (cursor) {
           const [updatedAt, id] = deps.cursors.decode(cursor, tenantId, LIST) as [string, string];
-          const at = new Date(updatedAt);
-          filter.$or = [{ updated_at: { $lt: at } }, { updated_at: at, _id: { $lt: id } }];
+          after = { updatedAt: new Date(updatedAt), id };
         }
-        const docs = await campaigns.find(filter).sort({ updated_at: -1, _id: -1 }).limit(limit).toArray();
-        const counters = await countersOf(deps.db, docs.map((d) => d._id));
-        ctx.body = page(docs, limit, (d) => campaignView({ ...d, counters: counters.get(d._id) ?? d.counters }), (last) => deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]));
+        const docs = await listCampaigns(deps.db, tenantId, { ...(status ? { status } : {}), after, limit });
+        ctx.body = page(docs, limit, campaignView, (last) => deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]));
       },
     }),
     route({
@@ -153,7 +151,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       notFound: { campaign_id: NOT_FOUND },
       errors: ['not_found', 'conflict', 'failed_precondition'],
       handler: async (ctx, { params, body }) => {
-        const done = answer(
+        const done = answerControl(
           await controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId: params.campaign_id, action: 'launch', request: body }),
         );
         ctx.body = { ...(await withCounters(done.campaign)), notices: done.notices };
@@ -172,7 +170,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         notFound: { campaign_id: NOT_FOUND },
         errors: ['not_found', 'conflict', 'failed_precondition'],
         handler: async (ctx, { params, body }) => {
-          const done = answer(await controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId: params.campaign_id, action, request: body }));
+          const done = answerControl(await controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId: params.campaign_id, action, request: body }));
           ctx.body = await withCounters(done.campaign);
         },
       }),
@@ -199,13 +197,8 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         const list = `${RECIPIENTS}:${campaign._id}`;
         // Pages by position: the next page's keys are known, so each is read by `_id`.
         const from = cursor ? Number((deps.cursors.decode(cursor, tenantId, list) as [unknown])[0]) : 0;
-        const docs = await readRecipientBatch(deps.db, campaign._id, from, Math.max(0, Math.min(limit, campaign.recipients - from)));
-        // The staged count says whether more follow, so the last page never points at an empty one.
-        const end = from + limit;
-        ctx.body = {
-          items: docs.map(recipientView),
-          next_cursor: end < campaign.recipients ? deps.cursors.encode(tenantId, list, [end]) : null,
-        };
+        const { docs, next } = await recipientPage(deps.db, campaign, from, limit);
+        ctx.body = { items: docs.map(recipientView), next_cursor: next === null ? null : deps.cursors.encode(tenantId, list, [next]) };
       },
     }),
   ];

@@ -2,7 +2,7 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Db } from 'mongodb';
 import { createActivities } from '../../../activities';
-import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
+import { campaignCollections, findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { campaignRunStateQuery, campaignRunWorkflowId, type CampaignRunState } from '../../../src/campaigns/contracts';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
 import { campaignCounters } from '../../../src/campaigns/progress';
@@ -10,6 +10,7 @@ import { readRecipientBatch } from '../../../src/campaigns/staging';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { CountingWhatsAppProvider, insertCampaignDraft, insertContacts, zoneOpenAt, type DraftOptions } from '../../support/campaigns';
 import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
+import { eventsOf } from '../../support/messaging';
 import { createTimeSkippingEnv } from '../../support/timeSkipping';
 import { createTestWorkspace, suspend, type TestWorkspace } from '../../support/workspaces';
 
@@ -214,6 +215,22 @@ describe('the campaign run (time-skipping)', () => {
     await result(c);
     expect((await recipients(c, 3)).map((r) => r.state)).toEqual(['sent', 'sent', 'sent']);
     expect(await stored(c)).toMatchObject({ status: 'completed' });
+  });
+
+  it('a run whose activity cannot finish marks the campaign failed (completed_at set, campaign.ended) instead of leaving it running', async () => {
+    const startAt = await utcAt(1, 12);
+    const c = await draft(2, { start_at: startAt, throttle_per_minute: 60 });
+    await control(c, 'launch');
+    // The record loses what every send needs: the batch activity fails for good (ReadModelMissing).
+    await campaignCollections(db).campaigns.updateOne({ _id: c._id }, { $set: { template: null } });
+    await expect(result(c)).rejects.toMatchObject({ cause: { type: 'CampaignRunFailed' } });
+    const failed = await stored(c);
+    expect(failed).toMatchObject({ status: 'failed', version: 4 });
+    expect(failed.completed_at!.getTime()).toBeGreaterThanOrEqual(startAt.getTime());
+    const ended = (await eventsOf(db, c.tenant_id, 'campaign.ended')).filter((e) => e.data.campaign_id === c._id);
+    expect(ended.map((e) => e.data)).toEqual([
+      { campaign_id: c._id, name: 'Broadcast', status: 'failed', version: 4, recipients: 2, sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0, completed_at: failed.completed_at!.toISOString() },
+    ]);
   });
 
   it('continues as new with a large audience (2,000): every recipient sent once, cursor carried, history bounded', async () => {

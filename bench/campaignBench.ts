@@ -1,0 +1,395 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { MongoClient, type Db } from 'mongodb';
+import { draftCampaign, insertDraft } from '../src/campaigns/createCampaign';
+import { readRecipientBatch } from '../src/campaigns/staging';
+import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
+import { collections } from '../src/db/collections';
+import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
+import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
+import { freePort, waitFor } from '../src/local/net';
+import { fromRoot, toolPath } from '../src/local/paths';
+import { simulatedDeliveryWorkflowId } from '../src/messaging/contracts';
+import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
+import { outboundMessagesCollection } from '../src/messaging/outboundMessages';
+import { simulatorScriptsCollection, scriptId, simulatorScriptSchema } from '../src/providers/whatsapp/simulatorScripts';
+import { loadAverage, sleep } from './benchStats';
+import { formatProfile, summariseProfiles } from './cpuProfileSummary';
+import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
+
+/**
+ * `npm run bench:campaigns`: WhatsApp campaigns on the embedded defaults (FerretDB on SQLite,
+ * the Temporal dev server, one API and one worker process, the WhatsApp simulator), loopback
+ * only. Two phases:
+ *
+ * 1. BENCH_CAMPAIGNS (10) campaigns of BENCH_RECIPIENTS (2,000) at 600 a minute, launched
+ *    together through the console; the simulator answers every send at once and reports
+ *    `sent`, `delivered` and `read` with no pause. Aggregate sends per second against the
+ *    throttle cap (10 × 600/min = 100/s; target ≥ 90/s), from the first to the last message's
+ *    own record time; history events per run; CPU per send per process.
+ * 2. One BENCH_LARGE (50,000) recipient campaign: evaluate and launch times through the
+ *    console (target < 10 s each), BENCH_PAUSE_AFTER_SECONDS (20) of sending, then a pause and
+ *    the time from the pause request to the last send; the worker's and API's peak memory.
+ *
+ * Phase 1 is bounded by BENCH_TIMEOUT_SECONDS (600): campaigns not completed by then are
+ * paused together (the time from that pause to their last send is reported too) and the
+ * rate is what was sent. BENCH_CPU_PROF=1 profiles the API and the worker (--cpu-prof) and
+ * summarises phase 1's window. Contacts, drafts and simulator scripts are written straight
+ * to the database (their routes are measured elsewhere). Figures go to .bench/campaigns-<time>.json.
+ */
+
+const campaignCount = Number(process.env.BENCH_CAMPAIGNS ?? 10);
+const recipientsEach = Number(process.env.BENCH_RECIPIENTS ?? 2_000);
+const largeRecipients = Number(process.env.BENCH_LARGE ?? 50_000);
+const pauseAfterSeconds = Number(process.env.BENCH_PAUSE_AFTER_SECONDS ?? 20);
+/** Phase 1 stops here if not every campaign completed: the rest are paused and the rate is what was sent. */
+const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 600) * 1000;
+const cpuProfile = process.env.BENCH_CPU_PROF === '1';
+const THROTTLE = 600;
+const TENANT = 'ws_bench_campaigns';
+const CONSOLE_TOKEN = 'bench-console-token-0123456789';
+const tools = process.env.TOOLS_DIR ?? '.tools';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
+/** An Etc/GMT zone whose local hour now is 10:00 to 12:59, so a run of several minutes stays inside 09:00 to 21:00. */
+function zoneOpenNow(): string {
+  const hour = new Date().getUTCHours();
+  const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => { const h = (hour + n + 24) % 24; return h >= 10 && h <= 12; })!;
+  return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+}
+
+/** Peak resident memory of a process (VmHWM), in MB. */
+function peakMemoryMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
+}
+
+/** `count` contacts with mobile numbers `+919<code><index>`; `code` two digits, one per audience. */
+async function insertContacts(db: Db, code: string, count: number): Promise<{ ids: string[]; phones: string[] }> {
+  const at = new Date();
+  const ids: string[] = [];
+  const phones: string[] = [];
+  for (let start = 0; start < count; start += 1_000) {
+    const docs: ContactDoc[] = Array.from({ length: Math.min(1_000, count - start) }, (_, k) => {
+      const i = start + k;
+      return {
+        _id: `cnt_${code}${String(i).padStart(22, '0')}`,
+        tenant_id: TENANT,
+        name: `Person ${i}`,
+        email: null,
+        phone: `+919${code}${String(i).padStart(7, '0')}`,
+        external_id: null,
+        tags: [],
+        created_at: at,
+        updated_at: at,
+      };
+    });
+    await contactCollections(db).contacts.insertMany(docs);
+    for (const d of docs) {
+      ids.push(d._id);
+      phones.push(d.phone!);
+    }
+  }
+  return { ids, phones };
+}
+
+/** The simulator answers at once: every status with no pause (one script per recipient). */
+async function scriptAtOnce(db: Db, phones: string[]): Promise<void> {
+  const script = simulatorScriptSchema.parse({ delays_ms: { sent: 0, delivered: 0, read: 0, failed: 0 } });
+  const at = new Date();
+  for (let start = 0; start < phones.length; start += 1_000) {
+    await simulatorScriptsCollection(db).insertMany(
+      phones.slice(start, start + 1_000).map((phone) => ({ _id: scriptId(TENANT, phone), tenant_id: TENANT, recipient: phone, ...script, updated_at: at })),
+    );
+  }
+}
+
+async function draft(db: Db, name: string, contactIds: string[], timezone: string): Promise<string> {
+  const workspace = (await collections(db).workspaces.findOne({ _id: TENANT }))!;
+  const drafted = draftCampaign(
+    {
+      name,
+      channel: 'whatsapp',
+      audience: { kind: 'contact_ids', contact_ids: contactIds, tags: [] },
+      template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
+      agent_id: null,
+      purpose: null,
+      script: null,
+      capture: null,
+      call_back_incomplete: false,
+      schedule: { throttle_per_minute: THROTTLE, timezone },
+      consent: { basis: 'existing_customer', note: null },
+      sender_id: null,
+      metadata: {},
+    },
+    { workspace, createdBy: { kind: 'console', id: 'bench' }, now: new Date() },
+  );
+  if (drafted.kind !== 'drafted') throw new Error(`draft refused: ${JSON.stringify(drafted)}`);
+  await insertDraft(db, drafted);
+  return drafted.campaign._id;
+}
+
+/** When each of the first `count` recipients' messages was recorded (ms), read by `_id`. */
+async function sendTimes(db: Db, campaignId: string, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let from = 0; from < count; from += 100) {
+    const recipients = await readRecipientBatch(db, campaignId, from, Math.min(100, count - from));
+    const messages = await Promise.all(
+      recipients.filter((r) => r.message_id).map((r) => outboundMessagesCollection(db).findOne({ _id: r.message_id! }, { projection: { created_at: 1 } })),
+    );
+    for (const m of messages) if (m) times.push(m.created_at.getTime());
+  }
+  return times;
+}
+
+/** History events of a workflow, every run back to the first. */
+async function historyEvents(client: Client, workflowId: string): Promise<{ runs: number; events: number; perRun: number[] }> {
+  const perRun: number[] = [];
+  let runId: string | undefined;
+  do {
+    const history = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    perRun.unshift(history.length);
+    runId = history[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  } while (runId);
+  return { runs: perRun.length, events: perRun.reduce((a, b) => a + b, 0), perRun };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-campaigns-'));
+  const children: ManagedProcess[] = [];
+  const closers: (() => Promise<unknown>)[] = [];
+  const loadBefore = loadAverage();
+  try {
+    const [mongoPort, temporalPort, uiPort, apiPort, metricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [ferret, temporal] = await Promise.all([
+      startFerretDb({ binary: toolPath(tools, 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') }),
+      startTemporalDevServer({ binary: toolPath(tools, 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') }),
+    ]);
+    children.push(ferret.process, temporal.process);
+    const env = {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      PORT: String(apiPort),
+      MONGODB_URL: ferret.address,
+      MONGODB_DB: 'bench',
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: 'bench-campaigns',
+      CONSOLE_TOKEN,
+      WORKER_METRICS_PORT: String(metricsPort),
+    };
+    const profileDir = fromRoot(join('.bench', `campaigns-profiles-${Date.now()}`));
+    const nodeArgs = (name: string) => {
+      if (!cpuProfile) return [];
+      mkdirSync(join(profileDir, name), { recursive: true });
+      return ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
+    };
+    const worker = startProcess('worker', process.execPath, [...nodeArgs('worker'), join(__dirname, '../src/main/worker.js')], { env, logFile: join(dir, 'worker.log') });
+    children.push(worker);
+    await untilReady(worker, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 180_000, 250));
+    const api = startProcess('api', process.execPath, [...nodeArgs('api'), join(__dirname, '../src/main/api.js')], { env, logFile: join(dir, 'api.log') });
+    children.push(api);
+    const base = `http://127.0.0.1:${apiPort}`;
+    await untilReady(api, waitFor('API', async () => (await fetch(`${base}/readyz`)).ok, 60_000));
+
+    const mongo = await new MongoClient(ferret.address).connect();
+    closers.push(() => mongo.close());
+    const db = mongo.db('bench');
+    const connection = await Connection.connect({ address: temporal.address });
+    closers.push(() => connection.close());
+    const client = new Client({ connection });
+    await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'Campaign bench', environment: 'test' });
+    // Room for every message of both phases in the plan's included conversations.
+    await collections(db).workspaces.updateOne({ _id: TENANT }, { $set: { 'plan.conversations_included': 1_000_000 } });
+
+    const consoleCall = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+      const started = performance.now();
+      const res = await fetch(`${base}/console/v1/workspaces/${TENANT}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${CONSOLE_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const json = (await res.json()) as Record<string, any>;
+      if (!res.ok) throw Object.assign(new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`), { status: res.status });
+      return { body: json, ms: performance.now() - started };
+    };
+    /**
+     * A launch as a client retries it: a 503 (the API's 2 s database budget ran out under
+     * load) or a 500 (printed with the API's log) leaves the version claimed; asking again answers 409 until the claim's 120 s lease
+     * lets a later request finish it, so the campaign is read until it has left `draft`.
+     */
+    let launchRefusals = 0;
+    const launch = async (id: string, body: Record<string, unknown>) => {
+      const started = performance.now();
+      for (;;) {
+        try {
+          const done = await consoleCall('POST', `/campaigns/${id}/launch`, body);
+          return { body: done.body, ms: performance.now() - started };
+        } catch (err) {
+          const status = (err as { status?: number }).status;
+          if (status !== 503 && status !== 409 && status !== 500) throw err;
+          launchRefusals++;
+          say(`  launch of ${id}: ${status}, asking again (${seconds(performance.now() - started)} s so far)`);
+          if (status === 500) say(`  the API's log:\n${api.tail()}`);
+          await sleep(5_000);
+          const shown = await consoleCall('GET', `/campaigns/${id}`).catch(() => null);
+          if (shown && shown.body.status !== 'draft') return { body: shown.body, ms: performance.now() - started };
+        }
+      }
+    };
+
+    // ---- Phase 1: campaigns launched together.
+    const zone = zoneOpenNow();
+    const campaigns: string[] = [];
+    for (let c = 0; c < campaignCount; c++) {
+      const { ids, phones } = await insertContacts(db, String(c).padStart(2, '0'), recipientsEach);
+      await scriptAtOnce(db, phones);
+      campaigns.push(await draft(db, `Bench ${c}`, ids, zone));
+    }
+    say(`embedded defaults: FerretDB (SQLite) + Temporal dev server + 1 API + 1 worker process; load average before ${loadBefore}`);
+    say(`phase 1: ${campaignCount} campaigns × ${recipientsEach} recipients at ${THROTTLE}/min (cap ${(campaignCount * THROTTLE) / 60}/s), zone ${zone}, simulator answering at once`);
+
+    const meter = cpuMeter(
+      { api: api.child.pid!, worker: worker.child.pid!, temporal: temporal.process.child.pid!, ferretdb: ferret.process.child.pid! },
+      ['temporal', 'ferretdb'],
+    );
+    const before = meter.mark();
+    const t0 = Date.now();
+    const launches = await Promise.all(campaigns.map((id) => launch(id, { expected_version: 1 })));
+    const launchMs = launches.map((l) => l.ms);
+    say(`  launched in ${seconds(Math.max(...launchMs))} s (slowest of ${campaignCount}; each stages ${recipientsEach})`);
+
+    let finished = 0;
+    let shown: { body: Record<string, any> }[] = [];
+    while (Date.now() - t0 < timeoutMs) {
+      shown = await Promise.all(campaigns.map((id) => consoleCall('GET', `/campaigns/${id}`)));
+      finished = shown.filter((s) => s.body.status === 'completed').length;
+      if (finished === campaignCount) break;
+      await sleep(1_000);
+    }
+    const cpu = meter.since(before);
+    const complete = finished === campaignCount;
+    // Out of time: pause the rest together and see how soon their sends stop.
+    let pausedAt: number | null = null;
+    if (!complete) {
+      pausedAt = Date.now();
+      await Promise.all(
+        shown.filter((s) => s.body.status !== 'completed').map((s) => consoleCall('POST', `/campaigns/${s.body.campaign_id}/pause`, { expected_version: s.body.version })),
+      );
+      await sleep(15_000);
+    }
+    const times = (await Promise.all(campaigns.map((id) => sendTimes(db, id, recipientsEach)))).flat().sort((a, b) => a - b);
+    const pauseToLastSendMs = pausedAt === null ? null : Math.max(0, (times.at(-1) ?? pausedAt) - pausedAt);
+    const sends = times.length;
+    // The rate while every campaign was sending: up to the timeout's pause (or the last send).
+    const inRun = pausedAt === null ? times : times.filter((t) => t <= pausedAt);
+    const spanMs = inRun.length > 1 ? inRun.at(-1)! - inRun[0]! : NaN;
+    const sendsPerSecond = inRun.length > 1 ? ((inRun.length - 1) / spanMs) * 1000 : 0;
+    // The busiest and the quietest whole 10 s of the run.
+    const windows: number[] = [];
+    for (let at = times[0]!; at + 10_000 <= times.at(-1)!; at += 10_000) windows.push(times.filter((t) => t >= at && t < at + 10_000).length / 10);
+    say(`  ${inRun.length} sends from ${new Date(inRun[0]!).toISOString()} to ${new Date(inRun.at(-1)!).toISOString()} (${seconds(spanMs)} s): ${sendsPerSecond.toFixed(1)} sends/s aggregate against the ${(campaignCount * THROTTLE) / 60}/s cap${complete ? '' : ` (INCOMPLETE: ${finished} of ${campaignCount} completed in ${timeoutMs / 1000} s)`}`);
+    if (pausedAt !== null) say(`  the ${campaignCount - finished} unfinished campaigns paused together: last send ${pauseToLastSendMs} ms after the pause request, ${times.filter((t) => t > pausedAt!).length} sends after it`);
+    if (windows.length) say(`  per 10 s: min ${Math.min(...windows).toFixed(1)}/s, max ${Math.max(...windows).toFixed(1)}/s`);
+    say(`  launch → all completed ${seconds(Date.now() - t0)} s`);
+    say(formatPerUnit(cpu, sends, 'send'));
+    const histories = await Promise.all(campaigns.map((id) => historyEvents(client, id)));
+    const perRun = histories.flatMap((h) => h.perRun);
+    say(`  history: ${histories.reduce((a, h) => a + h.events, 0)} events in ${perRun.length} runs for ${campaignCount} campaigns (per run ${Math.min(...perRun)}–${Math.max(...perRun)}; ${(histories.reduce((a, h) => a + h.events, 0) / Math.max(1, sends)).toFixed(2)} per send)`);
+    // The simulator's statuses: one workflow per accepted message (src/providers/whatsapp/simulator.ts).
+    const sample = (await readRecipientBatch(db, campaigns[0]!, 0, 20)).filter((r) => r.message_id);
+    const deliveryEvents = await Promise.all(sample.map(async (r) => ((await client.workflow.getHandle(simulatedDeliveryWorkflowId(r.message_id!)).fetchHistory()).events ?? []).length));
+    const deliveryPerMessage = deliveryEvents.length ? deliveryEvents.reduce((a, b) => a + b, 0) / deliveryEvents.length : null;
+    say(`  the simulator's statuses: one simulatedWhatsAppDelivery workflow per message, ${deliveryPerMessage?.toFixed(1) ?? '–'} history events each (sample of ${deliveryEvents.length})`);
+    const profiles = cpuProfile ? { window: cpu.window } : null;
+
+    // ---- Phase 2: one large campaign.
+    const { ids: largeIds } = await insertContacts(db, '99', largeRecipients);
+    const large = await draft(db, 'Bench large', largeIds, zone);
+    say(`phase 2: one campaign of ${largeRecipients} recipients (contact_ids)`);
+    const evaluateStarted = performance.now();
+    const evaluated = await consoleCall('POST', `/campaigns/${large}/evaluate`).catch((err: { status?: number; message: string }) => {
+      if (err.status !== 503) throw err;
+      return { body: { eligible: null }, ms: NaN, refused: `${err.message} after ${seconds(performance.now() - evaluateStarted)} s` };
+    });
+    say(`  evaluate ${'refused' in evaluated ? `REFUSED: ${evaluated.refused}` : `${seconds(evaluated.ms)} s (eligible ${evaluated.body.eligible})`}`);
+    const launched = await launch(large, { expected_version: 1, confirm_recipients: evaluated.body.eligible });
+    say(`  launch ${seconds(launched.ms)} s (staged ${launched.body.recipients})`);
+    await sleep(pauseAfterSeconds * 1000);
+    const pauseAt = Date.now();
+    const paused = await consoleCall('POST', `/campaigns/${large}/pause`, { expected_version: launched.body.version });
+    const pausedAnsweredAt = Date.now();
+    // Sends stop within a batch: wait until the counted recipients stay still for 10 s.
+    let last = -1;
+    let stillSince = Date.now();
+    while (Date.now() - stillSince < 10_000 && Date.now() - pauseAt < 120_000) {
+      const shown = (await consoleCall('GET', `/campaigns/${large}`)).body;
+      const processed = shown.sent + shown.delivered + shown.read + shown.failed + shown.skipped;
+      if (processed !== last) {
+        last = processed;
+        stillSince = Date.now();
+      }
+      await sleep(1_000);
+    }
+    const largeTimes = (await sendTimes(db, large, Math.min(largeRecipients, last + 200))).sort((a, b) => a - b);
+    const lastSend = largeTimes.at(-1) ?? pauseAt;
+    const afterPause = largeTimes.filter((t) => t > pauseAt).length;
+    say(`  paused after ${largeTimes.length} sends (answered in ${pausedAnsweredAt - pauseAt} ms, version ${paused.body.version}); last send ${lastSend - pauseAt} ms after the pause request, ${afterPause} sends after it`);
+    const memory = { worker_peak_mb: peakMemoryMb(worker.child.pid!), api_peak_mb: peakMemoryMb(api.child.pid!) };
+    say(`  peak memory (VmHWM): worker ${memory.worker_peak_mb} MB, API ${memory.api_peak_mb} MB (the API stages the audience at launch)`);
+    say(`load average before ${loadBefore}, after ${loadAverage()} (2 cores shared with other work)`);
+
+    const file = writeBenchFigures('campaigns', {
+      at: new Date().toISOString(),
+      settings: { campaigns: campaignCount, recipients_each: recipientsEach, throttle_per_minute: THROTTLE, large_recipients: largeRecipients },
+      burst: {
+        complete,
+        sends,
+        span_seconds: Math.round(spanMs) / 1000,
+        sends_per_second: Math.round(sendsPerSecond * 10) / 10,
+        cap_per_second: (campaignCount * THROTTLE) / 60,
+        per_10s_min: windows.length ? Math.min(...windows) : null,
+        per_10s_max: windows.length ? Math.max(...windows) : null,
+        launch_ms_max: Math.round(Math.max(...launchMs)),
+        launch_refusals_retried: launchRefusals,
+        history_events: histories.map((h) => h.events),
+        simulated_delivery_events_per_message: deliveryPerMessage,
+        pause_to_last_send_ms: pauseToLastSendMs,
+        history_runs: perRun.length,
+        cpu: { ...cpu, window: undefined },
+        cpu_ms_per_send: perUnit(cpu, sends),
+      },
+      large: {
+        recipients: largeRecipients,
+        evaluate_ms: Number.isNaN(evaluated.ms) ? null : Math.round(evaluated.ms),
+        launch_ms: Math.round(launched.ms),
+        pause_answer_ms: pausedAnsweredAt - pauseAt,
+        pause_to_last_send_ms: lastSend - pauseAt,
+        sends_after_pause: afterPause,
+        ...memory,
+      },
+      load_average_before: loadBefore,
+      load_average_after: loadAverage(),
+    });
+    say(`written to ${file}`);
+    if (profiles) {
+      for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
+      for (const child of children.splice(0).reverse()) await child.stop();
+      say('where the CPU went in phase 1 (--cpu-prof):');
+      for (const name of ['api', 'worker']) for (const summary of summariseProfiles(join(profileDir, name), profiles.window)) say(formatProfile(name, summary));
+    }
+  } finally {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    for (const child of children.reverse()) await child.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

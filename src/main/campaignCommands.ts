@@ -1,0 +1,128 @@
+import { UsageError } from './usageError';
+
+/**
+ * The console CLI's `campaigns …` commands (docs/console.md, "Campaigns"), planned as one
+ * console API call each; `campaigns watch` is a loop of reads (campaignWatch.ts). Flags are
+ * read here by name, so a mistyped one is a usage error, not a field the API refuses.
+ */
+
+export interface CampaignCommand {
+  method: 'GET' | 'POST' | 'PATCH';
+  path: string;
+  body?: Record<string, unknown>;
+  columns?: string[];
+}
+
+export const CAMPAIGN_USAGE = `  campaigns list <workspace_id> [--status <status>] [--include-archived] [--limit 25] [--cursor …]
+  campaigns show <workspace_id> <campaign_id>                  with live counters
+  campaigns evaluate <workspace_id> <campaign_id>
+  campaigns launch <workspace_id> <campaign_id> --expected-version <n> [--confirm-recipients <n>]
+  campaigns pause|resume|cancel <workspace_id> <campaign_id> --expected-version <n>
+  campaigns archive <workspace_id> <campaign_id>               a completed, failed or cancelled one
+  campaigns recipients <workspace_id> <campaign_id> [--limit 50] [--cursor …]
+  campaigns timeline <workspace_id> <campaign_id>              counters per minute
+  campaigns settings <workspace_id> [--throttle-per-minute <1-600>] [--send-window-start-hour <9-20>]
+                     [--send-window-end-hour <10-21>] [--timezone <zone>|none] [--max-recipients-per-campaign <n>]
+  campaigns watch <workspace_id> <campaign_id> [--interval <s>]  progress bar and finish estimate until it ends`;
+
+type Flags = Record<string, string | boolean | undefined>;
+type Need = (value: string | undefined, what: string) => string;
+
+const LIST_COLUMNS = ['campaign_id', 'name', 'status', 'version', 'recipients', 'sent', 'delivered', 'read', 'failed', 'skipped', 'updated_at'];
+const SETTINGS_FLAGS = ['throttle-per-minute', 'send-window-start-hour', 'send-window-end-hour', 'timezone', 'max-recipients-per-campaign'] as const;
+const ALLOWED: Record<string, readonly string[]> = {
+  list: ['status', 'include-archived', 'limit', 'cursor'],
+  launch: ['expected-version', 'confirm-recipients'],
+  pause: ['expected-version'],
+  resume: ['expected-version'],
+  cancel: ['expected-version'],
+  recipients: ['limit', 'cursor'],
+  settings: SETTINGS_FLAGS,
+  watch: ['interval'],
+};
+
+function text(flags: Flags, name: string): string | undefined {
+  const value = flags[name];
+  if (value === true) throw new UsageError(`--${name} takes a value`);
+  return value === undefined ? undefined : String(value);
+}
+
+function integer(flags: Flags, name: string): number | undefined {
+  const raw = text(flags, name);
+  if (raw === undefined) return undefined;
+  if (!/^-?\d+$/.test(raw.trim())) throw new UsageError(`--${name} takes a whole number, not ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+function query(pairs: [string, string | undefined][]): string {
+  const qs = new URLSearchParams(pairs.filter((p): p is [string, string] => p[1] !== undefined)).toString();
+  return qs ? `?${qs}` : '';
+}
+
+/** The call for a campaign command, or null when the command is not one of these (`watch` included: it is a loop). */
+export function planCampaignCommand(positionals: string[], flags: Flags, need: Need): CampaignCommand | null {
+  const [resource, action, workspace, campaign] = positionals;
+  if (resource !== 'campaigns' || action === undefined || action === 'watch') return null;
+  const allowed = ALLOWED[action] ?? [];
+  const unknown = Object.keys(flags).filter((f) => f !== 'json' && !allowed.includes(f));
+  if (unknown.length > 0) throw new UsageError(`unknown flag for campaigns ${action}: ${unknown.map((f) => `--${f}`).join(', ')}`);
+  const ws = () => `/workspaces/${encodeURIComponent(need(workspace, '<workspace_id>'))}`;
+  const one = () => `${ws()}/campaigns/${encodeURIComponent(need(campaign, '<campaign_id>'))}`;
+  const version = () => {
+    const v = integer(flags, 'expected-version');
+    if (v === undefined) throw new UsageError(`campaigns ${action} needs --expected-version (the version shown by campaigns show)`);
+    return v;
+  };
+  switch (action) {
+    case 'list': {
+      const archived = flags['include-archived'];
+      return {
+        method: 'GET',
+        path: `${ws()}/campaigns${query([
+          ['status', text(flags, 'status')],
+          ['include_archived', archived === undefined ? undefined : archived === true || archived === 'true' ? 'true' : 'false'],
+          ['limit', text(flags, 'limit')],
+          ['cursor', text(flags, 'cursor')],
+        ])}`,
+        columns: LIST_COLUMNS,
+      };
+    }
+    case 'show':
+      return { method: 'GET', path: one() };
+    case 'evaluate':
+      return { method: 'POST', path: `${one()}/evaluate` };
+    case 'launch': {
+      const confirm = integer(flags, 'confirm-recipients');
+      return { method: 'POST', path: `${one()}/launch`, body: { expected_version: version(), ...(confirm === undefined ? {} : { confirm_recipients: confirm }) } };
+    }
+    case 'pause':
+    case 'resume':
+    case 'cancel':
+      return { method: 'POST', path: `${one()}/${action}`, body: { expected_version: version() } };
+    case 'archive':
+      return { method: 'POST', path: `${one()}/archive` };
+    case 'recipients':
+      return {
+        method: 'GET',
+        path: `${one()}/recipients${query([['limit', text(flags, 'limit')], ['cursor', text(flags, 'cursor')]])}`,
+        columns: ['position', 'contact_id', 'to', 'state', 'reason', 'message_id', 'state_at'],
+      };
+    case 'timeline':
+      return { method: 'GET', path: `${one()}/timeline`, columns: ['at', 'queued', 'sent', 'delivered', 'read', 'failed', 'skipped'] };
+    case 'settings': {
+      const body: Record<string, unknown> = {};
+      for (const flag of SETTINGS_FLAGS) {
+        if (flags[flag] === undefined) continue;
+        const key = flag.replace(/-/g, '_');
+        if (flag === 'timezone') {
+          const zone = text(flags, flag)!;
+          body[key] = zone === 'none' ? null : zone;
+        } else body[key] = integer(flags, flag);
+      }
+      const path = `${ws()}/campaign-settings`;
+      return Object.keys(body).length === 0 ? { method: 'GET', path } : { method: 'PATCH', path, body };
+    }
+    default:
+      return null;
+  }
+}

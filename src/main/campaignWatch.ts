@@ -1,0 +1,173 @@
+import { estimateFinish } from '../campaigns/estimate';
+
+/**
+ * `campaigns watch <workspace> <campaign>`: reads the campaign (the console's GET, with live
+ * counters) every few seconds and draws a progress bar, the counters and an estimated finish
+ * time until the campaign ends. On a terminal the drawing is redrawn in place; otherwise
+ * (a pipe, a log) one plain line is printed whenever something changed.
+ *
+ * Counters are read generically: the five message counters first, then any other number the
+ * read model carries (call campaigns add their own), so a new counter shows without a change here.
+ */
+
+export interface WatchedCampaign {
+  campaign_id: string;
+  name: string;
+  status: string;
+  version: number;
+  recipients: number;
+  counters?: Record<string, unknown>;
+  schedule?: { start_at: string | null; timezone: string; throttle_per_minute: number; send_window_start_hour: number; send_window_end_hour: number };
+  [field: string]: unknown;
+}
+
+/** Statuses after which nothing more is sent. */
+export const FINISHED_STATUSES = new Set(['completed', 'failed', 'cancelled', 'archived']);
+const PROGRESS_COUNTERS = ['sent', 'delivered', 'read', 'failed', 'skipped'];
+/** Top-level numbers that are not counters. */
+const NOT_COUNTERS = new Set(['version', 'recipients']);
+
+/** Every counter, message ones first, from `counters` (or, failing that, the record's top level). */
+export function countersOf(campaign: WatchedCampaign): [string, number][] {
+  const source = campaign.counters ?? Object.fromEntries(Object.entries(campaign).filter(([k]) => !NOT_COUNTERS.has(k)));
+  const numeric = Object.entries(source).filter((e): e is [string, number] => typeof e[1] === 'number');
+  const known = PROGRESS_COUNTERS.flatMap((name) => numeric.filter(([k]) => k === name));
+  return [...known, ...numeric.filter(([k]) => !PROGRESS_COUNTERS.includes(k))];
+}
+
+/** Recipients no longer queued: every message counter counts a person once. */
+export function processedOf(campaign: WatchedCampaign): number {
+  return countersOf(campaign)
+    .filter(([k]) => PROGRESS_COUNTERS.includes(k))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+export function progressBar(done: number, total: number, width: number): string {
+  const share = total > 0 ? Math.min(1, done / total) : 0;
+  const filled = Math.round(share * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.floor(share * 100)).padStart(3)}%`;
+}
+
+const group = (n: number) => n.toLocaleString('en-US');
+
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return `${d}d ${h}h`;
+  if (h > 0) return `${h}h ${m}m`;
+  if (m > 0) return `${m}m ${s % 60}s`;
+  return `${s}s`;
+}
+
+/** A sample of progress, to measure the rate actually achieved. */
+export interface ProgressSample {
+  atMs: number;
+  processed: number;
+}
+
+/** Sends a minute over the samples of the last `spanMs`, or null until they span 10 s. */
+export function observedPerMinute(samples: ProgressSample[], spanMs = 60_000): number | null {
+  const last = samples.at(-1);
+  if (!last) return null;
+  const first = samples.find((s) => last.atMs - s.atMs <= spanMs) ?? last;
+  const elapsed = last.atMs - first.atMs;
+  if (elapsed < 10_000) return null;
+  return ((last.processed - first.processed) / elapsed) * 60_000;
+}
+
+/**
+ * What the finish estimate says: done, paused, waiting, or the time of the last send at the
+ * throttle (or the rate seen, when lower) inside the send window.
+ */
+export function finishEstimate(campaign: WatchedCampaign, now: Date, observed: number | null): string {
+  const remaining = Math.max(0, campaign.recipients - processedOf(campaign));
+  if (FINISHED_STATUSES.has(campaign.status)) return `finished (${campaign.status})`;
+  if (campaign.status === 'draft') return 'not launched';
+  if (campaign.status === 'paused') return `paused with ${group(remaining)} to go`;
+  if (remaining === 0) return 'every recipient sent; completing';
+  const schedule = campaign.schedule;
+  if (!schedule) return 'unknown (no schedule)';
+  const throttle = schedule.throttle_per_minute;
+  const perMinute = observed !== null && observed > 0 ? Math.min(throttle, observed) : throttle;
+  const startAt = schedule.start_at ? new Date(schedule.start_at) : null;
+  const from = startAt && startAt > now ? startAt : now;
+  const at = estimateFinish({
+    remaining,
+    perMinute,
+    window: { startHour: schedule.send_window_start_hour, endHour: schedule.send_window_end_hour },
+    timeZone: schedule.timezone,
+    from,
+  });
+  if (!at) return 'unknown';
+  const rate = `${Math.round(perMinute)}/min${observed !== null && perMinute < throttle ? ' seen' : ''}`;
+  return `${at.toISOString().replace(/\.\d{3}Z$/, 'Z')} (in ${formatDuration(at.getTime() - now.getTime())} at ${rate})`;
+}
+
+export interface RenderOptions {
+  now: Date;
+  observed: number | null;
+  /** Terminal columns; the bar takes what is left, 10 to 40 characters. */
+  columns: number;
+}
+
+/** The drawing for a terminal: title, bar, counters, estimate. */
+export function renderWatch(campaign: WatchedCampaign, options: RenderOptions): string[] {
+  const processed = processedOf(campaign);
+  const barWidth = Math.max(10, Math.min(40, options.columns - 40));
+  const queued = Math.max(0, campaign.recipients - processed);
+  return [
+    `${campaign.name} (${campaign.campaign_id})  ${campaign.status}  version ${campaign.version}`,
+    `${progressBar(processed, campaign.recipients, barWidth)}  ${group(processed)} of ${group(campaign.recipients)} recipients`,
+    [...countersOf(campaign).map(([k, n]) => `${k} ${group(n)}`), `queued ${group(queued)}`].join('  '),
+    `finish: ${finishEstimate(campaign, options.now, options.observed)}`,
+  ];
+}
+
+/** One line for a pipe or a log. */
+export function renderPlain(campaign: WatchedCampaign, options: Omit<RenderOptions, 'columns'>): string {
+  const processed = processedOf(campaign);
+  const share = campaign.recipients > 0 ? Math.floor((processed / campaign.recipients) * 100) : 0;
+  const counters = countersOf(campaign).map(([k, n]) => `${k}=${n}`).join(' ');
+  return `${options.now.toISOString()} ${campaign.status} ${processed}/${campaign.recipients} (${share}%) ${counters} finish: ${finishEstimate(campaign, options.now, options.observed)}`;
+}
+
+export interface WatchDeps {
+  read: () => Promise<WatchedCampaign>;
+  write: (text: string) => void;
+  tty: boolean;
+  columns: () => number;
+  intervalMs: number;
+  now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Draws until the campaign is finished; answers its last reading. */
+export async function watchCampaign(deps: WatchDeps): Promise<WatchedCampaign> {
+  const now = deps.now ?? (() => new Date());
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const samples: ProgressSample[] = [];
+  let drawn = 0;
+  let lastPlain = '';
+  for (;;) {
+    const campaign = await deps.read();
+    const at = now();
+    samples.push({ atMs: at.getTime(), processed: processedOf(campaign) });
+    while (samples.length > 2 && at.getTime() - samples[0]!.atMs > 120_000) samples.shift();
+    const observed = campaign.status === 'running' ? observedPerMinute(samples) : null;
+    if (deps.tty) {
+      const lines = renderWatch(campaign, { now: at, observed, columns: deps.columns() });
+      // Up over the last drawing and clear it, then draw again.
+      deps.write(`${drawn > 0 ? `\x1b[${drawn}A\x1b[J` : ''}${lines.join('\n')}\n`);
+      drawn = lines.length;
+    } else {
+      // A line when the status or a counter moved (the estimate alone changing prints nothing).
+      const key = `${campaign.status} ${JSON.stringify(countersOf(campaign))}`;
+      if (key !== lastPlain) deps.write(`${renderPlain(campaign, { now: at, observed })}\n`);
+      lastPlain = key;
+    }
+    if (FINISHED_STATUSES.has(campaign.status)) return campaign;
+    await sleep(deps.intervalMs);
+  }
+}
