@@ -11,6 +11,8 @@ import { SESSION_COOKIE } from './session/cookie';
 import type { ConsoleSessionStore } from './session/sessionStore';
 import { CONSOLE_PREFIX, loadWorkspace, WORKSPACE_NOT_FOUND, type ConsoleDeps } from './deps';
 import { callConsoleRoutes } from './routes/calls';
+import { callSearchRoutes } from './routes/callSearch';
+import { conversationReadRoutes } from './routes/conversationReads';
 import { conversationConsoleRoutes } from './routes/conversations';
 import { keyRoutes } from './routes/keys';
 import { messagingRoutes } from './routes/messaging';
@@ -60,10 +62,12 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...agentAndNumberRoutes(deps),
     ...messagingRoutes(deps),
     ...callConsoleRoutes(deps),
+    ...callSearchRoutes(deps),
     ...webhookRoutes(deps),
     ...ticketRoutes(deps),
     ...whatsappConsoleRoutes(deps),
     ...conversationConsoleRoutes(deps),
+    ...conversationReadRoutes(deps),
   ];
   routes.push(
     openApiRoute(`${CONSOLE_PREFIX}/openapi.json`, 'getConsoleOpenApi', () => routes, consoleSurface, 'This machine-readable description of the console API.'),
