@@ -4,6 +4,24 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { fromRoot } from '../../src/local/paths';
 
+/**
+ * The browser globals the functions passed to page.evaluate use: they run in the page, not
+ * here. Declared in this module only, so Node code elsewhere cannot reach for them by mistake.
+ */
+interface PageElement {
+  disabled?: boolean;
+  tabIndex: number;
+  textContent: string | null;
+  value?: string;
+  tagName: string;
+  getBoundingClientRect(): { width: number; height: number };
+  setAttribute(name: string, value: string): void;
+  getAttribute(name: string): string | null;
+  blur(): void;
+}
+declare const document: { querySelectorAll(selector: string): Iterable<PageElement>; activeElement: PageElement | null };
+declare function getComputedStyle(el: PageElement): { visibility: string; display: string };
+
 /** Debian's chromium package (scripts/ensure-browser.sh installs it); playwright-core downloads nothing. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -85,13 +103,13 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
  */
 export async function controlsNotReachedByTab(page: Page): Promise<string[]> {
   const total = await page.evaluate(() => {
-    const controls = [...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, [tabindex]')].filter((el) => {
+    const controls = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')].filter((el) => {
       const style = getComputedStyle(el);
       const box = el.getBoundingClientRect();
-      return !(el as HTMLButtonElement).disabled && style.visibility !== 'hidden' && style.display !== 'none' && box.width > 0 && box.height > 0 && el.tabIndex >= 0;
+      return !el.disabled && style.visibility !== 'hidden' && style.display !== 'none' && box.width > 0 && box.height > 0 && el.tabIndex >= 0;
     });
     controls.forEach((el, i) => el.setAttribute('data-tab-probe', String(i)));
-    (document.activeElement as HTMLElement | null)?.blur();
+    document.activeElement?.blur();
     return controls.length;
   });
   const reached = new Set<string>();
@@ -103,9 +121,9 @@ export async function controlsNotReachedByTab(page: Page): Promise<string[]> {
   }
   return page.evaluate(
     (seen) =>
-      [...document.querySelectorAll<HTMLElement>('[data-tab-probe]')]
+      [...document.querySelectorAll('[data-tab-probe]')]
         .filter((el) => !seen.includes(el.getAttribute('data-tab-probe')!))
-        .map((el) => `${el.tagName.toLowerCase()} "${(el.textContent ?? (el as HTMLInputElement).value ?? '').trim().slice(0, 40)}"`),
+        .map((el) => `${el.tagName.toLowerCase()} "${(el.textContent || el.value || '').trim().slice(0, 40)}"`),
     [...reached],
   );
 }
@@ -120,4 +138,19 @@ export async function waitForText(page: Page, selector: string, ok: (text: strin
     if (Date.now() > deadline) throw new Error(`${selector} stayed "${last}"`);
     await page.waitForTimeout(250);
   }
+}
+
+/** What every console page must pass: its screenshot saved, axe-core clean of serious and critical issues, every control reachable by Tab. */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  await screenshot(page, name);
+  expect({ name, violations: await seriousA11yViolations(page) }).toEqual({ name, violations: [] });
+  expect({ name, unreached: await controlsNotReachedByTab(page) }).toEqual({ name, unreached: [] });
+}
+
+/** Logs the browser in through the console's own form. */
+export async function logIn(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/console/`);
+  await page.fill('#token', token);
+  await page.press('#token', 'Enter');
+  await page.waitForSelector('button:has-text("Log out")');
 }

@@ -1,4 +1,4 @@
-import type { Campaign, Due, Evaluation, OutcomeReport, Subscriber } from './views';
+import type { Campaign, CampaignTimeline, Due, Evaluation, OutcomeReport, Recipient, Subscriber } from './views';
 
 /**
  * Console routes built in parallel with this page (the campaign console API and the dues
@@ -35,6 +35,14 @@ export interface PendingPaths {
   '/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/pause': Omit<Nothing, 'post'> & { post: Control<{ expected_version: number }> };
   '/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/resume': Omit<Nothing, 'post'> & { post: Control<{ expected_version: number }> };
   '/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/cancel': Omit<Nothing, 'post'> & { post: Control<{ expected_version: number }> };
+  '/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/archive': Omit<Nothing, 'post'> & {
+    post: { parameters: { path: CampaignPath }; requestBody?: never; responses: { 200: Json<Campaign>; 404: Failure; 409: Failure; 412: Failure } };
+  };
+  '/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/timeline': Omit<Nothing, 'get'> & { get: Read<CampaignPath, CampaignTimeline> };
+  '/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients': Omit<Nothing, 'get'> & {
+    get: Read<CampaignPath, { items: Recipient[]; next_cursor: string | null }, { limit?: number; cursor?: string }>;
+  };
+  /** Not among the agreed paths: the console needs this wrapper of the public outcome report (session callers hold no API key). */
   '/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/outcomes': Omit<Nothing, 'get'> & { get: Read<CampaignPath, OutcomeReport> };
   '/console/v1/workspaces/{workspace_id}/apps/dues/subscribers': Omit<Nothing, 'get'> & { get: Read<WorkspacePath, { items: Subscriber[]; next_cursor?: string | null }> };
   '/console/v1/workspaces/{workspace_id}/apps/dues/dues': Omit<Nothing, 'get'> & { get: Read<WorkspacePath, { items: Due[]; next_cursor?: string | null }> };

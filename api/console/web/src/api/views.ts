@@ -148,25 +148,47 @@ export interface Evaluation {
 }
 
 /**
- * The voice campaign outcome report (issue 15: totals, funnel, dispositions, a summary of
- * every capture field by its `display`, evidence). Built in parallel; read defensively.
+ * The call campaign outcome report (src/campaigns/outcomeReport.ts on the voice campaigns
+ * branch: totals, the funnel, dispositions, each capture field summarised by its display).
  */
 export interface OutcomeReport {
-  funnel?: Record<string, number>;
-  dispositions?: Record<string, number>;
-  fields?: OutcomeField[];
+  campaign_id: string;
+  totals: Record<string, number>;
+  funnel: { stage: string; count: number; rate: number }[];
+  dispositions: Record<string, number>;
+  fields: OutcomeField[];
+  generated_at: string;
 }
+
+export type FieldSummary =
+  | { kind: 'counts'; counts: Record<string, number>; mean?: number | null }
+  | { kind: 'distribution'; count: number; min: number | null; max: number | null; mean: number | null; median: number | null; buckets: { from: number; to: number; count: number }[] }
+  | { kind: 'samples'; samples: { position: number; value: string }[] };
 
 export interface OutcomeField {
   key: string;
-  label?: string;
-  type?: string;
-  display?: string;
-  counts?: Record<string, number>;
-  distribution?: { from?: number; to?: number; min?: number; max?: number; count: number }[];
-  values?: number[];
-  evidence?: { quote: string; call_id?: string }[];
-  samples?: string[];
+  label: string;
+  type: string;
+  /** `bars`, `donut`, `stat`, `list` or `hidden`, with `auto` resolved. */
+  display: string;
+  answered: number;
+  summary: FieldSummary | null;
+}
+
+/** A campaign recipient (the console's …/recipients); call campaigns add the merged outcome with its evidence. */
+export interface Recipient {
+  position: number;
+  to: string;
+  name: string | null;
+  state: string;
+  outcome?: { evidence: Record<string, { quote: string; turn: number; call_id: string }> } | null;
+}
+
+/** The console's …/timeline: recipients by state, a point per minute in which the run counted. */
+export interface CampaignTimeline {
+  bucket_seconds: number;
+  recipients: number;
+  items: ({ at: string } & Record<string, number | string>)[];
 }
 
 /** Dues app views (spec: Subscriber and Due). */

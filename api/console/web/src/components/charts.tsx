@@ -49,7 +49,7 @@ export function LineChart({ label, times, series }: { label: string; times: numb
   );
 }
 
-/** Counts per label as horizontal bars (choices, yes/no, dispositions, the funnel). */
+/** Counts per label as horizontal bars (choices, yes/no, dispositions, the funnel, a number's histogram buckets). */
 export function Bars({ label, counts }: { label: string; counts: [string, number][] }) {
   const max = Math.max(1, ...counts.map(([, n]) => n));
   return (
@@ -70,16 +70,4 @@ export function Bars({ label, counts }: { label: string; counts: [string, number
       </table>
     </figure>
   );
-}
-
-/** A distribution of numbers in equal-width bins. */
-export function Histogram({ label, values, bins = 8 }: { label: string; values: number[]; bins?: number }) {
-  if (values.length === 0) return <p>{label}: no answers yet.</p>;
-  const min = Math.min(...values);
-  const max = Math.max(...values);
-  const width = max === min ? 1 : (max - min) / bins;
-  const counts = new Array<number>(max === min ? 1 : bins).fill(0);
-  for (const v of values) counts[Math.min(counts.length - 1, Math.floor((v - min) / width))]! += 1;
-  const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
-  return <Bars label={label} counts={counts.map((n, i) => [`${fmt(min + i * width)}–${fmt(min + (i + 1) * width)}`, n])} />;
 }

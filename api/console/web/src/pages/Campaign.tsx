@@ -1,7 +1,8 @@
+import { Fragment } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { pendingApi, unwrap } from '../api/client';
-import type { Campaign, Evaluation, OutcomeReport } from '../api/views';
-import { Bars, Histogram, LineChart } from '../components/charts';
+import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient } from '../api/views';
+import { Bars, LineChart } from '../components/charts';
 import { ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
@@ -33,6 +34,12 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
       return c;
     },
     2_000,
+    [ws, id],
+  );
+  // The run's own record of its counts per minute: survives a reload, unlike this page's samples.
+  const timeline = usePoll(
+    async () => unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/timeline', { params: { path } })),
+    15_000,
     [ws, id],
   );
   const [evaluation, setEvaluation] = useState<Evaluation>();
@@ -91,6 +98,13 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             </li>
           ))}
         </ul>
+        {timeline.data && timeline.data.items.length > 0 ? (
+          <LineChart
+            label="Recipients by state, per minute of the run"
+            times={timeline.data.items.map((p) => Date.parse(p.at))}
+            series={COUNTERS.map((k) => ({ name: k, points: timeline.data!.items.map((p) => Number(p[k] ?? 0)) }))}
+          />
+        ) : null}
         {samples.current.length > 1 ? (
           <LineChart
             label="Counters since this page opened"
@@ -127,6 +141,20 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
           {c.status === 'paused' ? (
             <button type="button" disabled={action.busy} onClick={() => void control('resume')}>
               Resume
+            </button>
+          ) : null}
+          {FINISHED.has(c.status) && c.status !== 'archived' ? (
+            <button
+              type="button"
+              disabled={action.busy}
+              onClick={() =>
+                void action.run(async () => {
+                  await unwrap(pendingApi.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/archive', { params: { path } }));
+                  await campaign.reload();
+                })
+              }
+            >
+              Archive
             </button>
           ) : null}
           {!FINISHED.has(c.status) && c.status !== 'draft' ? (
@@ -169,12 +197,18 @@ function EvaluationView({ evaluation }: { evaluation: Evaluation }) {
   );
 }
 
-/** The voice campaign's outcome report, by each capture field's `display`. */
+/** The voice campaign's outcome report: the funnel, dispositions, each capture field by its `display`, evidence quotes and the CSV. */
 function OutcomeView({ ws, campaign }: { ws: string; campaign: Campaign }) {
   const path = { workspace_id: ws, campaign_id: campaign.campaign_id };
   const report = usePoll(
     async (): Promise<OutcomeReport> => unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/outcomes', { params: { path } })),
     5_000,
+    [ws, campaign.campaign_id],
+  );
+  // Evidence lives on each person's merged outcome: the first page of recipients gives quotes to show.
+  const recipients = usePoll(
+    async () => (await unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients', { params: { path, query: { limit: 100 } } }))).items,
+    10_000,
     [ws, campaign.campaign_id],
   );
   const r = report.data;
@@ -189,42 +223,66 @@ function OutcomeView({ ws, campaign }: { ws: string; campaign: Campaign }) {
       <ErrorNote error={report.error} />
       {r ? (
         <>
-          {r.funnel ? <Bars label="Funnel" counts={Object.entries(r.funnel)} /> : null}
-          {r.dispositions ? <Bars label="Dispositions" counts={Object.entries(r.dispositions)} /> : null}
-          {(r.fields ?? []).map((f) => (
-            <article key={f.key} class="outcome-field">
-              <h3>{f.label ?? f.key}</h3>
-              {f.display === 'histogram' || f.type === 'number' ? (
-                <Histogram label={f.label ?? f.key} values={f.values ?? []} />
-              ) : f.counts ? (
-                <Bars label={f.label ?? f.key} counts={Object.entries(f.counts)} />
-              ) : null}
-              {f.samples?.length ? (
-                <ul>
-                  {f.samples.map((s, i) => (
-                    <li key={i}>{s}</li>
-                  ))}
-                </ul>
-              ) : null}
-              {f.evidence?.length ? (
-                <ul class="evidence" aria-label={`Evidence for ${f.label ?? f.key}`}>
-                  {f.evidence.slice(0, 5).map((e, i) => (
-                    <li key={i}>
-                      <q>{e.quote}</q>
-                      {e.call_id ? (
-                        <>
-                          {' '}
-                          <Link to={`/w/${ws}/calls/${e.call_id}`}>call</Link>
-                        </>
-                      ) : null}
-                    </li>
-                  ))}
-                </ul>
-              ) : null}
-            </article>
-          ))}
+          <dl class="facts">
+            {Object.entries(r.totals).map(([k, n]) => (
+              <Fragment key={k}>
+                <dt>{k.replace(/_/g, ' ')}</dt>
+                <dd>{n}</dd>
+              </Fragment>
+            ))}
+          </dl>
+          <Bars label="Funnel" counts={r.funnel.map((f) => [`${f.stage} (${Math.round(f.rate * 100)}%)`, f.count])} />
+          <Bars label="Dispositions" counts={Object.entries(r.dispositions).filter(([, n]) => n > 0)} />
+          {r.fields
+            .filter((f) => f.display !== 'hidden')
+            .map((f) => (
+              <FieldView key={f.key} field={f} ws={ws} evidence={(recipients.data ?? []).flatMap((p) => evidenceOf(p, f.key))} />
+            ))}
         </>
       ) : null}
     </section>
+  );
+}
+
+function evidenceOf(person: Recipient, key: string): { quote: string; call_id: string; who: string }[] {
+  const found = person.outcome?.evidence?.[key];
+  return found ? [{ quote: found.quote, call_id: found.call_id, who: person.name ?? person.to }] : [];
+}
+
+/** One capture field: bars for counts (choices, yes/no, ratings), a histogram for a number's distribution, samples for text. */
+function FieldView({ field, ws, evidence }: { field: OutcomeField; ws: string; evidence: { quote: string; call_id: string; who: string }[] }) {
+  const s = field.summary;
+  return (
+    <article class="outcome-field" aria-label={field.label}>
+      <h3>
+        {field.label} <span class="muted">({field.answered} answered)</span>
+      </h3>
+      {s?.kind === 'counts' ? <Bars label={field.label} counts={Object.entries(s.counts)} /> : null}
+      {s?.kind === 'distribution' ? (
+        <>
+          <p>
+            min {s.min ?? '—'}, median {s.median ?? '—'}, mean {s.mean ?? '—'}, max {s.max ?? '—'}
+          </p>
+          {/* The histogram: the server's equal-width buckets of the numbers given. */}
+          <Bars label={`${field.label}: distribution`} counts={s.buckets.map((b) => [`${b.from}–${b.to}`, b.count])} />
+        </>
+      ) : null}
+      {s?.kind === 'samples' ? (
+        <ul>
+          {s.samples.map((x) => (
+            <li key={x.position}>{x.value}</li>
+          ))}
+        </ul>
+      ) : null}
+      {evidence.length ? (
+        <ul class="evidence" aria-label={`What people said: ${field.label}`}>
+          {evidence.slice(0, 5).map((e) => (
+            <li key={e.call_id}>
+              <q>{e.quote}</q> — {e.who} <Link to={`/w/${ws}/calls/${e.call_id}`}>call</Link>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </article>
   );
 }
