@@ -27,13 +27,13 @@ export function LineChart({ label, times, series }: { label: string; times: numb
           {max}
         </text>
         {series.map((s, i) => (
-          <polyline
-            key={s.name}
-            fill="none"
-            stroke={SERIES_COLOURS[i % SERIES_COLOURS.length]}
-            stroke-width="2"
-            points={s.points.map((v, j) => `${x(times[j] ?? first)},${y(v)}`).join(' ')}
-          />
+          <g key={s.name} stroke={SERIES_COLOURS[i % SERIES_COLOURS.length]} fill={SERIES_COLOURS[i % SERIES_COLOURS.length]}>
+            <polyline fill="none" stroke-width="2" points={s.points.map((v, j) => `${x(times[j] ?? first)},${y(v)}`).join(' ')} />
+            {/* A marker per point, so a single point (one minute of a run) still shows. */}
+            {s.points.map((v, j) => (
+              <circle key={j} cx={x(times[j] ?? first)} cy={y(v)} r="3" />
+            ))}
+          </g>
         ))}
       </svg>
       <figcaption>

@@ -91,6 +91,10 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
 
       <section aria-label="Counters">
         <h2>Progress</h2>
+        <p>
+          Reached <strong data-testid="reached">{COUNTERS.reduce((n, k) => n + c[k], 0)}</strong> of {c.recipients} recipients{' '}
+          <progress max={Math.max(1, c.recipients)} value={COUNTERS.reduce((n, k) => n + c[k], 0)} aria-label="Recipients reached" />
+        </p>
         <ul class="counters">
           {COUNTERS.map((k) => (
             <li key={k}>
