@@ -212,4 +212,13 @@ export interface Due {
   status: string;
   reminders_sent: number;
   next_action_at: string | null;
+  /** The console's view of the due's chase workflow (api/console/routes/dues.ts chaseView on the dues branch). */
+  chase: {
+    state: 'running' | 'ended';
+    next_step: string | null;
+    next_action_at: string | null;
+    reminders_sent: number;
+    ended_as: string | null;
+    failure_reason: string | null;
+  };
 }

@@ -56,7 +56,8 @@ export function DuesPage({ ws }: { ws: string }) {
               <th scope="col">Period</th>
               <th scope="col">Amount</th>
               <th scope="col">Due</th>
-              <th scope="col">Chase state</th>
+              <th scope="col">Status</th>
+              <th scope="col">Chase</th>
               <th scope="col">Reminders sent</th>
               <th scope="col">Next action</th>
             </tr>
@@ -71,9 +72,13 @@ export function DuesPage({ ws }: { ws: string }) {
                 <td>
                   <span class={`status status-${d.status}`}>{d.status}</span>
                 </td>
-                <td class="num">{d.reminders_sent}</td>
                 <td>
-                  <When at={d.next_action_at} />
+                  {d.chase.state === 'running' ? `running; next: ${d.chase.next_step?.replace('_', ' ') ?? '—'}` : `ended as ${d.chase.ended_as ?? d.status}`}
+                  {d.chase.failure_reason ? ` (${d.chase.failure_reason})` : ''}
+                </td>
+                <td class="num">{d.chase.reminders_sent}</td>
+                <td>
+                  <When at={d.chase.next_action_at} />
                 </td>
               </tr>
             ))}
