@@ -113,6 +113,11 @@ describe('the web console in a browser', () => {
     await waitForText(page(), 'section[aria-label="Delivery attempts"] li', (t) => t.includes('#1') && t.includes('200'));
     await checkPage('webhooks');
 
+    await page().click('section.endpoint tbody tr button:has-text("Replay")');
+    await receiver.waitFor((r) => r.path === '/console-e2e', 2);
+    await page().waitForSelector('section.endpoint tbody tr:nth-child(2)');
+    expect(await page().locator('section.endpoint tbody tr td:nth-child(2)').allTextContents()).toEqual(['replay', 'test']);
+
     await page().click('button:has-text("Rotate secret")');
     await page().waitForSelector('.shown-once input.secret');
     const shown = await page().inputValue('.shown-once input.secret');
