@@ -9,7 +9,10 @@ COPY api ./api
 COPY workflows ./workflows
 COPY activities ./activities
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+COPY scripts/build-web.sh ./scripts/build-web.sh
+# The web console (api/console/web) is bundled here, with Vite from the dev dependencies,
+# into dist/console-web, which the api serves at /console/.
+RUN npx tsc -p tsconfig.build.json && bash scripts/build-web.sh && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

@@ -11,6 +11,10 @@ import { errorHandler } from './middleware/errorHandler';
 import { createHealthRouter } from './routes/health';
 import { createPublicRouter } from './v1';
 import { createConsoleRouter } from './console';
+import { createConsoleSessionRouter } from './console/session/routes';
+import { ConsoleSessionStore } from './console/session/sessionStore';
+import { consoleWebStatic } from './console/webStatic';
+import { fromRoot } from '../src/local/paths';
 import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
 import type { CredentialCache } from '../src/auth/credentialCache';
@@ -33,6 +37,8 @@ export interface AppDeps {
   listCache?: TenantReadCache<unknown>;
   cursorSecret: string;
   now?: () => Date;
+  /** The built web console (default dist/console-web), served at /console/. */
+  consoleWebDir?: string;
   /** Wraps the event publisher (tests inject a failing dependency); default: as built. */
   wrapEvents?: (events: EventPublisher) => EventPublisher;
 }
@@ -72,13 +78,14 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   app.use(publicRouter.routes());
   app.use(publicRouter.allowedMethods());
 
-  const consoleRouter = createConsoleRouter({
-    config: deps.config,
-    db: deps.db,
-    temporal: deps.temporal,
-    events,
-    now: deps.now ?? (() => new Date()),
-  });
+  const now = deps.now ?? (() => new Date());
+  const consoleSessions = new ConsoleSessionStore(deps.db, now);
+  const sessionRouter = createConsoleSessionRouter(deps.config.CONSOLE_TOKEN, consoleSessions);
+  app.use(sessionRouter.routes());
+  app.use(sessionRouter.allowedMethods());
+  app.use(consoleWebStatic(deps.consoleWebDir ?? fromRoot('dist/console-web')));
+
+  const consoleRouter = createConsoleRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, events, now }, consoleSessions);
   app.use(consoleRouter.routes());
   app.use(consoleRouter.allowedMethods());
 

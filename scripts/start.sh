@@ -7,4 +7,5 @@ bash scripts/ensure-deps.sh
 bash scripts/setup-tools.sh
 echo "[start] compiling TypeScript" >&2
 npx --no-install tsc -p tsconfig.build.json
+bash scripts/build-web.sh
 exec node dist/src/main/start.js

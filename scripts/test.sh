@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `npm test`: install what is missing, build the tools if missing, type-check, lint, compile (the
-# end-to-end test runs the compiled launcher), then run jest, whose global setup starts
+# `npm test`: install what is missing, build the tools and the browser if missing, type-check,
+# lint, compile (the end-to-end test runs the compiled launcher) and build the web console
+# (its browser tests load it), then run jest, whose global setup starts
 # private servers on free ports and stops them, then a bounded fuzzing run. Exits non-zero
 # on any failure.
 set -euo pipefail
@@ -8,10 +9,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 began=$SECONDS
 bash scripts/ensure-deps.sh
 bash scripts/setup-tools.sh
+bash scripts/ensure-browser.sh
 echo "[test] type-checking, linting and compiling" >&2
 npx --no-install tsc -p tsconfig.json --noEmit
 npx --no-install oxlint --type-aware
 npx --no-install tsc -p tsconfig.build.json
+bash scripts/build-web.sh
 mkdir -p .test-data
 results=.test-data/jest-results.json
 rm -f "$results"

@@ -7,9 +7,13 @@ import { koaPath, type RouteDef } from '../route';
 import { ROUTER_METHODS } from '../routerMethods';
 import { routeTail } from '../validation';
 import { consoleAuth } from './auth';
+import { SESSION_COOKIE } from './session/cookie';
+import type { ConsoleSessionStore } from './session/sessionStore';
 import { CONSOLE_PREFIX, loadWorkspace, WORKSPACE_NOT_FOUND, type ConsoleDeps } from './deps';
 import { callConsoleRoutes } from './routes/calls';
 import { campaignConsoleRoutes } from './routes/campaigns';
+import { callSearchRoutes } from './routes/callSearch';
+import { conversationReadRoutes } from './routes/conversationReads';
 import { conversationConsoleRoutes } from './routes/conversations';
 import { keyRoutes } from './routes/keys';
 import { messagingRoutes } from './routes/messaging';
@@ -25,8 +29,16 @@ const consoleSurface: DocumentSurface = {
     version: '0.1.0',
     description: 'The private console under /console/v1: workspaces, keys, numbers, messaging, calls, webhooks, tickets, campaigns and the simulators. Admin token; no compatibility promise.',
   },
-  securitySchemes: { consoleToken: { type: 'http', scheme: 'bearer', description: 'The console token (CONSOLE_TOKEN).' } },
-  security: () => [{ consoleToken: [] }],
+  securitySchemes: {
+    consoleToken: { type: 'http', scheme: 'bearer', description: 'The console token (CONSOLE_TOKEN).' },
+    consoleSession: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: SESSION_COOKIE,
+      description: 'The web console session from POST /console/session; a request that changes something also sends X-CSRF-Token and its Origin.',
+    },
+  },
+  security: (): Record<string, string[]>[] => [{ consoleToken: [] }, { consoleSession: [] }],
   baseErrors: (route) => [
     'unauthenticated',
     'internal',
@@ -51,11 +63,13 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...agentAndNumberRoutes(deps),
     ...messagingRoutes(deps),
     ...callConsoleRoutes(deps),
+    ...callSearchRoutes(deps),
     ...webhookRoutes(deps),
     ...ticketRoutes(deps),
     ...whatsappConsoleRoutes(deps),
     ...conversationConsoleRoutes(deps),
     ...campaignConsoleRoutes(deps),
+    ...conversationReadRoutes(deps),
   ];
   routes.push(
     openApiRoute(`${CONSOLE_PREFIX}/openapi.json`, 'getConsoleOpenApi', () => routes, consoleSurface, 'This machine-readable description of the console API.'),
@@ -64,13 +78,13 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
 }
 
 /**
- * The private console API under /console/v1: admin token, no compatibility promise. Each
- * route: the token, the workspace of `{workspace_id}` (404 first), the body, then
+ * The private console API under /console/v1: admin token (or the web console's session
+ * cookie, api/console/auth.ts), no compatibility promise. Each route: the credential, the workspace of `{workspace_id}` (404 first), the body, then
  * validation and the handler as on the public API.
  */
-export function createConsoleRouter(deps: ConsoleDeps): Router<RequestState> {
+export function createConsoleRouter(deps: ConsoleDeps, sessions: ConsoleSessionStore): Router<RequestState> {
   const router = new Router<RequestState>({ prefix: CONSOLE_PREFIX, methods: ROUTER_METHODS });
-  router.use(consoleAuth(deps.config.CONSOLE_TOKEN));
+  router.use(consoleAuth(deps.config.CONSOLE_TOKEN, sessions));
   const workspace = loadWorkspace(deps);
   const body = jsonBody();
   for (const route of consoleRoutes(deps)) {

@@ -187,6 +187,7 @@ runMain(async () => {
     say(`everything ready in ${seconds(Date.now() - began)}; logs in ${logs}`);
     process.stdout.write(`API: ${apiUrl}\n`);
     process.stdout.write(`Temporal UI: ${temporalUi}\n`);
+    process.stdout.write(`Web console: ${apiUrl}/console/\n`);
     process.stdout.write(`API key: ${demo.apiKey}\n`);
     if (admin.generated) process.stdout.write(`Console token: ${admin.token}\n`);
     const policy = DEFAULT_RESTART_POLICY;

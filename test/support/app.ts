@@ -53,9 +53,11 @@ export interface TestApiOptions {
   databaseBudget?: boolean;
   /** Wraps the API's event publisher, e.g. with one that fails on demand. */
   wrapEvents?: (events: EventPublisher) => EventPublisher;
+  /** The built web console to serve at /console/ (default dist/console-web). */
+  consoleWebDir?: string;
 }
 
-export async function startTestApi({ env: overrides = {}, rateLimitStore, credentialCache, listCache, now, worker: withWorker, databaseBudget, wrapEvents }: TestApiOptions = {}): Promise<TestApi> {
+export async function startTestApi({ env: overrides = {}, rateLimitStore, credentialCache, listCache, now, worker: withWorker, databaseBudget, wrapEvents, consoleWebDir }: TestApiOptions = {}): Promise<TestApi> {
   const config = requireApiSettings(testConfig(overrides));
   // Command monitoring lets tests prove which requests reach the database.
   const { client: mongo, db } = await connectMongo(config, 'test-api', { ...(databaseBudget ? apiDatabaseOptions : {}), monitorCommands: true });
@@ -76,6 +78,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
     cursorSecret: 'test-cursor-secret-0123456789abcdef',
     now,
     wrapEvents,
+    consoleWebDir,
   });
   const server = createApiServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

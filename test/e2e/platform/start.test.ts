@@ -47,7 +47,7 @@ function launch(env: Record<string, string>): Promise<Launched> {
       child.off('exit', onExit);
       child.stdout!.off('data', onData);
       const lines: Record<string, string> = {};
-      for (const m of output.matchAll(/^(API|Temporal UI|API key|Console token): (.+)$/gm)) lines[m[1]!] = m[2]!;
+      for (const m of output.matchAll(/^(API|Temporal UI|Web console|API key|Console token): (.+)$/gm)) lines[m[1]!] = m[2]!;
       resolve({ child, output: () => output, lines });
     };
     child.stdout!.on('data', onData);
@@ -86,6 +86,7 @@ describe('npm start (the launcher)', () => {
     const first = await launch(env);
     expect(first.lines.API).toBe(`http://127.0.0.1:${ports.PORT}`);
     expect(first.lines['Temporal UI']).toBe(`http://127.0.0.1:${ports.TEMPORAL_UI_PORT}`);
+    expect(first.lines['Web console']).toBe(`http://127.0.0.1:${ports.PORT}/console/`);
     expect(first.lines['API key']).toMatch(/^ork_test_[A-Za-z0-9]{40}$/);
     expect(first.lines['Console token']).toMatch(/^ctk_[0-9a-f]{48}$/);
 
@@ -93,6 +94,9 @@ describe('npm start (the launcher)', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', checks: { mongodb: 'ok', temporal: 'ok' } });
     expect((await fetch(first.lines['Temporal UI']!)).status).toBe(200);
+    // The web console's page, as built by npm test before jest (scripts/build-web.sh).
+    const page = await fetch(first.lines['Web console']!);
+    expect({ status: page.status, type: page.headers.get('content-type') }).toEqual({ status: 200, type: 'text/html; charset=utf-8' });
     expect((await fetch(`http://127.0.0.1:${ports.WORKER_METRICS_PORT}/metrics`)).status).toBe(200);
 
     expect(await stop(first.child, 'SIGINT')).toBe(0);

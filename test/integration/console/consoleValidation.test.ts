@@ -96,7 +96,10 @@ describe('console request validation and description', () => {
       expect(res.status).toBe(200);
       const doc = res.body;
       expect(doc.openapi).toBe('3.1.0');
-      expect(doc.components.securitySchemes).toEqual({ consoleToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+      expect(doc.components.securitySchemes).toEqual({
+        consoleToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+        consoleSession: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'console_session' }),
+      });
       expect(doc.paths['/console/v1/workspaces/{workspace_id}/keys/{key_id}/roll'].post.responses['201']).toBeDefined();
       const patchWorkspace = doc.paths['/console/v1/workspaces/{workspace_id}'].patch;
       expect(patchWorkspace.parameters).toEqual([{ name: 'workspace_id', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 64 } }]);

@@ -1,0 +1,120 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, unwrap, whenSessionEnds } from './api/client';
+import { currentSession, logOut } from './api/session';
+import type { Workspace } from './api/views';
+import { Loading } from './components/common';
+import { usePoll } from './hooks';
+import { CallPage, CallsPage } from './pages/Calls';
+import { CampaignPage } from './pages/Campaign';
+import { CampaignsPage } from './pages/Campaigns';
+import { ConversationPage, ConversationsPage } from './pages/Conversations';
+import { DuesPage } from './pages/Dues';
+import { KeysPage } from './pages/Keys';
+import { LoginPage } from './pages/Login';
+import { WebhooksPage } from './pages/Webhooks';
+import { WorkspacesPage } from './pages/Workspaces';
+import { Link, navigate, usePath } from './router';
+
+export function App() {
+  const [loggedIn, setLoggedIn] = useState<boolean | null>(null);
+  useEffect(() => {
+    whenSessionEnds(() => setLoggedIn(false));
+    currentSession().then(setLoggedIn, () => setLoggedIn(false));
+  }, []);
+  if (loggedIn === null) return <Loading what="the console" />;
+  if (!loggedIn) return <LoginPage onLoggedIn={() => setLoggedIn(true)} />;
+  return <Shell onLoggedOut={() => setLoggedIn(false)} />;
+}
+
+const SECTIONS = [
+  ['campaigns', 'Campaigns'],
+  ['calls', 'Calls'],
+  ['conversations', 'Conversations'],
+  ['webhooks', 'Webhooks'],
+  ['keys', 'API keys'],
+  ['dues', 'Dues'],
+] as const;
+
+function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
+  const path = usePath();
+  const workspaces = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces'))).items as Workspace[], 30_000, []);
+  const match = /^\/w\/([^/]+)\/([^/]+)(?:\/([^/]+))?/.exec(path);
+  const workspaceId = match?.[1];
+  const section = match?.[2];
+  const id = match?.[3] ? decodeURIComponent(match[3]) : undefined;
+
+  useEffect(() => {
+    if (path === '/' && workspaces.data) navigate(workspaces.data[0] ? `/w/${workspaces.data[0].workspace_id}/campaigns` : '/workspaces');
+  }, [path, workspaces.data]);
+
+  return (
+    <>
+      <header>
+        <p class="brand">Orchestrator console</p>
+        <label>
+          Workspace{' '}
+          <select
+            value={workspaceId ?? ''}
+            onChange={(e) => navigate(`/w/${(e.currentTarget as HTMLSelectElement).value}/${section ?? 'campaigns'}`)}
+          >
+            <option value="" disabled>
+              Choose…
+            </option>
+            {(workspaces.data ?? []).map((w) => (
+              <option key={w.workspace_id} value={w.workspace_id}>
+                {w.name} ({w.workspace_id})
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" onClick={() => void logOut().then(onLoggedOut)}>
+          Log out
+        </button>
+      </header>
+      <nav aria-label="Sections">
+        <ul>
+          <li>
+            <Link to="/workspaces" current={path === '/workspaces'}>
+              Workspaces
+            </Link>
+          </li>
+          {workspaceId
+            ? SECTIONS.map(([slug, name]) => (
+                <li key={slug}>
+                  <Link to={`/w/${workspaceId}/${slug}`} current={section === slug}>
+                    {name}
+                  </Link>
+                </li>
+              ))
+            : null}
+        </ul>
+      </nav>
+      <main>{page(path, workspaceId, section, id, () => void workspaces.reload())}</main>
+    </>
+  );
+}
+
+function page(path: string, ws: string | undefined, section: string | undefined, id: string | undefined, workspacesChanged: () => void) {
+  if (path === '/workspaces') return <WorkspacesPage onChanged={workspacesChanged} />;
+  if (!ws) return <Loading what="workspaces" />;
+  switch (section) {
+    case 'campaigns':
+      return id ? <CampaignPage ws={ws} id={id} /> : <CampaignsPage ws={ws} />;
+    case 'calls':
+      return id ? <CallPage ws={ws} id={id} /> : <CallsPage ws={ws} />;
+    case 'conversations':
+      return id ? <ConversationPage ws={ws} id={id} /> : <ConversationsPage ws={ws} />;
+    case 'webhooks':
+      return <WebhooksPage ws={ws} />;
+    case 'keys':
+      return <KeysPage ws={ws} />;
+    case 'dues':
+      return <DuesPage ws={ws} />;
+    default:
+      return (
+        <p>
+          No such page. <Link to={`/w/${ws}/campaigns`}>Campaigns</Link>
+        </p>
+      );
+  }
+}

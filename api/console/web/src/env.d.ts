@@ -1,0 +1,2 @@
+/** Vite bundles imported stylesheets; to TypeScript they are side-effect modules. */
+declare module '*.css';

@@ -1,0 +1,78 @@
+import { api, unwrap } from '../api/client';
+import { ErrorNote, Loading, When } from '../components/common';
+import { usePoll } from '../hooks';
+import { Link } from '../router';
+
+export function ConversationsPage({ ws }: { ws: string }) {
+  const list = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/conversations', { params: { path: { workspace_id: ws } } }))).items, 5_000, [ws]);
+  return (
+    <>
+      <h1>Conversations</h1>
+      <ErrorNote error={list.error} />
+      {!list.data ? (
+        <Loading what="conversations" />
+      ) : list.data.length === 0 ? (
+        <p>No conversations yet.</p>
+      ) : (
+        <table>
+          <caption class="visually-hidden">Most recently active conversations</caption>
+          <thead>
+            <tr>
+              <th scope="col">Conversation</th>
+              <th scope="col">Channel</th>
+              <th scope="col">Customer</th>
+              <th scope="col">Messages</th>
+              <th scope="col">Last</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((c) => (
+              <tr key={c.conversation_id}>
+                <td>
+                  <Link to={`/w/${ws}/conversations/${c.conversation_id}`}>{c.conversation_id}</Link>
+                </td>
+                <td>{c.channel}</td>
+                <td>{c.customer.name ?? c.customer.phone ?? '—'}</td>
+                <td class="num">{c.message_count}</td>
+                <td>{c.preview ?? ''}</td>
+                <td>
+                  <When at={c.updated_at} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+/** A conversation's transcript, every turn (notes and trail rows included), polled. */
+export function ConversationPage({ ws, id }: { ws: string; id: string }) {
+  const transcript = usePoll(
+    async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/conversations/{conversation_id}/transcript', { params: { path: { workspace_id: ws, conversation_id: id } } })),
+    3_000,
+    [ws, id],
+  );
+  const t = transcript.data;
+  if (!t) return transcript.error ? <ErrorNote error={transcript.error} /> : <Loading what="the transcript" />;
+  return (
+    <>
+      <p>
+        <Link to={`/w/${ws}/conversations`}>All conversations</Link>
+      </p>
+      <h1>Conversation {t.conversation.conversation_id}</h1>
+      <p>
+        {t.conversation.channel} with {t.conversation.customer.name ?? t.conversation.customer.phone ?? 'a customer'}
+      </p>
+      <ol class="transcript">
+        {t.items.map((m) => (
+          <li key={m.message_id} class={`turn turn-${m.role} kind-${m.kind}`}>
+            <span class="role">{m.kind === 'trail' ? 'trail' : m.role}</span> {m.text ?? ''} <When at={m.created_at} />
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}

@@ -1,0 +1,137 @@
+import { useState } from 'preact/hooks';
+import { api, unwrap } from '../api/client';
+import type { ApiKey } from '../api/views';
+import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import { useAction, usePoll } from '../hooks';
+
+/**
+ * The scopes a key can hold, read from the console's own OpenAPI document (the createKey
+ * body's enum), so this page never keeps a second copy of the list.
+ */
+async function loadScopes(): Promise<string[]> {
+  const doc = (await unwrap(api.GET('/console/v1/openapi.json'))) as unknown as {
+    paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: { properties?: { scopes?: { items?: { enum?: string[] } } } } }> } } }>;
+  };
+  return doc.paths['/console/v1/workspaces/{workspace_id}/keys']?.post?.requestBody?.content['application/json']?.schema.properties?.scopes?.items?.enum ?? [];
+}
+
+/** A workspace's API keys: create with scopes, roll (24 h grace), revoke; a new key is shown once. */
+export function KeysPage({ ws }: { ws: string }) {
+  const path = { workspace_id: ws };
+  const keys = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/keys', { params: { path } }))).items as ApiKey[], 15_000, [ws]);
+  const scopes = usePoll(loadScopes, 0, []);
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [environment, setEnvironment] = useState<'test' | 'live'>('test');
+  const [issued, setIssued] = useState<string>();
+  const action = useAction();
+  const issue = (call: () => Promise<unknown>) =>
+    action.run(async () => {
+      const made = (await call()) as { api_key: string };
+      setIssued(made.api_key);
+      await keys.reload();
+    });
+  return (
+    <>
+      <h1>API keys</h1>
+      {issued ? <ShownOnce label="New API key" value={issued} onDismiss={() => setIssued(undefined)} /> : null}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void issue(() => unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys', { params: { path }, body: { scopes: [...chosen] as never, environment } })));
+        }}
+      >
+        <fieldset>
+          <legend>Scopes of a new key</legend>
+          {(scopes.data ?? []).map((s) => (
+            <label key={s} class="scope">
+              <input
+                type="checkbox"
+                checked={chosen.has(s)}
+                onChange={(e) => {
+                  const next = new Set(chosen);
+                  if ((e.currentTarget as HTMLInputElement).checked) next.add(s);
+                  else next.delete(s);
+                  setChosen(next);
+                }}
+              />{' '}
+              {s}
+            </label>
+          ))}
+        </fieldset>
+        <label for="key-environment">Environment</label>
+        <select id="key-environment" value={environment} onChange={(e) => setEnvironment((e.currentTarget as HTMLSelectElement).value as 'test' | 'live')}>
+          <option value="test">test</option>
+          <option value="live">live</option>
+        </select>
+        <button type="submit" disabled={action.busy}>
+          Create key
+        </button>
+      </form>
+      <ErrorNote error={action.error ?? keys.error} />
+      {!keys.data ? (
+        <Loading what="keys" />
+      ) : (
+        <table>
+          <caption class="visually-hidden">API keys</caption>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Environment</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Revoked</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.data.map((k) => (
+              <tr key={k.key_id}>
+                <td>{k.display_prefix}…</td>
+                <td>{k.environment}</td>
+                <td>{k.scopes.join(', ')}</td>
+                <td>
+                  <When at={k.created_at} />
+                </td>
+                <td>
+                  <When at={k.expires_at} />
+                </td>
+                <td>
+                  <When at={k.revoked_at} />
+                </td>
+                <td>
+                  {!k.revoked_at && !k.expires_at ? (
+                    <>
+                      <button
+                        type="button"
+                        disabled={action.busy}
+                        onClick={() => void issue(() => unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys/{key_id}/roll', { params: { path: { ...path, key_id: k.key_id } } })))}
+                      >
+                        Roll<span class="visually-hidden"> {k.display_prefix}</span>
+                      </button>{' '}
+                    </>
+                  ) : null}
+                  {!k.revoked_at ? (
+                    <button
+                      type="button"
+                      disabled={action.busy}
+                      onClick={() =>
+                        void action.run(async () => {
+                          if (!confirm(`Revoke ${k.display_prefix}… for good?`)) return;
+                          await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys/{key_id}/revoke', { params: { path: { ...path, key_id: k.key_id } } }));
+                          await keys.reload();
+                        })
+                      }
+                    >
+                      Revoke<span class="visually-hidden"> {k.display_prefix}</span>
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,169 @@
+import { useState } from 'preact/hooks';
+import { api, unwrap } from '../api/client';
+import type { Delivery, WebhookEndpoint } from '../api/views';
+import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import { useAction, usePoll } from '../hooks';
+
+/** Endpoints, their deliveries with every attempt, replay, test ping and secret rotation. */
+export function WebhooksPage({ ws }: { ws: string }) {
+  const endpoints = usePoll(
+    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/webhooks', { params: { path: { workspace_id: ws } } }))).items as WebhookEndpoint[],
+    10_000,
+    [ws],
+  );
+  const [url, setUrl] = useState('');
+  const [secret, setSecret] = useState<{ label: string; value: string }>();
+  const create = useAction();
+  return (
+    <>
+      <h1>Webhooks</h1>
+      {secret ? <ShownOnce label={secret.label} value={secret.value} onDismiss={() => setSecret(undefined)} /> : null}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run(async () => {
+            const made = (await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks', { params: { path: { workspace_id: ws } }, body: { url } }))) as { secret: string; url: string };
+            setSecret({ label: `Signing secret for ${made.url}`, value: made.secret });
+            setUrl('');
+            await endpoints.reload();
+          });
+        }}
+      >
+        <label for="webhook-url">New endpoint URL</label>
+        <input id="webhook-url" type="url" required value={url} onInput={(e) => setUrl((e.currentTarget as HTMLInputElement).value)} />
+        <button type="submit" disabled={create.busy}>
+          Add endpoint
+        </button>
+      </form>
+      <ErrorNote error={create.error ?? endpoints.error} />
+      {!endpoints.data ? (
+        <Loading what="webhook endpoints" />
+      ) : endpoints.data.length === 0 ? (
+        <p>No webhook endpoints.</p>
+      ) : (
+        endpoints.data.map((e) => <Endpoint key={e.webhook_id} ws={ws} endpoint={e} onSecret={(value) => setSecret({ label: `New signing secret for ${e.url}`, value })} />)
+      )}
+    </>
+  );
+}
+
+function Endpoint({ ws, endpoint, onSecret }: { ws: string; endpoint: WebhookEndpoint; onSecret: (secret: string) => void }) {
+  const path = { workspace_id: ws, webhook_id: endpoint.webhook_id };
+  const deliveries = usePoll(
+    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/deliveries', { params: { path, query: { limit: 20 } } }))) as { items: Delivery[] },
+    5_000,
+    [ws, endpoint.webhook_id],
+  );
+  const [open, setOpen] = useState<Delivery>();
+  const action = useAction();
+  const showDelivery = (d: Delivery) =>
+    action.run(async () =>
+      setOpen((await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: { ...path, delivery_id: d.delivery_id } } }))) as unknown as Delivery),
+    );
+  return (
+    <section class="endpoint" aria-label={`Endpoint ${endpoint.url}`}>
+      <h2>{endpoint.url}</h2>
+      <p>
+        {endpoint.enabled ? 'Enabled' : 'Disabled'}; events: {endpoint.event_types.length ? endpoint.event_types.join(', ') : 'all'}
+        {endpoint.previous_secret_expires_at ? (
+          <>
+            ; the previous secret also signs until <When at={endpoint.previous_secret_expires_at} />
+          </>
+        ) : null}
+      </p>
+      <div class="controls">
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() =>
+            void action.run(async () => {
+              await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/test', { params: { path } }));
+              await deliveries.reload();
+            })
+          }
+        >
+          Send test ping
+        </button>
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() =>
+            void action.run(async () => {
+              if (!confirm('Issue a new signing secret? The old one keeps signing for 24 hours.')) return;
+              const rotated = (await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/rotate-secret', { params: { path } }))) as { secret: string };
+              onSecret(rotated.secret);
+            })
+          }
+        >
+          Rotate secret
+        </button>
+      </div>
+      <ErrorNote error={action.error ?? deliveries.error} />
+      {deliveries.data?.items.length ? (
+        <table>
+          <caption>Recent deliveries</caption>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">Trigger</th>
+              <th scope="col">Status</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Last answer</th>
+              <th scope="col">Created</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {deliveries.data.items.map((d) => (
+              <tr key={d.delivery_id}>
+                <td>{d.event_type}</td>
+                <td>{d.trigger}</td>
+                <td>{d.status}</td>
+                <td class="num">{d.attempt_count}</td>
+                <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
+                <td>
+                  <When at={d.created_at} />
+                </td>
+                <td>
+                  <button type="button" onClick={() => void showDelivery(d)}>
+                    Attempts<span class="visually-hidden"> of {d.delivery_id}</span>
+                  </button>{' '}
+                  <button
+                    type="button"
+                    disabled={action.busy}
+                    onClick={() =>
+                      void action.run(async () => {
+                        await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/replay', { params: { path }, body: { event_id: d.event_id } }));
+                        await deliveries.reload();
+                      })
+                    }
+                  >
+                    Replay<span class="visually-hidden"> {d.event_id}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p>No deliveries yet.</p>
+      )}
+      {open ? (
+        <section aria-label="Delivery attempts">
+          <h3>Attempts of {open.delivery_id}</h3>
+          <ol>
+            {(open.attempts ?? []).map((a) => (
+              <li key={a.attempt}>
+                #{a.attempt} <When at={a.attempted_at} />: {a.status_code ?? a.error ?? 'no answer'}
+                {a.duration_ms != null ? ` in ${a.duration_ms} ms` : ''}
+              </li>
+            ))}
+          </ol>
+          <button type="button" onClick={() => setOpen(undefined)}>
+            Close attempts
+          </button>
+        </section>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,178 @@
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { webhookEndpoints } from '../../../src/webhooks/endpoints';
+import { useTestApi } from '../../support/app';
+import { checkPage as checkBrowserPage, launchBrowser, screenshot, waitForText, type TestBrowser } from '../../support/browser';
+import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
+import { bearer } from '../../support/http';
+import { injectInbound } from '../../support/messaging';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
+
+/**
+ * The web console in Debian's chromium, against the real API and worker on free ports: log
+ * in, find and re-read a call, rotate a webhook secret, issue a key, read a conversation,
+ * log out. Every page is screenshotted (.test-data/screenshots/), checked with axe-core (no
+ * serious or critical violation) and tabbed through (every control reachable by keyboard).
+ * Needs `npm run build:web` first (npm test does it).
+ */
+jest.setTimeout(120_000);
+
+describe('the web console in a browser', () => {
+  const { api, ws } = useTestApi({ worker: true });
+  let browser: TestBrowser;
+  let base: string;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+    browser = await launchBrowser();
+    browser.page.on('dialog', (dialog) => void dialog.accept());
+    receiver = await startWebhookReceiver();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+  });
+
+  const page = () => browser.page;
+  const open = async (path: string) => {
+    await page().goto(`${base}/console${path}`);
+    await page().waitForSelector('main h1');
+  };
+
+  const checkPage = (name: string) => checkBrowserPage(page(), name);
+
+  it('logs in with the console token into an HttpOnly, SameSite=Strict cookie that no script, storage or URL holds', async () => {
+    await page().goto(`${base}/console/`);
+    await page().waitForSelector('#token');
+    await checkPage('login');
+    await page().fill('#token', 'not-the-token');
+    await page().press('#token', 'Enter');
+    await waitForText(page(), '[role=alert]', (t) => t.includes('That is not the console token.'));
+
+    await page().fill('#token', api.config.CONSOLE_TOKEN!);
+    await page().press('#token', 'Enter');
+    await page().waitForSelector('button:has-text("Log out")');
+    const cookies = await browser.context.cookies();
+    expect(cookies).toEqual([expect.objectContaining({ name: 'console_session', path: '/console', httpOnly: true, sameSite: 'Strict', secure: false })]);
+    expect(cookies[0]!.value).not.toContain(api.config.CONSOLE_TOKEN);
+    // Runs in the page: what a script there can read.
+    const seen = (await page().evaluate('({ cookie: document.cookie, local: localStorage.length, session: sessionStorage.length, url: location.href })')) as Record<string, unknown>;
+    expect(seen.cookie).toBe('');
+    expect(seen.local).toBe(0);
+    expect(seen.session).toBe(0);
+    expect(seen.url).not.toContain(api.config.CONSOLE_TOKEN);
+  });
+
+  it('finds a call by number and by id, shows its timeline, transcript and typed result, and re-reads it', async () => {
+    await scriptCallee(api, ws, '+919811100081', { ring_seconds: 0, seconds_per_turn: 0.1, answers: { rating: 'I would give it a 4' } });
+    const placed = await request(api.server)
+      .post('/api/v1/calls')
+      .set(bearer(ws.key))
+      .send({ to: '+919811100081', capture: { fields: [{ label: 'Rating', type: 'rating', required: true }] } });
+    expect(placed.status).toBe(201);
+    const callId: string = placed.body.call_id;
+    await pollCall(api, ws.key, callId, (c) => c.result.state === 'ready');
+
+    await open(`/w/${ws.workspaceId}/calls`);
+    await page().fill('#call-query', '+919811100081');
+    await page().click('button:has-text("Find")');
+    await page().waitForSelector(`a:has-text("${callId}")`);
+    await checkPage('calls-by-number');
+
+    await page().fill('#call-query', callId);
+    await page().click('button:has-text("Find")');
+    await waitForText(page(), '[data-testid=result-state]', (t) => t === 'ready');
+    expect(page().url()).toBe(`${base}/console/w/${ws.workspaceId}/calls/${callId}`);
+    expect(await page().textContent('[data-testid=call-status]')).toBe('completed');
+    expect(await page().textContent('[data-testid=call-readings]')).toBe('1');
+    expect(await page().locator('.timeline li.done').count()).toBe(4);
+    expect(await page().textContent('.transcript')).toContain('I would give it a 4');
+    expect(await page().locator('table:has(caption:has-text("Captured fields")) td').first().textContent()).toBe('4');
+    await checkPage('call');
+
+    await page().click('button:has-text("Re-read the call")');
+    await waitForText(page(), '[data-testid=reread-requested]', (t) => t.includes('Reading 2 requested'));
+    // The page polls: the second reading shows without a reload.
+    await waitForText(page(), '[data-testid=call-readings]', (t) => t === '2');
+    await screenshot(page(), 'call-reread');
+  });
+
+  it('sends a test ping, shows deliveries with attempts, and rotates the secret, showing the new one once', async () => {
+    const created = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/webhooks`).set(CONSOLE_AUTH).send({ url: receiver.url('/console-e2e') });
+    expect(created.status).toBe(201);
+    const first: string = created.body.secret;
+
+    await open(`/w/${ws.workspaceId}/webhooks`);
+    expect(await page().content()).not.toContain(first);
+    await page().click('button:has-text("Send test ping")');
+    await receiver.waitFor((r) => r.path === '/console-e2e');
+    await waitForText(page(), 'section.endpoint tbody tr td:nth-child(3)', (t) => t === 'succeeded');
+    await page().click('section.endpoint tbody tr button:has-text("Attempts")');
+    await waitForText(page(), 'section[aria-label="Delivery attempts"] li', (t) => t.includes('#1') && t.includes('200'));
+    await checkPage('webhooks');
+
+    await page().click('section.endpoint tbody tr button:has-text("Replay")');
+    await receiver.waitFor((r) => r.path === '/console-e2e', 2);
+    await page().waitForSelector('section.endpoint tbody tr:nth-child(2)');
+    expect(await page().locator('section.endpoint tbody tr td:nth-child(2)').allTextContents()).toEqual(['replay', 'test']);
+
+    await page().click('button:has-text("Rotate secret")');
+    await page().waitForSelector('.shown-once input.secret');
+    const shown = await page().inputValue('.shown-once input.secret');
+    const stored = await webhookEndpoints(api.db).findOne({ _id: created.body.webhook_id });
+    expect(shown).toBe(stored!.secret);
+    expect(shown).not.toBe(first);
+    expect(stored!.previous_secret).toBe(first);
+    await waitForText(page(), 'section.endpoint p', (t) => t.includes('the previous secret also signs until'));
+    await checkPage('webhooks-new-secret');
+
+    await page().click('button:has-text("I have copied it")');
+    expect(await page().content()).not.toContain(shown);
+    await page().reload();
+    await page().waitForSelector('section.endpoint');
+    expect(await page().content()).not.toContain(shown);
+  });
+
+  it('creates an API key with chosen scopes and shows it once; it works on the public API', async () => {
+    await open(`/w/${ws.workspaceId}/keys`);
+    await page().waitForSelector('fieldset label.scope');
+    await page().check('label.scope:has-text("agents:read") input');
+    await page().click('button:has-text("Create key")');
+    await page().waitForSelector('.shown-once input.secret');
+    const key = await page().inputValue('.shown-once input.secret');
+    expect(key).toMatch(/^ork_test_[A-Za-z0-9]{40}$/);
+    expect((await request(api.server).get('/api/v1/agents').set(bearer(key))).status).toBe(200);
+    expect((await request(api.server).get('/api/v1/campaigns').set(bearer(key))).status).toBe(403);
+    await checkPage('keys-new-key');
+    await page().click('button:has-text("I have copied it")');
+    expect(await page().content()).not.toContain(key);
+  });
+
+  it('lists workspaces', async () => {
+    await open('/workspaces');
+    await page().waitForSelector(`td:has-text("${ws.workspaceId}")`);
+    await checkPage('workspaces');
+  });
+
+  it('shows a conversation and its transcript, updating as turns arrive', async () => {
+    const inbound = await injectInbound(api, ws.workspaceId, { from: '+919812300081', text: 'Is my order on its way?' });
+    await open(`/w/${ws.workspaceId}/conversations`);
+    await page().click(`a:has-text("${inbound.conversation_id}")`);
+    await waitForText(page(), '.transcript', (t) => t.includes('Is my order on its way?'));
+    await checkPage('conversation');
+    await injectInbound(api, ws.workspaceId, { from: '+919812300081', text: 'Thanks!' });
+    await waitForText(page(), '.transcript', (t) => t.includes('Thanks!'));
+  });
+
+  it('logs out: the session ends server-side and the page asks for the token again', async () => {
+    await open(`/w/${ws.workspaceId}/webhooks`);
+    const [cookie] = await browser.context.cookies();
+    await page().click('button:has-text("Log out")');
+    await page().waitForSelector('#token');
+    expect(await browser.context.cookies()).toEqual([]);
+    const replayed = await request(api.server).get('/console/v1/workspaces').set('Cookie', `console_session=${cookie!.value}`);
+    expect(replayed.status).toBe(401);
+  });
+});

@@ -1,0 +1,73 @@
+import request from 'supertest';
+import { useTestApi } from '../../support/app';
+import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
+import { bearer, envelope } from '../../support/http';
+import { eventually, injectInbound } from '../../support/messaging';
+import { createTestWorkspace } from '../../support/workspaces';
+
+/** The console reads the web console needs: a number's calls, and conversations with their whole transcript. */
+describe('console reads: calls by number, conversations', () => {
+  const { api, ws } = useTestApi({ worker: true });
+  const get = (path: string) => request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}${path}`).set(CONSOLE_AUTH);
+
+  it("GET …/calls?to= lists a number's calls newest first, as GET /api/v1/calls/{id} shows each, and nobody else's", async () => {
+    await scriptCallee(api, ws, '+919811100071', { ring_seconds: 0, seconds_per_turn: 0.1 });
+    const placed: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '+919811100071' });
+      expect(res.status).toBe(201);
+      placed.push(res.body.call_id);
+    }
+    const other = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '+919811100072' });
+    expect(other.status).toBe(201);
+    const last = await pollCall(api, ws.key, placed[1]!, (c) => c.result.state !== 'pending');
+
+    // Separators and a missing + are forgiven, as when the number is pasted.
+    for (const to of ['+919811100071', '91 98111 00071']) {
+      const res = await get(`/calls?to=${encodeURIComponent(to)}`);
+      expect(res.status).toBe(200);
+      expect(res.body.items.map((c: { call_id: string }) => c.call_id)).toEqual([placed[1], placed[0]]);
+    }
+    const publicView = await request(api.server).get(`/api/v1/calls/${placed[1]}`).set(bearer(ws.key));
+    expect((await get('/calls?to=%2B919811100071')).body.items[0]).toEqual(publicView.body);
+    expect(publicView.body.result.state).toBe(last.result.state);
+
+    const elsewhere = await createTestWorkspace(api.db);
+    const foreign = await request(api.server).get(`/console/v1/workspaces/${elsewhere.workspaceId}/calls?to=%2B919811100071`).set(CONSOLE_AUTH);
+    expect(foreign.body).toEqual({ items: [] });
+
+    const bad = await get('/calls?to=abc');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual(envelope('invalid_argument', 'Request validation failed.', { errors: [{ loc: ['query', 'to'], msg: 'the number needs digits', type: 'invalid_format' }] }));
+  });
+
+  it('GET …/conversations lists the newest, and …/transcript gives every turn, trail rows included', async () => {
+    await injectInbound(api, ws.workspaceId, { from: '+919812300001', text: 'Where is my order?' });
+    const list = await eventually(async () => {
+      const res = await get('/conversations');
+      return res.body.items?.length ? res.body.items : null;
+    }, 'the conversation');
+    expect(list[0]).toMatchObject({ channel: 'whatsapp', message_count: expect.any(Number) });
+    const id: string = list[0].conversation_id;
+
+    const note = await request(api.server)
+      .post(`/console/v1/workspaces/${ws.workspaceId}/conversations/${id}/turns`)
+      .set(CONSOLE_AUTH)
+      .send({ role: 'human', kind: 'trail', text: 'Assigned to Ravi', turn_id: 'trail-1' });
+    expect(note.status).toBe(201);
+
+    const res = await get(`/conversations/${id}/transcript`);
+    expect(res.status).toBe(200);
+    expect(res.body.conversation).toMatchObject({ conversation_id: id, channel: 'whatsapp' });
+    expect(res.body.items).toEqual(
+      expect.arrayContaining([
+        { message_id: expect.stringMatching(/^msg_/), role: 'user', kind: 'turn', text: 'Where is my order?', created_at: expect.any(String) },
+        { message_id: note.body.message_id, role: 'human', kind: 'trail', text: 'Assigned to Ravi', created_at: expect.any(String) },
+      ]),
+    );
+
+    const missing = await get('/conversations/cnv_nope/transcript');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual(envelope('not_found', 'Conversation not found.'));
+  });
+});
