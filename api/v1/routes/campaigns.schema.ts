@@ -100,8 +100,8 @@ export const campaignRecord = z.object({
   capture: captureOut.nullable(),
   /** Beyond the contract's table: when the record last changed (the list's order). */
   updated_at: z.string().nullable(),
-  /** Beyond the contract's table: a call campaign's call progress (src/campaigns/progress.ts); null on WhatsApp campaigns. */
-  calls: callProgressRecord.nullable(),
+  /** Beyond the contract's table: a call campaign's call progress (src/campaigns/progress.ts); absent on WhatsApp campaigns. */
+  calls: callProgressRecord.optional(),
 });
 
 const notice = z.object({
@@ -263,6 +263,6 @@ export function campaignView(c: CampaignDoc & { calls?: CallProgress }): z.infer
     completed_at: formatTimestamp(c.completed_at),
     capture: c.capture,
     updated_at: formatTimestamp(c.updated_at),
-    calls: c.channel === 'voice' ? (c.calls ?? ZERO_CALL_PROGRESS) : null,
+    ...(c.channel === 'voice' ? { calls: c.calls ?? ZERO_CALL_PROGRESS } : {}),
   };
 }
