@@ -66,8 +66,10 @@ function requiredMissing(capture: Capture | null, fields: Record<string, FieldVa
 function fromCall(call: FinishedCall, capture: Capture | null): MergedOutcome {
   const r = call.result;
   const evidence = Object.fromEntries(Object.entries(call.evidence).map(([key, e]) => [key, { ...e, call_id: call.call_id }]));
+  const missing = requiredMissing(capture, r.fields);
+  const disposition = r.state !== 'ready' ? null : r.disposition === 'completed' && missing.length > 0 ? 'partial' : r.disposition;
   return {
-    disposition: r.state === 'ready' ? r.disposition : null,
+    disposition,
     goal_met: r.goal_met,
     success: r.success,
     summary: r.summary,
@@ -78,7 +80,7 @@ function fromCall(call: FinishedCall, capture: Capture | null): MergedOutcome {
     evidence,
     captured: Object.keys(r.fields).length,
     expected: capture?.fields.length ?? 0,
-    missing_required: requiredMissing(capture, r.fields),
+    missing_required: missing,
     call_id: call.call_id,
   };
 }
@@ -98,7 +100,8 @@ export function mergeOutcome(previous: MergedOutcome | null, call: FinishedCall,
   const fields = { ...previous.fields, ...current.fields };
   const evidence = { ...previous.evidence, ...current.evidence };
   const missing = requiredMissing(capture, fields);
-  let disposition = current.disposition;
+  // The call's own disposition (a call-back is judged on the questions it asked), then the rule across the calls.
+  let disposition = call.result.disposition;
   // `completed` is never set while a required answer is missing across the calls.
   if (disposition === 'completed' && missing.length > 0) disposition = 'partial';
   return {
