@@ -253,7 +253,8 @@ export function createVoiceCampaignActivities(deps: VoiceCampaignActivityDeps) {
         }
         const wait = startedAt + Math.round(placed * spacing) - Date.now();
         if (wait > 0) await pace(wait);
-        const plannedAt = new Date(input.nowMs + Math.round(placed * spacing));
+        // Never recorded before its planned time, nor before it really happens (a slow step).
+        const plannedAt = new Date(Math.max(input.nowMs + Math.round(placed * spacing), now().getTime()));
         const result = await placeOne(campaign, workspace, fromNumber, doc, kind, plannedAt);
         if (result.kind === 'busy') {
           waitingForPlace = true;

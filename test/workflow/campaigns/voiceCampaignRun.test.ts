@@ -1,5 +1,7 @@
 import type { Db } from 'mongodb';
-import { callCollections, type CallDoc } from '../../../src/calls/callStore';
+import { dailyBudgetUsage, liveCallCount, reserveDailyBudget } from '../../../src/calls/admission';
+import { callCollections, utcDay, type CallDoc } from '../../../src/calls/callStore';
+import { collections } from '../../../src/db/collections';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { campaignRunWorkflowId } from '../../../src/campaigns/contracts';
 import { controlCampaign } from '../../../src/campaigns/control';
@@ -121,20 +123,24 @@ describe('the call campaign run (time-skipping)', () => {
     // Every call talks for two minutes.
     for (const p of people) await scriptCallee(db, ws.workspaceId, p.phone!, { talk_seconds: 120, end: 'agent_hangup' });
     await launch(campaign);
+    // Watch the workspace's live calls while the run works (the places are unique claims, so
+    // this is what the limit means); the calls' own timestamps mix planned and actual times.
+    let most = 0;
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        most = Math.max(most, await liveCallCount(db, ws.workspaceId));
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
     await finished(campaign);
+    watching = false;
+    await watcher;
+    expect(most).toBe(10);
     const rs = await recipients(campaign, 25);
     expect(rs.every((r) => r.state === 'called' && r.calls!.length === 1)).toBe(true);
     const calls = await Promise.all(rs.map((r) => callDoc(r.calls![0]!.call_id)));
-    // Live from placing to ending: at no instant more than ten.
-    const edges = calls.flatMap((c: CallDoc) => [
-      { at: c.created_at.getTime(), d: 1 },
-      { at: c.ended_at!.getTime(), d: -1 },
-    ]);
-    edges.sort((a, b) => a.at - b.at || a.d - b.d);
-    let live = 0;
-    let most = 0;
-    for (const e of edges) most = Math.max(most, (live += e.d));
-    expect(most).toBe(10);
+    expect(calls.every((c: CallDoc) => c.outcome === 'agent_hangup' && c.duration_seconds === 120)).toBe(true);
     // Three waves of two-minute calls.
     const last = Math.max(...calls.map((c) => c.created_at.getTime()));
     expect(last - startAt.getTime()).toBeGreaterThanOrEqual(240_000);
@@ -199,6 +205,42 @@ describe('the call campaign run (time-skipping)', () => {
 
     expect((await findCampaign(db, ws.workspaceId, campaign._id))!.status).toBe('completed');
     expect(await campaignCallProgress(db, campaign._id)).toEqual({ dialled: 4, answered: 4, conversation: 4, completed: 2, call_backs: 3, live: 0 });
+  });
+
+  describe('the daily call budget (a plan setting: docs/decisions.md)', () => {
+    /** A workspace whose budget for the day of `at` is used up by 100 earlier calls. */
+    async function spentWorkspace(at: Date, campaignCallsCount: boolean) {
+      const ws = await createTestWorkspace(db);
+      await collections(db).workspaces.updateOne({ _id: ws.workspaceId }, { $set: { 'plan.campaign_calls_use_daily_budget': campaignCallsCount } });
+      for (let i = 0; i < 100; i++) expect((await reserveDailyBudget(db, ws.workspaceId, 1, at, `call_earlier${i}`)).ok).toBe(true);
+      return ws;
+    }
+
+    it('by default campaign calls do not count against it: a spent budget calls anyway, and reserves nothing', async () => {
+      const startAt = await utcAt(8, 12);
+      const ws = await spentWorkspace(startAt, false);
+      const { campaign } = await draft(ws, 2, { schedule: { start_at: startAt } });
+      await launch(campaign);
+      await finished(campaign);
+      const rs = await recipients(campaign, 2);
+      expectSoonAfter(placedAt(rs[0]!), startAt);
+      expect(rs.map((r) => r.state)).toEqual(['called', 'called']);
+      expect(await dailyBudgetUsage(db, ws.workspaceId, utcDay(startAt))).toEqual({ calls: 100, minutes: 100 });
+      expect(await callDoc(rs[0]!.calls![0]!.call_id)).toMatchObject({ budget_reserved: false, reserved_minutes: 0 });
+    });
+
+    it('when the plan counts them, a spent budget holds the campaign until 00:00 UTC; nobody fails', async () => {
+      const startAt = await utcAt(9, 12);
+      const ws = await spentWorkspace(startAt, true);
+      const { campaign } = await draft(ws, 2, { schedule: { start_at: startAt } });
+      await launch(campaign);
+      await finished(campaign);
+      const rs = await recipients(campaign, 2);
+      // Held at 12:00; the budget resets at midnight, but calls wait for the 10:00 window.
+      expectSoonAfter(placedAt(rs[0]!), dayAfter(startAt, 10));
+      expect(rs.map((r) => r.state)).toEqual(['called', 'called']);
+      expect(await dailyBudgetUsage(db, ws.workspaceId, utcDay(dayAfter(startAt, 10)))).toEqual({ calls: 2, minutes: 10 });
+    });
   });
 
   it('without call_back_incomplete an interrupted call is final', async () => {
