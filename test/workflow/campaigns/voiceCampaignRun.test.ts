@@ -243,6 +243,37 @@ describe('the call campaign run (time-skipping)', () => {
     });
   });
 
+  it('pause places nothing new while live calls are still folded in; cancel skips who was never called and keeps the outcomes of live calls', async () => {
+    const ws = await createTestWorkspace(db);
+    const startAt = await utcAt(10, 12);
+    const { campaign, people } = await draft(ws, 12, { schedule: { start_at: startAt, throttle_per_minute: 600 } });
+    for (const p of people) await scriptCallee(db, ws.workspaceId, p.phone!, { talk_seconds: 60, end: 'agent_hangup' });
+    await launch(campaign);
+    const control = async (action: 'pause' | 'cancel') => {
+      const current = (await findCampaign(db, ws.workspaceId, campaign._id))!;
+      const now = await envNow();
+      const result = await controlCampaign({ db, temporal: env.client, taskQueue, events, now: () => now }, { tenantId: ws.workspaceId, campaignId: campaign._id, action, request: { expected_version: current.version } });
+      if (result.kind !== 'done') throw new Error(JSON.stringify(result));
+      return result.campaign;
+    };
+    // The first ten are live (the places are full), two wait.
+    await env.sleep(startAt.getTime() - (await env.currentTimeMs()) + 30_000);
+    expect((await control('pause')).status).toBe('paused');
+    await env.sleep(5 * 60_000);
+    const paused = await recipients(campaign, 12);
+    expect(paused.filter((r) => r.state === 'called')).toHaveLength(10);
+    expect(paused.slice(10).map((r) => r.state)).toEqual(['queued', 'queued']);
+    expect((await control('cancel')).status).toBe('cancelled');
+    await finished(campaign);
+    const done = await recipients(campaign, 12);
+    expect(done.slice(0, 10).every((r) => r.state === 'called' && r.outcome?.disposition === 'completed')).toBe(true);
+    expect(done.slice(10).map((r) => [r.state, r.skip_reason])).toEqual([
+      ['skipped', 'cancelled'],
+      ['skipped', 'cancelled'],
+    ]);
+    expect(await campaignCounters(db, campaign._id)).toMatchObject({ sent: 10, skipped: 2 });
+  });
+
   it('without call_back_incomplete an interrupted call is final', async () => {
     const ws = await createTestWorkspace(db);
     const { campaign, people } = await draft(ws, 1, { schedule: { start_at: await utcAt(7, 12) } });
