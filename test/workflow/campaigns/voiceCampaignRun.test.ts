@@ -140,7 +140,12 @@ describe('the call campaign run (time-skipping)', () => {
     const rs = await recipients(campaign, 25);
     expect(rs.every((r) => r.state === 'called' && r.calls!.length === 1)).toBe(true);
     const calls = await Promise.all(rs.map((r) => callDoc(r.calls![0]!.call_id)));
-    expect(calls.every((c: CallDoc) => c.outcome === 'agent_hangup' && c.duration_seconds === 120)).toBe(true);
+    // Two minutes each, as scripted (the call records its end a workflow task after the line's).
+    for (const c of calls as CallDoc[]) {
+      expect(c.outcome).toBe('agent_hangup');
+      expect(c.duration_seconds).toBeGreaterThanOrEqual(120);
+      expect(c.duration_seconds).toBeLessThan(125);
+    }
     // Three waves of two-minute calls.
     const last = Math.max(...calls.map((c) => c.created_at.getTime()));
     expect(last - startAt.getTime()).toBeGreaterThanOrEqual(240_000);
