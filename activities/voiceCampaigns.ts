@@ -20,7 +20,7 @@ import {
   type DueCallBack,
   type VoiceStepInput,
   type VoiceStepResult,
-} from '../src/campaigns/voiceContracts';
+} from '../src/campaigns/contracts';
 import { collections, type WorkspaceDoc } from '../src/db/collections';
 import { newId } from '../src/domain/ids';
 
@@ -199,7 +199,16 @@ export function createVoiceCampaignActivities(deps: VoiceCampaignActivityDeps) {
           if (collected.callBack) newCallBacks.push(collected.callBack);
         }
       }
-      // Cancelled: owed call-backs are dropped; the records stand as merged so far.
+      // Cancelled: a call whose placing died is not placed now (the person is skipped, or
+      // keeps what their first call taught), and owed call-backs are dropped; records stand as merged.
+      if (input.dropCallBacks !== undefined) {
+        for (const position of replace.splice(0)) {
+          const doc = await readRecipient(campaign._id, position);
+          const set = doc?.call_pending?.kind === 'call_back' ? { state: 'called' as const } : { state: 'skipped' as const, skip_reason: 'cancelled' };
+          await recipients.updateOne({ _id: recipientId(campaign._id, position) }, { $set: { ...set, state_at: at, call_pending: null, call_back_due_at: null } });
+          touched.add(position);
+        }
+      }
       for (const position of input.dropCallBacks ?? []) {
         await recipients.updateOne({ _id: recipientId(campaign._id, position), state: 'calling' }, { $set: { state: 'called', state_at: at, call_back_due_at: null } });
         touched.add(position);

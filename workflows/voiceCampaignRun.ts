@@ -1,15 +1,20 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaigns';
 import type { VoiceCampaignActivities } from '../activities/voiceCampaigns';
-import { campaignRunStateQuery, cancelCampaignUpdate, CAMPAIGN_RUN_MAX_HISTORY_EVENTS, pauseCampaignUpdate, resumeCampaignUpdate, type RunControl } from '../src/campaigns/contracts';
 import {
   CALL_HOLD_POLL_MS,
   CALL_PLACE_POLL_MS,
   CALL_STEP_MAX,
   CALL_STEP_SPAN_MS,
+  CAMPAIGN_RUN_MAX_HISTORY_EVENTS,
+  campaignRunStateQuery,
+  cancelCampaignUpdate,
+  pauseCampaignUpdate,
+  resumeCampaignUpdate,
+  type RunControl,
   type VoiceCampaignRunInput,
   type VoiceCampaignRunState,
-} from '../src/campaigns/voiceContracts';
+} from '../src/campaigns/contracts';
 import { CAMPAIGN_BATCH, CAMPAIGN_STEP } from './activityOptions';
 import { continueAsNewIfDue } from './continueAsNew';
 import { workflowNowIso } from './time';

@@ -10,11 +10,12 @@ import {
   cancelCampaignUpdate,
   pauseCampaignUpdate,
   resumeCampaignUpdate,
+  voiceCampaignRunDefinition,
   type CampaignRunInput,
   type RunControl,
+  type VoiceCampaignRunInput,
 } from './contracts';
 import { evaluateCampaign, type Evaluation } from './evaluate';
-import { voiceCampaignRunDefinition, type VoiceCampaignRunInput } from './voiceContracts';
 import { docsFor, type Finding } from './findings';
 import { checkLaunch, type LaunchRefusal } from './launchChecks';
 import { stageRecipients } from './staging';

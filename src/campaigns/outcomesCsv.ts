@@ -36,7 +36,7 @@ export function guardCell(value: string): string {
   return FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value;
 }
 
-function cell(value: FieldValue | string | number | boolean | null | undefined): string {
+function cell(value: FieldValue | null | undefined): string {
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) return guardCell(value.join('; '));
   if (typeof value === 'boolean') return value ? 'yes' : 'no';

@@ -94,13 +94,14 @@ export type RenderedText = { ok: true; text: string } | { ok: false; field: `con
  * have passed `checkTokens(…, CALL_TOKENS)`.
  */
 export function renderCallText(text: string, contact: ContactValues): RenderedText {
-  let missing: ContactField | null = null;
+  // Set inside the replacer, so held in an object the type checker does not narrow.
+  const gap: { field: ContactField | null } = { field: null };
   const filled = text.replace(TOKEN, (_whole, token: string) => {
     const field = callTokenField(token);
     if (field === null) return allDetails(contact);
     const got = contact[field]?.trim();
-    if (!got) missing ??= field;
+    if (!got) gap.field ??= field;
     return got ?? '';
   });
-  return missing ? { ok: false, field: `contact.${missing}` } : { ok: true, text: filled };
+  return gap.field ? { ok: false, field: `contact.${gap.field}` } : { ok: true, text: filled };
 }

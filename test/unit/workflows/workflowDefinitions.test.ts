@@ -1,8 +1,7 @@
 import type { Workflow } from '@temporalio/workflow';
 import * as workflows from '../../../workflows';
 import { callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
-import { campaignRunDefinition } from '../../../src/campaigns/contracts';
-import { voiceCampaignRunDefinition } from '../../../src/campaigns/voiceContracts';
+import { campaignRunDefinition, voiceCampaignRunDefinition } from '../../../src/campaigns/contracts';
 import { simulatedWhatsAppDeliveryDefinition } from '../../../src/messaging/contracts';
 import { systemCheckDefinition } from '../../../src/temporal/contracts';
 import type { WorkflowDefinition } from '../../../src/temporal/workflowDefinition';

@@ -3,11 +3,10 @@ import { dailyBudgetUsage, liveCallCount, reserveDailyBudget } from '../../../sr
 import { callCollections, utcDay, type CallDoc } from '../../../src/calls/callStore';
 import { collections } from '../../../src/db/collections';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
-import { campaignRunWorkflowId } from '../../../src/campaigns/contracts';
+import { campaignRunWorkflowId, type VoiceCampaignRunState } from '../../../src/campaigns/contracts';
 import { controlCampaign } from '../../../src/campaigns/control';
 import { campaignCallProgress, campaignCounters } from '../../../src/campaigns/progress';
 import { readRecipientBatch, type CampaignRecipientDoc } from '../../../src/campaigns/staging';
-import type { VoiceCampaignRunState } from '../../../src/campaigns/voiceContracts';
 import { eventsCollection } from '../../../src/events/eventStore';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { DROPS_AFTER_FIRST_ANSWER, insertContacts, insertVoiceCampaignDraft, scriptCallee, type VoiceDraftOptions } from '../../support/campaigns';
@@ -157,7 +156,7 @@ describe('the call campaign run (time-skipping)', () => {
     const ws = await createTestWorkspace(db);
     const startAt = await utcAt(6, 12);
     const { campaign, people } = await draft(ws, 4, { schedule: { start_at: startAt, throttle_per_minute: 60 }, callBackIncomplete: true });
-    const [dropsThenCompletes, dropsThenUnanswered, completes, alwaysDrops] = people.map((p) => p.phone!);
+    const [dropsThenCompletes, dropsThenUnanswered, , alwaysDrops] = people.map((p) => p.phone!);
     for (const to of [dropsThenCompletes!, dropsThenUnanswered!, alwaysDrops!]) await scriptCallee(db, ws.workspaceId, to, DROPS_AFTER_FIRST_ANSWER);
     await launch(campaign);
     // The first calls are over and read; the call-backs are due ten minutes after.
