@@ -149,7 +149,7 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
 
       // Releasing the live place is idempotent by itself; the day's reservation must be given back once.
       if (call.direction === 'outbound') await releaseLiveSlot(db, call.tenant_id, call._id);
-      if (end.status === 'failed' && call.direction === 'outbound' && (await insertIfAbsent(effects, { _id: `${call._id}|budget_returned`, at: new Date() }))) {
+      if (end.status === 'failed' && call.direction === 'outbound' && call.budget_reserved !== false && (await insertIfAbsent(effects, { _id: `${call._id}|budget_returned`, at: new Date() }))) {
         await returnDailyBudget(db, call.tenant_id, call.budget_day, call.reserved_minutes, call._id);
       }
 

@@ -77,7 +77,7 @@ export function openApiDocument(routes: RouteDef[], surface: DocumentSurface): R
           ? { description: route.response.description }
           : {
               description: route.response.description,
-              content: { 'application/json': { schema: route.response.schema ? jsonSchema(route.response.schema, 'output') : { type: 'object' } } },
+              content: { [route.response.mediaType ?? 'application/json']: { schema: route.response.schema ? jsonSchema(route.response.schema, 'output') : { type: 'object' } } },
             },
     };
     for (const code of errors) {

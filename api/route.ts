@@ -53,6 +53,8 @@ export interface RouteSpec<
     description: string;
     /** Every public route has one; console routes may leave it open (no compatibility promise). */
     schema?: z.ZodType;
+    /** The body's media type when it is not JSON (a CSV download). */
+    mediaType?: string;
   };
   /** Failures beyond those every route of its kind can give (keyed: 400, 401, 403, 429, 500). */
   errors?: ErrorCode[];

@@ -9,3 +9,4 @@ export { dispatchEvent } from './dispatchEvent';
 export { deliverWebhook } from './deliverWebhook';
 export { simulatedWhatsAppDelivery } from './simulatedWhatsAppDelivery';
 export { campaignRun } from './campaignRun';
+export { voiceCampaignRun } from './voiceCampaignRun';

@@ -46,6 +46,12 @@ export interface CallDoc {
   reserved_minutes: number;
   /** The UTC day whose budget this call counted against. */
   budget_day: string;
+  /**
+   * False for a campaign call of a workspace whose campaign calls do not count against the
+   * daily budget (docs/decisions.md): nothing was reserved, so nothing is given back. Absent
+   * on calls written before the field existed, which all reserved.
+   */
+  budget_reserved?: boolean;
   billed_minutes: number | null;
   /** The workflow step that wrote the current state. */
   step: number;
@@ -101,7 +107,7 @@ export type NewCall = Pick<
   | 'recording'
   | 'created_at'
 > &
-  Partial<Pick<CallDoc, 'purpose' | 'script' | 'detail_lines' | 'capture' | 'metadata' | 'reserved_minutes' | 'budget_day'>>;
+  Partial<Pick<CallDoc, 'purpose' | 'script' | 'detail_lines' | 'capture' | 'metadata' | 'reserved_minutes' | 'budget_day' | 'budget_reserved'>>;
 
 /** A call's first read model, written before its workflow starts so a GET finds it at once. */
 export function newCallDoc(init: NewCall): CallDoc {

@@ -3,6 +3,7 @@ import { collections, type AgentDoc, type PhoneNumberDoc, type WorkspaceDoc } fr
 import { LIMITS } from '../domain/limits';
 import { Refusal } from '../domain/refusal';
 import { releaseLiveSlot, reserveDailyBudget, takeLiveSlot } from './admission';
+import { utcDay } from './callStore';
 import { readDestination } from './destination';
 
 /**
@@ -41,6 +42,11 @@ export interface CallRequestForGuards {
   to: string;
   from_number: string | null;
   agent_id: string | null;
+  /**
+   * `exempt`: the daily budget guard is passed over and nothing is reserved (campaign calls of
+   * a workspace whose plan exempts them; docs/decisions.md). Every other guard holds.
+   */
+  dailyBudget?: 'count' | 'exempt';
 }
 
 export interface AdmittedCall {
@@ -50,6 +56,8 @@ export interface AdmittedCall {
   agent: AgentDoc;
   reservedMinutes: number;
   budgetDay: string;
+  /** False when the daily budget was passed over (`dailyBudget: 'exempt'`). */
+  budgetReserved: boolean;
 }
 
 export interface GuardDeps {
@@ -114,6 +122,9 @@ export async function admitCall(
   try {
     const { number, agent } = await resolveCaller(deps, workspace, request);
     const reservedMinutes = Math.ceil(agent.max_call_minutes);
+    if (request.dailyBudget === 'exempt') {
+      return { callId, to: destination.e164, number, agent, reservedMinutes: 0, budgetDay: utcDay(now), budgetReserved: false };
+    }
     const budget = await reserveDailyBudget(db, workspace._id, reservedMinutes, now, callId);
     if (!budget.ok) {
       throw new CallRefusal('daily_call_budget', 'The daily outbound call budget is used up; it resets at 00:00 UTC.', {
@@ -123,7 +134,7 @@ export async function admitCall(
         minute_limit: LIMITS.reservedMinutesPerUtcDay,
       });
     }
-    return { callId, to: destination.e164, number, agent, reservedMinutes, budgetDay: budget.day };
+    return { callId, to: destination.e164, number, agent, reservedMinutes, budgetDay: budget.day, budgetReserved: true };
   } catch (err) {
     await releaseLiveSlot(db, workspace._id, callId);
     throw err;

@@ -48,15 +48,31 @@ export type PlaceCallOutcome =
   /** The network refused to place it; the call exists and ends as failed. */
   | { kind: 'not_placed'; call: CallDoc };
 
-export async function placeCall(deps: PlaceCallDeps, workspace: WorkspaceDoc, request: PlaceCallRequest): Promise<PlaceCallOutcome> {
+/** What only a campaign asks of the use case; POST /calls passes none. */
+export interface PlaceCallOptions {
+  /**
+   * The call's id, chosen by a caller that records it first (a campaign's recipient), so a
+   * retried attempt places the same call: the engine refuses a second workflow with this id.
+   */
+  callId?: string;
+  /** See `CallRequestForGuards.dailyBudget`. */
+  dailyBudget?: 'count' | 'exempt';
+}
+
+export async function placeCall(
+  deps: PlaceCallDeps,
+  workspace: WorkspaceDoc,
+  request: PlaceCallRequest,
+  options: PlaceCallOptions = {},
+): Promise<PlaceCallOutcome> {
   const at = deps.now();
-  const callId = newId('call', at);
+  const callId = options.callId ?? newId('call', at);
   let admitted;
   try {
     admitted = await admitCall(
       { db: deps.db, deploymentChannels: deps.config.DEPLOYMENT_CHANNELS },
       workspace,
-      { to: request.to, from_number: request.from_number, agent_id: request.agent_id },
+      { to: request.to, from_number: request.from_number, agent_id: request.agent_id, dailyBudget: options.dailyBudget ?? 'count' },
       callId,
       at,
     );
@@ -85,6 +101,7 @@ export async function placeCall(deps: PlaceCallDeps, workspace: WorkspaceDoc, re
     recording: admitted.number.recording,
     reserved_minutes: admitted.reservedMinutes,
     budget_day: admitted.budgetDay,
+    budget_reserved: admitted.budgetReserved,
     created_at: at,
   });
   const { calls } = callCollections(deps.db);
@@ -94,7 +111,7 @@ export async function placeCall(deps: PlaceCallDeps, workspace: WorkspaceDoc, re
   } catch (err) {
     // Nothing was dialled: give back the places taken, and leave no live-looking record.
     await releaseLiveSlot(deps.db, workspace._id, callId);
-    await returnDailyBudget(deps.db, workspace._id, admitted.budgetDay, admitted.reservedMinutes, callId);
+    if (admitted.budgetReserved) await returnDailyBudget(deps.db, workspace._id, admitted.budgetDay, admitted.reservedMinutes, callId);
     await calls.deleteOne({ _id: callId });
     throw err;
   }

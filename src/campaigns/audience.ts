@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
+import { readDestination } from '../calls/destination';
 import { toE164 } from '../contacts/contactIdentity';
 import { contactCollections } from '../contacts/contacts';
 import { audienceContactIds, type CampaignDoc, type ExclusionReason } from './campaign';
 import { CAMPAIGN_LIMITS } from './limits';
-import { renderVariables, type ContactValues } from './templateTokens';
+import { renderCallText, renderVariables, type ContactValues } from './templateTokens';
 
 /**
  * Who a campaign reaches (campaigns-tickets-dues §4 `audience`), resolved at evaluate and
@@ -99,6 +100,8 @@ export interface Recipient {
   to: string;
   name: string | null;
   variables: string[];
+  /** Call campaigns: the purpose and script with this person's details filled in. */
+  call?: { purpose: string | null; script: string | null };
 }
 
 export interface InvalidRow {
@@ -131,6 +134,16 @@ export interface ClassifyOptions {
   suppressed: ReadonlySet<string>;
   /** The workspace's country, for a stored number that lacks its `+`. */
   country: string;
+  /** Call campaigns: the purpose and script to fill per person (templateTokens.ts `renderCallText`). */
+  callTexts?: { purpose: string | null; script: string | null };
+  /** Call campaigns: calling codes enabled for outbound calls; a number elsewhere is `country_not_allowed`. */
+  callingCodes?: readonly string[];
+}
+
+/** Whether calls may go to the number: its calling code is enabled (the POST /calls guard's reading). */
+function callable(e164: string, country: string, codes: readonly string[]): boolean {
+  const destination = readDestination(e164, country);
+  return destination.kind === 'ok' && codes.includes(destination.callingCode);
 }
 
 /**
@@ -169,12 +182,28 @@ export function classifyAudience(rows: readonly AudienceContact[], options: Clas
       exclude({ reason: 'suppressed', contact_id });
       continue;
     }
+    if (options.callingCodes && !callable(to, options.country, options.callingCodes)) {
+      exclude({ reason: 'country_not_allowed', contact_id });
+      continue;
+    }
     const rendered = renderVariables(options.variables, { ...row, phone: to });
     if (!rendered.ok) {
       exclude({ reason: 'missing_variable', contact_id, field: rendered.field });
       continue;
     }
-    recipients.push({ contact_id, to, name: row.name, variables: rendered.values });
+    let call: Recipient['call'];
+    if (options.callTexts) {
+      const contact = { ...row, phone: to };
+      const purpose = options.callTexts.purpose === null ? null : renderCallText(options.callTexts.purpose, contact);
+      const script = options.callTexts.script === null ? null : renderCallText(options.callTexts.script, contact);
+      const gap = [purpose, script].find((r) => r !== null && !r.ok);
+      if (gap && !gap.ok) {
+        exclude({ reason: 'missing_variable', contact_id, field: gap.field });
+        continue;
+      }
+      call = { purpose: purpose?.ok ? purpose.text : null, script: script?.ok ? script.text : null };
+    }
+    recipients.push({ contact_id, to, name: row.name, variables: rendered.values, ...(call ? { call } : {}) });
   }
   return { recipients, totalRows: rows.length, excluded, invalidRows };
 }

@@ -25,6 +25,8 @@ export const EXCLUSION_REASONS = [
   'duplicate_recipient',
   'invalid_destination',
   'missing_variable',
+  /** Call campaigns: the number's country is not enabled for outbound calls. */
+  'country_not_allowed',
 ] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 

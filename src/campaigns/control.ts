@@ -10,8 +10,10 @@ import {
   cancelCampaignUpdate,
   pauseCampaignUpdate,
   resumeCampaignUpdate,
+  voiceCampaignRunDefinition,
   type CampaignRunInput,
   type RunControl,
+  type VoiceCampaignRunInput,
 } from './contracts';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
@@ -93,6 +95,20 @@ function runInput(campaign: CampaignDoc, recipients: number, control: RunControl
   };
 }
 
+/** A call campaign's run input: the same start, nothing awaited yet. */
+function voiceRunInput(campaign: CampaignDoc, recipients: number, control: RunControl): VoiceCampaignRunInput {
+  const { nextSendAtMs: _unused, ...common } = runInput(campaign, recipients, control);
+  return { ...common, active: [], callBacks: [], nextPlaceAtMs: null };
+}
+
+/** Starts the campaign's run: the call run for a voice campaign, else the message run. */
+function startRun(deps: ControlDeps, campaign: CampaignDoc, recipients: number, control: RunControl) {
+  const workflowId = campaignRunWorkflowId(campaign._id);
+  return campaign.channel === 'voice'
+    ? startWorkflow(deps.temporal, voiceCampaignRunDefinition, { workflowId, taskQueue: deps.taskQueue, args: [voiceRunInput(campaign, recipients, control)] })
+    : startWorkflow(deps.temporal, campaignRunDefinition, { workflowId, taskQueue: deps.taskQueue, args: [runInput(campaign, recipients, control)] });
+}
+
 /**
  * Puts the run in `control`: the update on a run that exists, else a new run from position 0
  * (the send intents skip whoever was sent). A validator's refusal (the run has finished
@@ -102,7 +118,7 @@ async function steerRun(deps: ControlDeps, campaign: CampaignDoc, recipients: nu
   const workflowId = campaignRunWorkflowId(campaign._id);
   if (fresh) {
     try {
-      await startWorkflow(deps.temporal, campaignRunDefinition, { workflowId, taskQueue: deps.taskQueue, args: [runInput(campaign, recipients, control)] });
+      await startRun(deps, campaign, recipients, control);
       return;
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -113,7 +129,7 @@ async function steerRun(deps: ControlDeps, campaign: CampaignDoc, recipients: nu
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) return;
     if (!(err instanceof WorkflowNotFoundError)) throw err;
-    await startWorkflow(deps.temporal, campaignRunDefinition, { workflowId, taskQueue: deps.taskQueue, args: [runInput(campaign, recipients, control)] }).catch(
+    await startRun(deps, campaign, recipients, control).catch(
       (startErr: unknown) => {
         if (!(startErr instanceof WorkflowExecutionAlreadyStartedError)) throw startErr;
       },

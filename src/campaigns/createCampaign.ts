@@ -11,7 +11,7 @@ import {
   type CampaignSchedule,
   type ConsentBasis,
 } from './campaign';
-import { MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from './sendWindow';
+import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from './sendWindow';
 import { campaignSettingsOf } from './settings';
 import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens } from './templateTokens';
 
@@ -105,7 +105,8 @@ function scheduleOf(request: CampaignRequest, workspace: WorkspaceDoc): Campaign
   const window = clampWindow(
     { startHour: asked.send_window_start_hour ?? null, endHour: asked.send_window_end_hour ?? null },
     { startHour: settings.send_window_start_hour, endHour: settings.send_window_end_hour },
-    MESSAGE_BOUNDS,
+    // Calls are held to 10:00 to 19:00 whatever the schedule or the workspace's settings say.
+    request.channel === 'voice' ? CALL_BOUNDS : MESSAGE_BOUNDS,
   );
   if (isEmptyWindow(window)) {
     return {

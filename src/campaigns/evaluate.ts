@@ -45,6 +45,32 @@ export interface EvaluateInput {
   template: TemplateLookup;
   /** Null when the sender resolves; otherwise why not. */
   senderProblem: string | null;
+  /** Call campaigns: what placing their calls needs (readVoiceReadiness); null for WhatsApp. */
+  voice?: VoiceReadiness | null;
+}
+
+/** What a call campaign's launch needs beyond its audience (the POST /calls guards that concern everyone alike). */
+export interface VoiceReadiness {
+  configured: boolean;
+  /** Active numbers of the workspace (digits). */
+  activeNumbers: string[];
+  /** The active numbers the campaign's agent is deployed to, first created first: the first is its caller ID. */
+  agentNumbers: string[];
+}
+
+/** The voice checks (issue 15): voice configured, an active number, the campaign's agent deployed to one. */
+function voiceFindings(campaign: CampaignDoc, voice: VoiceReadiness | null, eligible: number): Finding[] {
+  if (!voice) return [];
+  if (!voice.configured) {
+    return [finding('voice_not_configured', 'block', eligible, 'Voice is not configured for this workspace.', 'Configure voice for the workspace in the console.')];
+  }
+  if (voice.activeNumbers.length === 0) {
+    return [finding('no_phone_number', 'block', eligible, 'This workspace has no active phone number to call from.', 'Activate a phone number in the console.')];
+  }
+  if (voice.agentNumbers.length === 0) {
+    return [finding('no_agent_deployed', 'block', eligible, `Agent ${campaign.agent_id} is not deployed to an active number of this workspace.`, 'Deploy the agent to an active number in the console, or create the campaign with the agent that is deployed.')];
+  }
+  return [];
 }
 
 function templateFindings(campaign: CampaignDoc, lookup: TemplateLookup, eligible: number): Finding[] {
@@ -73,10 +99,12 @@ function templateFindings(campaign: CampaignDoc, lookup: TemplateLookup, eligibl
 export function evaluate(input: EvaluateInput): Evaluation {
   const { campaign, workspace } = input;
   const settings = campaignSettingsOf(workspace);
+  const voiceCampaign = campaign.channel === 'voice';
   const classified = classifyAudience(input.audience.rows, {
     variables: campaign.template?.variables ?? [],
     suppressed: input.suppressed,
     country: workspace.country,
+    ...(voiceCampaign ? { callTexts: { purpose: campaign.purpose, script: campaign.script }, callingCodes: workspace.calling_country_codes } : {}),
   });
   const eligible = classified.recipients.length;
   const findings: Finding[] = [];
@@ -89,6 +117,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
     findings.push(finding('audience_empty', 'block', 0, 'Nobody is left to message after exclusions.', 'Choose contacts with usable phone numbers who have not opted out.'));
   }
   findings.push(...templateFindings(campaign, input.template, eligible));
+  findings.push(...voiceFindings(campaign, input.voice ?? null, eligible));
   if (input.senderProblem) {
     findings.push(finding('channel_not_connected', 'block', eligible, input.senderProblem, 'Connect the sender, or leave sender_id out to use the default sender.'));
   }
@@ -110,10 +139,28 @@ export function evaluate(input: EvaluateInput): Evaluation {
       total_rows: classified.totalRows,
       excluded: classified.excluded,
       invalid_rows: classified.invalidRows,
-      sample: classified.recipients.slice(0, CAMPAIGN_LIMITS.samples).map((r) => ({ to: r.to, name: r.name, variables: byPlaceholderNumber(r.variables) })),
+      // A call campaign's sample shows the purpose and script as the person's call would carry them.
+      sample: classified.recipients.slice(0, CAMPAIGN_LIMITS.samples).map((r) => ({ to: r.to, name: r.name, variables: r.call ? callVariables(r.call) : byPlaceholderNumber(r.variables) })),
       findings,
       checksum: recipientChecksum(classified.recipients),
     },
+  };
+}
+
+function callVariables(call: NonNullable<Recipient['call']>): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (call.purpose !== null) out.purpose = call.purpose;
+  if (call.script !== null) out.script = call.script;
+  return out;
+}
+
+/** The workspace's active numbers and those the campaign's agent is deployed to (point-free: a workspace has few numbers). */
+export async function readVoiceReadiness(db: Db, campaign: CampaignDoc, workspace: WorkspaceDoc): Promise<VoiceReadiness> {
+  const numbers = await collections(db).phoneNumbers.find({ tenant_id: workspace._id, active: true }).sort({ created_at: 1, _id: 1 }).toArray();
+  return {
+    configured: workspace.capabilities.voice_configured,
+    activeNumbers: numbers.map((n) => n._id),
+    agentNumbers: numbers.filter((n) => n.agent_id !== null && n.agent_id === campaign.agent_id).map((n) => n._id),
   };
 }
 
@@ -126,12 +173,13 @@ export async function lookupTemplate(db: Db, campaign: CampaignDoc): Promise<Tem
 
 /** Reads the audience, opt-outs, template and sender, then evaluates; writes nothing. */
 export async function evaluateCampaign(db: Db, campaign: CampaignDoc, workspace: WorkspaceDoc): Promise<Evaluation> {
-  const [audience, suppressed, template, sender] = await Promise.all([
+  const [audience, suppressed, template, sender, voice] = await Promise.all([
     resolveAudience(db, campaign),
     suppressedNumbers(db, campaign.tenant_id),
     lookupTemplate(db, campaign),
     campaign.channel === 'whatsapp' ? resolveSender(db, campaign.tenant_id, campaign.sender_id) : Promise.resolve(null),
+    campaign.channel === 'voice' ? readVoiceReadiness(db, campaign, workspace) : Promise.resolve(null),
   ]);
   const senderProblem = sender && !sender.ok ? sender.message : null;
-  return evaluate({ campaign, workspace, audience, suppressed, template, senderProblem });
+  return evaluate({ campaign, workspace, audience, suppressed, template, senderProblem, voice });
 }

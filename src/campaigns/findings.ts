@@ -16,6 +16,9 @@ export type FindingCode =
   | 'template_variables'
   | 'template_media_missing'
   | 'channel_not_connected'
+  | 'voice_not_configured'
+  | 'no_phone_number'
+  | 'no_agent_deployed'
   | ExclusionReason
   | 'quiet_hours'
   | 'contacts_not_found';
@@ -58,6 +61,8 @@ export function exclusionFinding(reason: ExclusionReason, count: number): Findin
       return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'has', 'have')} no usable phone number.`, 'Add a valid phone number to these contacts.');
     case 'missing_variable':
       return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'lacks', 'lack')} a value a template variable needs and will be skipped.`, 'Fill in the missing contact fields, or use a literal value in the template.');
+    case 'country_not_allowed':
+      return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'has a number', 'have numbers')} in a country not enabled for outbound calls and will not be called.`, 'Enable the country for outbound calls in the console, or leave these contacts out.');
     case 'channel_consent_missing':
       return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'has', 'have')} not agreed to be contacted on this channel.`, 'Record the consent on these contacts, or leave them out.');
   }

@@ -1,4 +1,5 @@
 import type { WorkspaceDoc } from '../db/collections';
+import { walletEmpty } from '../calls/guards';
 import { allowanceLeft } from '../messaging/allowance';
 import type { CampaignDoc } from './campaign';
 import type { Evaluation } from './evaluate';
@@ -71,9 +72,12 @@ export async function checkLaunch(input: {
     const what = campaign.channel === 'whatsapp' ? 'the WhatsApp channel' : 'phone numbers';
     return guardrail('channel_dormant', `The plan no longer includes ${what}.`, `Add ${what} to the plan.`);
   }
-  // Call campaigns spend voice minutes; their wallet check arrives with voice campaigns (issue 15).
   if (campaign.channel === 'whatsapp' && !allowanceLeft(workspace.plan)) {
     return guardrail('allowance_exhausted', "The plan's conversations for this month are used up and there are no prepaid credits.", 'Buy prepaid credits or wait for the monthly allowance.');
+  }
+  // Call campaigns spend voice minutes: the contract's step 3 reason, for the calls' wallet.
+  if (campaign.channel === 'voice' && walletEmpty(workspace)) {
+    return guardrail('allowance_exhausted', "The plan's voice minutes are used up and there are no prepaid minutes.", 'Buy prepaid minutes or wait for the monthly allowance.');
   }
   // A paused campaign resumes its staged recipients: the audience is not rebuilt, and the
   // count to confirm is the staged one.

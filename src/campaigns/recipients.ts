@@ -7,10 +7,21 @@ import { stagingCollections, type CampaignRecipientDoc, type RecipientState } fr
  * then, as the provider reports, `delivered` and `read` (or `failed`). It only moves
  * forward, so a late or repeated status never takes it back.
  */
-export const RECIPIENT_RANK: Record<RecipientState, number> = { queued: 0, sent: 1, delivered: 2, read: 3, failed: 4, skipped: 4 };
+export const RECIPIENT_RANK: Record<RecipientState, number> = { queued: 0, sent: 1, calling: 1, delivered: 2, read: 3, failed: 4, skipped: 4, called: 4 };
 
 /** Why a recipient was skipped or failed without a provider's answer. */
-export type RecipientReason = 'suppressed' | 'cancelled' | 'provider_error' | 'outcome_unknown';
+export type RecipientReason =
+  | 'suppressed'
+  | 'cancelled'
+  | 'provider_error'
+  | 'outcome_unknown'
+  /** Call campaigns: the POST /calls guard that refused this person's call, or the network's refusal. */
+  | 'destination_too_short'
+  | 'destination_unusable'
+  | 'self_dial'
+  | 'destination_blocked'
+  | 'country_not_allowed'
+  | 'originate_error';
 
 /**
  * Moves a recipient forward (never back); answers whether it moved. Safe to repeat. Read and

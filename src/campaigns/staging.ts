@@ -2,6 +2,7 @@ import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import type { WorkspaceDoc } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import type { Recipient } from './audience';
+import type { MergedOutcome, RecipientCall } from './callOutcomes';
 import type { CampaignDoc, ConsentPin, ExclusionReason } from './campaign';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 
@@ -16,7 +17,12 @@ import { evaluateCampaign, type Evaluation } from './evaluate';
  * campaign rely on that).
  */
 
-export type RecipientState = 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | 'skipped';
+/**
+ * WhatsApp: `queued`, `sent`, `delivered`, `read`, `failed`, `skipped`. Call campaigns:
+ * `queued`, `calling` (a call placed, live or awaiting its reading, or a call-back due),
+ * `called` (final: the merged outcome is known), `failed`, `skipped`.
+ */
+export type RecipientState = 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | 'skipped' | 'calling' | 'called';
 
 export interface CampaignRecipientDoc {
   /** `<campaign_id>:<position>`. */
@@ -36,6 +42,17 @@ export interface CampaignRecipientDoc {
   message_id: string | null;
   state_at: Date;
   created_at: Date;
+  /** Call campaigns: the purpose and script with this person's details filled in at staging. */
+  purpose?: string | null;
+  script?: string | null;
+  /** Call campaigns: the call being placed or awaited; recorded before it is placed (callOutcomes.ts). */
+  call_pending?: { call_id: string; kind: 'first' | 'call_back' } | null;
+  /** Call campaigns: every call placed to this person, in order (at most a first call and one call-back). */
+  calls?: RecipientCall[];
+  /** Call campaigns: the person's outcome merged across their calls. */
+  outcome?: MergedOutcome | null;
+  /** Call campaigns: when the one call-back is due (epoch ms); null once placed or when none is owed. */
+  call_back_due_at?: Date | null;
 }
 
 export interface CampaignStagingDoc extends ConsentPin {
@@ -72,6 +89,7 @@ function recipientDoc(campaign: CampaignDoc, recipient: Recipient, position: num
     message_id: null,
     state_at: at,
     created_at: at,
+    ...(recipient.call ? { purpose: recipient.call.purpose, script: recipient.call.script, call_pending: null, calls: [], outcome: null, call_back_due_at: null } : {}),
   };
 }
 

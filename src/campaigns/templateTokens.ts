@@ -64,3 +64,44 @@ export function renderVariables(variables: readonly string[], contact: ContactVa
 export function byPlaceholderNumber(values: readonly string[]): Record<string, string> {
   return Object.fromEntries(values.map((value, i) => [String(i + 1), value]));
 }
+
+/** The contact field a call token names: `name` and `contact.name` alike; null for `all`. */
+function callTokenField(token: string): ContactField | null {
+  const field = token.startsWith('contact.') ? token.slice('contact.'.length) : token;
+  return field === 'all' ? null : (field as ContactField);
+}
+
+const ALL_LABELS: Record<ContactField, string> = { name: 'Name', phone: 'Phone', email: 'Email' };
+
+/**
+ * `{{all}}`: every detail the contact has, one `Label: value` per line, so the agent hears
+ * whatever is known. It never leaves a gap (an absent detail is left out), so it is never a
+ * `missing_variable`.
+ */
+export function allDetails(contact: ContactValues): string {
+  return CONTACT_FIELDS.filter((f) => contact[f]?.trim())
+    .map((f) => `${ALL_LABELS[f]}: ${contact[f]!.trim()}`)
+    .join('\n');
+}
+
+export type RenderedText = { ok: true; text: string } | { ok: false; field: `contact.${ContactField}` };
+
+/**
+ * A call campaign's `purpose` or `script` for one person (issue 15): `{{name}}`, `{{phone}}`,
+ * `{{email}}` and their `{{contact.*}}` forms filled in, `{{all}}` as `allDetails`. The text
+ * is otherwise kept as written (line breaks matter in a script). A token whose field is empty
+ * gives the field instead, as template variables do: no call opens with a gap. Tokens must
+ * have passed `checkTokens(…, CALL_TOKENS)`.
+ */
+export function renderCallText(text: string, contact: ContactValues): RenderedText {
+  // Set inside the replacer, so held in an object the type checker does not narrow.
+  const gap: { field: ContactField | null } = { field: null };
+  const filled = text.replace(TOKEN, (_whole, token: string) => {
+    const field = callTokenField(token);
+    if (field === null) return allDetails(contact);
+    const got = contact[field]?.trim();
+    if (!got) gap.field ??= field;
+    return got ?? '';
+  });
+  return gap.field ? { ok: false, field: `contact.${gap.field}` } : { ok: true, text: filled };
+}

@@ -23,6 +23,11 @@ export interface WorkspaceDoc {
     voice_credits: number;
     chat_channel: boolean;
     phone_numbers: boolean;
+    /**
+     * Whether campaign calls count against the daily call budget (api-core §8). Absent or
+     * false: they do not (docs/decisions.md "Voice campaigns"); set in the console.
+     */
+    campaign_calls_use_daily_budget?: boolean;
   };
   /** Calling codes enabled for outbound calls, digits only (e.g. `91`). */
   calling_country_codes: string[];

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
+import type { Capture } from '../../src/calls/types';
 import type { CampaignDoc } from '../../src/campaigns/campaign';
+import { calleeScript, calleeScripts, scriptId, type CalleeScript } from '../../src/providers/voice/simulatorScript';
 import { draftCampaign, insertDraft } from '../../src/campaigns/createCampaign';
 import { contactCollections, type ContactDoc } from '../../src/contacts/contacts';
 import { collections } from '../../src/db/collections';
@@ -82,3 +84,64 @@ export function zoneOpenAt(at: Date): string {
   const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => (hour + n + 24) % 24 >= 10 && (hour + n + 24) % 24 <= 19)!;
   return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
 }
+
+/** The capture the call campaign tests use: two required questions, then an optional one. */
+export const VOICE_TEST_CAPTURE: Capture = {
+  goal: 'Confirm the delivery',
+  fields: [
+    { key: 'address_ok', label: 'Is the delivery address correct', type: 'yes_no', hint: null, options: [], required: true, display: 'auto' },
+    { key: 'slot', label: 'Preferred slot', type: 'choice', hint: null, options: ['Morning', 'Evening'], required: true, display: 'bars' },
+    { key: 'notes', label: 'Any notes', type: 'text', hint: null, options: [], required: false, display: 'auto' },
+  ],
+  success: { field: 'address_ok', equals: 'yes' },
+};
+
+export interface VoiceDraftOptions {
+  contactIds: string[];
+  agentId: string;
+  schedule?: DraftOptions['schedule'];
+  callBackIncomplete?: boolean;
+  purpose?: string | null;
+  capture?: Capture | null;
+}
+
+/** A call campaign draft with `VOICE_TEST_CAPTURE` unless told otherwise. */
+export async function insertVoiceCampaignDraft(db: Db, tenantId: string, options: VoiceDraftOptions): Promise<CampaignDoc> {
+  const workspace = (await collections(db).workspaces.findOne({ _id: tenantId }))!;
+  const drafted = draftCampaign(
+    {
+      name: 'Delivery check',
+      channel: 'voice',
+      audience: { kind: 'contact_ids', contact_ids: options.contactIds, tags: [] },
+      template: null,
+      agent_id: options.agentId,
+      purpose: options.purpose === undefined ? 'your delivery, {{name}}' : options.purpose,
+      script: null,
+      capture: options.capture === undefined ? VOICE_TEST_CAPTURE : options.capture,
+      call_back_incomplete: options.callBackIncomplete ?? false,
+      schedule: options.schedule ?? {},
+      consent: null,
+      sender_id: null,
+      metadata: {},
+    },
+    { workspace, createdBy: { kind: 'api_key', id: 'key_test' }, now: new Date() },
+  );
+  if (drafted.kind !== 'drafted') throw new Error(`draft refused: ${JSON.stringify(drafted)}`);
+  await insertDraft(db, drafted);
+  return drafted.campaign;
+}
+
+/** Scripts the simulated callee at `to` (as the console does). */
+export async function scriptCallee(db: Db, tenantId: string, to: string, script: Partial<CalleeScript>): Promise<void> {
+  await calleeScripts(db).replaceOne(
+    { _id: scriptId(tenantId, to) },
+    { tenant_id: tenantId, destination: to.replace(/\D/g, ''), script: calleeScript.parse(script), updated_at: new Date() },
+    { upsert: true },
+  );
+}
+
+/**
+ * A callee who answers the first question of `VOICE_TEST_CAPTURE` (with a purpose line) and
+ * then hangs up: the line drops 9 s in, after the answer at 8.25 s.
+ */
+export const DROPS_AFTER_FIRST_ANSWER: Partial<CalleeScript> = { talk_seconds: 9, end: 'caller_hangup' };

@@ -3,6 +3,7 @@ import { metadataSchema } from '../../../src/domain/metadata';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_ID_PATTERN, CAMPAIGN_STATUSES, CONSENT_BASES, EXCLUSION_REASONS, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
 import type { CampaignRecipientDoc } from '../../../src/campaigns/staging';
+import { ZERO_CALL_PROGRESS, type CallProgress } from '../../../src/campaigns/progress';
 import { isTimeZone } from '../../../src/workspaces/workspaces';
 import { formatTimestamp } from '../../format';
 import { pageQuery } from '../../pagination';
@@ -69,6 +70,15 @@ export const listCampaignsQuery = pageQuery(L.listMaxLimit, L.listDefaultLimit).
 const count = z.number().int();
 const excludedCounts = z.partialRecord(z.enum(EXCLUSION_REASONS), count);
 
+const callProgressRecord = z.object({
+  dialled: count,
+  answered: count,
+  conversation: count,
+  completed: count,
+  call_backs: count,
+  live: count,
+});
+
 export const campaignRecord = z.object({
   campaign_id: z.string(),
   name: z.string(),
@@ -90,6 +100,8 @@ export const campaignRecord = z.object({
   capture: captureOut.nullable(),
   /** Beyond the contract's table: when the record last changed (the list's order). */
   updated_at: z.string().nullable(),
+  /** Beyond the contract's table: a call campaign's call progress (src/campaigns/progress.ts); absent on WhatsApp campaigns. */
+  calls: callProgressRecord.optional(),
 });
 
 const notice = z.object({
@@ -104,21 +116,55 @@ const notice = z.object({
 /** A launch answers the Campaign and, beyond it, the notices (`allowance_spill`). */
 export const launchedCampaign = campaignRecord.extend({ notices: z.array(notice) });
 
+const fieldValue = z.union([z.string(), z.boolean(), z.number(), z.array(z.string())]);
+
+/** A call campaign person's outcome merged across their calls (src/campaigns/callOutcomes.ts). */
+export const mergedOutcomeRecord = z.object({
+  disposition: z.string().nullable(),
+  goal_met: z.string().nullable(),
+  success: z.boolean().nullable(),
+  summary: z.string().nullable(),
+  sentiment: z.string().nullable(),
+  next_step: z.string().nullable(),
+  next_step_reason: z.string().nullable(),
+  fields: z.record(z.string(), fieldValue),
+  /** Beyond the contract: where each answer came from (the person's words, the transcript turn, the call). */
+  evidence: z.record(z.string(), z.object({ quote: z.string(), turn: count, call_id: z.string() })),
+  captured: count,
+  expected: count,
+  missing_required: z.array(z.string()),
+  /** The call the disposition and summary come from. */
+  call_id: z.string(),
+});
+
+const recipientCallRecord = z.object({
+  call_id: z.string(),
+  kind: z.enum(['first', 'call_back']),
+  placed_at: z.string().nullable(),
+  answered: z.boolean().nullable(),
+  disposition: z.string().nullable(),
+});
+
 export const recipientRecord = z.object({
   /** The recipient's place in the staged audience (from 0). */
   position: count,
   contact_id: z.string(),
   to: z.string(),
   name: z.string().nullable(),
-  state: z.enum(['queued', 'sent', 'delivered', 'read', 'failed', 'skipped']),
+  /** Call campaigns: `queued`, `calling` (a call live or awaited, or a call-back owed), `called` (final), `failed`, `skipped`. */
+  state: z.enum(['queued', 'sent', 'delivered', 'read', 'failed', 'skipped', 'calling', 'called']),
   /** Why a `skipped` or `failed` recipient ended so (`suppressed`, `cancelled`, `provider_error`, `outcome_unknown`); null otherwise. */
   reason: z.string().nullable(),
   message_id: z.string().nullable(),
   state_at: z.string().nullable(),
+  /** Call campaigns only: the person's calls in order (a first call, at most one call-back). */
+  calls: z.array(recipientCallRecord).optional(),
+  /** Call campaigns only: the merged outcome, null until a call's result is in. */
+  outcome: mergedOutcomeRecord.nullable().optional(),
 });
 
 export function recipientView(r: CampaignRecipientDoc): z.infer<typeof recipientRecord> {
-  return {
+  const view: z.infer<typeof recipientRecord> = {
     position: r.position,
     contact_id: r.contact_id,
     to: r.to,
@@ -128,7 +174,57 @@ export function recipientView(r: CampaignRecipientDoc): z.infer<typeof recipient
     message_id: r.message_id,
     state_at: formatTimestamp(r.state_at),
   };
+  if (r.calls === undefined) return view;
+  return {
+    ...view,
+    calls: r.calls.map((c) => ({ call_id: c.call_id, kind: c.kind, placed_at: formatTimestamp(c.placed_at), answered: c.answered, disposition: c.disposition })),
+    outcome: r.outcome ?? null,
+  };
 }
+
+const countsSummary = z.object({ kind: z.literal('counts'), counts: z.record(z.string(), count), mean: z.number().nullable().optional() });
+const distributionSummary = z.object({
+  kind: z.literal('distribution'),
+  count,
+  min: z.number().nullable(),
+  max: z.number().nullable(),
+  mean: z.number().nullable(),
+  median: z.number().nullable(),
+  buckets: z.array(z.object({ from: z.number(), to: z.number(), count })),
+});
+const samplesSummary = z.object({ kind: z.literal('samples'), samples: z.array(z.object({ position: count, value: z.string() })) });
+
+/** GET …/outcomes (structure ours: docs/campaigns.md). */
+export const outcomeReport = z.object({
+  campaign_id: z.string(),
+  status: z.enum(CAMPAIGN_STATUSES),
+  totals: z.object({
+    recipients: count,
+    finished: count,
+    outstanding: count,
+    failed: count,
+    skipped: count,
+    calls: count,
+    call_backs: count,
+    answered: count,
+    completed: count,
+    success: count,
+  }),
+  funnel: z.array(z.object({ stage: z.enum(['staged', 'dialled', 'answered', 'conversation', 'completed']), count, rate: z.number() })),
+  dispositions: z.record(z.string(), count),
+  fields: z.array(
+    z.object({
+      key: z.string(),
+      label: z.string(),
+      type: z.string(),
+      display: z.enum(['bars', 'donut', 'stat', 'list', 'hidden']),
+      answered: count,
+      summary: z.union([countsSummary, distributionSummary, samplesSummary]).nullable(),
+    }),
+  ),
+  timeline: z.array(z.object({ hour: z.string(), calls: count, answered: count, completed: count })),
+  generated_at: z.string(),
+});
 
 export const evaluateResult = z.object({
   eligible: count,
@@ -150,7 +246,7 @@ export const evaluateResult = z.object({
 });
 
 /** The contract's Campaign; `metadata`, the audience and the request's settings stay inside. */
-export function campaignView(c: CampaignDoc): z.infer<typeof campaignRecord> {
+export function campaignView(c: CampaignDoc & { calls?: CallProgress }): z.infer<typeof campaignRecord> {
   return {
     campaign_id: c._id,
     name: c.name,
@@ -167,5 +263,6 @@ export function campaignView(c: CampaignDoc): z.infer<typeof campaignRecord> {
     completed_at: formatTimestamp(c.completed_at),
     capture: c.capture,
     updated_at: formatTimestamp(c.updated_at),
+    ...(c.channel === 'voice' ? { calls: c.calls ?? ZERO_CALL_PROGRESS } : {}),
   };
 }

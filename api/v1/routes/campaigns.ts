@@ -9,7 +9,11 @@ import type { PublicDeps } from '../deps';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { controlCampaign, type ControlAction, type ControlResult } from '../../../src/campaigns/control';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
-import { campaignCounters } from '../../../src/campaigns/progress';
+import { campaignCallProgress, campaignCounters } from '../../../src/campaigns/progress';
+import { OutcomeReportBuilder } from '../../../src/campaigns/outcomeReport';
+import { csvRow, outcomesCsvWriter } from '../../../src/campaigns/outcomesCsv';
+import { docsFor } from '../../../src/campaigns/findings';
+import { readRecipientBatch } from '../../../src/campaigns/staging';
 import {
   campaignParams,
   campaignRecord,
@@ -21,6 +25,7 @@ import {
   launchedCampaign,
   listCampaignsQuery,
   listRecipientsQuery,
+  outcomeReport,
   recipientRecord,
   recipientView,
 } from './campaigns.schema';
@@ -30,6 +35,8 @@ const RECIPIENTS = 'campaign_recipients';
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
 const NOT_FOUND = CAMPAIGN_NOT_FOUND;
+/** Recipients read at once by the outcome routes (point reads by `_id`, in flight together). */
+const OUTCOME_PAGE = 200;
 const notFound = () => new ApiError('not_found', NOT_FOUND);
 
 /** A control's answer, or its refusal as the envelope (the public routes and the console alike). */
@@ -51,13 +58,34 @@ export const CONTROL_SUMMARIES: Record<Exclude<ControlAction, 'launch' | 'archiv
 export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'temporal' | 'config' | 'events'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
   const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now });
-  /** The record with its counters (kept apart: src/campaigns/progress.ts). */
-  const withCounters = async (c: CampaignDoc) => campaignView({ ...c, counters: await campaignCounters(deps.db, c._id) });
+  /** The record with its counters and, for a call campaign, its call progress (kept apart: src/campaigns/progress.ts). */
+  const withCounters = async (c: CampaignDoc) =>
+    campaignView({ ...c, counters: await campaignCounters(deps.db, c._id), ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
 
   async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
     const campaign = await findCampaign(deps.db, ctx.state.workspace!._id, id);
     if (!campaign) throw notFound();
     return campaign;
+  }
+
+  /** The outcome routes: a call campaign, else 412 `not_a_call_campaign`. */
+  async function callCampaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
+    const campaign = await campaignOf(ctx, id);
+    if (campaign.channel !== 'voice') {
+      throw new ApiError('failed_precondition', 'This is a WhatsApp campaign; outcome reports are for call campaigns.', {
+        reason: 'not_a_call_campaign',
+        docs: docsFor('not_a_call_campaign'),
+        fix: 'Read GET /campaigns/{campaign_id}/recipients for a WhatsApp campaign’s per-person states.',
+      });
+    }
+    return campaign;
+  }
+
+  /** Every staged recipient in position order, a page of `OUTCOME_PAGE` point reads at a time. */
+  async function* staged(campaign: CampaignDoc) {
+    for (let from = 0; from < campaign.recipients; from += OUTCOME_PAGE) {
+      yield* await readRecipientBatch(deps.db, campaign._id, from, Math.min(OUTCOME_PAGE, campaign.recipients - from));
+    }
   }
 
   return [
@@ -104,7 +132,13 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
           after = { updatedAt: new Date(updatedAt), id };
         }
         const docs = await listCampaigns(deps.db, tenantId, { ...(status ? { status } : {}), after, limit });
-        ctx.body = page(docs, limit, campaignView, (last) => deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]));
+        const calls = new Map(await Promise.all(docs.filter((d) => d.channel === 'voice').map(async (d) => [d._id, await campaignCallProgress(deps.db, d._id)] as const)));
+        ctx.body = page(
+          docs,
+          limit,
+          (d) => campaignView({ ...d, ...(calls.has(d._id) ? { calls: calls.get(d._id)! } : {}) }),
+          (last) => deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]),
+        );
       },
     }),
     route({
@@ -199,6 +233,54 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         const from = cursor ? Number((deps.cursors.decode(cursor, tenantId, list) as [unknown])[0]) : 0;
         const { docs, next } = await recipientPage(deps.db, campaign, from, limit);
         ctx.body = { items: docs.map(recipientView), next_cursor: next === null ? null : deps.cursors.encode(tenantId, list, [next]) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/v1/campaigns/{campaign_id}/outcomes',
+      operationId: 'getCampaignOutcomes',
+      summary:
+        'A call campaign\'s outcome report from each person\'s merged outcome: totals, the funnel (staged, dialled, answered, conversation, completed), dispositions, a summary of every capture field by its display, and calls by hour. 412 not_a_call_campaign on a WhatsApp campaign.',
+      auth: { scope: 'campaigns:read' },
+      params: campaignParams,
+      response: { status: 200, description: 'The outcome report.', schema: outcomeReport },
+      notFound: { campaign_id: NOT_FOUND },
+      errors: ['not_found', 'failed_precondition'],
+      handler: async (ctx, { params }) => {
+        const campaign = await callCampaignOf(ctx, params.campaign_id);
+        const report = new OutcomeReportBuilder(campaign.capture);
+        for await (const doc of staged(campaign)) report.add(doc);
+        ctx.body = report.build(campaign, now());
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/v1/campaigns/{campaign_id}/outcomes.csv',
+      operationId: 'getCampaignOutcomesCsv',
+      summary:
+        'One row per person (audience order) with their merged outcome, one column per capture field key, then each field\'s evidence (quote and transcript turn). UTF-8 with a BOM, streamed; cells a spreadsheet would run as a formula start with \'. 412 not_a_call_campaign on a WhatsApp campaign.',
+      auth: { scope: 'campaigns:write' },
+      params: campaignParams,
+      response: { status: 200, description: 'The CSV.', mediaType: 'text/csv', schema: z.string() },
+      notFound: { campaign_id: NOT_FOUND },
+      errors: ['not_found', 'failed_precondition'],
+      handler: async (ctx, { params }) => {
+        const campaign = await callCampaignOf(ctx, params.campaign_id);
+        const writer = outcomesCsvWriter(campaign.capture);
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="${campaign._id}-outcomes.csv"`);
+        ctx.body = writer;
+        // Rows are written as they are read; the writer's buffer bounds what waits for the client.
+        void (async () => {
+          try {
+            for await (const doc of staged(campaign)) {
+              if (!writer.write(csvRow(doc, campaign.capture))) await new Promise((resolve) => writer.once('drain', resolve));
+            }
+            writer.end();
+          } catch (err) {
+            writer.destroy(err as Error);
+          }
+        })();
       },
     }),
   ];

@@ -1,7 +1,7 @@
 import type { Workflow } from '@temporalio/workflow';
 import * as workflows from '../../../workflows';
 import { callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
-import { campaignRunDefinition } from '../../../src/campaigns/contracts';
+import { campaignRunDefinition, voiceCampaignRunDefinition } from '../../../src/campaigns/contracts';
 import { simulatedWhatsAppDeliveryDefinition } from '../../../src/messaging/contracts';
 import { systemCheckDefinition } from '../../../src/temporal/contracts';
 import type { WorkflowDefinition } from '../../../src/temporal/workflowDefinition';
@@ -26,6 +26,7 @@ const HOSTED = [
   hosted(simulatedWhatsAppDeliveryDefinition, workflows.simulatedWhatsAppDelivery),
   hosted(systemCheckDefinition, workflows.systemCheck),
   hosted(campaignRunDefinition, workflows.campaignRun),
+  hosted(voiceCampaignRunDefinition, workflows.voiceCampaignRun),
 ];
 
 describe('workflow definitions', () => {

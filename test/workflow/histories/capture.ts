@@ -16,7 +16,7 @@ import { bearer } from '../../support/http';
 import { testServers } from '../../support/env';
 import { eventually } from '../../support/messaging';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
-import { insertCampaignDraft, insertContacts, zoneOpenAt } from '../../support/campaigns';
+import { insertCampaignDraft, insertContacts, insertVoiceCampaignDraft, zoneOpenAt } from '../../support/campaigns';
 import { findCampaign } from '../../../src/campaigns/campaign';
 import { campaignRunStateQuery, campaignRunWorkflowId } from '../../../src/campaigns/contracts';
 
@@ -157,5 +157,32 @@ describe('capture workflow histories', () => {
     await eventually(async () => (await handle.query(campaignRunStateQuery)).phase === 'settling' || undefined, 'the run to settle', 60_000);
     await eventually(async () => (await findCampaign(api.db, ws.workspaceId, campaign._id))?.status === 'completed' || undefined, 'completed', 30_000);
     await save('campaignRun.json', 'campaignRun', campaign._id, { running: true });
+  }, 120_000);
+
+  /**
+   * A call campaign's run: three people (one completes, one hangs up after the first answer,
+   * one is busy), launched, paused and resumed, run to the end. Capture it alone with
+   * `-t 'call campaign run'`.
+   */
+  it('captures the call campaign run', async () => {
+    const people = await insertContacts(api.db, ws.workspaceId, 3);
+    const fast = { ring_seconds: 0, seconds_per_turn: 0.05 };
+    await scriptCallee(api, ws, people[0]!.phone!, fast);
+    await scriptCallee(api, ws, people[1]!.phone!, { ...fast, turns: [{ role: 'model', text: 'Is the delivery address correct?' }, { role: 'user', text: 'Yes.' }], end: 'caller_hangup' });
+    await scriptCallee(api, ws, people[2]!.phone!, { answer: false, ring_seconds: 0, network_outcome: 'busy' });
+    const campaign = await insertVoiceCampaignDraft(api.db, ws.workspaceId, {
+      contactIds: people.map((p) => p._id),
+      agentId: ws.agentId,
+      schedule: { throttle_per_minute: 600, timezone: zoneOpenAt(new Date()) },
+    });
+    const control = async (action: string, version: number) => {
+      const res = await request(api.server).post(`/api/v1/campaigns/${campaign._id}/${action}`).set(bearer(ws.key)).send({ expected_version: version });
+      if (res.status !== 200) throw new Error(`${action}: ${res.status} ${JSON.stringify(res.body)}`);
+    };
+    await control('launch', 1);
+    await control('pause', 2);
+    await control('resume', 3);
+    await eventually(async () => (await findCampaign(api.db, ws.workspaceId, campaign._id))?.status === 'completed' || undefined, 'completed', 90_000);
+    await save('voiceCampaignRun.json', 'voiceCampaignRun', campaign._id);
   }, 120_000);
 });

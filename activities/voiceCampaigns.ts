@@ -1,0 +1,311 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
+import type { Config } from '../src/config';
+import { callCollections, type CallDoc } from '../src/calls/callStore';
+import { fieldEvidence } from '../src/calls/evidence';
+import type { CallRefusalReason } from '../src/calls/guards';
+import { placeCall } from '../src/calls/placeCall';
+import { answersSoFar, callBackCapture, mergeOutcome, owesCallBack, type FinishedCall, type RecipientCall } from '../src/campaigns/callOutcomes';
+import { findCampaign, type CampaignDoc } from '../src/campaigns/campaign';
+import { readVoiceReadiness } from '../src/campaigns/evaluate';
+import { chunkOf, recount } from '../src/campaigns/progress';
+import type { RecipientReason } from '../src/campaigns/recipients';
+import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
+import { recipientId, stagingCollections, type CampaignRecipientDoc } from '../src/campaigns/staging';
+import {
+  CALL_BACK_DELAY_MS,
+  CAMPAIGN_CALL_RING_SECONDS,
+  type DueCallBack,
+  type VoiceStepInput,
+  type VoiceStepResult,
+} from '../src/campaigns/contracts';
+import { collections, type WorkspaceDoc } from '../src/db/collections';
+import { newId } from '../src/domain/ids';
+
+export interface VoiceCampaignActivityDeps {
+  db: Db;
+  temporal: Client;
+  taskQueue: string;
+  deploymentChannels: readonly string[];
+  now?: () => Date;
+  /** Waits between a step's calls (the throttle's spacing); tests on the time-skipping server skip it. */
+  pace?: (ms: number) => Promise<void>;
+}
+
+/** Refusals that concern this person's number: the person fails with the reason; the others hold everyone. */
+const PER_PERSON: ReadonlySet<CallRefusalReason> = new Set(['destination_too_short', 'destination_unusable', 'self_dial', 'destination_blocked', 'country_not_allowed']);
+
+const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+type Placed = { kind: 'placed' } | { kind: 'busy' } | { kind: 'hold'; reason: string } | { kind: 'refused'; reason: RecipientReason };
+
+/**
+ * A call campaign's step (issue 15): fold the results of awaited calls into each person's
+ * merged outcome (deciding their one call-back), then, inside the call window, place calls,
+ * due call-backs first, through the place-call use case of POST /calls. Only the campaign's
+ * run calls this, one step at a time, so each recipient has one writer.
+ */
+export function createVoiceCampaignActivities(deps: VoiceCampaignActivityDeps) {
+  const now = deps.now ?? (() => new Date());
+  const pace = deps.pace ?? sleepMs;
+  const { recipients } = stagingCollections(deps.db);
+  const { calls } = callCollections(deps.db);
+
+  const readRecipient = (campaignId: string, position: number) => recipients.findOne({ _id: recipientId(campaignId, position) });
+
+  /** The call's record on the recipient, from its read model. */
+  function callEntry(call: CallDoc, kind: RecipientCall['kind']): RecipientCall {
+    return {
+      call_id: call._id,
+      kind,
+      placed_at: call.created_at,
+      answered: call.result.state === 'pending' ? null : call.started_at !== null,
+      ended_at: call.ended_at,
+      disposition: call.result.disposition,
+      result_state: call.result.state,
+    };
+  }
+
+  /**
+   * Folds the awaited call into the person's outcome once its result is in. Answers `awaiting`
+   * while the call is live or unread, `missing` when the call was never written (its placing
+   * died; it is placed again), else settled, with the call-back owed if any. Safe to repeat: a
+   * settled recipient has no pending call, and a call-back it owes is answered again.
+   */
+  async function collect(campaign: CampaignDoc, position: number, at: Date): Promise<'awaiting' | 'missing' | { settled: true; callBack: DueCallBack | null }> {
+    const doc = await readRecipient(campaign._id, position);
+    if (!doc) return { settled: true, callBack: null };
+    const pending = doc.call_pending;
+    if (!pending) {
+      const due = doc.state === 'calling' && doc.call_back_due_at ? { position, dueAtMs: doc.call_back_due_at.getTime() } : null;
+      return { settled: true, callBack: due };
+    }
+    const call = await calls.findOne({ _id: pending.call_id });
+    if (!call) return 'missing';
+    if (call.result.state === 'pending') return 'awaiting';
+    const result = { ...call.result, read_at: call.result.read_at?.toISOString() ?? null };
+    const finished: FinishedCall = { call_id: call._id, result, evidence: fieldEvidence(call.capture, call.transcript ?? [], result.fields) };
+    const outcome = mergeOutcome(doc.outcome ?? null, finished, campaign.capture);
+    const entry = callEntry(call, pending.kind);
+    const history = [...(doc.calls ?? []).filter((c) => c.call_id !== call._id), entry];
+    const owed = owesCallBack({ callBackIncomplete: campaign.call_back_incomplete, calls: history, outcome, last: finished });
+    const dueAt = owed ? new Date(at.getTime() + CALL_BACK_DELAY_MS) : null;
+    await recipients.updateOne(
+      { _id: doc._id },
+      {
+        $set: {
+          calls: history,
+          outcome,
+          call_pending: null,
+          call_back_due_at: dueAt,
+          ...(owed ? {} : { state: 'called' as const, state_at: at }),
+        },
+      },
+    );
+    return { settled: true, callBack: dueAt ? { position, dueAtMs: dueAt.getTime() } : null };
+  }
+
+  /**
+   * Places one call for the person: records the call id on the recipient first, so a retried
+   * step places the same call (the engine refuses a second workflow with that id, and a call
+   * already written is not placed again).
+   */
+  async function placeOne(campaign: CampaignDoc, workspace: WorkspaceDoc, fromNumber: string, doc: CampaignRecipientDoc, kind: RecipientCall['kind'], at: Date): Promise<Placed> {
+    let callId = doc.call_pending?.kind === kind ? doc.call_pending.call_id : null;
+    // Written by an earlier attempt that died before recording it here: record it, never place it again.
+    const earlier = callId ? await calls.findOne({ _id: callId }) : null;
+    if (earlier) return recordPlaced(doc, earlier, kind, at);
+    if (!callId) {
+      callId = newId('call', at);
+      await recipients.updateOne({ _id: doc._id }, { $set: { call_pending: { call_id: callId, kind } } });
+    }
+    const outcome = doc.outcome ?? null;
+    const callBack = kind === 'call_back' && outcome !== null;
+    const placed = await placeCall(
+      {
+        db: deps.db,
+        temporal: deps.temporal,
+        config: { TEMPORAL_TASK_QUEUE: deps.taskQueue, DEPLOYMENT_CHANNELS: [...deps.deploymentChannels] as Config['DEPLOYMENT_CHANNELS'] },
+        now: () => at,
+        placementWaitMs: 0,
+      },
+      workspace,
+      {
+        to: doc.to,
+        agent_id: campaign.agent_id,
+        from_number: fromNumber,
+        purpose: doc.purpose ?? null,
+        script: doc.script ?? null,
+        details: callBack ? answersSoFar(campaign.capture, outcome) : {},
+        capture: callBack ? callBackCapture(campaign.capture, outcome) : campaign.capture,
+        ring_seconds: CAMPAIGN_CALL_RING_SECONDS,
+        metadata: { campaign_id: campaign._id, campaign_name: campaign.name },
+      },
+      { callId, dailyBudget: workspace.plan.campaign_calls_use_daily_budget ? 'count' : 'exempt' },
+    );
+    if (placed.kind === 'refused') {
+      const reason = placed.refusal.reason;
+      if (reason === 'call_concurrency') return { kind: 'busy' };
+      if (PER_PERSON.has(reason)) return { kind: 'refused', reason: reason as RecipientReason };
+      return { kind: 'hold', reason };
+    }
+    // Placed, or refused by the network (the call exists and ends `failed`): either way a call to fold in.
+    return recordPlaced(doc, placed.call, kind, at);
+  }
+
+  async function recordPlaced(doc: CampaignRecipientDoc, call: CallDoc, kind: RecipientCall['kind'], at: Date): Promise<Placed> {
+    await recipients.updateOne(
+      { _id: doc._id },
+      {
+        $set: {
+          calls: [...(doc.calls ?? []).filter((c) => c.call_id !== call._id), callEntry(call, kind)],
+          call_pending: { call_id: call._id, kind },
+          call_back_due_at: null,
+          ...(doc.state === 'queued' ? { state: 'calling' as const, state_at: at } : {}),
+        },
+      },
+    );
+    return { kind: 'placed' };
+  }
+
+  /** A person the step could not call: a first call fails with the reason; a call-back leaves the record as it is, final. */
+  async function refuse(doc: CampaignRecipientDoc, kind: RecipientCall['kind'], reason: RecipientReason, at: Date): Promise<void> {
+    const set = kind === 'first' ? { state: 'failed' as const, skip_reason: reason } : { state: 'called' as const };
+    await recipients.updateOne({ _id: doc._id }, { $set: { ...set, state_at: at, call_pending: null, call_back_due_at: null } });
+  }
+
+  return {
+    /**
+     * One step of a call campaign's run. Safe to retry: results already folded are not folded
+     * again (the recipient has no pending call), calls already written are not placed again,
+     * and every time comes from the workflow.
+     */
+    async stepVoiceCampaign(input: VoiceStepInput): Promise<VoiceStepResult> {
+      const campaign = await findCampaign(deps.db, input.tenantId, input.campaignId);
+      if (!campaign) throw ApplicationFailure.nonRetryable(`campaign ${input.campaignId} has no record`, 'ReadModelMissing');
+      const at = new Date(input.nowMs);
+      const touched = new Set<number>();
+      const active: number[] = [];
+      const newCallBacks: DueCallBack[] = [];
+      const replace: number[] = [];
+      for (const position of input.active) {
+        const collected = await collect(campaign, position, at);
+        if (collected === 'awaiting') active.push(position);
+        else if (collected === 'missing') replace.push(position);
+        else {
+          touched.add(position);
+          if (collected.callBack) newCallBacks.push(collected.callBack);
+        }
+      }
+      // Cancelled: a call whose placing died is not placed now (the person is skipped, or
+      // keeps what their first call taught), and owed call-backs are dropped; records stand as merged.
+      if (input.dropCallBacks !== undefined) {
+        for (const position of replace.splice(0)) {
+          const doc = await readRecipient(campaign._id, position);
+          const set = doc?.call_pending?.kind === 'call_back' ? { state: 'called' as const } : { state: 'skipped' as const, skip_reason: 'cancelled' };
+          await recipients.updateOne({ _id: recipientId(campaign._id, position) }, { $set: { ...set, state_at: at, call_pending: null, call_back_due_at: null } });
+          touched.add(position);
+        }
+      }
+      for (const position of input.dropCallBacks ?? []) {
+        await recipients.updateOne({ _id: recipientId(campaign._id, position), state: 'calling' }, { $set: { state: 'called', state_at: at, call_back_due_at: null } });
+        touched.add(position);
+      }
+
+      const base = { active, newCallBacks, placedCallBacks: [] as number[], placed: 0, waitingForPlace: false, opensAtMs: null, held: null, nextPlaceAtMs: input.nowMs };
+      const answer = async (result: VoiceStepResult): Promise<VoiceStepResult> => {
+        await recountTouched(input, touched, result.cursor);
+        return result;
+      };
+      const window = { startHour: campaign.schedule.send_window_start_hour, endHour: campaign.schedule.send_window_end_hour };
+      const zone = campaign.schedule.timezone;
+      const canPlace = input.max > 0 || replace.length > 0;
+      if (!canPlace) return answer({ ...base, cursor: input.cursor, active: [...active, ...replace] });
+      if (!isWindowOpen(at, window, zone)) {
+        return answer({ ...base, cursor: input.cursor, active: [...active, ...replace], opensAtMs: nextOpenTime(at, window, zone).getTime() });
+      }
+      const workspace = await collections(deps.db).workspaces.findOne({ _id: input.tenantId });
+      if (!workspace) throw ApplicationFailure.nonRetryable(`workspace ${input.tenantId} has no record`, 'ReadModelMissing');
+      const readiness = await readVoiceReadiness(deps.db, campaign, workspace);
+      const fromNumber = readiness.agentNumbers[0];
+      if (!fromNumber) return answer({ ...base, cursor: input.cursor, active: [...active, ...replace], held: 'no_agent_deployed' });
+
+      const spacing = 60_000 / input.throttlePerMinute;
+      const startedAt = Date.now();
+      let cursor = input.cursor;
+      let placed = 0;
+      let waitingForPlace = false;
+      let held: string | null = null;
+      const placedCallBacks: number[] = [];
+      // Calls whose placing died are placed again first (they were already counted), then call-backs, then new people.
+      const queue: { position: number; kind: RecipientCall['kind']; again: boolean }[] = [
+        ...replace.map((position) => ({ position, kind: 'first' as const, again: true })),
+        ...input.dueCallBacks.map((position) => ({ position, kind: 'call_back' as const, again: false })),
+      ];
+      const next = () => (queue.length > 0 ? queue.shift()! : cursor < input.recipients ? { position: cursor, kind: 'first' as const, again: false, fresh: true } : null);
+      for (let item = next(); item !== null; item = next()) {
+        const fresh = 'fresh' in item;
+        if (placed >= input.max && !item.again) {
+          if (!fresh) queue.unshift(item);
+          break;
+        }
+        const doc = await readRecipient(campaign._id, item.position);
+        const kind: RecipientCall['kind'] = item.again ? (doc?.call_pending?.kind ?? 'first') : item.kind;
+        if (!doc || (fresh && doc.state !== 'queued') || (kind === 'call_back' && !item.again && doc.state !== 'calling')) {
+          // Done by an earlier attempt of this step, or no longer owed: pass it.
+          if (fresh) cursor += 1;
+          else if (kind === 'call_back') placedCallBacks.push(item.position);
+          if (fresh && doc?.state === 'calling') active.push(item.position);
+          continue;
+        }
+        const wait = startedAt + Math.round(placed * spacing) - Date.now();
+        if (wait > 0) await pace(wait);
+        // Never recorded before its planned time, nor before it really happens (a slow step).
+        const plannedAt = new Date(Math.max(input.nowMs + Math.round(placed * spacing), now().getTime()));
+        const result = await placeOne(campaign, workspace, fromNumber, doc, kind, plannedAt);
+        if (result.kind === 'busy') {
+          waitingForPlace = true;
+          if (item.again) active.push(item.position);
+          break;
+        }
+        if (result.kind === 'hold') {
+          held = result.reason;
+          if (item.again) active.push(item.position);
+          break;
+        }
+        touched.add(item.position);
+        if (fresh) cursor += 1;
+        if (kind === 'call_back' && !item.again) placedCallBacks.push(item.position);
+        if (result.kind === 'refused') await refuse(doc, kind, result.reason, plannedAt);
+        else {
+          active.push(item.position);
+          placed += 1;
+        }
+        Context.current().heartbeat(item.position);
+      }
+      // Anything left in the queue stays owed for the next step.
+      return answer({
+        ...base,
+        cursor,
+        active,
+        placedCallBacks,
+        placed,
+        waitingForPlace,
+        held,
+        nextPlaceAtMs: input.nowMs + Math.round(placed * spacing),
+      });
+    },
+  };
+
+  /** Recounts the chunks of the positions this step changed. */
+  async function recountTouched(input: VoiceStepInput, touched: Set<number>, cursor: number): Promise<void> {
+    const chunks = new Set([...touched].map(chunkOf));
+    if (cursor > input.cursor) for (let p = input.cursor; p < cursor; p++) chunks.add(chunkOf(p));
+    if (chunks.size === 0) return;
+    await recount(deps.db, { campaignId: input.campaignId, tenantId: input.tenantId, recipients: input.recipients, chunks: [...chunks], at: now() });
+  }
+}
+
+export type VoiceCampaignActivities = ReturnType<typeof createVoiceCampaignActivities>;
