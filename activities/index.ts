@@ -6,6 +6,7 @@ import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
 import type { VoiceProvider } from '../src/providers/voice/types';
 import { createCallActivities } from './calls';
 import { createCampaignActivities } from './campaigns';
+import { createDuesActivities } from './dues';
 import { createSystemActivities } from './system';
 import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks';
 import { createWhatsAppActivities } from './whatsapp';
@@ -41,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCallActivities(deps),
     ...createWhatsAppActivities(deps),
     ...createCampaignActivities(deps),
+    ...createDuesActivities(deps),
   };
 }
 

@@ -9,3 +9,5 @@ export { dispatchEvent } from './dispatchEvent';
 export { deliverWebhook } from './deliverWebhook';
 export { simulatedWhatsAppDelivery } from './simulatedWhatsAppDelivery';
 export { campaignRun } from './campaignRun';
+export { dueChase } from './dueChase';
+export { duesCycle } from './duesCycle';

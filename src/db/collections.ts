@@ -1,5 +1,6 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { Scope } from '../domain/scopes';
+import { DUES_INDEXES } from '../dues/store';
 
 /**
  * The read models and plain records, one typed accessor per collection. Every tenant-owned
@@ -133,6 +134,7 @@ const indexes: Record<string, IndexDescription[]> = {
   ticket_messages: [{ key: { ticket_id: 1, seq: 1 }, name: 'ticket_seq' }],
   ticket_versions: [{ key: { ticket_id: 1, version: 1 }, name: 'ticket_version' }],
   campaigns: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
+  ...DUES_INDEXES,
 };
 
 /** Creates every index; safe to run at each start (an existing identical index is a no-op). */

@@ -2,6 +2,7 @@ import type { Workflow } from '@temporalio/workflow';
 import * as workflows from '../../../workflows';
 import { callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
 import { campaignRunDefinition } from '../../../src/campaigns/contracts';
+import { dueChaseDefinition, duesCycleDefinition } from '../../../src/dues/contracts';
 import { simulatedWhatsAppDeliveryDefinition } from '../../../src/messaging/contracts';
 import { systemCheckDefinition } from '../../../src/temporal/contracts';
 import type { WorkflowDefinition } from '../../../src/temporal/workflowDefinition';
@@ -26,6 +27,8 @@ const HOSTED = [
   hosted(simulatedWhatsAppDeliveryDefinition, workflows.simulatedWhatsAppDelivery),
   hosted(systemCheckDefinition, workflows.systemCheck),
   hosted(campaignRunDefinition, workflows.campaignRun),
+  hosted(dueChaseDefinition, workflows.dueChase),
+  hosted(duesCycleDefinition, workflows.duesCycle),
 ];
 
 describe('workflow definitions', () => {
