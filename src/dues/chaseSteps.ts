@@ -10,7 +10,7 @@ import type { ChasePlan, ChaseStep, ChaseStepInput, ChaseStepResult } from './co
 import { parseDate } from './cycle';
 import { changeDueLatest } from './dueVersions';
 import { readDuesSettings, type DueVariable, type DuesSettings } from './settings';
-import { findDue, isOpen, type DueDoc, type DueStatus } from './store';
+import { duesCollections, findDue, isOpen, type DueDoc, type DueStatus } from './store';
 import { recountSubscriber } from './totals';
 
 /**
@@ -57,19 +57,27 @@ function variableValue(variable: DueVariable, due: DueDoc, settings: DuesSetting
       return due.period_label;
     case 'plan_name':
       return planName;
+    case 'due_id':
+      return due._id;
     case 'pay_to':
       return due.payment_link ?? settings.collection.upi_id ?? settings.collection.qr_url ?? '-';
   }
 }
 
 async function sendTemplate(deps: ChaseDeps, due: DueDoc, template: DuesSettings['template'], settings: DuesSettings, intentKey: string): Promise<void> {
-  const subscriber = await deps.db.collection<{ _id: string; plan_name: string }>('dues_subscribers').findOne({ _id: due.subscriber_id });
+  const subscriber = await duesCollections(deps.db).subscribers.findOne({ _id: due.subscriber_id });
+  const value = (v: DueVariable) => variableValue(v, due, settings, subscriber?.plan_name ?? '');
   await sendWhatsAppMessage(
     { db: deps.db, events: deps.events, provider: deps.whatsapp, deploymentChannels: deps.deploymentChannels, now: deps.now },
     {
       tenantId: due.tenant_id,
       to: due.phone,
-      template: { name: template.name, language: template.language, variables: template.variables.map((v) => variableValue(v, due, settings, subscriber?.plan_name ?? '')) },
+      template: {
+        name: template.name,
+        language: template.language,
+        variables: template.variables.map(value),
+        ...(template.button_variables.length ? { button_variables: template.button_variables.map(value) } : {}),
+      },
       metadata: { due_id: due._id },
       intentKey,
     },

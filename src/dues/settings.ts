@@ -9,14 +9,17 @@ import { z } from 'zod';
  */
 
 /** What a template placeholder can be filled with, in the order the settings list them. */
-export const DUE_VARIABLES = ['name', 'amount', 'due_date', 'period', 'plan_name', 'pay_to'] as const;
+export const DUE_VARIABLES = ['name', 'amount', 'due_date', 'period', 'plan_name', 'pay_to', 'due_id'] as const;
 export type DueVariable = (typeof DUE_VARIABLES)[number];
 
-const templateSettings = (name: string, variables: DueVariable[]) =>
+const templateSettings = (name: string, variables: DueVariable[], buttonVariables: DueVariable[]) =>
   z.object({
     name: z.string().min(1).max(512).default(name),
     language: z.string().min(1).max(16).nullable().default(null),
+    /** The body's placeholders, in order. */
     variables: z.array(z.enum(DUE_VARIABLES)).max(20).default(variables),
+    /** The dynamic URL button's placeholders, in order (e.g. the due id in a pay link). */
+    button_variables: z.array(z.enum(DUE_VARIABLES)).max(20).default(buttonVariables),
   });
 
 export const duesSettingsSchema = z.object({
@@ -28,7 +31,13 @@ export const duesSettingsSchema = z.object({
   decline_after_days: z.number().int().min(1).max(60).default(3),
   /** Local hour each step is planned at; a step outside 09:00–21:00 waits for the window. */
   send_hour: z.number().int().min(0).max(23).default(10),
-  template: templateSettings('payment_due', ['name', 'amount', 'due_date']).default({ name: 'payment_due', language: null, variables: ['name', 'amount', 'due_date'] }),
+  // The demo workspace's `payment_due` template: name, amount, due date, and a pay button keyed by the due.
+  template: templateSettings('payment_due', ['name', 'amount', 'due_date'], ['due_id']).default({
+    name: 'payment_due',
+    language: null,
+    variables: ['name', 'amount', 'due_date'],
+    button_variables: ['due_id'],
+  }),
   collection: z
     .object({
       // The payment-link mode needs a gateway provider, not built yet (docs/dues.md).
@@ -41,13 +50,14 @@ export const duesSettingsSchema = z.object({
   receipt: z
     .object({
       enabled: z.boolean().default(false),
-      template: templateSettings('payment_receipt', ['name', 'amount', 'period']).default({
+      template: templateSettings('payment_receipt', ['name', 'amount', 'period'], []).default({
         name: 'payment_receipt',
         language: null,
         variables: ['name', 'amount', 'period'],
+        button_variables: [],
       }),
     })
-    .default({ enabled: false, template: { name: 'payment_receipt', language: null, variables: ['name', 'amount', 'period'] } }),
+    .default({ enabled: false, template: { name: 'payment_receipt', language: null, variables: ['name', 'amount', 'period'], button_variables: [] } }),
 });
 
 export type DuesSettings = z.output<typeof duesSettingsSchema>;
