@@ -285,7 +285,7 @@ describe('the dues app (POST/GET /api/v1/apps/dues/subscribers, GET …/dues, PO
       expect(dates(second)).toEqual([d(-7)]);
     });
     it('an unknown scope or status, or limit outside 1 to 200: 400', async () => {
-      for (const query of [{ scope: 'late' }, { status: 'owing' }, { limit: 201 }, { limit: 0 }]) {
+      for (const query of [{ scope: 'late' }, { status: 'owing' }, { limit: 201 }, { limit: 0 }] as Record<string, string | number>[]) {
         const res = await listDues(query, own);
         expect(res.status).toBe(400);
         expect(res.body.error).toMatchObject({ code: 'invalid_argument', message: 'Request validation failed.' });
