@@ -10,6 +10,7 @@ import { consoleAuth } from './auth';
 import { CONSOLE_PREFIX, loadWorkspace, WORKSPACE_NOT_FOUND, type ConsoleDeps } from './deps';
 import { callConsoleRoutes } from './routes/calls';
 import { conversationConsoleRoutes } from './routes/conversations';
+import { duesConsoleRoutes } from './routes/dues';
 import { keyRoutes } from './routes/keys';
 import { messagingRoutes } from './routes/messaging';
 import { agentAndNumberRoutes } from './routes/numbers';
@@ -22,7 +23,7 @@ const consoleSurface: DocumentSurface = {
   info: {
     title: 'Orchestrator console API',
     version: '0.1.0',
-    description: 'The private console under /console/v1: workspaces, keys, numbers, messaging, calls, webhooks, tickets and the simulators. Admin token; no compatibility promise.',
+    description: 'The private console under /console/v1: workspaces, keys, numbers, messaging, calls, webhooks, tickets, the dues app and the simulators. Admin token; no compatibility promise.',
   },
   securitySchemes: { consoleToken: { type: 'http', scheme: 'bearer', description: 'The console token (CONSOLE_TOKEN).' } },
   security: () => [{ consoleToken: [] }],
@@ -54,6 +55,7 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...ticketRoutes(deps),
     ...whatsappConsoleRoutes(deps),
     ...conversationConsoleRoutes(deps),
+    ...duesConsoleRoutes(deps),
   ];
   routes.push(
     openApiRoute(`${CONSOLE_PREFIX}/openapi.json`, 'getConsoleOpenApi', () => routes, consoleSurface, 'This machine-readable description of the console API.'),

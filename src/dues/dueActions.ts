@@ -52,31 +52,33 @@ export type PaymentResult =
  * `payment.paid` fired; the stopped chase sends the receipt when configured.
  */
 export async function recordPayment(deps: DueActionDeps, tenantId: string, dueId: string, input: PaymentInput, now: Date): Promise<PaymentResult> {
-  const due = await findDue(deps.db, tenantId, dueId);
+  let due = await findDue(deps.db, tenantId, dueId);
   if (!due) return { kind: 'not_found' };
   if (input.expectedVersion !== null && input.expectedVersion !== due.version) return { kind: 'version_conflict', currentVersion: due.version };
-  if (!isOpen(due.status)) return { kind: 'not_open', currentStatus: due.status };
-  const changed = await changeDue(
-    deps.db,
-    due,
-    {
-      status: 'paid',
-      paid_at: input.paidAt,
-      paid_amount: input.amount ?? due.amount,
-      paid_source: input.source,
-      payment_reference: input.reference,
-      marked_by: input.markedBy,
-      marked_by_name: input.markedByName,
-      next_action_at: null,
-    },
-    now,
-  );
-  if (changed.kind === 'lost') {
-    const current = changed.current;
-    if (input.expectedVersion === null && !isOpen(current.status)) return { kind: 'not_open', currentStatus: current.status };
-    return { kind: 'version_conflict', currentVersion: current.version };
+  const set: Partial<DueDoc> = {
+    status: 'paid',
+    paid_at: input.paidAt,
+    paid_amount: input.amount ?? due.amount,
+    paid_source: input.source,
+    payment_reference: input.reference,
+    marked_by: input.markedBy,
+    marked_by_name: input.markedByName,
+    next_action_at: null,
+  };
+  // Without a version (a gateway's notice) the payment applies to whatever version is current,
+  // so a chase step landing first only makes it try again; with one, another writer is a 409.
+  for (let round = 0; ; round++) {
+    if (!isOpen(due.status)) return { kind: 'not_open', currentStatus: due.status };
+    const changed = await changeDue(deps.db, due, set, now);
+    if (changed.kind === 'written') {
+      due = changed.due;
+      break;
+    }
+    // The winner may have claimed its version without having written it yet: it is at least one ahead.
+    if (input.expectedVersion !== null || round >= 10) return { kind: 'version_conflict', currentVersion: Math.max(changed.current.version, due.version + 1) };
+    due = changed.current;
   }
-  const paid = changed.due;
+  const paid = due;
   await recountSubscriber(deps.db, paid.subscriber_id, now);
   await stopChase(deps.temporal, paid._id);
   await deps.events.publish({
