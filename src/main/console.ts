@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fromRoot } from '../local/paths';
 import { WEBHOOK_USAGE, planWebhookCall } from './webhookCommands';
 import { CALL_USAGE, planCallCommand } from './callCommands';
+import { DUES_USAGE, planDuesCommand } from './duesCommands';
 import { UsageError } from './usageError';
 
 /**
@@ -55,6 +56,7 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
 
 ${WEBHOOK_USAGE}
 ${CALL_USAGE}
+${DUES_USAGE}
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
 (default: the token npm start keeps in $DATA_DIR/console-token).`;
@@ -197,6 +199,8 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       if (webhookCall) return webhookCall;
       const callCommand = planCallCommand(positionals, flags, need, argv);
       if (callCommand) return callCommand;
+      const duesCommand = planDuesCommand(positionals, flags, need);
+      if (duesCommand) return duesCommand;
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
     }
   }
