@@ -387,7 +387,7 @@ describe('the dues app (POST/GET /api/v1/apps/dues/subscribers, GET …/dues, PO
     it('two payments of the same due at once: one 200, the other 409', async () => {
       const { dues } = await freshDue();
       const both = await Promise.all([pay(dues[0]!._id, { expected_version: 1, reference: 'a' }), pay(dues[0]!._id, { expected_version: 1, reference: 'b' })]);
-      expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+      expect(both.map((r) => r.status).sort((a, b) => a - b)).toEqual([200, 409]);
     });
   });
 });
