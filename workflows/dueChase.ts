@@ -4,15 +4,16 @@ import { CHASE_STEPS, dueChaseStateQuery, stopChaseSignal, type DueChaseInput, t
 import { DUES_STEP } from './activityOptions';
 import { workflowNowIso } from './time';
 
-const { planDueChase, runDueChaseStep, sendDueReceipt } = proxyActivities<DuesActivities>(DUES_STEP);
+const { planDueChase, runDueChaseStep, finishDueChase } = proxyActivities<DuesActivities>(DUES_STEP);
 
 /**
  * One due's chase (campaigns-tickets-dues §3; workflow id = due id): the reminder, follow-up
  * 1, follow-up 2, then `declined`, each at the time planned when the chase starts
  * (src/dues/chasePlan.ts: offsets and intervals from the console settings, messages held to
  * the 09:00–21:00 window in the workspace's zone). Waits are timers raced with the stop
- * signal, so a payment, a waiver or a cancellation ends it at once; after a payment it sends
- * the receipt when the settings ask for one. About twenty history events: no continue-as-new.
+ * signal, so a payment, a waiver or a cancellation ends it at once; after a payment it
+ * cancels a live payment link (unless the gateway was paid) and sends the receipt when the
+ * settings ask for one. About twenty history events: no continue-as-new.
  */
 export async function dueChase(input: DueChaseInput): Promise<DueChaseState> {
   let stopped = false;
@@ -51,6 +52,6 @@ export async function dueChase(input: DueChaseInput): Promise<DueChaseState> {
     }
   }
   finish('stopped');
-  await sendDueReceipt(input);
+  await finishDueChase(input);
   return state;
 }

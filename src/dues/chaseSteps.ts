@@ -3,6 +3,7 @@ import { collections } from '../db/collections';
 import type { EventPublisher } from '../events/publisher';
 import { dueReceiptSendIntentKey, dueReminderSendIntentKey } from '../messaging/sendIntents';
 import { SendOutcomeUnknown, SendRefusal, sendWhatsAppMessage } from '../messaging/sendMessage';
+import type { PaymentLinkProvider } from '../providers/payments/provider';
 import type { WhatsAppProvider } from '../providers/whatsapp/provider';
 import { isWindowOpen, nextOpenTime } from '../campaigns/sendWindow';
 import { chaseTimes, MESSAGE_WINDOW } from './chasePlan';
@@ -24,6 +25,7 @@ export interface ChaseDeps {
   db: Db;
   events: EventPublisher;
   whatsapp: WhatsAppProvider;
+  payments: PaymentLinkProvider;
   deploymentChannels: readonly string[];
   now: () => Date;
 }
@@ -117,8 +119,11 @@ export async function runChaseStep(deps: ChaseDeps, input: ChaseStepInput): Prom
   const settings = await readDuesSettings(deps.db, due.tenant_id);
   const number = STEP_NUMBER[input.step];
   let failure: string | null = null;
+  const linked = due.collection_mode === 'payment_link' && !due.payment_link ? await createLink(deps, due) : due;
+  if (!linked) return { kind: 'stopped' };
+  if (linked.collection_mode === 'payment_link' && !linked.payment_link) failure = 'payment_link_failed';
   try {
-    await sendTemplate(deps, due, settings.template, settings, dueReminderSendIntentKey(due.tenant_id, due._id, number));
+    await sendTemplate(deps, linked, settings.template, settings, dueReminderSendIntentKey(due.tenant_id, due._id, number));
   } catch (err) {
     failure = failureOf(err);
   }
@@ -136,10 +141,48 @@ export async function runChaseStep(deps: ChaseDeps, input: ChaseStepInput): Prom
   return written ? { kind: 'done', sent: failure === null } : { kind: 'stopped' };
 }
 
-/** A paid due's receipt, when the settings ask for one. A refusal is recorded as the due's `failure_reason`. */
-export async function sendReceiptFor(deps: ChaseDeps, tenantId: string, dueId: string): Promise<boolean> {
+/**
+ * The due's payment link, created once before its first message (the provider is given the
+ * due id as its reference, so a retry finds the same link). A refusal leaves it without one:
+ * the message still goes, and `failure_reason` says `payment_link_failed`. Null when the due
+ * stopped being open meanwhile.
+ */
+async function createLink(deps: ChaseDeps, due: DueDoc): Promise<DueDoc | null> {
+  const subscriber = await duesCollections(deps.db).subscribers.findOne({ _id: due.subscriber_id });
+  const link = await deps.payments.createLink({
+    tenantId: due.tenant_id,
+    dueId: due._id,
+    amount: due.amount,
+    description: `${subscriber?.plan_name ?? 'Payment'}, ${due.period_label}`,
+    customer: { name: due.subscriber_name, phone: due.phone, email: subscriber?.email ?? null },
+  });
+  if (!link.ok) return due;
+  return changeDueLatest(deps.db, due._id, (d) => (isOpen(d.status) ? { payment_link: link.url, payment_link_id: link.id } : null), deps.now);
+}
+
+/**
+ * After the chase stops: a due paid other than through its link has the live link cancelled
+ * (best effort: a failure is recorded, never retried for ever), and the receipt is sent when
+ * the settings ask for one (a refusal is recorded as `failure_reason`).
+ */
+export async function finishChase(deps: ChaseDeps, tenantId: string, dueId: string): Promise<{ linkCancelled: boolean; receiptSent: boolean }> {
   const due = await findDue(deps.db, tenantId, dueId);
-  if (!due || due.status !== 'paid') return false;
+  if (!due) return { linkCancelled: false, receiptSent: false };
+  let linkCancelled = false;
+  if (due.payment_link_id && due.paid_source !== 'gateway' && !isOpen(due.status)) {
+    try {
+      await deps.payments.cancelLink(due.payment_link_id);
+      linkCancelled = true;
+    } catch {
+      await changeDueLatest(deps.db, dueId, () => ({ failure_reason: 'payment_link_cancel_failed' }), deps.now);
+    }
+  }
+  return { linkCancelled, receiptSent: await sendReceiptFor(deps, due) };
+}
+
+async function sendReceiptFor(deps: ChaseDeps, due: DueDoc): Promise<boolean> {
+  const { tenant_id: tenantId, _id: dueId } = due;
+  if (due.status !== 'paid') return false;
   const settings = await readDuesSettings(deps.db, tenantId);
   if (!settings.receipt.enabled) return false;
   try {

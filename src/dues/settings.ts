@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { z } from 'zod';
+import { COLLECTION_MODES } from './store';
 
 /**
  * The app's console settings per workspace (the contract leaves reminders, templates and
@@ -40,8 +41,8 @@ export const duesSettingsSchema = z.object({
   }),
   collection: z
     .object({
-      // The payment-link mode needs a gateway provider, not built yet (docs/dues.md).
-      mode: z.enum(['manual_upi']).default('manual_upi'),
+      /** `manual_upi`: `pay_to` is the UPI id or QR; `payment_link`: a link per due from PAYMENT_LINK_PROVIDER. */
+      mode: z.enum(COLLECTION_MODES).default('manual_upi'),
       /** manual_upi: the UPI id (or QR link) the reminder names as `pay_to`. */
       upi_id: z.string().max(100).nullable().default(null),
       qr_url: z.string().max(500).nullable().default(null),

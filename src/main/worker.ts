@@ -11,6 +11,7 @@ import { createWorker } from '../worker/createWorker';
 import { buildActivityDeps } from '../worker/activityDeps';
 import { createCallReader } from '../providers/reader';
 import { createWhatsAppProvider } from '../providers/whatsapp';
+import { createPaymentLinkProvider } from '../providers/payments';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
@@ -44,6 +45,8 @@ runMain(async () => {
         // WHATSAPP_PROVIDER: campaign sends use the deployment's provider, as POST /messages does.
         whatsapp: createWhatsAppProvider(config, { db, temporal }),
         deploymentChannels: config.DEPLOYMENT_CHANNELS,
+        // PAYMENT_LINK_PROVIDER: the dues app's payment links (simulator or Razorpay).
+        payments: createPaymentLinkProvider(config),
       },
     ),
     activityInterceptors: [activityMetricsInterceptor(registry)],

@@ -12,6 +12,7 @@ import { createSubscriber, type SubscriberInput } from '../../../src/dues/subscr
 import type { EventPublisher } from '../../../src/events/publisher';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/providers/whatsapp/provider';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
+import { SimulatedPaymentLinkProvider } from '../../../src/providers/payments/simulator';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
 import { eventsOf } from '../../support/messaging';
 import { useTimeSkippingEnv } from '../../support/timeSkipping';
@@ -45,6 +46,7 @@ describe('the dues chase and cycle (time-skipping)', () => {
   let ws: TestWorkspace;
   let events: EventPublisher;
   let provider: RecordingProvider;
+  const links = new SimulatedPaymentLinkProvider();
   const taskQueue = uniqueName('dues');
 
   beforeAll(async () => {
@@ -52,7 +54,7 @@ describe('the dues chase and cycle (time-skipping)', () => {
     ws = await createTestWorkspace(db);
     await collections(db).workspaces.updateOne({ _id: ws.workspaceId }, { $set: { timezone: 'UTC' } });
     provider = new RecordingProvider(() => env.currentTimeMs());
-    const deps = buildActivityDeps({ db, temporal: env.client, taskQueue }, { whatsapp: provider });
+    const deps = buildActivityDeps({ db, temporal: env.client, taskQueue }, { whatsapp: provider, payments: links });
     events = deps.events;
     await startWorker({ taskQueue, deps });
   });
@@ -163,6 +165,31 @@ describe('the dues chase and cycle (time-skipping)', () => {
     await settings({});
   });
 
+  it('payment-link mode: a link per due in the reminder; a payment by hand cancels the live link', async () => {
+    await settings({ collection: { mode: 'payment_link' }, template: { variables: ['name', 'amount', 'pay_to'] } });
+    try {
+      const dueDate = await ahead(10);
+      const { dues } = await subscribe({ start_date: dueDate });
+      const id = dues[0]!._id;
+      await env.sleep(at(addDays(dueDate, -2), 0) - (await env.currentTimeMs()));
+      const linked = await due(id);
+      expect(linked).toMatchObject({ collection_mode: 'payment_link', status: 'reminded', payment_link_id: expect.stringMatching(/^plink_sim_/), failure_reason: null });
+      expect(sentFor(id).map((s) => s.body[2])).toEqual([linked.payment_link]);
+      const paid = await recordPayment(
+        { db, temporal: env.client, events },
+        ws.workspaceId,
+        id,
+        { expectedVersion: linked.version, amount: null, reference: 'cash', paidAt: await envNow(), source: 'manual', markedBy: 'console', markedByName: null },
+        await envNow(),
+      );
+      expect(paid.kind).toBe('paid');
+      expect((await chaseResult(id)).ended).toBe('stopped');
+      expect(links.cancelled).toContain(linked.payment_link_id);
+    } finally {
+      await settings({});
+    }
+  });
+
   it.each(['waived', 'cancelled'] as const)('%s from the console mid-chase: the chase stops, nothing more is sent', async (to) => {
     await settings({});
     const dueDate = await ahead(10);
@@ -211,7 +238,7 @@ describe('the dues chase and cycle (time-skipping)', () => {
       connection: env.nativeConnection,
       taskQueue: cycleQueue,
       workflowsPath: require.resolve('./fixtures/cycleOnly'),
-      activities: createDuesActivities({ db, events, temporal: env.client, taskQueue: cycleQueue, whatsapp: provider, deploymentChannels: ['whatsapp'] }),
+      activities: createDuesActivities({ db, events, temporal: env.client, taskQueue: cycleQueue, whatsapp: provider, deploymentChannels: ['whatsapp'], payments: links }),
     });
     const running = worker.run();
     const made: SubscriberDoc[] = [];
