@@ -30,8 +30,8 @@ export function createDuesActivities(deps: DuesActivityDeps) {
     runDueChaseStep: (input: ChaseStepInput) => runChaseStep(chase, input),
     /** After the chase stops: a paid due's live payment link cancelled (best effort) and its receipt. Safe to retry: the receipt's send intent is keyed by the due. */
     finishDueChase: (input: { tenantId: string; dueId: string }) => finishChase(chase, input.tenantId, input.dueId),
-    /** Reads only. */
-    nextDuesRaise: (input: { subscriberId: string; index: number }) => nextRaise(raise, input.subscriberId, input.index),
+    /** Reads only; the time comes from the workflow. */
+    nextDuesRaise: (input: { subscriberId: string; index: number; nowMs: number }) => nextRaise(raise, input.subscriberId, input.index, input.nowMs),
     /** Safe to retry: the due's id derives from the subscriber and the index (src/dues/raise.ts). */
     raiseCycleDue: (input: { subscriberId: string; index: number; at: string }) => raiseCycle(raise, input.subscriberId, input.index, new Date(input.at)),
   };

@@ -21,14 +21,16 @@ export async function duesCycle(input: DuesCycleInput): Promise<DuesCycleState> 
   });
   setHandler(duesCycleStateQuery, () => state);
 
-  const next = await nextDuesRaise({ subscriberId: input.subscriberId, index: input.nextIndex });
+  const next = await nextDuesRaise({ subscriberId: input.subscriberId, index: input.nextIndex, nowMs: Date.now() });
   if (next.kind === 'ended') return state;
+  // Cycles whose due date has passed are skipped (src/dues/cycleSteps.ts).
+  state.nextIndex = next.index;
   state.raiseAtMs = next.atMs;
   if (next.atMs > Date.now()) await condition(() => ended, next.atMs - Date.now());
   if (ended) return { ...state, raiseAtMs: null };
-  const raised = await raiseCycleDue({ subscriberId: input.subscriberId, index: input.nextIndex, at: workflowNowIso() });
+  const raised = await raiseCycleDue({ subscriberId: input.subscriberId, index: next.index, at: workflowNowIso() });
   if (raised.kind === 'ended') return { ...state, raiseAtMs: null };
   await condition(allHandlersFinished);
   if (ended) return { ...state, raiseAtMs: null };
-  return continueAsNew<typeof duesCycle>({ ...input, nextIndex: input.nextIndex + 1 });
+  return continueAsNew<typeof duesCycle>({ ...input, nextIndex: next.index + 1 });
 }

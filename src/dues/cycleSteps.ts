@@ -1,4 +1,5 @@
 import { collections } from '../db/collections';
+import { dueDateOf, zoneDate } from './cycle';
 import type { CycleStepResult } from './contracts';
 import { raiseDue, type RaiseDeps } from './raise';
 import { duesCollections } from './store';
@@ -10,11 +11,25 @@ import { raiseAtMs } from './workflowStarts';
  * (that cycle is skipped, not owed later), a cancelled one ends the cycle.
  */
 
-export async function nextRaise(deps: RaiseDeps, subscriberId: string, index: number): Promise<{ kind: 'at'; atMs: number } | { kind: 'ended' }> {
+/**
+ * The next cycle to raise, from `index`, and when. A cycle whose due date has already passed
+ * is skipped, never raised late: a backdated `start_date` gets the two dues raised at creation,
+ * not every cycle since (a start years back would otherwise raise them all at once).
+ */
+export async function nextRaise(
+  deps: RaiseDeps,
+  subscriberId: string,
+  index: number,
+  nowMs: number,
+): Promise<{ kind: 'at'; index: number; atMs: number } | { kind: 'ended' }> {
   const subscriber = await duesCollections(deps.db).subscribers.findOne({ _id: subscriberId });
   if (!subscriber || subscriber.status === 'cancelled') return { kind: 'ended' };
   const workspace = await collections(deps.db).workspaces.findOne({ _id: subscriber.tenant_id });
-  return { kind: 'at', atMs: raiseAtMs(subscriber, index, workspace?.timezone ?? 'UTC') };
+  const zone = workspace?.timezone ?? 'UTC';
+  const today = zoneDate(new Date(nowMs), zone);
+  let next = index;
+  while (dueDateOf(subscriber, next) < today) next += 1;
+  return { kind: 'at', index: next, atMs: raiseAtMs(subscriber, next, zone) };
 }
 
 /** Safe to repeat: raiseDue finds the due of this index if an earlier attempt raised it. */

@@ -272,6 +272,13 @@ describe('the dues chase and cycle (time-skipping)', () => {
     }
   }, 180_000);
 
+  it('a backdated start: the two dues at creation, then no cycle whose date has passed, only those from today', async () => {
+    const start = await ahead(-70);
+    const { subscriber } = await subscribe({ cycle_unit: 'weekly', start_date: start });
+    await env.sleep(DAY / 2);
+    expect((await duesOf(subscriber._id)).map((d) => d.due_date)).toEqual([start, addDays(start, 7), addDays(start, 70), addDays(start, 77), addDays(start, 84)]);
+  });
+
   it('a paused subscriber raises no dues; resumed, it raises again; cancelled, its open dues are cancelled and the cycle ends', async () => {
     const start = await ahead(3);
     const { subscriber, dues } = await subscribe({ cycle_unit: 'weekly', start_date: start });
