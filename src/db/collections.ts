@@ -137,9 +137,13 @@ const indexes: Record<string, IndexDescription[]> = {
   ...DUES_INDEXES,
 };
 
-/** Creates every index; safe to run at each start (an existing identical index is a no-op). */
+/**
+ * Creates every index; safe to run at each start (an existing identical index is a no-op).
+ * One index per command: FerretDB 1.24 panics (and drops the connection) on a createIndexes
+ * naming two or more indexes that all exist already, i.e. at every start after the first.
+ */
 export async function ensureIndexes(db: Db): Promise<void> {
   for (const [name, specs] of Object.entries(indexes)) {
-    await db.collection(name).createIndexes(specs);
+    for (const spec of specs) await db.collection(name).createIndexes([spec]);
   }
 }
