@@ -2,11 +2,13 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { EventPublisher } from '../src/events/publisher';
 import type { CallReader } from '../src/providers/reader/types';
+import type { PaymentLinkProvider } from '../src/providers/payments/provider';
 import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
 import type { VoiceProvider } from '../src/providers/voice/types';
 import { createCallActivities } from './calls';
 import { createCampaignActivities } from './campaigns';
 import { createVoiceCampaignActivities } from './voiceCampaigns';
+import { createDuesActivities } from './dues';
 import { createSystemActivities } from './system';
 import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks';
 import { createWhatsAppActivities } from './whatsapp';
@@ -27,6 +29,8 @@ export interface ActivityDeps {
   whatsapp: WhatsAppProvider;
   /** Channels this deployment offers (DEPLOYMENT_CHANNELS). */
   deploymentChannels: readonly string[];
+  /** The dues app's payment links (PAYMENT_LINK_PROVIDER). */
+  payments: PaymentLinkProvider;
   /** Waits between a campaign batch's sends (activities/campaigns.ts); tests on the time-skipping server skip it. */
   pace?: (ms: number) => Promise<void>;
   /** Webhook delivery policy from the config; absent means public addresses only. */
@@ -43,6 +47,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWhatsAppActivities(deps),
     ...createCampaignActivities(deps),
     ...createVoiceCampaignActivities(deps),
+    ...createDuesActivities(deps),
   };
 }
 

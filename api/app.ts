@@ -21,6 +21,7 @@ import type { CredentialCache } from '../src/auth/credentialCache';
 import type { TenantReadCache } from '../src/db/tenantReadCache';
 import { createEventPublisher, type EventPublisher } from '../src/events/publisher';
 import { createTemporalDispatcher } from '../src/events/dispatcher';
+import { createRazorpayWebhookRouter } from './providerWebhooks/razorpay';
 import { createWhatsAppWebhookRouter } from './providerWebhooks/whatsapp';
 
 export interface AppDeps {
@@ -92,5 +93,9 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const whatsappWebhook = createWhatsAppWebhookRouter({ config: deps.config, db: deps.db, events, now: deps.now });
   app.use(whatsappWebhook.routes());
   app.use(whatsappWebhook.allowedMethods());
+
+  const razorpayWebhook = createRazorpayWebhookRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, events, now: deps.now });
+  app.use(razorpayWebhook.routes());
+  app.use(razorpayWebhook.allowedMethods());
   return app;
 }

@@ -107,6 +107,17 @@ export const serviceEnvSchema = z.object({
     .min(100, 'expected milliseconds from 100 to 60000')
     .max(60_000, 'expected milliseconds from 100 to 60000')
     .default(10_000),
+  /**
+   * The dues app's payment links: the deterministic simulator, or `razorpay` (Razorpay Payment
+   * Links, which needs the key id and secret; its paid webhook at /webhooks/razorpay needs the
+   * webhook secret).
+   */
+  PAYMENT_LINK_PROVIDER: z.enum(['simulator', 'razorpay']).default('simulator'),
+  RAZORPAY_BASE_URL: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL').default('https://api.razorpay.com'),
+  RAZORPAY_KEY_ID: z.string().min(1).optional(),
+  RAZORPAY_KEY_SECRET: z.string().min(1).optional(),
+  /** Signs Razorpay's webhook deliveries (X-Razorpay-Signature). */
+  RAZORPAY_WEBHOOK_SECRET: z.string().min(1).optional(),
 }).superRefine((env, ctx) => {
   if (env.READER_PROVIDER === 'openai') {
     for (const name of ['READER_BASE_URL', 'READER_API_KEY', 'READER_MODEL'] as const) {
@@ -116,6 +127,11 @@ export const serviceEnvSchema = z.object({
   if (env.WHATSAPP_PROVIDER === 'cloud') {
     for (const name of ['WHATSAPP_CLOUD_ACCESS_TOKEN', 'WHATSAPP_CLOUD_PHONE_NUMBER_ID'] as const) {
       if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when WHATSAPP_PROVIDER is cloud' });
+    }
+  }
+  if (env.PAYMENT_LINK_PROVIDER === 'razorpay') {
+    for (const name of ['RAZORPAY_KEY_ID', 'RAZORPAY_KEY_SECRET'] as const) {
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when PAYMENT_LINK_PROVIDER is razorpay' });
     }
   }
 });

@@ -10,3 +10,5 @@ export { deliverWebhook } from './deliverWebhook';
 export { simulatedWhatsAppDelivery } from './simulatedWhatsAppDelivery';
 export { campaignRun } from './campaignRun';
 export { voiceCampaignRun } from './voiceCampaignRun';
+export { dueChase } from './dueChase';
+export { duesCycle } from './duesCycle';

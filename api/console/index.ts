@@ -15,6 +15,7 @@ import { campaignConsoleRoutes } from './routes/campaigns';
 import { callSearchRoutes } from './routes/callSearch';
 import { conversationReadRoutes } from './routes/conversationReads';
 import { conversationConsoleRoutes } from './routes/conversations';
+import { duesConsoleRoutes } from './routes/dues';
 import { keyRoutes } from './routes/keys';
 import { messagingRoutes } from './routes/messaging';
 import { agentAndNumberRoutes } from './routes/numbers';
@@ -27,7 +28,7 @@ const consoleSurface: DocumentSurface = {
   info: {
     title: 'Orchestrator console API',
     version: '0.1.0',
-    description: 'The private console under /console/v1: workspaces, keys, numbers, messaging, calls, webhooks, tickets, campaigns and the simulators. Admin token; no compatibility promise.',
+    description: 'The private console under /console/v1: workspaces, keys, numbers, messaging, calls, webhooks, tickets, campaigns, the dues app and the simulators. Admin token; no compatibility promise.',
   },
   securitySchemes: {
     consoleToken: { type: 'http', scheme: 'bearer', description: 'The console token (CONSOLE_TOKEN).' },
@@ -70,6 +71,7 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...conversationConsoleRoutes(deps),
     ...campaignConsoleRoutes(deps),
     ...conversationReadRoutes(deps),
+    ...duesConsoleRoutes(deps),
   ];
   routes.push(
     openApiRoute(`${CONSOLE_PREFIX}/openapi.json`, 'getConsoleOpenApi', () => routes, consoleSurface, 'This machine-readable description of the console API.'),

@@ -8,6 +8,7 @@ import { campaignsRoutes } from './routes/campaigns';
 import { channelsRoutes } from './routes/channels';
 import { contactsRoutes } from './routes/contacts';
 import { conversationsRoutes } from './routes/conversations';
+import { duesRoutes } from './routes/dues';
 import { messagesRoutes } from './routes/messages';
 import { pingRoutes } from './routes/ping';
 import { ticketsRoutes } from './routes/tickets';
@@ -18,6 +19,7 @@ export function publicRoutes(deps: PublicDeps): RouteDef[] {
   routes.push(...ticketsRoutes(deps), ...contactsRoutes(deps));
   routes.push(...messagesRoutes(deps), ...conversationsRoutes(deps));
   routes.push(...campaignsRoutes(deps));
+  routes.push(...duesRoutes(deps));
   routes.push(publicOpenApiRoute(() => routes));
   return routes;
 }

@@ -1,5 +1,6 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { Scope } from '../domain/scopes';
+import { DUES_INDEXES } from '../dues/store';
 
 /**
  * The read models and plain records, one typed accessor per collection. Every tenant-owned
@@ -138,11 +139,16 @@ const indexes: Record<string, IndexDescription[]> = {
   ticket_messages: [{ key: { ticket_id: 1, seq: 1 }, name: 'ticket_seq' }],
   ticket_versions: [{ key: { ticket_id: 1, version: 1 }, name: 'ticket_version' }],
   campaigns: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
+  ...DUES_INDEXES,
 };
 
-/** Creates every index; safe to run at each start (an existing identical index is a no-op). */
+/**
+ * Creates every index; safe to run at each start (an existing identical index is a no-op).
+ * One index per command: FerretDB 1.24 panics (and drops the connection) on a createIndexes
+ * naming two or more indexes that all exist already, i.e. at every start after the first.
+ */
 export async function ensureIndexes(db: Db): Promise<void> {
   for (const [name, specs] of Object.entries(indexes)) {
-    await db.collection(name).createIndexes(specs);
+    for (const spec of specs) await db.collection(name).createIndexes([spec]);
   }
 }

@@ -5,6 +5,7 @@ import { WEBHOOK_USAGE, planWebhookCall } from './webhookCommands';
 import { CALL_USAGE, planCallCommand } from './callCommands';
 import { CAMPAIGN_USAGE, planCampaignCommand } from './campaignCommands';
 import { watchCampaign, type WatchedCampaign } from './campaignWatch';
+import { DUES_USAGE, planDuesCommand } from './duesCommands';
 import { UsageError } from './usageError';
 
 /**
@@ -58,6 +59,7 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
 ${WEBHOOK_USAGE}
 ${CALL_USAGE}
 ${CAMPAIGN_USAGE}
+${DUES_USAGE}
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
 (default: the token npm start keeps in $DATA_DIR/console-token).`;
@@ -202,6 +204,8 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       if (callCommand) return callCommand;
       const campaignCommand = planCampaignCommand(positionals, flags, need);
       if (campaignCommand) return campaignCommand;
+      const duesCommand = planDuesCommand(positionals, flags, need);
+      if (duesCommand) return duesCommand;
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
     }
   }

@@ -13,6 +13,7 @@ import { createCallReader } from '../providers/reader';
 import { createWhatsAppProvider } from '../providers/whatsapp';
 import { SimulatedWhatsAppProvider } from '../providers/whatsapp/simulator';
 import { createEventPublisher } from '../events/publisher';
+import { createPaymentLinkProvider } from '../providers/payments';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
@@ -53,6 +54,8 @@ runMain(async () => {
         reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),
         whatsapp,
         deploymentChannels: config.DEPLOYMENT_CHANNELS,
+        // PAYMENT_LINK_PROVIDER: the dues app's payment links (simulator or Razorpay).
+        payments: createPaymentLinkProvider(config),
       },
     ),
     activityInterceptors: [activityMetricsInterceptor(registry)],

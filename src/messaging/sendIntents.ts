@@ -92,6 +92,11 @@ export function dueReminderSendIntentKey(tenantId: string, dueId: string, remind
   return `${tenantId}|due|${dueId}|${reminder}`;
 }
 
+/** A paid due's receipt: sent once however often its chase's last step is retried. */
+export function dueReceiptSendIntentKey(tenantId: string, dueId: string): string {
+  return `${tenantId}|due|${dueId}|receipt`;
+}
+
 /** Inserts the intent; false when one with its key exists. */
 export function claimSendIntent(db: Db, intent: SendIntentDoc): Promise<boolean> {
   return insertIfAbsent(sendIntentsCollection(db), intent);

@@ -7,6 +7,7 @@ import { createSimulatedReader } from '../providers/reader/simulatedReader';
 import { SimulatedVoiceProvider } from '../providers/voice/simulatedVoiceProvider';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { SimulatedWhatsAppProvider } from '../providers/whatsapp/simulator';
+import { SimulatedPaymentLinkProvider } from '../providers/payments/simulator';
 
 /**
  * The one place activity dependencies are assembled, for the worker process and for tests,
@@ -25,6 +26,7 @@ export function buildActivityDeps(
     reader: createSimulatedReader(readerScriptFromCalleeScripts(base.db)),
     whatsapp: new SimulatedWhatsAppProvider(base.db, events),
     deploymentChannels: ['whatsapp', 'voice'],
+    payments: new SimulatedPaymentLinkProvider(),
     ...overrides,
   };
 }

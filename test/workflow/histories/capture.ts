@@ -19,6 +19,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhoo
 import { insertCampaignDraft, insertContacts, insertVoiceCampaignDraft, zoneOpenAt } from '../../support/campaigns';
 import { findCampaign } from '../../../src/campaigns/campaign';
 import { campaignRunStateQuery, campaignRunWorkflowId } from '../../../src/campaigns/contracts';
+import { dueChaseWorkflowId, duesCycleStateQuery, duesCycleWorkflowId } from '../../../src/dues/contracts';
 
 /**
  * Captures one real history of each workflow type (and of the call's main paths) into
@@ -184,5 +185,32 @@ describe('capture workflow histories', () => {
     await control('resume', 3);
     await eventually(async () => (await findCampaign(api.db, ws.workspaceId, campaign._id))?.status === 'completed' || undefined, 'completed', 90_000);
     await save('voiceCampaignRun.json', 'voiceCampaignRun', campaign._id);
+  });
+
+  /**
+   * The dues chase (its reminder, if the window is open now, then stopped by a payment) and a
+   * subscriber's cycle asleep until its next raise. Capture it alone with `-t 'dues'`.
+   */
+  it('captures the dues chase and cycle', async () => {
+    const created = await request(api.server)
+      .post('/api/v1/apps/dues/subscribers')
+      .set(bearer(ws.key))
+      // Due in ten days: the cycle's first run sleeps until then (no continue-as-new yet).
+      .send({ name: 'Capture', phone: '+919733300011', amount: 500, start_date: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10) });
+    if (created.status !== 201) throw new Error(`subscriber refused: ${created.status} ${JSON.stringify(created.body)}`);
+    const subscriberId = created.body.subscriber_id as string;
+    const cycle = api.temporal.workflow.getHandle(duesCycleWorkflowId(subscriberId));
+    await eventually(async () => (await cycle.query(duesCycleStateQuery)).raiseAtMs !== null || undefined, 'the cycle to sleep', 30_000);
+    const dueId = await eventually(async () => {
+      const listed = await request(api.server).get('/api/v1/apps/dues/dues').query({ limit: 200 }).set(bearer(ws.key));
+      const due = (listed.body.items as { due_id: string; subscriber_id: string; version: number; due_date: string }[])
+        .filter((d) => d.subscriber_id === subscriberId)
+        .sort((a, b) => a.due_date.localeCompare(b.due_date))[0];
+      if (!due) return undefined;
+      const paid = await request(api.server).post(`/api/v1/apps/dues/dues/${due.due_id}/paid`).set(bearer(ws.key)).send({ expected_version: due.version });
+      return paid.status === 200 ? due.due_id : undefined;
+    }, 'the first due paid', 30_000);
+    await save('dueChase.json', 'dueChase', dueChaseWorkflowId(dueId));
+    await save('duesCycle.json', 'duesCycle', duesCycleWorkflowId(subscriberId), { running: true });
   }, 120_000);
 });

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { DUES_LIMITS as L } from '../../../src/dues/limits';
+import { DUE_STATUSES, SUBSCRIBER_STATUSES } from '../../../src/dues/store';
+import { idParam, workspaceParams } from '../deps';
+
+/** Request shapes of the console's dues-app routes (private; docs/dues.md). */
+
+export const duesSettingsParams = workspaceParams({});
+export const subscriberParams = workspaceParams({ subscriber_id: idParam() });
+export const dueParams = workspaceParams({ due_id: idParam() });
+
+export const consoleSubscribersQuery = z.object({
+  status: z.enum(SUBSCRIBER_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(L.listMaxLimit).default(50),
+  cursor: z.string().min(1).max(2048).optional(),
+});
+
+export const consoleDuesQuery = z.object({
+  subscriber_id: idParam().optional(),
+  status: z.enum(DUE_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(L.listMaxLimit).default(50),
+  cursor: z.string().min(1).max(2048).optional(),
+});
+
+/** A payment recorded in the console (`source` manual): the version is optional here. */
+export const consolePaidBody = z.object({
+  expected_version: z.number().int().min(1).nullable().default(null),
+  amount: z.number().gt(0).nullable().default(null),
+  reference: z.string().max(L.referenceMaxChars).nullable().default(null),
+  paid_at: z.iso
+    .datetime({ offset: true })
+    .transform((s) => new Date(s))
+    .nullable()
+    .default(null),
+  marked_by_name: z.string().max(120).nullable().default(null),
+});
+
+/** A simulated gateway payment (what a payment-link provider's paid webhook does): no version, applied once. */
+export const gatewayPaymentBody = z.object({
+  amount: z.number().gt(0).nullable().default(null),
+  reference: z.string().max(L.referenceMaxChars).nullable().default(null),
+});

@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import { cursorSecret } from '../../../src/auth/secrets';
+import { changeSubscriber, closeDue, recordPayment, type PaymentResult, type SubscriberAction } from '../../../src/dues/dueActions';
+import { duesSettingsSchema, readDuesSettings, writeDuesSettings } from '../../../src/dues/settings';
+import { duesCollections, findDue, isOpen, type DueDoc } from '../../../src/dues/store';
+import { ApiError } from '../../errors';
+import { CursorCodec, page } from '../../pagination';
+import { route, type RouteDef } from '../../route';
+import { dueView, subscriberView } from '../../v1/routes/dues.schema';
+import { CONSOLE_PREFIX, type ConsoleDeps } from '../deps';
+import { consoleDuesQuery, consolePaidBody, consoleSubscribersQuery, dueParams, duesSettingsParams, gatewayPaymentBody, subscriberParams } from './dues.schema';
+
+const APP = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/apps/dues`;
+const SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
+const PAYMENT_NOT_FOUND = 'Payment not found.';
+
+/** What the chase of a due is doing, from its record: the next step and when, or how it ended. */
+const NEXT_STEP: Record<string, string> = { scheduled: 'reminder', reminded: 'followup_1', followup_1: 'followup_2', followup_2: 'decline' };
+export function chaseView(d: DueDoc) {
+  const open = isOpen(d.status);
+  return {
+    workflow_id: d._id,
+    state: open ? 'running' : 'ended',
+    next_step: open ? NEXT_STEP[d.status]! : null,
+    next_action_at: dueView(d).next_action_at,
+    reminders_sent: d.reminders_sent,
+    ended_as: open ? null : d.status,
+    failure_reason: d.failure_reason,
+  };
+}
+
+/**
+ * The console's dues-app routes: settings (the chase's timing, template, collection and
+ * receipt), subscribers (pause, resume, cancel), dues with their chase (waive, cancel, record
+ * a payment, simulate a gateway payment). Installing the app is the workspace's
+ * `installed_apps` (PATCH /workspaces/{id}).
+ */
+export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
+  const cursors = () => new CursorCodec(cursorSecret(deps.config));
+  const actions = () => ({ db: deps.db, temporal: deps.temporal, events: deps.events });
+
+  function paymentAnswer(result: PaymentResult) {
+    switch (result.kind) {
+      case 'not_found':
+        throw new ApiError('not_found', PAYMENT_NOT_FOUND);
+      case 'version_conflict':
+        throw new ApiError('conflict', 'This payment changed since it was read; read it again and send its current version.', {
+          reason: 'version_conflict',
+          current_version: result.currentVersion,
+        });
+      case 'not_open':
+        throw new ApiError('failed_precondition', 'This payment is already paid.', { reason: 'conflict', current_status: result.currentStatus });
+      case 'paid':
+        return { ...dueView(result.due), chase: chaseView(result.due) };
+    }
+  }
+
+  return [
+    route({
+      method: 'get',
+      path: `${APP}/settings`,
+      operationId: 'getDuesSettings',
+      summary: 'The dues app settings: reminder offset, follow-up intervals, decline delay, send hour, template, collection and receipt.',
+      params: duesSettingsParams,
+      response: { status: 200, description: 'The settings.' },
+      handler: async (ctx) => {
+        ctx.body = await readDuesSettings(deps.db, ctx.state.workspace!._id);
+      },
+    }),
+    route({
+      method: 'put',
+      path: `${APP}/settings`,
+      operationId: 'putDuesSettings',
+      summary: 'Replace the dues app settings (omitted keys take their defaults). Chases already running keep the times they planned.',
+      params: duesSettingsParams,
+      body: duesSettingsSchema,
+      response: { status: 200, description: 'The settings as saved.' },
+      handler: async (ctx, { body }) => {
+        ctx.body = await writeDuesSettings(deps.db, ctx.state.workspace!._id, body, deps.now());
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${APP}/subscribers`,
+      operationId: 'listDuesSubscribersConsole',
+      summary: 'Subscribers, newest first; optionally one status.',
+      params: duesSettingsParams,
+      query: consoleSubscribersQuery,
+      response: { status: 200, description: '`{items, next_cursor}`.' },
+      handler: async (ctx, { query }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const list = `console_dues_subscribers:${query.status ?? ''}`;
+        const filter: Record<string, unknown> = { tenant_id: tenantId, ...(query.status ? { status: query.status } : {}) };
+        if (query.cursor) filter._id = { $lt: String((cursors().decode(query.cursor, tenantId, list) as [unknown])[0]) };
+        const docs = await duesCollections(deps.db).subscribers.find(filter).sort({ _id: -1 }).limit(query.limit).toArray();
+        ctx.body = page(docs, query.limit, subscriberView, (last) => cursors().encode(tenantId, list, [last._id]));
+      },
+    }),
+    ...(['pause', 'resume', 'cancel'] as SubscriberAction[]).map((action) =>
+      route({
+        method: 'post',
+        path: `${APP}/subscribers/{subscriber_id}/${action}`,
+        operationId: `${action}DuesSubscriber`,
+        summary: {
+          pause: 'Pause: no new dues are raised (those already raised are still chased). Repeating changes nothing.',
+          resume: 'Resume a paused subscriber: dues are raised again from the next cycle (skipped cycles are not owed).',
+          cancel: 'Cancel for good: the cycle ends and every open due is cancelled.',
+        }[action],
+        params: subscriberParams,
+        response: { status: 200, description: 'The subscriber.' },
+        errors: ['not_found', 'failed_precondition'],
+        handler: async (ctx, { params }) => {
+          const result = await changeSubscriber(actions(), ctx.state.workspace!._id, params.subscriber_id, action, deps.now());
+          if (result.kind === 'not_found') throw new ApiError('not_found', SUBSCRIBER_NOT_FOUND);
+          if (result.kind === 'refused') {
+            throw new ApiError('failed_precondition', `A ${result.currentStatus} subscriber cannot be ${action === 'resume' ? 'resumed' : `${action}d`}.`, {
+              reason: 'conflict',
+              current_status: result.currentStatus,
+            });
+          }
+          ctx.body = subscriberView(result.subscriber);
+        },
+      }),
+    ),
+    route({
+      method: 'get',
+      path: `${APP}/dues`,
+      operationId: 'listDuesConsole',
+      summary: "Dues with each chase's state, latest due date first; optionally one subscriber's, or one status.",
+      params: duesSettingsParams,
+      query: consoleDuesQuery,
+      response: { status: 200, description: '`{items, next_cursor}`: each due with `chase`.' },
+      handler: async (ctx, { query }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const list = `console_dues:${query.subscriber_id ?? ''}:${query.status ?? ''}`;
+        const and: Record<string, unknown>[] = [{ tenant_id: tenantId }];
+        if (query.subscriber_id) and.push({ subscriber_id: query.subscriber_id });
+        if (query.status) and.push({ status: query.status });
+        if (query.cursor) {
+          const [dueDate, id] = cursors().decode(query.cursor, tenantId, list) as [string, string];
+          and.push({ $or: [{ due_date: { $lt: dueDate } }, { due_date: dueDate, _id: { $lt: id } }] });
+        }
+        const docs = await duesCollections(deps.db).dues.find({ $and: and }).sort({ due_date: -1, _id: -1 }).limit(query.limit).toArray();
+        ctx.body = page(docs, query.limit, (d) => ({ ...dueView(d), chase: chaseView(d) }), (last) => cursors().encode(tenantId, list, [last.due_date, last._id]));
+      },
+    }),
+    ...(['waive', 'cancel'] as const).map((action) =>
+      route({
+        method: 'post',
+        path: `${APP}/dues/{due_id}/${action}`,
+        operationId: `${action}Due`,
+        summary: action === 'waive' ? 'Waive an open due: the business will not collect it; its chase stops.' : 'Cancel an open due: no longer owed; its chase stops.',
+        params: dueParams,
+        response: { status: 200, description: 'The due with its chase.' },
+        errors: ['not_found', 'failed_precondition'],
+        handler: async (ctx, { params }) => {
+          const result = await closeDue(actions(), ctx.state.workspace!._id, params.due_id, action === 'waive' ? 'waived' : 'cancelled', deps.now());
+          if (result.kind === 'not_found') throw new ApiError('not_found', PAYMENT_NOT_FOUND);
+          if (result.kind === 'not_open') {
+            throw new ApiError('failed_precondition', `This payment is already ${result.currentStatus}.`, { reason: 'conflict', current_status: result.currentStatus });
+          }
+          ctx.body = { ...dueView(result.due), chase: chaseView(result.due) };
+        },
+      }),
+    ),
+    route({
+      method: 'post',
+      path: `${APP}/dues/{due_id}/paid`,
+      operationId: 'markDuePaidConsole',
+      summary: 'Record a payment by hand (payment.paid source manual). expected_version is optional here.',
+      params: dueParams,
+      body: consolePaidBody,
+      response: { status: 200, description: 'The due, paid, with its chase.' },
+      errors: ['not_found', 'conflict', 'failed_precondition'],
+      handler: async (ctx, { params, body }) => {
+        const now = deps.now();
+        const result = await recordPayment(
+          actions(),
+          ctx.state.workspace!._id,
+          params.due_id,
+          {
+            expectedVersion: body.expected_version,
+            amount: body.amount,
+            reference: body.reference,
+            paidAt: body.paid_at ?? now,
+            source: 'manual',
+            markedBy: 'console',
+            markedByName: body.marked_by_name,
+          },
+          now,
+        );
+        ctx.body = paymentAnswer(result);
+      },
+    }),
+    route({
+      method: 'post',
+      path: `${APP}/dues/{due_id}/gateway-payment`,
+      operationId: 'simulateGatewayPayment',
+      summary:
+        "Simulate the payment gateway's paid notice for a due (source gateway). Applied once: a repeat, or a due already settled by hand, answers the due as it is with applied false.",
+      params: dueParams,
+      body: gatewayPaymentBody,
+      response: { status: 200, description: '`{applied, due}`.', schema: z.object({ applied: z.boolean(), due: z.unknown() }) },
+      errors: ['not_found'],
+      handler: async (ctx, { params, body }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const now = deps.now();
+        const input = { expectedVersion: null, amount: body.amount, reference: body.reference, paidAt: now, source: 'gateway' as const, markedBy: null, markedByName: null };
+        const result = await recordPayment(actions(), tenantId, params.due_id, input, now);
+        if (result.kind === 'not_found') throw new ApiError('not_found', PAYMENT_NOT_FOUND);
+        if (result.kind === 'paid') {
+          ctx.body = { applied: true, due: { ...dueView(result.due), chase: chaseView(result.due) } };
+          return;
+        }
+        const current = (await findDue(deps.db, tenantId, params.due_id))!;
+        ctx.body = { applied: false, due: { ...dueView(current), chase: chaseView(current) } };
+      },
+    }),
+  ];
+}

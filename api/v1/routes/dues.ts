@@ -1,0 +1,205 @@
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { zoneDate } from '../../../src/dues/cycle';
+import { recordPayment } from '../../../src/dues/dueActions';
+import { DUES_APP_DOCS_URL } from '../../../src/dues/limits';
+import { duesCollections, OPEN_DUE_STATUSES, type DueDoc } from '../../../src/dues/store';
+import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
+import type { RequestState } from '../../context';
+import { ApiError } from '../../errors';
+import { page } from '../../pagination';
+import { route, type RouteDef } from '../../route';
+import type { PublicDeps } from '../deps';
+import {
+  createSubscriberBody,
+  dueParams,
+  dueRecord,
+  dueView,
+  listDuesQuery,
+  listSubscribersQuery,
+  markPaidBody,
+  subscriberRecord,
+  subscriberView,
+  type DueScope,
+} from './dues.schema';
+
+/**
+ * The recurring-dues app (campaigns-tickets-dues §4): add a subscriber, list subscribers and
+ * dues, record a payment. Reminders, templates and collection are console-only.
+ */
+
+export const DUES_APP_PREFIX = '/api/v1/apps/dues';
+const PAYMENT_NOT_FOUND = 'Payment not found.';
+
+/** 412 `not_found` (deliberately not a 404) until the workspace installs the app; before any record is read. */
+export const requireDuesApp: Middleware<RequestState> = async (ctx, next) => {
+  if (!ctx.state.workspace!.installed_apps.includes('dues')) {
+    throw new ApiError('failed_precondition', 'The dues app is not installed in this workspace; install it in the console.', {
+      reason: 'not_found',
+      docs: DUES_APP_DOCS_URL,
+    });
+  }
+  await next();
+};
+
+type Order = 1 | -1;
+interface DueList {
+  filter: Record<string, unknown>;
+  order: Order;
+}
+
+/** Which dues each scope returns and in which order (§4); `status` wins over `scope`. "Today" is the workspace's zone date. */
+function dueList(scope: DueScope | undefined, status: DueDoc['status'] | undefined, today: string): DueList {
+  if (status) return { filter: { status }, order: -1 };
+  switch (scope) {
+    case 'open':
+      return { filter: { status: { $in: [...OPEN_DUE_STATUSES] } }, order: -1 };
+    case 'overdue':
+      return { filter: { status: { $in: [...OPEN_DUE_STATUSES] }, due_date: { $lt: today } }, order: 1 };
+    case 'upcoming':
+      return { filter: { status: 'scheduled', due_date: { $gte: today } }, order: 1 };
+    case 'paid':
+      return { filter: { status: 'paid' }, order: -1 };
+    default:
+      return { filter: {}, order: -1 };
+  }
+}
+
+export interface DuesRouteOptions {
+  /** Replaces how a subscriber is linked to a contact (tests make it fail). */
+  linkContact?: ContactLinker;
+}
+
+export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'temporal' | 'config' | 'events' | 'logger'>, options: DuesRouteOptions = {}): RouteDef[] {
+  const now = deps.now ?? (() => new Date());
+  // Read on use, so describing the routes (OpenAPI) needs no configuration.
+  const starter = () => ({ temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE });
+  return [
+    route({
+      method: 'post',
+      path: `${DUES_APP_PREFIX}/subscribers`,
+      operationId: 'createDuesSubscriber',
+      summary:
+        'Put a customer on a recurring plan: the phone in E.164, the person linked to a contact (or contact_pending), and the next two dues raised at once (payment.due_created for each). One subscriber per phone.',
+      auth: { scope: 'campaigns:write' },
+      idempotent: true,
+      body: createSubscriberBody,
+      requires: requireDuesApp,
+      response: { status: 201, description: 'The subscriber, with its next due date and outstanding total.', schema: subscriberRecord },
+      errors: ['conflict', 'failed_precondition'],
+      handler: async (ctx, { body }) => {
+        const workspace = ctx.state.workspace!;
+        const created = await createSubscriber(
+          { db: deps.db, events: deps.events, ...starter(), linkContact: options.linkContact, logger: ctx.state.log },
+          workspace,
+          body,
+          now(),
+        );
+        if (created.kind === 'invalid_destination') {
+          throw new ApiError(
+            'invalid_argument',
+            `That phone number isn't usable: give it with its country code (+…), or as a number of the workspace's country (${workspace.country}).`,
+            { reason: 'invalid_destination' },
+          );
+        }
+        if (created.kind === 'duplicate') {
+          throw new ApiError('conflict', 'A subscriber with this phone number already exists.', { reason: 'duplicate_recipient', subscriber_id: created.subscriberId });
+        }
+        ctx.status = 201;
+        ctx.body = subscriberView(created.subscriber);
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${DUES_APP_PREFIX}/subscribers`,
+      operationId: 'listDuesSubscribers',
+      summary: 'List subscribers, newest first.',
+      auth: { scope: 'campaigns:read' },
+      query: listSubscribersQuery,
+      requires: requireDuesApp,
+      response: { status: 200, description: 'A page of subscribers.', schema: z.object({ items: z.array(subscriberRecord), next_cursor: z.string().nullable() }) },
+      errors: ['failed_precondition'],
+      handler: async (ctx, { query: { limit, cursor } }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const list = 'dues_subscribers';
+        const filter: Record<string, unknown> = { tenant_id: tenantId };
+        // Subscriber ids are time-ordered: newest first is `_id` descending.
+        if (cursor) filter._id = { $lt: String((deps.cursors.decode(cursor, tenantId, list) as [unknown])[0]) };
+        const docs = await duesCollections(deps.db).subscribers.find(filter).sort({ _id: -1 }).limit(limit).toArray();
+        ctx.body = page(docs, limit, subscriberView, (last) => deps.cursors.encode(tenantId, list, [last._id]));
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${DUES_APP_PREFIX}/dues`,
+      operationId: 'listDues',
+      summary:
+        'List dues. scope: open (latest due date first), overdue (open and due before today, oldest first), upcoming (scheduled, due today or later, soonest first), paid (latest first); none: every due, latest first. status wins over scope. Today is the workspace\'s zone date.',
+      auth: { scope: 'campaigns:read' },
+      query: listDuesQuery,
+      requires: requireDuesApp,
+      response: { status: 200, description: 'A page of dues.', schema: z.object({ items: z.array(dueRecord), next_cursor: z.string().nullable() }) },
+      errors: ['failed_precondition'],
+      handler: async (ctx, { query: { limit, cursor, scope, status } }) => {
+        const workspace = ctx.state.workspace!;
+        const tenantId = workspace._id;
+        const { filter, order } = dueList(scope, status, zoneDate(now(), workspace.timezone));
+        const listName = `dues:${status ? `status=${status}` : `scope=${scope ?? ''}`}`;
+        const and: Record<string, unknown>[] = [{ tenant_id: tenantId }, filter];
+        if (cursor) {
+          const [dueDate, id] = deps.cursors.decode(cursor, tenantId, listName) as [string, string];
+          const beyond = order === 1 ? '$gt' : '$lt';
+          and.push({ $or: [{ due_date: { [beyond]: dueDate } }, { due_date: dueDate, _id: { [beyond]: id } }] });
+        }
+        const docs = await duesCollections(deps.db).dues.find({ $and: and }).sort({ due_date: order, _id: order }).limit(limit).toArray();
+        ctx.body = page(docs, limit, dueView, (last) => deps.cursors.encode(tenantId, listName, [last.due_date, last._id]));
+      },
+    }),
+    route({
+      method: 'post',
+      path: `${DUES_APP_PREFIX}/dues/{due_id}/paid`,
+      operationId: 'markDuePaid',
+      summary:
+        'Record a payment collected outside the payment link. expected_version is checked first (a retry of a successful call usually gets 409); a due no longer open is 412. Stops the chase and fires payment.paid.',
+      auth: { scope: 'campaigns:write' },
+      params: dueParams,
+      body: markPaidBody,
+      requires: requireDuesApp,
+      notFound: { due_id: PAYMENT_NOT_FOUND },
+      response: { status: 200, description: 'The due, paid, version plus 1.', schema: dueRecord },
+      errors: ['not_found', 'conflict', 'failed_precondition'],
+      handler: async (ctx, { params, body }) => {
+        const key = ctx.state.apiKey!;
+        const result = await recordPayment(
+          { db: deps.db, temporal: deps.temporal, events: deps.events, logger: ctx.state.log },
+          ctx.state.workspace!._id,
+          params.due_id,
+          {
+            expectedVersion: body.expected_version,
+            amount: body.amount,
+            reference: body.reference,
+            paidAt: body.paid_at ?? now(),
+            // §6: a payment recorded through the API currently reports `gateway`.
+            source: 'gateway',
+            markedBy: key.key_id,
+            markedByName: `API key ${key.display_prefix}`,
+          },
+          now(),
+        );
+        switch (result.kind) {
+          case 'not_found':
+            throw new ApiError('not_found', PAYMENT_NOT_FOUND);
+          case 'version_conflict':
+            throw new ApiError('conflict', 'This payment changed since it was read; read it again and send its current version.', {
+              reason: 'version_conflict',
+              current_version: result.currentVersion,
+            });
+          case 'not_open':
+            throw new ApiError('failed_precondition', 'This payment is already paid.', { reason: 'conflict', current_status: result.currentStatus });
+          case 'paid':
+            ctx.body = dueView(result.due);
+        }
+      },
+    }),
+  ];
+}

@@ -1,0 +1,78 @@
+import type { Db } from 'mongodb';
+import { insertIfAbsent } from '../db/insertIfAbsent';
+import { duesCollections, type DueDoc, type DueVersionDoc } from './store';
+
+/**
+ * Every change to a due (the chase's moves, a payment, a waiver, a cancellation) takes the
+ * due's next version by inserting `<due_id>:v<n>` first: FerretDB applies a `{version: n}`
+ * filter by reading then writing, so only a unique insert has one winner (a payment racing a
+ * reminder, a gateway webhook racing a manual mark). The claim carries the whole fields it
+ * writes, so a writer that died between claim and write is finished by the next one.
+ */
+
+/** A claim older than this whose due never reached its version was left by a process that died. */
+export const DUE_CLAIM_LEASE_MS = 30_000;
+
+const versionId = (dueId: string, version: number) => `${dueId}:v${version}`;
+
+export type DueChange = { kind: 'written'; due: DueDoc } | { kind: 'lost'; current: DueDoc };
+
+/** Writes `set` as the version after `due.version`, or answers the due as another writer left it. */
+export async function changeDue(db: Db, due: DueDoc, set: Partial<DueDoc>, now: Date): Promise<DueChange> {
+  const { dues, versions } = duesCollections(db);
+  const version = due.version + 1;
+  const claim: DueVersionDoc = {
+    _id: versionId(due._id, version),
+    tenant_id: due.tenant_id,
+    due_id: due._id,
+    version,
+    set: { ...set, updated_at: now },
+    created_at: now,
+  };
+  if (!(await insertIfAbsent(versions, claim))) {
+    const winner = await versions.findOne({ _id: claim._id });
+    const current = (await dues.findOne({ _id: due._id }))!;
+    if (winner && current.version === due.version && now.getTime() - winner.created_at.getTime() > DUE_CLAIM_LEASE_MS) {
+      return { kind: 'lost', current: (await write(db, winner)) ?? current };
+    }
+    return { kind: 'lost', current };
+  }
+  const written = await write(db, claim);
+  if (!written) return { kind: 'lost', current: (await dues.findOne({ _id: due._id }))! };
+  return { kind: 'written', due: written };
+}
+
+async function write(db: Db, claim: DueVersionDoc): Promise<DueDoc | null> {
+  const { dues } = duesCollections(db);
+  const written = await dues.findOneAndUpdate(
+    { _id: claim.due_id, version: claim.version - 1 },
+    { $set: { ...claim.set, version: claim.version } },
+    { returnDocument: 'after' },
+  );
+  if (written) return written;
+  const current = await dues.findOne({ _id: claim.due_id });
+  return current && current.version >= claim.version ? current : null;
+}
+
+/**
+ * Applies `change` to the due as it is now, again and again while other writers win: for the
+ * system's own moves (the chase), which must land on whatever version is current. `change`
+ * answers null when the due no longer wants it (it was paid meanwhile, say).
+ */
+export async function changeDueLatest(
+  db: Db,
+  dueId: string,
+  change: (due: DueDoc) => Partial<DueDoc> | null,
+  now: () => Date,
+): Promise<DueDoc | null> {
+  let due = await duesCollections(db).dues.findOne({ _id: dueId });
+  for (let round = 0; due && round < 10; round++) {
+    const set = change(due);
+    if (!set) return null;
+    const result = await changeDue(db, due, set, now());
+    if (result.kind === 'written') return result.due;
+    due = result.current;
+  }
+  if (!due) return null;
+  throw new Error(`due ${dueId} kept changing under ten attempts to write it`);
+}

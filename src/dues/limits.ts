@@ -1,0 +1,29 @@
+/**
+ * The dues app's limits (campaigns-tickets-dues §4, §8) and its console settings' bounds, in
+ * one place: the request schemas and the use cases read them from here.
+ */
+export const DUES_LIMITS = {
+  nameMaxChars: 140,
+  phoneMinChars: 6,
+  phoneMaxChars: 24,
+  emailMaxChars: 200,
+  planNameMaxChars: 120,
+  /** Rupees; more than 0. */
+  amountMax: 10_000_000,
+  cycleDaysMin: 1,
+  cycleDaysMax: 730,
+  dueDayMin: 1,
+  dueDayMax: 31,
+  referenceMaxChars: 140,
+  listDefaultLimit: 25,
+  listMaxLimit: 200,
+  /** One reminder and at most two follow-ups per due; fixed (§3). */
+  followUps: 2,
+  /** Dues raised at once when a subscriber is created (§4). */
+  duesRaisedAtCreate: 2,
+  notesMaxChars: 1_000,
+  tagsMax: 20,
+} as const;
+
+/** Where the 412 for an app not installed points (`details.docs`). */
+export const DUES_APP_DOCS_URL = 'https://docs.orchestrator.dev/apps/dues';

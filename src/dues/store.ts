@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import type { Collection, Db, IndexDescription } from 'mongodb';
+import type { CycleUnit } from './cycle';
+
+/**
+ * The dues app's records (campaigns-tickets-dues §2): subscribers, their dues, the claim that
+ * keeps one subscriber per phone, and the claims that make a due's version change exclusive.
+ * Point reads go by `_id`; lists filter on `tenant_id` (FerretDB scans them, MongoDB uses the
+ * indexes below).
+ */
+
+export const SUBSCRIBER_STATUSES = ['active', 'paused', 'cancelled'] as const;
+export type SubscriberStatus = (typeof SUBSCRIBER_STATUSES)[number];
+
+export const DUE_STATUSES = ['scheduled', 'reminded', 'followup_1', 'followup_2', 'paid', 'declined', 'waived', 'cancelled'] as const;
+export type DueStatus = (typeof DUE_STATUSES)[number];
+export const OPEN_DUE_STATUSES: readonly DueStatus[] = ['scheduled', 'reminded', 'followup_1', 'followup_2'];
+export const isOpen = (status: DueStatus): boolean => OPEN_DUE_STATUSES.includes(status);
+
+export const COLLECTION_MODES = ['manual_upi', 'payment_link'] as const;
+export type CollectionMode = (typeof COLLECTION_MODES)[number];
+
+export interface SubscriberDoc {
+  /** `sub_` + time-ordered id (newest first sorts by `_id`). */
+  _id: string;
+  tenant_id: string;
+  contact_id: string | null;
+  contact_pending: boolean;
+  name: string;
+  /** E.164. */
+  phone: string;
+  email: string | null;
+  plan_name: string;
+  amount: number;
+  currency: 'INR';
+  cycle_unit: CycleUnit;
+  cycle_days: number | null;
+  due_day: number | null;
+  start_date: string;
+  status: SubscriberStatus;
+  notes: string | null;
+  tags: string[];
+  next_due_date: string | null;
+  last_paid_at: Date | null;
+  collected_total: number;
+  outstanding_total: number;
+  dues_paid: number;
+  dues_declined: number;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DueDoc {
+  /** `due_` + 26 hex derived from the subscriber and the cycle index (see `dueIdFor`). */
+  _id: string;
+  tenant_id: string;
+  subscriber_id: string;
+  subscriber_name: string;
+  phone: string;
+  contact_id: string | null;
+  /** The cycle index (0 = the start date). */
+  cycle_index: number;
+  period_label: string;
+  amount: number;
+  currency: 'INR';
+  due_date: string;
+  status: DueStatus;
+  collection_mode: CollectionMode;
+  payment_link: string | null;
+  payment_link_id: string | null;
+  payment_reference: string | null;
+  paid_at: Date | null;
+  paid_amount: number | null;
+  /** `manual` or `gateway` once paid (the `source` of `payment.paid`). */
+  paid_source: 'manual' | 'gateway' | null;
+  marked_by: string | null;
+  marked_by_name: string | null;
+  reminders_sent: number;
+  last_reminder_at: Date | null;
+  next_action_at: Date | null;
+  campaign_id: string | null;
+  failure_reason: string | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** `<tenant>|<e164>`: whoever inserts it is the one subscriber of that phone. */
+export interface SubscriberPhoneDoc {
+  _id: string;
+  tenant_id: string;
+  subscriber_id: string;
+  created_at: Date;
+}
+
+/** `<due_id>:v<n>`: the claim of a due's version n (FerretDB's conditional updates are not atomic). */
+export interface DueVersionDoc {
+  _id: string;
+  tenant_id: string;
+  due_id: string;
+  version: number;
+  /** Whole top-level fields this version writes, so anyone can finish an abandoned claim. */
+  set: Record<string, unknown>;
+  created_at: Date;
+}
+
+export function duesCollections(db: Db) {
+  return {
+    subscribers: db.collection<SubscriberDoc>('dues_subscribers'),
+    dues: db.collection<DueDoc>('dues'),
+    phones: db.collection<SubscriberPhoneDoc>('dues_subscriber_phones'),
+    versions: db.collection<DueVersionDoc>('due_versions'),
+  };
+}
+
+export const DUES_INDEXES: Record<string, IndexDescription[]> = {
+  dues_subscribers: [{ key: { tenant_id: 1, _id: -1 }, name: 'tenant_newest' }],
+  dues: [
+    { key: { tenant_id: 1, due_date: -1, _id: -1 }, name: 'tenant_due_date' },
+    { key: { subscriber_id: 1 }, name: 'subscriber' },
+  ],
+};
+
+/** Derived from the subscriber and the cycle index, so raising the same cycle twice finds the same due. */
+export function dueIdFor(subscriberId: string, cycleIndex: number): string {
+  return `due_${createHash('sha256').update(`${subscriberId}\u0000${cycleIndex}`).digest('hex').slice(0, 26)}`;
+}
+
+export const DUE_ID_PATTERN = /^due_[0-9a-f]{26}$/;
+export const SUBSCRIBER_ID_PATTERN = /^sub_[0-9a-f]{24}$/;
+
+export function phoneClaimId(tenantId: string, phone: string): string {
+  return `${tenantId}|${phone}`;
+}
+
+export async function findDue(db: Db, tenantId: string, dueId: string): Promise<DueDoc | null> {
+  const due = await duesCollections(db).dues.findOne({ _id: dueId });
+  return due?.tenant_id === tenantId ? due : null;
+}
+
+export async function findSubscriber(db: Db, tenantId: string, subscriberId: string): Promise<SubscriberDoc | null> {
+  const sub = await duesCollections(db).subscribers.findOne({ _id: subscriberId });
+  return sub?.tenant_id === tenantId ? sub : null;
+}
+
+export type DuesCollections = ReturnType<typeof duesCollections>;
+export type { Collection };

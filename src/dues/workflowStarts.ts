@@ -1,0 +1,50 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { startWorkflow } from '../temporal/startWorkflow';
+import { zonedHourStart } from '../campaigns/sendWindow';
+import { dueChaseDefinition, dueChaseWorkflowId, duesCycleDefinition, duesCycleWorkflowId, RAISE_AHEAD_CYCLES } from './contracts';
+import { dueDateOf, parseDate, type Plan } from './cycle';
+
+export interface WorkflowStarter {
+  temporal: Client;
+  taskQueue: string;
+}
+
+/**
+ * Starts a workflow once per id: a retried raise (or create) finds the one already started,
+ * running or finished, and starts nothing (`REJECT_DUPLICATE`).
+ */
+async function startOnce(start: () => Promise<unknown>): Promise<void> {
+  try {
+    await start();
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+export function startChase(deps: WorkflowStarter, tenantId: string, dueId: string): Promise<void> {
+  return startOnce(() =>
+    startWorkflow(deps.temporal, dueChaseDefinition, {
+      workflowId: dueChaseWorkflowId(dueId),
+      taskQueue: deps.taskQueue,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ tenantId, dueId }],
+    }),
+  );
+}
+
+/** When cycle `index` is raised: 00:00 in the zone on the due date `RAISE_AHEAD_CYCLES` cycles before it. */
+export function raiseAtMs(plan: Plan, index: number, timeZone: string): number {
+  const date = parseDate(dueDateOf(plan, Math.max(0, index - RAISE_AHEAD_CYCLES)));
+  return zonedHourStart(date, 0, timeZone).getTime();
+}
+
+export function startCycle(deps: WorkflowStarter, tenantId: string, subscriberId: string, nextIndex: number): Promise<void> {
+  return startOnce(() =>
+    startWorkflow(deps.temporal, duesCycleDefinition, {
+      workflowId: duesCycleWorkflowId(subscriberId),
+      taskQueue: deps.taskQueue,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ tenantId, subscriberId, nextIndex }],
+    }),
+  );
+}

@@ -1,0 +1,19 @@
+import { ensureIndexes } from '../../../src/db/collections';
+import { openTestDb, testConfig } from '../../support/env';
+
+/**
+ * Every process runs ensureIndexes at start. The dues collection is the first with two
+ * indexes, and FerretDB 1.24 drops the connection on a createIndexes naming several indexes
+ * that already exist: the second start must still succeed.
+ */
+it('ensureIndexes runs again on a database that has every index (a second start)', async () => {
+  const { db, drop } = await openTestDb(testConfig());
+  try {
+    await ensureIndexes(db);
+    await ensureIndexes(db);
+    const names = (await db.collection('dues').indexes()).map((i) => i.name).sort();
+    expect(names).toEqual(['_id_', 'subscriber', 'tenant_due_date']);
+  } finally {
+    await drop();
+  }
+});
