@@ -5,7 +5,8 @@ import { controlCampaign, type ControlAction } from '../../../src/campaigns/cont
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
-import { campaignCounters, campaignTimeline } from '../../../src/campaigns/progress';
+import { campaignCallProgress, campaignCounters, campaignTimeline } from '../../../src/campaigns/progress';
+import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/outcomeReading';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';
 import { collections } from '../../../src/db/collections';
 import { cursorSecret } from '../../../src/auth/secrets';
@@ -14,8 +15,8 @@ import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { validationError } from '../../validation';
-import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl } from '../../v1/routes/campaigns';
-import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, recipientView } from '../../v1/routes/campaigns.schema';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, requireCallCampaign } from '../../v1/routes/campaigns';
+import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientView } from '../../v1/routes/campaigns.schema';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
 import { campaignSettingsBody, consoleCampaignParams, consoleListCampaignsQuery, consoleRecipientsQuery } from './campaigns.schema';
 
@@ -76,7 +77,9 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const cursors = new CursorCodec(cursorSecret(deps.config));
   const { workspaces } = collections(deps.db);
   const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now: deps.now });
-  const withCounters = async (c: CampaignDoc) => consoleCampaignView({ ...c, counters: await campaignCounters(deps.db, c._id) });
+  /** The record with its counters and, for a call campaign, its call progress (dialled, answered, …). */
+  const withCounters = async (c: CampaignDoc) =>
+    consoleCampaignView({ ...c, counters: await campaignCounters(deps.db, c._id), ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
   const notFound = { campaign_id: CAMPAIGN_NOT_FOUND };
 
   async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
@@ -212,6 +215,36 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { params }) => {
         const campaign = await campaignOf(ctx, params.campaign_id);
         ctx.body = { campaign_id: campaign._id, bucket_seconds: 60, recipients: campaign.recipients, items: await campaignTimeline(deps.db, campaign._id) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${ONE}/outcomes`,
+      operationId: 'getConsoleCampaignOutcomes',
+      summary: 'A call campaign\'s outcome report, as GET /api/v1/campaigns/{campaign_id}/outcomes gives it. 412 not_a_call_campaign on a WhatsApp campaign.',
+      params: consoleCampaignParams,
+      notFound,
+      response: { status: 200, description: 'The outcome report.', schema: outcomeReport },
+      errors: ['not_found', 'failed_precondition'],
+      handler: async (ctx, { params }) => {
+        const campaign = requireCallCampaign(await campaignOf(ctx, params.campaign_id));
+        ctx.body = await buildOutcomeReport(deps.db, campaign, deps.now());
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${ONE}/outcomes.csv`,
+      operationId: 'getConsoleCampaignOutcomesCsv',
+      summary: 'A call campaign\'s outcomes as CSV, as GET /api/v1/campaigns/{campaign_id}/outcomes.csv gives it (one row per person, evidence columns, UTF-8 with a BOM). 412 not_a_call_campaign on a WhatsApp campaign.',
+      params: consoleCampaignParams,
+      notFound,
+      response: { status: 200, description: 'The CSV.', mediaType: 'text/csv', schema: z.string() },
+      errors: ['not_found', 'failed_precondition'],
+      handler: async (ctx, { params }) => {
+        const campaign = requireCallCampaign(await campaignOf(ctx, params.campaign_id));
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="${campaign._id}-outcomes.csv"`);
+        ctx.body = streamOutcomesCsv(deps.db, campaign);
       },
     }),
     route({

@@ -10,10 +10,8 @@ import { route, type RouteContext, type RouteDef } from '../../route';
 import { controlCampaign, type ControlAction, type ControlResult } from '../../../src/campaigns/control';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounters } from '../../../src/campaigns/progress';
-import { OutcomeReportBuilder } from '../../../src/campaigns/outcomeReport';
-import { csvRow, outcomesCsvWriter } from '../../../src/campaigns/outcomesCsv';
+import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/outcomeReading';
 import { docsFor } from '../../../src/campaigns/findings';
-import { readRecipientBatch } from '../../../src/campaigns/staging';
 import {
   campaignParams,
   campaignRecord,
@@ -35,9 +33,19 @@ const RECIPIENTS = 'campaign_recipients';
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
 const NOT_FOUND = CAMPAIGN_NOT_FOUND;
-/** Recipients read at once by the outcome routes (point reads by `_id`, in flight together). */
-const OUTCOME_PAGE = 200;
 const notFound = () => new ApiError('not_found', NOT_FOUND);
+
+/** The outcome routes' guard (the public routes and the console alike): 412 `not_a_call_campaign` on a WhatsApp campaign. */
+export function requireCallCampaign(campaign: CampaignDoc): CampaignDoc {
+  if (campaign.channel !== 'voice') {
+    throw new ApiError('failed_precondition', 'This is a WhatsApp campaign; outcome reports are for call campaigns.', {
+      reason: 'not_a_call_campaign',
+      docs: docsFor('not_a_call_campaign'),
+      fix: 'Read GET /campaigns/{campaign_id}/recipients for a WhatsApp campaign’s per-person states.',
+    });
+  }
+  return campaign;
+}
 
 /** A control's answer, or its refusal as the envelope (the public routes and the console alike). */
 export function answerControl(result: ControlResult): Extract<ControlResult, { kind: 'done' }> {
@@ -70,22 +78,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
 
   /** The outcome routes: a call campaign, else 412 `not_a_call_campaign`. */
   async function callCampaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
-    const campaign = await campaignOf(ctx, id);
-    if (campaign.channel !== 'voice') {
-      throw new ApiError('failed_precondition', 'This is a WhatsApp campaign; outcome reports are for call campaigns.', {
-        reason: 'not_a_call_campaign',
-        docs: docsFor('not_a_call_campaign'),
-        fix: 'Read GET /campaigns/{campaign_id}/recipients for a WhatsApp campaign’s per-person states.',
-      });
-    }
-    return campaign;
-  }
-
-  /** Every staged recipient in position order, a page of `OUTCOME_PAGE` point reads at a time. */
-  async function* staged(campaign: CampaignDoc) {
-    for (let from = 0; from < campaign.recipients; from += OUTCOME_PAGE) {
-      yield* await readRecipientBatch(deps.db, campaign._id, from, Math.min(OUTCOME_PAGE, campaign.recipients - from));
-    }
+    return requireCallCampaign(await campaignOf(ctx, id));
   }
 
   return [
@@ -248,9 +241,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params }) => {
         const campaign = await callCampaignOf(ctx, params.campaign_id);
-        const report = new OutcomeReportBuilder(campaign.capture);
-        for await (const doc of staged(campaign)) report.add(doc);
-        ctx.body = report.build(campaign, now());
+        ctx.body = await buildOutcomeReport(deps.db, campaign, now());
       },
     }),
     route({
@@ -266,21 +257,9 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params }) => {
         const campaign = await callCampaignOf(ctx, params.campaign_id);
-        const writer = outcomesCsvWriter(campaign.capture);
         ctx.type = 'text/csv; charset=utf-8';
         ctx.set('Content-Disposition', `attachment; filename="${campaign._id}-outcomes.csv"`);
-        ctx.body = writer;
-        // Rows are written as they are read; the writer's buffer bounds what waits for the client.
-        void (async () => {
-          try {
-            for await (const doc of staged(campaign)) {
-              if (!writer.write(csvRow(doc, campaign.capture))) await new Promise((resolve) => writer.once('drain', resolve));
-            }
-            writer.end();
-          } catch (err) {
-            writer.destroy(err as Error);
-          }
-        })();
+        ctx.body = streamOutcomesCsv(deps.db, campaign);
       },
     }),
   ];

@@ -377,6 +377,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{campaign_id}/outcomes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A call campaign's outcome report from each person's merged outcome: totals, the funnel (staged, dialled, answered, conversation, completed), dispositions, a summary of every capture field by its display, and calls by hour. 412 not_a_call_campaign on a WhatsApp campaign. */
+        get: operations["getCampaignOutcomes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaign_id}/outcomes.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One row per person (audience order) with their merged outcome, one column per capture field key, then each field's evidence (quote and transcript turn). UTF-8 with a BOM, streamed; cells a spreadsheet would run as a formula start with '. 412 not_a_call_campaign on a WhatsApp campaign. */
+        get: operations["getCampaignOutcomesCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/dues/subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List subscribers, newest first. */
+        get: operations["listDuesSubscribers"];
+        put?: never;
+        /** Put a customer on a recurring plan: the phone in E.164, the person linked to a contact (or contact_pending), and the next two dues raised at once (payment.due_created for each). One subscriber per phone. */
+        post: operations["createDuesSubscriber"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/dues/dues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List dues. scope: open (latest due date first), overdue (open and due before today, oldest first), upcoming (scheduled, due today or later, soonest first), paid (latest first); none: every due, latest first. status wins over scope. Today is the workspace's zone date. */
+        get: operations["listDues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/dues/dues/{due_id}/paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a payment collected outside the payment link. expected_version is checked first (a retry of a successful call usually gets 409); a due no longer open is 412. Stops the chase and fires payment.paid. */
+        post: operations["markDuePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -2517,6 +2603,14 @@ export interface operations {
                                 } | null;
                             } | null;
                             updated_at: string | null;
+                            calls?: {
+                                dialled: number;
+                                answered: number;
+                                conversation: number;
+                                completed: number;
+                                call_backs: number;
+                                live: number;
+                            };
                         }[];
                         next_cursor: string | null;
                     };
@@ -2742,6 +2836,14 @@ export interface operations {
                             } | null;
                         } | null;
                         updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
                     };
                 };
             };
@@ -2887,6 +2989,14 @@ export interface operations {
                             } | null;
                         } | null;
                         updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
                     };
                 };
             };
@@ -2998,7 +3108,7 @@ export interface operations {
                         };
                         invalid_rows: {
                             /** @enum {string} */
-                            reason: "channel_consent_missing" | "suppressed" | "duplicate_recipient" | "invalid_destination" | "missing_variable";
+                            reason: "channel_consent_missing" | "suppressed" | "duplicate_recipient" | "invalid_destination" | "missing_variable" | "country_not_allowed";
                             contact_id: string;
                             field?: string;
                         }[];
@@ -3172,6 +3282,14 @@ export interface operations {
                             } | null;
                         } | null;
                         updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
                         notices: {
                             code: string;
                             /** @enum {string} */
@@ -3350,6 +3468,14 @@ export interface operations {
                             } | null;
                         } | null;
                         updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
                     };
                 };
             };
@@ -3519,6 +3645,14 @@ export interface operations {
                             } | null;
                         } | null;
                         updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
                     };
                 };
             };
@@ -3688,6 +3822,14 @@ export interface operations {
                             } | null;
                         } | null;
                         updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
                     };
                 };
             };
@@ -3819,10 +3961,41 @@ export interface operations {
                             to: string;
                             name: string | null;
                             /** @enum {string} */
-                            state: "queued" | "sent" | "delivered" | "read" | "failed" | "skipped";
+                            state: "queued" | "sent" | "delivered" | "read" | "failed" | "skipped" | "calling" | "called";
                             reason: string | null;
                             message_id: string | null;
                             state_at: string | null;
+                            calls?: {
+                                call_id: string;
+                                /** @enum {string} */
+                                kind: "first" | "call_back";
+                                placed_at: string | null;
+                                answered: boolean | null;
+                                disposition: string | null;
+                            }[];
+                            outcome?: {
+                                disposition: string | null;
+                                goal_met: string | null;
+                                success: boolean | null;
+                                summary: string | null;
+                                sentiment: string | null;
+                                next_step: string | null;
+                                next_step_reason: string | null;
+                                fields: {
+                                    [key: string]: string | boolean | number | string[];
+                                };
+                                evidence: {
+                                    [key: string]: {
+                                        quote: string;
+                                        turn: number;
+                                        call_id: string;
+                                    };
+                                };
+                                captured: number;
+                                expected: number;
+                                missing_required: string[];
+                                call_id: string;
+                            } | null;
                         }[];
                         next_cursor: string | null;
                     };
@@ -3857,6 +4030,902 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCampaignOutcomes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <API key>`. Send this or `X-Api-Key`. */
+                Authorization?: string;
+                /** @description The API key. Send this or `Authorization`. */
+                "X-Api-Key"?: string;
+                /** @description Echoed as `error.correlation_id` (its first 128 characters). */
+                "X-Correlation-Id"?: string;
+            };
+            path: {
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outcome report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaign_id: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        totals: {
+                            recipients: number;
+                            finished: number;
+                            outstanding: number;
+                            failed: number;
+                            skipped: number;
+                            calls: number;
+                            call_backs: number;
+                            answered: number;
+                            completed: number;
+                            success: number;
+                        };
+                        funnel: {
+                            /** @enum {string} */
+                            stage: "staged" | "dialled" | "answered" | "conversation" | "completed";
+                            count: number;
+                            rate: number;
+                        }[];
+                        dispositions: {
+                            [key: string]: number;
+                        };
+                        fields: {
+                            key: string;
+                            label: string;
+                            type: string;
+                            /** @enum {string} */
+                            display: "bars" | "donut" | "stat" | "list" | "hidden";
+                            answered: number;
+                            summary: ({
+                                /** @constant */
+                                kind: "counts";
+                                counts: {
+                                    [key: string]: number;
+                                };
+                                mean?: number | null;
+                            } | {
+                                /** @constant */
+                                kind: "distribution";
+                                count: number;
+                                min: number | null;
+                                max: number | null;
+                                mean: number | null;
+                                median: number | null;
+                                buckets: {
+                                    from: number;
+                                    to: number;
+                                    count: number;
+                                }[];
+                            } | {
+                                /** @constant */
+                                kind: "samples";
+                                samples: {
+                                    position: number;
+                                    value: string;
+                                }[];
+                            }) | null;
+                        }[];
+                        timeline: {
+                            hour: string;
+                            calls: number;
+                            answered: number;
+                            completed: number;
+                        }[];
+                        generated_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCampaignOutcomesCsv: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <API key>`. Send this or `X-Api-Key`. */
+                Authorization?: string;
+                /** @description The API key. Send this or `Authorization`. */
+                "X-Api-Key"?: string;
+                /** @description Echoed as `error.correlation_id` (its first 128 characters). */
+                "X-Correlation-Id"?: string;
+            };
+            path: {
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listDuesSubscribers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description `Bearer <API key>`. Send this or `X-Api-Key`. */
+                Authorization?: string;
+                /** @description The API key. Send this or `Authorization`. */
+                "X-Api-Key"?: string;
+                /** @description Echoed as `error.correlation_id` (its first 128 characters). */
+                "X-Correlation-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscribers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            subscriber_id: string;
+                            tenant_id: string;
+                            contact_id: string | null;
+                            contact_pending: boolean;
+                            name: string;
+                            phone: string;
+                            email: string | null;
+                            plan_name: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            /** @enum {string} */
+                            cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                            cycle_days: number | null;
+                            due_day: number | null;
+                            start_date: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "cancelled";
+                            notes: string | null;
+                            tags: string[];
+                            next_due_date: string | null;
+                            last_paid_at: string | null;
+                            collected_total: number;
+                            outstanding_total: number;
+                            dues_paid: number;
+                            dues_declined: number;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createDuesSubscriber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <API key>`. Send this or `X-Api-Key`. */
+                Authorization?: string;
+                /** @description The API key. Send this or `Authorization`. */
+                "X-Api-Key"?: string;
+                /** @description Echoed as `error.correlation_id` (its first 128 characters). */
+                "X-Correlation-Id"?: string;
+                /** @description Replays the first response for 24 hours for the same key and the same raw body. 1 to 255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    phone: string;
+                    email?: string | null;
+                    /** @default Monthly plan */
+                    plan_name?: string;
+                    amount: number;
+                    /**
+                     * @default monthly
+                     * @enum {string}
+                     */
+                    cycle_unit?: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                    /** @default null */
+                    cycle_days?: number | null;
+                    /** @default null */
+                    due_day?: number | null;
+                    /** @default null */
+                    start_date?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscriber, with its next due date and outstanding total. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriber_id: string;
+                        tenant_id: string;
+                        contact_id: string | null;
+                        contact_pending: boolean;
+                        name: string;
+                        phone: string;
+                        email: string | null;
+                        plan_name: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        /** @enum {string} */
+                        cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                        cycle_days: number | null;
+                        due_day: number | null;
+                        start_date: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "cancelled";
+                        notes: string | null;
+                        tags: string[];
+                        next_due_date: string | null;
+                        last_paid_at: string | null;
+                        collected_total: number;
+                        outstanding_total: number;
+                        dues_paid: number;
+                        dues_declined: number;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listDues: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                scope?: "open" | "overdue" | "upcoming" | "paid";
+                status?: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+            };
+            header?: {
+                /** @description `Bearer <API key>`. Send this or `X-Api-Key`. */
+                Authorization?: string;
+                /** @description The API key. Send this or `Authorization`. */
+                "X-Api-Key"?: string;
+                /** @description Echoed as `error.correlation_id` (its first 128 characters). */
+                "X-Correlation-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of dues. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            due_id: string;
+                            tenant_id: string;
+                            subscriber_id: string;
+                            subscriber_name: string;
+                            phone: string;
+                            contact_id: string | null;
+                            period_label: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            due_date: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                            /** @enum {string} */
+                            collection_mode: "manual_upi" | "payment_link";
+                            payment_link: string | null;
+                            payment_link_id: string | null;
+                            payment_reference: string | null;
+                            paid_at: string | null;
+                            paid_amount: number | null;
+                            marked_by: string | null;
+                            marked_by_name: string | null;
+                            reminders_sent: number;
+                            last_reminder_at: string | null;
+                            next_action_at: string | null;
+                            campaign_id: string | null;
+                            failure_reason: string | null;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    markDuePaid: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <API key>`. Send this or `X-Api-Key`. */
+                Authorization?: string;
+                /** @description The API key. Send this or `Authorization`. */
+                "X-Api-Key"?: string;
+                /** @description Echoed as `error.correlation_id` (its first 128 characters). */
+                "X-Correlation-Id"?: string;
+            };
+            path: {
+                due_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    expected_version: number;
+                    /** @default null */
+                    amount?: number | null;
+                    /** @default null */
+                    reference?: string | null;
+                    paid_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The due, paid, version plus 1. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        due_id: string;
+                        tenant_id: string;
+                        subscriber_id: string;
+                        subscriber_name: string;
+                        phone: string;
+                        contact_id: string | null;
+                        period_label: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        due_date: string;
+                        /** @enum {string} */
+                        status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                        /** @enum {string} */
+                        collection_mode: "manual_upi" | "payment_link";
+                        payment_link: string | null;
+                        payment_link_id: string | null;
+                        payment_reference: string | null;
+                        paid_at: string | null;
+                        paid_amount: number | null;
+                        marked_by: string | null;
+                        marked_by_name: string | null;
+                        reminders_sent: number;
+                        last_reminder_at: string | null;
+                        next_action_at: string | null;
+                        campaign_id: string | null;
+                        failure_reason: string | null;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3943,4 +5012,4 @@ export interface operations {
 }
 
 /** Operations that honour `Idempotency-Key` (method and path), read from the document. */
-export const idempotentOperations = ["POST /api/v1/calls", "POST /api/v1/tickets", "POST /api/v1/messages", "POST /api/v1/campaigns"] as const;
+export const idempotentOperations = ["POST /api/v1/calls", "POST /api/v1/tickets", "POST /api/v1/messages", "POST /api/v1/campaigns", "POST /api/v1/apps/dues/subscribers"] as const;

@@ -325,6 +325,23 @@ describe('call campaigns (voice_batch) over HTTP', () => {
         expect(other.body).toEqual(envelope('not_found', 'Campaign not found.'));
       }
     });
+    it('the console serves the same report, CSV and call progress (its session callers hold no API key)', async () => {
+      const consoleAuth = bearer(api.config.CONSOLE_TOKEN!);
+      const base = `/console/v1/workspaces/${ws.workspaceId}/campaigns/${campaignId}`;
+      const shown = await request(api.server).get(base).set(consoleAuth);
+      expect(shown.status).toBe(200);
+      expect(shown.body.calls).toEqual({ dialled: 3, answered: 2, conversation: 2, completed: 1, call_backs: 0, live: 0 });
+      const [publicReport, consoleReport] = await Promise.all([get(`${campaignId}/outcomes`), request(api.server).get(`${base}/outcomes`).set(consoleAuth)]);
+      expect(consoleReport.status).toBe(200);
+      expect({ ...consoleReport.body, generated_at: null }).toEqual({ ...publicReport.body, generated_at: null });
+      const csv = await request(api.server).get(`${base}/outcomes.csv`).set(consoleAuth).buffer(true).parse((response, done) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+      expect(csv.status).toBe(200);
+      expect(csvRecords((csv.body as Buffer).subarray(3).toString('utf8')).records).toHaveLength(3);
+    });
   });
 
   it('both outcome routes answer 412 not_a_call_campaign on a WhatsApp campaign', async () => {

@@ -60,8 +60,8 @@ export const api = createClient<paths>(options);
 api.use(session);
 
 /**
- * Routes being built beside this console (campaign controls, dues) and not yet in the
- * generated document; typed by hand in pendingPaths.ts until they are.
+ * The campaign and dues console routes, whose responses the console document leaves untyped
+ * (no response schemas yet): typed by hand in pendingPaths.ts, same paths as the document.
  */
 export const pendingApi = createClient<PendingPaths>(options);
 pendingApi.use(session);

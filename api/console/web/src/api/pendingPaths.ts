@@ -1,9 +1,10 @@
 import type { Campaign, CampaignTimeline, Due, Evaluation, OutcomeReport, Recipient, Subscriber } from './views';
 
 /**
- * Console routes built in parallel with this page (the campaign console API and the dues
- * app), with exactly the paths agreed for them, in openapi-typescript's shape. Once their
- * routes are merged the generated document holds them: delete this file and use `api`.
+ * The campaign and dues console routes in openapi-typescript's shape, typed by hand because
+ * the console document gives their responses no schema (the generated types read them as
+ * `unknown`). Same paths as the document; once their routes declare response schemas, delete
+ * this file and use `api`.
  */
 
 type Json<T> = { headers: Record<string, unknown>; content: { 'application/json': T } };
@@ -42,7 +43,7 @@ export interface PendingPaths {
   '/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients': Omit<Nothing, 'get'> & {
     get: Read<CampaignPath, { items: Recipient[]; next_cursor: string | null }, { limit?: number; cursor?: string }>;
   };
-  /** Not among the agreed paths: the console needs this wrapper of the public outcome report (session callers hold no API key). */
+  /** The console's copy of the public outcome report (session callers hold no API key). */
   '/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/outcomes': Omit<Nothing, 'get'> & { get: Read<CampaignPath, OutcomeReport> };
   '/console/v1/workspaces/{workspace_id}/apps/dues/subscribers': Omit<Nothing, 'get'> & { get: Read<WorkspacePath, { items: Subscriber[]; next_cursor?: string | null }> };
   '/console/v1/workspaces/{workspace_id}/apps/dues/dues': Omit<Nothing, 'get'> & { get: Read<WorkspacePath, { items: Due[]; next_cursor?: string | null }> };
