@@ -17,6 +17,8 @@ export interface WatchedCampaign {
   version: number;
   recipients: number;
   counters?: Record<string, unknown>;
+  /** A call campaign's call progress (dialled, answered, conversation, completed, call_backs, live). */
+  calls?: Record<string, unknown>;
   schedule?: { start_at: string | null; timezone: string; throttle_per_minute: number; send_window_start_hour: number; send_window_end_hour: number };
   [field: string]: unknown;
 }
@@ -27,12 +29,18 @@ const PROGRESS_COUNTERS = ['sent', 'delivered', 'read', 'failed', 'skipped'];
 /** Top-level numbers that are not counters. */
 const NOT_COUNTERS = new Set(['version', 'recipients']);
 
-/** Every counter, message ones first, from `counters` (or, failing that, the record's top level). */
+const numbersIn = (source: Record<string, unknown>) => Object.entries(source).filter((e): e is [string, number] => typeof e[1] === 'number');
+
+/**
+ * Every counter, message ones first, from `counters` (or, failing that, the record's top
+ * level), then a call campaign's call progress as `calls.<name>`.
+ */
 export function countersOf(campaign: WatchedCampaign): [string, number][] {
   const source = campaign.counters ?? Object.fromEntries(Object.entries(campaign).filter(([k]) => !NOT_COUNTERS.has(k)));
-  const numeric = Object.entries(source).filter((e): e is [string, number] => typeof e[1] === 'number');
+  const numeric = numbersIn(source);
   const known = PROGRESS_COUNTERS.flatMap((name) => numeric.filter(([k]) => k === name));
-  return [...known, ...numeric.filter(([k]) => !PROGRESS_COUNTERS.includes(k))];
+  const calls = campaign.calls && typeof campaign.calls === 'object' ? numbersIn(campaign.calls).map(([k, n]): [string, number] => [`calls.${k}`, n]) : [];
+  return [...known, ...numeric.filter(([k]) => !PROGRESS_COUNTERS.includes(k)), ...calls];
 }
 
 /** Recipients no longer queued: every message counter counts a person once. */

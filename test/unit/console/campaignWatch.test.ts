@@ -50,6 +50,18 @@ describe('campaigns watch: drawing', () => {
     expect(countersOf(flat as WatchedCampaign)).toEqual([['sent', 4], ['failed', 1]]);
   });
 
+  it('shows a call campaign’s call progress after its counters', () => {
+    const voice = { ...campaign({}, {}), calls: { dialled: 12, answered: 9, conversation: 8, completed: 6, call_backs: 1, live: 3 } };
+    expect(countersOf(voice).slice(5)).toEqual([
+      ['calls.dialled', 12],
+      ['calls.answered', 9],
+      ['calls.conversation', 8],
+      ['calls.completed', 6],
+      ['calls.call_backs', 1],
+      ['calls.live', 3],
+    ]);
+  });
+
   it('estimates the last send at the throttle inside the window', () => {
     const now = new Date('2026-11-23T10:00:00Z');
     // 1,080 left at 600 a minute: the last goes 1,079 × 100 ms after now.
