@@ -82,7 +82,7 @@ describe('a worker killed mid-campaign', () => {
     await waitFor(
       'the campaign completed',
       async () => (await findCampaign(api.db, ws.workspaceId, campaign._id))?.status === 'completed',
-      600_000,
+      900_000,
       500,
     );
     const seconds = (Date.now() - startedAt) / 1000;
@@ -110,5 +110,5 @@ describe('a worker killed mid-campaign', () => {
     expect(unknown.length).toBeLessThanOrEqual(1);
     expect(graph.requests.length).toBe(perRecipient.size);
     expect(await campaignCounters(api.db, campaign._id)).toEqual({ sent: sent.length, delivered: 0, read: 0, failed: unknown.length, skipped: 0 });
-  }, 900_000);
+  }, 1_200_000); // about 250 s alone; 590 s seen on a loaded 2-core machine
 });
