@@ -5,13 +5,13 @@ import { fromRoot } from '../src/local/paths';
 import { loadAverage } from './benchStats';
 
 /**
- * `npm run bench`: bench:api, bench:webhooks, bench:calls and bench:campaigns one after the
- * other (each starts and stops its own servers), then one screen that sets their figures
- * against issue 13's and issue 14's targets, with the CPU each process spent per unit of work. Each benchmark's own output
+ * `npm run bench`: bench:api, bench:webhooks, bench:calls, bench:campaigns and
+ * bench:voice-campaigns one after the other (each starts and stops its own servers), then one
+ * screen that sets their figures against issues 13, 14 and 15's targets, with the CPU each process spent per unit of work. Each benchmark's own output
  * scrolls by first; their figures are read back from the files they write to .bench/.
  *
  * The webhook benchmark's paced phase runs at the target's 50 events/s unless BENCH_RATE
- * says otherwise; every other BENCH_* variable passes through to all three.
+ * says otherwise; every other BENCH_* and VOICE_BENCH_* variable passes through.
  */
 
 interface Step {
@@ -26,6 +26,7 @@ const STEPS: Step[] = [
   { name: 'bench:webhooks', script: 'webhookBench.js', figures: 'webhooks', env: { BENCH_RATE: process.env.BENCH_RATE ?? '50' } },
   { name: 'bench:calls', script: 'callBench.js', figures: 'calls' },
   { name: 'bench:campaigns', script: 'campaignBench.js', figures: 'campaigns' },
+  { name: 'bench:voice-campaigns', script: 'voiceCampaignBench.js', figures: 'voice-campaigns' },
 ];
 
 /** A benchmark's JSON figures, read loosely: each benchmark owns its shape. */
@@ -128,8 +129,26 @@ async function main(): Promise<void> {
     campaigns ? campaigns.large.evaluate_ms < 10_000 && campaigns.large.launch_ms < 10_000 : null,
   ]);
 
+  const voice = byName['voice-campaigns'];
+  rows.push([
+    `bench:voice-campaigns ${voice ? voice.settings.recipients : '1,000'} calls`,
+    voice ? `${fmt(voice.run.placed_per_second, 2)} placed/s; live-call bound ${fmt(voice.run.bound_per_second, 2)}/s${voice.run.complete ? '' : ' (timed out)'}` : '–',
+    '≥ 90 % of 10 / mean call',
+    voice ? voice.run.bound_per_second !== null && voice.run.placed_per_second >= 0.9 * voice.run.bound_per_second : null,
+  ]);
+  const slowestMs = (values: number[]) => (values.length ? Math.max(...values) : null);
+  const large = voice?.report_large as Figures | undefined;
+  rows.push([
+    `bench:voice-campaigns report+CSV ${large ? large.recipients : '50,000'}`,
+    large
+      ? `outcomes ${fmt(slowestMs(large.report_ms))} ms, CSV ${fmt(slowestMs(large.csv_ms))} ms${large.refused.length ? `, ${large.refused.length} refused` : ''} (staged in the db)`
+      : '–',
+    '< 2 s',
+    large ? large.refused.length === 0 && (slowestMs([...large.report_ms, ...large.csv_ms]) ?? Infinity) < 2_000 : null,
+  ]);
+
   const w = [38, 52, 28];
-  lines.push('', '===== summary against issue 13’s and issue 14’s targets =====');
+  lines.push('', '===== summary against issues 13, 14 and 15’s targets =====');
   lines.push(`${'benchmark'.padEnd(w[0]!)} ${'measured'.padEnd(w[1]!)} ${'target'.padEnd(w[2]!)} verdict`);
   for (const [name, got, target, ok] of rows) lines.push(`${name.padEnd(w[0]!)} ${got.padEnd(w[1]!)} ${target.padEnd(w[2]!)} ${verdict(ok)}`);
   lines.push('CPU per unit of work, per process (bench = the load generator, and the simulated receiver for webhooks):');
@@ -142,6 +161,7 @@ async function main(): Promise<void> {
     lines.push('    (the simulated callee and reader run inside the worker; simulated WhatsApp statuses in the process that accepted the message)');
   }
   if (campaigns) lines.push(perUnitLine('campaign send', campaigns.burst.cpu_ms_per_send));
+  if (voice) lines.push(perUnitLine('campaign call', voice.run.cpu_ms_per_call));
   for (const r of results) {
     const other = r.figures ? otherLoad(r.figures) : null;
     lines.push(`${r.step.name}: exit ${r.code}, ${r.seconds.toFixed(0)} s${other ? `, ${other}` : ''}${r.figures ? '' : ' — no figures written'}`);
@@ -153,7 +173,7 @@ async function main(): Promise<void> {
 
 /** Other processes' busy CPU during a benchmark's measured phases, as its figures report it. */
 function otherLoad(f: Figures): string | null {
-  const phases: Figures[] = [...(f.runs ?? []).map((r: Figures) => r.cpu), f.burst?.cpu, f.paced?.cpu, f.hold?.cost, f.sustained?.cost].filter(Boolean);
+  const phases: Figures[] = [...(f.runs ?? []).map((r: Figures) => r.cpu), f.burst?.cpu, f.paced?.cpu, f.hold?.cost, f.sustained?.cost, f.run?.cpu, f.report_large?.cpu].filter(Boolean);
   if (phases.length === 0) return null;
   const others = phases.reduce((sum, p) => sum + (p.others_on_machine ?? p.cpu_seconds?.others_on_machine ?? 0), 0);
   const seconds = phases.reduce((sum, p) => sum + (p.seconds ?? 0), 0);
