@@ -117,6 +117,8 @@ async function main(): Promise<void> {
     const failures = new Map<string, number>();
     let rateLimited = 0;
     let unavailable = 0;
+    /** Creates answered 503, whose retry (same Idempotency-Key) was 409 duplicate_recipient. */
+    let claimedBy503 = 0;
     let next = 0;
     const t0 = performance.now();
     const create = async (i: number) => {
@@ -139,6 +141,11 @@ async function main(): Promise<void> {
           rateLimited++;
           await sleep(1_000);
           continue;
+        }
+        // An earlier attempt answered 503 after claiming the phone: the retry finds it taken.
+        if (res.status === 409 && attempts > 0 && text.includes('duplicate_recipient')) {
+          claimedBy503++;
+          return;
         }
         // 503: the API's database budget ran out under load; asked again after a pause.
         if (res.status === 503 && attempts++ < 10) {
@@ -164,24 +171,30 @@ async function main(): Promise<void> {
     say(`  ${created} created in ${seconds(createMs)} s: ${((created / createMs) * 1000).toFixed(1)} creates/s; latency ${formatDistribution(latency)}`);
     if (rateLimited) say(`  ${rateLimited} answers were 429 (waited out and asked again)`);
     if (unavailable) say(`  ${unavailable} answers were 503 (database budget under load; asked again with the same Idempotency-Key; latency is of the answered attempt)`);
+    if (claimedBy503) say(`  ${claimedBy503} creates answered 503 and then 409 duplicate_recipient to their retry: the first attempt had claimed the phone (its dues may be partly raised)`);
     for (const [reason, count] of failures) say(`  REFUSED ${count}×: ${reason}`);
     say(formatPerUnit(createCpu, created, 'create'));
 
-    // The worker plans every chase and every cycle's next raise; wait until it has.
-    const chases = created * 2;
+    // The worker plans every chase (one per due raised) and every cycle's next raise; wait until
+    // it has, or until nothing has moved for 15 s (a create cut short by a 503 may lack some).
+    const dues = await duesCollections(db).dues.countDocuments({ tenant_id: TENANT });
+    const subscribers = await duesCollections(db).subscribers.countDocuments({ tenant_id: TENANT });
+    const chases = dues;
     let planned = 0;
     let cycles = 0;
-    while (performance.now() - t0 < settleTimeoutMs) {
-      [planned, cycles] = await Promise.all([activityDone(metricsUrl, 'planDueChase'), activityDone(metricsUrl, 'nextDuesRaise')]);
-      if (planned >= chases && cycles >= created) break;
+    let stillSince = performance.now();
+    while (performance.now() - t0 < settleTimeoutMs && performance.now() - stillSince < 15_000) {
+      const [p, c] = await Promise.all([activityDone(metricsUrl, 'planDueChase'), activityDone(metricsUrl, 'nextDuesRaise')]);
+      if (p !== planned || c !== cycles) stillSince = performance.now();
+      [planned, cycles] = [p, c];
+      if (planned >= chases && cycles >= subscribers) break;
       await sleep(1_000);
     }
     const settledMs = performance.now() - t0;
-    const settled = planned >= chases && cycles >= created;
+    const settled = planned >= chases && cycles >= subscribers;
     const cpu = meter.since(before);
-    const dues = await duesCollections(db).dues.countDocuments({ tenant_id: TENANT });
-    say(`  ${dues} dues raised; ${planned} of ${chases} chases planned and ${cycles} of ${created} cycles waiting ${seconds(settledMs)} s after the first create${settled ? '' : ' (INCOMPLETE at the timeout)'}`);
-    say(formatPerUnit(cpu, created, 'subscriber', 'subscribers, each two dues, two chases and a cycle, first create to settled'));
+    say(`  ${subscribers} subscribers and ${dues} dues stored; ${planned} of ${chases} chases planned and ${cycles} of ${subscribers} cycles waiting ${seconds(settledMs)} s after the first create${settled ? '' : ' (INCOMPLETE)'}`);
+    say(formatPerUnit(cpu, subscribers, 'subscriber', 'subscribers, each two dues, two chases and a cycle, first create to settled'));
     say(formatPerUnit(cpu, chases, 'chase', 'chases, the same CPU spread over them'));
 
     // History of a sample, waiting on their first timers.
@@ -205,6 +218,7 @@ async function main(): Promise<void> {
         refused: Object.fromEntries(failures),
         rate_limited_retried: rateLimited,
         unavailable_retried: unavailable,
+        answered_503_then_duplicate: claimedBy503,
         seconds: Math.round(createMs) / 1000,
         creates_per_second: Math.round((created / createMs) * 10_000) / 10,
         latency_ms: latency,
@@ -218,7 +232,8 @@ async function main(): Promise<void> {
         cycles_waiting: cycles,
         seconds_to_settled: Math.round(settledMs) / 1000,
         cpu: { ...cpu, window: undefined },
-        cpu_ms_per_subscriber: perUnit(cpu, created),
+        subscribers,
+        cpu_ms_per_subscriber: perUnit(cpu, subscribers),
         cpu_ms_per_chase: perUnit(cpu, chases),
         history_events_per_chase: chaseEvents,
         history_events_per_cycle: cycleEvents,
