@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import type { ChaseStepInput } from '../src/dues/contracts';
 import { finishChase, planChase, runChaseStep, type ChaseDeps } from '../src/dues/chaseSteps';
 import { nextRaise, raiseCycle } from '../src/dues/cycleSteps';
+import { recordPayment } from '../src/dues/dueActions';
 import type { EventPublisher } from '../src/events/publisher';
 import type { PaymentLinkProvider } from '../src/providers/payments/provider';
 import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
@@ -34,6 +35,19 @@ export function createDuesActivities(deps: DuesActivityDeps) {
     nextDuesRaise: (input: { subscriberId: string; index: number; nowMs: number }) => nextRaise(raise, input.subscriberId, input.index, input.nowMs),
     /** Safe to retry: the due's id derives from the subscriber and the index (src/dues/raise.ts). */
     raiseCycleDue: (input: { subscriberId: string; index: number; at: string }) => raiseCycle(raise, input.subscriberId, input.index, new Date(input.at)),
+    /**
+     * The simulated gateway's paid notice (workflows/simulatedLinkPayment.ts), recorded as
+     * Razorpay's webhook records it: source `gateway`, applied once. Safe to retry: a due no
+     * longer open is left as it is.
+     */
+    paySimulatedLink: async (input: { tenantId: string; dueId: string; linkId: string; at: string }): Promise<{ applied: boolean }> => {
+      const at = new Date(input.at);
+      const paymentInput = { expectedVersion: null, amount: null, reference: input.linkId.replace('plink_', 'pay_'), paidAt: at, source: 'gateway' as const, markedBy: null, markedByName: null };
+      const result = await recordPayment({ db: deps.db, temporal: deps.temporal, events: deps.events }, input.tenantId, input.dueId, paymentInput, now());
+      // Chase steps kept winning the due's version: try again.
+      if (result.kind === 'version_conflict') throw new Error(`due ${input.dueId} kept changing; the simulated payment is retried`);
+      return { applied: result.kind === 'paid' };
+    },
   };
 }
 

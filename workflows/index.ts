@@ -12,3 +12,4 @@ export { campaignRun } from './campaignRun';
 export { voiceCampaignRun } from './voiceCampaignRun';
 export { dueChase } from './dueChase';
 export { duesCycle } from './duesCycle';
+export { simulatedLinkPayment } from './simulatedLinkPayment';

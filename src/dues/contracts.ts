@@ -98,3 +98,17 @@ export type CycleStepResult =
  * creation, then one more each time a due date comes).
  */
 export const RAISE_AHEAD_CYCLES = 2;
+
+/** The simulated gateway pays one link after its scripted delay (src/providers/payments/simulatorScript.ts). */
+export interface SimulatedLinkPaymentInput {
+  tenantId: string;
+  dueId: string;
+  linkId: string;
+  afterMs: number;
+}
+
+export type SimulatedLinkPayment = (input: SimulatedLinkPaymentInput) => Promise<void>;
+export const simulatedLinkPaymentDefinition = defineWorkflow<SimulatedLinkPayment>('simulatedLinkPayment');
+
+/** One payment per link: a retried link creation cannot pay twice. */
+export const simulatedLinkPaymentWorkflowId = (linkId: string): string => `simulated-link-payment-${linkId}`;

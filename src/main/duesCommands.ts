@@ -4,7 +4,7 @@
  */
 
 export interface DuesCall {
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
   body?: Record<string, unknown>;
   columns?: string[];
@@ -24,7 +24,11 @@ export const DUES_USAGE = `  dues install <workspace_id>
   dues waive <workspace_id> <due_id>
   dues cancel-due <workspace_id> <due_id>
   dues paid <workspace_id> <due_id> [--expected-version <n>] [--amount <rupees>] [--reference <text>] [--marked-by-name <name>]
-  dues gateway-paid <workspace_id> <due_id> [--amount <rupees>] [--reference <text>]`;
+  dues gateway-paid <workspace_id> <due_id> [--amount <rupees>] [--reference <text>]
+  dues link-script <workspace_id>                         (the simulated payment-link gateway's script)
+  dues script-links <workspace_id> [--create ok|fail] [--paid-after-minutes <n>]
+                 (replaces the script; without --paid-after-minutes links are never paid)
+  dues reset-links <workspace_id>                         (forget the script: created, never paid)`;
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -119,6 +123,16 @@ export function planDuesCommand(positionals: string[], flags: Flags, need: (valu
       if (text(flags, 'reference') !== undefined) body.reference = text(flags, 'reference');
       return { method: 'POST', path: `${due()}/gateway-payment`, body };
     }
+    case 'link-script':
+      return { method: 'GET', path: `${ws()}/simulator/payment-links` };
+    case 'script-links': {
+      const body: Record<string, unknown> = {};
+      if (text(flags, 'create') !== undefined) body.create = text(flags, 'create');
+      if (number(flags, 'paid-after-minutes') !== undefined) body.paid_after_minutes = number(flags, 'paid-after-minutes');
+      return { method: 'PUT', path: `${ws()}/simulator/payment-links`, body };
+    }
+    case 'reset-links':
+      return { method: 'DELETE', path: `${ws()}/simulator/payment-links` };
     default:
       return null;
   }

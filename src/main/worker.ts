@@ -14,6 +14,7 @@ import { createWhatsAppProvider } from '../providers/whatsapp';
 import { SimulatedWhatsAppProvider } from '../providers/whatsapp/simulator';
 import { createEventPublisher } from '../events/publisher';
 import { createPaymentLinkProvider } from '../providers/payments';
+import { scriptingFromConsole } from '../providers/payments/simulatorScript';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
@@ -55,7 +56,7 @@ runMain(async () => {
         whatsapp,
         deploymentChannels: config.DEPLOYMENT_CHANNELS,
         // PAYMENT_LINK_PROVIDER: the dues app's payment links (simulator or Razorpay).
-        payments: createPaymentLinkProvider(config),
+        payments: createPaymentLinkProvider(config, scriptingFromConsole(db, temporal, config.TEMPORAL_TASK_QUEUE)),
       },
     ),
     activityInterceptors: [activityMetricsInterceptor(registry)],

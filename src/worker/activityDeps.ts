@@ -8,6 +8,7 @@ import { SimulatedVoiceProvider } from '../providers/voice/simulatedVoiceProvide
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { SimulatedWhatsAppProvider } from '../providers/whatsapp/simulator';
 import { SimulatedPaymentLinkProvider } from '../providers/payments/simulator';
+import { scriptingFromConsole } from '../providers/payments/simulatorScript';
 
 /**
  * The one place activity dependencies are assembled, for the worker process and for tests,
@@ -26,7 +27,7 @@ export function buildActivityDeps(
     reader: createSimulatedReader(readerScriptFromCalleeScripts(base.db)),
     whatsapp: new SimulatedWhatsAppProvider(base.db, events),
     deploymentChannels: ['whatsapp', 'voice'],
-    payments: new SimulatedPaymentLinkProvider(),
+    payments: new SimulatedPaymentLinkProvider(scriptingFromConsole(base.db, base.temporal, base.taskQueue)),
     ...overrides,
   };
 }

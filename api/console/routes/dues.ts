@@ -3,11 +3,12 @@ import { cursorSecret } from '../../../src/auth/secrets';
 import { changeSubscriber, closeDue, recordPayment, type PaymentResult, type SubscriberAction } from '../../../src/dues/dueActions';
 import { duesSettingsSchema, readDuesSettings, writeDuesSettings } from '../../../src/dues/settings';
 import { duesCollections, findDue, isOpen, type DueDoc } from '../../../src/dues/store';
+import { findPaymentLinkScript, paymentLinkScript, paymentLinkScripts } from '../../../src/providers/payments/simulatorScript';
 import { ApiError } from '../../errors';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
 import { dueView, subscriberView } from '../../v1/routes/dues.schema';
-import { CONSOLE_PREFIX, type ConsoleDeps } from '../deps';
+import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
 import { consoleDuesQuery, consolePaidBody, consoleSubscribersQuery, dueParams, duesSettingsParams, gatewayPaymentBody, subscriberParams } from './dues.schema';
 
 const APP = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/apps/dues`;
@@ -214,6 +215,62 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         }
         const current = (await findDue(deps.db, tenantId, params.due_id))!;
         ctx.body = { applied: false, due: { ...dueView(current), chase: chaseView(current) } };
+      },
+    }),
+    ...paymentLinkSimulatorRoutes(deps),
+  ];
+}
+
+const LINK_SCRIPT = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/payment-links`;
+
+/**
+ * The simulated payment-link gateway's script for a workspace (src/providers/payments/
+ * simulatorScript.ts): never paid (the default), link creation refused, or paid N minutes
+ * after each link is created. One script per workspace; it applies to links created after it
+ * is set (a link already planned to be paid stays planned).
+ */
+function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
+  const scripts = paymentLinkScripts(deps.db);
+  const params = workspaceParams({});
+  return [
+    route({
+      method: 'get',
+      path: LINK_SCRIPT,
+      operationId: 'getPaymentLinkScript',
+      summary: "The simulated payment-link gateway's script for the workspace (the default when none is set).",
+      params,
+      response: { status: 200, description: 'The script.', schema: paymentLinkScript },
+      errors: ['not_found'],
+      handler: async (ctx) => {
+        ctx.body = await findPaymentLinkScript(deps.db, ctx.state.workspace!._id);
+      },
+    }),
+    route({
+      method: 'put',
+      path: LINK_SCRIPT,
+      operationId: 'putPaymentLinkScript',
+      summary: "Script the simulated payment-link gateway for the workspace: `create` `ok`/`fail`, `paid_after_minutes` (null: never paid). Replaces the script as a whole.",
+      params,
+      body: paymentLinkScript,
+      response: { status: 200, description: 'The stored script, with its defaults filled in.', schema: paymentLinkScript },
+      errors: ['not_found'],
+      handler: async (ctx, { body: script }) => {
+        const tenantId = ctx.state.workspace!._id;
+        await scripts.replaceOne({ _id: tenantId }, { script, updated_at: deps.now() }, { upsert: true });
+        ctx.body = script;
+      },
+    }),
+    route({
+      method: 'delete',
+      path: LINK_SCRIPT,
+      operationId: 'deletePaymentLinkScript',
+      summary: 'Forget the script: links are created and never paid.',
+      params,
+      response: { status: 204, description: 'Deleted (or there was none).' },
+      errors: ['not_found'],
+      handler: async (ctx) => {
+        await scripts.deleteOne({ _id: ctx.state.workspace!._id });
+        ctx.status = 204;
       },
     }),
   ];

@@ -1,20 +1,28 @@
 import { createHash } from 'node:crypto';
 import type { PaymentLinkProvider, PaymentLinkRequest, PaymentLinkResult } from './provider';
+import type { SimulatorScripting } from './simulatorScript';
 
 /**
  * The default payment-link provider: deterministic (the same due always gets the same link),
- * no network. `failCreate` scripts a provider that cannot create links; paying a simulated link
- * is the console's `gateway-payment` route (what a real gateway's paid webhook does).
+ * no network. Its behaviour per workspace comes from the console's script
+ * (simulatorScript.ts): never paid (the default), link creation refused, or paid N minutes
+ * after creation through the same path as a real gateway's paid webhook. Without scripting
+ * (unit tests) every link is created and never paid. The console's `gateway-payment` route
+ * pays a simulated link by hand.
  */
 export class SimulatedPaymentLinkProvider implements PaymentLinkProvider {
   readonly name = 'simulator' as const;
   readonly cancelled: string[] = [];
-  constructor(private readonly script: { failCreate?: boolean } = {}) {}
+  constructor(private readonly scripting: SimulatorScripting | null = null) {}
 
-  createLink(request: PaymentLinkRequest): Promise<PaymentLinkResult> {
-    if (this.script.failCreate) return Promise.resolve({ ok: false, message: 'simulated: link creation refused' });
+  async createLink(request: PaymentLinkRequest): Promise<PaymentLinkResult> {
+    const script = this.scripting ? await this.scripting.scriptFor(request.tenantId) : null;
+    if (script?.create === 'fail') return { ok: false, message: 'simulated: link creation refused' };
     const id = `plink_sim_${createHash('sha256').update(`${request.tenantId}\u0000${request.dueId}`).digest('hex').slice(0, 14)}`;
-    return Promise.resolve({ ok: true, id, url: `https://pay.example.com/l/${id}` });
+    if (script && script.paid_after_minutes !== null) {
+      await this.scripting!.payLater({ tenantId: request.tenantId, dueId: request.dueId, linkId: id, afterMs: Math.round(script.paid_after_minutes * 60_000) });
+    }
+    return { ok: true, id, url: `https://pay.example.com/l/${id}` };
   }
 
   cancelLink(id: string): Promise<void> {

@@ -55,6 +55,14 @@ describe('the console CLI: dues commands', () => {
       path: `${app}/dues/due_1/gateway-payment`,
       body: { reference: 'pay_1' },
     });
+    expect(planCall(['dues', 'script-links', 'ws_1'], { create: 'fail' })).toEqual({ method: 'PUT', path: '/workspaces/ws_1/simulator/payment-links', body: { create: 'fail' } });
+    expect(planCall(['dues', 'script-links', 'ws_1'], { 'paid-after-minutes': '5' })).toEqual({
+      method: 'PUT',
+      path: '/workspaces/ws_1/simulator/payment-links',
+      body: { paid_after_minutes: 5 },
+    });
+    expect(planCall(['dues', 'link-script', 'ws_1'], {})).toEqual({ method: 'GET', path: '/workspaces/ws_1/simulator/payment-links' });
+    expect(planCall(['dues', 'reset-links', 'ws_1'], {})).toEqual({ method: 'DELETE', path: '/workspaces/ws_1/simulator/payment-links' });
     expect(() => planCall(['dues', 'waive', 'ws_1'], {})).toThrow('missing <due_id>');
     expect(() => planCall(['dues', 'pause', 'ws_1'], {})).toThrow('missing <subscriber_id>');
   });

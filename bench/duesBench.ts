@@ -1,0 +1,255 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
+import { KeyStore } from '../src/auth/keyStore';
+import { collections } from '../src/db/collections';
+import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
+import { duesCollections } from '../src/dues/store';
+import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
+import { freePort, waitFor } from '../src/local/net';
+import { toolPath } from '../src/local/paths';
+import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
+import { distribution, formatDistribution, loadAverage, sleep } from './benchStats';
+import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
+
+/**
+ * `npm run bench:dues`: the dues app on the embedded defaults (FerretDB on SQLite, the
+ * Temporal dev server, one API and one worker process), loopback only.
+ *
+ * DUES_BENCH_SUBSCRIBERS (10,000) subscribers created through `POST
+ * /api/v1/apps/dues/subscribers`, DUES_BENCH_CONCURRENCY (8) requests in flight; each
+ * creates a contact, raises two dues (`payment.due_created` each), starts their two chases
+ * and the subscriber's cycle. Throughput and latency (p50–p99) of the creates; then the time
+ * until the worker has planned every chase (`planDueChase`) and every cycle's next raise
+ * (`nextDuesRaise`), read from the worker's /metrics; CPU per process per subscriber and per
+ * chase over the whole stretch; history events of a sample of chases and cycles as they wait.
+ *
+ * The per-key rate limit (120 requests a minute) is not what is measured: the creates are
+ * spread round-robin over DUES_BENCH_KEYS (100) keys of one workspace, 200 requests a second
+ * between them; a 429 is counted, waited out and asked again. Start dates are
+ * DUES_BENCH_START_IN_DAYS (30) days ahead, so every chase waits on its reminder timer
+ * (nothing is sent during the run: this measures raising and starting, not the messages).
+ * Figures go to .bench/dues-<time>.json.
+ */
+
+const subscriberCount = Number(process.env.DUES_BENCH_SUBSCRIBERS ?? 10_000);
+const concurrency = Number(process.env.DUES_BENCH_CONCURRENCY ?? 8);
+const keyCount = Number(process.env.DUES_BENCH_KEYS ?? 100);
+const startInDays = Number(process.env.DUES_BENCH_START_IN_DAYS ?? 30);
+const settleTimeoutMs = Number(process.env.DUES_BENCH_SETTLE_SECONDS ?? 900) * 1000;
+const HISTORY_SAMPLE = 50;
+const TENANT = 'ws_bench_dues';
+const CONSOLE_TOKEN = 'bench-console-token-0123456789';
+const tools = process.env.TOOLS_DIR ?? '.tools';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
+/** Completed attempts of one activity type, from the worker's Prometheus text. */
+async function activityDone(metricsUrl: string, type: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('activity_attempts_total{') || !line.includes(`activity_type="${type}"`)) continue;
+    if (!/result="(ok|success|completed)"/.test(line)) continue;
+    total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-dues-'));
+  const children: ManagedProcess[] = [];
+  const closers: (() => Promise<unknown>)[] = [];
+  const loadBefore = loadAverage();
+  try {
+    const [mongoPort, temporalPort, uiPort, apiPort, metricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [ferret, temporal] = await Promise.all([
+      startFerretDb({ binary: toolPath(tools, 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') }),
+      startTemporalDevServer({ binary: toolPath(tools, 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') }),
+    ]);
+    children.push(ferret.process, temporal.process);
+    const env = {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      PORT: String(apiPort),
+      MONGODB_URL: ferret.address,
+      MONGODB_DB: 'bench',
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: 'bench-dues',
+      CONSOLE_TOKEN,
+      WORKER_METRICS_PORT: String(metricsPort),
+    };
+    const worker = startProcess('worker', process.execPath, [join(__dirname, '../src/main/worker.js')], { env, logFile: join(dir, 'worker.log') });
+    children.push(worker);
+    const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    await untilReady(worker, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 180_000, 250));
+    const api = startProcess('api', process.execPath, [join(__dirname, '../src/main/api.js')], { env, logFile: join(dir, 'api.log') });
+    children.push(api);
+    const base = `http://127.0.0.1:${apiPort}`;
+    await untilReady(api, waitFor('API', async () => (await fetch(`${base}/readyz`)).ok, 60_000));
+
+    const mongo = await new MongoClient(ferret.address).connect();
+    closers.push(() => mongo.close());
+    const db = mongo.db('bench');
+    const connection = await Connection.connect({ address: temporal.address });
+    closers.push(() => connection.close());
+    const client = new Client({ connection });
+    const seeded = await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'Dues bench', environment: 'test' });
+    await collections(db).workspaces.updateOne({ _id: TENANT }, { $set: { installed_apps: ['dues'] } });
+    const keyStore = new KeyStore(db);
+    const keys = [seeded.apiKey];
+    while (keys.length < keyCount) keys.push((await keyStore.create(TENANT, ['campaigns:write', 'campaigns:read'], 'test')).plaintext);
+    const start = new Date(Date.now() + startInDays * 86_400_000).toISOString().slice(0, 10);
+
+    say(`embedded defaults: FerretDB (SQLite) + Temporal dev server + 1 API + 1 worker process; load average before ${loadBefore}`);
+    say(`${subscriberCount} subscribers through POST /api/v1/apps/dues/subscribers, ${concurrency} in flight over ${keyCount} keys (${(keyCount * 120) / 60}/s under the per-key limit), monthly from ${start}`);
+
+    const meter = cpuMeter(
+      { api: api.child.pid!, worker: worker.child.pid!, temporal: temporal.process.child.pid!, ferretdb: ferret.process.child.pid! },
+      ['temporal', 'ferretdb'],
+    );
+    const before = meter.mark();
+    const latencies: number[] = [];
+    const failures = new Map<string, number>();
+    let rateLimited = 0;
+    let unavailable = 0;
+    /** Creates answered 503, whose retry (same Idempotency-Key) was 409 duplicate_recipient. */
+    let claimedBy503 = 0;
+    let next = 0;
+    const t0 = performance.now();
+    const create = async (i: number) => {
+      const body = JSON.stringify({ name: `Member ${i}`, phone: `+9198${String(i).padStart(8, '0')}`, amount: 500 + (i % 50) * 10, plan_name: 'Monthly dues', start_date: start });
+      let attempts = 0;
+      for (;;) {
+        const sent = performance.now();
+        const res = await fetch(`${base}/api/v1/apps/dues/subscribers`, {
+          method: 'POST',
+          // The same key and Idempotency-Key on a retry, as a client asks again.
+          headers: { authorization: `Bearer ${keys[i % keys.length]!}`, 'content-type': 'application/json', 'idempotency-key': `bench-dues-${i}` },
+          body,
+        });
+        const text = await res.text();
+        if (res.status === 201) {
+          latencies.push(performance.now() - sent);
+          return;
+        }
+        if (res.status === 429) {
+          rateLimited++;
+          await sleep(1_000);
+          continue;
+        }
+        // An earlier attempt answered 503 after claiming the phone: the retry finds it taken.
+        if (res.status === 409 && attempts > 0 && text.includes('duplicate_recipient')) {
+          claimedBy503++;
+          return;
+        }
+        // 503: the API's database budget ran out under load; asked again after a pause.
+        if (res.status === 503 && attempts++ < 10) {
+          unavailable++;
+          await sleep(1_000);
+          continue;
+        }
+        const error = (JSON.parse(text || '{}') as { error?: { code?: string; details?: { reason?: string } } }).error;
+        const key = `${res.status} ${error?.code ?? ''} ${error?.details?.reason ?? ''}`;
+        failures.set(key, (failures.get(key) ?? 0) + 1);
+        return;
+      }
+    };
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < subscriberCount) await create(next++);
+      }),
+    );
+    const createMs = performance.now() - t0;
+    const createCpu = meter.since(before);
+    const created = latencies.length;
+    const latency = distribution(latencies);
+    say(`  ${created} created in ${seconds(createMs)} s: ${((created / createMs) * 1000).toFixed(1)} creates/s; latency ${formatDistribution(latency)}`);
+    if (rateLimited) say(`  ${rateLimited} answers were 429 (waited out and asked again)`);
+    if (unavailable) say(`  ${unavailable} answers were 503 (database budget under load; asked again with the same Idempotency-Key; latency is of the answered attempt)`);
+    if (claimedBy503) say(`  ${claimedBy503} creates answered 503 and then 409 duplicate_recipient to their retry: the first attempt had claimed the phone (its dues may be partly raised)`);
+    for (const [reason, count] of failures) say(`  REFUSED ${count}×: ${reason}`);
+    say(formatPerUnit(createCpu, created, 'create'));
+
+    // The worker plans every chase (one per due raised) and every cycle's next raise; wait until
+    // it has, or until nothing has moved for 15 s (a create cut short by a 503 may lack some).
+    const dues = await duesCollections(db).dues.countDocuments({ tenant_id: TENANT });
+    const subscribers = await duesCollections(db).subscribers.countDocuments({ tenant_id: TENANT });
+    const chases = dues;
+    let planned = 0;
+    let cycles = 0;
+    let stillSince = performance.now();
+    while (performance.now() - t0 < settleTimeoutMs && performance.now() - stillSince < 15_000) {
+      const [p, c] = await Promise.all([activityDone(metricsUrl, 'planDueChase'), activityDone(metricsUrl, 'nextDuesRaise')]);
+      if (p !== planned || c !== cycles) stillSince = performance.now();
+      [planned, cycles] = [p, c];
+      if (planned >= chases && cycles >= subscribers) break;
+      await sleep(1_000);
+    }
+    const settledMs = performance.now() - t0;
+    const settled = planned >= chases && cycles >= subscribers;
+    const cpu = meter.since(before);
+    say(`  ${subscribers} subscribers and ${dues} dues stored; ${planned} of ${chases} chases planned and ${cycles} of ${subscribers} cycles waiting ${seconds(settledMs)} s after the first create${settled ? '' : ' (INCOMPLETE)'}`);
+    say(formatPerUnit(cpu, subscribers, 'subscriber', 'subscribers, each two dues, two chases and a cycle, first create to settled'));
+    say(formatPerUnit(cpu, chases, 'chase', 'chases, the same CPU spread over them'));
+
+    // History of a sample, waiting on their first timers.
+    const sampleSubs = await duesCollections(db).subscribers.find({ tenant_id: TENANT }, { projection: { _id: 1 } }).limit(HISTORY_SAMPLE).toArray();
+    const sampleDues = await duesCollections(db).dues.find({ tenant_id: TENANT }, { projection: { _id: 1 } }).limit(HISTORY_SAMPLE).toArray();
+    // A create refused half-way may have left a due without its chase: such ids are skipped.
+    const eventsOf = async (id: string) => ((await client.workflow.getHandle(id).fetchHistory().catch(() => null))?.events ?? []).length;
+    const counted = (values: number[]) => distribution(values.filter((n) => n > 0));
+    const chaseEvents = counted(await Promise.all(sampleDues.map((d) => eventsOf(d._id))));
+    const cycleEvents = counted(await Promise.all(sampleSubs.map((s) => eventsOf(s._id))));
+    say(`  history events per chase waiting on its reminder: mean ${chaseEvents.mean}, max ${chaseEvents.max} (sample of ${chaseEvents.count}; a whole chase to declined is about 25)`);
+    say(`  history events per cycle waiting on its next raise: mean ${cycleEvents.mean}, max ${cycleEvents.max} (sample of ${cycleEvents.count})`);
+    const loadAfter = loadAverage();
+    say(`load average before ${loadBefore}, after ${loadAfter} (2 cores shared with other work)`);
+
+    const file = writeBenchFigures('dues', {
+      at: new Date().toISOString(),
+      settings: { subscribers: subscriberCount, concurrency, keys: keyCount, start_date: start },
+      creates: {
+        created,
+        refused: Object.fromEntries(failures),
+        rate_limited_retried: rateLimited,
+        unavailable_retried: unavailable,
+        answered_503_then_duplicate: claimedBy503,
+        seconds: Math.round(createMs) / 1000,
+        creates_per_second: Math.round((created / createMs) * 10_000) / 10,
+        latency_ms: latency,
+        cpu: { ...createCpu, window: undefined },
+        cpu_ms_per_create: perUnit(createCpu, created),
+      },
+      chases: {
+        settled,
+        dues,
+        chases_planned: planned,
+        cycles_waiting: cycles,
+        seconds_to_settled: Math.round(settledMs) / 1000,
+        cpu: { ...cpu, window: undefined },
+        subscribers,
+        cpu_ms_per_subscriber: perUnit(cpu, subscribers),
+        cpu_ms_per_chase: perUnit(cpu, chases),
+        history_events_per_chase: chaseEvents,
+        history_events_per_cycle: cycleEvents,
+      },
+      load_average_before: loadBefore,
+      load_average_after: loadAfter,
+    });
+    say(`written to ${file}`);
+  } finally {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    for (const child of children.reverse()) await child.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
