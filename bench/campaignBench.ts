@@ -11,7 +11,6 @@ import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
 import { freePort, waitFor } from '../src/local/net';
 import { fromRoot, toolPath } from '../src/local/paths';
-import { simulatedDeliveryWorkflowId } from '../src/messaging/contracts';
 import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
 import { outboundMessagesCollection } from '../src/messaging/outboundMessages';
 import { simulatorScriptsCollection, scriptId, simulatorScriptSchema } from '../src/providers/whatsapp/simulatorScripts';
@@ -300,11 +299,8 @@ async function main(): Promise<void> {
     const histories = await Promise.all(campaigns.map((id) => historyEvents(client, id)));
     const perRun = histories.flatMap((h) => h.perRun);
     say(`  history: ${histories.reduce((a, h) => a + h.events, 0)} events in ${perRun.length} runs for ${campaignCount} campaigns (per run ${Math.min(...perRun)}–${Math.max(...perRun)}; ${(histories.reduce((a, h) => a + h.events, 0) / Math.max(1, sends)).toFixed(2)} per send)`);
-    // The simulator's statuses: one workflow per accepted message (src/providers/whatsapp/simulator.ts).
-    const sample = (await readRecipientBatch(db, campaigns[0]!, 0, 20)).filter((r) => r.message_id);
-    const deliveryEvents = await Promise.all(sample.map(async (r) => ((await client.workflow.getHandle(simulatedDeliveryWorkflowId(r.message_id!)).fetchHistory()).events ?? []).length));
-    const deliveryPerMessage = deliveryEvents.length ? deliveryEvents.reduce((a, b) => a + b, 0) / deliveryEvents.length : null;
-    say(`  the simulator's statuses: one simulatedWhatsAppDelivery workflow per message, ${deliveryPerMessage?.toFixed(1) ?? '–'} history events each (sample of ${deliveryEvents.length})`);
+    // The simulator's statuses cost no workflow since issue 13 (src/providers/whatsapp/simulatedStatuses.ts).
+    say('  the simulator\'s statuses: recorded by the accepting process from one stored document per message (no workflow)');
     const profiles = cpuProfile ? { window: cpu.window } : null;
 
     // ---- Phase 2: one large campaign.
@@ -357,7 +353,7 @@ async function main(): Promise<void> {
         launch_ms_max: Math.round(Math.max(...launchMs)),
         launch_refusals_retried: launchRefusals,
         history_events: histories.map((h) => h.events),
-        simulated_delivery_events_per_message: deliveryPerMessage,
+        simulated_delivery_events_per_message: 0,
         pause_to_last_send_ms: pauseToLastSendMs,
         history_runs: perRun.length,
         cpu: { ...cpu, window: undefined },
