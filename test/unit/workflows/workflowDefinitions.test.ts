@@ -2,7 +2,7 @@ import type { Workflow } from '@temporalio/workflow';
 import * as workflows from '../../../workflows';
 import { callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
 import { campaignRunDefinition, voiceCampaignRunDefinition } from '../../../src/campaigns/contracts';
-import { dueChaseDefinition, duesCycleDefinition } from '../../../src/dues/contracts';
+import { dueChaseDefinition, duesCycleDefinition, simulatedLinkPaymentDefinition } from '../../../src/dues/contracts';
 import { simulatedWhatsAppDeliveryDefinition } from '../../../src/messaging/contracts';
 import { systemCheckDefinition } from '../../../src/temporal/contracts';
 import type { WorkflowDefinition } from '../../../src/temporal/workflowDefinition';
@@ -30,6 +30,7 @@ const HOSTED = [
   hosted(voiceCampaignRunDefinition, workflows.voiceCampaignRun),
   hosted(dueChaseDefinition, workflows.dueChase),
   hosted(duesCycleDefinition, workflows.duesCycle),
+  hosted(simulatedLinkPaymentDefinition, workflows.simulatedLinkPayment),
 ];
 
 describe('workflow definitions', () => {

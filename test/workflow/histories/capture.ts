@@ -19,7 +19,10 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhoo
 import { insertCampaignDraft, insertContacts, insertVoiceCampaignDraft, zoneOpenAt } from '../../support/campaigns';
 import { findCampaign } from '../../../src/campaigns/campaign';
 import { campaignRunStateQuery, campaignRunWorkflowId } from '../../../src/campaigns/contracts';
-import { dueChaseWorkflowId, duesCycleStateQuery, duesCycleWorkflowId } from '../../../src/dues/contracts';
+import { dueChaseWorkflowId, duesCycleStateQuery, duesCycleWorkflowId, simulatedLinkPaymentWorkflowId } from '../../../src/dues/contracts';
+import { duesCollections } from '../../../src/dues/store';
+import { collections } from '../../../src/db/collections';
+import { createTestWorkspace } from '../../support/workspaces';
 
 /**
  * Captures one real history of each workflow type (and of the call's main paths) into
@@ -212,5 +215,28 @@ describe('capture workflow histories', () => {
     }, 'the first due paid', 30_000);
     await save('dueChase.json', 'dueChase', dueChaseWorkflowId(dueId));
     await save('duesCycle.json', 'duesCycle', duesCycleWorkflowId(subscriberId), { running: true });
+  }, 120_000);
+
+  /**
+   * The payment-link simulator's scripted payment ("paid after N minutes"): a workspace in
+   * payment-link mode at about noon in its zone, so the reminder and its link go out at once.
+   * Capture it alone with `-t 'payment-link'`.
+   */
+  it('captures the simulated payment-link payment', async () => {
+    const linkWs = await createTestWorkspace(api.db);
+    const eastOfUtc = 12 - new Date().getUTCHours();
+    const timezone = eastOfUtc === 0 ? 'Etc/GMT' : `Etc/GMT${eastOfUtc > 0 ? '-' : '+'}${Math.abs(eastOfUtc)}`;
+    await collections(api.db).workspaces.updateOne({ _id: linkWs.workspaceId }, { $set: { timezone, installed_apps: ['dues'] } });
+    const settings = await request(api.server).put(`/console/v1/workspaces/${linkWs.workspaceId}/apps/dues/settings`).set(CONSOLE_AUTH).send({ collection: { mode: 'payment_link' } });
+    if (settings.status !== 200) throw new Error(`settings refused: ${settings.status} ${JSON.stringify(settings.body)}`);
+    const script = await request(api.server).put(`/console/v1/workspaces/${linkWs.workspaceId}/simulator/payment-links`).set(CONSOLE_AUTH).send({ paid_after_minutes: 0.02 });
+    if (script.status !== 200) throw new Error(`script refused: ${script.status} ${JSON.stringify(script.body)}`);
+    const created = await request(api.server).post('/api/v1/apps/dues/subscribers').set(bearer(linkWs.key)).send({ name: 'Link capture', phone: '+919733300012', amount: 700 });
+    if (created.status !== 201) throw new Error(`subscriber refused: ${created.status} ${JSON.stringify(created.body)}`);
+    const linkId = await eventually(async () => {
+      const due = await duesCollections(api.db).dues.findOne({ subscriber_id: created.body.subscriber_id, cycle_index: 0 });
+      return due?.status === 'paid' ? due.payment_link_id ?? undefined : undefined;
+    }, 'the scripted payment', 60_000);
+    await save('simulatedLinkPayment.json', 'simulatedLinkPayment', simulatedLinkPaymentWorkflowId(linkId));
   }, 120_000);
 });
