@@ -16,6 +16,7 @@ import { callFootprints, lastEvents, summariseFootprints, workflowCounts } from 
 import { formatReport } from './callBenchReport';
 import { hangUpAll, holdCalls, runLifecycles, runProbe, request, type BenchWorkspace } from './callLoad';
 import { summariseProfiles, type ProfileSummary, type ProfileWindow } from './cpuProfileSummary';
+import { CALL_TARGETS } from './targets';
 
 /**
  * `npm run bench:calls` (issue 4, item 8): how fast calls are placed across many
@@ -83,7 +84,6 @@ const settings = {
 const CONSOLE_TOKEN = 'bench-console-token-0123456789';
 const HOLD_DESTINATION = '+919811100002';
 const CYCLE_DESTINATION = '+919811100001';
-const TARGETS = { placementsPerSecond: 50, readyP99Ms: 2_000 };
 
 /** Answers at once and stays on the line until hung up. */
 const HOLD_SCRIPT = { ring_seconds: 0, seconds_per_turn: 0.1, end: 'never' };
@@ -440,10 +440,10 @@ async function main(): Promise<void> {
       },
       engine: { per_call: footprints, workflows_in_run: counts },
       targets: {
-        hold_placements_per_second: { target: TARGETS.placementsPerSecond, value: round1(holdRate), met: holdRate >= TARGETS.placementsPerSecond },
-        sustained_placements_per_second: { target: TARGETS.placementsPerSecond, value: round1(sustainedRate), met: sustainedRate >= TARGETS.placementsPerSecond },
-        hangup_ready_p99_ms: { target: TARGETS.readyP99Ms, value: hangupReady.p99, met: hangupReady.p99 !== null && hangupReady.p99 < TARGETS.readyP99Ms },
-        probe_ready_p99_ms_under_load: { target: TARGETS.readyP99Ms, value: loadedReady.p99, met: loadedReady.p99 !== null && loadedReady.p99 < TARGETS.readyP99Ms },
+        hold_placements_per_second: { target: CALL_TARGETS.holdPlacementsPerSecond, value: round1(holdRate), met: holdRate >= CALL_TARGETS.holdPlacementsPerSecond },
+        sustained_placements_per_second: { target: CALL_TARGETS.sustainedCallsPerSecond, value: round1(sustainedRate), met: sustainedRate >= CALL_TARGETS.sustainedCallsPerSecond },
+        hangup_ready_p99_ms: { target: CALL_TARGETS.readyP99Ms, value: hangupReady.p99, met: hangupReady.p99 !== null && hangupReady.p99 < CALL_TARGETS.readyP99Ms },
+        probe_ready_p99_ms_under_load: { target: CALL_TARGETS.readyP99Ms, value: loadedReady.p99, met: loadedReady.p99 !== null && loadedReady.p99 < CALL_TARGETS.readyP99Ms },
       },
       profiles,
     };

@@ -44,10 +44,22 @@ interface WindowState {
   expiresAt: number;
   /** Blocks this process inserted: deleted by `_id` once the window has ended. */
   claimed: string[];
+  /** When this process's last round of claims ended (ms): how fast the key spends its numbers. */
+  lastClaimAt: number;
 }
 
 /** At most this many blocks are claimed in one round of parallel inserts. */
 const BLOCKS_PER_ROUND = 8;
+
+/**
+ * A busy key claims its next block while it still holds this many numbers, so that its
+ * requests do not wait on the insert (at 2,500 requests/s the inserts that requests waited
+ * on were the API's p99). "Busy": it spent the rest of its last block within
+ * `CLAIM_AHEAD_WITHIN_MS`. A quiet key still claims only when it has run out, one insert per
+ * 8 requests; a busy one may leave one block more unused when its requests stop.
+ */
+export const CLAIM_AHEAD_AT = 2;
+export const CLAIM_AHEAD_WITHIN_MS = 2_000;
 
 /**
  * Counts in MongoDB shared by every API replica. A process claims a block of its key's
@@ -70,6 +82,7 @@ export class MongoCounterStore implements CounterStore {
     private readonly timeoutMs = 250,
     /** At most this many leftover blocks (of processes gone) are deleted per sweep. */
     private readonly sweepBatch = 500,
+    private readonly clock: () => number = Date.now,
   ) {
     this.claims = db.collection<CounterClaimDoc>('rate_limit_claims');
   }
@@ -78,7 +91,7 @@ export class MongoCounterStore implements CounterStore {
     const id = `${key}:${windowStart}`;
     let state = this.windows.get(id);
     if (!state) {
-      state = { held: [], nextFirst: 1, waiting: 0, claiming: null, expiresAt: expiresAt.getTime(), claimed: [] };
+      state = { held: [], nextFirst: 1, waiting: 0, claiming: null, expiresAt: expiresAt.getTime(), claimed: [], lastClaimAt: 0 };
       this.windows.set(id, state);
     }
     const window = state;
@@ -87,18 +100,36 @@ export class MongoCounterStore implements CounterStore {
       if (range) {
         const n = range[0]++;
         if (range[0] > range[1]) window.held.shift();
+        this.claimAheadIfBusy(id, window, ceiling, expiresAt);
         return n;
       }
       if (window.nextFirst > ceiling) return ceiling + 1;
       // One round of claims at a time per window: parallel requests wait for it together.
       window.waiting++;
       try {
-        window.claiming ??= this.claimBlocks(id, window, ceiling, expiresAt).finally(() => (window.claiming = null));
+        window.claiming ??= this.claimRound(id, window, ceiling, expiresAt);
         await window.claiming;
       } finally {
         window.waiting--;
       }
     }
+  }
+
+  private claimRound(id: string, window: WindowState, ceiling: number, expiresAt: Date): Promise<void> {
+    return this.claimBlocks(id, window, ceiling, expiresAt).finally(() => {
+      window.claiming = null;
+      window.lastClaimAt = this.clock();
+    });
+  }
+
+  /** Starts the next round in the background when a busy key is about to run out. */
+  private claimAheadIfBusy(id: string, window: WindowState, ceiling: number, expiresAt: Date): void {
+    if (window.claiming || window.nextFirst > ceiling) return;
+    const left = window.held.reduce((sum, [next, last]) => sum + last - next + 1, 0);
+    if (left > CLAIM_AHEAD_AT || this.clock() - window.lastClaimAt > CLAIM_AHEAD_WITHIN_MS) return;
+    // Nobody waits on it: a failure here is retried by the first request that runs out.
+    window.claiming = this.claimRound(id, window, ceiling, expiresAt);
+    window.claiming.catch(() => undefined);
   }
 
   /** Claims the next blocks, enough for every waiting request, in one round of parallel inserts. */

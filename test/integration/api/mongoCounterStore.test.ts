@@ -32,14 +32,41 @@ describe('MongoCounterStore', () => {
     expect(await claims().countDocuments({ _id: { $regex: /^key_one:/ } })).toBe(15);
   });
 
-  it('hands out numbers from memory between claims: one insert per 8 requests', async () => {
-    const store = new MongoCounterStore(db);
+  it('hands out numbers from memory between claims: one insert per 8 requests of a quiet key', async () => {
+    // Each look at the clock is 10 s later: the key never spends a block within CLAIM_AHEAD_WITHIN_MS.
+    let now = windowStart;
+    const store = new MongoCounterStore(db, 250, 500, () => (now += 10_000));
     const numbers: number[] = [];
     for (let i = 0; i < 8; i++) numbers.push(await store.increment('key_quiet', windowStart, expires, 120));
     expect(numbers).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(await claims().countDocuments({ _id: { $regex: /^key_quiet:/ } })).toBe(1);
     expect(await store.increment('key_quiet', windowStart, expires, 120)).toBe(9);
     expect(await claims().countDocuments({ _id: { $regex: /^key_quiet:/ } })).toBe(2);
+  });
+
+  it('claims the next block ahead for a busy key, so its requests do not wait on the insert', async () => {
+    const store = new MongoCounterStore(db);
+    const numbers: number[] = [];
+    for (let i = 0; i < 6; i++) numbers.push(await store.increment('key_busy', windowStart, expires, 120));
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6]);
+    // Two numbers left, spent within 2 s of the claim: block 9…16 is claimed in the background.
+    for (let i = 0; i < 50 && (await claims().countDocuments({ _id: { $regex: /^key_busy:/ } })) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await claims().find({ _id: { $regex: /^key_busy:/ } }).toArray()).map((c) => c._id).sort()).toEqual([
+      `key_busy:${windowStart}:1`,
+      `key_busy:${windowStart}:9`,
+    ]);
+    for (let i = 0; i < 4; i++) numbers.push(await store.increment('key_busy', windowStart, expires, 120));
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('claims ahead never past the ceiling', async () => {
+    const store = new MongoCounterStore(db);
+    const numbers: number[] = [];
+    for (let i = 0; i < 30; i++) numbers.push(await store.increment('key_ceiling', windowStart, expires, 20));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(numbers.filter((n) => n <= 20)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(numbers.filter((n) => n > 20)).toHaveLength(10);
+    expect(await claims().countDocuments({ _id: { $regex: /^key_ceiling:/ } })).toBe(3);
   });
 
   it('never admits more than 120 across processes, each number once, both busy at once', async () => {
