@@ -59,7 +59,8 @@ describe('a dues subscriber create stopped short', () => {
       [1, secondDue, 'scheduled'],
     ]);
     const created = (await eventsOf(api.db, ws.workspaceId, 'payment.due_created')).filter((e) => e.data.subscriber_id === subscriberId);
-    expect(created.map((e) => e.data.due_id).sort()).toEqual(dues.map((d) => d._id).sort());
+    const byId = (a: string, b: string) => a.localeCompare(b);
+    expect(created.map((e) => String(e.data.due_id)).sort(byId)).toEqual(dues.map((d) => d._id).sort(byId));
     for (const due of dues) expect(await workflowStatus(dueChaseWorkflowId(due._id))).toBe('RUNNING');
     expect(await workflowStatus(duesCycleWorkflowId(subscriberId))).toBe('RUNNING');
     expect(await duesCollections(api.db).setups.findOne({ _id: subscriberId })).toBeNull();
