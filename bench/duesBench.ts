@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     const failures = new Map<string, number>();
     let rateLimited = 0;
     let unavailable = 0;
-    /** Creates answered 503, whose retry (same Idempotency-Key) was 409 duplicate_recipient. */
+    /** Creates answered 503 whose retry (same Idempotency-Key) was 409 duplicate_recipient: none since the retry finishes the create. */
     let claimedBy503 = 0;
     let next = 0;
     const t0 = performance.now();
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
           await sleep(1_000);
           continue;
         }
-        // An earlier attempt answered 503 after claiming the phone: the retry finds it taken.
+        // Counted apart: the retry of a create answered 503 must finish it (src/dues/subscribers.ts), never find the phone taken.
         if (res.status === 409 && attempts > 0 && text.includes('duplicate_recipient')) {
           claimedBy503++;
           return;
@@ -171,12 +171,12 @@ async function main(): Promise<void> {
     say(`  ${created} created in ${seconds(createMs)} s: ${((created / createMs) * 1000).toFixed(1)} creates/s; latency ${formatDistribution(latency)}`);
     if (rateLimited) say(`  ${rateLimited} answers were 429 (waited out and asked again)`);
     if (unavailable) say(`  ${unavailable} answers were 503 (database budget under load; asked again with the same Idempotency-Key; latency is of the answered attempt)`);
-    if (claimedBy503) say(`  ${claimedBy503} creates answered 503 and then 409 duplicate_recipient to their retry: the first attempt had claimed the phone (its dues may be partly raised)`);
+    if (claimedBy503) say(`  WRONG ${claimedBy503}×: a create answered 503 and then 409 duplicate_recipient to its retry with the same Idempotency-Key`);
     for (const [reason, count] of failures) say(`  REFUSED ${count}×: ${reason}`);
     say(formatPerUnit(createCpu, created, 'create'));
 
     // The worker plans every chase (one per due raised) and every cycle's next raise; wait until
-    // it has, or until nothing has moved for 15 s (a create cut short by a 503 may lack some).
+    // it has, or until nothing has moved for 15 s.
     const dues = await duesCollections(db).dues.countDocuments({ tenant_id: TENANT });
     const subscribers = await duesCollections(db).subscribers.countDocuments({ tenant_id: TENANT });
     const chases = dues;
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
     // History of a sample, waiting on their first timers.
     const sampleSubs = await duesCollections(db).subscribers.find({ tenant_id: TENANT }, { projection: { _id: 1 } }).limit(HISTORY_SAMPLE).toArray();
     const sampleDues = await duesCollections(db).dues.find({ tenant_id: TENANT }, { projection: { _id: 1 } }).limit(HISTORY_SAMPLE).toArray();
-    // A create refused half-way may have left a due without its chase: such ids are skipped.
+    // A create cut short and not yet finished (its retry or the setup sweep does) may have a due without its chase: such ids are skipped.
     const eventsOf = async (id: string) => ((await client.workflow.getHandle(id).fetchHistory().catch(() => null))?.events ?? []).length;
     const counted = (values: number[]) => distribution(values.filter((n) => n > 0));
     const chaseEvents = counted(await Promise.all(sampleDues.map((d) => eventsOf(d._id))));

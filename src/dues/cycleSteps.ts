@@ -2,6 +2,7 @@ import { collections } from '../db/collections';
 import { dueDateOf, zoneDate } from './cycle';
 import type { CycleStepResult } from './contracts';
 import { raiseDue, type RaiseDeps } from './raise';
+import { readDuesSettings } from './settings';
 import { duesCollections } from './store';
 import { raiseAtMs } from './workflowStarts';
 
@@ -37,8 +38,9 @@ export async function raiseCycle(deps: RaiseDeps, subscriberId: string, index: n
   const subscriber = await duesCollections(deps.db).subscribers.findOne({ _id: subscriberId });
   if (!subscriber || subscriber.status === 'cancelled') return { kind: 'ended' };
   const workspace = await collections(deps.db).workspaces.findOne({ _id: subscriber.tenant_id });
-  const nextRaiseAtMs = raiseAtMs(subscriber, index + 1, workspace?.timezone ?? 'UTC');
+  const zone = workspace?.timezone ?? 'UTC';
+  const nextRaiseAtMs = raiseAtMs(subscriber, index + 1, zone);
   if (subscriber.status === 'paused') return { kind: 'skipped', nextRaiseAtMs };
-  await raiseDue(deps, subscriber, index, at);
+  await raiseDue(deps, subscriber, index, at, { settings: await readDuesSettings(deps.db, subscriber.tenant_id), zone });
   return { kind: 'raised', nextRaiseAtMs };
 }

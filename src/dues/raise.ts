@@ -4,7 +4,7 @@ import { insertIfAbsent } from '../db/insertIfAbsent';
 import { plannedSteps, stepTime } from './chasePlan';
 import type { EventPublisher } from '../events/publisher';
 import { dueDateOf, periodLabel } from './cycle';
-import { readDuesSettings } from './settings';
+import { readDuesSettings, type DuesSettings } from './settings';
 import { duesCollections, dueIdFor, type DueDoc, type SubscriberDoc } from './store';
 import { recountSubscriber } from './totals';
 import { startChase, type WorkflowStarter } from './workflowStarts';
@@ -14,18 +14,36 @@ export interface RaiseDeps extends WorkflowStarter {
   events: EventPublisher;
 }
 
+/** What raising a due reads besides the subscriber: the workspace's settings and zone. */
+export interface RaiseContext {
+  settings: DuesSettings;
+  zone: string;
+}
+
+export async function readRaiseContext(db: Db, tenantId: string): Promise<RaiseContext> {
+  const [settings, workspace] = await Promise.all([readDuesSettings(db, tenantId), collections(db).workspaces.findOne({ _id: tenantId })]);
+  return { settings, zone: workspace?.timezone ?? 'UTC' };
+}
+
 /**
  * Raises the subscriber's due of cycle `index` (campaigns-tickets-dues §4, §6): the due
  * record, `payment.due_created`, its chase, the subscriber's totals. Safe to repeat: the
  * due's id derives from the subscriber and the index, the event's from the due, and the
  * chase's workflow id is the due's id, so a retry finds each one instead of adding another.
  */
-export async function raiseDue(deps: RaiseDeps, subscriber: SubscriberDoc, index: number, now: Date): Promise<DueDoc> {
+export async function raiseDue(deps: RaiseDeps, subscriber: SubscriberDoc, index: number, now: Date, context?: RaiseContext): Promise<DueDoc> {
+  const due = await raiseDueWithoutRecount(deps, subscriber, index, now, context ?? (await readRaiseContext(deps.db, subscriber.tenant_id)));
+  await recountSubscriber(deps.db, subscriber._id, now);
+  return due;
+}
+
+/**
+ * `raiseDue` without the totals: for a caller raising several dues at once (a create), which
+ * recounts once after the last. Safe to repeat, as `raiseDue`.
+ */
+export async function raiseDueWithoutRecount(deps: RaiseDeps, subscriber: SubscriberDoc, index: number, now: Date, { settings, zone }: RaiseContext): Promise<DueDoc> {
   const { dues } = duesCollections(deps.db);
-  const settings = await readDuesSettings(deps.db, subscriber.tenant_id);
   const dueDate = dueDateOf(subscriber, index);
-  const workspace = await collections(deps.db).workspaces.findOne({ _id: subscriber.tenant_id });
-  const zone = workspace?.timezone ?? 'UTC';
   // When the reminder will go, as the chase will compute it (src/dues/chasePlan.ts).
   const reminderAt = stepTime('reminder', plannedSteps(dueDate, settings, zone).reminder, null, 0, now.getTime(), zone);
   const fresh: DueDoc = {
@@ -68,6 +86,5 @@ export async function raiseDue(deps: RaiseDeps, subscriber: SubscriberDoc, index
     data: { due_id: due._id, subscriber_id: due.subscriber_id, amount: due.amount, currency: due.currency, period: due.period_label, due_date: due.due_date },
   });
   await startChase(deps, due.tenant_id, due._id);
-  await recountSubscriber(deps.db, subscriber._id, now);
   return due;
 }

@@ -91,6 +91,35 @@ export interface SubscriberPhoneDoc {
   _id: string;
   tenant_id: string;
   subscriber_id: string;
+  /** The create that claimed it (`setupRequestId`), or null without an Idempotency-Key: its retry resumes the setup. */
+  request?: string | null;
+  created_at: Date;
+}
+
+/**
+ * A subscriber's setup not finished yet (`_id` = subscriber id): written before the phone is
+ * claimed and deleted once the subscriber, its first dues, their chases and its cycle exist.
+ * Never returned by the API. Holds what the setup needs, so a retry of the same create or the
+ * worker's sweep (src/dues/setupSweeper.ts) can finish it. Kept apart from the subscribers so
+ * the sweep reads a collection that is nearly always empty, never every subscriber.
+ */
+export interface SubscriberSetupDoc {
+  _id: string;
+  tenant_id: string;
+  /** The create's identity (`setupRequestId`); null without an Idempotency-Key. */
+  request: string | null;
+  /** As asked, with the phone in E.164 and `start_date` resolved at the first attempt. */
+  input: {
+    name: string;
+    phone: string;
+    email: string | null;
+    plan_name: string;
+    amount: number;
+    cycle_unit: CycleUnit;
+    cycle_days: number | null;
+    due_day: number | null;
+    start_date: string;
+  };
   created_at: Date;
 }
 
@@ -110,6 +139,7 @@ export function duesCollections(db: Db) {
     subscribers: db.collection<SubscriberDoc>('dues_subscribers'),
     dues: db.collection<DueDoc>('dues'),
     phones: db.collection<SubscriberPhoneDoc>('dues_subscriber_phones'),
+    setups: db.collection<SubscriberSetupDoc>('dues_subscriber_setups'),
     versions: db.collection<DueVersionDoc>('due_versions'),
   };
 }

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { duesCollections, isOpen, type SubscriberDoc } from './store';
+import { duesCollections, isOpen, type DueDoc, type SubscriberDoc } from './store';
 
 /**
  * The subscriber's totals (outstanding: the open dues; a declined, waived or cancelled due
@@ -8,8 +8,23 @@ import { duesCollections, isOpen, type SubscriberDoc } from './store';
  * Recounted after every change to one of its dues.
  */
 export async function recountSubscriber(db: Db, subscriberId: string, now: Date): Promise<SubscriberDoc | null> {
-  const { subscribers, dues } = duesCollections(db);
-  const all = await dues.find({ subscriber_id: subscriberId }).toArray();
+  const all = await duesCollections(db).dues.find({ subscriber_id: subscriberId }).toArray();
+  return writeTotals(db, subscriberId, all, now);
+}
+
+/**
+ * The same recount when the caller knows every due the subscriber has (a create, before its
+ * cycle starts, knows its first dues): point reads by `_id`, which FerretDB answers from the
+ * index, where the filter on `subscriber_id` scans every due of every subscriber.
+ */
+export async function recountSubscriberOf(db: Db, subscriberId: string, dueIds: readonly string[], now: Date): Promise<SubscriberDoc | null> {
+  const { dues } = duesCollections(db);
+  const found = await Promise.all(dueIds.map((id) => dues.findOne({ _id: id })));
+  return writeTotals(db, subscriberId, found.filter((due): due is DueDoc => due?.subscriber_id === subscriberId), now);
+}
+
+async function writeTotals(db: Db, subscriberId: string, all: readonly DueDoc[], now: Date): Promise<SubscriberDoc | null> {
+  const { subscribers } = duesCollections(db);
   let collected = 0;
   let outstanding = 0;
   let paid = 0;

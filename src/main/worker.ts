@@ -20,6 +20,7 @@ import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
 import { createEventSweeper } from '../events/sweeper';
 import { startRetentionSweeper } from '../events/retention';
+import { createSetupSweeper } from '../dues/setupSweeper';
 import { runMain, shutdownSignal } from './runMain';
 
 /**
@@ -85,6 +86,12 @@ runMain(async () => {
     onError: (err) => logger.warn({ err }, 'event sweep failed'),
   });
   sweeper.start();
+  // Dues subscribers whose create stopped short and was never asked again are finished here.
+  const setups = createSetupSweeper({
+    deps: { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, events: createEventPublisher(db, createTemporalDispatcher(db, temporal, config.TEMPORAL_TASK_QUEUE)), logger },
+    onError: (err, subscriberId) => logger.warn({ err, subscriberId }, 'dues subscriber setup sweep failed; retried next pass'),
+  });
+  setups.start();
   // No TTL indexes on FerretDB: events and deliveries past their retention are deleted here.
   const retention = startRetentionSweeper({ db, onError: (err) => logger.warn({ err }, 'event retention sweep failed') });
 
@@ -100,6 +107,7 @@ runMain(async () => {
   }
   await running;
   await sweeper.stop();
+  await setups.stop();
   if (whatsapp instanceof SimulatedWhatsAppProvider) whatsapp.statuses.stopSweeping();
   await retention.stop();
   http.close();

@@ -89,11 +89,14 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
       errors: ['conflict', 'failed_precondition'],
       handler: async (ctx, { body }) => {
         const workspace = ctx.state.workspace!;
+        // The key layer has checked the header; a retry under it resumes a create stopped short.
+        const idempotencyKey = ctx.get('idempotency-key');
         const created = await createSubscriber(
           { db: deps.db, events: deps.events, ...starter(), linkContact: options.linkContact, logger: ctx.state.log },
           workspace,
           body,
           now(),
+          idempotencyKey ? { keyId: ctx.state.apiKey!.key_id, idempotencyKey } : undefined,
         );
         if (created.kind === 'invalid_destination') {
           throw new ApiError(
