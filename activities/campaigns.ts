@@ -3,9 +3,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from 'mongodb';
 import { findCampaign } from '../src/campaigns/campaign';
 import { moveCampaignFromRun } from '../src/campaigns/control';
-import { CAMPAIGN_COUNT_CHUNK, CAMPAIGN_SKIP_CHUNK, type CampaignMoveInput, type SendBatchInput, type SendBatchResult } from '../src/campaigns/contracts';
+import { CAMPAIGN_SKIP_CHUNK, type CampaignMoveInput, type SendBatchInput, type SendBatchResult } from '../src/campaigns/contracts';
 import { chunkOf, recount } from '../src/campaigns/progress';
-import { advanceRecipient, type RecipientReason } from '../src/campaigns/recipients';
+import { moveQueuedRecipients, type QueuedMove, type RecipientReason } from '../src/campaigns/recipients';
 import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
 import { readRecipientBatch, recipientId, type CampaignRecipientDoc } from '../src/campaigns/staging';
 import { collections } from '../src/db/collections';
@@ -42,18 +42,24 @@ const HOLDING: ReadonlySet<SendRefusalReason> = new Set([
   'template_variables',
 ]);
 
+/** Recipients skipped per write when a campaign is cancelled. */
+const SKIP_WRITE = 100;
+
 const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createCampaignActivities(deps: CampaignActivityDeps) {
   const now = deps.now ?? (() => new Date());
   const pace = deps.pace ?? sleepMs;
 
-  /** One recipient through the send use case; answers the state it ended in, or a reason to hold. */
+  /**
+   * One recipient through the send use case; answers the recipient's move (written with the
+   * batch's others), or a reason to hold.
+   */
   async function sendOne(
     campaign: { _id: string; tenant_id: string; sender_id: string | null; template: { name: string; language: string | null } },
     doc: CampaignRecipientDoc,
     plannedAt: number,
-  ): Promise<{ state: 'sent' | 'failed' | 'skipped' } | { hold: string }> {
+  ): Promise<QueuedMove | { hold: string }> {
     // Never before its planned time (the time-skipping server's clock runs ahead of this one).
     const at = new Date(Math.max(plannedAt, now().getTime()));
     try {
@@ -69,21 +75,17 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
           campaign: { campaignId: campaign._id, recipientId: doc._id },
         },
       );
-      await advanceRecipient(deps.db, doc._id, 'sent', { at, messageId: sent.message_id });
-      return { state: 'sent' };
+      return { id: doc._id, to: 'sent', at, messageId: sent.message_id };
     } catch (err) {
       if (err instanceof SendRefusal) {
         if (HOLDING.has(err.reason)) return { hold: err.reason };
         const reason: RecipientReason = err.reason === 'suppressed' ? 'suppressed' : 'provider_error';
-        const state = reason === 'suppressed' ? 'skipped' : 'failed';
-        await advanceRecipient(deps.db, doc._id, state, { at, reason });
-        return { state };
+        return { id: doc._id, to: reason === 'suppressed' ? 'skipped' : 'failed', at, reason };
       }
       if (err instanceof SendOutcomeUnknown) {
         // An attempt died between recording the intent and the provider's answer: it may
         // have gone out, so it is never sent again (at most once).
-        await advanceRecipient(deps.db, doc._id, 'failed', { at, reason: 'outcome_unknown' });
-        return { state: 'failed' };
+        return { id: doc._id, to: 'failed', at, reason: 'outcome_unknown' };
       }
       if (err instanceof SendInProgress) {
         // A dead attempt's lease has not run out yet: retry the batch later (not an error).
@@ -116,37 +118,49 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       const docs = await readRecipientBatch(deps.db, input.campaignId, input.from, count);
       const template = { name: campaign.template.name, language: campaign.template.language };
       const tally = { sent: 0, failed: 0, skipped: 0 };
+      // The batch's recipients move out of `queued` in one write after its sends: a worker
+      // killed before it leaves them queued, and the retried batch finds each send's intent
+      // (recorded before the provider was called) instead of sending again.
+      const moves: QueuedMove[] = [];
       let next = input.from;
       let done = 0;
       let held: string | null = null;
       let stopped = false;
       // Paced from this attempt's own start: the planned offsets, on this process's clock.
       const startedAt = Date.now();
-      for (const doc of docs) {
-        const plannedAt = input.plannedStartMs + Math.round(done * spacing);
-        if (!isWindowOpen(new Date(plannedAt), window, zone)) {
-          stopped = true;
-          break;
-        }
-        if (doc.state === 'queued') {
-          const wait = startedAt + (plannedAt - input.plannedStartMs) - Date.now();
-          if (wait > 0) await pace(wait);
-          const outcome = await sendOne({ ...campaign, template }, doc, plannedAt);
-          if ('hold' in outcome) {
-            held = outcome.hold;
+      try {
+        for (const doc of docs) {
+          const plannedAt = input.plannedStartMs + Math.round(done * spacing);
+          if (!isWindowOpen(new Date(plannedAt), window, zone)) {
             stopped = true;
             break;
           }
-          tally[outcome.state] += 1;
-          done += 1;
+          if (doc.state === 'queued') {
+            const wait = startedAt + (plannedAt - input.plannedStartMs) - Date.now();
+            if (wait > 0) await pace(wait);
+            const outcome = await sendOne({ ...campaign, template }, doc, plannedAt);
+            if ('hold' in outcome) {
+              held = outcome.hold;
+              stopped = true;
+              break;
+            }
+            moves.push(outcome);
+            tally[outcome.to] += 1;
+            done += 1;
+          }
+          next = doc.position + 1;
+          Context.current().heartbeat(next);
         }
-        next = doc.position + 1;
-        Context.current().heartbeat(next);
+      } catch (err) {
+        // What was decided before the failure is kept when the database allows; the retry redoes the rest.
+        await moveQueuedRecipients(deps.db, moves).catch(() => undefined);
+        throw err;
       }
+      await moveQueuedRecipients(deps.db, moves);
       // A position with no staged document (none is expected) is passed, never waited on.
       if (!stopped) next = input.from + count;
-      // This batch's chunk and the one before it, whose statuses are still arriving, are counted now.
-      const firstChunk = chunkOf(Math.max(0, input.from - CAMPAIGN_COUNT_CHUNK));
+      // The chunks of this batch and of the batch before it, whose statuses are still arriving, are counted now.
+      const firstChunk = chunkOf(Math.max(0, input.from - input.max));
       const lastChunk = chunkOf(Math.max(input.from, next - 1));
       await recount(deps.db, {
         campaignId: input.campaignId,
@@ -163,9 +177,10 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
     async skipOutstanding(input: { campaignId: string; tenantId: string; from: number; recipients: number; at: string }): Promise<number> {
       const until = Math.min(input.recipients, input.from + CAMPAIGN_SKIP_CHUNK);
       const at = new Date(input.at);
-      for (let n = input.from; n < until; n++) {
-        await advanceRecipient(deps.db, recipientId(input.campaignId, n), 'skipped', { at, reason: 'cancelled' });
-        if (n % 50 === 0) Context.current().heartbeat(n);
+      for (let n = input.from; n < until; n += SKIP_WRITE) {
+        const ids = Array.from({ length: Math.min(SKIP_WRITE, until - n) }, (_, i) => recipientId(input.campaignId, n + i));
+        await moveQueuedRecipients(deps.db, ids.map((id) => ({ id, to: 'skipped', at, reason: 'cancelled' })));
+        Context.current().heartbeat(n);
       }
       return until;
     },

@@ -43,3 +43,34 @@ export async function advanceRecipient(
   await recipients.updateOne({ _id: id }, { $set: set });
   return true;
 }
+
+/** A queued recipient's first move, as the run decided it (sent, failed or skipped). */
+export interface QueuedMove {
+  id: string;
+  to: 'sent' | 'failed' | 'skipped';
+  at: Date;
+  reason?: RecipientReason | null;
+  messageId?: string | null;
+}
+
+/**
+ * Moves recipients out of `queued`, many in one `bulkWrite`: the run knows they were queued
+ * when it read its batch, so nothing is read again. The filter on `queued` leaves a recipient
+ * that a message status has already moved on (it carries its `message_id` from that status,
+ * so the two may land in either order). FerretDB evaluates the filter and the write apart, as
+ * `advanceRecipient` reads and then writes: only a status written in the same instant as the
+ * batch's write could be overwritten, as before. Safe to repeat.
+ */
+export async function moveQueuedRecipients(db: Db, moves: readonly QueuedMove[]): Promise<void> {
+  if (moves.length === 0) return;
+  const { recipients } = stagingCollections(db);
+  await recipients.bulkWrite(
+    moves.map((move) => {
+      const set: Partial<CampaignRecipientDoc> = { state: move.to, state_at: move.at };
+      if (move.reason !== undefined) set.skip_reason = move.reason;
+      if (move.messageId) set.message_id = move.messageId;
+      return { updateOne: { filter: { _id: move.id, state: 'queued' as const }, update: { $set: set } } };
+    }),
+    { ordered: false },
+  );
+}

@@ -71,8 +71,47 @@ export function stagingCollections(db: Db): { recipients: Collection<CampaignRec
   };
 }
 
-/** Documents per `insertMany`: large enough to amortise a round trip, small enough to retry. */
-export const STAGING_CHUNK = 1_000;
+/**
+ * Documents per `insertMany`, one at a time (measured on FerretDB, docs/decisions.md
+ * "Campaigns"): FerretDB's cost is mostly per write, so 5,000 at once took 50,000 in 6.3 s
+ * (slowest write 0.8 s, under the API's 2 s database budget) where 1,000 at once took 10.7 s;
+ * several in flight were no faster and queued behind SQLite's one writer past the budget.
+ */
+export const STAGING_CHUNK = 5_000;
+
+/**
+ * A write also stops at about this many bytes of recipients: a call campaign's people carry
+ * their rendered purpose and script (up to 3,500 characters), and 5,000 of those in one write
+ * would be 17 MB, far past what the measured writes of 5,000 WhatsApp recipients held (about
+ * 1.5 MB).
+ */
+export const STAGING_CHUNK_BYTES = 2_000_000;
+
+/** A recipient document's rough size: its fixed fields and what was rendered for this person. */
+function approximateBytes(recipient: Recipient): number {
+  let bytes = 250 + (recipient.name?.length ?? 0);
+  for (const value of recipient.variables) bytes += value.length + 8;
+  if (recipient.call) bytes += (recipient.call.purpose?.length ?? 0) + (recipient.call.script?.length ?? 0);
+  return bytes;
+}
+
+/** Where each staging write starts and ends: `STAGING_CHUNK` recipients, or fewer to stay near `STAGING_CHUNK_BYTES`. */
+export function stagingChunks(list: readonly Recipient[]): { start: number; end: number }[] {
+  const chunks: { start: number; end: number }[] = [];
+  let start = 0;
+  let bytes = 0;
+  for (let n = 0; n < list.length; n++) {
+    const size = approximateBytes(list[n]!);
+    if (n > start && (n - start >= STAGING_CHUNK || bytes + size > STAGING_CHUNK_BYTES)) {
+      chunks.push({ start, end: n });
+      start = n;
+      bytes = 0;
+    }
+    bytes += size;
+  }
+  if (start < list.length) chunks.push({ start, end: list.length });
+  return chunks;
+}
 
 function recipientDoc(campaign: CampaignDoc, recipient: Recipient, position: number, at: Date): CampaignRecipientDoc {
   return {
@@ -132,8 +171,8 @@ export async function stageRecipients(
 
   const evaluation = input.evaluation ?? (await evaluateCampaign(db, campaign, input.workspace));
   const list = evaluation.recipients;
-  for (let start = 0; start < list.length; start += STAGING_CHUNK) {
-    const docs = list.slice(start, start + STAGING_CHUNK).map((r, i) => recipientDoc(campaign, r, start + i, at));
+  for (const { start, end } of stagingChunks(list)) {
+    const docs = list.slice(start, end).map((r, i) => recipientDoc(campaign, r, start + i, at));
     await writeChunk(recipients, docs);
   }
   // An earlier attempt with a longer list left positions past this one's end: remove them.

@@ -27,7 +27,9 @@ export async function applyDeliveryStatus(deps: { db: Db; events: EventPublisher
     await messages.updateOne({ _id: message._id }, { $set: { status: input.status, status_at: input.at } });
   }
   // A campaign's recipient follows its message (forward only, so a repeat changes nothing).
-  if (message?.campaign_recipient_id) await advanceRecipient(deps.db, message.campaign_recipient_id, input.status, { at: input.at });
+  // The message id comes along: the run records its batch's sends after the batch, so a
+  // status may reach the recipient first.
+  if (message?.campaign_recipient_id) await advanceRecipient(deps.db, message.campaign_recipient_id, input.status, { at: input.at, messageId: message._id });
   await deps.events.publish({
     tenantId,
     type: 'message.status',

@@ -1,13 +1,17 @@
 import { campaignCollections, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
-import { readRecipientBatch, recipientId, stageRecipients, stagingCollections } from '../../../src/campaigns/staging';
+import { readRecipientBatch, recipientId, STAGING_CHUNK, stageRecipients, stagingCollections } from '../../../src/campaigns/staging';
 import { contactCollections, type ContactDoc } from '../../../src/contacts/contacts';
 import { collections, ensureIndexes, type WorkspaceDoc } from '../../../src/db/collections';
 import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
+import type { EventPublisher } from '../../../src/events/publisher';
+import { applyDeliveryStatus } from '../../../src/messaging/deliveryStatus';
+import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
+import { moveQueuedRecipients, type QueuedMove } from '../../../src/campaigns/recipients';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
 
-/** Staging on the real FerretDB: keyed by position, pinned once, safe to retry. */
+/** Staging on the real FerretDB: keyed by position, pinned once, safe to retry; and the run's moves of a batch. */
 describe('stageRecipients', () => {
   let db: Awaited<ReturnType<typeof openTestDb>>;
   let workspace: WorkspaceDoc;
@@ -129,6 +133,60 @@ describe('stageRecipients', () => {
     expect(staged).toMatchObject({ staged: true, recipients: 6 });
     const all = await readRecipientBatch(db.db, campaign._id, 0, 10);
     expect(all.map((r) => r.contact_id)).toEqual(people.map((p) => p._id));
+  });
+
+  it(`stages past one write of ${STAGING_CHUNK}: every position in audience order, none missing`, async () => {
+    const count = STAGING_CHUNK + 200;
+    const people = await contacts(count, 'e');
+    const campaign = await campaignFor(people.map((p) => p._id));
+    expect(await stageRecipients(db.db, { campaign, workspace, at: AT })).toMatchObject({ staged: true, recipients: count });
+    const all = await readRecipientBatch(db.db, campaign._id, 0, count);
+    expect(all.map((r) => r.position)).toEqual(people.map((_, n) => n));
+    expect(all.map((r) => r.contact_id)).toEqual(people.map((p) => p._id));
+  });
+
+  it("moves a batch's recipients out of queued in one write, leaving one a message status already moved", async () => {
+    const people = await contacts(4, 'f');
+    const campaign = await campaignFor(people.map((p) => p._id));
+    await stageRecipients(db.db, { campaign, workspace, at: AT });
+    const later = new Date(AT.getTime() + 60_000);
+    // The message of position 1 reported `delivered` before the run wrote its batch.
+    await outboundMessagesCollection(db.db).insertOne({
+      _id: 'wamid.early',
+      tenant_id: workspace._id,
+      provider: 'simulator',
+      sender_id: 'snd_x',
+      to: people[1]!.phone!,
+      conversation_id: 'conv_x',
+      transcript_message_id: 'msg_x',
+      kind: 'template',
+      template: { name: 'order_update', language: 'en' },
+      metadata: {},
+      campaign_id: campaign._id,
+      campaign_recipient_id: recipientId(campaign._id, 1),
+      billed: 'included',
+      status: 'sent',
+      status_at: later,
+      created_at: later,
+    });
+    const events = { publish: async () => undefined } as unknown as EventPublisher;
+    await applyDeliveryStatus({ db: db.db, events }, { tenantId: workspace._id, messageId: 'wamid.early', status: 'delivered', at: later });
+
+    const moves: QueuedMove[] = [
+      { id: recipientId(campaign._id, 0), to: 'sent', at: later, messageId: 'wamid.zero' },
+      { id: recipientId(campaign._id, 1), to: 'sent', at: later, messageId: 'wamid.early' },
+      { id: recipientId(campaign._id, 2), to: 'skipped', at: later, reason: 'suppressed' },
+      { id: recipientId(campaign._id, 3), to: 'failed', at: later, reason: 'outcome_unknown' },
+    ];
+    await moveQueuedRecipients(db.db, moves);
+    await moveQueuedRecipients(db.db, moves);
+    const moved = await readRecipientBatch(db.db, campaign._id, 0, 4);
+    expect(moved.map((r) => [r.state, r.skip_reason, r.message_id])).toEqual([
+      ['sent', null, 'wamid.zero'],
+      ['delivered', null, 'wamid.early'],
+      ['skipped', 'suppressed', null],
+      ['failed', 'outcome_unknown', null],
+    ]);
   });
 
   it('leaves the campaign record alone (launch writes it)', async () => {

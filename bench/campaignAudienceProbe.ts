@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { MongoClient, type Db } from 'mongodb';
+import { draftCampaign, insertDraft } from '../src/campaigns/createCampaign';
+import { resolveAudience } from '../src/campaigns/audience';
+import { evaluate, evaluateCampaign, lookupTemplate } from '../src/campaigns/evaluate';
+import { suppressedNumbers } from '../src/messaging/optOut';
+import { stageRecipients, stagingCollections } from '../src/campaigns/staging';
+import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
+import { collections, ensureIndexes } from '../src/db/collections';
+import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
+import { freePort } from '../src/local/net';
+import { toolPath } from '../src/local/paths';
+import { startFerretDb } from '../src/local/servers';
+import { cpuSeconds, loadAverage } from './benchStats';
+
+/**
+ * `node dist/bench/campaignAudienceProbe.js`: where a large campaign's evaluate and launch
+ * spend their time, without the API, worker or Temporal. On its own FerretDB (SQLite): writes
+ * PROBE_RECIPIENTS (50,000) contacts, then times evaluate (audience read, opt-outs, classify)
+ * and staging, each with the FerretDB process's CPU. Used to choose the staging's chunk size
+ * (docs/decisions.md, "Campaigns").
+ */
+
+const count = Number(process.env.PROBE_RECIPIENTS ?? 50_000);
+const TENANT = 'ws_probe';
+
+async function timed<T>(name: string, ferretPid: number, work: () => Promise<T>): Promise<T> {
+  const cpu = cpuSeconds(ferretPid);
+  const started = performance.now();
+  const result = await work();
+  process.stdout.write(`${name.padEnd(44)} ${((performance.now() - started) / 1000).toFixed(2)} s   FerretDB CPU ${(cpuSeconds(ferretPid) - cpu).toFixed(2)} s\n`);
+  return result;
+}
+
+async function draft(db: Db, ids: string[]) {
+  const workspace = (await collections(db).workspaces.findOne({ _id: TENANT }))!;
+  const drafted = draftCampaign(
+    {
+      name: 'Probe',
+      channel: 'whatsapp',
+      audience: { kind: 'contact_ids', contact_ids: ids, tags: [] },
+      template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
+      agent_id: null,
+      purpose: null,
+      script: null,
+      capture: null,
+      call_back_incomplete: false,
+      schedule: {},
+      consent: { basis: 'existing_customer', note: null },
+      sender_id: null,
+      metadata: {},
+    },
+    { workspace, createdBy: { kind: 'console', id: 'probe' }, now: new Date() },
+  );
+  if (drafted.kind !== 'drafted') throw new Error(drafted.kind);
+  await insertDraft(db, drafted);
+  return { campaign: drafted.campaign, workspace };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'probe-audience-'));
+  const ferret = await startFerretDb({ binary: toolPath(process.env.TOOLS_DIR ?? '.tools', 'ferretdb'), port: await freePort(), dataDir: dir, logFile: join(dir, 'ferretdb.log') });
+  const pid = ferret.process.child.pid!;
+  const mongo = await new MongoClient(ferret.address).connect();
+  try {
+    process.stdout.write(`load average before ${loadAverage()}\n`);
+    const db = mongo.db('probe');
+    await ensureIndexes(db);
+    await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'Probe', environment: 'test' });
+    const at = new Date();
+    const ids: string[] = [];
+    await timed(`insert ${count} contacts (chunks of 1,000)`, pid, async () => {
+      for (let start = 0; start < count; start += 1_000) {
+        const docs: ContactDoc[] = Array.from({ length: Math.min(1_000, count - start) }, (_, k) => ({
+          _id: `cnt_p${String(start + k).padStart(23, '0')}`,
+          tenant_id: TENANT,
+          name: `Person ${start + k}`,
+          email: null,
+          phone: `+9199${String(start + k).padStart(8, '0')}`,
+          external_id: null,
+          tags: [],
+          created_at: at,
+          updated_at: at,
+        }));
+        await contactCollections(db).contacts.insertMany(docs);
+        ids.push(...docs.map((d) => d._id));
+      }
+    });
+    const projection = { _id: 1, tenant_id: 1, name: 1, email: 1, phone: 1 };
+    for (const batchSize of [undefined, 5_000]) {
+      await timed(`scan the workspace's contacts, batchSize ${batchSize ?? 'default'}`, pid, async () => {
+        let n = 0;
+        for await (const _doc of contactCollections(db).contacts.find({ tenant_id: TENANT }, { projection, ...(batchSize ? { batchSize } : {}) })) n++;
+        return n;
+      });
+    }
+    const { campaign, workspace } = await draft(db, ids);
+    const audience = await timed('resolveAudience (ids read apart, then one scan)', pid, () => resolveAudience(db, campaign));
+    const suppressed = await timed('suppressedNumbers', pid, () => suppressedNumbers(db, TENANT));
+    const template = await lookupTemplate(db, campaign);
+    await timed('evaluate (classify, findings, checksum; no reads)', pid, async () => evaluate({ campaign, workspace, audience, suppressed, template, senderProblem: null }));
+    const evaluation = await timed('evaluateCampaign (whole)', pid, () => evaluateCampaign(db, campaign, workspace));
+    process.stdout.write(`  eligible ${evaluation.result.eligible}\n`);
+    // The same documents written other ways, to scratch collections.
+    const docsOf = (name: string) =>
+      evaluation.recipients.map((r, n) => ({ _id: `${name}:${n}`, tenant_id: TENANT, campaign_id: name, position: n, contact_id: r.contact_id, to: r.to, name: r.name, variables: r.variables, state: 'queued', skip_reason: null, message_id: null, state_at: at, created_at: at }));
+    for (const [chunk, inFlight] of [[1_000, 1], [5_000, 1], [1_000, 4], [250, 8]] as const) {
+      const name = `scratch_${chunk}_${inFlight}`;
+      const all = docsOf(name);
+      let slowest = 0;
+      await timed(`insertMany ${all.length}: chunks of ${chunk}, ${inFlight} in flight`, pid, async () => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: inFlight }, async () => {
+            while (next < all.length) {
+              const from = next;
+              next += chunk;
+              const started = performance.now();
+              await db.collection<{ _id: string }>(name).insertMany(all.slice(from, from + chunk), { ordered: false });
+              slowest = Math.max(slowest, performance.now() - started);
+            }
+          }),
+        );
+      });
+      process.stdout.write(`  slowest insertMany ${Math.round(slowest)} ms\n`);
+    }
+    await timed('stageRecipients (with the evaluation)', pid, () => stageRecipients(db, { campaign, workspace, at, evaluation }));
+    const { recipients } = stagingCollections(db);
+    const ids50 = Array.from({ length: 50 }, (_, i) => `${campaign._id}:${10_000 + i}`);
+    await timed('50 point reads of recipients, all in flight', pid, () => Promise.all(ids50.map((_id) => recipients.findOne({ _id }))));
+    await timed('50 recipient updates one by one', pid, async () => {
+      for (const _id of ids50) await recipients.updateOne({ _id }, { $set: { state: 'sent', state_at: new Date() } });
+    });
+    const ids50b = ids50.map((id) => id.replace(':10', ':20'));
+    await timed('50 recipient updates in one bulkWrite', pid, () =>
+      recipients.bulkWrite(ids50b.map((_id) => ({ updateOne: { filter: { _id }, update: { $set: { state: 'sent', state_at: new Date() } } } })), { ordered: false }),
+    );
+    process.stdout.write(`load average after ${loadAverage()}\n`);
+  } finally {
+    await mongo.close();
+    await ferret.process.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
