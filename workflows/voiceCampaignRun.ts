@@ -1,4 +1,4 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaigns';
 import type { VoiceCampaignActivities } from '../activities/voiceCampaigns';
 import {
@@ -7,18 +7,13 @@ import {
   CALL_STEP_MAX,
   CALL_STEP_SPAN_MS,
   CAMPAIGN_RUN_MAX_HISTORY_EVENTS,
-  campaignRunStateQuery,
-  cancelCampaignUpdate,
-  pauseCampaignUpdate,
-  resumeCampaignUpdate,
-  type RunControl,
   type VoiceCampaignRunInput,
   type VoiceCampaignRunState,
 } from '../src/campaigns/contracts';
 import { CAMPAIGN_BATCH, CAMPAIGN_STEP } from './activityOptions';
+import { handleRunControls, startWhenDue, waitUntil, waitWhilePaused } from './campaignControls';
 import { continueAsNewIfDue } from './continueAsNew';
 import { workflowNowIso } from './time';
-import { refuseArguments } from './updateValidators';
 
 const { stepVoiceCampaign } = proxyActivities<VoiceCampaignActivities>(CAMPAIGN_BATCH);
 const { moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);
@@ -54,42 +49,13 @@ export async function voiceCampaignRun(input: VoiceCampaignRunInput): Promise<Vo
     callBacksOwed: run.callBacks.length,
     waitingForPlace,
   });
-  const steer = (control: RunControl) => () => {
-    run.control = control;
-    return state();
-  };
-  const open = (...args: unknown[]) => {
-    refuseArguments(...args);
-    if (run.control === 'cancelled') throw new Error('This campaign run is cancelled.');
-    if (phase === 'settling') throw new Error('This campaign run has finished sending.');
-  };
-  setHandler(pauseCampaignUpdate, steer('paused'), { validator: open });
-  setHandler(resumeCampaignUpdate, steer('running'), { validator: open });
-  setHandler(cancelCampaignUpdate, steer('cancelled'), { validator: open });
-  setHandler(campaignRunStateQuery, state);
+  handleRunControls(run, state, () => phase);
 
   const ids = { campaignId: run.campaignId, tenantId: run.tenantId };
   const carry = (): [VoiceCampaignRunInput] => [{ ...run }];
   const maxHistoryEvents = run.maxHistoryEvents ?? CAMPAIGN_RUN_MAX_HISTORY_EVENTS;
-  const waitUntil = async (atMs: number) => {
-    const control = run.control;
-    const ms = atMs - Date.now();
-    if (ms > 0) await condition(() => run.control !== control, ms);
-  };
 
-  while (!run.started && run.control !== 'cancelled') {
-    if (run.control === 'paused') {
-      await condition(() => run.control !== 'paused');
-      continue;
-    }
-    const startMs = run.startAt ? Date.parse(run.startAt) : 0;
-    if (startMs > Date.now()) {
-      await waitUntil(startMs);
-      continue;
-    }
-    await moveCampaign({ ...ids, trigger: 'start', at: workflowNowIso() });
-    run.started = true;
-  }
+  await startWhenDue(run);
   phase = 'sending';
 
   const spacing = 60_000 / run.throttlePerMinute;
@@ -103,8 +69,8 @@ export async function voiceCampaignRun(input: VoiceCampaignRunInput): Promise<Vo
     const placing = run.control === 'running' && nowMs >= (run.nextPlaceAtMs ?? 0);
     if (!placing && run.active.length === 0) {
       // Running but not yet: the throttle (or a hold, the window) gates every placing until then.
-      if (run.control === 'paused') await condition(() => run.control !== 'paused');
-      else await waitUntil(run.nextPlaceAtMs ?? nowMs);
+      if (run.control === 'paused') await waitWhilePaused(run);
+      else await waitUntil(run, run.nextPlaceAtMs ?? nowMs);
       continue;
     }
     const due = placing ? run.callBacks.filter((c) => c.dueAtMs <= nowMs).map((c) => c.position) : [];
@@ -139,7 +105,7 @@ export async function voiceCampaignRun(input: VoiceCampaignRunInput): Promise<Vo
     const placeAt = morePlacing ? Math.max(run.nextPlaceAtMs ?? nowMs, Math.min(...(run.cursor < run.recipients ? [nowMs] : []), ...run.callBacks.map((c) => c.dueAtMs))) : Infinity;
     const pollAt = run.active.length > 0 ? nowMs + CALL_PLACE_POLL_MS : Infinity;
     const wakeAt = Math.min(placeAt, pollAt);
-    if (Number.isFinite(wakeAt)) await waitUntil(wakeAt);
+    if (Number.isFinite(wakeAt)) await waitUntil(run, wakeAt);
   }
 
   if (run.control === 'cancelled') {
@@ -151,7 +117,7 @@ export async function voiceCampaignRun(input: VoiceCampaignRunInput): Promise<Vo
     const drop = run.callBacks.map((c) => c.position);
     run.callBacks = [];
     for (let first = true; first || run.active.length > 0; first = false) {
-      if (!first) await waitUntil(Date.now() + CALL_PLACE_POLL_MS);
+      if (!first) await waitUntil(run, Date.now() + CALL_PLACE_POLL_MS);
       const step = await stepVoiceCampaign({ ...ids, recipients: run.recipients, cursor: run.cursor, active: run.active, dueCallBacks: [], max: 0, nowMs: Date.now(), throttlePerMinute: run.throttlePerMinute, dropCallBacks: first ? drop : [] });
       run.active = step.active;
       // A call-back owed by a call folded in after the cancel is dropped too.
