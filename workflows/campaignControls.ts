@@ -47,11 +47,11 @@ export function handleRunControls(run: ControlledRun, state: () => CampaignRunSt
   setHandler(campaignRunStateQuery, state);
 }
 
-/** Sleeps until `atMs` unless the control changes first. */
-export async function waitUntil(run: ControlledRun, atMs: number): Promise<void> {
+/** Sleeps until `atMs` unless the control changes first, or `wakeEarly` turns true. */
+export async function waitUntil(run: ControlledRun, atMs: number, wakeEarly: () => boolean = () => false): Promise<void> {
   const control = run.control;
   const ms = atMs - Date.now();
-  if (ms > 0) await condition(() => run.control !== control, ms);
+  if (ms > 0) await condition(() => run.control !== control || wakeEarly(), ms);
 }
 
 /** Waits for a resume (or a cancel). */

@@ -30,7 +30,7 @@ export async function insertContacts(db: Db, tenantId: string, count: number): P
 
 export interface DraftOptions {
   contactIds: string[];
-  schedule?: { start_at?: Date | null; timezone?: string; throttle_per_minute?: number; send_window_start_hour?: number; send_window_end_hour?: number };
+  schedule?: { start_at?: Date | null; timezone?: string; throttle_per_minute?: number; send_window_start_hour?: number; send_window_end_hour?: number; recipient_time_zone?: boolean };
   consent?: boolean;
 }
 
