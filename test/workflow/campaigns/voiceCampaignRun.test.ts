@@ -334,4 +334,24 @@ describe('the call campaign run (time-skipping)', () => {
     expect([london, kolkataA, kolkataB].map((r) => r!.state)).toEqual(['called', 'called', 'called']);
     expect((await findCampaign(db, ws.workspaceId, campaign._id))!.status).toBe('completed');
   });
+
+  it('schedule.recipient_time_zone: cancel skips a person still waiting for their own window', async () => {
+    const ws = await createTestWorkspace(db);
+    await collections(db).workspaces.updateOne({ _id: ws.workspaceId }, { $set: { calling_country_codes: ['91', '44'] } });
+    const startAt = await utcAt(13, 6);
+    const { campaign, people } = await draft(ws, 2, { schedule: { start_at: startAt, throttle_per_minute: 60, recipient_time_zone: true } });
+    await contactCollections(db).contacts.updateOne({ _id: people[0]!._id }, { $set: { phone: '+442071234567' } });
+    await launch(campaign);
+    await env.sleep(startAt.getTime() - (await env.currentTimeMs()) + 10 * 60_000);
+    expect(((await handle(campaign).query('campaignRunState')) as VoiceCampaignRunState).waitingForOwnWindow).toBe(1);
+    const current = (await findCampaign(db, ws.workspaceId, campaign._id))!;
+    const now = await envNow();
+    const cancelled = await controlCampaign({ db, temporal: env.client, taskQueue, events, now: () => now }, { tenantId: ws.workspaceId, campaignId: campaign._id, action: 'cancel', request: { expected_version: current.version } });
+    expect(cancelled).toMatchObject({ kind: 'done', campaign: { status: 'cancelled' } });
+    await finished(campaign);
+    const [london, kolkata] = await recipients(campaign, 2);
+    expect([london!.state, london!.skip_reason, london!.calls ?? []]).toEqual(['skipped', 'cancelled', []]);
+    expect(kolkata!.state).toBe('called');
+    expect(await campaignCounters(db, campaign._id)).toMatchObject({ sent: 1, skipped: 1 });
+  });
 });
