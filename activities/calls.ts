@@ -1,5 +1,7 @@
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
+import { tellCampaignCallEnded } from '../src/campaigns/callEndNotice';
 import { collections } from '../src/db/collections';
 import { releaseLiveSlot, returnDailyBudget } from '../src/calls/admission';
 import { callCollections, type CallDoc } from '../src/calls/callStore';
@@ -20,6 +22,8 @@ import { FailureType, permanentFailure } from '../src/temporal/failures';
 
 export interface CallActivityDeps {
   db: Db;
+  /** Tells a campaign's run that one of its calls ended (src/campaigns/callEndNotice.ts); absent, the run's poll finds out. */
+  temporal?: Client;
   events: EventPublisher;
   voice: VoiceProvider;
   reader: CallReader;
@@ -63,7 +67,7 @@ function secondsBetween(from: string | null, to: string): number {
   return from ? Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000)) : 0;
 }
 
-export function createCallActivities({ db, events, voice, reader }: CallActivityDeps) {
+export function createCallActivities({ db, temporal, events, voice, reader }: CallActivityDeps) {
   const { calls, effects } = callCollections(db);
   const { workspaces } = collections(db);
 
@@ -129,8 +133,9 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
 
     /**
      * The call is over: the final state with its transcript, the live place (and, for a
-     * call never placed, the day's reservation) given back, minutes billed, `call.ended`
-     * emitted. Each part is guarded so a retry repeats none of them.
+     * call never placed, the day's reservation) given back, a campaign's run told of the
+     * free place, minutes billed, `call.ended` emitted. Each part with an effect that counts
+     * is guarded so a retry repeats none of them.
      */
     async finishCall(end: CallEnd): Promise<FinishedCall> {
       const call = await loadCall(end.callId);
@@ -151,6 +156,13 @@ export function createCallActivities({ db, events, voice, reader }: CallActivity
       if (call.direction === 'outbound') await releaseLiveSlot(db, call.tenant_id, call._id);
       if (end.status === 'failed' && call.direction === 'outbound' && call.budget_reserved !== false && (await insertIfAbsent(effects, { _id: `${call._id}|budget_returned`, at: new Date() }))) {
         await returnDailyBudget(db, call.tenant_id, call.budget_day, call.reserved_minutes, call._id);
+      }
+      // The place is free: a campaign's run waiting for one looks now. Best effort (its poll
+      // finds the place anyway); a retry of this step may tell it twice, which costs one look.
+      try {
+        if (temporal) await tellCampaignCallEnded({ db, temporal }, call);
+      } catch (err) {
+        log.warn('campaign run not told of a call end; its poll will find the place', { callId: call._id, error: String(err) });
       }
 
       const minutes = Math.ceil(duration / 60);

@@ -12,6 +12,7 @@ import { findCampaign, type CampaignDoc } from '../src/campaigns/campaign';
 import { readVoiceReadiness } from '../src/campaigns/evaluate';
 import { chunkOf, recount } from '../src/campaigns/progress';
 import type { RecipientReason } from '../src/campaigns/recipients';
+import { recipientTimeZone } from '../src/campaigns/recipientZone';
 import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
 import { recipientId, stagingCollections, type CampaignRecipientDoc } from '../src/campaigns/staging';
 import {
@@ -213,17 +214,24 @@ export function createVoiceCampaignActivities(deps: VoiceCampaignActivityDeps) {
         await recipients.updateOne({ _id: recipientId(campaign._id, position), state: 'calling' }, { $set: { state: 'called', state_at: at, call_back_due_at: null } });
         touched.add(position);
       }
+      // Cancelled: people waiting for their own window are skipped like the ones never reached.
+      for (const position of input.dropWaiting ?? []) {
+        await recipients.updateOne({ _id: recipientId(campaign._id, position), state: 'queued' }, { $set: { state: 'skipped', skip_reason: 'cancelled', state_at: at } });
+        touched.add(position);
+      }
 
-      const base = { active, newCallBacks, placedCallBacks: [] as number[], placed: 0, waitingForPlace: false, opensAtMs: null, held: null, nextPlaceAtMs: input.nowMs };
+      const base = { active, newCallBacks, placedCallBacks: [] as number[], waiting: [], settledWaiting: [], cursorOpensAtMs: null, placed: 0, waitingForPlace: false, opensAtMs: null, held: null, nextPlaceAtMs: input.nowMs };
       const answer = async (result: VoiceStepResult): Promise<VoiceStepResult> => {
         await recountTouched(input, touched, result.cursor);
         return result;
       };
       const window = { startHour: campaign.schedule.send_window_start_hour, endHour: campaign.schedule.send_window_end_hour };
       const zone = campaign.schedule.timezone;
+      // Beyond the contract: each person's window in their own zone instead of the campaign's.
+      const ownZones = campaign.schedule.recipient_time_zone === true;
       const canPlace = input.max > 0 || replace.length > 0;
       if (!canPlace) return answer({ ...base, cursor: input.cursor, active: [...active, ...replace] });
-      if (!isWindowOpen(at, window, zone)) {
+      if (!ownZones && !isWindowOpen(at, window, zone)) {
         return answer({ ...base, cursor: input.cursor, active: [...active, ...replace], opensAtMs: nextOpenTime(at, window, zone).getTime() });
       }
       const workspace = await collections(deps.db).workspaces.findOne({ _id: input.tenantId });
@@ -239,26 +247,59 @@ export function createVoiceCampaignActivities(deps: VoiceCampaignActivityDeps) {
       let waitingForPlace = false;
       let held: string | null = null;
       const placedCallBacks: number[] = [];
-      // Calls whose placing died are placed again first (they were already counted), then call-backs, then new people.
-      const queue: { position: number; kind: RecipientCall['kind']; again: boolean }[] = [
+      const waiting: DueCallBack[] = [];
+      const settledWaiting: number[] = [];
+      let cursorOpensAtMs: number | null = null;
+      let newlyWaiting = 0;
+      // Calls whose placing died are placed again first (they were already counted), then
+      // call-backs, then people whose own window has opened, then new people.
+      type Item = { position: number; kind: RecipientCall['kind']; again: boolean; waited?: true; fresh?: true };
+      const queue: Item[] = [
         ...replace.map((position) => ({ position, kind: 'first' as const, again: true })),
         ...input.dueCallBacks.map((position) => ({ position, kind: 'call_back' as const, again: false })),
+        ...(input.dueWaiting ?? []).map((position) => ({ position, kind: 'first' as const, again: false, waited: true as const })),
       ];
-      const next = () => (queue.length > 0 ? queue.shift()! : cursor < input.recipients ? { position: cursor, kind: 'first' as const, again: false, fresh: true } : null);
+      const next = (): Item | null => (queue.length > 0 ? queue.shift()! : cursor < input.recipients ? { position: cursor, kind: 'first', again: false, fresh: true } : null);
       for (let item = next(); item !== null; item = next()) {
-        const fresh = 'fresh' in item;
+        const fresh = item.fresh === true;
         if (placed >= input.max && !item.again) {
           if (!fresh) queue.unshift(item);
           break;
         }
         const doc = await readRecipient(campaign._id, item.position);
         const kind: RecipientCall['kind'] = item.again ? (doc?.call_pending?.kind ?? 'first') : item.kind;
-        if (!doc || (fresh && doc.state !== 'queued') || (kind === 'call_back' && !item.again && doc.state !== 'calling')) {
+        const owed = fresh || item.waited ? doc?.state === 'queued' : kind !== 'call_back' || item.again || doc?.state === 'calling';
+        if (!doc || !owed) {
           // Done by an earlier attempt of this step, or no longer owed: pass it.
           if (fresh) cursor += 1;
+          else if (item.waited) settledWaiting.push(item.position);
           else if (kind === 'call_back') placedCallBacks.push(item.position);
-          if (fresh && doc?.state === 'calling') active.push(item.position);
+          if ((fresh || item.waited) && doc?.state === 'calling') active.push(item.position);
           continue;
+        }
+        if (ownZones && !item.again) {
+          const personZone = recipientTimeZone(doc.to, zone);
+          if (!isWindowOpen(at, window, personZone)) {
+            // Their window is shut: they wait for it while others are called.
+            const opensAtMs = nextOpenTime(at, window, personZone).getTime();
+            if (kind === 'call_back') {
+              placedCallBacks.push(item.position);
+              newCallBacks.push({ position: item.position, dueAtMs: opensAtMs });
+              continue;
+            }
+            if (item.waited) settledWaiting.push(item.position);
+            else if (newlyWaiting >= (input.waitingRoom ?? 0)) {
+              // The run holds no more waiting people: the next one waits where they stand.
+              cursorOpensAtMs = opensAtMs;
+              break;
+            } else {
+              newlyWaiting += 1;
+              cursor += 1;
+            }
+            waiting.push({ position: item.position, dueAtMs: opensAtMs });
+            Context.current().heartbeat(item.position);
+            continue;
+          }
         }
         const wait = startedAt + Math.round(placed * spacing) - Date.now();
         if (wait > 0) await pace(wait);
@@ -277,7 +318,8 @@ export function createVoiceCampaignActivities(deps: VoiceCampaignActivityDeps) {
         }
         touched.add(item.position);
         if (fresh) cursor += 1;
-        if (kind === 'call_back' && !item.again) placedCallBacks.push(item.position);
+        if (item.waited) settledWaiting.push(item.position);
+        else if (kind === 'call_back' && !item.again) placedCallBacks.push(item.position);
         if (result.kind === 'refused') await refuse(doc, kind, result.reason, plannedAt);
         else {
           active.push(item.position);
@@ -291,6 +333,9 @@ export function createVoiceCampaignActivities(deps: VoiceCampaignActivityDeps) {
         cursor,
         active,
         placedCallBacks,
+        waiting,
+        settledWaiting,
+        cursorOpensAtMs,
         placed,
         waitingForPlace,
         held,

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaigns';
 import {
   CAMPAIGN_BATCH_MAX,
@@ -6,18 +6,13 @@ import {
   CAMPAIGN_HOLD_POLL_MS,
   CAMPAIGN_RUN_MAX_HISTORY_EVENTS,
   CAMPAIGN_SETTLE_DELAYS_MS,
-  campaignRunStateQuery,
-  cancelCampaignUpdate,
-  pauseCampaignUpdate,
-  resumeCampaignUpdate,
   type CampaignRunInput,
   type CampaignRunState,
-  type RunControl,
 } from '../src/campaigns/contracts';
 import { CAMPAIGN_BATCH, CAMPAIGN_STEP } from './activityOptions';
+import { handleRunControls, startWhenDue, waitUntil, waitWhilePaused } from './campaignControls';
 import { continueAsNewIfDue } from './continueAsNew';
 import { workflowNowIso } from './time';
-import { refuseArguments } from './updateValidators';
 
 const { sendCampaignBatch } = proxyActivities<CampaignActivities>(CAMPAIGN_BATCH);
 const { moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);
@@ -52,45 +47,13 @@ async function runCampaign(input: CampaignRunInput): Promise<CampaignRunState> {
   let phase: CampaignRunState['phase'] = run.started ? 'sending' : 'waiting';
   const state = (): CampaignRunState => ({ control: run.control, cursor: run.cursor, recipients: run.recipients, held, phase });
 
-  const steer = (control: RunControl) => () => {
-    run.control = control;
-    return state();
-  };
-  // Validators refuse what the run can no longer do; they never change state.
-  const open = (...args: unknown[]) => {
-    refuseArguments(...args);
-    if (run.control === 'cancelled') throw new Error('This campaign run is cancelled.');
-    if (phase === 'settling') throw new Error('This campaign run has finished sending.');
-  };
-  setHandler(pauseCampaignUpdate, steer('paused'), { validator: open });
-  setHandler(resumeCampaignUpdate, steer('running'), { validator: open });
-  setHandler(cancelCampaignUpdate, steer('cancelled'), { validator: open });
-  setHandler(campaignRunStateQuery, state);
+  handleRunControls(run, state, () => phase);
 
   const ids = { campaignId: run.campaignId, tenantId: run.tenantId };
   const carry = (): [CampaignRunInput] => [{ ...run }];
   const maxHistoryEvents = run.maxHistoryEvents ?? CAMPAIGN_RUN_MAX_HISTORY_EVENTS;
-  /** Sleeps until `atMs` unless the control changes first. */
-  const waitUntil = async (atMs: number) => {
-    const control = run.control;
-    const ms = atMs - Date.now();
-    if (ms > 0) await condition(() => run.control !== control, ms);
-  };
 
-  while (!run.started && run.control !== 'cancelled') {
-    // Paused while scheduled: it waits for a resume, then for the start time if still ahead.
-    if (run.control === 'paused') {
-      await condition(() => run.control !== 'paused');
-      continue;
-    }
-    const startMs = run.startAt ? Date.parse(run.startAt) : 0;
-    if (startMs > Date.now()) {
-      await waitUntil(startMs);
-      continue;
-    }
-    await moveCampaign({ ...ids, trigger: 'start', at: workflowNowIso() });
-    run.started = true;
-  }
+  await startWhenDue(run);
   phase = 'sending';
 
   while (run.control !== 'cancelled') {
@@ -98,13 +61,13 @@ async function runCampaign(input: CampaignRunInput): Promise<CampaignRunState> {
     if (run.cursor >= run.recipients) {
       // Everyone is final; a campaign paused at that moment completes once resumed (or is cancelled).
       if (run.control === 'paused') {
-        await condition(() => run.control !== 'paused');
+        await waitWhilePaused(run);
         continue;
       }
       break;
     }
     if (run.control === 'paused') {
-      await condition(() => run.control !== 'paused');
+      await waitWhilePaused(run);
       continue;
     }
     const plannedStartMs = Math.max(run.nextSendAtMs ?? 0, Date.now());
@@ -125,7 +88,7 @@ async function runCampaign(input: CampaignRunInput): Promise<CampaignRunState> {
       held = null;
       run.nextSendAtMs = result.kind === 'closed' ? result.opensAtMs : result.nextSendAtMs;
     }
-    await waitUntil(run.nextSendAtMs);
+    await waitUntil(run, run.nextSendAtMs);
   }
 
   if (run.control === 'cancelled') {

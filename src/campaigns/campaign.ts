@@ -61,6 +61,12 @@ export interface CampaignSchedule {
   /** The hours as asked, so evaluate can say they were clamped (`quiet_hours`). */
   requested_start_hour: number | null;
   requested_end_hour: number | null;
+  /**
+   * Call campaigns, beyond the contract: the window holds in each person's own zone (from
+   * their number's country; src/campaigns/recipientZone.ts) instead of `timezone`. Absent on
+   * WhatsApp campaigns and on call campaigns drafted before it (false).
+   */
+  recipient_time_zone?: boolean;
 }
 
 /** Pinned at launch and never changed after (the contract's consent pin). */

@@ -6,7 +6,7 @@
  *
  * Imported by workflow code: the SDK's define* helpers and types only, no I/O.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineWorkflow } from '../temporal/workflowDefinition';
 
 /** What a person or the integration asked of the run: `running`, `paused` or `cancelled`. */
@@ -117,6 +117,13 @@ export interface CampaignMoveInput {
  * input, its step activity's input and answer, and the pacing constants follow.
  */
 
+/**
+ * Sent by a campaign call's finish step (activities/calls.ts) to its campaign's run: a
+ * live-call place is free, so a run waiting for one looks now instead of at its next poll.
+ * Best effort: a lost signal only delays the run to that poll.
+ */
+export const campaignCallEndedSignal = defineSignal<[{ callId: string }]>('campaignCallEnded');
+
 /** A person owed their call-back, and when it is due (epoch ms, workflow time). */
 export interface DueCallBack {
   position: number;
@@ -137,6 +144,11 @@ export interface VoiceCampaignRunInput {
   active: number[];
   /** Call-backs owed and not yet placed. */
   callBacks: DueCallBack[];
+  /**
+   * `schedule.recipient_time_zone`: people passed over because their own window was shut, and
+   * when it opens (at most `CALL_WAITING_MAX`). Absent in runs started before it.
+   */
+  waiting?: DueCallBack[];
   /** Epoch ms before which the next call may not be placed (the throttle's spacing). */
   nextPlaceAtMs: number | null;
   maxHistoryEvents?: number;
@@ -148,6 +160,8 @@ export interface VoiceCampaignRunState extends CampaignRunState {
   callBacksOwed: number;
   /** True while every live-call place of the workspace is taken. */
   waitingForPlace: boolean;
+  /** People waiting for their own window to open (`schedule.recipient_time_zone`). */
+  waitingForOwnWindow: number;
 }
 
 export type VoiceCampaignRun = (input: VoiceCampaignRunInput) => Promise<VoiceCampaignRunState>;
@@ -170,6 +184,12 @@ export interface VoiceStepInput {
   throttlePerMinute: number;
   /** Cancelled: owed call-backs of these positions are dropped and their records finalised. */
   dropCallBacks?: number[];
+  /** `recipient_time_zone`: people whose own window has opened, called after due call-backs and before new people. */
+  dueWaiting?: number[];
+  /** How many more people the run can hold waiting for their own window. */
+  waitingRoom?: number;
+  /** Cancelled: people waiting for their own window, skipped. */
+  dropWaiting?: number[];
 }
 
 export interface VoiceStepResult {
@@ -180,6 +200,16 @@ export interface VoiceStepResult {
   newCallBacks: DueCallBack[];
   /** The due call-backs this step placed (or finalised because they could not be placed). */
   placedCallBacks: number[];
+  /*
+   * `recipient_time_zone` (optional: results recorded in histories before it lack them, and
+   * a replay reads those).
+   */
+  /** People now waiting for their own window, new or again. */
+  waiting?: DueCallBack[];
+  /** The due waiting people this step called, passed, or set waiting again. */
+  settledWaiting?: number[];
+  /** The run holds no more waiting people and the next new person's window is shut until then. */
+  cursorOpensAtMs?: number | null;
   placed: number;
   /** Every live-call place is taken: try again after `CALL_PLACE_POLL_MS`. */
   waitingForPlace: boolean;
@@ -197,11 +227,18 @@ export const CALL_STEP_SPAN_MS = 5_000;
 export const CALL_STEP_MAX = 10;
 /**
  * How often the run looks at its awaited calls (and for a free live-call place): an activity
- * read of the calls' read models, not a signal per call (docs/decisions.md "Voice campaigns").
+ * read of the calls' read models. A run waiting for a place is woken sooner by
+ * `campaignCallEndedSignal` when one of its calls ends; this poll is the fallback, and the
+ * only way it learns of a place a call of another kind frees (docs/decisions.md "Voice campaigns").
  */
 export const CALL_PLACE_POLL_MS = 10_000;
 /** A call-back goes no sooner than this after the interrupted call's reading. */
 export const CALL_BACK_DELAY_MS = 10 * 60_000;
+/**
+ * At most this many people wait in the run's state for their own window
+ * (`recipient_time_zone`); past that, new people wait in position order.
+ */
+export const CALL_WAITING_MAX = 1_000;
 /** While calls are held for the whole workspace, the run looks again this often. */
 export const CALL_HOLD_POLL_MS = 5 * 60_000;
 /** Ring time of campaign calls (POST /calls default). */

@@ -38,6 +38,7 @@ export interface CampaignRequest {
     throttle_per_minute?: number | null;
     send_window_start_hour?: number | null;
     send_window_end_hour?: number | null;
+    recipient_time_zone?: boolean | null;
   };
   consent: { basis: ConsentBasis; note: string | null } | null;
   sender_id: string | null;
@@ -72,6 +73,7 @@ function channelRefusal(request: CampaignRequest): CreateRefusal | null {
     if (!request.template) return refuse('template_not_found', 'A WhatsApp campaign needs a template.', 'template');
     const voiceField = VOICE_ONLY.find((f) => sent(request, f));
     if (voiceField) return refuse('invalid_argument', `${voiceField} applies to voice campaigns only.`, voiceField);
+    if (request.schedule.recipient_time_zone === true) return refuse('invalid_argument', 'schedule.recipient_time_zone applies to voice campaigns only.', 'schedule.recipient_time_zone');
     return null;
   }
   if (!request.agent_id) return refuse('invalid_argument', 'A voice campaign needs an agent_id.', 'agent_id');
@@ -124,6 +126,8 @@ function scheduleOf(request: CampaignRequest, workspace: WorkspaceDoc): Campaign
     send_window_end_hour: window.endHour,
     requested_start_hour: asked.send_window_start_hour ?? null,
     requested_end_hour: asked.send_window_end_hour ?? null,
+    // A call campaign's own setting; WhatsApp campaigns refuse it and store nothing.
+    ...(request.channel === 'voice' ? { recipient_time_zone: asked.recipient_time_zone === true } : {}),
   };
 }
 

@@ -30,7 +30,7 @@ export async function insertContacts(db: Db, tenantId: string, count: number): P
 
 export interface DraftOptions {
   contactIds: string[];
-  schedule?: { start_at?: Date | null; timezone?: string; throttle_per_minute?: number; send_window_start_hour?: number; send_window_end_hour?: number };
+  schedule?: { start_at?: Date | null; timezone?: string; throttle_per_minute?: number; send_window_start_hour?: number; send_window_end_hour?: number; recipient_time_zone?: boolean };
   consent?: boolean;
 }
 
@@ -76,12 +76,15 @@ export class CountingWhatsAppProvider implements WhatsAppProvider {
 }
 
 /**
- * A zone whose local hour at `at` is 10:00 to 19:00, so a campaign launched then starts at
- * once inside the 09:00 to 21:00 window (Etc/GMT zones name the offset with the opposite sign).
+ * A zone whose local hour at `at` is 11:00 to 17:59, so a campaign launched then starts at
+ * once and has an hour or more before either window closes: the calls' 10:00 to 19:00 and
+ * the messages' 09:00 to 21:00 (Etc/GMT zones name the offset with the opposite sign). The
+ * hour 19 it once allowed is shut for calls: between 07:00 and 07:59 UTC it chose a zone
+ * reading 19:xx and a call campaign launched then waited for the next morning.
  */
 export function zoneOpenAt(at: Date): string {
   const hour = at.getUTCHours();
-  const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => (hour + n + 24) % 24 >= 10 && (hour + n + 24) % 24 <= 19)!;
+  const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => (hour + n + 24) % 24 >= 11 && (hour + n + 24) % 24 < 18)!;
   return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
 }
 

@@ -42,6 +42,8 @@ export function consoleCampaignView(c: CampaignDoc) {
       throttle_per_minute: c.schedule.throttle_per_minute,
       send_window_start_hour: c.schedule.send_window_start_hour,
       send_window_end_hour: c.schedule.send_window_end_hour,
+      // Call campaigns only (beyond the contract): the window in each person's own zone.
+      ...(c.channel === 'voice' ? { recipient_time_zone: c.schedule.recipient_time_zone ?? false } : {}),
     },
     audience: c.audience,
     template: c.template,

@@ -47,6 +47,8 @@ export const createCampaignBody = z.object({
       throttle_per_minute: z.number().int().min(L.throttleMin).max(L.throttleMax).nullable().optional(),
       send_window_start_hour: z.number().int().min(0).max(23).nullable().optional(),
       send_window_end_hour: z.number().int().min(1).max(24).nullable().optional(),
+      /** Beyond the contract (call campaigns): hold each call to the window in the person's own zone, from their number's country. */
+      recipient_time_zone: z.boolean().nullable().optional(),
     })
     .default({}),
   consent: z

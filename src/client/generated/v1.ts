@@ -2767,6 +2767,7 @@ export interface operations {
                         throttle_per_minute?: number | null;
                         send_window_start_hour?: number | null;
                         send_window_end_hour?: number | null;
+                        recipient_time_zone?: boolean | null;
                     };
                     /** @default null */
                     consent?: {

@@ -115,6 +115,28 @@ describe('call campaigns (voice_batch) over HTTP', () => {
       expect(res.body.error).toMatchObject({ code: 'invalid_argument', message: 'Request validation failed.' });
       expect(res.body.error.details.errors.map((e: { loc: string[] }) => e.loc.slice(0, 2).join('.'))).toContain(`body.${field}`);
     });
+
+    it('schedule.recipient_time_zone (beyond the contract): stored and shown with the schedule on a call campaign, off by default; 400 on WhatsApp; a boolean', async () => {
+      const consoleAuth = bearer(api.config.CONSOLE_TOKEN!);
+      const schedule = async (id: string) => (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${id}`).set(consoleAuth)).body.schedule;
+      const on = await create(voice([], { schedule: { timezone: 'Asia/Kolkata', recipient_time_zone: true } }));
+      expect(on.status).toBe(201);
+      expect(await schedule(on.body.campaign_id)).toMatchObject({ timezone: 'Asia/Kolkata', recipient_time_zone: true });
+      const off = await create(voice([]));
+      expect(await schedule(off.body.campaign_id)).toMatchObject({ recipient_time_zone: false });
+
+      const whatsapp = await create({ name: 'Own zones', audience: { contact_ids: [] }, template: { name: 'order_update', variables: ['a', 'b', 'c'] }, schedule: { recipient_time_zone: true } });
+      expect(whatsapp.status).toBe(400);
+      expect(whatsapp.body).toEqual(envelope('invalid_argument', 'schedule.recipient_time_zone applies to voice campaigns only.', { reason: 'invalid_argument', field: 'schedule.recipient_time_zone' }));
+      const whatsappOff = await create({ name: 'Own zones off', audience: { contact_ids: [] }, template: { name: 'order_update', variables: ['a', 'b', 'c'] }, schedule: { recipient_time_zone: false } });
+      expect(whatsappOff.status).toBe(201);
+      expect(await schedule(whatsappOff.body.campaign_id)).not.toHaveProperty('recipient_time_zone');
+
+      const notBoolean = await create(voice([], { schedule: { recipient_time_zone: 'yes' } }));
+      expect(notBoolean.status).toBe(400);
+      expect(notBoolean.body.error).toMatchObject({ code: 'invalid_argument', message: 'Request validation failed.' });
+      expect(notBoolean.body.error.details.errors.map((e: { loc: string[] }) => e.loc)).toContainEqual(['body', 'schedule', 'recipient_time_zone']);
+    });
   });
 
   describe('POST …/evaluate and …/launch (voice checks)', () => {

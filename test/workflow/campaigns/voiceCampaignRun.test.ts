@@ -3,10 +3,12 @@ import { dailyBudgetUsage, liveCallCount, reserveDailyBudget } from '../../../sr
 import { callCollections, utcDay, type CallDoc } from '../../../src/calls/callStore';
 import { collections } from '../../../src/db/collections';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
-import { campaignRunWorkflowId, type VoiceCampaignRunState } from '../../../src/campaigns/contracts';
+import { CALL_PLACE_POLL_MS, campaignRunWorkflowId, type VoiceCampaignRunState } from '../../../src/campaigns/contracts';
 import { controlCampaign } from '../../../src/campaigns/control';
 import { campaignCallProgress, campaignCounters } from '../../../src/campaigns/progress';
+import { nextOpenTime } from '../../../src/campaigns/sendWindow';
 import { readRecipientBatch, type CampaignRecipientDoc } from '../../../src/campaigns/staging';
+import { contactCollections } from '../../../src/contacts/contacts';
 import { eventsCollection } from '../../../src/events/eventStore';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { DROPS_AFTER_FIRST_ANSWER, insertContacts, insertVoiceCampaignDraft, scriptCallee, type VoiceDraftOptions } from '../../support/campaigns';
@@ -287,5 +289,69 @@ describe('the call campaign run (time-skipping)', () => {
     const [r] = await recipients(campaign, 1);
     expect(r!.calls!.length).toBe(1);
     expect(r).toMatchObject({ state: 'called', outcome: { disposition: 'hung_up_early', fields: { address_ok: true } } });
+  });
+
+  it('places the next call as soon as one of its calls ends (the call signals the run), not at its next look', async () => {
+    const ws = await createTestWorkspace(db);
+    const startAt = await utcAt(11, 12);
+    const { campaign, people } = await draft(ws, 11, { schedule: { start_at: startAt, throttle_per_minute: 600 } });
+    // Answered at once, three seconds of talk: the eleventh waits for a place.
+    for (const p of people) await scriptCallee(db, ws.workspaceId, p.phone!, { ring_seconds: 0, talk_seconds: 3, end: 'agent_hangup' });
+    await launch(campaign);
+    await finished(campaign);
+    const rs = await recipients(campaign, 11);
+    expect(rs.every((r) => r.state === 'called')).toBe(true);
+    const firstWave = await Promise.all(rs.slice(0, 10).map((r) => callDoc(r.calls![0]!.call_id)));
+    const firstEnd = Math.min(...firstWave.map((c) => c.ended_at!.getTime()));
+    const eleventh = placedAt(rs[10]!);
+    expect(eleventh).toBeGreaterThanOrEqual(firstEnd);
+    expect(eleventh - firstEnd).toBeLessThan(1_000);
+    expect(eleventh - placedAt(rs[0]!)).toBeLessThan(CALL_PLACE_POLL_MS);
+  });
+
+  it('schedule.recipient_time_zone: a person whose own window is shut waits for it while the others are called at once', async () => {
+    const ws = await createTestWorkspace(db);
+    await collections(db).workspaces.updateOne({ _id: ws.workspaceId }, { $set: { calling_country_codes: ['91', '44'] } });
+    // 06:00 UTC: 11:30 in Kolkata (open), early morning in London (shut until 10:00 there).
+    const startAt = await utcAt(12, 6);
+    const { campaign, people } = await draft(ws, 3, { schedule: { start_at: startAt, throttle_per_minute: 60, recipient_time_zone: true } });
+    expect(campaign.schedule).toMatchObject({ timezone: 'UTC', recipient_time_zone: true });
+    await contactCollections(db).contacts.updateOne({ _id: people[0]!._id }, { $set: { phone: '+442071234567' } });
+    await launch(campaign);
+
+    const londonOpens = nextOpenTime(startAt, { startHour: 10, endHour: 19 }, 'Europe/London');
+    await env.sleep(londonOpens.getTime() - (await env.currentTimeMs()) - 60_000);
+    const before = await recipients(campaign, 3);
+    expect(before.map((r) => r.state)).toEqual(['queued', 'called', 'called']);
+    expect((await handle(campaign).query('campaignRunState')) as VoiceCampaignRunState).toMatchObject({ waitingForOwnWindow: 1 });
+
+    await finished(campaign);
+    const [london, kolkataA, kolkataB] = await recipients(campaign, 3);
+    // Kolkata's window is open at 06:00 UTC although the campaign's zone (UTC) is shut.
+    expectSoonAfter(placedAt(kolkataA!), startAt);
+    expectSoonAfter(placedAt(kolkataB!), new Date(startAt.getTime() + 1_000));
+    expectSoonAfter(placedAt(london!), londonOpens);
+    expect([london, kolkataA, kolkataB].map((r) => r!.state)).toEqual(['called', 'called', 'called']);
+    expect((await findCampaign(db, ws.workspaceId, campaign._id))!.status).toBe('completed');
+  });
+
+  it('schedule.recipient_time_zone: cancel skips a person still waiting for their own window', async () => {
+    const ws = await createTestWorkspace(db);
+    await collections(db).workspaces.updateOne({ _id: ws.workspaceId }, { $set: { calling_country_codes: ['91', '44'] } });
+    const startAt = await utcAt(13, 6);
+    const { campaign, people } = await draft(ws, 2, { schedule: { start_at: startAt, throttle_per_minute: 60, recipient_time_zone: true } });
+    await contactCollections(db).contacts.updateOne({ _id: people[0]!._id }, { $set: { phone: '+442071234567' } });
+    await launch(campaign);
+    await env.sleep(startAt.getTime() - (await env.currentTimeMs()) + 10 * 60_000);
+    expect(((await handle(campaign).query('campaignRunState')) as VoiceCampaignRunState).waitingForOwnWindow).toBe(1);
+    const current = (await findCampaign(db, ws.workspaceId, campaign._id))!;
+    const now = await envNow();
+    const cancelled = await controlCampaign({ db, temporal: env.client, taskQueue, events, now: () => now }, { tenantId: ws.workspaceId, campaignId: campaign._id, action: 'cancel', request: { expected_version: current.version } });
+    expect(cancelled).toMatchObject({ kind: 'done', campaign: { status: 'cancelled' } });
+    await finished(campaign);
+    const [london, kolkata] = await recipients(campaign, 2);
+    expect([london!.state, london!.skip_reason, london!.calls ?? []]).toEqual(['skipped', 'cancelled', []]);
+    expect(kolkata!.state).toBe('called');
+    expect(await campaignCounters(db, campaign._id)).toMatchObject({ sent: 1, skipped: 1 });
   });
 });
