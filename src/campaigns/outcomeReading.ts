@@ -1,29 +1,91 @@
 import type { Db } from 'mongodb';
 import type { Stringifier } from 'csv-stringify';
 import type { CampaignDoc } from './campaign';
-import { OutcomeReportBuilder } from './outcomeReport';
+import { OUTCOME_CHUNK, outcomeChunkId, outcomeCollections, outcomeRow, type OutcomeTalliesDoc } from './outcomeChunks';
+import { OutcomeReportBuilder, type OutcomeRow } from './outcomeReport';
 import { csvRow, outcomesCsvWriter } from './outcomesCsv';
-import { readRecipientBatch, type CampaignRecipientDoc } from './staging';
+import { progressCollection } from './progress';
+import { recipientId, stagingCollections } from './staging';
 
 /**
- * A call campaign's outcome report and CSV, read recipient by recipient: shared by the public
- * routes and the console (whose session callers hold no API key).
+ * A call campaign's outcome report and CSV (shared by the public routes and the console, whose
+ * session callers hold no API key), read from the outcome chunks and their tallies
+ * (outcomeChunks.ts): the report is two point reads, the CSV one per `OUTCOME_CHUNK` people.
+ *
+ * Campaigns that ran before those documents existed still answer, the slow way: their report
+ * is built person by person from the recipient documents, and the CSV reads the recipient
+ * document of every position no chunk holds.
  */
 
-/** Recipients read at once (point reads by `_id`, in flight together). */
-const OUTCOME_PAGE = 200;
+/** Recipient documents read at once where no chunk holds a person (point reads by `_id`). */
+const RECIPIENT_PAGE = 200;
 
-/** Every staged recipient in position order, a page of point reads at a time. */
-export async function* stagedRecipients(db: Db, campaign: Pick<CampaignDoc, '_id' | 'recipients'>): AsyncGenerator<CampaignRecipientDoc> {
-  for (let from = 0; from < campaign.recipients; from += OUTCOME_PAGE) {
-    yield* await readRecipientBatch(db, campaign._id, from, Math.min(OUTCOME_PAGE, campaign.recipients - from));
-  }
+/**
+ * The tallies to build the report from: the stored ones when complete; empty ones when the run
+ * has counted nobody yet (no progress document: everyone is still queued); null when the
+ * campaign was counted before tallies were kept, so only its recipients can tell.
+ */
+async function usableTallies(db: Db, campaignId: string): Promise<Pick<OutcomeTalliesDoc, 'chunks'> | null> {
+  const tallies = await outcomeCollections(db).tallies.findOne({ _id: campaignId });
+  if (tallies) return tallies.complete ? tallies : null;
+  const counted = await progressCollection(db).findOne({ _id: campaignId }, { projection: { _id: 1 } });
+  return counted ? null : { chunks: {} };
 }
 
 export async function buildOutcomeReport(db: Db, campaign: CampaignDoc, at: Date) {
   const report = new OutcomeReportBuilder(campaign.capture);
-  for await (const doc of stagedRecipients(db, campaign)) report.add(doc);
+  const tallies = await usableTallies(db, campaign._id);
+  if (tallies) {
+    // Position order: a text field keeps its first samples.
+    const order = Object.keys(tallies.chunks).map(Number).sort((a, b) => a - b);
+    for (const k of order) report.absorb(tallies.chunks[String(k)]!);
+    // Positions no chunk holds were never counted: still queued, never called.
+    report.addUntouched(campaign.recipients - report.recipients);
+  } else {
+    for await (const row of outcomeRows(db, campaign)) report.add(row);
+  }
   return report.build(campaign, at);
+}
+
+/** Recipient documents of the given positions, as rows, in the order given. */
+async function recipientRows(db: Db, campaignId: string, positions: number[]): Promise<OutcomeRow[]> {
+  const { recipients } = stagingCollections(db);
+  const rows: OutcomeRow[] = [];
+  for (let i = 0; i < positions.length; i += RECIPIENT_PAGE) {
+    const docs = await Promise.all(positions.slice(i, i + RECIPIENT_PAGE).map((p) => recipients.findOne({ _id: recipientId(campaignId, p) })));
+    for (const doc of docs) if (doc) rows.push(outcomeRow(doc));
+  }
+  return rows;
+}
+
+/** One chunk's people in position order: its stored rows, and the recipient documents of positions it lacks. */
+async function chunkRows(db: Db, campaign: Pick<CampaignDoc, '_id' | 'recipients'>, k: number): Promise<OutcomeRow[]> {
+  const from = k * OUTCOME_CHUNK;
+  const until = Math.min(campaign.recipients, from + OUTCOME_CHUNK);
+  const doc = await outcomeCollections(db).chunks.findOne({ _id: outcomeChunkId(campaign._id, k) });
+  const stored = (doc?.rows ?? []).filter((row) => row.position >= from && row.position < until);
+  if (stored.length === until - from) return stored;
+  const held = new Set(stored.map((row) => row.position));
+  const missing = Array.from({ length: until - from }, (_, i) => from + i).filter((p) => !held.has(p));
+  const read = await recipientRows(db, campaign._id, missing);
+  return [...stored, ...read].sort((a, b) => a.position - b.position);
+}
+
+/** Every staged person in position order, a chunk at a time, the next chunk read while this one is used. */
+export async function* outcomeRows(db: Db, campaign: Pick<CampaignDoc, '_id' | 'recipients'>): AsyncGenerator<OutcomeRow> {
+  const count = Math.ceil(campaign.recipients / OUTCOME_CHUNK);
+  const read = (k: number) => {
+    const rows = chunkRows(db, campaign, k);
+    // Its failure is seen when it is awaited; until then it must not count as unhandled.
+    void rows.catch(() => undefined);
+    return rows;
+  };
+  let next = count > 0 ? read(0) : null;
+  for (let k = 0; k < count; k++) {
+    const rows = await next!;
+    next = k + 1 < count ? read(k + 1) : null;
+    yield* rows;
+  }
 }
 
 /**
@@ -34,8 +96,8 @@ export function streamOutcomesCsv(db: Db, campaign: CampaignDoc): Stringifier {
   const writer = outcomesCsvWriter(campaign.capture);
   void (async () => {
     try {
-      for await (const doc of stagedRecipients(db, campaign)) {
-        if (!writer.write(csvRow(doc, campaign.capture))) await new Promise((resolve) => writer.once('drain', resolve));
+      for await (const row of outcomeRows(db, campaign)) {
+        if (!writer.write(csvRow(row, campaign.capture))) await new Promise((resolve) => writer.once('drain', resolve));
       }
       writer.end();
     } catch (err) {

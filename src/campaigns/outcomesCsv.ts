@@ -1,7 +1,7 @@
 import { stringify, type Stringifier } from 'csv-stringify';
 import type { FieldValue } from '../calls/result';
 import type { Capture } from '../calls/types';
-import type { CampaignRecipientDoc } from './staging';
+import type { OutcomeRow } from './outcomeReport';
 
 /**
  * GET …/outcomes.csv (campaigns-tickets-dues §4): one row per person in audience order, one
@@ -48,7 +48,7 @@ export function csvColumns(capture: Capture | null): string[] {
   return [...FIXED_COLUMNS, ...keys, ...keys.flatMap((k) => [`evidence:${k}`, `evidence_turn:${k}`])];
 }
 
-export function csvRow(doc: CampaignRecipientDoc, capture: Capture | null): string[] {
+export function csvRow(doc: OutcomeRow, capture: Capture | null): string[] {
   const o = doc.outcome ?? null;
   const calls = doc.calls ?? [];
   const keys = (capture?.fields ?? []).map((f) => f.key);

@@ -76,12 +76,14 @@ export class CountingWhatsAppProvider implements WhatsAppProvider {
 }
 
 /**
- * A zone whose local hour at `at` is 10:00 to 19:00, so a campaign launched then starts at
- * once inside the 09:00 to 21:00 window (Etc/GMT zones name the offset with the opposite sign).
+ * A zone whose local hour at `at` is 10:00 to 18:59, so a campaign launched then starts at
+ * once inside the 09:00 to 21:00 window, and a call campaign inside its 10:00 to 19:00 one
+ * (Etc/GMT zones name the offset with the opposite sign). Hour 19 is not open for calls: at
+ * 07:xx UTC the first zone found used to be 19:xx local, and the call campaign never started.
  */
 export function zoneOpenAt(at: Date): string {
   const hour = at.getUTCHours();
-  const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => (hour + n + 24) % 24 >= 10 && (hour + n + 24) % 24 <= 19)!;
+  const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => (hour + n + 24) % 24 >= 10 && (hour + n + 24) % 24 <= 18)!;
   return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
 }
 
