@@ -4,7 +4,7 @@ import { CALL_PROGRESS_NAMES, ZERO_CALL_PROGRESS, callProgressOf, type CallProgr
 import { CAMPAIGN_COUNT_CHUNK } from './contracts';
 import { OutcomeFold, outcomeChunkOf, outcomeRow } from './outcomeChunks';
 import type { OutcomeRow } from './outcomeReport';
-import { readRecipientBatch, type CampaignRecipientDoc, type RecipientState } from './staging';
+import { readRecipientBatch, type RecipientState } from './staging';
 import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
 
 /**
