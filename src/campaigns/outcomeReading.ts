@@ -1,16 +1,17 @@
 import type { Db } from 'mongodb';
-import type { Stringifier } from 'csv-stringify';
+import { PassThrough, type Readable } from 'node:stream';
 import type { CampaignDoc } from './campaign';
 import { OUTCOME_CHUNK, outcomeChunkId, outcomeCollections, outcomeRow, type OutcomeTalliesDoc } from './outcomeChunks';
 import { OutcomeReportBuilder, type OutcomeRow } from './outcomeReport';
-import { csvRow, outcomesCsvWriter } from './outcomesCsv';
+import { csvHead, csvRowsText } from './outcomesCsv';
 import { progressCollection } from './progress';
 import { recipientId, stagingCollections } from './staging';
 
 /**
  * A call campaign's outcome report and CSV (shared by the public routes and the console, whose
  * session callers hold no API key), read from the outcome chunks and their tallies
- * (outcomeChunks.ts): the report is two point reads, the CSV one per `OUTCOME_CHUNK` people.
+ * (outcomeChunks.ts): the report is two point reads, the CSV one per `OUTCOME_CHUNK` people
+ * (the chunk's rows kept as CSV text).
  *
  * Campaigns that ran before those documents existed still answer, the slow way: their report
  * is built person by person from the recipient documents, and the CSV reads the recipient
@@ -89,20 +90,48 @@ export async function* outcomeRows(db: Db, campaign: Pick<CampaignDoc, '_id' | '
 }
 
 /**
- * The CSV as a stream: rows are written as they are read, and the writer's buffer bounds what
- * waits for the client. A read failure ends the stream with that error.
+ * One chunk's CSV text: as the run wrote it when its rows hold every position of the chunk,
+ * else rendered now from its rows and the recipient documents of the positions it lacks.
  */
-export function streamOutcomesCsv(db: Db, campaign: CampaignDoc): Stringifier {
-  const writer = outcomesCsvWriter(campaign.capture);
+async function chunkCsv(db: Db, campaign: CampaignDoc, k: number): Promise<string> {
+  const from = k * OUTCOME_CHUNK;
+  const until = Math.min(campaign.recipients, from + OUTCOME_CHUNK);
+  const written = await outcomeCollections(db).csv.findOne({ _id: outcomeChunkId(campaign._id, k) });
+  if (written && written.rows === until - from) return written.text;
+  return csvRowsText(await chunkRows(db, campaign, k), campaign.capture);
+}
+
+/**
+ * The CSV as a stream: the header, then each chunk's rows as they are read (the next chunk
+ * read while this one is sent), waiting while the client is behind. Byte for byte what
+ * csv-stringify's streaming writer gives (outcomesCsv.ts). A read failure ends the stream
+ * with that error.
+ */
+export function streamOutcomesCsv(db: Db, campaign: CampaignDoc): Readable {
+  const out = new PassThrough();
+  const send = async (text: string) => {
+    if (!out.write(text)) await new Promise((resolve) => out.once('drain', resolve));
+  };
   void (async () => {
     try {
-      for await (const row of outcomeRows(db, campaign)) {
-        if (!writer.write(csvRow(row, campaign.capture))) await new Promise((resolve) => writer.once('drain', resolve));
+      await send(csvHead(campaign.capture));
+      const count = Math.ceil(campaign.recipients / OUTCOME_CHUNK);
+      const read = (k: number) => {
+        const text = chunkCsv(db, campaign, k);
+        // Its failure is seen when it is awaited; until then it must not count as unhandled.
+        void text.catch(() => undefined);
+        return text;
+      };
+      let next = count > 0 ? read(0) : null;
+      for (let k = 0; k < count; k++) {
+        const text = await next!;
+        next = k + 1 < count ? read(k + 1) : null;
+        await send(text);
       }
-      writer.end();
+      out.end();
     } catch (err) {
-      writer.destroy(err as Error);
+      out.destroy(err as Error);
     }
   })();
-  return writer;
+  return out;
 }

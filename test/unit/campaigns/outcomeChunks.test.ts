@@ -3,6 +3,8 @@ import { pendingResult } from '../../../src/calls/types';
 import { mergeCalls, type FinishedCall, type MergedOutcome } from '../../../src/campaigns/callOutcomes';
 import { OUTCOME_CHUNK, mergeRows, outcomeChunkOf, tallyRows } from '../../../src/campaigns/outcomeChunks';
 import { OutcomeReportBuilder, TEXT_SAMPLES, type OutcomeRow, type OutcomeTally } from '../../../src/campaigns/outcomeReport';
+import { csvColumns, csvHead, csvRowsText, csvRow } from '../../../src/campaigns/outcomesCsv';
+import { stringify } from 'csv-stringify';
 import { VOICE_TEST_CAPTURE } from '../../support/campaigns';
 
 const capture: Capture = {
@@ -114,6 +116,22 @@ describe('outcome chunks and their tallies', () => {
       value && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value).flatMap(([k, v]) => [k, ...names(v)]) : Array.isArray(value) ? value.flatMap(names) : [];
     expect(names(tally).filter((k) => k.includes('.') || k.startsWith('$'))).toEqual([]);
     expect(fromTallies([tally], 1)).toEqual(personByPerson([odd]));
+  });
+});
+
+describe('the CSV text kept per chunk', () => {
+  it('is, after the head, byte for byte what csv-stringify’s streaming writer gives for the same rows', async () => {
+    const odd = (position: number, name: string, notes: string): OutcomeRow => ({ ...row(1), position, name, outcome: outcome(position, { ok: true, notes }, 'completed') });
+    const rows = [odd(0, '=SUM(A1:A9)', '@cmd'), odd(1, 'Zoë "Z", Jr.', 'line one\r\nline two'), row(2), row(4), odd(5, '+919812345678', '-3')];
+    const writer = stringify({ bom: true, header: true, columns: csvColumns(capture), record_delimiter: 'windows' });
+    const chunks: string[] = [];
+    writer.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
+    const ended = new Promise((resolve) => writer.on('end', resolve));
+    for (const r of rows) writer.write(csvRow(r, capture));
+    writer.end();
+    await ended;
+    expect(csvHead(capture) + csvRowsText(rows.slice(0, 2), capture) + csvRowsText(rows.slice(2), capture)).toBe(chunks.join(''));
+    expect(csvRowsText([], capture)).toBe('');
   });
 });
 
