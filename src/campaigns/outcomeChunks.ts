@@ -12,27 +12,37 @@ import type { CampaignRecipientDoc } from './staging';
  * CPU whatever its size, so reading every person's recipient document costs minutes; these
  * documents let the report read one document and the CSV one per `OUTCOME_CHUNK` people.
  *
- * - `campaign_outcome_chunks` `<campaign_id>:<k>`: the rows (a person's position, contact,
- *   state, calls and merged outcome) of positions `[k × OUTCOME_CHUNK, (k + 1) × OUTCOME_CHUNK)`
- *   that the run has counted, in position order.
- * - `campaign_outcome_tallies` `<campaign_id>`: each chunk's report tallies
- *   (outcomeReport.ts `OutcomeTally`), recomputed whole from the chunk's rows.
- * - `campaign_outcome_csv` `<campaign_id>:<k>`: the chunk's rows as CSV text (outcomesCsv.ts
- *   `csvRowsText`), one string: FerretDB decodes a document value by value (≈ 0.28 ms of CPU
- *   per person for the structured rows, measured), and one string is one value.
+ * - `campaign_outcome_chunks` `<campaign_id>:<k>`: positions `[k × OUTCOME_CHUNK,
+ *   (k + 1) × OUTCOME_CHUNK)` in parts, one per count chunk (progress.ts, 100 people) the run
+ *   has counted: the part's rows as CSV text (outcomesCsv.ts `csvRowsText`, one string) and
+ *   their report tally (outcomeReport.ts `OutcomeTally`). Text, not structured rows: FerretDB
+ *   decodes a document value by value (measured: 0.28 ms of CPU per person for structured
+ *   rows of ≈ 40 values), and a string is one value.
+ * - `campaign_outcome_tallies` `<campaign_id>`: each outcome chunk's tally, its parts' added up.
  *
- * Both are written by the recount (progress.ts) from the recipient documents it has just read,
- * never incremented: a chunk's rows are replaced by position and its tally recomputed from
- * them, so folding a person twice counts them once, and FerretDB's non-atomic `$inc` is never
+ * Both are written by the recount (progress.ts) from the recipient documents of whole count
+ * chunks it has just read, never incremented: a part is replaced whole and the chunk's tally
+ * recomputed from its parts, so folding a person twice counts them once, and FerretDB's non-atomic `$inc` is never
  * relied on. The run's activities are its only writers while it runs (one at a time); a
  * console re-read refolds one person the same way (refoldCall.ts).
  *
- * A position no chunk holds yet was never counted, so it is still `queued` with no call: the
+ * A position no part holds yet was never counted, so it is still `queued` with no call: the
  * report counts it as staged and outstanding, and the CSV reads its recipient document.
  */
 
 /** People per outcome chunk: whole count chunks (progress.ts), so a recount fills whole rows. */
 export const OUTCOME_CHUNK = 5 * CAMPAIGN_COUNT_CHUNK;
+
+/** One count chunk's people within an outcome chunk. */
+export interface OutcomePart {
+  /** The count chunk's index (progress.ts `chunkOf`). */
+  part: number;
+  /** How many people: the count chunk's staged positions. */
+  rows: number;
+  /** Their rows as the CSV writes them (outcomesCsv.ts `csvRowsText`). */
+  text: string;
+  tally: OutcomeTally;
+}
 
 export interface OutcomeChunkDoc {
   /** `<campaign_id>:<k>`. */
@@ -40,8 +50,8 @@ export interface OutcomeChunkDoc {
   tenant_id: string;
   campaign_id: string;
   chunk: number;
-  /** In position order; only positions counted so far. */
-  rows: OutcomeRow[];
+  /** By `part`, only those counted so far. */
+  parts: OutcomePart[];
   updated_at: Date;
 }
 
@@ -60,26 +70,13 @@ export interface OutcomeTalliesDoc {
   updated_at: Date;
 }
 
-export interface OutcomeCsvDoc {
-  /** `<campaign_id>:<k>`, as the chunk's. */
-  _id: string;
-  tenant_id: string;
-  campaign_id: string;
-  chunk: number;
-  /** How many rows the text holds (the chunk's rows, in position order). */
-  rows: number;
-  text: string;
-  updated_at: Date;
-}
-
 export const outcomeChunkOf = (position: number): number => Math.floor(position / OUTCOME_CHUNK);
 export const outcomeChunkId = (campaignId: string, chunk: number): string => `${campaignId}:${chunk}`;
 
-export function outcomeCollections(db: Db): { chunks: Collection<OutcomeChunkDoc>; tallies: Collection<OutcomeTalliesDoc>; csv: Collection<OutcomeCsvDoc> } {
+export function outcomeCollections(db: Db): { chunks: Collection<OutcomeChunkDoc>; tallies: Collection<OutcomeTalliesDoc> } {
   return {
     chunks: db.collection<OutcomeChunkDoc>('campaign_outcome_chunks'),
     tallies: db.collection<OutcomeTalliesDoc>('campaign_outcome_tallies'),
-    csv: db.collection<OutcomeCsvDoc>('campaign_outcome_csv'),
   };
 }
 
@@ -103,17 +100,29 @@ export function tallyRows(rows: readonly OutcomeRow[], capture: Capture | null):
   return builder.tally();
 }
 
-/** Replaces the rows of the same positions, keeping the others; position order. */
-export function mergeRows(stored: readonly OutcomeRow[], fresh: readonly OutcomeRow[]): OutcomeRow[] {
-  const byPosition = new Map(stored.map((row) => [row.position, row]));
-  for (const row of fresh) byPosition.set(row.position, row);
-  return [...byPosition.values()].sort((a, b) => a.position - b.position);
+/** A count chunk's people as a part: their CSV text and tally. */
+export function partOf(part: number, rows: readonly OutcomeRow[], capture: Capture | null): OutcomePart {
+  return { part, rows: rows.length, text: csvRowsText(rows, capture), tally: tallyRows(rows, capture) };
+}
+
+/** Replaces the parts counted again, keeping the others; by part. */
+export function mergeParts(stored: readonly OutcomePart[], fresh: readonly OutcomePart[]): OutcomePart[] {
+  const byPart = new Map(stored.map((p) => [p.part, p]));
+  for (const p of fresh) byPart.set(p.part, p);
+  return [...byPart.values()].sort((a, b) => a.part - b.part);
+}
+
+/** An outcome chunk's tally: its parts' tallies added up in position order. */
+export function chunkTally(parts: readonly OutcomePart[], capture: Capture | null): OutcomeTally {
+  const builder = new OutcomeReportBuilder(capture);
+  for (const p of parts) builder.absorb(p.tally);
+  return builder.tally();
 }
 
 /**
- * Folds freshly read rows into their chunks, and the chunks' tallies into the campaign's
- * tallies: `chunk` per outcome chunk (in any order), then `close`. Safe to repeat: rows replace
- * rows, a chunk's tally is recomputed whole from its rows.
+ * Folds freshly read rows into their chunks' parts, and the chunks' tallies into the
+ * campaign's tallies: `chunk` per outcome chunk (in any order), then `close`. Safe to repeat:
+ * a part is replaced whole, a chunk's tally recomputed from its parts.
  */
 export class OutcomeFold {
   private readonly tallied: Record<string, OutcomeTally>;
@@ -134,16 +143,23 @@ export class OutcomeFold {
     return new OutcomeFold(db, input, campaign?.capture ?? null, stored, input.at);
   }
 
-  /** The rows of chunk `k` just read; `whole` when they are every staged position of the chunk. */
+  /**
+   * The rows of chunk `k` just read, whole count chunks (a part each); `whole` when they are
+   * every staged position of the chunk (the stored parts are not read).
+   */
   async chunk(k: number, fresh: readonly OutcomeRow[], whole: boolean): Promise<void> {
-    const { chunks, csv } = outcomeCollections(this.db);
+    const { chunks } = outcomeCollections(this.db);
     const _id = outcomeChunkId(this.ids.campaignId, k);
+    const byPart = new Map<number, OutcomeRow[]>();
+    for (const row of fresh) {
+      const p = Math.floor(row.position / CAMPAIGN_COUNT_CHUNK);
+      byPart.set(p, [...(byPart.get(p) ?? []), row]);
+    }
+    const counted = [...byPart.entries()].map(([p, rows]) => partOf(p, [...rows].sort((a, b) => a.position - b.position), this.capture));
     const before = whole ? null : await chunks.findOne({ _id });
-    const rows = mergeRows(before?.rows ?? [], fresh);
-    const base = { tenant_id: this.ids.tenantId, campaign_id: this.ids.campaignId, chunk: k, updated_at: this.at };
-    await chunks.replaceOne({ _id }, { ...base, rows }, { upsert: true });
-    await csv.replaceOne({ _id }, { ...base, rows: rows.length, text: csvRowsText(rows, this.capture) }, { upsert: true });
-    this.tallied[String(k)] = tallyRows(rows, this.capture);
+    const parts = mergeParts(before?.parts ?? [], counted);
+    await chunks.replaceOne({ _id }, { tenant_id: this.ids.tenantId, campaign_id: this.ids.campaignId, chunk: k, parts, updated_at: this.at }, { upsert: true });
+    this.tallied[String(k)] = chunkTally(parts, this.capture);
   }
 
   /**

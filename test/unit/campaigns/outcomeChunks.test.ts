@@ -1,7 +1,7 @@
 import type { CallResult, Capture, Disposition } from '../../../src/calls/types';
 import { pendingResult } from '../../../src/calls/types';
 import { mergeCalls, type FinishedCall, type MergedOutcome } from '../../../src/campaigns/callOutcomes';
-import { OUTCOME_CHUNK, mergeRows, outcomeChunkOf, tallyRows } from '../../../src/campaigns/outcomeChunks';
+import { OUTCOME_CHUNK, chunkTally, mergeParts, outcomeChunkOf, partOf, tallyRows } from '../../../src/campaigns/outcomeChunks';
 import { OutcomeReportBuilder, TEXT_SAMPLES, type OutcomeRow, type OutcomeTally } from '../../../src/campaigns/outcomeReport';
 import { csvColumns, csvHead, csvRowsText, csvRow } from '../../../src/campaigns/outcomesCsv';
 import { stringify } from 'csv-stringify';
@@ -91,22 +91,30 @@ describe('outcome chunks and their tallies', () => {
     expect(fromTallies(chunked(counted), rows.length)).toEqual(personByPerson([...counted, ...untouched]));
   });
 
-  it('is idempotent: folding the same people again (a retried step) counts each once', () => {
+  it('a chunk’s tally from its parts (count chunks of 100) is the tally of its rows', () => {
     const chunk = rows.slice(0, OUTCOME_CHUNK);
-    const once = tallyRows(mergeRows([], chunk), capture);
-    const again = mergeRows(mergeRows(chunk, chunk.slice(10, 30)), chunk.slice(10, 30));
-    expect(again).toEqual(chunk);
-    expect(tallyRows(again, capture)).toEqual(once);
+    const parts = [0, 1, 2, 3, 4].map((p) => partOf(p, chunk.slice(p * 100, (p + 1) * 100), capture));
+    expect(chunkTally(parts, capture)).toEqual(tallyRows(chunk, capture));
+    expect(parts.map((p) => p.rows)).toEqual([100, 100, 100, 100, 100]);
   });
 
-  it('a person folded again with a new outcome replaces their row: the tally moves, nothing is counted twice', () => {
-    const chunk = rows.slice(0, 40);
-    const before = tallyRows(chunk, capture);
-    const changed: OutcomeRow = { ...chunk[3]!, outcome: outcome(3, { ok: true, slot: 'Evening' }, 'completed') };
-    const after = tallyRows(mergeRows(chunk, [changed]), capture);
-    expect(after.totals.recipients).toBe(before.totals.recipients);
-    expect(after.dispositions.completed).toBe(before.dispositions.completed + (chunk[3]!.outcome!.disposition === 'completed' ? 0 : 1));
-    expect(fromTallies([after], 40)).toEqual(personByPerson(mergeRows(chunk, [changed])));
+  it('is idempotent: folding the same people again (a retried step) counts each once', () => {
+    const chunk = rows.slice(0, OUTCOME_CHUNK);
+    const parts = [0, 1, 2, 3, 4].map((p) => partOf(p, chunk.slice(p * 100, (p + 1) * 100), capture));
+    const again = mergeParts(mergeParts(parts, [partOf(2, chunk.slice(200, 300), capture)]), [partOf(2, chunk.slice(200, 300), capture)]);
+    expect(again).toEqual(parts);
+    expect(chunkTally(again, capture)).toEqual(tallyRows(chunk, capture));
+  });
+
+  it('a person folded again with a new outcome replaces their part: the tally moves, nothing is counted twice', () => {
+    const chunk = rows.slice(0, 200);
+    const changed: OutcomeRow = { ...chunk[103]!, outcome: outcome(103, { ok: true, slot: 'Evening' }, 'completed') };
+    const after = [...chunk.slice(0, 103), changed, ...chunk.slice(104)];
+    const parts = mergeParts([partOf(0, chunk.slice(0, 100), capture), partOf(1, chunk.slice(100), capture)], [partOf(1, after.slice(100), capture)]);
+    const tally = chunkTally(parts, capture);
+    expect(tally.totals.recipients).toBe(200);
+    expect(tally).toEqual(tallyRows(after, capture));
+    expect(fromTallies([tally], 200)).toEqual(personByPerson(after));
   });
 
   it('stores no answer as a field name (answers may hold dots or start with $)', () => {
@@ -166,7 +174,7 @@ describe('a re-read recomputes the merged outcome from the calls as they now rea
     expect(before.disposition).toBe('hung_up_early');
     expect(after.disposition).toBe('completed');
     const person = (o: MergedOutcome): OutcomeRow => ({ position: 0, contact_id: 'c', name: null, to: '+91', state: 'called', calls: [{ call_id: 'call_1', kind: 'first', placed_at: new Date(0), answered: true, ended_at: null, disposition: o.disposition, result_state: 'ready' }], outcome: o });
-    const tally = tallyRows(mergeRows([person(before)], [person(after)]), VOICE_TEST_CAPTURE);
+    const tally = chunkTally(mergeParts([partOf(0, [person(before)], VOICE_TEST_CAPTURE)], [partOf(0, [person(after)], VOICE_TEST_CAPTURE)]), VOICE_TEST_CAPTURE);
     expect(tally.dispositions).toMatchObject({ completed: 1, hung_up_early: 0 });
     expect(tally.totals).toMatchObject({ recipients: 1, completed: 1 });
   });
