@@ -6,6 +6,7 @@ import { collections } from '../src/db/collections';
 import { releaseLiveSlot, returnDailyBudget } from '../src/calls/admission';
 import { callCollections, type CallDoc } from '../src/calls/callStore';
 import { insertIfAbsent } from '../src/db/insertIfAbsent';
+import { refoldCampaignCall } from '../src/campaigns/refoldCall';
 import { withPlanLease } from '../src/workspaces/planLease';
 import { callLifecycleEvent, callOutcomeData } from '../src/calls/events';
 import { buildResult, failedResult } from '../src/calls/result';
@@ -59,6 +60,8 @@ export interface RecordReadingInput {
   outcome: { kind: 'read'; reading: Reading } | { kind: 'decided'; decided: 'unanswered' | 'no_conversation' } | { kind: 'failed' };
   /** Keep a ready result when this reading failed (console re-reads). */
   keepReadyOnFailure: boolean;
+  /** A console re-read: a campaign call's person is refolded (src/campaigns/refoldCall.ts). */
+  reread?: boolean;
   /** ISO, from workflow time. */
   readAt: string;
 }
@@ -235,8 +238,9 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
     },
 
     /**
-     * Writes a reading as the call's result and emits its `call.outcome`. Safe to retry: the
-     * reading number guards the write and dedupes the event.
+     * Writes a reading as the call's result and emits its `call.outcome`; a re-read of a
+     * campaign call then refolds its person's merged outcome. Safe to retry: the reading number
+     * guards the write and dedupes the event, and the refold depends only on the calls' readings.
      */
     async recordReading(input: RecordReadingInput): Promise<CallResult['state']> {
       const call = await loadCall(input.callId);
@@ -261,6 +265,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
           data: callOutcomeData(current, result, dedupeKey),
           createdAt: new Date(input.readAt),
         });
+        if (input.reread) await refoldCampaignCall(db, call._id, new Date(input.readAt));
       }
       return result.state;
     },

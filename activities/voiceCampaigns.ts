@@ -4,16 +4,16 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../src/config';
 import { callCollections, type CallDoc } from '../src/calls/callStore';
-import { fieldEvidence } from '../src/calls/evidence';
 import type { CallRefusalReason } from '../src/calls/guards';
 import { placeCall } from '../src/calls/placeCall';
-import { answersSoFar, callBackCapture, mergeOutcome, owesCallBack, type FinishedCall, type RecipientCall } from '../src/campaigns/callOutcomes';
+import { answersSoFar, callBackCapture, mergeCalls, mergeOutcome, owesCallBack, type RecipientCall } from '../src/campaigns/callOutcomes';
 import { findCampaign, type CampaignDoc } from '../src/campaigns/campaign';
 import { readVoiceReadiness } from '../src/campaigns/evaluate';
 import { chunkOf, recount } from '../src/campaigns/progress';
 import type { RecipientReason } from '../src/campaigns/recipients';
 import { recipientTimeZone } from '../src/campaigns/recipientZone';
 import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
+import { callEntry, finishedCall, linkCall } from '../src/campaigns/refoldCall';
 import { recipientId, stagingCollections, type CampaignRecipientDoc } from '../src/campaigns/staging';
 import {
   CALL_BACK_DELAY_MS,
@@ -56,19 +56,6 @@ export function createVoiceCampaignActivities(deps: VoiceCampaignActivityDeps) {
 
   const readRecipient = (campaignId: string, position: number) => recipients.findOne({ _id: recipientId(campaignId, position) });
 
-  /** The call's record on the recipient, from its read model. */
-  function callEntry(call: CallDoc, kind: RecipientCall['kind']): RecipientCall {
-    return {
-      call_id: call._id,
-      kind,
-      placed_at: call.created_at,
-      answered: call.result.state === 'pending' ? null : call.started_at !== null,
-      ended_at: call.ended_at,
-      disposition: call.result.disposition,
-      result_state: call.result.state,
-    };
-  }
-
   /**
    * Folds the awaited call into the person's outcome once its result is in. Answers `awaiting`
    * while the call is live or unread, `missing` when the call was never written (its placing
@@ -86,11 +73,14 @@ export function createVoiceCampaignActivities(deps: VoiceCampaignActivityDeps) {
     const call = await calls.findOne({ _id: pending.call_id });
     if (!call) return 'missing';
     if (call.result.state === 'pending') return 'awaiting';
-    const result = { ...call.result, read_at: call.result.read_at?.toISOString() ?? null };
-    const finished: FinishedCall = { call_id: call._id, result, evidence: fieldEvidence(call.capture, call.transcript ?? [], result.fields) };
-    const outcome = mergeOutcome(doc.outcome ?? null, finished, campaign.capture);
+    const finished = finishedCall(call);
     const entry = callEntry(call, pending.kind);
-    const history = [...(doc.calls ?? []).filter((c) => c.call_id !== call._id), entry];
+    const before = (doc.calls ?? []).filter((c) => c.call_id !== call._id);
+    // Every call as it reads now: an earlier one may have been re-read since it was folded in.
+    const earlier = await Promise.all(before.map((c) => calls.findOne({ _id: c.call_id })));
+    const reread = earlier.every((c): c is CallDoc => c !== null && c.result.state !== 'pending');
+    const outcome = reread ? mergeCalls([...earlier.map(finishedCall), finished], campaign.capture)! : mergeOutcome(doc.outcome ?? null, finished, campaign.capture);
+    const history = [...(reread ? earlier.map((c, i) => callEntry(c, before[i]!.kind)) : before), entry];
     const owed = owesCallBack({ callBackIncomplete: campaign.call_back_incomplete, calls: history, outcome, last: finished });
     const dueAt = owed ? new Date(at.getTime() + CALL_BACK_DELAY_MS) : null;
     await recipients.updateOne(
@@ -122,6 +112,8 @@ export function createVoiceCampaignActivities(deps: VoiceCampaignActivityDeps) {
       callId = newId('call', at);
       await recipients.updateOne({ _id: doc._id }, { $set: { call_pending: { call_id: callId, kind } } });
     }
+    // So a console re-read of the call finds its person (refoldCall.ts).
+    await linkCall(deps.db, { _id: callId, tenant_id: campaign.tenant_id, campaign_id: campaign._id, position: doc.position });
     const outcome = doc.outcome ?? null;
     const callBack = kind === 'call_back' && outcome !== null;
     const placed = await placeCall(

@@ -20,10 +20,10 @@ export async function readAndRecord(
 ): Promise<ReadingState> {
   try {
     const read = await reader.readCall({ callId });
-    return await record({ callId, reading, outcome: { kind: 'read', reading: read }, keepReadyOnFailure: reread, readAt: workflowNowIso() });
+    return await record({ callId, reading, outcome: { kind: 'read', reading: read }, keepReadyOnFailure: reread, reread, readAt: workflowNowIso() });
   } catch (err) {
     // Attempts used up, a permanent refusal, or timeouts: the reading failed.
     if (!(err instanceof ActivityFailure)) throw err;
-    return await record({ callId, reading, outcome: { kind: 'failed' }, keepReadyOnFailure: reread, readAt: workflowNowIso() });
+    return await record({ callId, reading, outcome: { kind: 'failed' }, keepReadyOnFailure: reread, reread, readAt: workflowNowIso() });
   }
 }

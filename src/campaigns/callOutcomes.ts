@@ -115,6 +115,15 @@ export function mergeOutcome(previous: MergedOutcome | null, call: FinishedCall,
   };
 }
 
+/**
+ * The person's record from all their finished calls, in the order they were placed: the same
+ * as folding each in as it ended, and what a re-read of one of them recomputes (the call's
+ * reading is replaced; the rules across the calls still hold).
+ */
+export function mergeCalls(calls: readonly FinishedCall[], capture: Capture | null): MergedOutcome | null {
+  return calls.reduce<MergedOutcome | null>((merged, call) => mergeOutcome(merged, call, capture), null);
+}
+
 /** Dispositions of a call that ended partway through the questions. */
 const ENDED_PARTWAY: ReadonlySet<Disposition> = new Set(['partial', 'hung_up_early']);
 

@@ -1,46 +1,115 @@
 import type { Db } from 'mongodb';
-import type { Stringifier } from 'csv-stringify';
+import { PassThrough, type Readable } from 'node:stream';
 import type { CampaignDoc } from './campaign';
-import { OutcomeReportBuilder } from './outcomeReport';
-import { csvRow, outcomesCsvWriter } from './outcomesCsv';
-import { readRecipientBatch, type CampaignRecipientDoc } from './staging';
+import { CAMPAIGN_COUNT_CHUNK } from './contracts';
+import { OUTCOME_CHUNK, outcomeChunkId, outcomeCollections, outcomeRow, type OutcomeTalliesDoc } from './outcomeChunks';
+import { OutcomeReportBuilder, type OutcomeRow } from './outcomeReport';
+import { csvHead, csvRowsText } from './outcomesCsv';
+import { progressCollection } from './progress';
+import { readRecipientBatch } from './staging';
 
 /**
- * A call campaign's outcome report and CSV, read recipient by recipient: shared by the public
- * routes and the console (whose session callers hold no API key).
+ * A call campaign's outcome report and CSV (shared by the public routes and the console, whose
+ * session callers hold no API key), read from the outcome chunks and their tallies
+ * (outcomeChunks.ts): the report is two point reads, the CSV one per `OUTCOME_CHUNK` people
+ * (their rows kept as CSV text).
+ *
+ * Campaigns that ran before those documents existed still answer, the slow way: their report
+ * is built person by person from the recipient documents, and the CSV reads the recipient
+ * document of every position no part holds.
  */
 
-/** Recipients read at once (point reads by `_id`, in flight together). */
-const OUTCOME_PAGE = 200;
+/** Recipient documents read at once where no chunk holds a person (point reads by `_id`). */
+const RECIPIENT_PAGE = 200;
 
-/** Every staged recipient in position order, a page of point reads at a time. */
-export async function* stagedRecipients(db: Db, campaign: Pick<CampaignDoc, '_id' | 'recipients'>): AsyncGenerator<CampaignRecipientDoc> {
-  for (let from = 0; from < campaign.recipients; from += OUTCOME_PAGE) {
-    yield* await readRecipientBatch(db, campaign._id, from, Math.min(OUTCOME_PAGE, campaign.recipients - from));
-  }
+/**
+ * The tallies to build the report from: the stored ones when complete; empty ones when the run
+ * has counted nobody yet (no progress document: everyone is still queued); null when the
+ * campaign was counted before tallies were kept, so only its recipients can tell.
+ */
+async function usableTallies(db: Db, campaignId: string): Promise<Pick<OutcomeTalliesDoc, 'chunks'> | null> {
+  const tallies = await outcomeCollections(db).tallies.findOne({ _id: campaignId });
+  if (tallies) return tallies.complete ? tallies : null;
+  const counted = await progressCollection(db).findOne({ _id: campaignId }, { projection: { _id: 1 } });
+  return counted ? null : { chunks: {} };
 }
 
 export async function buildOutcomeReport(db: Db, campaign: CampaignDoc, at: Date) {
   const report = new OutcomeReportBuilder(campaign.capture);
-  for await (const doc of stagedRecipients(db, campaign)) report.add(doc);
+  const tallies = await usableTallies(db, campaign._id);
+  if (tallies) {
+    // Position order: a text field keeps its first samples.
+    const order = Object.keys(tallies.chunks).map(Number).sort((a, b) => a - b);
+    for (const k of order) report.absorb(tallies.chunks[String(k)]!);
+    // Positions no chunk holds were never counted: still queued, never called.
+    report.addUntouched(campaign.recipients - report.recipients);
+  } else {
+    for (let from = 0; from < campaign.recipients; from += RECIPIENT_PAGE) {
+      for (const row of await recipientRows(db, campaign._id, from, Math.min(campaign.recipients, from + RECIPIENT_PAGE))) report.add(row);
+    }
+  }
   return report.build(campaign, at);
 }
 
+/** Recipient documents of positions `[from, until)` as rows, a page of point reads at a time. */
+async function recipientRows(db: Db, campaignId: string, from: number, until: number): Promise<OutcomeRow[]> {
+  const rows: OutcomeRow[] = [];
+  for (let start = from; start < until; start += RECIPIENT_PAGE) {
+    const docs = await readRecipientBatch(db, campaignId, start, Math.min(RECIPIENT_PAGE, until - start));
+    rows.push(...docs.map(outcomeRow));
+  }
+  return rows;
+}
+
 /**
- * The CSV as a stream: rows are written as they are read, and the writer's buffer bounds what
- * waits for the client. A read failure ends the stream with that error.
+ * One outcome chunk's CSV text: each count chunk's part as the run wrote it, and, for a part
+ * not written (or not whole), its people rendered now from their recipient documents.
  */
-export function streamOutcomesCsv(db: Db, campaign: CampaignDoc): Stringifier {
-  const writer = outcomesCsvWriter(campaign.capture);
+async function chunkCsv(db: Db, campaign: CampaignDoc, k: number): Promise<string> {
+  const from = k * OUTCOME_CHUNK;
+  const until = Math.min(campaign.recipients, from + OUTCOME_CHUNK);
+  const doc = await outcomeCollections(db).chunks.findOne({ _id: outcomeChunkId(campaign._id, k) });
+  const parts = new Map((doc?.parts ?? []).map((p) => [p.part, p]));
+  let text = '';
+  for (let start = from; start < until; start += CAMPAIGN_COUNT_CHUNK) {
+    const end = Math.min(until, start + CAMPAIGN_COUNT_CHUNK);
+    const part = parts.get(start / CAMPAIGN_COUNT_CHUNK);
+    text += part && part.rows === end - start ? part.text : csvRowsText(await recipientRows(db, campaign._id, start, end), campaign.capture);
+  }
+  return text;
+}
+
+/**
+ * The CSV as a stream: the header, then each chunk's rows as they are read (the next chunk
+ * read while this one is sent), waiting while the client is behind. Byte for byte what
+ * csv-stringify's streaming writer gives (outcomesCsv.ts). A read failure ends the stream
+ * with that error.
+ */
+export function streamOutcomesCsv(db: Db, campaign: CampaignDoc): Readable {
+  const out = new PassThrough();
+  const send = async (text: string) => {
+    if (!out.write(text)) await new Promise((resolve) => out.once('drain', resolve));
+  };
   void (async () => {
     try {
-      for await (const doc of stagedRecipients(db, campaign)) {
-        if (!writer.write(csvRow(doc, campaign.capture))) await new Promise((resolve) => writer.once('drain', resolve));
+      await send(csvHead(campaign.capture));
+      const count = Math.ceil(campaign.recipients / OUTCOME_CHUNK);
+      const read = (k: number) => {
+        const text = chunkCsv(db, campaign, k);
+        // Its failure is seen when it is awaited; until then it must not count as unhandled.
+        void text.catch(() => undefined);
+        return text;
+      };
+      let next = count > 0 ? read(0) : null;
+      for (let k = 0; k < count; k++) {
+        const text = await next!;
+        next = k + 1 < count ? read(k + 1) : null;
+        await send(text);
       }
-      writer.end();
+      out.end();
     } catch (err) {
-      writer.destroy(err as Error);
+      out.destroy(err as Error);
     }
   })();
-  return writer;
+  return out;
 }

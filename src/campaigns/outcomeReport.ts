@@ -1,14 +1,20 @@
 import type { FieldValue } from '../calls/result';
 import { DISPOSITIONS, type Capture, type CaptureDisplay, type CaptureField, type Disposition } from '../calls/types';
-import { callProgressOf } from './progress';
+import { callProgressOf } from './callProgress';
 import type { CampaignRecipientDoc } from './staging';
+
+/** What the report reads of a person: their recipient document, or their row in an outcome chunk. */
+export type OutcomeRow = Pick<CampaignRecipientDoc, 'position' | 'contact_id' | 'name' | 'to' | 'state' | 'calls' | 'outcome'>;
 
 /**
  * A call campaign's outcome report (campaigns-tickets-dues §4 GET …/outcomes; its structure
  * is ours, docs/campaigns.md): totals, the funnel, the merged dispositions, a summary of every
- * capture field by its `display`, and a timeline by hour. Built by feeding the recipients in
- * position order to `OutcomeReportBuilder`, so the route reads them in pages and holds only
- * the tallies (and a number field's values, for its median).
+ * capture field by its `display`, and a timeline by hour. Built by feeding people in position
+ * order to `OutcomeReportBuilder`, which holds only the tallies (and a number field's values,
+ * for its median). A builder's tallies can be kept as plain data (`tally()`, an
+ * `OutcomeTally`) and added up again in position order (`absorb`): the run keeps one tally
+ * per outcome chunk (outcomeChunks.ts), and the report adds those up instead of reading
+ * every person.
  */
 
 export const FUNNEL_STAGES = ['staged', 'dialled', 'answered', 'conversation', 'completed'] as const;
@@ -81,6 +87,36 @@ function answerText(value: FieldValue): string {
   return String(value);
 }
 
+/**
+ * One field's tallies as stored: answers are values in lists, never field names, because an
+ * answer (a choice, a date) may hold `.` or start with `$`, which a stored field name may not.
+ * Lists of objects rather than of pairs: FerretDB is not relied on for nested arrays.
+ */
+export interface FieldTallyData {
+  key: string;
+  answered: number;
+  /** Answer and how often, in order of first appearance. */
+  counts: { value: string; n: number }[];
+  /** Number and rating answers: value and how often, ascending. */
+  numbers: { value: number; n: number }[];
+  /** Text: the first `TEXT_SAMPLES` answers by position. */
+  samples: { position: number; value: string }[];
+}
+
+type Totals = OutcomeReport['totals'];
+type Funnel = Record<(typeof FUNNEL_STAGES)[number], number>;
+type Hour = { calls: number; answered: number; completed: number };
+
+/** A builder's tallies as plain data: what a chunk of people adds to the report. */
+export interface OutcomeTally {
+  totals: Totals;
+  funnel: Funnel;
+  dispositions: Record<Disposition, number>;
+  fields: FieldTallyData[];
+  /** Calls by UTC hour (`YYYY-MM-DDTHH:00:00Z`), in order of first appearance. */
+  hours: ({ hour: string } & Hour)[];
+}
+
 class FieldTally {
   answered = 0;
   private readonly counts = new Map<string, number>();
@@ -121,6 +157,26 @@ class FieldTally {
         if (this.samples.length < TEXT_SAMPLES) this.samples.push({ position, value: answerText(value) });
         break;
     }
+  }
+
+  data(): FieldTallyData {
+    const numbers = new Map<number, number>();
+    for (const v of this.numbers) numbers.set(v, (numbers.get(v) ?? 0) + 1);
+    return {
+      key: this.field.key,
+      answered: this.answered,
+      counts: [...this.counts.entries()].map(([value, n]) => ({ value, n })),
+      numbers: [...numbers.entries()].sort(([a], [b]) => a - b).map(([value, n]) => ({ value, n })),
+      samples: [...this.samples],
+    };
+  }
+
+  /** Adds a later chunk's tallies of this field (chunks are absorbed in position order). */
+  absorb(data: FieldTallyData) {
+    this.answered += data.answered;
+    for (const { value, n } of data.counts) this.counts.set(value, (this.counts.get(value) ?? 0) + n);
+    for (const { value, n } of data.numbers) for (let i = 0; i < n; i++) this.numbers.push(value);
+    for (const sample of data.samples) if (this.samples.length < TEXT_SAMPLES) this.samples.push(sample);
   }
 
   report(): FieldReport {
@@ -164,13 +220,18 @@ export class OutcomeReportBuilder {
   private readonly funnel = { staged: 0, dialled: 0, answered: 0, conversation: 0, completed: 0 };
   private readonly dispositions = Object.fromEntries(DISPOSITIONS.map((d) => [d, 0])) as Record<Disposition, number>;
   private readonly tallies: FieldTally[];
-  private readonly hours = new Map<string, { calls: number; answered: number; completed: number }>();
+  private readonly hours = new Map<string, Hour>();
 
   constructor(capture: Capture | null) {
     this.tallies = (capture?.fields ?? []).map((f) => new FieldTally(f));
   }
 
-  add(doc: CampaignRecipientDoc): void {
+  /** People counted so far. */
+  get recipients(): number {
+    return this.totals.recipients;
+  }
+
+  add(doc: OutcomeRow): void {
     const t = this.totals;
     t.recipients += 1;
     if (doc.state === 'called') t.finished += 1;
@@ -202,6 +263,50 @@ export class OutcomeReportBuilder {
       if (call.answered) slot.answered += 1;
       if (call.disposition === 'completed') slot.completed += 1;
       this.hours.set(hour, slot);
+    }
+  }
+
+  /**
+   * People never touched by the run (queued, no call): they are staged and outstanding. The
+   * report counts them so without reading them (outcomeChunks.ts).
+   */
+  addUntouched(count: number): void {
+    if (count <= 0) return;
+    this.totals.recipients += count;
+    this.totals.outstanding += count;
+    this.funnel.staged += count;
+  }
+
+  /** The tallies as plain data, to store. */
+  tally(): OutcomeTally {
+    return {
+      totals: { ...this.totals },
+      funnel: { ...this.funnel },
+      dispositions: { ...this.dispositions },
+      fields: this.tallies.map((t) => t.data()),
+      hours: [...this.hours.entries()].map(([hour, slot]) => ({ hour, ...slot })),
+    };
+  }
+
+  /**
+   * Adds a stored tally, as if its people had been added one by one: tallies must be absorbed
+   * in position order (a text field keeps the first samples). A field the tally does not know
+   * adds nothing.
+   */
+  absorb(tally: OutcomeTally): void {
+    for (const name of Object.keys(this.totals) as (keyof Totals)[]) this.totals[name] += tally.totals[name] ?? 0;
+    for (const stage of FUNNEL_STAGES) this.funnel[stage] += tally.funnel[stage] ?? 0;
+    for (const d of DISPOSITIONS) this.dispositions[d] += tally.dispositions[d] ?? 0;
+    for (const field of this.tallies) {
+      const data = tally.fields.find((f) => f.key === field.field.key);
+      if (data) field.absorb(data);
+    }
+    for (const { hour, ...slot } of tally.hours) {
+      const mine = this.hours.get(hour) ?? { calls: 0, answered: 0, completed: 0 };
+      mine.calls += slot.calls;
+      mine.answered += slot.answered;
+      mine.completed += slot.completed;
+      this.hours.set(hour, mine);
     }
   }
 

@@ -1,7 +1,7 @@
-import { stringify, type Stringifier } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 import type { FieldValue } from '../calls/result';
 import type { Capture } from '../calls/types';
-import type { CampaignRecipientDoc } from './staging';
+import type { OutcomeRow } from './outcomeReport';
 
 /**
  * GET …/outcomes.csv (campaigns-tickets-dues §4): one row per person in audience order, one
@@ -48,7 +48,7 @@ export function csvColumns(capture: Capture | null): string[] {
   return [...FIXED_COLUMNS, ...keys, ...keys.flatMap((k) => [`evidence:${k}`, `evidence_turn:${k}`])];
 }
 
-export function csvRow(doc: CampaignRecipientDoc, capture: Capture | null): string[] {
+export function csvRow(doc: OutcomeRow, capture: Capture | null): string[] {
   const o = doc.outcome ?? null;
   const calls = doc.calls ?? [];
   const keys = (capture?.fields ?? []).map((f) => f.key);
@@ -74,7 +74,17 @@ export function csvRow(doc: CampaignRecipientDoc, capture: Capture | null): stri
   ];
 }
 
-/** The CSV writer: header first, then rows as written; the caller pipes it to the response and ends it. */
-export function outcomesCsvWriter(capture: Capture | null): Stringifier {
-  return stringify({ bom: true, header: true, columns: csvColumns(capture), record_delimiter: 'windows' });
+/** The file's start as the writer gives it: the BOM and the header record. */
+export function csvHead(capture: Capture | null): string {
+  return stringify([], { bom: true, header: true, columns: csvColumns(capture), record_delimiter: 'windows' });
+}
+
+/**
+ * Rows as the writer would write them after the header (each record ends with CRLF), so a
+ * file is `csvHead` followed by the rows' texts in position order, byte for byte what
+ * csv-stringify's streaming writer gives with the same options. The run keeps each outcome chunk's rows written this way
+ * (outcomeChunks.ts), so the CSV route sends text instead of decoding every person's fields.
+ */
+export function csvRowsText(rows: readonly OutcomeRow[], capture: Capture | null): string {
+  return stringify(rows.map((row) => csvRow(row, capture)), { record_delimiter: 'windows' });
 }

@@ -1,7 +1,10 @@
 import type { Collection, Db } from 'mongodb';
 import { COUNTER_NAMES, type CampaignCounters } from './campaign';
+import { CALL_PROGRESS_NAMES, ZERO_CALL_PROGRESS, callProgressOf, type CallProgress } from './callProgress';
 import { CAMPAIGN_COUNT_CHUNK } from './contracts';
-import { readRecipientBatch, type CampaignRecipientDoc, type RecipientState } from './staging';
+import { OutcomeFold, outcomeChunkOf, outcomeRow } from './outcomeChunks';
+import type { OutcomeRow } from './outcomeReport';
+import { readRecipientBatch, type RecipientState } from './staging';
 import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
 
 /**
@@ -21,14 +24,7 @@ import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
 
 export type StateCounts = Record<RecipientState, number>;
 
-/**
- * A call campaign's progress (issue 15), counted per person from their recipient documents:
- * `dialled` (at least one call placed), `answered` (a call was answered), `conversation` (the
- * person spoke), `completed` (the merged outcome is `completed`), `call_backs` (call-backs
- * placed), `live` (a call placed and not yet folded in, or a call-back owed).
- */
-export const CALL_PROGRESS_NAMES = ['dialled', 'answered', 'conversation', 'completed', 'call_backs', 'live'] as const;
-export type CallProgress = Record<(typeof CALL_PROGRESS_NAMES)[number], number>;
+export { CALL_PROGRESS_NAMES, ZERO_CALL_PROGRESS, callProgressOf, type CallProgress };
 
 export interface CampaignProgressDoc {
   _id: string;
@@ -43,23 +39,6 @@ export interface CampaignProgressDoc {
   /** Call campaigns only. */
   calls?: CallProgress;
   updated_at: Date;
-}
-
-export const ZERO_CALL_PROGRESS: CallProgress = { dialled: 0, answered: 0, conversation: 0, completed: 0, call_backs: 0, live: 0 };
-
-const SILENT = new Set(['unanswered', 'no_conversation', null, undefined]);
-
-/** One person's contribution to the call progress. */
-export function callProgressOf(doc: CampaignRecipientDoc): CallProgress {
-  const calls = doc.calls ?? [];
-  return {
-    dialled: calls.length > 0 ? 1 : 0,
-    answered: calls.some((c) => c.answered === true) ? 1 : 0,
-    conversation: calls.some((c) => !SILENT.has(c.disposition)) ? 1 : 0,
-    completed: doc.outcome?.disposition === 'completed' ? 1 : 0,
-    call_backs: calls.filter((c) => c.kind === 'call_back').length,
-    live: doc.state === 'calling' ? 1 : 0,
-  };
 }
 
 export function progressCollection(db: Db): Collection<CampaignProgressDoc> {
@@ -113,21 +92,36 @@ export async function recount(
       : input.chunks === 'movable'
         ? all.filter((k) => !chunks[k] || MOVABLE.some((s) => chunks[k]![s] > 0))
         : input.chunks.filter((k) => k >= 0 && k <= lastChunk);
-  for (const k of which) {
+  // A call campaign's rows go to its outcome chunks as they are read (outcomeChunks.ts), one
+  // outcome chunk at a time, so a count of 50,000 people never holds them all.
+  let fold: OutcomeFold | null = null;
+  const pending = { k: -1, rows: [] as OutcomeRow[] };
+  const flush = async (into: OutcomeFold | null) => {
+    if (into && pending.rows.length > 0) await into.chunk(pending.k, pending.rows, input.chunks === 'all');
+    pending.rows = [];
+  };
+  for (const k of [...which].sort((a, b) => a - b)) {
     const from = k * CAMPAIGN_COUNT_CHUNK;
     const docs = await readRecipientBatch(db, input.campaignId, from, Math.min(CAMPAIGN_COUNT_CHUNK, input.recipients - from));
     const counts = emptyCounts();
     const called = { ...ZERO_CALL_PROGRESS };
+    const outcomeChunk = outcomeChunkOf(from);
+    if (pending.k !== outcomeChunk) await flush(fold);
+    pending.k = outcomeChunk;
     for (const doc of docs) {
       counts[doc.state] += 1;
       if (doc.calls === undefined) continue;
       voice = true;
       const one = callProgressOf(doc);
       for (const name of CALL_PROGRESS_NAMES) called[name] += one[name];
+      fold ??= await OutcomeFold.open(db, { campaignId: input.campaignId, tenantId: input.tenantId, at: input.at });
+      pending.rows.push(outcomeRow(doc));
     }
     chunks[k] = counts;
     callChunks[k] = called;
   }
+  await flush(fold);
+  if (fold) await fold.close({ everyChunk: input.chunks === 'all', firstCount: stored === null });
   const totals = emptyCounts();
   for (const counts of Object.values(chunks)) for (const state of Object.keys(totals) as RecipientState[]) totals[state] += counts[state];
   const counters = Object.fromEntries(COUNTER_NAMES.map((name) => [name, totals[name]])) as CampaignCounters;

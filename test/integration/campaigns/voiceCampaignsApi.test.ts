@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { callCollections } from '../../../src/calls/callStore';
+import { outcomeCollections } from '../../../src/campaigns/outcomeChunks';
 import { matchOrCreateContact } from '../../../src/contacts/contacts';
 import { collections } from '../../../src/db/collections';
 import { startTestApi, type TestApi } from '../../support/app';
@@ -363,6 +364,67 @@ describe('call campaigns (voice_batch) over HTTP', () => {
       });
       expect(csv.status).toBe(200);
       expect(csvRecords((csv.body as Buffer).subarray(3).toString('utf8')).records).toHaveLength(3);
+    });
+
+    const csvText = async () => {
+      const res = await request(api.server).get(`/api/v1/campaigns/${campaignId}/outcomes.csv`).set(await auth()).buffer(true).parse((response, done) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+      expect(res.status).toBe(200);
+      return (res.body as Buffer).toString('utf8');
+    };
+
+    it('a console re-read that changes a campaign call’s result updates the person’s merged outcome, the progress, the report and the CSV', async () => {
+      const consoleAuth = bearer(api.config.CONSOLE_TOKEN!);
+      const dropped = (await get(`${campaignId}/recipients`)).body.items[1];
+      const callId: string = dropped.calls[0].call_id;
+      // The call's transcript corrected (its end had been lost): read again, every question is answered.
+      const { calls } = callCollections(api.db);
+      const stored = (await calls.findOne({ _id: callId }))!;
+      const last = stored.transcript!.at(-1)!.at_seconds;
+      const rest = [
+        { role: 'model' as const, text: 'Preferred slot?' },
+        { role: 'user' as const, text: 'Evening.' },
+        { role: 'model' as const, text: 'Any notes?' },
+        { role: 'user' as const, text: 'Ring first.' },
+      ].map((t, i) => ({ ...t, at_seconds: last + i + 1 }));
+      await calls.updateOne({ _id: callId }, { $set: { transcript: [...stored.transcript!, ...rest] } });
+      const reread = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/${callId}/reread`).set(consoleAuth);
+      expect(reread.status).toBe(202);
+      // The progress is written last (after the person, their outcome chunk and the tallies).
+      let shown = (await get(campaignId)).body;
+      for (let i = 0; i < 60 && shown.calls.completed !== 2; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        shown = (await get(campaignId)).body;
+      }
+      const person = (await get(`${campaignId}/recipients`)).body.items[1];
+      expect(person).toMatchObject({ state: 'called', calls: [{ call_id: callId, kind: 'first', disposition: 'completed' }] });
+      expect(person.outcome).toMatchObject({ disposition: 'completed', fields: { address_ok: true, slot: 'Evening', notes: 'Ring first.' }, missing_required: [], call_id: callId });
+      expect(shown.calls).toEqual({ dialled: 3, answered: 2, conversation: 2, completed: 2, call_backs: 0, live: 0 });
+      const report = (await get(`${campaignId}/outcomes`)).body;
+      expect(report.totals).toEqual({ recipients: 3, finished: 3, outstanding: 0, failed: 0, skipped: 0, calls: 3, call_backs: 0, answered: 2, completed: 2, success: 2 });
+      expect(report.dispositions).toMatchObject({ completed: 2, hung_up_early: 0, unanswered: 1 });
+      expect(report.fields).toEqual([
+        { key: 'address_ok', label: 'Is the delivery address correct', type: 'yes_no', display: 'donut', answered: 2, summary: { kind: 'counts', counts: { yes: 2, no: 0 } } },
+        { key: 'slot', label: 'Preferred slot', type: 'choice', display: 'bars', answered: 2, summary: { kind: 'counts', counts: { Morning: 1, Evening: 1 } } },
+        { key: 'notes', label: 'Any notes', type: 'text', display: 'list', answered: 2, summary: { kind: 'samples', samples: [{ position: 0, value: '@SUM(1+1)' }, { position: 1, value: 'Ring first.' }] } },
+      ]);
+      const { records } = csvRecords((await csvText()).slice(1));
+      expect(records[1]).toMatchObject({ position: '1', disposition: 'completed', address_ok: 'yes', slot: 'Evening', notes: 'Ring first.', 'evidence:slot': 'Evening.' });
+    }, 60_000);
+
+    it('a campaign counted before outcome chunks were kept (no tallies, no chunks) answers the same report and CSV, read person by person', async () => {
+      const report = (await get(`${campaignId}/outcomes`)).body;
+      const csv = await csvText();
+      const { chunks, tallies } = outcomeCollections(api.db);
+      expect(await tallies.findOne({ _id: campaignId })).toMatchObject({ complete: true });
+      expect(await chunks.findOne({ _id: `${campaignId}:0` })).toMatchObject({ parts: [{ part: 0, rows: 3 }] });
+      await tallies.deleteOne({ _id: campaignId });
+      await chunks.deleteOne({ _id: `${campaignId}:0` });
+      expect({ ...(await get(`${campaignId}/outcomes`)).body, generated_at: null }).toEqual({ ...report, generated_at: null });
+      expect(await csvText()).toBe(csv);
     });
   });
 
