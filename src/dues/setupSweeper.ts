@@ -2,6 +2,7 @@ import { collections } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { duesCollections, phoneClaimId, type SubscriberSetupDoc } from './store';
 import { finishSetup, type CreateSubscriberDeps } from './subscribers';
+import { periodicPass } from '../worker/periodicPass';
 
 /**
  * Finishes subscriber setups whose create stopped short and was never asked again (the
@@ -42,9 +43,6 @@ export function createSetupSweeper({
   now = () => new Date(),
   onError = () => undefined,
 }: SetupSweeperOptions): SetupSweeper {
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> = Promise.resolve();
-
   async function sweepOnce(): Promise<number> {
     const cutoff = now().getTime() - graceMs;
     const setups = await duesCollections(deps.db).setups.find({}, { limit: batchSize }).toArray();
@@ -61,31 +59,7 @@ export function createSetupSweeper({
     return finished;
   }
 
-  let busy = false;
-  const tick = () => {
-    if (busy) return; // a slow pass is never overlapped by the next
-    busy = true;
-    running = sweepOnce()
-      .catch((err: unknown) => onError(err, null))
-      .finally(() => {
-        busy = false;
-      });
-  };
-
-  return {
-    sweepOnce,
-    start() {
-      if (timer) return;
-      tick();
-      timer = setInterval(tick, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
-  };
+  return { sweepOnce, ...periodicPass(sweepOnce, intervalMs, (err) => onError(err, null)) };
 }
 
 /** True when it finished the setup; false when the setup had lost its phone (or its workspace) and was dropped. */

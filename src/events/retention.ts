@@ -3,6 +3,7 @@ import { sweepOldestFirst } from '../db/oldestFirst';
 import { sendIntentsCollection, type SendIntentDoc } from '../messaging/sendIntents';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../webhooks/deliveries';
 import { eventsCollection, type EventDoc } from './eventStore';
+import { periodicPass } from '../worker/periodicPass';
 
 /**
  * How long a stored event and each delivery of it (with its attempts) are kept: a week. The
@@ -60,25 +61,11 @@ export async function sweepExpiredSendIntents(options: RetentionOptions): Promis
 
 /** Runs the retention sweep now and then every interval; a pass is never overlapped by the next. */
 export function startRetentionSweeper(options: RetentionOptions & { intervalMs?: number; onError?: (err: unknown) => void }): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  let busy = false;
-  const tick = () => {
-    if (busy) return;
-    busy = true;
-    running = sweepExpiredEvents(options)
-      .then(() => sweepExpiredSendIntents(options))
-      .catch(options.onError ?? (() => undefined))
-      .finally(() => {
-        busy = false;
-      });
-  };
-  tick();
-  const timer = setInterval(tick, options.intervalMs ?? RETENTION_SWEEP_INTERVAL_MS);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  const sweeper = periodicPass(
+    () => sweepExpiredEvents(options).then(() => sweepExpiredSendIntents(options)),
+    options.intervalMs ?? RETENTION_SWEEP_INTERVAL_MS,
+    options.onError ?? (() => undefined),
+  );
+  sweeper.start();
+  return { stop: () => sweeper.stop() };
 }

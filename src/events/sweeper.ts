@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { eventsCollection, undispatchedEvents } from './eventStore';
 import type { EventDispatcher } from './publisher';
+import { periodicPass } from '../worker/periodicPass';
 
 /**
  * Finds events a producer stored but never dispatched (it died between the two steps, or
@@ -43,8 +44,6 @@ export function createEventSweeper({
 }: SweeperOptions): EventSweeper {
   const events = eventsCollection(db);
   const undispatched = undispatchedEvents(db);
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> = Promise.resolve();
 
   async function sweepOnce(): Promise<number> {
     const cutoff = new Date(now().getTime() - graceMs);
@@ -69,29 +68,5 @@ export function createEventSweeper({
     return dispatched;
   }
 
-  let busy = false;
-  const tick = () => {
-    if (busy) return; // a slow sweep is never overlapped by the next
-    busy = true;
-    running = sweepOnce()
-      .catch(onError)
-      .finally(() => {
-        busy = false;
-      });
-  };
-
-  return {
-    sweepOnce,
-    start() {
-      if (timer) return;
-      tick();
-      timer = setInterval(tick, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
-  };
+  return { sweepOnce, ...periodicPass(sweepOnce, intervalMs, onError) };
 }
