@@ -22,7 +22,7 @@ export interface PendingLineEventsDoc {
   steps: ScheduledLineEvent[];
   /** The step to report next. */
   next: number;
-  /** When `steps[next]` is due: what the sweep looks for. */
+  /** When `steps[next]` is due (its planned gap after the previous one was reported): what the sweep looks for. */
   due_at: Date;
 }
 
@@ -71,7 +71,8 @@ interface RunningLine {
  * Reports the simulated network's line events without a workflow per call (issue 13): each
  * placed call is one stored document and a chain of timers in the process that placed it
  * (the worker, in the `placeCall` activity), which reports every event at its due time, in
- * order, as the call workflow's `lineEvent` signal. A hang-up deletes the document and stops
+ * order, as the call workflow's `lineEvent` signal; each wait after the first counts from
+ * when the previous event was reported, as the workflow's timers did. A hang-up deletes the document and stops
  * the chain here; a chain in another process finds the document gone before its next event.
  * A process that dies leaves the document behind; the worker's sweep takes it over once its
  * next event is `LINE_SWEEP_GRACE_MS` late. A call that has finished stops the chain, as it
@@ -164,9 +165,10 @@ export class SimulatedLineScheduler {
 
   private async reportAll(doc: PendingLineEventsDoc, line: RunningLine): Promise<void> {
     const pending = pendingLineEventsCollection(this.db);
+    let due = doc.due_at;
     for (let i = doc.next; i < doc.steps.length; i++) {
       const step = doc.steps[i]!;
-      if (!(await this.until(step.due_at, line))) return;
+      if (!(await this.until(due, line))) return;
       // Hung up from another process (or already reported by a sweep): the document says so.
       const current = await pending.findOne({ _id: doc._id });
       if (!current || current.next > i || line.stopped) return;
@@ -175,8 +177,14 @@ export class SimulatedLineScheduler {
         return;
       }
       const following = doc.steps[i + 1];
-      if (following) await pending.updateOne({ _id: doc._id }, { $set: { next: i + 1, due_at: following.due_at } });
-      else await pending.deleteOne({ _id: doc._id });
+      if (!following) {
+        await pending.deleteOne({ _id: doc._id });
+        return;
+      }
+      // The workflow started each wait once its previous signal was taken: an event reported
+      // late delays the rest by as much, instead of shortening the talk the call sees.
+      due = new Date(this.clock() + (following.due_at.getTime() - step.due_at.getTime()));
+      await pending.updateOne({ _id: doc._id }, { $set: { next: i + 1, due_at: due } });
     }
   }
 }

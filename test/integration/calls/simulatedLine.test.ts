@@ -61,8 +61,12 @@ describe('simulated line events (src/providers/voice/simulatedLine.ts)', () => {
     await eventually(async () => (await pendingCount(callId)) === 0, 'every event reported');
     const got = reported.get(callId)!;
     expect(got.map((r) => r.event)).toEqual(input.steps.map((s) => s.event));
-    // Never before its due time (timers fire at or after it).
-    for (const [i, r] of got.entries()) expect(r.at).toBeGreaterThanOrEqual(input.steps[i]!.due_at.getTime());
+    // Never before its due time, and each at least its planned gap after the one before (the
+    // workflow's waits began once the previous signal was taken).
+    for (const [i, r] of got.entries()) {
+      expect(r.at).toBeGreaterThanOrEqual(input.steps[i]!.due_at.getTime());
+      if (i > 0) expect(r.at - got[i - 1]!.at).toBeGreaterThanOrEqual(input.steps[i]!.due_at.getTime() - input.steps[i - 1]!.due_at.getTime());
+    }
   });
 
   it('a hang-up stops the rest, here and in another process that runs the chain', async () => {
