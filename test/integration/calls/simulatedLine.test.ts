@@ -9,8 +9,10 @@ import {
   type ScheduledLineEvent,
 } from '../../../src/providers/voice/simulatedLine';
 import { SimulatedVoiceProvider } from '../../../src/providers/voice/simulatedVoiceProvider';
+import type { ManagedProcess } from '../../../src/local/childProcess';
 import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
 import { eventually } from '../../support/messaging';
+import { startWorkerProcess } from '../../support/worker';
 
 /**
  * The simulated callee's line events without a workflow per call
@@ -21,6 +23,7 @@ import { eventually } from '../../support/messaging';
 describe('simulated line events (src/providers/voice/simulatedLine.ts)', () => {
   let db: Db;
   let drop: () => Promise<void>;
+  const config = testConfig();
   const failures: unknown[] = [];
   afterEach(() => expect(failures).toEqual([]));
 
@@ -38,7 +41,7 @@ describe('simulated line events (src/providers/voice/simulatedLine.ts)', () => {
   const kinds = (callId: string) => (reported.get(callId) ?? []).map((r) => r.event.kind);
 
   beforeAll(async () => {
-    ({ db, drop } = await openTestDb(testConfig()));
+    ({ db, drop } = await openTestDb(config));
   });
 
   afterAll(async () => {
@@ -138,4 +141,18 @@ describe('simulated line events (src/providers/voice/simulatedLine.ts)', () => {
       await connection.close();
     }
   });
+
+  it('the worker process sweeps: a call left by a dead process is taken over (here one no longer running, so it stops)', async () => {
+    const callId = uniqueName('call');
+    const long = Date.now() - LINE_SWEEP_GRACE_MS - 5_000;
+    const line = steps(long, [{ kind: 'answered' }, 0]);
+    await pendingLineEventsCollection(db).insertOne({ _id: callId, tenant_id: 'ws_1', steps: line, next: 0, due_at: line[0]!.due_at });
+    let child: ManagedProcess | null = null;
+    try {
+      child = await startWorkerProcess(config, { logName: 'line-sweep-worker' });
+      await eventually(async () => (await pendingCount(callId)) === 0, 'the worker to take the call over', 30_000);
+    } finally {
+      await child?.stop();
+    }
+  }, 90_000);
 });
