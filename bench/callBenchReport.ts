@@ -82,7 +82,7 @@ export function formatReport(r: CallBenchFigures): string {
   add(costLine(s.cost, s.placements));
   add(`4. idle       probes alone: hang-up → result decided ${formatDistribution(r.idle.ready_ms)}; seen completed ${formatDistribution(r.idle.ended_ms)}; results ${JSON.stringify(r.idle.states)}${r.idle.errors.length ? `; errors ${JSON.stringify(r.idle.errors)}` : ''}`);
   const f = r.engine.per_call;
-  add(`per call (history of ${f.sampled} sampled calls: the call workflow, its simulated callee, one fan-out workflow per event)`);
+  add(`per call (history of ${f.sampled} sampled calls: the call workflow, its simulated callee's workflow (none with VOICE_SIMULATOR=timers, the default), one fan-out workflow per event)`);
   add(`   history events: call workflow ${formatDistribution(f.callHistoryEvents, 'events')}`);
   add(`                   callee ${formatDistribution(f.calleeHistoryEvents, 'events')}; each fan-out ${formatDistribution(f.dispatchHistoryEvents, 'events')}`);
   add(`                   all workflows of a call ${formatDistribution(f.historyEventsPerCall, 'events')}`);

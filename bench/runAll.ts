@@ -185,7 +185,7 @@ async function main(): Promise<void> {
   if (calls) {
     lines.push(perUnitLine('call placed (hold)', callCost(calls.hold.cost, calls.hold.placements)));
     lines.push(perUnitLine('call (sustained)', callCost(calls.sustained.cost, calls.sustained.placements)));
-    lines.push('    (the simulated callee and reader run inside the worker; simulated WhatsApp statuses in the process that accepted the message)');
+    lines.push('    (the simulated callee timers and the reader run inside the worker; simulated WhatsApp statuses in the process that accepted the message)');
   }
   if (campaigns) lines.push(perUnitLine('campaign send', campaigns.burst.cpu_ms_per_send));
   if (voice) lines.push(perUnitLine('campaign call', voice.run.cpu_ms_per_call));

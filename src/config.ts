@@ -81,6 +81,14 @@ export const serviceEnvSchema = z.object({
     .max(600_000, 'expected milliseconds from 100 to 600000')
     .default(30_000),
   /**
+   * How the simulated callee reports a call's line events (answered, handoff, ended):
+   * `timers` in the worker that placed the call, from a stored schedule, with the worker's
+   * sweep taking over a dead process's calls (no workflow per call); `workflow` a
+   * `simulatedCallee` workflow per call, as before issue 13 (its timers are durable and the
+   * time-skipping test server moves them).
+   */
+  VOICE_SIMULATOR: z.enum(['timers', 'workflow']).default('timers'),
+  /**
    * Who carries WhatsApp messages: `simulator` (nothing leaves the machine; scriptable per
    * recipient in the console) or `cloud` (the WhatsApp Business Platform Cloud API, which
    * needs the access token and phone-number id below; its webhook also needs the app secret

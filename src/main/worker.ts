@@ -16,6 +16,7 @@ import { createEventPublisher } from '../events/publisher';
 import { createPaymentLinkProvider } from '../providers/payments';
 import { scriptingFromConsole } from '../providers/payments/simulatorScript';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
+import { SimulatedVoiceProvider } from '../providers/voice/simulatedVoiceProvider';
 import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
 import { createEventSweeper } from '../events/sweeper';
@@ -46,22 +47,32 @@ runMain(async () => {
   });
   // Simulated statuses left by a process that died are reported from here.
   if (whatsapp instanceof SimulatedWhatsAppProvider) whatsapp.statuses.startSweeping();
-  const { worker, connection } = await createWorker({
-    config,
-    deps: buildActivityDeps(
-      { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
-      {
-        webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) },
-        // READER_PROVIDER picks the simulated reader (default) or an OpenAI-compatible endpoint.
-        reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),
-        whatsapp,
-        deploymentChannels: config.DEPLOYMENT_CHANNELS,
-        // PAYMENT_LINK_PROVIDER: the dues app's payment links (simulator or Razorpay).
-        payments: createPaymentLinkProvider(config, scriptingFromConsole(db, temporal, config.TEMPORAL_TASK_QUEUE)),
+  const deps = buildActivityDeps(
+    {
+      db,
+      temporal,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      // VOICE_SIMULATOR: the simulated callee's line events from timers here (default) or a workflow per call.
+      voiceSimulator: {
+        mode: config.VOICE_SIMULATOR,
+        onLineError: (err, callId) => logger.warn({ err, callId }, 'simulated line event not reported; the sweep retries'),
       },
-    ),
-    activityInterceptors: [activityMetricsInterceptor(registry)],
-  });
+    },
+    {
+      webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) },
+      // READER_PROVIDER picks the simulated reader (default) or an OpenAI-compatible endpoint.
+      reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),
+      whatsapp,
+      deploymentChannels: config.DEPLOYMENT_CHANNELS,
+      // PAYMENT_LINK_PROVIDER: the dues app's payment links (simulator or Razorpay).
+      payments: createPaymentLinkProvider(config, scriptingFromConsole(db, temporal, config.TEMPORAL_TASK_QUEUE)),
+    },
+  );
+  // Simulated line events left by a process that died are reported from here (in either mode:
+  // a deployment switched from `timers` may have some left).
+  const voice = deps.voice instanceof SimulatedVoiceProvider ? deps.voice : null;
+  voice?.line.startSweeping();
+  const { worker, connection } = await createWorker({ config, deps, activityInterceptors: [activityMetricsInterceptor(registry)] });
 
   const http = createServer((req, res) => {
     if (req.url === '/metrics') {
@@ -109,6 +120,7 @@ runMain(async () => {
   await sweeper.stop();
   await setups.stop();
   if (whatsapp instanceof SimulatedWhatsAppProvider) whatsapp.statuses.stopSweeping();
+  voice?.line.stopSweeping();
   await retention.stop();
   http.close();
   await connection.close();

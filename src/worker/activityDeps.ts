@@ -4,7 +4,7 @@ import type { ActivityDeps } from '../../activities';
 import { createTemporalDispatcher } from '../events/dispatcher';
 import { createEventPublisher } from '../events/publisher';
 import { createSimulatedReader } from '../providers/reader/simulatedReader';
-import { SimulatedVoiceProvider } from '../providers/voice/simulatedVoiceProvider';
+import { SimulatedVoiceProvider, type SimulatedVoiceOptions } from '../providers/voice/simulatedVoiceProvider';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { SimulatedWhatsAppProvider } from '../providers/whatsapp/simulator';
 import { SimulatedPaymentLinkProvider } from '../providers/payments/simulator';
@@ -13,17 +13,19 @@ import { scriptingFromConsole } from '../providers/payments/simulatorScript';
 /**
  * The one place activity dependencies are assembled, for the worker process and for tests,
  * so a test worker runs exactly what production runs. `overrides` replaces parts (a
- * scripted provider, a fixed clock).
+ * scripted provider, a fixed clock). `voiceSimulator` picks how the simulated callee reports
+ * line events (timers in this process by default; `{ mode: 'workflow' }` where a test needs
+ * the time-skipping server to move the callee's timers).
  */
 export function buildActivityDeps(
-  base: { db: Db; temporal: Client; taskQueue: string },
+  { voiceSimulator, ...base }: { db: Db; temporal: Client; taskQueue: string; voiceSimulator?: SimulatedVoiceOptions },
   overrides: Partial<ActivityDeps> = {},
 ): ActivityDeps {
   const events = createEventPublisher(base.db, createTemporalDispatcher(base.db, base.temporal, base.taskQueue));
   return {
     ...base,
     events,
-    voice: new SimulatedVoiceProvider(base.db, base.temporal, base.taskQueue),
+    voice: new SimulatedVoiceProvider(base.db, base.temporal, base.taskQueue, voiceSimulator),
     reader: createSimulatedReader(readerScriptFromCalleeScripts(base.db)),
     whatsapp: new SimulatedWhatsAppProvider(base.db, events),
     deploymentChannels: ['whatsapp', 'voice'],

@@ -3,6 +3,8 @@ import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
 import type { TranscriptTurn } from '../../calls/types';
 import {
+  callWorkflowId,
+  lineEventSignal,
   simulatedCalleeDefinition,
   simulatedCalleeWorkflowId,
   stopCalleeSignal,
@@ -10,32 +12,69 @@ import {
 } from '../../calls/contracts';
 import { startWorkflow } from '../../temporal/startWorkflow';
 import { conversationSeconds, simulatedTurns } from './simulatedConversation';
+import { lineSchedule, SimulatedLineScheduler, type ScheduledLineEvent } from './simulatedLine';
 import { findCalleeScript } from './simulatorScript';
-import { OriginateRefused, type OriginateRequest, type VoiceProvider } from './types';
+import { OriginateRefused, type LineEvent, type OriginateRequest, type VoiceProvider } from './types';
 
 interface SimulatedCallDoc {
   _id: string;
   tenant_id: string;
   plan: SimulatedCallPlan;
+  /**
+   * The plan's line events with their due times (`timers` mode). Absent for a call whose
+   * events a `simulatedCallee` workflow reports (`workflow` mode, or placed by an earlier release).
+   */
+  line_events?: ScheduledLineEvent[];
   turns: TranscriptTurn[];
   created_at: Date;
 }
 
 /**
+ * Who reports a simulated call's line events (`VOICE_SIMULATOR`): `timers` (the default) in
+ * the process that placed the call, from a stored schedule (simulatedLine.ts, no workflow);
+ * `workflow` a `simulatedCallee` workflow per call, whose durable timers the time-skipping
+ * test server moves (the workflow tests that drive a call's ring and talk time use it).
+ */
+export type VoiceSimulatorMode = 'timers' | 'workflow';
+
+export interface SimulatedVoiceOptions {
+  mode?: VoiceSimulatorMode;
+  /** A line event that could not be reported (its sweep tries again). */
+  onLineError?: (err: unknown, callId: string) => void;
+}
+
+/**
  * The default voice provider: a deterministic simulated network and callee. Placing a call
  * plans it once from the destination's script (stored, so a retried originate plans the
- * same call) and starts the `simulatedCallee` workflow, which reports the line's events to
- * the call workflow on real timers.
+ * same call); its line events reach the call workflow as `lineEvent` signals at their due
+ * times, from this process's timers or from a `simulatedCallee` workflow (`mode`).
  */
 export class SimulatedVoiceProvider implements VoiceProvider {
   private readonly calls: Collection<SimulatedCallDoc>;
+  readonly mode: VoiceSimulatorMode;
+  /** Reports line events in `timers` mode; the worker also runs its sweep. */
+  readonly line: SimulatedLineScheduler;
 
   constructor(
     private readonly db: Db,
     private readonly temporal: Client,
     private readonly taskQueue: string,
+    options: SimulatedVoiceOptions = {},
   ) {
     this.calls = db.collection<SimulatedCallDoc>('simulator_calls');
+    this.mode = options.mode ?? 'timers';
+    this.line = new SimulatedLineScheduler(db, (callId, event) => this.signalCall(callId, event), options.onLineError);
+  }
+
+  /** The call workflow's `lineEvent` signal; `finished` when the call is over, as the callee workflow took it. */
+  private async signalCall(callId: string, event: LineEvent): Promise<'reported' | 'finished'> {
+    try {
+      await this.temporal.workflow.getHandle(callWorkflowId(callId)).signal(lineEventSignal, event);
+      return 'reported';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return 'finished';
+      throw err;
+    }
   }
 
   async originate(request: OriginateRequest): Promise<{ providerCallId: string }> {
@@ -57,13 +96,19 @@ export class SimulatedVoiceProvider implements VoiceProvider {
       endOutcome: script.end === 'never' ? 'max_duration' : script.end,
       handoffAfterSeconds: script.handoff?.after_seconds ?? null,
     };
-    await insertIfAbsent(this.calls, { _id: request.callId, tenant_id: request.tenantId, plan, turns, created_at: new Date(request.requestedAt) });
-    const stored = await this.calls.findOne({ _id: request.callId });
+    const line_events = this.mode === 'timers' ? lineSchedule(plan, new Date()) : undefined;
+    await insertIfAbsent(this.calls, { _id: request.callId, tenant_id: request.tenantId, plan, ...(line_events ? { line_events } : {}), turns, created_at: new Date(request.requestedAt) });
+    const stored = (await this.calls.findOne({ _id: request.callId }))!;
+    // A retried originate follows what the first one stored, whichever mode stored it.
+    if (stored.line_events) {
+      await this.line.schedule({ tenantId: request.tenantId, callId: request.callId, steps: stored.line_events });
+      return { providerCallId: simulatedCalleeWorkflowId(request.callId) };
+    }
     try {
       await startWorkflow(this.temporal, simulatedCalleeDefinition, {
         workflowId: simulatedCalleeWorkflowId(request.callId),
         taskQueue: this.taskQueue,
-        args: [stored!.plan],
+        args: [stored.plan],
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -72,6 +117,10 @@ export class SimulatedVoiceProvider implements VoiceProvider {
   }
 
   async hangup(callId: string): Promise<void> {
+    if (await this.line.hangup(callId)) return;
+    // Nothing was pending: the line already went quiet, or a workflow reports its events
+    // (`workflow` mode, or a call an earlier release placed), which is told to stop.
+    if ((await this.calls.findOne({ _id: callId }))?.line_events) return;
     try {
       await this.temporal.workflow.getHandle(simulatedCalleeWorkflowId(callId)).signal(stopCalleeSignal);
     } catch (err) {

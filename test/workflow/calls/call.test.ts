@@ -33,7 +33,8 @@ describe('the call workflow (time-skipping)', () => {
   beforeAll(async () => {
     ({ db, drop } = await openTestDb(testConfig()));
     ws = await createTestWorkspace(db);
-    worker = await startWorker({ taskQueue, deps: buildActivityDeps({ db, temporal: env.client, taskQueue }) });
+    // The callee as a workflow: its ring and talk timers are the ones this server skips.
+    worker = await startWorker({ taskQueue, deps: buildActivityDeps({ db, temporal: env.client, taskQueue, voiceSimulator: { mode: 'workflow' } }) });
   });
 
   afterAll(async () => {

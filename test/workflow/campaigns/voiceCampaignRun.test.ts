@@ -33,7 +33,8 @@ describe('the call campaign run (time-skipping)', () => {
 
   beforeAll(async () => {
     ({ db, drop } = await openTestDb(testConfig()));
-    const deps = buildActivityDeps({ db, temporal: env.client, taskQueue }, { pace: () => Promise.resolve() });
+    // The callee as a workflow: its ring and talk timers are the ones this server skips.
+    const deps = buildActivityDeps({ db, temporal: env.client, taskQueue, voiceSimulator: { mode: 'workflow' } }, { pace: () => Promise.resolve() });
     events = deps.events;
     worker = await startWorker({ taskQueue, deps });
   });
