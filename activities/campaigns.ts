@@ -45,11 +45,17 @@ const HOLDING: ReadonlySet<SendRefusalReason> = new Set([
 /** Recipients skipped per write when a campaign is cancelled. */
 const SKIP_WRITE = 100;
 
-const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * The pause between a batch's sends, cut short when the activity is cancelled (its worker
+ * shutting down, say): the batch then stops where it is and its retry, on this worker or
+ * another, goes on from the recipients still queued, instead of a worker's shutdown waiting
+ * out a batch of up to two minutes.
+ */
+const sleepUnlessCancelled = (ms: number) => Context.current().sleep(ms);
 
 export function createCampaignActivities(deps: CampaignActivityDeps) {
   const now = deps.now ?? (() => new Date());
-  const pace = deps.pace ?? sleepMs;
+  const pace = deps.pace ?? sleepUnlessCancelled;
 
   /**
    * One recipient through the send use case; answers the recipient's move (written with the
