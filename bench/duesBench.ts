@@ -183,7 +183,10 @@ async function main(): Promise<void> {
     let planned = 0;
     let cycles = 0;
     let stillSince = performance.now();
-    while (performance.now() - t0 < settleTimeoutMs && performance.now() - stillSince < 15_000) {
+    // Counted from the last create: from the first, a run whose creates took longer than the
+    // settle time (10,000 did: 947 s) never looked and reported 0 planned.
+    const settleFrom = performance.now();
+    while (performance.now() - settleFrom < settleTimeoutMs && performance.now() - stillSince < 15_000) {
       const [p, c] = await Promise.all([activityDone(metricsUrl, 'planDueChase'), activityDone(metricsUrl, 'nextDuesRaise')]);
       if (p !== planned || c !== cycles) stillSince = performance.now();
       [planned, cycles] = [p, c];
