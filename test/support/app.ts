@@ -98,7 +98,12 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
     temporal,
     async close() {
       await running?.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // A client still holding keep-alive connections (a browser page that polls) would keep
+      // close() waiting for ever: they are dropped once the server stops accepting.
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
       await temporalProbe.close();
       await temporal.connection.close();
       await mongo.db(config.MONGODB_DB).dropDatabase();

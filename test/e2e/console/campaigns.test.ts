@@ -13,19 +13,20 @@ import { bearer } from '../../support/http';
 jest.setTimeout(150_000);
 
 describe('campaigns in the web console', () => {
-  const { api, ws } = useTestApi({ worker: true });
   let browser: TestBrowser;
   let base: string;
+  // Declared before the API's: afterAll hooks run in the order they are declared, and the
+  // page, which polls, is closed before the API and worker it talks to.
+  afterAll(async () => {
+    await browser?.close();
+  });
+  const { api, ws } = useTestApi({ worker: true });
 
   beforeAll(async () => {
     base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
     browser = await launchBrowser();
     browser.page.on('dialog', (dialog) => void dialog.accept());
     await logIn(browser.page, base, api.config.CONSOLE_TOKEN!);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
   });
 
   const page = () => browser.page;
