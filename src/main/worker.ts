@@ -119,8 +119,8 @@ runMain(async () => {
   await running;
   await sweeper.stop();
   await setups.stop();
-  if (whatsapp instanceof SimulatedWhatsAppProvider) whatsapp.statuses.stopSweeping();
-  voice?.line.stopSweeping();
+  if (whatsapp instanceof SimulatedWhatsAppProvider) await whatsapp.statuses.stopSweeping();
+  await voice?.line.stopSweeping();
   await retention.stop();
   http.close();
   await connection.close();

@@ -2,6 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { SimulatedCallPlan } from '../../calls/contracts';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
 import type { LineEvent } from './types';
+import { periodicPass, type PeriodicPass } from '../../worker/periodicPass';
 
 /** One line event the simulated network will report, with the time it is due. */
 export interface ScheduledLineEvent {
@@ -83,7 +84,7 @@ interface RunningLine {
 export class SimulatedLineScheduler {
   /** Calls whose chain runs in this process. */
   private readonly running = new Map<string, RunningLine>();
-  private timer: NodeJS.Timeout | null = null;
+  private sweeper: PeriodicPass | null = null;
 
   constructor(
     private readonly db: Db,
@@ -121,17 +122,15 @@ export class SimulatedLineScheduler {
     return taken;
   }
 
-  /** Sweeps every `intervalMs` (the worker does); a failed sweep is reported and tried again next time. */
+  /** Sweeps now and every `intervalMs` (the worker does); a failed sweep is reported and tried again next time. */
   startSweeping(intervalMs = LINE_SWEEP_INTERVAL_MS): void {
-    this.timer ??= setInterval(() => {
-      this.sweepOnce().catch((err: unknown) => this.onError(err, '(sweep)'));
-    }, intervalMs);
-    this.timer.unref();
+    this.sweeper ??= periodicPass(() => this.sweepOnce(), intervalMs, (err) => this.onError(err, '(sweep)'));
+    this.sweeper.start();
   }
 
-  stopSweeping(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+  async stopSweeping(): Promise<void> {
+    await this.sweeper?.stop();
+    this.sweeper = null;
   }
 
   /** Reports the call's remaining events in order, each at its due time; false if already running here. */

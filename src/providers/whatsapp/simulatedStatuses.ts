@@ -3,6 +3,7 @@ import { insertIfAbsent } from '../../db/insertIfAbsent';
 import type { EventPublisher } from '../../events/publisher';
 import type { SimulatedStatus } from '../../messaging/contracts';
 import { applyDeliveryStatus } from '../../messaging/deliveryStatus';
+import { periodicPass, type PeriodicPass } from '../../worker/periodicPass';
 
 type Failure = { code: number; title: string; message: string } | null;
 
@@ -53,7 +54,7 @@ const until = (at: Date, now: number) =>
 export class SimulatedStatusScheduler {
   /** Messages whose chain runs in this process. */
   private readonly running = new Set<string>();
-  private timer: NodeJS.Timeout | null = null;
+  private sweeper: PeriodicPass | null = null;
 
   constructor(
     private readonly deps: { db: Db; events: EventPublisher },
@@ -87,17 +88,15 @@ export class SimulatedStatusScheduler {
     return taken;
   }
 
-  /** Sweeps every `intervalMs` (the worker does); a failed sweep is reported and tried again next time. */
+  /** Sweeps now and every `intervalMs` (the worker does); a failed sweep is reported and tried again next time. */
   startSweeping(intervalMs = STATUS_SWEEP_INTERVAL_MS): void {
-    this.timer ??= setInterval(() => {
-      this.sweepOnce().catch((err: unknown) => this.onError(err, '(sweep)'));
-    }, intervalMs);
-    this.timer.unref();
+    this.sweeper ??= periodicPass(() => this.sweepOnce(), intervalMs, (err) => this.onError(err, '(sweep)'));
+    this.sweeper.start();
   }
 
-  stopSweeping(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+  async stopSweeping(): Promise<void> {
+    await this.sweeper?.stop();
+    this.sweeper = null;
   }
 
   /** Records the message's remaining statuses in order, each at its due time; false if already running here. */
