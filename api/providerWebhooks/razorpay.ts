@@ -1,15 +1,14 @@
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import getRawBody from 'raw-body';
 import type { Config } from '../../src/config';
-import { LIMITS } from '../../src/domain/limits';
 import { recordPayment } from '../../src/dues/dueActions';
 import { duesCollections } from '../../src/dues/store';
 import type { EventPublisher } from '../../src/events/publisher';
 import { parsePaymentLinkPaid, razorpaySignatureValid } from '../../src/providers/payments/razorpay';
 import type { RequestState } from '../context';
 import { ROUTER_METHODS } from '../routerMethods';
+import { readSignedJson } from './signedJson';
 
 export const RAZORPAY_WEBHOOK_PATH = '/webhooks/razorpay';
 
@@ -30,27 +29,11 @@ export function createRazorpayWebhookRouter(deps: {
   const router = new Router<RequestState>({ methods: ROUTER_METHODS });
   const now = deps.now ?? (() => new Date());
   router.post(RAZORPAY_WEBHOOK_PATH, async (ctx) => {
-    const secret = deps.config.RAZORPAY_WEBHOOK_SECRET;
-    if (!secret) {
-      ctx.status = 404;
-      ctx.body = { status: 'not_configured' };
-      return;
-    }
-    const raw = await getRawBody(ctx.req, { limit: LIMITS.maxBodyBytes });
-    if (!razorpaySignatureValid(raw, ctx.get('x-razorpay-signature') || undefined, secret)) {
-      ctx.status = 401;
-      ctx.body = { status: 'invalid_signature' };
-      return;
-    }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(raw.toString('utf8'));
-    } catch {
-      ctx.status = 400;
-      ctx.body = { status: 'invalid_json' };
-      return;
-    }
-    const paid = parsePaymentLinkPaid(payload);
+    const signed = await readSignedJson(ctx, deps.config.RAZORPAY_WEBHOOK_SECRET, (raw, secret) =>
+      razorpaySignatureValid(raw, ctx.get('x-razorpay-signature') || undefined, secret),
+    );
+    if (!signed) return;
+    const paid = parsePaymentLinkPaid(signed.payload);
     if (!paid) {
       ctx.body = { status: 'ignored' };
       return;

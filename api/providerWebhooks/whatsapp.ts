@@ -1,14 +1,13 @@
 import Router from '@koa/router';
 import type { Db } from 'mongodb';
-import getRawBody from 'raw-body';
 import type { Config } from '../../src/config';
 import type { EventPublisher } from '../../src/events/publisher';
-import { LIMITS } from '../../src/domain/limits';
 import { ingestCloudWebhook } from '../../src/messaging/cloudIngest';
 import { parsePhoneNumberIds } from '../../src/providers/whatsapp';
 import { parseCloudWebhook, signatureValid, verificationChallenge } from '../../src/providers/whatsapp/cloudWebhook';
 import type { RequestState } from '../context';
 import { ROUTER_METHODS } from '../routerMethods';
+import { readSignedJson } from './signedJson';
 
 export const WHATSAPP_WEBHOOK_PATH = '/webhooks/whatsapp';
 
@@ -43,27 +42,11 @@ export function createWhatsAppWebhookRouter(deps: {
   });
 
   router.post(WHATSAPP_WEBHOOK_PATH, async (ctx) => {
-    const secret = deps.config.WHATSAPP_CLOUD_APP_SECRET;
-    if (!secret) {
-      ctx.status = 404;
-      ctx.body = { status: 'not_configured' };
-      return;
-    }
-    const raw = await getRawBody(ctx.req, { limit: LIMITS.maxBodyBytes });
-    if (!signatureValid(raw, ctx.get('x-hub-signature-256') || undefined, secret)) {
-      ctx.status = 401;
-      ctx.body = { status: 'invalid_signature' };
-      return;
-    }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(raw.toString('utf8'));
-    } catch {
-      ctx.status = 400;
-      ctx.body = { status: 'invalid_json' };
-      return;
-    }
-    const result = await ingestCloudWebhook({ db: deps.db, events: deps.events }, parseCloudWebhook(payload, now()), phoneByNumberId);
+    const signed = await readSignedJson(ctx, deps.config.WHATSAPP_CLOUD_APP_SECRET, (raw, secret) =>
+      signatureValid(raw, ctx.get('x-hub-signature-256') || undefined, secret),
+    );
+    if (!signed) return;
+    const result = await ingestCloudWebhook({ db: deps.db, events: deps.events }, parseCloudWebhook(signed.payload, now()), phoneByNumberId);
     ctx.body = { status: 'ok', ...result };
   });
   return router;
