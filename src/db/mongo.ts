@@ -9,6 +9,7 @@ import {
   type MongoClientOptions,
 } from 'mongodb';
 import type { Config } from '../config';
+import { opTallyOptions, tallyDatabaseOps } from '../observability/databaseOpTally';
 
 /**
  * One client per process. The URL may point at the embedded FerretDB or at a real MongoDB:
@@ -25,8 +26,10 @@ export async function connectMongo(
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,
     maxPoolSize: 50,
+    ...opTallyOptions(),
     ...extra,
   });
+  tallyDatabaseOps(client, appName);
   await client.connect();
   return { client, db: client.db(config.MONGODB_DB) };
 }

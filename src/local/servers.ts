@@ -95,7 +95,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<LocalServ
     options.binary,
     [
       '--handler=sqlite',
-      `--sqlite-url=file:${sqliteDir}/`,
+      `--sqlite-url=file:${sqliteDir}/?_pragma=synchronous(normal)`,
       `--listen-addr=127.0.0.1:${options.port}`,
       `--state-dir=${stateDir}`,
       '--telemetry=disable',
