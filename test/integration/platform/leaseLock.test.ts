@@ -1,5 +1,5 @@
-import type { Db } from 'mongodb';
-import { LeaseTimeoutError, withLease } from '../../../src/db/leaseLock';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import { LeaseTimeoutError, withDatabaseLease, withLease } from '../../../src/db/leaseLock';
 import { openTestDb, testConfig } from '../../support/env';
 
 /** The lease that makes read-modify-write safe on FerretDB, where concurrent updates get lost. */
@@ -14,18 +14,56 @@ describe('withLease', () => {
     await drop();
   });
 
-  it('serialises read-modify-write: 30 parallel increments all land', async () => {
+  it('serialises read-modify-write between processes: 30 parallel increments through the database lease alone all land', async () => {
     const counters = db.collection<{ _id: string; n: number }>('counters');
     await counters.insertOne({ _id: 'c', n: 0 });
     await Promise.all(
       Array.from({ length: 30 }, () =>
-        withLease(db, 'counter:c', async () => {
+        withDatabaseLease(db, 'counter:c', async () => {
           const doc = await counters.findOne({ _id: 'c' });
           await counters.updateOne({ _id: 'c' }, { $set: { n: doc!.n + 1 } });
         }),
       ),
     );
     expect((await counters.findOne({ _id: 'c' }))!.n).toBe(30);
+  });
+
+  it('queues holders of one process before the database: 10 parallel increments, one lease insert and no lease read each', async () => {
+    const config = testConfig();
+    const client = await new MongoClient(config.MONGODB_URL, { monitorCommands: true }).connect();
+    try {
+      const own = client.db(db.databaseName);
+      const commands: string[] = [];
+      client.on('commandStarted', (e: CommandStartedEvent) => {
+        if (e.command[e.commandName] === 'leases') commands.push(e.commandName);
+      });
+      const counters = own.collection<{ _id: string; n: number }>('counters');
+      await counters.insertOne({ _id: 'queued', n: 0 });
+      await Promise.all(
+        Array.from({ length: 10 }, () =>
+          withLease(own, 'counter:queued', async () => {
+            const doc = await counters.findOne({ _id: 'queued' });
+            await counters.updateOne({ _id: 'queued' }, { $set: { n: doc!.n + 1 } });
+          }),
+        ),
+      );
+      expect((await counters.findOne({ _id: 'queued' }))!.n).toBe(10);
+      expect(commands.filter((c) => c === 'insert')).toHaveLength(10);
+      expect(commands.filter((c) => c === 'find')).toHaveLength(0);
+      expect(commands.filter((c) => c === 'delete')).toHaveLength(10);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a holder of the same name in this process that outlives the wait does not block the next for ever: the database lease decides', async () => {
+    let release!: () => void;
+    const slow = withLease(db, 'slow-local', () => new Promise<string>((resolve) => (release = () => resolve('first'))), { leaseMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(withLease(db, 'slow-local', async () => 'second', { waitMs: 200 })).rejects.toBeInstanceOf(LeaseTimeoutError);
+    release();
+    await expect(slow).resolves.toBe('first');
+    await expect(withLease(db, 'slow-local', async () => 'third')).resolves.toBe('third');
   });
 
   it('releases the lease when the work throws', async () => {
