@@ -19,6 +19,7 @@ import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
 import type { CredentialCache } from '../src/auth/credentialCache';
 import type { TenantReadCache } from '../src/db/tenantReadCache';
+import { createAudienceCache } from '../src/campaigns/audienceCache';
 import { createEventPublisher, type EventPublisher } from '../src/events/publisher';
 import { createTemporalDispatcher } from '../src/events/dispatcher';
 import { createRazorpayWebhookRouter } from './providerWebhooks/razorpay';
@@ -64,6 +65,8 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
 
   const built = createEventPublisher(deps.db, createTemporalDispatcher(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE));
   const events = deps.wrapEvents ? deps.wrapEvents(built) : built;
+  // One per API process, shared by the public and console campaign routes.
+  const audiences = createAudienceCache();
   const publicRouter = createPublicRouter({
     config: deps.config,
     db: deps.db,
@@ -74,6 +77,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     credentialCache: deps.credentialCache,
     listCache: deps.listCache,
     events,
+    audiences,
     now: deps.now,
   });
   app.use(publicRouter.routes());
@@ -86,7 +90,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   app.use(sessionRouter.allowedMethods());
   app.use(consoleWebStatic(deps.consoleWebDir ?? fromRoot('dist/console-web')));
 
-  const consoleRouter = createConsoleRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, events, now }, consoleSessions);
+  const consoleRouter = createConsoleRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, events, now, audiences }, consoleSessions);
   app.use(consoleRouter.routes());
   app.use(consoleRouter.allowedMethods());
 

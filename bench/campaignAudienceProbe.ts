@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       }
     });
     const projection = { _id: 1, tenant_id: 1, name: 1, email: 1, phone: 1 };
-    for (const batchSize of [undefined, 5_000]) {
+    for (const batchSize of [undefined, 1_000, 2_000, 5_000]) {
       await timed(`scan the workspace's contacts, batchSize ${batchSize ?? 'default'}`, pid, async () => {
         let n = 0;
         for await (const _doc of contactCollections(db).contacts.find({ tenant_id: TENANT }, { projection, ...(batchSize ? { batchSize } : {}) })) n++;

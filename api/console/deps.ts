@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { Collection, Db, Sort } from 'mongodb';
 import { z } from 'zod';
 import type { Client } from '@temporalio/client';
+import type { AudienceCache } from '../../src/campaigns/audienceCache';
 import type { Config } from '../../src/config';
 import type { EventPublisher } from '../../src/events/publisher';
 import { findWorkspace } from '../../src/workspaces/workspaces';
@@ -15,6 +16,8 @@ export interface ConsoleDeps {
   temporal: Client;
   events: EventPublisher;
   now: () => Date;
+  /** Shared with the public routes: a launch reuses an evaluate's audience (src/campaigns/audienceCache.ts). */
+  audiences?: AudienceCache;
 }
 
 /** Every console path starts here. */

@@ -1,3 +1,4 @@
+import type { AudienceCache } from '../../src/campaigns/audienceCache';
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../src/config';
@@ -22,5 +23,7 @@ export interface PublicDeps {
   listCache?: TenantReadCache<unknown>;
   /** Stores and dispatches events for webhook delivery. */
   events: EventPublisher;
+  /** Audiences resolved by evaluate, reused by launch (src/campaigns/audienceCache.ts); default: none kept. */
+  audiences?: AudienceCache;
   now?: () => Date;
 }

@@ -15,6 +15,7 @@ import {
   type RunControl,
   type VoiceCampaignRunInput,
 } from './contracts';
+import type { AudienceCache } from './audienceCache';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
 import { campaignCounters } from './progress';
@@ -40,6 +41,8 @@ export interface ControlDeps {
   taskQueue: string;
   events: EventPublisher;
   now: () => Date;
+  /** The API process's resolved audiences: a launch reuses its evaluate's (audienceCache.ts). */
+  audiences?: AudienceCache;
 }
 
 export interface ControlRequest {
@@ -265,7 +268,7 @@ export async function controlCampaign(
       workspace,
       request: { expected_version: request.expected_version ?? 0, confirm_recipients: request.confirm_recipients ?? null },
       now,
-      evaluate: () => evaluateCampaign(db, campaign, workspace),
+      evaluate: () => evaluateCampaign(db, campaign, workspace, { audiences: deps.audiences }),
     });
     if (!check.ok) return { kind: 'refused', refusal: check.refusal };
     evaluation = check.evaluation;

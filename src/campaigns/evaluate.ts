@@ -4,6 +4,7 @@ import { suppressedNumbers } from '../messaging/optOut';
 import { resolveSender } from '../messaging/senders';
 import { selectTemplateVariant } from '../messaging/templateLanguage';
 import { placeholderNumbers } from '../messaging/templateVariables';
+import type { AudienceCache } from './audienceCache';
 import { classifyAudience, recipientChecksum, resolveAudience, type InvalidRow, type Recipient, type ResolvedAudience } from './audience';
 import { EXCLUSION_REASONS, type CampaignDoc, type ExclusionReason } from './campaign';
 import { exclusionFinding, finding, type Finding } from './findings';
@@ -171,10 +172,13 @@ export async function lookupTemplate(db: Db, campaign: CampaignDoc): Promise<Tem
   return chosen ? { kind: 'approved', template: chosen } : { kind: 'not_approved' };
 }
 
-/** Reads the audience, opt-outs, template and sender, then evaluates; writes nothing. */
-export async function evaluateCampaign(db: Db, campaign: CampaignDoc, workspace: WorkspaceDoc): Promise<Evaluation> {
+/**
+ * Reads the audience, opt-outs, template and sender, then evaluates; writes nothing. The API
+ * passes its audience cache, so a launch reuses its evaluate's contact rows (audienceCache.ts).
+ */
+export async function evaluateCampaign(db: Db, campaign: CampaignDoc, workspace: WorkspaceDoc, options: { audiences?: AudienceCache } = {}): Promise<Evaluation> {
   const [audience, suppressed, template, sender, voice] = await Promise.all([
-    resolveAudience(db, campaign),
+    options.audiences ? options.audiences.resolve(db, campaign) : resolveAudience(db, campaign),
     suppressedNumbers(db, campaign.tenant_id),
     lookupTemplate(db, campaign),
     campaign.channel === 'whatsapp' ? resolveSender(db, campaign.tenant_id, campaign.sender_id) : Promise.resolve(null),

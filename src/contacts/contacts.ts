@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
+import { touchContactsStamp } from './contactsStamp';
 import { Refusal } from '../domain/refusal';
 import { normaliseTags } from '../domain/tags';
 import { normaliseEmail, toE164 } from './contactIdentity';
@@ -196,6 +197,7 @@ async function attach(db: Db, contact: ContactDoc, ids: Identities, input: Conta
         { $set: { ...set, updated_at: now }, ...(newTags.length ? { $addToSet: { tags: { $each: newTags } } } : {}) },
         { returnDocument: 'after' },
       )) ?? contact;
+    await touchContactsStamp(db, contact.tenant_id, now);
   }
   return lost.length ? { kind: 'conflict', lost, holders } : { kind: 'attached', contact: updated };
 }
@@ -248,6 +250,7 @@ export async function matchOrCreateContact(
       updated_at: now,
     };
     const created = await insertIfAbsent(contacts, fresh);
+    if (created) await touchContactsStamp(db, tenantId, now);
     const contact = created ? fresh : await findContactById(db, tenantId, fresh._id);
     if (!contact) throw new Error(`contact ${fresh._id} vanished after a duplicate insert`);
     const outcome = await attach(db, contact, ids, input, now);

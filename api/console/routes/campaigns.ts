@@ -78,7 +78,7 @@ const CONSOLE_RECIPIENTS = 'console_campaign_recipients';
 export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const cursors = new CursorCodec(cursorSecret(deps.config));
   const { workspaces } = collections(deps.db);
-  const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now: deps.now });
+  const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now: deps.now, audiences: deps.audiences });
   /** The record with its counters and, for a call campaign, its call progress (dialled, answered, …). */
   const withCounters = async (c: CampaignDoc) =>
     consoleCampaignView({ ...c, counters: await campaignCounters(deps.db, c._id), ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
@@ -138,7 +138,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
         const campaign = await campaignOf(ctx, params.campaign_id);
-        ctx.body = (await evaluateCampaign(deps.db, campaign, ctx.state.workspace!)).result;
+        ctx.body = (await evaluateCampaign(deps.db, campaign, ctx.state.workspace!, { audiences: deps.audiences })).result;
       },
     }),
     route({

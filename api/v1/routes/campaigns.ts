@@ -63,9 +63,9 @@ export const CONTROL_SUMMARIES: Record<Exclude<ControlAction, 'launch' | 'archiv
   cancel: 'Stop for good: everyone not yet sent is skipped and completed_at is set.',
 };
 
-export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'temporal' | 'config' | 'events'>): RouteDef[] {
+export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'temporal' | 'config' | 'events' | 'audiences'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
-  const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now });
+  const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now, audiences: deps.audiences });
   /** The record with its counters and, for a call campaign, its call progress (kept apart: src/campaigns/progress.ts). */
   const withCounters = async (c: CampaignDoc) =>
     campaignView({ ...c, counters: await campaignCounters(deps.db, c._id), ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
@@ -161,7 +161,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
         const campaign = await campaignOf(ctx, params.campaign_id);
-        const { result } = await evaluateCampaign(deps.db, campaign, ctx.state.workspace!);
+        const { result } = await evaluateCampaign(deps.db, campaign, ctx.state.workspace!, { audiences: deps.audiences });
         ctx.body = result;
       },
     }),

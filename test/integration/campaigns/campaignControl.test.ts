@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { matchOrCreateContact } from '../../../src/contacts/contacts';
 import { collections } from '../../../src/db/collections';
 import { startTestApi, type TestApi } from '../../support/app';
 import { CountingWhatsAppProvider, insertCampaignDraft, insertContacts, zoneOpenAt } from '../../support/campaigns';
@@ -90,6 +91,26 @@ describe('campaign controls (launch, pause, resume, cancel, recipients)', () => 
           confirm_recipients: 5,
         }),
       );
+    });
+
+    it('sees a contact written between evaluate and launch: the launch does not reuse the evaluated audience then', async () => {
+      const tag = `seg${Date.now() % 100_000}`;
+      const who = (i: number) => ({ name: `Seg ${i}`, phone: `+9198${String(Date.now() % 100_000).padStart(5, '0')}${String(i).padStart(3, '0')}`, tags: [tag] });
+      for (const i of [1, 2]) await matchOrCreateContact(api.db, { _id: ws.workspaceId, country: 'IN' }, who(i), new Date());
+      const made = await request(api.server)
+        .post('/api/v1/campaigns')
+        .set(await auth())
+        .send({ name: 'Segment', audience: { kind: 'segment', tags: [tag] }, template: { name: 'order_update', variables: ['{{contact.name}}', 'A-1', 'Friday'] }, schedule: later() });
+      expect(made.status).toBe(201);
+      const id = made.body.campaign_id as string;
+      expect((await post(id, 'evaluate', undefined)).body.eligible).toBe(2);
+      await matchOrCreateContact(api.db, { _id: ws.workspaceId, country: 'IN' }, who(3), new Date());
+      const res = await post(id, 'launch', { expected_version: 1, confirm_recipients: 2 });
+      expect(res.status).toBe(409);
+      expect(res.body.error.details).toMatchObject({ reason: 'version_conflict', eligible: 3, confirm_recipients: 2 });
+      // Nothing written since that read: the launch goes through on the count it just gave.
+      expect((await post(id, 'evaluate', undefined)).body.eligible).toBe(3);
+      expect((await post(id, 'launch', { expected_version: 1, confirm_recipients: 3 })).body).toMatchObject({ status: 'scheduled', recipients: 3 });
     });
 
     it('a launched (scheduled) campaign is 412 campaign_frozen', async () => {
