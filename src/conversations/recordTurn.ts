@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { withLease } from '../db/leaseLock';
+import { eventIdFor, eventsCollection } from '../events/eventStore';
 import type { EventPublisher } from '../events/publisher';
 import {
   RECENT_MESSAGE_IDS,
@@ -78,13 +79,14 @@ async function claimMessageId(db: Db, tenantId: string, dedupeKey: string, candi
   return existing.message_id;
 }
 
-/** Emits `conversation.started` once per conversation, retrying it if an earlier emitter died. */
-async function announce(deps: ConversationDeps, conversation: ConversationDoc): Promise<void> {
-  if (conversation.started_event) return;
+const startedDedupeKey = (conversation: ConversationDoc) => `conversation.started:${conversation._id}`;
+
+/** Stores and dispatches `conversation.started` (idempotent: its dedupe key is the conversation's). */
+async function publishStarted(deps: ConversationDeps, conversation: ConversationDoc): Promise<void> {
   await deps.events.publish({
     tenantId: conversation.tenant_id,
     type: 'conversation.started',
-    dedupeKey: `conversation.started:${conversation._id}`,
+    dedupeKey: startedDedupeKey(conversation),
     createdAt: conversation.created_at,
     data: {
       conversation_id: conversation._id,
@@ -94,18 +96,28 @@ async function announce(deps: ConversationDeps, conversation: ConversationDoc): 
       started_at: conversation.created_at.toISOString(),
     },
   });
+}
+
+/** Emits `conversation.started` once per conversation, retrying it if an earlier emitter died. */
+async function announce(deps: ConversationDeps, conversation: ConversationDoc): Promise<void> {
+  if (conversation.started_event) return;
+  await publishStarted(deps, conversation);
   await conversationsCollection(deps.db).updateOne({ _id: conversation._id }, { $set: { started_event: true } });
 }
 
-/** The conversation of a thread, created (and announced) on first use. */
-export async function ensureConversation(
-  deps: ConversationDeps,
-  input: { tenantId: string; channel: ConversationChannel; threadKey: string; customer: Customer; agentId?: string | null; at: Date },
-): Promise<{ conversation: ConversationDoc; created: boolean }> {
-  const conversations = conversationsCollection(deps.db);
-  const id = conversationIdFor(input.tenantId, input.channel, input.threadKey);
-  const fresh: ConversationDoc = {
-    _id: id,
+interface NewConversationInput {
+  tenantId: string;
+  channel: ConversationChannel;
+  threadKey: string;
+  customer: Customer;
+  agentId?: string | null;
+  at: Date;
+}
+
+/** A thread's conversation as it is before any turn. */
+function emptyConversation(input: NewConversationInput): ConversationDoc {
+  return {
+    _id: conversationIdFor(input.tenantId, input.channel, input.threadKey),
     tenant_id: input.tenantId,
     channel: input.channel,
     thread_key: input.threadKey,
@@ -121,36 +133,81 @@ export async function ensureConversation(
     created_at: input.at,
     updated_at: input.at,
   };
+}
+
+/** The conversation of a thread, created (and announced) on first use. */
+export async function ensureConversation(
+  deps: ConversationDeps,
+  input: NewConversationInput,
+): Promise<{ conversation: ConversationDoc; created: boolean }> {
+  const conversations = conversationsCollection(deps.db);
+  const fresh = emptyConversation(input);
   const created = await insertIfAbsent(conversations, fresh);
-  const conversation = created ? fresh : await conversations.findOne({ _id: id, tenant_id: input.tenantId });
-  if (!conversation) throw new Error(`conversation ${id} belongs to another workspace`);
+  const conversation = created ? fresh : await conversations.findOne({ _id: fresh._id, tenant_id: input.tenantId });
+  if (!conversation) throw new Error(`conversation ${fresh._id} belongs to another workspace`);
   await announce(deps, conversation);
   return { conversation, created };
+}
+
+/** What counting one turn changes on a conversation that has not counted it yet. */
+function turnChange(current: ConversationDoc, input: RecordTurnInput, kind: TurnKind, messageId: string): Partial<ConversationDoc> {
+  const change: Partial<ConversationDoc> = {
+    recent_message_ids: [...current.recent_message_ids, messageId].slice(-RECENT_MESSAGE_IDS),
+    updated_at: input.at > current.updated_at ? input.at : current.updated_at,
+  };
+  if (kind === 'turn') {
+    change.message_count = current.message_count + 1;
+    if (current.last_turn_at === null || input.at >= current.last_turn_at) {
+      change.preview = previewOf(input.text);
+      change.last_turn_at = input.at;
+    }
+  }
+  if (current.agent_id === null && input.agentId) change.agent_id = input.agentId;
+  const missing = Object.entries(input.customer).filter(([key, value]) => value && !(key in current.customer));
+  if (missing.length > 0) change.customer = { ...current.customer, ...Object.fromEntries(missing) };
+  if (current.acquisition === null && input.acquisition) change.acquisition = input.acquisition;
+  return change;
+}
+
+/**
+ * Whether `conversation.started` is in the event store. A conversation created by a turn's
+ * insert leaves `started_event` false (see recordTurn), so the turns after it ask here
+ * before publishing again; a stored event that is not dispatched yet is the sweeper's.
+ */
+async function startedEventStored(db: Db, conversation: ConversationDoc): Promise<boolean> {
+  const id = eventIdFor(conversation.tenant_id, startedDedupeKey(conversation));
+  return (await eventsCollection(db).findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
 }
 
 /**
  * Records one turn of a conversation (creating the conversation on first use) and updates
  * the conversation's count, preview and `updated_at`. Safe to retry: a dedupe key gets one
  * message id, ever, and the conversation remembers which messages it counted.
- * Changes to the conversation run under its lease because FerretDB loses concurrent updates
- * to one document (src/db/leaseLock.ts).
+ *
+ * The message id is claimed and the message stored first (the conversation id derives from
+ * the thread, so neither needs the conversation), so a counted turn is always in the
+ * transcript. The first turn of a thread then creates the conversation with itself already
+ * counted: whoever wins that insert is the only writer so far and needs no lease. Every
+ * other turn changes the conversation under its lease, because FerretDB loses concurrent
+ * updates to one document (src/db/leaseLock.ts).
+ *
+ * `conversation.started` is published after the creating insert (never before: a webhook
+ * receiver may read the conversation at once, and a losing creator's event would describe a
+ * conversation that is not the stored one). The creator never updates the document to mark
+ * it published, as that update would race the turns counted under the lease: the next turn
+ * does it under the lease, after checking the event store and publishing if the creator died
+ * in between.
  */
 export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput): Promise<RecordTurnResult> {
   const threadKey = threadKeyOf(input);
-  const { conversation, created } = await ensureConversation(deps, {
-    tenantId: input.tenantId,
-    channel: input.channel,
-    threadKey,
-    customer: input.customer,
-    agentId: input.agentId,
-    at: input.at,
-  });
   const kind = input.kind ?? 'turn';
+  const empty = emptyConversation({ ...input, threadKey });
+  const conversationId = empty._id;
   const messageId = await claimMessageId(deps.db, input.tenantId, input.dedupeKey, messageIdFor(input.tenantId, input.dedupeKey, input.at));
   await insertIfAbsent(conversationMessagesCollection(deps.db), {
     _id: messageId,
     tenant_id: input.tenantId,
-    conversation_id: conversation._id,
+    conversation_id: conversationId,
     role: input.role,
     text: input.text,
     kind,
@@ -159,27 +216,24 @@ export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput)
   });
 
   const conversations = conversationsCollection(deps.db);
-  const duplicate = await withLease(deps.db, `conversation:${conversation._id}`, async () => {
-    const current = await conversations.findOne({ _id: conversation._id });
-    if (!current) throw new Error(`conversation ${conversation._id} vanished`);
-    if (current.recent_message_ids.includes(messageId)) return true;
-    const change: Partial<ConversationDoc> = {
-      recent_message_ids: [...current.recent_message_ids, messageId].slice(-RECENT_MESSAGE_IDS),
-      updated_at: input.at > current.updated_at ? input.at : current.updated_at,
-    };
-    if (kind === 'turn') {
-      change.message_count = current.message_count + 1;
-      if (current.last_turn_at === null || input.at >= current.last_turn_at) {
-        change.preview = previewOf(input.text);
-        change.last_turn_at = input.at;
-      }
-    }
-    if (current.agent_id === null && input.agentId) change.agent_id = input.agentId;
-    const missing = Object.entries(input.customer).filter(([key, value]) => value && !(key in current.customer));
-    if (missing.length > 0) change.customer = { ...current.customer, ...Object.fromEntries(missing) };
-    if (current.acquisition === null && input.acquisition) change.acquisition = input.acquisition;
-    await conversations.updateOne({ _id: current._id }, { $set: change });
-    return false;
+  const created: ConversationDoc = { ...empty, ...turnChange(empty, input, kind, messageId) };
+  if (await insertIfAbsent(conversations, created)) {
+    await publishStarted(deps, created);
+    return { conversationId, messageId, conversationCreated: true, duplicate: false };
+  }
+
+  const existing = await conversations.findOne({ _id: conversationId, tenant_id: input.tenantId });
+  if (!existing) throw new Error(`conversation ${conversationId} belongs to another workspace`);
+  if (!existing.started_event && !(await startedEventStored(deps.db, existing))) await publishStarted(deps, existing);
+  const duplicate = await withLease(deps.db, `conversation:${conversationId}`, async () => {
+    const current = await conversations.findOne({ _id: conversationId });
+    if (!current) throw new Error(`conversation ${conversationId} vanished`);
+    // The event is stored by now (checked or published above); the flag only goes false to true.
+    const started: Partial<ConversationDoc> = current.started_event ? {} : { started_event: true };
+    const counted = current.recent_message_ids.includes(messageId);
+    const change = counted ? started : { ...turnChange(current, input, kind, messageId), ...started };
+    if (Object.keys(change).length > 0) await conversations.updateOne({ _id: conversationId }, { $set: change });
+    return counted;
   });
-  return { conversationId: conversation._id, messageId, conversationCreated: created, duplicate };
+  return { conversationId, messageId, conversationCreated: false, duplicate };
 }

@@ -39,7 +39,11 @@ export interface ConversationDoc {
   acquisition: { ctwa: Ctwa } | null;
   /** Ids of the newest messages already counted, so a retried recorder counts nothing twice. */
   recent_message_ids: string[];
-  /** Whether `conversation.started` was emitted (an emitter that died before it retries it). */
+  /**
+   * True once `conversation.started` is known to be stored (an emitter that died before it
+   * retries it). A conversation created by a turn starts false even though its creator
+   * publishes right after the insert: the next turn confirms the event under the lease.
+   */
   started_event: boolean;
   created_at: Date;
   /** Moves with every message, trail rows included; the list's sort key. */

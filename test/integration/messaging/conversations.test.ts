@@ -129,6 +129,107 @@ describe('conversations', () => {
     });
   });
 
+  describe('a conversation’s first turn', () => {
+    const turnOf = (phone: string, key: string, at: Date, text = `text ${key}`) => ({
+      tenantId: ws.workspaceId,
+      channel: 'whatsapp' as const,
+      customer: { phone },
+      role: 'human' as const,
+      text,
+      at,
+      dedupeKey: `first:${phone}:${key}`,
+    });
+    const startedOf = async (conversationId: string) =>
+      (await eventsOf(api.db, ws.workspaceId, 'conversation.started')).filter((e) => e.data.conversation_id === conversationId);
+
+    it('is counted in the creating insert, and conversation.started is emitted once', async () => {
+      const phone = fresh();
+      const at = new Date();
+      const first = await recordTurn(deps, turnOf(phone, 'a', at, 'Your order shipped'));
+      expect(first).toEqual({ conversationId: expect.stringMatching(/^con_/), messageId: expect.stringMatching(/^msg_/), conversationCreated: true, duplicate: false });
+      const doc = await conversationsCollection(api.db).findOne({ _id: first.conversationId });
+      expect(doc).toMatchObject({
+        message_count: 1,
+        preview: 'Your order shipped',
+        last_turn_at: at,
+        recent_message_ids: [first.messageId],
+        customer: { phone },
+        agent_id: null,
+        created_at: at,
+        updated_at: at,
+        // Confirmed by the next turn under the lease (src/conversations/recordTurn.ts).
+        started_event: false,
+      });
+      const started = await startedOf(first.conversationId);
+      expect(started).toHaveLength(1);
+      expect(started[0]!.data).toEqual({ conversation_id: first.conversationId, channel: 'whatsapp', customer: { phone }, started_at: at.toISOString() });
+      expect((await get(`/api/v1/conversations/${first.conversationId}/messages`)).body.items.map((m: { text: string }) => m.text)).toEqual(['Your order shipped']);
+
+      const second = await recordTurn(deps, { ...turnOf(phone, 'b', new Date(at.getTime() + 5), 'Thanks'), role: 'user' });
+      expect(second).toMatchObject({ conversationId: first.conversationId, conversationCreated: false, duplicate: false });
+      expect(await conversationsCollection(api.db).findOne({ _id: first.conversationId })).toMatchObject({
+        message_count: 2,
+        preview: 'Thanks',
+        recent_message_ids: [first.messageId, second.messageId],
+        started_event: true,
+      });
+      expect(await startedOf(first.conversationId)).toHaveLength(1);
+    });
+
+    it('retried with its dedupe key after the creation changes nothing', async () => {
+      const phone = fresh();
+      const input = turnOf(phone, 'once', new Date());
+      const first = await recordTurn(deps, input);
+      const before = await conversationsCollection(api.db).findOne({ _id: first.conversationId });
+      // A redelivery may come with another time: the key keeps its message id.
+      for (const at of [input.at, new Date(input.at.getTime() + 1000)]) {
+        expect(await recordTurn(deps, { ...input, at })).toEqual({ ...first, conversationCreated: false, duplicate: true });
+      }
+      const after = await conversationsCollection(api.db).findOne({ _id: first.conversationId });
+      // The retry confirmed the stored event; nothing else moved.
+      expect(after).toEqual({ ...before, started_event: true });
+      expect(await conversationMessagesCollection(api.db).countDocuments({ conversation_id: first.conversationId })).toBe(1);
+      expect(await startedOf(first.conversationId)).toHaveLength(1);
+    });
+
+    it('counts parallel first turns of one thread, each retried at once, exactly once each', async () => {
+      const phone = fresh();
+      const at = Date.now();
+      const inputs = Array.from({ length: 6 }, (_, i) => turnOf(phone, `p${i}`, new Date(at + i)));
+      const results = await Promise.all([...inputs, ...inputs].map((input) => recordTurn(deps, input)));
+      const conversationId = results[0]!.conversationId;
+      expect(results.every((r) => r.conversationId === conversationId)).toBe(true);
+      expect(results.filter((r) => r.conversationCreated)).toHaveLength(1);
+      const messageIds = new Set(results.map((r) => r.messageId));
+      expect(messageIds.size).toBe(6);
+      // Each key's two attempts: one counted it, the other found it counted.
+      for (const id of messageIds) expect(results.filter((r) => r.messageId === id && !r.duplicate)).toHaveLength(1);
+      const doc = await conversationsCollection(api.db).findOne({ _id: conversationId });
+      expect(doc!.message_count).toBe(6);
+      expect(new Set(doc!.recent_message_ids)).toEqual(messageIds);
+      expect(doc!.recent_message_ids).toHaveLength(6);
+      expect(doc!.preview).toBe('text p5');
+      expect(doc!.started_event).toBe(true);
+      expect(await conversationMessagesCollection(api.db).countDocuments({ conversation_id: conversationId })).toBe(6);
+      expect(await startedOf(conversationId)).toHaveLength(1);
+    });
+
+    it('whose recorder died before publishing conversation.started: the next turn publishes it', async () => {
+      const phone = fresh();
+      const at = new Date();
+      const dying = { db: api.db, events: { publish: async () => Promise.reject(new Error('process died')) } };
+      await expect(recordTurn(dying, turnOf(phone, 'lost', at))).rejects.toThrow('process died');
+      const next = await recordTurn(deps, turnOf(phone, 'next', new Date(at.getTime() + 1)));
+      const started = await startedOf(next.conversationId);
+      expect(started).toHaveLength(1);
+      expect(started[0]!.data.started_at).toBe(at.toISOString());
+      expect(await conversationsCollection(api.db).findOne({ _id: next.conversationId })).toMatchObject({ message_count: 2, started_event: true });
+      // The dead recorder's retry counts nothing twice and publishes nothing twice.
+      expect(await recordTurn(deps, turnOf(phone, 'lost', at))).toMatchObject({ conversationCreated: false, duplicate: true });
+      expect(await startedOf(next.conversationId)).toHaveLength(1);
+    });
+  });
+
   describe('GET /api/v1/conversations', () => {
     let many: TestWorkspace;
     const ids: string[] = [];
