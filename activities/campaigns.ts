@@ -11,7 +11,7 @@ import { readRecipientBatch, recipientId, type CampaignRecipientDoc } from '../s
 import { collections } from '../src/db/collections';
 import type { EventPublisher } from '../src/events/publisher';
 import { campaignSendIntentKey } from '../src/messaging/sendIntents';
-import { SendInProgress, SendOutcomeUnknown, SendRefusal, sendWhatsAppMessage, type SendRefusalReason } from '../src/messaging/sendMessage';
+import { SendInProgress, SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason } from '../src/messaging/sendMessage';
 import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
 
 export interface CampaignActivityDeps {
@@ -65,6 +65,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
     campaign: { _id: string; tenant_id: string; sender_id: string | null; template: { name: string; language: string | null } },
     doc: CampaignRecipientDoc,
     plannedAt: number,
+    context: SendContext,
   ): Promise<QueuedMove | { hold: string }> {
     // Never before its planned time (the time-skipping server's clock runs ahead of this one).
     const at = new Date(Math.max(plannedAt, now().getTime()));
@@ -79,6 +80,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
           metadata: {},
           intentKey: campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id),
           campaign: { campaignId: campaign._id, recipientId: doc._id },
+          context,
         },
       );
       return { id: doc._id, to: 'sent', at, messageId: sent.message_id };
@@ -124,6 +126,8 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       const docs = await readRecipientBatch(deps.db, input.campaignId, input.from, count);
       const template = { name: campaign.template.name, language: campaign.template.language };
       const tally = { sent: 0, failed: 0, skipped: 0 };
+      // Once per batch, not per send: the sender and template lookups scan their collections on FerretDB.
+      const context = docs.some((d) => d.state === 'queued') ? await lookUpSendContext(deps.db, campaign.tenant_id, campaign.sender_id, template) : null;
       // The batch's recipients move out of `queued` in one write after its sends: a worker
       // killed before it leaves them queued, and the retried batch finds each send's intent
       // (recorded before the provider was called) instead of sending again.
@@ -144,7 +148,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
           if (doc.state === 'queued') {
             const wait = startedAt + (plannedAt - input.plannedStartMs) - Date.now();
             if (wait > 0) await pace(wait);
-            const outcome = await sendOne({ ...campaign, template }, doc, plannedAt);
+            const outcome = await sendOne({ ...campaign, template }, doc, plannedAt, context!);
             if ('hold' in outcome) {
               held = outcome.hold;
               stopped = true;

@@ -13,7 +13,7 @@ import { markdownToWhatsApp } from './markdown';
 import { isSuppressed } from './optOut';
 import { outboundMessagesCollection, type OutboundMessageDoc } from './outboundMessages';
 import { claimSendIntent, isOneOffSendIntentKey, sendIntentsCollection, type SendIntentDoc } from './sendIntents';
-import { resolveSender } from './senders';
+import { resolveSender, type SenderResolution } from './senders';
 import { windowOpen } from './sessionWindow';
 import { selectTemplateVariant } from './templateLanguage';
 import {
@@ -91,6 +91,27 @@ export interface SendMessageInput {
   intentKey: string;
   /** A campaign's send: its message's statuses move this recipient (src/campaigns/recipients.ts). */
   campaign?: { campaignId: string; recipientId: string } | null;
+  /**
+   * The sender and template already looked up by the caller (a campaign batch, once per
+   * batch: `lookUpSendContext`), each refused at its usual place in the guard order.
+   */
+  context?: SendContext;
+}
+
+/** What a batch of sends shares: the sender resolution and the template variant (null: none approved). */
+export interface SendContext {
+  sender: SenderResolution;
+  template: TemplateDoc | null;
+}
+
+/**
+ * Looks up once what a campaign batch's sends share. Up to one batch stale (a batch lasts
+ * seconds to about a minute): a sender disconnected or a template changed mid-batch is seen
+ * by the next batch (docs/decisions.md, "A campaign batch looks up its sender and template once").
+ */
+export async function lookUpSendContext(db: Db, tenantId: string, senderId: string | null, template: TemplateRequest): Promise<SendContext> {
+  const [sender, variants] = await Promise.all([resolveSender(db, tenantId, senderId), templateVariants(db, tenantId, template.name)]);
+  return { sender, template: selectTemplateVariant(variants, template.language) };
 }
 
 export interface SendMessageResult {
@@ -129,9 +150,12 @@ interface Prepared {
   template: { name: string; language: string } | null;
 }
 
-async function findTemplate(db: Db, tenantId: string, template: TemplateRequest): Promise<TemplateDoc> {
-  const variants = await collections(db).templates.find({ tenant_id: tenantId, name: template.name }).toArray();
-  const chosen = selectTemplateVariant(variants, template.language);
+function templateVariants(db: Db, tenantId: string, name: string): Promise<TemplateDoc[]> {
+  return collections(db).templates.find({ tenant_id: tenantId, name }).toArray();
+}
+
+async function findTemplate(db: Db, tenantId: string, template: TemplateRequest, context: SendContext | undefined): Promise<TemplateDoc> {
+  const chosen = context ? context.template : selectTemplateVariant(await templateVariants(db, tenantId, template.name), template.language);
   if (!chosen) throw new SendRefusal('template_not_found', `No approved template named ${template.name}.`);
   return chosen;
 }
@@ -196,7 +220,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   if (!workspace.plan.chat_channel) {
     throw new SendRefusal('channel_dormant', 'The plan no longer includes the WhatsApp channel.');
   }
-  const sender = await resolveSender(db, input.tenantId, input.senderId);
+  const sender = input.context?.sender ?? (await resolveSender(db, input.tenantId, input.senderId));
   if (!sender.ok) throw new SendRefusal('channel_not_connected', sender.message);
   if (await isSuppressed(db, input.tenantId, to)) {
     throw new SendRefusal('suppressed', `${to} opted out by replying STOP; nothing can be sent to this number.`);
@@ -205,7 +229,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   let prepared: Prepared;
   const base = { tenantId: input.tenantId, senderId: sender.sender._id, from: sender.sender.phone, to };
   if (template) {
-    const { message, ...rest } = prepareTemplate(await findTemplate(db, input.tenantId, template), template);
+    const { message, ...rest } = prepareTemplate(await findTemplate(db, input.tenantId, template, input.context), template);
     prepared = { request: { ...base, message }, ...rest };
   } else {
     if (!(await windowOpen(db, { tenantId: input.tenantId, senderId: sender.sender._id, customer: to }, deps.now()))) {
