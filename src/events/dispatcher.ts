@@ -10,10 +10,11 @@ import { createEndpointDirectory, type EndpointDirectory } from '../webhooks/end
  * Hands a stored event to each enabled endpoint of its workspace that receives its type: a
  * signal to that endpoint's delivery workflow (signal-with-start; src/webhooks/
  * deliverySignals.ts), then marks the event dispatched and drops its undispatched marker. An
- * event no endpoint receives costs no Temporal call. Dispatching twice (the sweeper, reading
- * the markers, after a producer that died before marking) signals again; the endpoint's
- * workflow and its drain recognise the delivery (src/webhooks/drain.ts), so nothing is
- * delivered twice.
+ * event no endpoint receives costs no Temporal call, and usually no dispatch at all: the
+ * publisher asks `hasReceivers` (the same cached directory) before storing and stores such
+ * an event already dispatched. Dispatching twice (the sweeper, reading the markers, after a
+ * producer that died before marking) signals again; the endpoint's workflow and its drain
+ * recognise the delivery (src/webhooks/drain.ts), so nothing is delivered twice.
  */
 export function createTemporalDispatcher(
   db: Db,
@@ -24,6 +25,9 @@ export function createTemporalDispatcher(
   const endpoints = options.endpoints ?? createEndpointDirectory(db);
   const signals = createDeliverySignaller(temporal, taskQueue);
   return {
+    async hasReceivers(tenantId, type) {
+      return (await endpoints.receivers(tenantId, type)).length > 0;
+    },
     async dispatch(event: EventDoc) {
       const receivers = await endpoints.receivers(event.tenant_id, event.type);
       await Promise.all(

@@ -18,7 +18,10 @@ export interface EventDoc {
   data: Record<string, unknown>;
   /** What the producer deduplicates on, e.g. `call.ended:call_…`. */
   dedupe_key: string;
-  /** Set once delivery workflows were started for it; null events are picked up by a sweeper. */
+  /**
+   * Set once delivery workflows were started for it, or at store time when no endpoint
+   * received it; null events are picked up by a sweeper (through their marker).
+   */
   dispatched_at: Date | null;
   /**
    * The envelope serialised once, at append: every delivery attempt and every replay sends
@@ -82,7 +85,8 @@ export function newEventDoc(input: EventInput): EventDoc {
 
 /**
  * The events still to dispatch, one marker per event (`_id` = event id), written before the
- * event and deleted once it is dispatched. The sweeper reads this small collection from its
+ * event and deleted once it is dispatched. An event no endpoint received when it was
+ * published never has one (`appendDispatchedEvent`). The sweeper reads this small collection from its
  * oldest end instead of filtering `events` on `dispatched_at`, which FerretDB on SQLite
  * answers only by scanning every event ever stored.
  */
@@ -101,9 +105,23 @@ export function undispatchedEvents(db: Db): Collection<UndispatchedDoc> {
  * leaves a marker without an event (the sweeper drops it), never an event nobody dispatches.
  */
 export async function appendEvent(db: Db, input: EventInput): Promise<EventDoc> {
-  const events = eventsCollection(db);
   const doc = newEventDoc(input);
   await insertIfAbsent(undispatchedEvents(db), { _id: doc._id, created_at: doc.created_at });
+  return storeOnce(db, doc);
+}
+
+/**
+ * Stores an event no endpoint receives as already dispatched, in one write and with no
+ * marker: there is nothing to hand over, so nothing for the sweeper to finish. Returns the
+ * stored event when its dedupe key was stored before, which may be one still undispatched
+ * (stored through `appendEvent` by an earlier attempt that found receivers).
+ */
+export async function appendDispatchedEvent(db: Db, input: EventInput, dispatchedAt: Date): Promise<EventDoc> {
+  return storeOnce(db, { ...newEventDoc(input), dispatched_at: dispatchedAt });
+}
+
+async function storeOnce(db: Db, doc: EventDoc): Promise<EventDoc> {
+  const events = eventsCollection(db);
   if (await insertIfAbsent(events, doc)) return doc;
   const existing = await events.findOne({ _id: doc._id });
   if (!existing) throw new Error(`event ${doc._id} vanished after a duplicate insert`);

@@ -8,10 +8,13 @@ import { webhookEndpoints } from './endpoints';
  * per few seconds instead of one per event, and a workspace with no endpoint (the common
  * case) costs no Temporal call at all. Endpoint changes through the console clear the
  * workspace's entry in this process at once (`forgetEndpoints`); other processes see them
- * within ENDPOINT_CACHE_MS. A stale entry can only delay an endpoint's first events (one
- * created, enabled or subscribed less than ENDPOINT_CACHE_MS ago may miss events published
- * in that window): one deleted, disabled or unsubscribed is re-checked by the drain before
- * each delivery (src/webhooks/drain.ts), so it never receives an event it no longer takes.
+ * within ENDPOINT_CACHE_MS: an entry is stamped when its read starts, so a lookup sees every
+ * change committed more than ENDPOINT_CACHE_MS before it. A stale entry can only delay an
+ * endpoint's first events (one created, enabled or subscribed less than ENDPOINT_CACHE_MS
+ * ago may miss events published in that window; the publisher asks before storing an event,
+ * and stores one nobody receives as dispatched): one deleted, disabled or unsubscribed is
+ * re-checked by the drain before each delivery (src/webhooks/drain.ts), so it never
+ * receives an event it no longer takes.
  */
 export const ENDPOINT_CACHE_MS = 5_000;
 

@@ -93,6 +93,12 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
       expect(r.headers['content-type']).toBe('application/json');
     }
     expect(receiver.forEvent(paid._id).map((r) => r.path).sort()).toEqual(['/all', '/payments']);
+    // Received events went the marker path: marked dispatched and their markers dropped.
+    for (const event of [ticket, paid]) {
+      expect(event.dispatched_at).toBeNull();
+      expect((await eventsCollection(api.db).findOne({ _id: event._id }))!.dispatched_at).toBeInstanceOf(Date);
+      expect(await undispatchedEvents(api.db).findOne({ _id: event._id })).toBeNull();
+    }
     expect(receiver.received.filter((r) => r.path === '/off')).toEqual([]);
     // No workflow at all for an endpoint that receives nothing.
     await expect(api.temporal.workflow.getHandle(endpointWorkflowId(off.webhook_id)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
@@ -103,6 +109,9 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
     const hook = await endpoint(ws, { url: receiver.url('/only-payments'), event_types: ['payment.paid'] });
     const event = await events.publish({ tenantId: ws, type: 'ticket.created', dedupeKey: `ticket.created:nobody:${ws}`, data: { ticket_id: 'tkt_2' }, createdAt: new Date() });
     expect((await eventsCollection(api.db).findOne({ _id: event._id }))!.dispatched_at).toBeInstanceOf(Date);
+    // Stored already dispatched, in one write: no marker for the sweeper.
+    expect(event.dispatched_at).toBeInstanceOf(Date);
+    expect(await undispatchedEvents(api.db).findOne({ _id: event._id })).toBeNull();
     await expect(api.temporal.workflow.getHandle(endpointWorkflowId(hook.webhook_id)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
     await expect(api.temporal.workflow.getHandle(event._id).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
