@@ -94,14 +94,14 @@ export async function startEmbeddedSystem<Seeded = undefined>(options: EmbeddedS
       rmSync(dir, { recursive: true, force: true });
     })());
   options.onStop?.(stop);
-  /** A child started after stop() began would outlive it: it is stopped at once and start-up ends. */
+  /** A child started after stop() began would outlive it: it is stopped at once. */
   const track = (child: ManagedProcess) => {
-    if (stopping) {
-      void child.stop();
-      throw new Error(`stopped while starting ${child.name}`);
-    }
-    children.push(child);
+    if (stopping) void child.stop();
+    else children.push(child);
     return child;
+  };
+  const notStopped = () => {
+    if (stopping) throw new Error(`${options.name}: stopped during start-up`);
   };
 
   try {
@@ -125,10 +125,12 @@ export async function startEmbeddedSystem<Seeded = undefined>(options: EmbeddedS
       if (failed) throw failed.reason;
       [ferret, temporal] = started.map((s) => (s as PromiseFulfilledResult<LocalServer>).value) as [LocalServer, LocalServer];
     }
+    notStopped();
 
     mongo = await new MongoClient(ferret.address).connect();
     const db = mongo.db('bench');
     const seeded = (options.seed ? await options.seed(db) : undefined) as Seeded;
+    notStopped();
 
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -153,12 +155,14 @@ export async function startEmbeddedSystem<Seeded = undefined>(options: EmbeddedS
     const worker = startNode('worker');
     const metricsBase = `http://127.0.0.1:${workerMetrics}`;
     await untilReady(worker, waitFor('worker', async () => (await fetch(`${metricsBase}/healthz`)).ok, options.workerReadyMs ?? 180_000, 250));
+    notStopped();
     let api: ManagedProcess | null = null;
     const base = apiPort === null ? null : `http://127.0.0.1:${apiPort}`;
     if (base !== null) {
       api = startNode('api');
       await untilReady(api, waitFor('API', async () => (await fetch(`${base}/readyz`)).ok, options.apiReadyMs ?? 60_000));
     }
+    notStopped();
     if (options.temporalClient) temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }) });
 
     return {
