@@ -1,21 +1,18 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client, Connection } from '@temporalio/client';
-import { MongoClient, type Collection, type Db } from 'mongodb';
+import type { Client } from '@temporalio/client';
+import type { Collection, Db } from 'mongodb';
 import { KeyStore } from '../src/auth/keyStore';
 import { callCollections, type CallDoc } from '../src/calls/callStore';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
-import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
-import { freePort, waitFor } from '../src/local/net';
-import { fromRoot, toolPath } from '../src/local/paths';
-import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
+import { fromRoot } from '../src/local/paths';
 import { cpuSeconds, distribution, loadAverage, machineBusySeconds, sleep, treeCpuSeconds } from './benchStats';
 import { callFootprints, lastEvents, summariseFootprints, workflowCounts } from './callHistory';
 import { formatReport } from './callBenchReport';
 import { hangUpAll, holdCalls, runLifecycles, runProbe, request, type BenchWorkspace } from './callLoad';
 import { summariseProfiles, type ProfileSummary, type ProfileWindow } from './cpuProfileSummary';
+import { BENCH_CONSOLE_TOKEN, startEmbeddedSystem } from './embeddedSystem';
 import { CALL_TARGETS } from './targets';
 
 /**
@@ -81,7 +78,6 @@ const settings = {
   drainTimeoutMs: 45_000,
 };
 
-const CONSOLE_TOKEN = 'bench-console-token-0123456789';
 const HOLD_DESTINATION = '+919811100002';
 const CYCLE_DESTINATION = '+919811100001';
 
@@ -139,59 +135,34 @@ async function main(): Promise<void> {
     process.stderr.write(`bench:calls stopped during ${current}: over BENCH_MAX_SECONDS (${settings.maxSeconds} s)\n`);
     void stopAll().finally(() => process.exit(1));
   }, settings.maxSeconds * 1000);
-  const dir = settings.dataDir ? mkdtempSync(join(settings.dataDir, 'bench-calls-')) : mkdtempSync(join(tmpdir(), 'bench-calls-'));
   const benchDir = fromRoot('.bench');
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const profileDir = join(benchDir, `profiles-${stamp}`);
-  const children: ManagedProcess[] = [];
-  let mongo: MongoClient | null = null;
-  let temporalClient: Client | null = null;
-  let stopping: Promise<void> | null = null;
-  const stopAll = () =>
-    (stopping ??= (async () => {
-      await temporalClient?.connection.close().catch(() => undefined);
-      await mongo?.close().catch(() => undefined);
-      for (const child of [...children].reverse()) await child.stop(10_000);
-      rmSync(dir, { recursive: true, force: true });
-    })());
+  let stopSystem: (() => Promise<void>) | null = null;
+  const stopAll = async () => stopSystem?.();
 
   try {
     const t0 = performance.now();
-    const [mongoPort, temporalPort, uiPort, apiPort, metricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-    const ferret = await startFerretDb({ binary: settings.ferretDbBinary ?? toolPath(process.env.TOOLS_DIR ?? '.tools', 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') });
-    children.push(ferret.process);
-    const temporal = await startTemporalDevServer({ binary: toolPath(process.env.TOOLS_DIR ?? '.tools', 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') });
-    children.push(temporal.process);
-
-    mongo = await new MongoClient(ferret.address).connect();
-    const db = mongo.db('bench');
-    const loadWorkspaces = await seedWorkspaces(db, 'ws_callbench', settings.workspaces, settings.keysPerWorkspace);
-    // A probe polls every 50 ms; 20 keys at 120 requests a minute each keep it under the rate limit.
-    const probeWorkspaces = await seedWorkspaces(db, 'ws_callprobe', settings.probes, 20);
-
-    const childEnv = {
-      ...process.env,
-      PORT: String(apiPort),
-      MONGODB_URL: ferret.address,
-      MONGODB_DB: 'bench',
-      TEMPORAL_ADDRESS: temporal.address,
-      CONSOLE_TOKEN,
-      LOG_LEVEL: 'warn',
-      WORKER_METRICS_PORT: String(metricsPort),
-    };
-    const nodeArgs = (name: string) => {
-      if (!settings.cpuProfile) return [];
-      mkdirSync(join(profileDir, name), { recursive: true });
-      return ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
-    };
-    const worker = startProcess('worker', process.execPath, [...nodeArgs('worker'), join(__dirname, '../src/main/worker.js')], { env: childEnv, logFile: join(dir, 'worker.log') });
-    children.push(worker);
-    await untilReady(worker, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 180_000, 250));
-    const api = startProcess('api', process.execPath, [...nodeArgs('api'), join(__dirname, '../src/main/api.js')], { env: childEnv, logFile: join(dir, 'api.log') });
-    children.push(api);
-    const base = `http://127.0.0.1:${apiPort}`;
-    await untilReady(api, waitFor('API', async () => (await fetch(`${base}/readyz`)).ok, 30_000));
-    temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: 'default' });
+    const system = await startEmbeddedSystem({
+      name: 'bench-calls',
+      parentDir: settings.dataDir,
+      serversInTurn: true,
+      ferretDbBinary: settings.ferretDbBinary,
+      cpuProfiles: settings.cpuProfile ? { dir: profileDir, processes: ['worker', 'api'] } : null,
+      apiReadyMs: 30_000,
+      temporalClient: true,
+      // The workspaces are in the database before the worker and the API start.
+      seed: async (db) => ({
+        load: await seedWorkspaces(db, 'ws_callbench', settings.workspaces, settings.keysPerWorkspace),
+        // A probe polls every 50 ms; 20 keys at 120 requests a minute each keep it under the rate limit.
+        probes: await seedWorkspaces(db, 'ws_callprobe', settings.probes, 20),
+      }),
+      onStop: (stop) => (stopSystem = stop),
+    });
+    const { db, dir } = system;
+    const base = system.base!;
+    const temporalClient = system.temporalClient!;
+    const { load: loadWorkspaces, probes: probeWorkspaces } = system.seeded;
 
     for (const [workspaces, destination, script] of [
       [loadWorkspaces, HOLD_DESTINATION, HOLD_SCRIPT],
@@ -199,7 +170,7 @@ async function main(): Promise<void> {
       [probeWorkspaces, HOLD_DESTINATION, HOLD_SCRIPT],
     ] as const) {
       for (const ws of workspaces) {
-        const res = await request(base, 'PUT', `/console/v1/workspaces/${ws.id}/simulator/calls/${encodeURIComponent(destination)}`, CONSOLE_TOKEN, script);
+        const res = await request(base, 'PUT', `/console/v1/workspaces/${ws.id}/simulator/calls/${encodeURIComponent(destination)}`, BENCH_CONSOLE_TOKEN, script);
         if (res.status !== 200) throw new Error(`scripting ${ws.id}: ${res.status} ${JSON.stringify(res.body)}`);
       }
     }
@@ -209,7 +180,7 @@ async function main(): Promise<void> {
         `API and worker as child processes; FerretDB (SQLite) and the Temporal dev server with their files in ${dir}; set-up ${setupSeconds.toFixed(1)} s; load average ${loadAverage()}`,
     );
 
-    const pids = { api: api.child.pid!, worker: worker.child.pid!, ferretdb: ferret.process.child.pid!, temporal: temporal.process.child.pid! };
+    const pids = system.pids as Record<'api' | 'worker' | 'ferretdb' | 'temporal', number>;
     const snapshot = (): ProcessCpu => {
       const own = process.cpuUsage();
       return {
@@ -281,7 +252,7 @@ async function main(): Promise<void> {
       const hung = await hangUpAll({ base, calls: held.placements, workspaces: loadWorkspaces, perSecond: settings.hangupsPerSecond, pollEvery: settings.pollEvery, pollMs: settings.pollMs });
       say(`   ${hung.samples.length} hung up; waiting for their results`);
       const left = await untilDecided(calls, settings.drainTimeoutMs);
-      if (left > 0) await sayWherePending(calls, temporalClient!);
+      if (left > 0) await sayWherePending(calls, temporalClient);
       return hung;
     });
     say(`   done in ${hangupCost.seconds} s`);

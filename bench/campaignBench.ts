@@ -1,21 +1,18 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { MongoClient, type Db } from 'mongodb';
+import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
 import { draftCampaign, insertDraft } from '../src/campaigns/createCampaign';
 import { readRecipientBatch } from '../src/campaigns/staging';
 import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
 import { collections } from '../src/db/collections';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
-import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
-import { freePort, waitFor } from '../src/local/net';
-import { fromRoot, toolPath } from '../src/local/paths';
-import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
+import { fromRoot } from '../src/local/paths';
 import { outboundMessagesCollection } from '../src/messaging/outboundMessages';
 import { simulatorScriptsCollection, scriptId, simulatorScriptSchema } from '../src/providers/whatsapp/simulatorScripts';
 import { loadAverage, sleep } from './benchStats';
 import { formatProfile, summariseProfiles } from './cpuProfileSummary';
+import { BENCH_CONSOLE_TOKEN, startEmbeddedSystem } from './embeddedSystem';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
 
 /**
@@ -48,8 +45,6 @@ const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 600) * 1000;
 const cpuProfile = process.env.BENCH_CPU_PROF === '1';
 const THROTTLE = 600;
 const TENANT = 'ws_bench_campaigns';
-const CONSOLE_TOKEN = 'bench-console-token-0123456789';
-const tools = process.env.TOOLS_DIR ?? '.tools';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
@@ -158,49 +153,20 @@ async function historyEvents(client: Client, workflowId: string): Promise<{ runs
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-campaigns-'));
-  const children: ManagedProcess[] = [];
-  const closers: (() => Promise<unknown>)[] = [];
   const loadBefore = loadAverage();
+  const profileDir = fromRoot(join('.bench', `campaigns-profiles-${Date.now()}`));
+  const system = await startEmbeddedSystem({
+    name: 'bench-campaigns',
+    taskQueue: 'bench-campaigns',
+    env: { NODE_ENV: 'development' },
+    cpuProfiles: cpuProfile ? { dir: profileDir, processes: ['worker', 'api'] } : null,
+    temporalClient: true,
+  });
   try {
-    const [mongoPort, temporalPort, uiPort, apiPort, metricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-    const [ferret, temporal] = await Promise.all([
-      startFerretDb({ binary: toolPath(tools, 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') }),
-      startTemporalDevServer({ binary: toolPath(tools, 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') }),
-    ]);
-    children.push(ferret.process, temporal.process);
-    const env = {
-      ...process.env,
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      PORT: String(apiPort),
-      MONGODB_URL: ferret.address,
-      MONGODB_DB: 'bench',
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: 'bench-campaigns',
-      CONSOLE_TOKEN,
-      WORKER_METRICS_PORT: String(metricsPort),
-    };
-    const profileDir = fromRoot(join('.bench', `campaigns-profiles-${Date.now()}`));
-    const nodeArgs = (name: string) => {
-      if (!cpuProfile) return [];
-      mkdirSync(join(profileDir, name), { recursive: true });
-      return ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
-    };
-    const worker = startProcess('worker', process.execPath, [...nodeArgs('worker'), join(__dirname, '../src/main/worker.js')], { env, logFile: join(dir, 'worker.log') });
-    children.push(worker);
-    await untilReady(worker, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 180_000, 250));
-    const api = startProcess('api', process.execPath, [...nodeArgs('api'), join(__dirname, '../src/main/api.js')], { env, logFile: join(dir, 'api.log') });
-    children.push(api);
-    const base = `http://127.0.0.1:${apiPort}`;
-    await untilReady(api, waitFor('API', async () => (await fetch(`${base}/readyz`)).ok, 60_000));
-
-    const mongo = await new MongoClient(ferret.address).connect();
-    closers.push(() => mongo.close());
-    const db = mongo.db('bench');
-    const connection = await Connection.connect({ address: temporal.address });
-    closers.push(() => connection.close());
-    const client = new Client({ connection });
+    const { db, worker } = system;
+    const api = system.api!;
+    const base = system.base!;
+    const client = system.temporalClient!;
     await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'Campaign bench', environment: 'test' });
     // Room for every message of both phases in the plan's included conversations.
     await collections(db).workspaces.updateOne({ _id: TENANT }, { $set: { 'plan.conversations_included': 1_000_000 } });
@@ -209,7 +175,7 @@ async function main(): Promise<void> {
       const started = performance.now();
       const res = await fetch(`${base}/console/v1/workspaces/${TENANT}${path}`, {
         method,
-        headers: { authorization: `Bearer ${CONSOLE_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const json = (await res.json()) as Record<string, any>;
@@ -252,10 +218,7 @@ async function main(): Promise<void> {
     say(`embedded defaults: FerretDB (SQLite) + Temporal dev server + 1 API + 1 worker process; load average before ${loadBefore}`);
     say(`phase 1: ${campaignCount} campaigns × ${recipientsEach} recipients at ${THROTTLE}/min (cap ${(campaignCount * THROTTLE) / 60}/s), zone ${zone}, simulator answering at once`);
 
-    const meter = cpuMeter(
-      { api: api.child.pid!, worker: worker.child.pid!, temporal: temporal.process.child.pid!, ferretdb: ferret.process.child.pid! },
-      ['temporal', 'ferretdb'],
-    );
+    const meter = cpuMeter(system.pids, ['temporal', 'ferretdb']);
     const before = meter.mark();
     const t0 = Date.now();
     const launches = await Promise.all(campaigns.map((id) => launch(id, { expected_version: 1 })));
@@ -373,15 +336,13 @@ async function main(): Promise<void> {
     });
     say(`written to ${file}`);
     if (profiles) {
-      for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-      for (const child of children.splice(0).reverse()) await child.stop();
+      // The profiles are written as the processes exit.
+      await system.stop();
       say('where the CPU went in phase 1 (--cpu-prof):');
       for (const name of ['api', 'worker']) for (const summary of summariseProfiles(join(profileDir, name), profiles.window)) say(formatProfile(name, summary));
     }
   } finally {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    for (const child of children.reverse()) await child.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await system.stop();
   }
 }
 

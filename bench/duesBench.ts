@@ -1,17 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { MongoClient } from 'mongodb';
 import { KeyStore } from '../src/auth/keyStore';
 import { collections } from '../src/db/collections';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { duesCollections } from '../src/dues/store';
-import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
-import { freePort, waitFor } from '../src/local/net';
-import { toolPath } from '../src/local/paths';
-import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
 import { distribution, formatDistribution, loadAverage, sleep } from './benchStats';
+import { startEmbeddedSystem } from './embeddedSystem';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
 
 /**
@@ -41,8 +33,6 @@ const startInDays = Number(process.env.DUES_BENCH_START_IN_DAYS ?? 30);
 const settleTimeoutMs = Number(process.env.DUES_BENCH_SETTLE_SECONDS ?? 900) * 1000;
 const HISTORY_SAMPLE = 50;
 const TENANT = 'ws_bench_dues';
-const CONSOLE_TOKEN = 'bench-console-token-0123456789';
-const tools = process.env.TOOLS_DIR ?? '.tools';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
@@ -60,44 +50,12 @@ async function activityDone(metricsUrl: string, type: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-dues-'));
-  const children: ManagedProcess[] = [];
-  const closers: (() => Promise<unknown>)[] = [];
   const loadBefore = loadAverage();
+  const system = await startEmbeddedSystem({ name: 'bench-dues', taskQueue: 'bench-dues', env: { NODE_ENV: 'development' }, temporalClient: true });
   try {
-    const [mongoPort, temporalPort, uiPort, apiPort, metricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-    const [ferret, temporal] = await Promise.all([
-      startFerretDb({ binary: toolPath(tools, 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') }),
-      startTemporalDevServer({ binary: toolPath(tools, 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') }),
-    ]);
-    children.push(ferret.process, temporal.process);
-    const env = {
-      ...process.env,
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      PORT: String(apiPort),
-      MONGODB_URL: ferret.address,
-      MONGODB_DB: 'bench',
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: 'bench-dues',
-      CONSOLE_TOKEN,
-      WORKER_METRICS_PORT: String(metricsPort),
-    };
-    const worker = startProcess('worker', process.execPath, [join(__dirname, '../src/main/worker.js')], { env, logFile: join(dir, 'worker.log') });
-    children.push(worker);
-    const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    await untilReady(worker, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 180_000, 250));
-    const api = startProcess('api', process.execPath, [join(__dirname, '../src/main/api.js')], { env, logFile: join(dir, 'api.log') });
-    children.push(api);
-    const base = `http://127.0.0.1:${apiPort}`;
-    await untilReady(api, waitFor('API', async () => (await fetch(`${base}/readyz`)).ok, 60_000));
-
-    const mongo = await new MongoClient(ferret.address).connect();
-    closers.push(() => mongo.close());
-    const db = mongo.db('bench');
-    const connection = await Connection.connect({ address: temporal.address });
-    closers.push(() => connection.close());
-    const client = new Client({ connection });
+    const { db, metricsUrl } = system;
+    const base = system.base!;
+    const client = system.temporalClient!;
     const seeded = await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'Dues bench', environment: 'test' });
     await collections(db).workspaces.updateOne({ _id: TENANT }, { $set: { installed_apps: ['dues'] } });
     const keyStore = new KeyStore(db);
@@ -108,10 +66,7 @@ async function main(): Promise<void> {
     say(`embedded defaults: FerretDB (SQLite) + Temporal dev server + 1 API + 1 worker process; load average before ${loadBefore}`);
     say(`${subscriberCount} subscribers through POST /api/v1/apps/dues/subscribers, ${concurrency} in flight over ${keyCount} keys (${(keyCount * 120) / 60}/s under the per-key limit), monthly from ${start}`);
 
-    const meter = cpuMeter(
-      { api: api.child.pid!, worker: worker.child.pid!, temporal: temporal.process.child.pid!, ferretdb: ferret.process.child.pid! },
-      ['temporal', 'ferretdb'],
-    );
+    const meter = cpuMeter(system.pids, ['temporal', 'ferretdb']);
     const before = meter.mark();
     const latencies: number[] = [];
     const failures = new Map<string, number>();
@@ -246,9 +201,7 @@ async function main(): Promise<void> {
     });
     say(`written to ${file}`);
   } finally {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    for (const child of children.reverse()) await child.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await system.stop();
   }
 }
 

@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { MongoClient, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { callCollections } from '../src/calls/callStore';
 import type { Capture } from '../src/calls/types';
 import { campaignCollections, type CampaignDoc } from '../src/campaigns/campaign';
@@ -12,12 +9,9 @@ import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
 import { collections } from '../src/db/collections';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { newId } from '../src/domain/ids';
-import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
-import { freePort, waitFor } from '../src/local/net';
-import { toolPath } from '../src/local/paths';
-import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
 import { calleeScript, calleeScripts, scriptId } from '../src/providers/voice/simulatorScript';
 import { distribution, formatDistribution, loadAverage, sleep } from './benchStats';
+import { BENCH_CONSOLE_TOKEN, startEmbeddedSystem } from './embeddedSystem';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
 
 /**
@@ -51,8 +45,6 @@ const LIVE_CALL_LIMIT = 10;
 const THROTTLE = 600;
 const REPORT_TARGET_MS = 2_000;
 const TENANT = 'ws_bench_voice';
-const CONSOLE_TOKEN = 'bench-console-token-0123456789';
-const tools = process.env.TOOLS_DIR ?? '.tools';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
@@ -165,46 +157,17 @@ async function stageCopies(db: Db, source: CampaignDoc, people: CampaignRecipien
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-voice-campaigns-'));
-  const children: ManagedProcess[] = [];
-  const closers: (() => Promise<unknown>)[] = [];
   const loadBefore = loadAverage();
+  const system = await startEmbeddedSystem({ name: 'bench-voice-campaigns', taskQueue: 'bench-voice-campaigns', env: { NODE_ENV: 'development' } });
   try {
-    const [mongoPort, temporalPort, uiPort, apiPort, metricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-    const [ferret, temporal] = await Promise.all([
-      startFerretDb({ binary: toolPath(tools, 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') }),
-      startTemporalDevServer({ binary: toolPath(tools, 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') }),
-    ]);
-    children.push(ferret.process, temporal.process);
-    const env = {
-      ...process.env,
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      PORT: String(apiPort),
-      MONGODB_URL: ferret.address,
-      MONGODB_DB: 'bench',
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: 'bench-voice-campaigns',
-      CONSOLE_TOKEN,
-      WORKER_METRICS_PORT: String(metricsPort),
-    };
-    const worker = startProcess('worker', process.execPath, [join(__dirname, '../src/main/worker.js')], { env, logFile: join(dir, 'worker.log') });
-    children.push(worker);
-    await untilReady(worker, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 180_000, 250));
-    const api = startProcess('api', process.execPath, [join(__dirname, '../src/main/api.js')], { env, logFile: join(dir, 'api.log') });
-    children.push(api);
-    const base = `http://127.0.0.1:${apiPort}`;
-    await untilReady(api, waitFor('API', async () => (await fetch(`${base}/readyz`)).ok, 60_000));
-
-    const mongo = await new MongoClient(ferret.address).connect();
-    closers.push(() => mongo.close());
-    const db = mongo.db('bench');
+    const { db } = system;
+    const base = system.base!;
     const seeded = await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'Voice campaign bench', environment: 'test' });
 
     const consoleCall = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
       const res = await fetch(`${base}/console/v1/workspaces/${TENANT}${path}`, {
         method,
-        headers: { authorization: `Bearer ${CONSOLE_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const json = (await res.json()) as Record<string, any>;
@@ -223,10 +186,7 @@ async function main(): Promise<void> {
       if (!res.ok && res.status !== 503) throw new Error(`GET ${path}: ${res.status} ${text.slice(0, 300)}`);
       return { ms, status: res.status, bytes: Buffer.byteLength(text), text };
     };
-    const meter = cpuMeter(
-      { api: api.child.pid!, worker: worker.child.pid!, temporal: temporal.process.child.pid!, ferretdb: ferret.process.child.pid! },
-      ['temporal', 'ferretdb'],
-    );
+    const meter = cpuMeter(system.pids, ['temporal', 'ferretdb']);
 
     // ---- Phase 1: a campaign called to the end.
     const zone = zoneOpenNow();
@@ -325,9 +285,7 @@ async function main(): Promise<void> {
     });
     say(`written to ${file}`);
   } finally {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    for (const child of children.reverse()) await child.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await system.stop();
   }
 }
 

@@ -1,18 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { MongoClient } from 'mongodb';
+import type { Client } from '@temporalio/client';
 import { createTemporalDispatcher } from '../src/events/dispatcher';
 import { createEventPublisher } from '../src/events/publisher';
-import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
-import { freePort, waitFor } from '../src/local/net';
-import { toolPath } from '../src/local/paths';
-import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
 import { endpointWorkflowId } from '../src/webhooks/contracts';
 import { newWebhookEndpoint, webhookEndpoints } from '../src/webhooks/endpoints';
+import { startEmbeddedSystem } from './embeddedSystem';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
 
 /**
@@ -38,7 +31,6 @@ const paceSeconds = Number(process.env.BENCH_SECONDS ?? 10);
 const endpointCount = Number(process.env.BENCH_ENDPOINTS ?? 1);
 const phaseTimeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 90) * 1000;
 const TENANT = 'ws_bench_webhooks';
-const tools = process.env.TOOLS_DIR ?? '.tools';
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -48,54 +40,32 @@ function percentile(sorted: number[], p: number): number {
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
-  const children: ManagedProcess[] = [];
-  const closers: (() => Promise<unknown>)[] = [];
-  try {
-    const [mongoPort, temporalPort, uiPort, metricsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    const [ferret, temporal] = await Promise.all([
-      startFerretDb({ binary: toolPath(tools, 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(dir, 'ferretdb.log') }),
-      startTemporalDevServer({ binary: toolPath(tools, 'temporal'), port: temporalPort, uiPort, dataDir: dir, logFile: join(dir, 'temporal.log') }),
-    ]);
-    children.push(ferret.process, temporal.process);
-
-    // The receiver: answers 204 at once and notes when each (event, endpoint) first arrived.
-    const firstArrival = new Map<string, number>();
-    let requests = 0;
-    const receiver = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        requests++;
-        const key = `${req.headers['webhook-id']} ${req.url}`;
-        if (!firstArrival.has(key)) firstArrival.set(key, performance.now());
-        res.writeHead(204).end();
-      });
+  const taskQueue = 'bench-webhooks';
+  const system = await startEmbeddedSystem({
+    name: 'bench-webhooks',
+    taskQueue,
+    env: { NODE_ENV: 'development' },
+    api: false,
+    workerReadyMs: 120_000,
+    temporalClient: true,
+  });
+  // The receiver: answers 204 at once and notes when each (event, endpoint) first arrived.
+  const firstArrival = new Map<string, number>();
+  let requests = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      requests++;
+      const key = `${req.headers['webhook-id']} ${req.url}`;
+      if (!firstArrival.has(key)) firstArrival.set(key, performance.now());
+      res.writeHead(204).end();
     });
+  });
+  try {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    closers.push(() => new Promise((resolve) => receiver.close(resolve)));
     const receiverPort = (receiver.address() as AddressInfo).port;
-
-    const taskQueue = 'bench-webhooks';
-    const env = {
-      ...process.env,
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      MONGODB_URL: ferret.address,
-      MONGODB_DB: 'bench',
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      WORKER_METRICS_PORT: String(metricsPort),
-    };
-    const worker = startProcess('worker', process.execPath, [join(__dirname, '../src/main/worker.js')], { env, logFile: join(dir, 'worker.log') });
-    children.push(worker);
-    await untilReady(worker, waitFor('worker', async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok, 120_000, 250));
-
-    const mongo = await new MongoClient(ferret.address).connect();
-    closers.push(() => mongo.close());
-    const db = mongo.db('bench');
-    const connection = await Connection.connect({ address: temporal.address });
-    closers.push(() => connection.close());
-    const client = new Client({ connection });
+    const { db } = system;
+    const client = system.temporalClient!;
     const now = new Date();
     for (let i = 0; i < endpointCount; i++) {
       await webhookEndpoints(db).insertOne(newWebhookEndpoint({ _id: `whk_bench_${i}`, tenant_id: TENANT, url: `http://127.0.0.1:${receiverPort}/hook/${i}` }, now));
@@ -126,10 +96,7 @@ async function main(): Promise<void> {
       }
       return out.sort((a, b) => a - b);
     }
-    const meter = cpuMeter(
-      { worker: worker.child.pid!, temporal: temporal.process.child.pid!, ferretdb: ferret.process.child.pid! },
-      ['temporal', 'ferretdb'],
-    );
+    const meter = cpuMeter(system.pids, ['temporal', 'ferretdb']);
 
     // Warm-up: compile paths, open connections.
     const warm = await Promise.all(Array.from({ length: 20 }, () => publishOne('warm')));
@@ -214,9 +181,8 @@ async function main(): Promise<void> {
     });
     say(`written to ${file}`);
   } finally {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    for (const child of children.reverse()) await child.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (receiver.listening) await new Promise((resolve) => receiver.close(resolve));
+    await system.stop();
   }
 }
 
