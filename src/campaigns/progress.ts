@@ -12,7 +12,7 @@ import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
  * `skipped`), derived from its recipients' states, never incremented: FerretDB applies `$inc`
  * by reading and writing back, so parallel increments lose counts, and a retried activity
  * would count twice. The recipients are counted in chunks of `CAMPAIGN_COUNT_CHUNK`
- * positions (read by `_id`); a recount rewrites whole chunks and the totals are their sum, so
+ * positions (each chunk one `_id: {$in}` read); a recount rewrites whole chunks and the totals are their sum, so
  * recounting is idempotent and the totals always equal the states of the last count.
  *
  * Kept apart from the campaign record (one document per campaign, `_id` the campaign id):
