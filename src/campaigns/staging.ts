@@ -11,11 +11,11 @@ import { evaluateCampaign, type Evaluation } from './evaluate';
  * Staging a launch's audience (campaigns-tickets-dues §2 `recipients`, §4 consent pin): the
  * audience is resolved once and each person written as a recipient document keyed by
  * position, `<campaign_id>:<n>` from 0, so the run reads its batches by known `_id` keys and
- * never scans (FerretDB on SQLite answers only `_id` equality and `_id: {$in}` from an index). A staging
- * document written last, keyed by the campaign id, pins the consent: the time, the count and
- * the checksum of the exact list. Once it exists the audience never changes: a retried or
- * repeated staging returns it and rebuilds nothing (resume and a relaunch of a paused
- * campaign rely on that).
+ * never scans (FerretDB on SQLite answers only `_id` equality and `_id: {$in}` from an
+ * index). A staging document written last, keyed by the campaign id, pins the consent: the
+ * time, the count and the checksum of the exact list. Once it exists the audience never
+ * changes: a retried or repeated staging returns it and rebuilds nothing (resume and a
+ * relaunch of a paused campaign rely on that).
  */
 
 /**
