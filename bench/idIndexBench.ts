@@ -9,10 +9,11 @@ import { startFerretDb } from '../src/local/servers';
 import { cpuSeconds, distribution, formatDistribution, loadAverage } from './benchStats';
 
 /**
- * `npm run bench:id-index`: point reads and updates by `_id` on one collection of
- * BENCH_DOCS (20,000) documents in the embedded FerretDB, BENCH_SECONDS (5) each with
- * BENCH_CONNECTIONS (8) requests in flight. Shows what scripts/patches' `_id` index fix does:
- * run it once with BENCH_FERRETDB_BINARY pointing at an unpatched build to compare.
+ * `npm run bench:id-index`: point reads and updates by `_id`, and reads of 100 ids (as 100
+ * point reads and as one `_id: {$in}`), on one collection of BENCH_DOCS (20,000) documents in
+ * the embedded FerretDB, BENCH_SECONDS (5) each with BENCH_CONNECTIONS (8) requests in
+ * flight. Shows what scripts/patches' `_id` index fix does: run it once with
+ * BENCH_FERRETDB_BINARY pointing at an unpatched build to compare.
  */
 
 const docs = Number(process.env.BENCH_DOCS ?? 20_000);
@@ -27,6 +28,9 @@ interface BenchDoc {
 }
 
 const idOf = (i: number) => `doc_${String(i).padStart(6, '0')}`;
+/** A campaign recount's chunk: 100 consecutive ids. */
+const BATCH = 100;
+const batchFrom = (i: number) => Array.from({ length: BATCH }, (_, j) => idOf((i + j) % docs));
 
 async function measure(name: string, ferretPid: number, op: (i: number) => Promise<unknown>): Promise<void> {
   const latencies: number[] = [];
@@ -47,7 +51,7 @@ async function measure(name: string, ferretPid: number, op: (i: number) => Promi
   const elapsed = (performance.now() - started) / 1000;
   const cpu = cpuSeconds(ferretPid) - cpuBefore;
   process.stdout.write(
-    `${name.padEnd(22)} ${String(Math.round(latencies.length / elapsed)).padStart(6)} ops/s   ${formatDistribution(distribution(latencies))}   FerretDB CPU ${((cpu / latencies.length) * 1e6).toFixed(0)} µs/op\n`,
+    `${name.padEnd(26)} ${String(Math.round(latencies.length / elapsed)).padStart(6)} ops/s   ${formatDistribution(distribution(latencies))}   FerretDB CPU ${((cpu / latencies.length) * 1e6).toFixed(0)} µs/op\n`,
   );
 }
 
@@ -67,15 +71,18 @@ async function main(): Promise<void> {
       }));
       await coll.insertMany(batch);
     }
-    const plan = await coll.find({ _id: idOf(1) }).explain();
-    const pushdown = (plan as { filterPushdown?: boolean }).filterPushdown;
+    const pushedDown = async (filter: object) => ((await coll.find(filter).explain()) as { filterPushdown?: boolean }).filterPushdown;
+    const pushdown = await pushedDown({ _id: idOf(1) });
+    const inPushdown = await pushedDown({ _id: { $in: batchFrom(1) } });
     process.stdout.write(
-      `${docs} documents, ${inFlight} in flight, ${seconds} s each; FerretDB ${binary}; _id filter pushed down: ${pushdown}; load average ${loadAverage()}\n`,
+      `${docs} documents, ${inFlight} in flight, ${seconds} s each; FerretDB ${binary}; _id filter pushed down: ${pushdown}, _id $in: ${inPushdown}; load average ${loadAverage()}\n`,
     );
     const pid = ferret.process.child.pid!;
     await measure('findOne by _id', pid, (i) => coll.findOne({ _id: idOf(i) }));
     await measure('findOne _id + tenant', pid, (i) => coll.findOne({ _id: idOf(i), tenant_id: `ws_${i % 20}` }));
     await measure('updateOne by _id', pid, (i) => coll.updateOne({ _id: idOf(i) }, { $set: { status: 'seen' }, $inc: { n: 1 } }));
+    await measure(`${BATCH} ids: ${BATCH} findOne`, pid, (i) => Promise.all(batchFrom(i).map((id) => coll.findOne({ _id: id }))));
+    await measure(`${BATCH} ids: one _id $in`, pid, (i) => coll.find({ _id: { $in: batchFrom(i) } }).toArray());
   } finally {
     await mongo.close();
     await ferret.process.stop();

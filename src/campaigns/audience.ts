@@ -3,16 +3,17 @@ import type { Db } from 'mongodb';
 import { readDestination } from '../calls/destination';
 import { toE164 } from '../contacts/contactIdentity';
 import { contactCollections } from '../contacts/contacts';
+import { findByIds } from '../db/findByIds';
 import { audienceContactIds, type CampaignDoc, type ExclusionReason } from './campaign';
 import { CAMPAIGN_LIMITS } from './limits';
 import { renderCallText, renderVariables, type ContactValues } from './templateTokens';
 
 /**
  * Who a campaign reaches (campaigns-tickets-dues §4 `audience`), resolved at evaluate and
- * launch. Reading is shaped by FerretDB on SQLite, where only `_id` equality can use an index
- * (and the pinned 1.24.2 build does not even use that one; docs/decisions.md "Campaigns"):
- * a short `contact_ids` list is read by point reads, many in flight; a long one, and a
- * segment, by one scan of the workspace's contacts (each evaluate or launch pays it once).
+ * launch. Reading is shaped by FerretDB on SQLite, where only `_id` equality and `_id: {$in}`
+ * use an index (with the repository's patch; docs/decisions.md "Campaigns"): a short
+ * `contact_ids` list is read by `_id: {$in}`; a long one, and a segment, by one scan of the
+ * workspace's contacts (each evaluate or launch pays it once).
  */
 
 export interface AudienceContact extends ContactValues {
@@ -36,30 +37,22 @@ const PROJECTION = { _id: 1, tenant_id: 1, name: 1, email: 1, phone: 1 } as cons
  */
 export const SCAN_BATCH = 2_000;
 
-/** How many point reads are in flight at once. */
-export const POINT_READ_CONCURRENCY = 64;
-
-/** Each distinct id read once by `_id`; another workspace's contact is as absent as a missing one. */
+/** Each distinct id read once by `_id` (`_id: {$in}`); another workspace's contact is as absent as a missing one. */
 export async function readContactsById(db: Db, tenantId: string, ids: readonly string[]): Promise<Map<string, AudienceContact>> {
-  const { contacts } = contactCollections(db);
-  const distinct = [...new Set(ids)];
+  const docs = await findByIds(contactCollections(db).contacts, ids, { projection: PROJECTION });
   const found = new Map<string, AudienceContact>();
-  let next = 0;
-  const reader = async () => {
-    while (next < distinct.length) {
-      const id = distinct[next++]!;
-      const doc = await contacts.findOne({ _id: id }, { projection: PROJECTION });
-      if (doc && doc.tenant_id === tenantId) found.set(id, { contact_id: doc._id, name: doc.name, email: doc.email, phone: doc.phone });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(POINT_READ_CONCURRENCY, distinct.length) }, reader));
+  for (const doc of docs) {
+    if (doc.tenant_id === tenantId) found.set(doc._id, { contact_id: doc._id, name: doc.name, email: doc.email, phone: doc.phone });
+  }
   return found;
 }
 
 /**
  * Up to this many ids are read by `_id`; more by one scan. Measured on the pinned FerretDB
- * (docs/decisions.md "Campaigns"): a point read costs about as much as scanning 500
- * contacts, so past a few hundred ids the scan is cheaper.
+ * (docs/decisions.md "Campaigns"): a point read cost about as much as scanning 500
+ * contacts, so past a few hundred ids the scan was cheaper. Read by `_id: {$in}` since, 500
+ * ids cost 0.07 FerretDB CPU-s (0.29 as point reads), and 50,000 ids in reads of 1,000 cost
+ * 9.5 s where the scan of a 50,000-contact workspace cost 7.1 s: the scan stays for long lists.
  */
 export const POINT_READ_MAX_IDS = 500;
 

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { findByIds } from '../db/findByIds';
 import { COUNTER_NAMES, type CampaignCounters } from './campaign';
 import { CALL_PROGRESS_NAMES, ZERO_CALL_PROGRESS, callProgressOf, type CallProgress } from './callProgress';
 import { CAMPAIGN_COUNT_CHUNK } from './contracts';
@@ -12,7 +13,7 @@ import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
  * `skipped`), derived from its recipients' states, never incremented: FerretDB applies `$inc`
  * by reading and writing back, so parallel increments lose counts, and a retried activity
  * would count twice. The recipients are counted in chunks of `CAMPAIGN_COUNT_CHUNK`
- * positions (read by `_id`); a recount rewrites whole chunks and the totals are their sum, so
+ * positions (each chunk one `_id: {$in}` read); a recount rewrites whole chunks and the totals are their sum, so
  * recounting is idempotent and the totals always equal the states of the last count.
  *
  * Kept apart from the campaign record (one document per campaign, `_id` the campaign id):
@@ -65,10 +66,11 @@ export async function campaignCallProgress(db: Db, campaignId: string): Promise<
   return doc?.calls ?? ZERO_CALL_PROGRESS;
 }
 
-/** Counters of several campaigns (a list page): point reads by `_id`. */
+/** Counters of several campaigns (a list page): one `_id: {$in}` read. */
 export async function countersOf(db: Db, campaignIds: string[]): Promise<Map<string, CampaignCounters>> {
-  const found = await Promise.all(campaignIds.map(async (id) => [id, await campaignCounters(db, id)] as const));
-  return new Map(found);
+  const docs = await findByIds(progressCollection(db), campaignIds, { projection: { counters: 1 } });
+  const found = new Map(docs.map((doc) => [doc._id, doc.counters] as const));
+  return new Map(campaignIds.map((id) => [id, found.get(id) ?? ZERO_COUNTERS]));
 }
 
 /**

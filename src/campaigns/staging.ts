@@ -1,5 +1,6 @@
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import type { WorkspaceDoc } from '../db/collections';
+import { findByIds } from '../db/findByIds';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import type { Recipient } from './audience';
 import type { MergedOutcome, RecipientCall } from './callOutcomes';
@@ -10,11 +11,11 @@ import { evaluateCampaign, type Evaluation } from './evaluate';
  * Staging a launch's audience (campaigns-tickets-dues §2 `recipients`, §4 consent pin): the
  * audience is resolved once and each person written as a recipient document keyed by
  * position, `<campaign_id>:<n>` from 0, so the run reads its batches by known `_id` keys and
- * never scans (FerretDB on SQLite answers only `_id` equality from an index). A staging
- * document written last, keyed by the campaign id, pins the consent: the time, the count and
- * the checksum of the exact list. Once it exists the audience never changes: a retried or
- * repeated staging returns it and rebuilds nothing (resume and a relaunch of a paused
- * campaign rely on that).
+ * never scans (FerretDB on SQLite answers only `_id` equality and `_id: {$in}` from an
+ * index). A staging document written last, keyed by the campaign id, pins the consent: the
+ * time, the count and the checksum of the exact list. Once it exists the audience never
+ * changes: a retried or repeated staging returns it and rebuilds nothing (resume and a
+ * relaunch of a paused campaign rely on that).
  */
 
 /**
@@ -196,11 +197,14 @@ export async function stageRecipients(
 
 const pinOf = (doc: CampaignStagingDoc) => ({ pinned_at: doc.pinned_at, recipients: doc.recipients, checksum: doc.checksum, excluded: doc.excluded });
 
-/** One batch of the run: positions `[from, from + count)`, read by `_id`, in position order. */
+/**
+ * One batch of the run: positions `[from, from + count)`, in position order, read by their
+ * `_id`s in one `$in` (per `ID_IN_MAX`), which the pinned FerretDB answers from its `_id_`
+ * index; positions not staged are absent.
+ */
 export async function readRecipientBatch(db: Db, campaignId: string, from: number, count: number): Promise<CampaignRecipientDoc[]> {
   const { recipients } = stagingCollections(db);
-  const docs = await Promise.all(
-    Array.from({ length: count }, (_, i) => recipients.findOne({ _id: recipientId(campaignId, from + i) })),
-  );
-  return docs.filter((d): d is CampaignRecipientDoc => d !== null);
+  const ids = Array.from({ length: Math.max(0, count) }, (_, i) => recipientId(campaignId, from + i));
+  const docs = await findByIds(recipients, ids);
+  return docs.sort((a, b) => a.position - b.position);
 }

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { findByIds } from '../db/findByIds';
 import type { RecipientState } from './staging';
 
 /**
@@ -10,8 +11,8 @@ import type { RecipientState } from './staging';
  * on FerretDB.
  *
  * One document per campaign and hour (`<campaign_id>:<YYYY-MM-DDTHH>`), minutes inside, so a
- * day-long run is a few dozen point reads; the hours written are listed on the progress
- * document (progress.ts), so reading never guesses keys. Only the run writes (one activity at
+ * day-long run is a few dozen documents, read in one `_id: {$in}`; the hours written are
+ * listed on the progress document (progress.ts), so reading never guesses keys. Only the run writes (one activity at
  * a time), so setting a minute's field cannot race.
  */
 
@@ -50,11 +51,13 @@ export interface TimelinePoint extends StateTotals {
 
 /** Every snapshot of the given hours, oldest first. */
 export async function readTimeline(db: Db, campaignId: string, hours: string[]): Promise<TimelinePoint[]> {
-  const docs = await Promise.all(hours.map((hour) => timelineCollection(db).findOne({ _id: `${campaignId}:${hour}` })));
+  const idOf = (hour: string) => `${campaignId}:${hour}`;
+  const docs = new Map((await findByIds(timelineCollection(db), hours.map(idOf))).map((doc) => [doc._id, doc] as const));
   const points: TimelinePoint[] = [];
-  for (const [i, doc] of docs.entries()) {
+  for (const hour of hours) {
+    const doc = docs.get(idOf(hour));
     if (!doc) continue;
-    for (const [minute, totals] of Object.entries(doc.minutes)) points.push({ at: `${hours[i]}:${minute}:00.000Z`, ...totals });
+    for (const [minute, totals] of Object.entries(doc.minutes)) points.push({ at: `${hour}:${minute}:00.000Z`, ...totals });
   }
   return points.sort((a, b) => a.at.localeCompare(b.at));
 }

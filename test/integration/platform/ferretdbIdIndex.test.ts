@@ -8,8 +8,8 @@ interface Row extends Document {
 
 /**
  * The FerretDB this run built carries scripts/patches/ferretdb-v1.24.2-id-index.patch: an
- * `_id` equality is answered from the unique `_id_` index, also when the filter has other
- * keys, and every answer is still MongoDB's.
+ * `_id` equality or `_id: {$in: [...]}` of strings and ObjectIds is answered from the unique
+ * `_id_` index, also when the filter has other keys, and every answer is still MongoDB's.
  */
 describe('FerretDB answers _id equality from its index (scripts/patches)', () => {
   let db: Db;
@@ -49,9 +49,9 @@ describe('FerretDB answers _id equality from its index (scripts/patches)', () =>
     expect(await plan(filter)).toMatch(/SEARCH \S+ USING INDEX \S+__id_ /);
   });
 
-  it('scans for what the index cannot answer (numbers, operators), as before', async () => {
+  it('scans for what the index cannot answer (numbers, other operators), as before', async () => {
     expect(await plan({ _id: 1 })).toMatch(/SCAN /);
-    expect(await plan({ _id: { $in: ['doc_a', 'doc_b'] } })).toMatch(/SCAN /);
+    expect(await plan({ _id: { $gte: 'doc_a' } })).toMatch(/SCAN /);
   });
 
   it('finds exactly the document for string and ObjectId ids, and nothing for a missing one', async () => {
@@ -107,5 +107,129 @@ describe('FerretDB answers _id equality from its index (scripts/patches)', () =>
     await coll.insertOne({ _id: 'doc_A', tenant_id: 'ws_1' });
     expect(await coll.findOne({ _id: 'doc_A' })).toEqual({ _id: 'doc_A', tenant_id: 'ws_1' });
     expect(await coll.findOne({ _id: 'doc_a' })).toMatchObject({ status: 'new' });
+  });
+});
+
+/** The patch's largest `$in` list answered from the index; a longer one scans. */
+const maxIdInPushdown = 1000;
+
+describe('FerretDB answers _id $in of strings and ObjectIds from its index (scripts/patches)', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let coll: Collection<Row>;
+  const oid = new ObjectId();
+  const otherOid = new ObjectId();
+
+  beforeAll(async () => {
+    ({ db, drop } = await openTestDb(testConfig()));
+    coll = db.collection<Row>('id_in');
+    await coll.insertMany([
+      { _id: 'doc_a', tenant_id: 'ws_1', status: 'new' },
+      { _id: 'doc_b', tenant_id: 'ws_2', status: 'new' },
+      { _id: 'doc_c', tenant_id: 'ws_1', status: 'new' },
+      { _id: oid, tenant_id: 'ws_1', status: 'new' },
+      { _id: otherOid, tenant_id: 'ws_2', status: 'new' },
+      { _id: 1, tenant_id: 'ws_1', kind: 'int' },
+      { _id: '1', tenant_id: 'ws_1', kind: 'string' },
+      { _id: 2.5, tenant_id: 'ws_2', kind: 'double' },
+    ]);
+  });
+
+  afterAll(async () => {
+    await drop?.();
+  });
+
+  const plan = async (filter: Document): Promise<string> => JSON.stringify((await coll.find(filter).explain()).queryPlanner);
+  /** The matching ids, order aside: MongoDB promises no order without a sort. */
+  const idsOf = async (filter: Document): Promise<string[]> =>
+    (await coll.find(filter).toArray()).map((row) => String(row._id)).sort();
+  const manyIds = (n: number) => Array.from({ length: n }, (_, i) => `doc_${i}`);
+
+  it.each([
+    ['strings', { _id: { $in: ['doc_a', 'doc_b'] } }],
+    ['ObjectIds', { _id: { $in: [oid, otherOid] } }],
+    ['strings and ObjectIds together', { _id: { $in: ['doc_a', oid] } }],
+    ['one element', { _id: { $in: ['doc_a'] } }],
+    ['other keys beside _id', { _id: { $in: ['doc_a', 'doc_b'] }, tenant_id: 'ws_1', status: { $in: ['new', 'seen'] } }],
+    [`${maxIdInPushdown} elements`, { _id: { $in: manyIds(maxIdInPushdown) } }],
+  ])('explain shows the _id_ index used for $in of %s', async (_name, filter) => {
+    expect(await plan(filter)).toMatch(/SEARCH \S+ USING INDEX \S+__id_ /);
+  });
+
+  it.each([
+    ['a number', { _id: { $in: ['doc_a', 1] } }],
+    ['a regular expression', { _id: { $in: ['doc_a', /^doc_/] } }],
+    ['null', { _id: { $in: ['doc_a', null] } }],
+    ['another operator beside it', { _id: { $in: ['doc_a', 'doc_b'], $ne: 'doc_b' } }],
+    ['an empty list', { _id: { $in: [] } }],
+    [`more than ${maxIdInPushdown} elements`, { _id: { $in: manyIds(maxIdInPushdown + 1) } }],
+    ['$nin', { _id: { $nin: ['doc_a'] } }],
+  ])('scans for $in with %s, as before', async (_name, filter) => {
+    expect(await plan(filter)).toMatch(/SCAN /);
+  });
+
+  it('finds exactly the listed string and ObjectId ids, skipping missing ones and repeats', async () => {
+    expect(await idsOf({ _id: { $in: ['doc_a', 'doc_c'] } })).toEqual(['doc_a', 'doc_c']);
+    expect(await idsOf({ _id: { $in: [oid, otherOid, new ObjectId()] } })).toEqual([oid.toHexString(), otherOid.toHexString()].sort());
+    expect(await idsOf({ _id: { $in: ['doc_b', oid, 'doc_missing'] } })).toEqual(['doc_b', oid.toHexString()].sort());
+    expect(await idsOf({ _id: { $in: ['doc_a', 'doc_a', oid, oid] } })).toEqual(['doc_a', oid.toHexString()].sort());
+    expect(await idsOf({ _id: { $in: ['doc_missing', new ObjectId()] } })).toEqual([]);
+    expect(await coll.find({ _id: { $in: ['doc_a'] } }).toArray()).toEqual([{ _id: 'doc_a', tenant_id: 'ws_1', status: 'new' }]);
+  });
+
+  it('keeps an ObjectId apart from the string of its hex, as MongoDB does', async () => {
+    expect(await idsOf({ _id: { $in: [oid.toHexString()] } })).toEqual([]);
+    expect(await idsOf({ _id: { $in: [oid.toHexString(), otherOid] } })).toEqual([otherOid.toHexString()]);
+  });
+
+  it('answers $in with numbers (scanned) across number types and apart from strings', async () => {
+    expect(await idsOf({ _id: { $in: [1] } })).toEqual(['1']);
+    expect((await coll.find({ _id: { $in: [new Double(1), Long.fromNumber(1)] } }).toArray()).map((row) => row.kind)).toEqual(['int']);
+    expect((await coll.find({ _id: { $in: ['1', 2.5] } }).toArray()).map((row) => String(row.kind)).sort()).toEqual(['double', 'string']);
+    expect((await coll.find({ _id: { $in: [1, '1', 'doc_a'] } }).toArray()).map((row) => String(row.kind ?? row._id)).sort()).toEqual(['doc_a', 'int', 'string']);
+  });
+
+  it('answers an empty list and a list over the pushdown bound', async () => {
+    expect(await idsOf({ _id: { $in: [] } })).toEqual([]);
+    expect(await coll.countDocuments({ _id: { $in: [] } })).toBe(0);
+    expect(await idsOf({ _id: { $in: [...manyIds(maxIdInPushdown + 1), 'doc_a', oid] } })).toEqual(['doc_a', oid.toHexString()].sort());
+  });
+
+  it('applies the rest of a mixed filter to the documents the index found', async () => {
+    expect(await idsOf({ _id: { $in: ['doc_a', 'doc_b', oid, otherOid] }, tenant_id: 'ws_1' })).toEqual(['doc_a', oid.toHexString()].sort());
+    expect(await idsOf({ _id: { $in: ['doc_a', 'doc_b'] }, tenant_id: 'ws_3' })).toEqual([]);
+    expect(await idsOf({ _id: { $in: ['doc_a', 'doc_b', 'doc_c'] }, $or: [{ tenant_id: 'ws_2' }, { _id: 'doc_c' }] })).toEqual(['doc_b', 'doc_c']);
+    expect(await coll.countDocuments({ _id: { $in: ['doc_a', 'doc_b', 'doc_c'] }, tenant_id: 'ws_1' })).toBe(2);
+    expect(await coll.countDocuments({ _id: { $in: ['doc_a', 'doc_b', 'doc_a'] } })).toBe(2);
+    expect(await coll.distinct('tenant_id', { _id: { $in: ['doc_a', 'doc_c', oid] } })).toEqual(['ws_1']);
+    expect(await coll.aggregate([{ $match: { _id: { $in: ['doc_a', 'doc_b'] } } }, { $count: 'n' }]).toArray()).toEqual([{ n: 2 }]);
+  });
+
+  it('updates and deletes many by $in, only where the other keys still match', async () => {
+    const updated = await coll.updateMany({ _id: { $in: ['doc_a', 'doc_b', 'doc_c', 'doc_missing'] }, tenant_id: 'ws_1' }, { $set: { status: 'seen' } });
+    expect([updated.matchedCount, updated.modifiedCount]).toEqual([2, 2]);
+    expect((await coll.find({ _id: { $in: ['doc_a', 'doc_b', 'doc_c'] } }).toArray()).map((row) => `${String(row._id)}:${String(row.status)}`).sort()).toEqual([
+      'doc_a:seen',
+      'doc_b:new',
+      'doc_c:seen',
+    ]);
+    const again = await coll.updateMany({ _id: { $in: ['doc_a', 'doc_c'] }, status: 'new' }, { $set: { status: 'again' } });
+    expect([again.matchedCount, again.modifiedCount]).toEqual([0, 0]);
+
+    const one = await coll.updateOne({ _id: { $in: [oid, otherOid] }, tenant_id: 'ws_2' }, { $set: { status: 'done' } });
+    expect([one.matchedCount, one.modifiedCount]).toEqual([1, 1]);
+    expect(await coll.findOne({ _id: otherOid })).toMatchObject({ status: 'done' });
+    expect(await coll.findOneAndUpdate({ _id: { $in: ['doc_b'] }, status: 'new' }, { $set: { status: 'taken' } }, { returnDocument: 'after' })).toMatchObject({
+      _id: 'doc_b',
+      status: 'taken',
+    });
+
+    expect((await coll.deleteMany({ _id: { $in: ['doc_a', 'doc_b', oid] }, tenant_id: 'ws_other' })).deletedCount).toBe(0);
+    expect((await coll.deleteMany({ _id: { $in: ['doc_a', 'doc_b', 'doc_b', oid, 'doc_missing'] }, tenant_id: 'ws_1' })).deletedCount).toBe(2);
+    expect(await idsOf({})).toEqual(['1', '1', '2.5', 'doc_b', 'doc_c', otherOid.toHexString()].sort());
+    expect((await coll.deleteOne({ _id: { $in: ['doc_b', 'doc_c'] } })).deletedCount).toBe(1);
+    expect(await coll.countDocuments({ _id: { $in: ['doc_b', 'doc_c'] } })).toBe(1);
+    expect((await coll.deleteMany({ _id: { $in: [] } })).deletedCount).toBe(0);
+    expect(await coll.countDocuments({})).toBe(5);
   });
 });
