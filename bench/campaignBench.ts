@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
@@ -13,6 +14,7 @@ import { simulatorScriptsCollection, scriptId, simulatorScriptSchema } from '../
 import { loadAverage, sleep } from './benchStats';
 import { formatProfile, summariseProfiles } from './cpuProfileSummary';
 import { BENCH_CONSOLE_TOKEN, startEmbeddedSystem } from './embeddedSystem';
+import { formatOpTally } from './opTallyReport';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
 
 /**
@@ -43,6 +45,7 @@ const pauseAfterSeconds = Number(process.env.BENCH_PAUSE_AFTER_SECONDS ?? 20);
 /** Phase 1 stops here if not every campaign completed: the rest are paused and the rate is what was sent. */
 const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 600) * 1000;
 const cpuProfile = process.env.BENCH_CPU_PROF === '1';
+const opTally = process.env.BENCH_OP_TALLY === '1';
 const THROTTLE = 600;
 const TENANT = 'ws_bench_campaigns';
 
@@ -155,10 +158,12 @@ async function historyEvents(client: Client, workflowId: string): Promise<{ runs
 async function main(): Promise<void> {
   const loadBefore = loadAverage();
   const profileDir = fromRoot(join('.bench', `campaigns-profiles-${Date.now()}`));
+  // Database commands per send, counted by the API and the worker (src/observability/databaseOpTally.ts).
+  const tallyPrefix = opTally ? join(mkdtempSync(join(tmpdir(), 'campaign-tally-')), 'ops') : null;
   const system = await startEmbeddedSystem({
     name: 'bench-campaigns',
     taskQueue: 'bench-campaigns',
-    env: { NODE_ENV: 'development' },
+    env: { NODE_ENV: 'development', ...(tallyPrefix ? { MONGODB_OP_TALLY: tallyPrefix } : {}) },
     cpuProfiles: cpuProfile ? { dir: profileDir, processes: ['worker', 'api'] } : null,
     temporalClient: true,
   });
@@ -259,6 +264,11 @@ async function main(): Promise<void> {
     if (windows.length) say(`  per 10 s: min ${Math.min(...windows).toFixed(1)}/s, max ${Math.max(...windows).toFixed(1)}/s`);
     say(`  launch → all completed ${seconds(Date.now() - t0)} s`);
     say(formatPerUnit(cpu, sends, 'send'));
+    if (tallyPrefix) {
+      // The processes write their counts every 5 s.
+      await sleep(6_000);
+      say(`  database commands per send (phase 1 and its launches; BENCH_OP_TALLY):\n${formatOpTally(tallyPrefix, sends)}`);
+    }
     const histories = await Promise.all(campaigns.map((id) => historyEvents(client, id)));
     const perRun = histories.flatMap((h) => h.perRun);
     say(`  history: ${histories.reduce((a, h) => a + h.events, 0)} events in ${perRun.length} runs for ${campaignCount} campaigns (per run ${Math.min(...perRun)}–${Math.max(...perRun)}; ${(histories.reduce((a, h) => a + h.events, 0) / Math.max(1, sends)).toFixed(2)} per send)`);

@@ -3,25 +3,32 @@ import { basename, dirname, join } from 'node:path';
 import type { OpCount } from '../src/observability/databaseOpTally';
 
 /**
- * `node dist/bench/opTallyReport.js <prefix> <units> [unit name]`: the database commands and
- * documents per unit of work (a send, say) from the files a run with `MONGODB_OP_TALLY=<prefix>`
- * left (src/observability/databaseOpTally.ts), per process and shape, most frequent first.
+ * The database commands and documents per unit of work (a send, say) from the files a run
+ * with `MONGODB_OP_TALLY=<prefix>` left (src/observability/databaseOpTally.ts), per process
+ * and shape, most frequent first. `BENCH_OP_TALLY=1 npm run bench:campaigns` prints it for
+ * the sends; by hand: `node dist/bench/opTallyReport.js <prefix> <units> [unit name]`.
  */
-
-const [prefix, unitsArg, unit = 'send'] = process.argv.slice(2);
-if (!prefix || !unitsArg) {
-  process.stderr.write('usage: opTallyReport <prefix> <units> [unit name]\n');
-  process.exit(2);
-}
-const units = Number(unitsArg);
-const dir = dirname(prefix);
-const files = readdirSync(dir).filter((f) => f.startsWith(`${basename(prefix)}.`) && f.endsWith('.json'));
-for (const file of files) {
-  const tally = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { app: string; pid: number; counts: OpCount[] };
-  const commands = tally.counts.reduce((sum, c) => sum + c.commands, 0);
-  const documents = tally.counts.reduce((sum, c) => sum + c.documents, 0);
-  process.stdout.write(`${tally.app} (pid ${tally.pid}): ${(commands / units).toFixed(1)} commands, ${(documents / units).toFixed(1)} documents per ${unit}\n`);
-  for (const c of tally.counts.filter((c) => c.commands / units >= 0.05)) {
-    process.stdout.write(`  ${(c.commands / units).toFixed(2).padStart(7)} cmd ${(c.documents / units).toFixed(2).padStart(7)} doc ${(c.ms / c.commands).toFixed(1).padStart(6)} ms  ${c.shape}\n`);
+export function formatOpTally(prefix: string, units: number, unit = 'send'): string {
+  const dir = dirname(prefix);
+  const files = readdirSync(dir).filter((f) => f.startsWith(`${basename(prefix)}.`) && f.endsWith('.json'));
+  const lines: string[] = [];
+  for (const file of files.sort()) {
+    const tally = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { app: string; pid: number; counts: OpCount[] };
+    const commands = tally.counts.reduce((sum, c) => sum + c.commands, 0);
+    const documents = tally.counts.reduce((sum, c) => sum + c.documents, 0);
+    lines.push(`${tally.app} (pid ${tally.pid}): ${(commands / units).toFixed(1)} commands, ${(documents / units).toFixed(1)} documents per ${unit}`);
+    for (const c of tally.counts.filter((c) => c.commands / units >= 0.05)) {
+      lines.push(`  ${(c.commands / units).toFixed(2).padStart(7)} cmd ${(c.documents / units).toFixed(2).padStart(7)} doc ${(c.ms / c.commands).toFixed(1).padStart(6)} ms  ${c.shape}`);
+    }
   }
+  return lines.join('\n');
+}
+
+if (require.main === module) {
+  const [prefix, units, unit] = process.argv.slice(2);
+  if (!prefix || !units) {
+    process.stderr.write('usage: opTallyReport <prefix> <units> [unit name]\n');
+    process.exit(2);
+  }
+  process.stdout.write(`${formatOpTally(prefix, Number(units), unit)}\n`);
 }
