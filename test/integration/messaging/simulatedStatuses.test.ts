@@ -1,4 +1,5 @@
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import { advanceRecipient } from '../../../src/campaigns/recipients';
 import { stagingCollections, type CampaignRecipientDoc } from '../../../src/campaigns/staging';
 import type { EventDoc } from '../../../src/events/eventStore';
 import { createEventPublisher, type EventPublisher } from '../../../src/events/publisher';
@@ -216,7 +217,7 @@ describe('simulated WhatsApp statuses due together', () => {
   const done = async (messageId: string) =>
     eventually(async () => (await pendingStatusesCollection(db).countDocuments({ _id: messageId })) === 0, `${messageId} done`);
 
-  it('records all three with one write of the message and of its recipient, one event each in order with its time', async () => {
+  it('records all three with one read and one write of the message, one write of its recipient, one event each in order with its time', async () => {
     const tenantId = uniqueName('ws');
     const sentAt = new Date(Date.now() - 60_000);
     const recipient = await campaignMessage(tenantId, 'wamid.SIMTOGETHER', sentAt);
@@ -245,7 +246,7 @@ describe('simulated WhatsApp statuses due together', () => {
     ]);
     expect(on('whatsapp_simulated_statuses')).toEqual(['insert', 'delete']);
     expect(on('outbound_messages')).toEqual(['find', 'update']);
-    expect(on('campaign_recipients')).toEqual(['find', 'update']);
+    expect(on('campaign_recipients')).toEqual(['update']);
     expect(await outboundMessagesCollection(db).findOne({ _id: 'wamid.SIMTOGETHER' })).toMatchObject({ status: 'read', status_at: new Date(at(300)) });
     expect(await stagingCollections(db).recipients.findOne({ _id: recipient })).toMatchObject({
       state: 'read',
@@ -322,7 +323,7 @@ describe('simulated WhatsApp statuses due together', () => {
     ]);
     expect(on('whatsapp_simulated_statuses')).toEqual(['find', 'delete']);
     expect(on('outbound_messages')).toEqual(['find', 'update']);
-    expect(on('campaign_recipients')).toEqual(['find', 'update']);
+    expect(on('campaign_recipients')).toEqual(['update']);
     expect(await outboundMessagesCollection(db).findOne({ _id: 'wamid.SIMTAKEN' })).toMatchObject({ status: 'read', status_at: at(200) });
     expect(await stagingCollections(db).recipients.findOne({ _id: recipient })).toMatchObject({ state: 'read', state_at: at(200) });
 
@@ -343,9 +344,29 @@ describe('simulated WhatsApp statuses due together', () => {
     expect(await scheduler.sweepOnce()).toBe(1);
     await done('wamid.SIMTAKEN');
     expect(on('outbound_messages')).toEqual(['find']);
-    expect(on('campaign_recipients')).toEqual(['find']);
+    expect(on('campaign_recipients')).toEqual(['update']);
     expect(await eventsFor(tenantId, 'wamid.SIMTAKEN')).toHaveLength(3);
     expect(await outboundMessagesCollection(db).findOne({ _id: 'wamid.SIMTAKEN' })).toMatchObject({ status: 'read', status_at: at(200) });
+    expect(await stagingCollections(db).recipients.findOne({ _id: recipient })).toMatchObject({ state: 'read', state_at: at(200) });
+  });
+
+  it('a recipient moves forward only, in one write: never back from read, failed or skipped', async () => {
+    const tenantId = uniqueName('ws');
+    const at = new Date();
+    const recipient = await campaignMessage(tenantId, 'wamid.SIMFORWARD', at);
+    const recipients = stagingCollections(db).recipients;
+    expect(await advanceRecipient(db, recipient, 'delivered', { at, messageId: 'wamid.SIMFORWARD' })).toBe(true);
+    expect(await advanceRecipient(db, recipient, 'sent', { at: new Date(at.getTime() + 1) })).toBe(false);
+    expect(await advanceRecipient(db, recipient, 'delivered', { at: new Date(at.getTime() + 1) })).toBe(false);
+    expect(await recipients.findOne({ _id: recipient })).toMatchObject({ state: 'delivered', state_at: at, message_id: 'wamid.SIMFORWARD' });
+    for (const final of ['failed', 'skipped'] as const) {
+      await recipients.updateOne({ _id: recipient }, { $set: { state: final } });
+      for (const late of ['sent', 'delivered', 'read', 'failed', 'skipped'] as const) {
+        expect(await advanceRecipient(db, recipient, late, { at: new Date(at.getTime() + 2) })).toBe(false);
+      }
+      expect(await recipients.findOne({ _id: recipient })).toMatchObject({ state: final, state_at: at });
+    }
+    expect(await advanceRecipient(db, 'cmp_missing:0', 'read', { at })).toBe(false);
   });
 
   it("the simulator reads a recipient's script once per message: at the send, not again when told it was accepted", async () => {
