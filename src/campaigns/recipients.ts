@@ -23,10 +23,16 @@ export type RecipientReason =
   | 'country_not_allowed'
   | 'originate_error';
 
+/** The states a recipient may move to `to` from: those behind it. */
+const statesBehind = (to: RecipientState): RecipientState[] =>
+  (Object.keys(RECIPIENT_RANK) as RecipientState[]).filter((state) => RECIPIENT_RANK[state] < RECIPIENT_RANK[to]);
+
 /**
- * Moves a recipient forward (never back); answers whether it moved. Safe to repeat. Read and
- * then written by `_id`: the only writers are the run (once per recipient, before its
- * message exists) and the message's statuses (after), so they do not race in practice.
+ * Moves a recipient forward (never back); answers whether it moved. Safe to repeat. One
+ * write by `_id` whose filter names the states behind `to`, so a status costs no read (the
+ * filter is evaluated by FerretDB apart from the write, as a read and a write were before):
+ * the only writers are the run (once per recipient, before its message exists) and the
+ * message's statuses (after), so they do not race in practice.
  */
 export async function advanceRecipient(
   db: Db,
@@ -35,13 +41,11 @@ export async function advanceRecipient(
   fields: { at: Date; reason?: RecipientReason | null; messageId?: string | null },
 ): Promise<boolean> {
   const { recipients } = stagingCollections(db);
-  const doc = await recipients.findOne({ _id: id });
-  if (!doc || RECIPIENT_RANK[to] <= RECIPIENT_RANK[doc.state]) return false;
   const set: Partial<CampaignRecipientDoc> = { state: to, state_at: fields.at };
   if (fields.reason !== undefined) set.skip_reason = fields.reason;
   if (fields.messageId) set.message_id = fields.messageId;
-  await recipients.updateOne({ _id: id }, { $set: set });
-  return true;
+  const { matchedCount } = await recipients.updateOne({ _id: id, state: { $in: statesBehind(to) } }, { $set: set });
+  return matchedCount === 1;
 }
 
 /** A queued recipient's first move, as the run decided it (sent, failed or skipped). */
@@ -58,7 +62,7 @@ export interface QueuedMove {
  * when it read its batch, so nothing is read again. The filter on `queued` leaves a recipient
  * that a message status has already moved on (it carries its `message_id` from that status,
  * so the two may land in either order). FerretDB evaluates the filter and the write apart, as
- * `advanceRecipient` reads and then writes: only a status written in the same instant as the
+ * it does `advanceRecipient`'s: only a status written in the same instant as the
  * batch's write could be overwritten, as before. Safe to repeat.
  */
 export async function moveQueuedRecipients(db: Db, moves: readonly QueuedMove[]): Promise<void> {

@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
 import type { EventPublisher } from '../../events/publisher';
 import type { SimulatedStatus } from '../../messaging/contracts';
-import { applyDeliveryStatus } from '../../messaging/deliveryStatus';
+import { applyDeliveryStatuses } from '../../messaging/deliveryStatus';
 import { periodicPass, type PeriodicPass } from '../../worker/periodicPass';
 
 type Failure = { code: number; title: string; message: string } | null;
@@ -45,11 +45,13 @@ const until = (at: Date, now: number) =>
 /**
  * Reports the simulator's delivery statuses without a workflow per message (issue 13): each
  * accepted message is one stored document and a chain of timers in the process that accepted
- * it, which records every status at its due time, in order, through `applyDeliveryStatus`
- * (emitting `message.status`). A process that dies leaves the document behind; the worker's
- * sweep takes it over once its next status is `STATUS_SWEEP_GRACE_MS` late. Recording a
- * status twice (a sweep and a slow owner) changes nothing: statuses move forward only and
- * each event is stored once per message and status.
+ * it, which records every status at its due time, in order, through `applyDeliveryStatuses`
+ * (emitting `message.status`); statuses due at the same moment are recorded together, so a
+ * message whose statuses all come at once costs one insert and one delete here. A process
+ * that dies leaves the document behind; the worker's sweep takes it over once its next
+ * status is `STATUS_SWEEP_GRACE_MS` late. Recording a status twice (a sweep and a slow
+ * owner) changes nothing: statuses move forward only and each event is stored once per
+ * message and status.
  */
 export class SimulatedStatusScheduler {
   /** Messages whose chain runs in this process. */
@@ -111,19 +113,32 @@ export class SimulatedStatusScheduler {
 
   private async record(doc: PendingStatusesDoc): Promise<void> {
     const pending = pendingStatusesCollection(this.deps.db);
-    for (let i = doc.next; i < doc.steps.length; i++) {
-      const step = doc.steps[i]!;
-      await until(step.due_at, this.clock());
-      await applyDeliveryStatus(this.deps, {
+    for (let next = doc.next; next < doc.steps.length; ) {
+      await until(doc.steps[next]!.due_at, this.clock());
+      // Every step due by now is recorded in one go (one read and one write of the message
+      // and its recipient): a script with 0 ms pauses has them all due at the send, and a
+      // sweep taking over a late message finds several due.
+      const end = dueThrough(doc.steps, next, this.clock());
+      await applyDeliveryStatuses(this.deps, {
         tenantId: doc.tenant_id,
         messageId: doc._id,
-        status: step.status,
-        at: step.due_at,
-        error: step.status === 'failed' ? doc.failure : null,
+        statuses: doc.steps.slice(next, end).map((step) => ({
+          status: step.status,
+          at: step.due_at,
+          error: step.status === 'failed' ? doc.failure : null,
+        })),
       });
-      const following = doc.steps[i + 1];
-      if (following) await pending.updateOne({ _id: doc._id }, { $set: { next: i + 1, due_at: following.due_at } });
+      const following = doc.steps[end];
+      if (following) await pending.updateOne({ _id: doc._id }, { $set: { next: end, due_at: following.due_at } });
       else await pending.deleteOne({ _id: doc._id });
+      next = end;
     }
   }
+}
+
+/** The end (exclusive) of the run of steps from `from` that are due at `now`; always takes `from` itself. */
+export function dueThrough(steps: readonly { due_at: Date }[], from: number, now: number): number {
+  let end = from + 1;
+  while (end < steps.length && steps[end]!.due_at.getTime() <= now) end++;
+  return end;
 }

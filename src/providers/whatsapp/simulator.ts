@@ -3,13 +3,31 @@ import type { Db } from 'mongodb';
 import type { EventPublisher } from '../../events/publisher';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from './provider';
 import { SimulatedStatusScheduler } from './simulatedStatuses';
-import { DEFAULT_SCRIPT, deliverySteps, scriptFor, simulatorScriptsCollection } from './simulatorScripts';
+import { DEFAULT_SCRIPT, deliverySteps, scriptFor, simulatorScriptsCollection, type SimulatorScript } from './simulatorScripts';
 
 /** What the simulator answers for a scripted temporary failure, as the Cloud API would. */
 const TEMPORARY = {
   rate_limit: { provider_code: 130429, provider_subcode: null, provider_message: '(#130429) Rate limit hit', provider_user_message: null },
   server: { provider_code: 131000, provider_subcode: null, provider_message: '(#131000) Something went wrong', provider_user_message: null },
 } as const;
+
+/** What an accepted message will report, as its script said when it was sent. */
+interface Planned {
+  steps: ReturnType<typeof deliverySteps>;
+  failure: SimulatorScript['failure'] | null;
+}
+
+/**
+ * How many accepted sends' plans are kept until `accepted` takes them. A send whose recording
+ * fails before `accepted` leaves its plan behind; the oldest go first, and `accepted` reads
+ * the script again for a plan it no longer holds.
+ */
+const PLANS_KEPT = 10_000;
+
+const planOf = (script: SimulatorScript): Planned => ({
+  steps: deliverySteps(script),
+  failure: script.outcome === 'failed' ? script.failure : null,
+});
 
 /**
  * The default WhatsApp provider: nothing leaves the machine. Each recipient behaves as its
@@ -21,6 +39,11 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
   readonly name = 'simulator' as const;
   /** Reports accepted messages' statuses; the worker also runs its sweep. */
   readonly statuses: SimulatedStatusScheduler;
+  /**
+   * The statuses of messages accepted here, by message id, from the script `send` read, so
+   * the script is read once per message rather than again in `accepted`.
+   */
+  private readonly plans = new Map<string, Planned>();
 
   constructor(
     private readonly db: Db,
@@ -50,18 +73,17 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
         },
       };
     }
-    return { ok: true, messageId: `wamid.SIM${randomBytes(12).toString('hex').toUpperCase()}` };
+    const messageId = `wamid.SIM${randomBytes(12).toString('hex').toUpperCase()}`;
+    this.plans.set(messageId, planOf(script ?? DEFAULT_SCRIPT));
+    if (this.plans.size > PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
+    return { ok: true, messageId };
   }
 
   /** Schedules the accepted message's delivery statuses (once per message id), each after its pause. */
   async accepted(request: SendRequest, messageId: string): Promise<void> {
-    const script = (await scriptFor(this.db, request.tenantId, request.to)) ?? DEFAULT_SCRIPT;
-    await this.statuses.schedule({
-      tenantId: request.tenantId,
-      messageId,
-      acceptedAt: new Date(),
-      steps: deliverySteps(script),
-      failure: script.outcome === 'failed' ? script.failure : null,
-    });
+    // Another process's send (a retry finishing its records) has no plan here: read again.
+    const plan = this.plans.get(messageId) ?? planOf((await scriptFor(this.db, request.tenantId, request.to)) ?? DEFAULT_SCRIPT);
+    this.plans.delete(messageId);
+    await this.statuses.schedule({ tenantId: request.tenantId, messageId, acceptedAt: new Date(), ...plan });
   }
 }

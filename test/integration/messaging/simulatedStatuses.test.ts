@@ -1,8 +1,13 @@
-import type { Db } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import { advanceRecipient } from '../../../src/campaigns/recipients';
+import { stagingCollections, type CampaignRecipientDoc } from '../../../src/campaigns/staging';
 import type { EventDoc } from '../../../src/events/eventStore';
-import { createEventPublisher } from '../../../src/events/publisher';
+import { createEventPublisher, type EventPublisher } from '../../../src/events/publisher';
+import { outboundMessagesCollection, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
 import { pendingStatusesCollection, SimulatedStatusScheduler, STATUS_SWEEP_GRACE_MS } from '../../../src/providers/whatsapp/simulatedStatuses';
-import { openTestDb, testConfig, uniqueName } from '../../support/env';
+import { SimulatedWhatsAppProvider } from '../../../src/providers/whatsapp/simulator';
+import { setScript, simulatorScriptSchema } from '../../../src/providers/whatsapp/simulatorScripts';
+import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
 import { eventsOf, eventually } from '../../support/messaging';
 
 /**
@@ -114,5 +119,275 @@ describe('simulated WhatsApp statuses (src/providers/whatsapp/simulatedStatuses.
     await eventually(async () => (await pendingStatusesCollection(db).countDocuments({ _id: 'wamid.SIMORPHAN' })) === 0, 'the orphan done');
     expect(await pendingStatusesCollection(db).countDocuments({ _id: 'wamid.SIMRECENT' })).toBe(1);
     expect(await recorded(tenantId, 'wamid.SIMRECENT')).toEqual([]);
+  });
+});
+
+/**
+ * Statuses due at the same moment (a script with 0 ms pauses, a sweep finding a late
+ * message) are recorded together: the message and its campaign recipient read and written
+ * once, the pending document inserted and deleted only, and still one `message.status`
+ * event per status, in order, each with its own time.
+ */
+describe('simulated WhatsApp statuses due together', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  /** A second connection to the same database whose commands are counted. */
+  let counted: MongoClient;
+  let commands: { name: string; collection: string }[] = [];
+  /** The statuses in the order they were published. */
+  let published: string[] = [];
+  let scheduler: SimulatedStatusScheduler;
+  let provider: () => SimulatedWhatsAppProvider;
+  const failures: unknown[] = [];
+
+  beforeAll(async () => {
+    const config = testConfig();
+    ({ db, drop } = await openTestDb(config));
+    counted = await new MongoClient(testServers.mongoUrl(), { monitorCommands: true }).connect();
+    counted.on('commandStarted', (event: CommandStartedEvent) =>
+      commands.push({ name: event.commandName, collection: String(event.command[event.commandName]) }),
+    );
+    const countedDb = counted.db(config.MONGODB_DB);
+    const stored = createEventPublisher(countedDb, { dispatch: async () => undefined });
+    const events: EventPublisher = {
+      publish: async (input) => {
+        published.push(`${String(input.data.message_id)}:${String(input.data.status)}`);
+        return stored.publish(input);
+      },
+    };
+    scheduler = new SimulatedStatusScheduler({ db: countedDb, events }, (err) => void failures.push(err));
+    provider = () => new SimulatedWhatsAppProvider(countedDb, events, (err) => void failures.push(err));
+  });
+
+  afterAll(async () => {
+    await counted?.close();
+    await drop?.();
+  });
+
+  beforeEach(() => {
+    commands = [];
+    published = [];
+  });
+  afterEach(() => expect(failures).toEqual([]));
+
+  const on = (collection: string) => commands.filter((c) => c.collection === collection).map((c) => c.name);
+
+  /** A campaign's sent message and its recipient, still `queued`: the run writes its batch's sends after the batch. */
+  async function campaignMessage(tenantId: string, messageId: string, at: Date, status: OutboundMessageDoc['status'] = 'sent'): Promise<string> {
+    const recipient = `cmp_${messageId}:0`;
+    await outboundMessagesCollection(db).insertOne({
+      _id: messageId,
+      tenant_id: tenantId,
+      provider: 'simulator',
+      sender_id: 'snd_x',
+      to: '+919600000001',
+      conversation_id: 'conv_x',
+      transcript_message_id: 'msg_x',
+      kind: 'template',
+      template: { name: 'order_update', language: 'en' },
+      metadata: {},
+      campaign_id: `cmp_${messageId}`,
+      campaign_recipient_id: recipient,
+      billed: 'included',
+      status,
+      status_at: at,
+      created_at: at,
+    });
+    const doc: CampaignRecipientDoc = {
+      _id: recipient,
+      tenant_id: tenantId,
+      campaign_id: `cmp_${messageId}`,
+      position: 0,
+      contact_id: 'cnt_x',
+      to: '+919600000001',
+      name: null,
+      variables: [],
+      state: status === 'sent' ? 'queued' : status,
+      skip_reason: null,
+      message_id: status === 'sent' ? null : messageId,
+      state_at: at,
+      created_at: at,
+    };
+    await stagingCollections(db).recipients.insertOne(doc);
+    return recipient;
+  }
+
+  const eventsFor = async (tenantId: string, messageId: string): Promise<EventDoc[]> =>
+    (await eventsOf(db, tenantId, 'message.status')).filter((e) => e.data.message_id === messageId);
+  const done = async (messageId: string) =>
+    eventually(async () => (await pendingStatusesCollection(db).countDocuments({ _id: messageId })) === 0, `${messageId} done`);
+
+  it('records all three with one read and one write of the message, one write of its recipient, one event each in order with its time', async () => {
+    const tenantId = uniqueName('ws');
+    const sentAt = new Date(Date.now() - 60_000);
+    const recipient = await campaignMessage(tenantId, 'wamid.SIMTOGETHER', sentAt);
+    // Accepted a little earlier with pauses that have all passed: each status has its own time, all due now.
+    const acceptedAt = new Date(Date.now() - 5_000);
+    await scheduler.schedule({
+      tenantId,
+      messageId: 'wamid.SIMTOGETHER',
+      acceptedAt,
+      steps: [
+        { status: 'sent', afterMs: 0 },
+        { status: 'delivered', afterMs: 100 },
+        { status: 'read', afterMs: 200 },
+      ],
+      failure: null,
+    });
+    await done('wamid.SIMTOGETHER');
+
+    expect(published).toEqual(['wamid.SIMTOGETHER:sent', 'wamid.SIMTOGETHER:delivered', 'wamid.SIMTOGETHER:read']);
+    const events = await eventsFor(tenantId, 'wamid.SIMTOGETHER');
+    const at = (ms: number) => new Date(acceptedAt.getTime() + ms).toISOString();
+    expect(events.map((e) => [e.data.status, e.data.status_at, e.data.campaign_id]).sort((a, b) => String(a[1]).localeCompare(String(b[1])))).toEqual([
+      ['sent', at(0), 'cmp_wamid.SIMTOGETHER'],
+      ['delivered', at(100), 'cmp_wamid.SIMTOGETHER'],
+      ['read', at(300), 'cmp_wamid.SIMTOGETHER'],
+    ]);
+    expect(on('whatsapp_simulated_statuses')).toEqual(['insert', 'delete']);
+    expect(on('outbound_messages')).toEqual(['find', 'update']);
+    expect(on('campaign_recipients')).toEqual(['update']);
+    expect(await outboundMessagesCollection(db).findOne({ _id: 'wamid.SIMTOGETHER' })).toMatchObject({ status: 'read', status_at: new Date(at(300)) });
+    expect(await stagingCollections(db).recipients.findOne({ _id: recipient })).toMatchObject({
+      state: 'read',
+      state_at: new Date(at(300)),
+      message_id: 'wamid.SIMTOGETHER',
+    });
+  });
+
+  it('with 0 ms pauses reports a failed message after sent, with its reason, and the recipient failed', async () => {
+    const tenantId = uniqueName('ws');
+    const recipient = await campaignMessage(tenantId, 'wamid.SIMFAILNOW', new Date());
+    const failure = { code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' };
+    const acceptedAt = new Date();
+    await scheduler.schedule({
+      tenantId,
+      messageId: 'wamid.SIMFAILNOW',
+      acceptedAt,
+      steps: [
+        { status: 'sent', afterMs: 0 },
+        { status: 'failed', afterMs: 0 },
+      ],
+      failure,
+    });
+    await done('wamid.SIMFAILNOW');
+    expect(published).toEqual(['wamid.SIMFAILNOW:sent', 'wamid.SIMFAILNOW:failed']);
+    const events = await eventsFor(tenantId, 'wamid.SIMFAILNOW');
+    expect(Object.fromEntries(events.map((e) => [e.data.status, [e.data.status_at, e.data.error ?? null]]))).toEqual({
+      sent: [acceptedAt.toISOString(), null],
+      failed: [acceptedAt.toISOString(), failure],
+    });
+    expect(on('whatsapp_simulated_statuses')).toEqual(['insert', 'delete']);
+    expect(on('outbound_messages')).toEqual(['find', 'update']);
+    expect(await stagingCollections(db).recipients.findOne({ _id: recipient })).toMatchObject({ state: 'failed', state_at: acceptedAt });
+  });
+
+  it('a sweep takes over a message whose process died after recording its first statuses: the rest together, nothing twice', async () => {
+    const tenantId = uniqueName('ws');
+    const long = Date.now() - STATUS_SWEEP_GRACE_MS - 5_000;
+    const at = (ms: number) => new Date(long + ms);
+    // The dead process recorded sent and delivered (message, recipient and events) but died
+    // before moving its pending document past them.
+    const recipient = await campaignMessage(tenantId, 'wamid.SIMTAKEN', at(100), 'delivered');
+    await pendingStatusesCollection(db).insertOne({
+      _id: 'wamid.SIMTAKEN',
+      tenant_id: tenantId,
+      steps: [
+        { status: 'sent', due_at: at(0) },
+        { status: 'delivered', due_at: at(100) },
+        { status: 'read', due_at: at(200) },
+      ],
+      next: 1,
+      due_at: at(100),
+      failure: null,
+    });
+    const stored = createEventPublisher(db, { dispatch: async () => undefined });
+    for (const [status, ms] of [['sent', 0], ['delivered', 100]] as const) {
+      await stored.publish({
+        tenantId,
+        type: 'message.status',
+        dedupeKey: `message.status:wamid.SIMTAKEN:${status}`,
+        createdAt: at(ms),
+        data: { message_id: 'wamid.SIMTAKEN', status, channel: 'whatsapp', status_at: at(ms).toISOString(), error: null },
+      });
+    }
+
+    expect(await scheduler.sweepOnce()).toBe(1);
+    await done('wamid.SIMTAKEN');
+    expect(published).toEqual(['wamid.SIMTAKEN:delivered', 'wamid.SIMTAKEN:read']);
+    const events = await eventsFor(tenantId, 'wamid.SIMTAKEN');
+    expect(events.map((e) => [e.data.status, e.data.status_at]).sort((a, b) => String(a[1]).localeCompare(String(b[1])))).toEqual([
+      ['sent', at(0).toISOString()],
+      ['delivered', at(100).toISOString()],
+      ['read', at(200).toISOString()],
+    ]);
+    expect(on('whatsapp_simulated_statuses')).toEqual(['find', 'delete']);
+    expect(on('outbound_messages')).toEqual(['find', 'update']);
+    expect(on('campaign_recipients')).toEqual(['update']);
+    expect(await outboundMessagesCollection(db).findOne({ _id: 'wamid.SIMTAKEN' })).toMatchObject({ status: 'read', status_at: at(200) });
+    expect(await stagingCollections(db).recipients.findOne({ _id: recipient })).toMatchObject({ state: 'read', state_at: at(200) });
+
+    // Taken over again (a slow owner and a sweep both at it): nothing moves, nothing is stored twice.
+    commands = [];
+    published = [];
+    await pendingStatusesCollection(db).insertOne({
+      _id: 'wamid.SIMTAKEN',
+      tenant_id: tenantId,
+      steps: [
+        { status: 'delivered', due_at: at(100) },
+        { status: 'read', due_at: at(200) },
+      ],
+      next: 0,
+      due_at: at(100),
+      failure: null,
+    });
+    expect(await scheduler.sweepOnce()).toBe(1);
+    await done('wamid.SIMTAKEN');
+    expect(on('outbound_messages')).toEqual(['find']);
+    expect(on('campaign_recipients')).toEqual(['update']);
+    expect(await eventsFor(tenantId, 'wamid.SIMTAKEN')).toHaveLength(3);
+    expect(await outboundMessagesCollection(db).findOne({ _id: 'wamid.SIMTAKEN' })).toMatchObject({ status: 'read', status_at: at(200) });
+    expect(await stagingCollections(db).recipients.findOne({ _id: recipient })).toMatchObject({ state: 'read', state_at: at(200) });
+  });
+
+  it('a recipient moves forward only, in one write: never back from read, failed or skipped', async () => {
+    const tenantId = uniqueName('ws');
+    const at = new Date();
+    const recipient = await campaignMessage(tenantId, 'wamid.SIMFORWARD', at);
+    const recipients = stagingCollections(db).recipients;
+    expect(await advanceRecipient(db, recipient, 'delivered', { at, messageId: 'wamid.SIMFORWARD' })).toBe(true);
+    expect(await advanceRecipient(db, recipient, 'sent', { at: new Date(at.getTime() + 1) })).toBe(false);
+    expect(await advanceRecipient(db, recipient, 'delivered', { at: new Date(at.getTime() + 1) })).toBe(false);
+    expect(await recipients.findOne({ _id: recipient })).toMatchObject({ state: 'delivered', state_at: at, message_id: 'wamid.SIMFORWARD' });
+    for (const final of ['failed', 'skipped'] as const) {
+      await recipients.updateOne({ _id: recipient }, { $set: { state: final } });
+      for (const late of ['sent', 'delivered', 'read', 'failed', 'skipped'] as const) {
+        expect(await advanceRecipient(db, recipient, late, { at: new Date(at.getTime() + 2) })).toBe(false);
+      }
+      expect(await recipients.findOne({ _id: recipient })).toMatchObject({ state: final, state_at: at });
+    }
+    expect(await advanceRecipient(db, 'cmp_missing:0', 'read', { at })).toBe(false);
+  });
+
+  it("the simulator reads a recipient's script once per message: at the send, not again when told it was accepted", async () => {
+    const tenantId = uniqueName('ws');
+    const to = '+919600000002';
+    await setScript(db, tenantId, to, simulatorScriptSchema.parse({ outcome: 'delivered', delays_ms: { sent: 0, delivered: 0 } }), new Date());
+    const request = { tenantId, senderId: 'snd_x', from: '+919600000000', to, message: { type: 'text' as const, text: 'hi' } };
+    const here = provider();
+    const attempt = await here.send(request);
+    if (!attempt.ok) throw new Error('the simulator refused');
+    await here.accepted(request, attempt.messageId);
+    await done(attempt.messageId);
+    expect(on('whatsapp_simulator_scripts')).toEqual(['find']);
+    expect(published).toEqual([`${attempt.messageId}:sent`, `${attempt.messageId}:delivered`]);
+
+    // Another process finishing the send's records (a retry) was not the one that sent: it reads the script.
+    commands = [];
+    published = [];
+    await provider().accepted(request, 'wamid.SIMELSEWHERE');
+    await done('wamid.SIMELSEWHERE');
+    expect(on('whatsapp_simulator_scripts')).toEqual(['find']);
+    expect(published).toEqual(['wamid.SIMELSEWHERE:sent', 'wamid.SIMELSEWHERE:delivered']);
   });
 });
