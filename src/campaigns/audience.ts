@@ -30,16 +30,17 @@ export interface ResolvedAudience {
 const PROJECTION = { _id: 1, tenant_id: 1, name: 1, email: 1, phone: 1 } as const;
 
 /**
- * Contacts per round trip of a scan. The driver's default made a 50,000-contact scan about
- * 500 round trips (4.5 s on an idle machine; 3.4 s at 5,000 a batch,
- * `bench/campaignAudienceProbe.ts`). 2,000 keeps each round trip far inside the API's 2 s
- * socket budget (`API_DATABASE_TIMEOUT_MS`) even on a loaded machine.
+ * Contacts per round trip of a scan. The driver's default answers 101 a round trip (about
+ * 500 for 50,000 contacts); 2,000 cost 13 % less FerretDB CPU on the probe
+ * (`bench/campaignAudienceProbe.ts`) but ten launches scanning together then answered 503:
+ * a round trip of 2,000 outlived the API's 2 s socket budget (`API_DATABASE_TIMEOUT_MS`)
+ * while the launched campaigns sent. 500 showed no 503 (docs/decisions.md, "Campaigns").
  */
-export const SCAN_BATCH = 2_000;
+export const SCAN_BATCH = 500;
 
 /** Each distinct id read once by `_id` (`_id: {$in}`); another workspace's contact is as absent as a missing one. */
 export async function readContactsById(db: Db, tenantId: string, ids: readonly string[]): Promise<Map<string, AudienceContact>> {
-  const docs = await findByIds(contactCollections(db).contacts, ids, { projection: PROJECTION });
+  const docs = await findByIds(contactCollections(db).contacts, ids, { projection: PROJECTION, batchSize: SCAN_BATCH });
   const found = new Map<string, AudienceContact>();
   for (const doc of docs) {
     if (doc.tenant_id === tenantId) found.set(doc._id, { contact_id: doc._id, name: doc.name, email: doc.email, phone: doc.phone });
