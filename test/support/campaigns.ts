@@ -5,8 +5,19 @@ import type { CampaignDoc } from '../../src/campaigns/campaign';
 import { calleeScript, calleeScripts, scriptId, type CalleeScript } from '../../src/providers/voice/simulatorScript';
 import { draftCampaign, insertDraft } from '../../src/campaigns/createCampaign';
 import { contactCollections, type ContactDoc } from '../../src/contacts/contacts';
-import { collections } from '../../src/db/collections';
+import { collections, ensureIndexes, type WorkspaceDoc } from '../../src/db/collections';
+import { seedDemoWorkspace } from '../../src/demo/seedDemoWorkspace';
+import { openTestDb, testConfig, uniqueName } from './env';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../src/providers/whatsapp/provider';
+
+/** A private database with the indexes and one demo-shaped workspace, for tests below the API. */
+export async function openDbWithWorkspace(): Promise<{ db: Awaited<ReturnType<typeof openTestDb>>; workspace: WorkspaceDoc }> {
+  const db = await openTestDb(testConfig());
+  await ensureIndexes(db.db);
+  const id = uniqueName('ws');
+  await seedDemoWorkspace(db.db, { workspaceId: id, name: id, environment: 'test' });
+  return { db, workspace: (await collections(db.db).workspaces.findOne({ _id: id }))! };
+}
 
 /** `count` contacts written directly (the contacts module's rules are tested elsewhere), phones unique per call. */
 export async function insertContacts(db: Db, tenantId: string, count: number): Promise<ContactDoc[]> {

@@ -1,10 +1,9 @@
 import { createAudienceCache } from '../../../src/campaigns/audienceCache';
 import { readContactsStamp } from '../../../src/contacts/contactsStamp';
 import { contactCollections, matchOrCreateContact } from '../../../src/contacts/contacts';
-import { collections, ensureIndexes, type WorkspaceDoc } from '../../../src/db/collections';
-import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
-import { openTestDb, testConfig, uniqueName } from '../../support/env';
-import { insertCampaignDraft, insertContacts } from '../../support/campaigns';
+import type { WorkspaceDoc } from '../../../src/db/collections';
+import type { openTestDb } from '../../support/env';
+import { insertCampaignDraft, insertContacts, openDbWithWorkspace } from '../../support/campaigns';
 
 /** A launch reuses the audience its evaluate read, unless the workspace's contacts were written since. */
 describe('audience cache', () => {
@@ -12,11 +11,7 @@ describe('audience cache', () => {
   let workspace: WorkspaceDoc;
 
   beforeAll(async () => {
-    db = await openTestDb(testConfig());
-    await ensureIndexes(db.db);
-    const id = uniqueName('ws');
-    await seedDemoWorkspace(db.db, { workspaceId: id, name: id, environment: 'test' });
-    workspace = (await collections(db.db).workspaces.findOne({ _id: id }))!;
+    ({ db, workspace } = await openDbWithWorkspace());
   });
   afterAll(async () => {
     await db?.drop();

@@ -3,13 +3,13 @@ import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaig
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { readRecipientBatch, recipientId, STAGING_CHUNK, stageRecipients, stagingCollections } from '../../../src/campaigns/staging';
 import { contactCollections, type ContactDoc } from '../../../src/contacts/contacts';
-import { collections, ensureIndexes, type WorkspaceDoc } from '../../../src/db/collections';
-import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
+import type { WorkspaceDoc } from '../../../src/db/collections';
 import type { EventPublisher } from '../../../src/events/publisher';
 import { applyDeliveryStatus } from '../../../src/messaging/deliveryStatus';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { moveQueuedRecipients, type QueuedMove } from '../../../src/campaigns/recipients';
-import { openTestDb, testConfig, uniqueName } from '../../support/env';
+import type { openTestDb } from '../../support/env';
+import { openDbWithWorkspace } from '../../support/campaigns';
 
 /** Staging on the real FerretDB: keyed by position, pinned once, safe to retry; and the run's moves of a batch. */
 describe('stageRecipients', () => {
@@ -18,11 +18,7 @@ describe('stageRecipients', () => {
   const AT = new Date('2025-03-10T06:00:00Z');
 
   beforeAll(async () => {
-    db = await openTestDb(testConfig());
-    await ensureIndexes(db.db);
-    const id = uniqueName('ws');
-    await seedDemoWorkspace(db.db, { workspaceId: id, name: id, environment: 'test' });
-    workspace = (await collections(db.db).workspaces.findOne({ _id: id }))!;
+    ({ db, workspace } = await openDbWithWorkspace());
   });
   afterAll(async () => {
     await db?.drop();
