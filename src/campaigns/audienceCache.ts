@@ -34,7 +34,7 @@ export const AUDIENCE_CACHE_MAX_ROWS = 200_000;
 
 export interface AudienceCache {
   resolve(db: Db, campaign: CampaignKey): Promise<ResolvedAudience>;
-  /** Entries held, newest last (for tests and the console). */
+  /** How many campaigns' audiences are held (for tests). */
   size(): number;
 }
 

@@ -33,5 +33,5 @@ export async function touchContactsStamp(db: Db, tenantId: string, at: Date): Pr
   const updated = await stamps(db).updateOne({ _id: tenantId }, { $set: set });
   if (updated.matchedCount > 0) return;
   // First write of this workspace; an insert that loses to a parallel first write updates instead.
-  if (!(await insertIfAbsent(stamps(db), { _id: tenantId, ...set }))) await stamps(db).updateOne({ _id: tenantId }, { $set: { token: randomUUID(), at } });
+  if (!(await insertIfAbsent(stamps(db), { _id: tenantId, ...set }))) await stamps(db).updateOne({ _id: tenantId }, { $set: set });
 }

@@ -41,6 +41,9 @@ function leases(db: Db): Collection<LeaseDoc> {
   return db.collection<LeaseDoc>('leases');
 }
 
+const DEFAULT_LEASE_MS = 5_000;
+const DEFAULT_WAIT_MS = 5_000;
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -72,12 +75,11 @@ async function takeLocalTurn(name: string, waitMs: number): Promise<() => void> 
 
 /** Runs `fn` while holding the lease `name`; releases it however `fn` ends. */
 export async function withLease<T>(db: Db, name: string, fn: () => Promise<T>, options: LeaseOptions = {}): Promise<T> {
-  const leaseMs = options.leaseMs ?? 5_000;
-  const waitMs = options.waitMs ?? 5_000;
+  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
   const started = Date.now();
   const endTurn = await takeLocalTurn(name, waitMs);
   try {
-    return await withDatabaseLease(db, name, fn, { leaseMs, waitMs: Math.max(0, waitMs - (Date.now() - started)), now: options.now });
+    return await withDatabaseLease(db, name, fn, { ...options, waitMs: Math.max(0, waitMs - (Date.now() - started)) });
   } finally {
     endTurn();
   }
@@ -85,8 +87,8 @@ export async function withLease<T>(db: Db, name: string, fn: () => Promise<T>, o
 
 /** The lease in the database alone, as between processes (exported for its test). */
 export async function withDatabaseLease<T>(db: Db, name: string, fn: () => Promise<T>, options: LeaseOptions = {}): Promise<T> {
-  const leaseMs = options.leaseMs ?? 5_000;
-  const waitMs = options.waitMs ?? 5_000;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
   const now = options.now ?? (() => new Date());
   const collection = leases(db);
   const token = randomBytes(12).toString('hex');
