@@ -18,7 +18,7 @@ TEST_SERVER_VERSION="1.38.0"
 
 # Patches applied to FerretDB's module source before it is built (docs/decisions.md, "FerretDB's
 # _id index"). Their content is part of the stamp, so a changed patch rebuilds FerretDB.
-FERRETDB_PATCHES=("$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-id-index.patch")
+FERRETDB_PATCHES=("$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-id-index.patch" "$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-resource-tracking.patch")
 
 export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 mkdir -p "$BIN" "$STAMPS"
