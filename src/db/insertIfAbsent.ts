@@ -1,4 +1,4 @@
-import { MongoServerError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
 
 /**
  * Inserts the document unless one with its `_id` (or another unique key) exists; true when
@@ -16,4 +16,26 @@ export async function insertIfAbsent<T extends Document>(
     if (err instanceof MongoServerError && err.code === 11000) return false;
     throw err;
   }
+}
+
+/**
+ * `insertIfAbsent` for many documents in one unordered `insertMany`: answers the `_id`s that
+ * were stored before (the duplicates, left as they are); every other document is inserted.
+ * Any other failure is thrown (some documents may have been inserted: a repeat finds them).
+ */
+export async function insertManyIfAbsent<T extends Document & { _id: string }>(
+  collection: Collection<T>,
+  docs: readonly OptionalUnlessRequiredId<T>[],
+): Promise<Set<string>> {
+  const storedBefore = new Set<string>();
+  if (docs.length === 0) return storedBefore;
+  try {
+    await collection.insertMany([...docs], { ordered: false });
+  } catch (err) {
+    if (!(err instanceof MongoBulkWriteError)) throw err;
+    const writeErrors = [err.writeErrors].flat();
+    if (writeErrors.some((e) => e.code !== 11000)) throw err;
+    for (const e of writeErrors) storedBefore.add(docs[e.index]!._id);
+  }
+  return storedBefore;
 }
