@@ -19,23 +19,21 @@ export async function insertIfAbsent<T extends Document>(
 }
 
 /**
- * `insertIfAbsent` for many documents in one unordered `insertMany`: answers the `_id`s that
- * were stored before (the duplicates, left as they are); every other document is inserted.
- * Any other failure is thrown (some documents may have been inserted: a repeat finds them).
+ * `insertIfAbsent` for many documents in one unordered `insertMany`: answers the positions
+ * (in `docs`) of those refused as duplicates, stored before or earlier in `docs`, and left
+ * as they are; every other document is inserted. Any other failure is thrown (some documents
+ * may have been inserted: a repeat finds them).
  */
-export async function insertManyIfAbsent<T extends Document & { _id: string }>(
-  collection: Collection<T>,
-  docs: readonly OptionalUnlessRequiredId<T>[],
-): Promise<Set<string>> {
-  const storedBefore = new Set<string>();
-  if (docs.length === 0) return storedBefore;
+export async function insertManyIfAbsent<T extends Document>(collection: Collection<T>, docs: readonly OptionalUnlessRequiredId<T>[]): Promise<Set<number>> {
+  const refused = new Set<number>();
+  if (docs.length === 0) return refused;
   try {
     await collection.insertMany([...docs], { ordered: false });
   } catch (err) {
     if (!(err instanceof MongoBulkWriteError)) throw err;
     const writeErrors = [err.writeErrors].flat();
     if (writeErrors.some((e) => e.code !== 11000)) throw err;
-    for (const e of writeErrors) storedBefore.add(docs[e.index]!._id);
+    for (const e of writeErrors) refused.add(e.index);
   }
-  return storedBefore;
+  return refused;
 }

@@ -135,7 +135,7 @@ export async function appendDispatchedEvents(db: Db, inputs: readonly EventInput
   const unique = [...first.values()];
   if (unique.length === 0) return [];
   const events = eventsCollection(db);
-  const storedBefore = await insertManyIfAbsent(events, unique);
+  const storedBefore = new Set([...(await insertManyIfAbsent(events, unique))].map((position) => unique[position]!._id));
   const existing = new Map((await findByIds(events, [...storedBefore])).map((doc) => [doc._id, doc as EventDoc]));
   return docs.map((doc) => {
     if (!storedBefore.has(doc._id)) return first.get(doc._id)!;
