@@ -56,9 +56,9 @@ interface Arriving {
  * which records every status at its due time, in order, through `applyStatusesOfMessages`
  * (emitting `message.status`); statuses due at the same moment are recorded together, so a
  * message whose statuses all come at once costs one insert and one delete here. Messages
- * accepted together share those commands (docs/decisions.md "Simulated statuses recorded
- * together"): `schedule` calls arriving within `GATHER_MS` store their documents in one
- * `insertMany`, and the statuses of every message falling due within `GATHER_MS` are
+ * accepted together share those commands (docs/decisions.md "Many messages' simulated
+ * statuses recorded together"): `schedule` calls arriving within `GATHER_MS` store their
+ * documents in one `insertMany`, and the statuses of every message falling due within `GATHER_MS` are
  * recorded in one pass: one read of their messages, one write of them, one of their
  * recipients, one bulk publish of their events, then one `deleteMany` of the finished
  * documents (and one write moving on the others). A process that dies leaves the documents
