@@ -40,12 +40,37 @@ export async function advanceRecipient(
   to: RecipientState,
   fields: { at: Date; reason?: RecipientReason | null; messageId?: string | null },
 ): Promise<boolean> {
-  const { recipients } = stagingCollections(db);
-  const set: Partial<CampaignRecipientDoc> = { state: to, state_at: fields.at };
-  if (fields.reason !== undefined) set.skip_reason = fields.reason;
-  if (fields.messageId) set.message_id = fields.messageId;
-  const { matchedCount } = await recipients.updateOne({ _id: id, state: { $in: statesBehind(to) } }, { $set: set });
+  const { filter, update } = advanceOp({ id, to, ...fields });
+  const { matchedCount } = await stagingCollections(db).recipients.updateOne(filter, update);
   return matchedCount === 1;
+}
+
+/** A recipient's forward move, as `advanceRecipient` takes it. */
+export interface RecipientAdvance {
+  id: string;
+  to: RecipientState;
+  at: Date;
+  reason?: RecipientReason | null;
+  messageId?: string | null;
+}
+
+/**
+ * `advanceRecipient` for many recipients in one `bulkWrite` (unordered), each the same
+ * forward-only write by `_id` with the states behind its target in the filter. Safe to repeat.
+ */
+export async function advanceRecipients(db: Db, moves: readonly RecipientAdvance[]): Promise<void> {
+  if (moves.length === 0) return;
+  await stagingCollections(db).recipients.bulkWrite(
+    moves.map((move) => ({ updateOne: advanceOp(move) })),
+    { ordered: false },
+  );
+}
+
+function advanceOp(move: RecipientAdvance) {
+  const set: Partial<CampaignRecipientDoc> = { state: move.to, state_at: move.at };
+  if (move.reason !== undefined) set.skip_reason = move.reason;
+  if (move.messageId) set.message_id = move.messageId;
+  return { filter: { _id: move.id, state: { $in: statesBehind(move.to) } }, update: { $set: set } };
 }
 
 /** A queued recipient's first move, as the run decided it (sent, failed or skipped). */

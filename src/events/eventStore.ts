@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import { insertIfAbsent } from '../db/insertIfAbsent';
+import { findByIds } from '../db/findByIds';
+import { insertIfAbsent, insertManyIfAbsent } from '../db/insertIfAbsent';
 
 /**
  * The event store: each fact is stored once, as the envelope webhooks deliver (api-core §6).
@@ -118,6 +119,30 @@ export async function appendEvent(db: Db, input: EventInput): Promise<EventDoc> 
  */
 export async function appendDispatchedEvent(db: Db, input: EventInput, dispatchedAt: Date): Promise<EventDoc> {
   return storeOnce(db, { ...newEventDoc(input), dispatched_at: dispatchedAt });
+}
+
+/**
+ * `appendDispatchedEvent` for many inputs in one `insertMany` (unordered): each input's
+ * answer, in the inputs' order, is the event as this call stored it or, for a dedupe key
+ * stored before (a duplicate `_id`, the same answer `appendDispatchedEvent` takes), the
+ * stored one, read back in one `_id $in`. Inputs sharing a dedupe key are one event.
+ */
+export async function appendDispatchedEvents(db: Db, inputs: readonly EventInput[], dispatchedAt: Date): Promise<EventDoc[]> {
+  const docs = inputs.map((input) => ({ ...newEventDoc(input), dispatched_at: dispatchedAt }));
+  // The first of inputs sharing a dedupe key is the one stored, as publishing them in turn would.
+  const first = new Map<string, EventDoc>();
+  for (const doc of docs) if (!first.has(doc._id)) first.set(doc._id, doc);
+  const unique = [...first.values()];
+  if (unique.length === 0) return [];
+  const events = eventsCollection(db);
+  const storedBefore = new Set([...(await insertManyIfAbsent(events, unique))].map((position) => unique[position]!._id));
+  const existing = new Map((await findByIds(events, [...storedBefore])).map((doc) => [doc._id, doc as EventDoc]));
+  return docs.map((doc) => {
+    if (!storedBefore.has(doc._id)) return first.get(doc._id)!;
+    const found = existing.get(doc._id);
+    if (!found) throw new Error(`event ${doc._id} vanished after a duplicate insert`);
+    return found;
+  });
 }
 
 async function storeOnce(db: Db, doc: EventDoc): Promise<EventDoc> {

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { appendDispatchedEvent, appendEvent, type EventDoc, type EventInput } from './eventStore';
+import { appendDispatchedEvent, appendDispatchedEvents, appendEvent, type EventDoc, type EventInput } from './eventStore';
 
 /** Starts the delivery of a stored event to the workspace's webhook endpoints. */
 export interface EventDispatcher {
@@ -25,6 +25,21 @@ export interface EventDispatcher {
  */
 export interface EventPublisher {
   publish(input: EventInput): Promise<EventDoc>;
+  /**
+   * `publish` for many inputs, answering in their order: the events no endpoint receives are
+   * stored in one `insertMany`, the others one after another in the inputs' order, as
+   * `publish` would, so each endpoint is handed its events in that order. Without it (tests'
+   * stubs), `publishEach` publishes them one by one.
+   */
+  publishAll?(inputs: readonly EventInput[]): Promise<EventDoc[]>;
+}
+
+/** Publishes `inputs` in order, through `publishAll` when the publisher has it. */
+export async function publishEach(events: EventPublisher, inputs: readonly EventInput[]): Promise<EventDoc[]> {
+  if (events.publishAll) return events.publishAll(inputs);
+  const published: EventDoc[] = [];
+  for (const input of inputs) published.push(await events.publish(input));
+  return published;
 }
 
 export function createEventPublisher(db: Db, dispatcher: EventDispatcher): EventPublisher {
@@ -37,12 +52,32 @@ export function createEventPublisher(db: Db, dispatcher: EventDispatcher): Event
     }
   }
 
+  async function publish(input: EventInput): Promise<EventDoc> {
+    const event = (await nobodyReceives(input)) ? await appendDispatchedEvent(db, input, new Date()) : await appendEvent(db, input);
+    // Also an earlier attempt's event left undispatched, whichever path found it.
+    if (!event.dispatched_at) await dispatcher.dispatch(event);
+    return event;
+  }
+
   return {
-    async publish(input) {
-      const event = (await nobodyReceives(input)) ? await appendDispatchedEvent(db, input, new Date()) : await appendEvent(db, input);
-      // Also an earlier attempt's event left undispatched, whichever path found it.
-      if (!event.dispatched_at) await dispatcher.dispatch(event);
-      return event;
+    publish,
+    async publishAll(inputs) {
+      const unreceived = await Promise.all(inputs.map(nobodyReceives));
+      const quiet = inputs.filter((_, i) => unreceived[i]);
+      const stored = await appendDispatchedEvents(db, quiet, new Date());
+      const published: EventDoc[] = [];
+      let next = 0;
+      for (const [i, input] of inputs.entries()) {
+        if (!unreceived[i]) {
+          published.push(await publish(input));
+          continue;
+        }
+        const event = stored[next++]!;
+        // An earlier attempt's event that found receivers and was left undispatched.
+        if (!event.dispatched_at) await dispatcher.dispatch(event);
+        published.push(event);
+      }
+      return published;
     },
   };
 }

@@ -1,7 +1,9 @@
 import type { Db } from 'mongodb';
-import { advanceRecipient } from '../campaigns/recipients';
-import type { EventPublisher } from '../events/publisher';
-import { STATUS_RANK, outboundMessagesCollection, type DeliveryStatus } from './outboundMessages';
+import { advanceRecipients, type RecipientAdvance } from '../campaigns/recipients';
+import { findByIds } from '../db/findByIds';
+import type { EventInput } from '../events/eventStore';
+import { publishEach, type EventPublisher } from '../events/publisher';
+import { STATUS_RANK, outboundMessagesCollection, type DeliveryStatus, type OutboundMessageDoc } from './outboundMessages';
 
 /** One status the provider reported for a message, with its time. */
 export interface StatusReport {
@@ -49,46 +51,78 @@ export function furthestReport(reports: readonly StatusReport[], from: number): 
 
 /**
  * Several statuses of one message reported together (the simulator's steps due at the same
- * moment): the message and its campaign recipient are read once and written once, with the
- * furthest status, which is what recording them one at a time would leave; then one
- * `message.status` event per status, in order, each with its own time. The events come
- * after the writes, as for a single status: a process dying between them leaves the events
- * to a repeat, which rewrites nothing and stores each event once.
+ * moment, a Cloud API webhook's one status): `applyStatusesOfMessages` for one message.
  */
 export async function applyDeliveryStatuses(deps: { db: Db; events: EventPublisher }, input: DeliveryStatusesInput): Promise<boolean> {
+  const [applied] = await applyStatusesOfMessages(deps, [input]);
+  return applied!;
+}
+
+/**
+ * The statuses of several messages reported together (the simulator's messages whose
+ * statuses fall due at the same moment): the messages are read in one `_id $in`; each message
+ * is written once, with its furthest status, which is what recording its statuses one at a
+ * time would leave (all messages in one `bulkWrite`); each campaign recipient is moved forward
+ * once (all in one `bulkWrite`); then one `message.status` event per message and status, in
+ * the inputs' order and each message's statuses' order, each with its own time (one bulk
+ * publish). The events come after the writes: a process dying between them leaves the
+ * events to a repeat, which rewrites nothing and stores each event once. Answers, per input,
+ * false for a message this service never sent (or another tenant's).
+ */
+export async function applyStatusesOfMessages(deps: { db: Db; events: EventPublisher }, inputs: readonly DeliveryStatusesInput[]): Promise<boolean[]> {
   const messages = outboundMessagesCollection(deps.db);
-  const message = await messages.findOne({ _id: input.messageId });
-  const tenantId = message?.tenant_id ?? input.tenantId;
-  if (!tenantId || (message && input.tenantId && message.tenant_id !== input.tenantId)) return false;
-  const onMessage = message ? furthestReport(input.statuses, STATUS_RANK[message.status]) : null;
-  if (message && onMessage) {
-    await messages.updateOne({ _id: message._id }, { $set: { status: onMessage.status, status_at: onMessage.at } });
+  const found = new Map((await findByIds(messages, inputs.map((input) => input.messageId))).map((message) => [message._id, message]));
+  const messageWrites: { id: string; report: StatusReport }[] = [];
+  const recipientMoves: RecipientAdvance[] = [];
+  const events: EventInput[] = [];
+  const applied = inputs.map((input) => {
+    const message = found.get(input.messageId);
+    const tenantId = message?.tenant_id ?? input.tenantId;
+    if (!tenantId || (message && input.tenantId && message.tenant_id !== input.tenantId)) return false;
+    const onMessage = message ? furthestReport(input.statuses, STATUS_RANK[message.status]) : null;
+    if (message && onMessage) {
+      messageWrites.push({ id: message._id, report: onMessage });
+      // A later input for the same message compares with what this one writes.
+      found.set(message._id, { ...message, status: onMessage.status, status_at: onMessage.at });
+    }
+    // A campaign's recipient follows its message (forward only, so a repeat changes nothing).
+    // It is told the furthest reported status even when the message was already there: the
+    // run records its batch's sends after the batch, so a status may reach the recipient
+    // first, and the message id comes along for that case.
+    const onRecipient = furthestReport(input.statuses, 0);
+    if (message?.campaign_recipient_id && onRecipient) {
+      recipientMoves.push({ id: message.campaign_recipient_id, to: onRecipient.status, at: onRecipient.at, messageId: message._id });
+    }
+    for (const report of input.statuses) events.push(statusEvent(tenantId, input.messageId, message ?? null, report));
+    return true;
+  });
+  if (messageWrites.length > 0) {
+    await messages.bulkWrite(
+      messageWrites.map(({ id, report }) => ({ updateOne: { filter: { _id: id }, update: { $set: { status: report.status, status_at: report.at } } } })),
+      // In order: two writes of one message (the same message twice in `inputs`) land as computed.
+      { ordered: true },
+    );
   }
-  // A campaign's recipient follows its message (forward only, so a repeat changes nothing).
-  // It is told the furthest reported status even when the message was already there: the
-  // run records its batch's sends after the batch, so a status may reach the recipient
-  // first, and the message id comes along for that case.
-  const onRecipient = furthestReport(input.statuses, 0);
-  if (message?.campaign_recipient_id && onRecipient) {
-    await advanceRecipient(deps.db, message.campaign_recipient_id, onRecipient.status, { at: onRecipient.at, messageId: message._id });
-  }
-  for (const report of input.statuses) {
-    await deps.events.publish({
-      tenantId,
-      type: 'message.status',
-      dedupeKey: `message.status:${input.messageId}:${report.status}`,
-      createdAt: report.at,
-      data: {
-        message_id: input.messageId,
-        status: report.status,
-        channel: 'whatsapp',
-        to: message?.to ?? null,
-        conversation_id: message?.conversation_id ?? null,
-        campaign_id: message?.campaign_id ?? null,
-        status_at: report.at.toISOString(),
-        error: report.error ?? null,
-      },
-    });
-  }
-  return true;
+  await advanceRecipients(deps.db, recipientMoves);
+  await publishEach(deps.events, events);
+  return applied;
+}
+
+function statusEvent(tenantId: string, messageId: string, message: OutboundMessageDoc | null, report: StatusReport): EventInput {
+  return {
+    tenantId,
+    type: 'message.status',
+    dedupeKey: `message.status:${messageId}:${report.status}`,
+    createdAt: report.at,
+    data: {
+      message_id: messageId,
+      status: report.status,
+      channel: 'whatsapp',
+      to: message?.to ?? null,
+      conversation_id: message?.conversation_id ?? null,
+      campaign_id: message?.campaign_id ?? null,
+      status_at: report.at.toISOString(),
+      error: report.error ?? null,
+    },
+  };
 }

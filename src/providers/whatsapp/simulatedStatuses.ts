@@ -1,8 +1,8 @@
 import type { Collection, Db } from 'mongodb';
-import { insertIfAbsent } from '../../db/insertIfAbsent';
+import { insertManyIfAbsent } from '../../db/insertIfAbsent';
 import type { EventPublisher } from '../../events/publisher';
 import type { SimulatedStatus } from '../../messaging/contracts';
-import { applyDeliveryStatuses } from '../../messaging/deliveryStatus';
+import { applyStatusesOfMessages } from '../../messaging/deliveryStatus';
 import { periodicPass, type PeriodicPass } from '../../worker/periodicPass';
 
 type Failure = { code: number; title: string; message: string } | null;
@@ -34,29 +34,48 @@ export function pendingStatusesCollection(db: Db): Collection<PendingStatusesDoc
 export const STATUS_SWEEP_GRACE_MS = 30_000;
 export const STATUS_SWEEP_INTERVAL_MS = 10_000;
 
-const until = (at: Date, now: number) =>
-  new Promise<void>((resolve) => {
-    const wait = at.getTime() - now;
-    if (wait <= 0) return resolve();
-    // Unreferenced: a scheduled status never keeps a process alive; the sweep covers it.
-    setTimeout(resolve, wait).unref();
-  });
+/**
+ * How long `schedule` calls and statuses falling due wait for others to join them: calls
+ * arriving within this window store their documents in one `insertMany`, and statuses due
+ * within it are recorded in one pass. A status is reported at most this late.
+ */
+export const GATHER_MS = 2;
+/** The most messages one insert or one recording pass carries (within `findByIds`'s `$in` limit). */
+export const GROUP_MAX = 500;
+
+/** A `schedule` call waiting for its group's insert. */
+interface Arriving {
+  doc: PendingStatusesDoc;
+  stored: () => void;
+  failed: (err: unknown) => void;
+}
 
 /**
  * Reports the simulator's delivery statuses without a workflow per message (issue 13): each
- * accepted message is one stored document and a chain of timers in the process that accepted
- * it, which records every status at its due time, in order, through `applyDeliveryStatuses`
+ * accepted message is one stored document and a timer in the process that accepted it,
+ * which records every status at its due time, in order, through `applyStatusesOfMessages`
  * (emitting `message.status`); statuses due at the same moment are recorded together, so a
- * message whose statuses all come at once costs one insert and one delete here. A process
- * that dies leaves the document behind; the worker's sweep takes it over once its next
- * status is `STATUS_SWEEP_GRACE_MS` late. Recording a status twice (a sweep and a slow
- * owner) changes nothing: statuses move forward only and each event is stored once per
- * message and status.
+ * message whose statuses all come at once costs one insert and one delete here. Messages
+ * accepted together share those commands (docs/decisions.md "Many messages' simulated
+ * statuses recorded together"): `schedule` calls arriving within `GATHER_MS` store their
+ * documents in one `insertMany`, and the statuses of every message falling due within `GATHER_MS` are
+ * recorded in one pass: one read of their messages, one write of them, one of their
+ * recipients, one bulk publish of their events, then one `deleteMany` of the finished
+ * documents (and one write moving on the others). A process that dies leaves the documents
+ * behind; the worker's sweep takes them over once their next status is
+ * `STATUS_SWEEP_GRACE_MS` late. Recording a status twice (a sweep and a slow owner) changes
+ * nothing: statuses move forward only and each event is stored once per message and status.
  */
 export class SimulatedStatusScheduler {
-  /** Messages whose chain runs in this process. */
+  /** Messages whose statuses are reported by this process. */
   private readonly running = new Set<string>();
   private sweeper: PeriodicPass | null = null;
+  /** `schedule` calls gathering for one insert. */
+  private arriving: Arriving[] = [];
+  private arrivingTimer: NodeJS.Timeout | null = null;
+  /** Messages with a status due, gathering for one recording pass. */
+  private due: PendingStatusesDoc[] = [];
+  private dueTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly deps: { db: Db; events: EventPublisher },
@@ -64,7 +83,10 @@ export class SimulatedStatusScheduler {
     private readonly clock: () => number = () => Date.now(),
   ) {}
 
-  /** Stores the message's statuses (once per message id) and starts reporting them here. */
+  /**
+   * Stores the message's statuses (once per message id) and starts reporting them here;
+   * settles once its group's insert has. Safe to repeat: a stored message id is left as it is.
+   */
   async schedule(input: {
     tenantId: string;
     messageId: string;
@@ -76,7 +98,11 @@ export class SimulatedStatusScheduler {
     let at = input.acceptedAt.getTime();
     const steps = input.steps.map((step) => ({ status: step.status, due_at: new Date((at += step.afterMs)) }));
     const doc: PendingStatusesDoc = { _id: input.messageId, tenant_id: input.tenantId, steps, next: 0, due_at: steps[0]!.due_at, failure: input.failure };
-    if (await insertIfAbsent(pendingStatusesCollection(this.deps.db), doc)) this.run(doc);
+    return new Promise<void>((resolve, reject) => {
+      this.arriving.push({ doc, stored: resolve, failed: reject });
+      if (this.arriving.length >= GROUP_MAX) this.storeArriving();
+      else this.arrivingTimer ??= setTimeout(() => this.storeArriving(), GATHER_MS);
+    });
   }
 
   /** Takes over at most `limit` messages whose next status is overdue by the grace; how many it took. */
@@ -101,38 +127,106 @@ export class SimulatedStatusScheduler {
     this.sweeper = null;
   }
 
-  /** Records the message's remaining statuses in order, each at its due time; false if already running here. */
+  /**
+   * Inserts the gathered documents in one unordered `insertMany`; a duplicate `_id` is a
+   * message scheduled before or earlier in the group (its reporting runs, here or after a
+   * sweep), as `insertIfAbsent` answers. Any other failure fails every call of the group
+   * (each caller retries; the ones stored meanwhile are then duplicates, left to the sweep).
+   */
+  private storeArriving(): void {
+    if (this.arrivingTimer) clearTimeout(this.arrivingTimer);
+    this.arrivingTimer = null;
+    const group = this.arriving;
+    this.arriving = [];
+    void insertManyIfAbsent(pendingStatusesCollection(this.deps.db), group.map((a) => a.doc)).then(
+      (refused) => {
+        for (const [position, { doc, stored }] of group.entries()) {
+          if (!refused.has(position)) this.run(doc);
+          stored();
+        }
+      },
+      (err: unknown) => {
+        for (const { failed } of group) failed(err);
+      },
+    );
+  }
+
+  /** Reports the message's remaining statuses here; false if already reported here. */
   private run(doc: PendingStatusesDoc): boolean {
     if (this.running.has(doc._id)) return false;
     this.running.add(doc._id);
-    this.record(doc)
-      .catch((err: unknown) => this.onError(err, doc._id))
-      .finally(() => this.running.delete(doc._id));
+    this.whenDue(doc);
     return true;
   }
 
-  private async record(doc: PendingStatusesDoc): Promise<void> {
-    const pending = pendingStatusesCollection(this.deps.db);
-    for (let next = doc.next; next < doc.steps.length; ) {
-      await until(doc.steps[next]!.due_at, this.clock());
-      // Every step due by now is recorded in one go (one read and one write of the message
-      // and its recipient): a script with 0 ms pauses has them all due at the send, and a
-      // sweep taking over a late message finds several due.
-      const end = dueThrough(doc.steps, next, this.clock());
-      await applyDeliveryStatuses(this.deps, {
+  /** Joins the recording pass of the moment the message's next status is due. */
+  private whenDue(doc: PendingStatusesDoc): void {
+    const wait = doc.steps[doc.next]!.due_at.getTime() - this.clock();
+    if (wait > 0) {
+      // Unreferenced: a scheduled status never keeps a process alive; the sweep covers it.
+      setTimeout(() => this.whenDue(doc), wait).unref();
+      return;
+    }
+    this.due.push(doc);
+    if (this.due.length >= GROUP_MAX) this.recordDue();
+    else this.dueTimer ??= setTimeout(() => this.recordDue(), GATHER_MS);
+  }
+
+  /** Records the gathered messages' due statuses in one pass; a failure is reported per message and left to the sweep. */
+  private recordDue(): void {
+    if (this.dueTimer) clearTimeout(this.dueTimer);
+    this.dueTimer = null;
+    const group = this.due;
+    this.due = [];
+    this.record(group).then(
+      (following) => {
+        const continuing = new Set(following.map((doc) => doc._id));
+        for (const doc of group) if (!continuing.has(doc._id)) this.running.delete(doc._id);
+        for (const doc of following) this.whenDue(doc);
+      },
+      (err: unknown) => {
+        for (const doc of group) {
+          this.running.delete(doc._id);
+          this.onError(err, doc._id);
+        }
+      },
+    );
+  }
+
+  /**
+   * Records every step of each message due by now (a script with 0 ms pauses has them all
+   * due at the send, and a sweep taking over a late message finds several due), then deletes
+   * the finished documents and moves the others on: only after their statuses are recorded,
+   * so a process dying in between leaves them to the sweep. Answers the messages with steps
+   * still to come, moved on.
+   */
+  private async record(group: PendingStatusesDoc[]): Promise<PendingStatusesDoc[]> {
+    const now = this.clock();
+    const ends = group.map((doc) => dueThrough(doc.steps, doc.next, now));
+    await applyStatusesOfMessages(
+      this.deps,
+      group.map((doc, i) => ({
         tenantId: doc.tenant_id,
         messageId: doc._id,
-        statuses: doc.steps.slice(next, end).map((step) => ({
+        statuses: doc.steps.slice(doc.next, ends[i]).map((step) => ({
           status: step.status,
           at: step.due_at,
           error: step.status === 'failed' ? doc.failure : null,
         })),
-      });
-      const following = doc.steps[end];
-      if (following) await pending.updateOne({ _id: doc._id }, { $set: { next: end, due_at: following.due_at } });
-      else await pending.deleteOne({ _id: doc._id });
-      next = end;
+      })),
+    );
+    const pending = pendingStatusesCollection(this.deps.db);
+    const following = group.flatMap((doc, i) => (ends[i]! < doc.steps.length ? [{ ...doc, next: ends[i]!, due_at: doc.steps[ends[i]!]!.due_at }] : []));
+    const finished = group.filter((doc, i) => ends[i]! >= doc.steps.length).map((doc) => doc._id);
+    if (following.length > 0) {
+      await pending.bulkWrite(
+        following.map((doc) => ({ updateOne: { filter: { _id: doc._id }, update: { $set: { next: doc.next, due_at: doc.due_at } } } })),
+        { ordered: false },
+      );
     }
+    // The `_id $in` is answered from the index (GROUP_MAX is within its limit, src/db/findByIds.ts).
+    if (finished.length > 0) await pending.deleteMany({ _id: { $in: finished } });
+    return following;
   }
 }
 

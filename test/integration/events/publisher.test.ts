@@ -1,5 +1,5 @@
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
-import { appendEvent, eventsCollection, undispatchedEvents, type EventDoc, type EventInput } from '../../../src/events/eventStore';
+import { appendEvent, eventIdFor, eventsCollection, undispatchedEvents, type EventDoc, type EventInput } from '../../../src/events/eventStore';
 import { createEventPublisher, type EventDispatcher } from '../../../src/events/publisher';
 import { createEndpointDirectory } from '../../../src/webhooks/endpointDirectory';
 import { newWebhookEndpoint, webhookEndpoints } from '../../../src/webhooks/endpoints';
@@ -143,5 +143,104 @@ describe('an event some endpoint receives', () => {
     expect(event.dispatched_at).toBeNull();
     expect(await undispatchedEvents(db).findOne({ _id: event._id })).not.toBeNull();
     expect(dispatched).toEqual([event._id]);
+  });
+});
+
+describe('publishing many at once (publishAll)', () => {
+  /** What a stored event holds apart from its store time, for comparing two paths. */
+  const stored = (event: EventDoc) => ({ ...event, dispatched_at: event.dispatched_at === null ? null : 'set' });
+
+  it('stores the events no endpoint receives in one insert, the same documents as publish, answered in order', async () => {
+    const ws = await workspaceWithEndpoint(['payment.paid']);
+    const dispatcher = recordingDispatcher();
+    const events = createEventPublisher(db, dispatcher);
+    const inputs = [
+      input(ws, 'conversation.started', 'con_1', { conversation_id: 'con_1', note: null }),
+      input(ws, 'message.status', 'm1:sent'),
+      { ...input(ws, 'message.status', 'm1:read', { message_id: 'msg_1', nested: { a: null, b: 1 } }), createdAt: new Date('2026-01-02T03:04:06.999Z') },
+    ];
+    let all!: EventDoc[];
+    expect(await commandsOf(async () => (all = await events.publishAll!(inputs)))).toEqual(['find webhook_endpoints', 'insert events']);
+    expect(all.map((e) => e.dedupe_key)).toEqual(inputs.map((i) => i.dedupeKey));
+    expect(dispatcher.dispatched).toEqual([]);
+    for (const event of all) {
+      expect(event.dispatched_at).toBeInstanceOf(Date);
+      expect(await eventsCollection(db).findOne({ _id: event._id })).toEqual(event);
+      expect(await undispatchedEvents(db).findOne({ _id: event._id })).toBeNull();
+    }
+    // The same inputs in another workspace through publish store the same documents but for the workspace.
+    const other = await workspaceWithEndpoint(['payment.paid']);
+    const single = createEventPublisher(db, recordingDispatcher());
+    for (const [i, one] of inputs.entries()) {
+      const alone = await single.publish({ ...one, tenantId: other });
+      const together = stored(all[i]!);
+      expect({ ...stored(alone), _id: together._id, tenant_id: ws, payload: together.payload }).toEqual(together);
+      expect(JSON.parse(alone.payload)).toEqual({ ...JSON.parse(together.payload), id: alone._id, tenant_id: other });
+      expect(alone._id).toBe(eventIdFor(other, one.dedupeKey));
+      expect(together._id).toBe(eventIdFor(ws, one.dedupeKey));
+    }
+    expect(all[2]!.data).toEqual({ message_id: 'msg_1', nested: { b: 1 } });
+    expect(all[2]!.created_at).toEqual(new Date('2026-01-02T03:04:06Z'));
+  });
+
+  it('answers a dedupe key stored before with the stored event, and stores the rest', async () => {
+    const ws = uniqueName('ws');
+    const events = createEventPublisher(db, recordingDispatcher());
+    const first = await events.publish(input(ws, 'message.status', 'dup', { message_id: 'first' }));
+    let all!: EventDoc[];
+    const again = [
+      input(ws, 'message.status', 'new_1'),
+      input(ws, 'message.status', 'dup', { message_id: 'second' }),
+      input(ws, 'message.status', 'new_2'),
+      input(ws, 'message.status', 'new_1', { message_id: 'twice in one call' }),
+    ];
+    expect(await commandsOf(async () => (all = await events.publishAll!(again)))).toEqual(['insert events', 'find events']);
+    expect(all[1]).toEqual(first);
+    expect(all[0]).toEqual(all[3]);
+    expect(all[0]!.data).toEqual({ message_id: 'msg_1' });
+    expect(all.map((e) => e.dedupe_key)).toEqual(again.map((i) => i.dedupeKey));
+    expect(await eventsCollection(db).countDocuments({ tenant_id: ws })).toBe(3);
+
+    // All stored before: one insert refused throughout, one read.
+    expect(await commandsOf(async () => expect(await events.publishAll!(again)).toEqual(all))).toEqual(['insert events', 'find events']);
+  });
+
+  it('dispatches an event an earlier attempt left undispatched, in its place', async () => {
+    const ws = uniqueName('ws');
+    const earlier = await appendEvent(db, input(ws, 'message.status', 'left'));
+    const dispatcher = recordingDispatcher();
+    const all = await createEventPublisher(db, dispatcher).publishAll!([input(ws, 'message.status', 'before'), input(ws, 'message.status', 'left')]);
+    expect(all[1]).toEqual(earlier);
+    expect(all[0]!.dispatched_at).toBeInstanceOf(Date);
+    expect(dispatcher.dispatched.map((e) => e._id)).toEqual([earlier._id]);
+  });
+
+  it('takes the marker path, one event after another in the inputs order, for the events some endpoint receives', async () => {
+    const ws = await workspaceWithEndpoint(['message.status']);
+    const dispatcher = recordingDispatcher();
+    const events = createEventPublisher(db, dispatcher);
+    const inputs = [
+      input(ws, 'message.status', 'r1'),
+      input(ws, 'conversation.started', 'quiet_1', { conversation_id: 'con_1' }),
+      input(ws, 'message.status', 'r2'),
+      input(ws, 'conversation.started', 'quiet_2', { conversation_id: 'con_2' }),
+      input(ws, 'message.status', 'r3'),
+    ];
+    let all!: EventDoc[];
+    expect(await commandsOf(async () => (all = await events.publishAll!(inputs)))).toEqual([
+      'find webhook_endpoints',
+      'insert events',
+      ...['r1', 'r2', 'r3'].flatMap(() => ['insert events_undispatched', 'insert events']),
+    ]);
+    expect(all.map((e) => e.dedupe_key)).toEqual(inputs.map((i) => i.dedupeKey));
+    expect(all.map((e) => e.dispatched_at === null)).toEqual([true, false, true, false, true]);
+    // Each endpoint is handed its events in the order they were published.
+    expect(dispatcher.dispatched.map((e) => e.dedupe_key)).toEqual(['message.status:r1', 'message.status:r2', 'message.status:r3']);
+    for (const event of all) expect(await undispatchedEvents(db).findOne({ _id: event._id })).toEqual(event.dispatched_at === null ? { _id: event._id, created_at: event.created_at } : null);
+  });
+
+  it('answers nothing for nothing, with no command', async () => {
+    const events = createEventPublisher(db, recordingDispatcher());
+    expect(await commandsOf(async () => expect(await events.publishAll!([])).toEqual([]))).toEqual([]);
   });
 });

@@ -391,3 +391,210 @@ describe('simulated WhatsApp statuses due together', () => {
     expect(published).toEqual(['wamid.SIMELSEWHERE:sent', 'wamid.SIMELSEWHERE:delivered']);
   });
 });
+
+/**
+ * Messages accepted together and statuses falling due together are recorded together
+ * (docs/decisions.md "Many messages' simulated statuses recorded together"), through the real publisher's
+ * bulk publish; commands are counted on a connection of their own.
+ */
+describe('simulated WhatsApp statuses of many messages recorded together', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let counted: MongoClient;
+  let commands: { name: string; collection: string }[] = [];
+  /** Each publish call, as the statuses it carried. */
+  let publishCalls: string[][] = [];
+  let scheduler: SimulatedStatusScheduler;
+  const failures: unknown[] = [];
+
+  beforeAll(async () => {
+    const config = testConfig();
+    ({ db, drop } = await openTestDb(config));
+    counted = await new MongoClient(testServers.mongoUrl(), { monitorCommands: true }).connect();
+    counted.on('commandStarted', (event: CommandStartedEvent) =>
+      commands.push({ name: event.commandName, collection: String(event.command[event.commandName]) }),
+    );
+    const countedDb = counted.db(config.MONGODB_DB);
+    const stored = createEventPublisher(countedDb, { dispatch: async () => undefined, hasReceivers: async () => false });
+    const label = (input: { data: Record<string, unknown> }) => `${String(input.data.message_id)}:${String(input.data.status)}`;
+    const events: EventPublisher = {
+      publish: async (input) => {
+        publishCalls.push([label(input)]);
+        return stored.publish(input);
+      },
+      publishAll: async (inputs) => {
+        publishCalls.push(inputs.map(label));
+        return stored.publishAll!(inputs);
+      },
+    };
+    scheduler = new SimulatedStatusScheduler({ db: countedDb, events }, (err) => void failures.push(err));
+  });
+
+  afterAll(async () => {
+    await counted?.close();
+    await drop?.();
+  });
+
+  beforeEach(() => {
+    commands = [];
+    publishCalls = [];
+  });
+  afterEach(() => expect(failures).toEqual([]));
+
+  const on = (collection: string) => commands.filter((c) => c.collection === collection).map((c) => c.name);
+  const allDone = async (ids: string[]) =>
+    eventually(async () => (await pendingStatusesCollection(db).countDocuments({ _id: { $in: ids } })) === 0, `${ids.join(', ')} done`);
+
+  /** A campaign message (its recipient `queued`, or already at the message's status). */
+  async function campaignMessage(tenantId: string, messageId: string, at: Date, status: OutboundMessageDoc['status'] = 'sent'): Promise<string> {
+    const recipient = `cmp_${messageId}:0`;
+    await outboundMessagesCollection(db).insertOne({
+      _id: messageId,
+      tenant_id: tenantId,
+      provider: 'simulator',
+      sender_id: 'snd_x',
+      to: '+919600000001',
+      conversation_id: 'conv_x',
+      transcript_message_id: 'msg_x',
+      kind: 'template',
+      template: { name: 'order_update', language: 'en' },
+      metadata: {},
+      campaign_id: `cmp_${messageId}`,
+      campaign_recipient_id: recipient,
+      billed: 'included',
+      status,
+      status_at: at,
+      created_at: at,
+    });
+    await stagingCollections(db).recipients.insertOne({
+      _id: recipient,
+      tenant_id: tenantId,
+      campaign_id: `cmp_${messageId}`,
+      position: 0,
+      contact_id: 'cnt_x',
+      to: '+919600000001',
+      name: null,
+      variables: [],
+      state: status === 'sent' ? 'queued' : status,
+      skip_reason: null,
+      message_id: status === 'sent' ? null : messageId,
+      state_at: at,
+      created_at: at,
+    });
+    return recipient;
+  }
+
+  it('schedules arriving together in one insert and records their statuses due together in one pass, each message in order, forward only', async () => {
+    const tenantId = uniqueName('ws');
+    const acceptedAt = new Date(Date.now() - 5_000);
+    const ids = ['wamid.SIMGROUP1', 'wamid.SIMGROUP2', 'wamid.SIMGROUP3'];
+    const recipients = [
+      await campaignMessage(tenantId, ids[0]!, acceptedAt),
+      await campaignMessage(tenantId, ids[1]!, acceptedAt),
+      // Already read (a status that came first elsewhere): neither it nor its recipient moves back.
+      await campaignMessage(tenantId, ids[2]!, new Date(acceptedAt.getTime() + 4_000), 'read'),
+    ];
+    const steps = [
+      { status: 'sent' as const, afterMs: 0 },
+      { status: 'delivered' as const, afterMs: 100 },
+      { status: 'read' as const, afterMs: 200 },
+    ];
+    commands = [];
+    // Scheduled concurrently, as a batch's accepted messages are; the same message twice is scheduled once.
+    await Promise.all([...ids, ids[0]!].map((messageId, i) => scheduler.schedule({ tenantId, messageId, acceptedAt: new Date(acceptedAt.getTime() + i), steps, failure: null })));
+    await allDone(ids);
+
+    expect(on('whatsapp_simulated_statuses')).toEqual(['insert', 'delete']);
+    expect(on('outbound_messages')).toEqual(['find', 'update']);
+    expect(on('campaign_recipients')).toEqual(['update']);
+    expect(on('events')).toEqual(['insert']);
+    expect(publishCalls).toEqual([ids.flatMap((id) => steps.map((s) => `${id}:${s.status}`))]);
+
+    for (const [i, id] of ids.entries()) {
+      const at = (ms: number) => new Date(acceptedAt.getTime() + i + ms);
+      const events = (await eventsOf(db, tenantId, 'message.status')).filter((e) => e.data.message_id === id);
+      expect(events.map((e) => [e.data.status, e.data.status_at]).sort((a, b) => String(a[1]).localeCompare(String(b[1])))).toEqual([
+        ['sent', at(0).toISOString()],
+        ['delivered', at(100).toISOString()],
+        ['read', at(300).toISOString()],
+      ]);
+      const expected = i === 2 ? new Date(acceptedAt.getTime() + 4_000) : at(300);
+      expect(await outboundMessagesCollection(db).findOne({ _id: id })).toMatchObject({ status: 'read', status_at: expected });
+      expect(await stagingCollections(db).recipients.findOne({ _id: recipients[i]! })).toMatchObject({ state: 'read', state_at: expected, message_id: id });
+    }
+  });
+
+  it('records statuses falling due later together too, moving the pending documents on in one write, and deleting them in one', async () => {
+    const tenantId = uniqueName('ws');
+    const ids = ['wamid.SIMLATER1', 'wamid.SIMLATER2'];
+    const acceptedAt = new Date();
+    for (const id of ids) await campaignMessage(tenantId, id, acceptedAt);
+    commands = [];
+    const steps = [
+      { status: 'sent' as const, afterMs: 0 },
+      { status: 'delivered' as const, afterMs: 300 },
+    ];
+    await Promise.all(ids.map((messageId) => scheduler.schedule({ tenantId, messageId, acceptedAt, steps, failure: null })));
+    await allDone(ids);
+
+    expect(on('whatsapp_simulated_statuses')).toEqual(['insert', 'update', 'delete']);
+    // Already `sent`: the message is not written for it (forward only), its recipient is.
+    expect(on('outbound_messages')).toEqual(['find', 'find', 'update']);
+    expect(on('campaign_recipients')).toEqual(['update', 'update']);
+    // Two passes, one per moment; within a pass the messages come in the order their timers fired.
+    expect(publishCalls.map((call) => [...call].sort())).toEqual([ids.map((id) => `${id}:sent`), ids.map((id) => `${id}:delivered`)]);
+    for (const id of ids) {
+      expect(await outboundMessagesCollection(db).findOne({ _id: id })).toMatchObject({ status: 'delivered', status_at: new Date(acceptedAt.getTime() + 300) });
+    }
+  });
+
+  it('a sweep takes over several late messages and records them in one pass', async () => {
+    const tenantId = uniqueName('ws');
+    const long = Date.now() - STATUS_SWEEP_GRACE_MS - 5_000;
+    const at = (ms: number) => new Date(long + ms);
+    const ids = ['wamid.SIMSWEPT1', 'wamid.SIMSWEPT2', 'wamid.SIMSWEPT3'];
+    for (const id of ids) await campaignMessage(tenantId, id, at(0));
+    // Their process died before recording any: failed ones report their reason.
+    const failure = { code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' };
+    await pendingStatusesCollection(db).insertMany(
+      ids.map((id) => ({
+        _id: id,
+        tenant_id: tenantId,
+        steps: [
+          { status: 'sent' as const, due_at: at(0) },
+          { status: 'failed' as const, due_at: at(100) },
+        ],
+        next: 0,
+        due_at: at(0),
+        failure,
+      })),
+    );
+    commands = [];
+    expect(await scheduler.sweepOnce()).toBe(3);
+    await allDone(ids);
+    expect(on('whatsapp_simulated_statuses')).toEqual(['find', 'delete']);
+    expect(on('outbound_messages')).toEqual(['find', 'update']);
+    expect(on('campaign_recipients')).toEqual(['update']);
+    expect(publishCalls).toEqual([ids.flatMap((id) => [`${id}:sent`, `${id}:failed`])]);
+    for (const id of ids) {
+      const events = (await eventsOf(db, tenantId, 'message.status')).filter((e) => e.data.message_id === id);
+      expect(Object.fromEntries(events.map((e) => [e.data.status, [e.data.status_at, e.data.error ?? null]]))).toEqual({
+        sent: [at(0).toISOString(), null],
+        failed: [at(100).toISOString(), failure],
+      });
+      expect(await stagingCollections(db).recipients.findOne({ _id: `cmp_${id}:0` })).toMatchObject({ state: 'failed', state_at: at(100) });
+    }
+  });
+
+  it('a message scheduled again (a retried accept) is neither stored nor reported twice', async () => {
+    const tenantId = uniqueName('ws');
+    const id = 'wamid.SIMAGAIN';
+    await campaignMessage(tenantId, id, new Date());
+    const input = { tenantId, messageId: id, acceptedAt: new Date(), steps: [{ status: 'sent' as const, afterMs: 0 }, { status: 'delivered' as const, afterMs: 200 }], failure: null };
+    await scheduler.schedule(input);
+    await scheduler.schedule(input);
+    await allDone([id]);
+    expect(publishCalls.flat()).toEqual([`${id}:sent`, `${id}:delivered`]);
+    expect(await eventsOf(db, tenantId, 'message.status')).toHaveLength(2);
+  });
+});
