@@ -27,9 +27,9 @@ import { outboundMessageOf, tellProviderAccepted, turnOf, type SendMessageDeps }
  */
 export interface AcceptedSendRecords {
   /** Takes a `sent` intent's records; may write the pending group before answering. */
-  defer(intent: SendIntentDoc): Promise<void>;
+  defer: (intent: SendIntentDoc) => Promise<void>;
   /** Writes every pending record; throws what any write of the group (or an earlier timed flush) failed with. */
-  flush(): Promise<void>;
+  flush: () => Promise<void>;
 }
 
 /** Sends per group, and the longest a deferred send waits for its group. */
@@ -60,7 +60,7 @@ export function groupAcceptedSendRecords(deps: SendMessageDeps, options: { size?
   }
 
   return {
-    async defer(intent) {
+    defer: async (intent) => {
       pending.push(intent);
       if (pending.length >= size) return flush();
       timer ??= setTimeout(() => void flush().catch(() => undefined), ms).unref();
@@ -109,6 +109,7 @@ async function writeGroup(deps: SendMessageDeps, intents: readonly SendIntentDoc
   // Last: an outbound message says its send is fully recorded.
   const outbound = items.map((item) => outboundMessageOf(item.intent, item.turn));
   const written = await insertEach(outboundMessagesCollection(deps.db), outbound);
-  await Promise.all(outbound.map((doc, n) => (written[n] ? undefined : insertIfAbsent(outboundMessagesCollection(deps.db), doc))));
+  // A duplicate is an earlier attempt's record (same document); any other failure is retried alone.
+  await Promise.all(outbound.filter((_doc, n) => !written[n]).map((doc) => insertIfAbsent(outboundMessagesCollection(deps.db), doc)));
   await Promise.all(items.map((item) => tellProviderAccepted(deps, item.intent)));
 }
