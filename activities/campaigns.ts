@@ -10,7 +10,9 @@ import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
 import { readRecipientBatch, recipientId, type CampaignRecipientDoc } from '../src/campaigns/staging';
 import { collections } from '../src/db/collections';
 import type { EventPublisher } from '../src/events/publisher';
-import { campaignSendIntentKey } from '../src/messaging/sendIntents';
+import { findByIds } from '../src/db/findByIds';
+import { groupAcceptedSendRecords, type AcceptedSendRecords } from '../src/messaging/acceptedSendRecords';
+import { campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc } from '../src/messaging/sendIntents';
 import { SendInProgress, SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason } from '../src/messaging/sendMessage';
 import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
 
@@ -66,6 +68,8 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
     doc: CampaignRecipientDoc,
     plannedAt: number,
     context: SendContext,
+    earlier: SendIntentDoc | null,
+    records: AcceptedSendRecords,
   ): Promise<QueuedMove | { hold: string }> {
     // Never before its planned time (the time-skipping server's clock runs ahead of this one).
     const at = new Date(Math.max(plannedAt, now().getTime()));
@@ -81,6 +85,8 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
           intentKey: campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id),
           campaign: { campaignId: campaign._id, recipientId: doc._id },
           context,
+          earlierIntent: earlier,
+          recordLater: records.defer,
         },
       );
       return { id: doc._id, to: 'sent', at, messageId: sent.message_id };
@@ -127,7 +133,13 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       const template = { name: campaign.template.name, language: campaign.template.language };
       const tally = { sent: 0, failed: 0, skipped: 0 };
       // Once per batch, not per send: the sender and template lookups scan their collections on FerretDB.
-      const context = docs.some((d) => d.state === 'queued') ? await lookUpSendContext(deps.db, campaign.tenant_id, campaign.sender_id, template) : null;
+      const queued = docs.filter((d) => d.state === 'queued');
+      const context = queued.length > 0 ? await lookUpSendContext(deps.db, campaign.tenant_id, campaign.sender_id, template) : null;
+      // An earlier attempt's intents, read once for the batch instead of once per send.
+      const intentKey = (doc: CampaignRecipientDoc) => campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id);
+      const earlier = new Map((await findByIds(sendIntentsCollection(deps.db), queued.map(intentKey))).map((intent) => [intent._id, intent]));
+      // The accepted sends' records, written in groups; flushed before the recipients move out of `queued`.
+      const records = groupAcceptedSendRecords({ db: deps.db, events: deps.events, provider: deps.whatsapp, deploymentChannels: deps.deploymentChannels, now });
       // The batch's recipients move out of `queued` in one write after its sends: a worker
       // killed before it leaves them queued, and the retried batch finds each send's intent
       // (recorded before the provider was called) instead of sending again.
@@ -148,7 +160,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
           if (doc.state === 'queued') {
             const wait = startedAt + (plannedAt - input.plannedStartMs) - Date.now();
             if (wait > 0) await pace(wait);
-            const outcome = await sendOne({ ...campaign, template }, doc, plannedAt, context!);
+            const outcome = await sendOne({ ...campaign, template }, doc, plannedAt, context!, earlier.get(intentKey(doc)) ?? null, records);
             if ('hold' in outcome) {
               held = outcome.hold;
               stopped = true;
@@ -163,9 +175,14 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
         }
       } catch (err) {
         // What was decided before the failure is kept when the database allows; the retry redoes the rest.
-        await moveQueuedRecipients(deps.db, moves).catch(() => undefined);
+        // A recipient whose records failed stays queued with them, so the retry finishes them (resume).
+        await records
+          .flush()
+          .then(() => moveQueuedRecipients(deps.db, moves))
+          .catch(() => undefined);
         throw err;
       }
+      await records.flush();
       await moveQueuedRecipients(deps.db, moves);
       // A position with no staged document (none is expected) is passed, never waited on.
       if (!stopped) next = input.from + count;

@@ -13,6 +13,7 @@ import {
   previewOf,
   type ConversationChannel,
   type ConversationDoc,
+  type ConversationMessageDoc,
   type Ctwa,
   type Customer,
   type TurnKind,
@@ -59,11 +60,14 @@ function threadKeyOf(input: Pick<RecordTurnInput, 'threadKey' | 'customer'>): st
   return digits;
 }
 
-interface TurnKeyDoc {
+export interface TurnKeyDoc {
   /** `<tenant>|<dedupe key>`. */
   _id: string;
   message_id: string;
 }
+
+export const turnKeysCollection = (db: Db) => db.collection<TurnKeyDoc>('conversation_turn_keys');
+const turnKeyId = (tenantId: string, dedupeKey: string) => `${tenantId}|${dedupeKey}`;
 
 /**
  * The message id a dedupe key got the first time it was recorded. A redelivered message
@@ -71,8 +75,8 @@ interface TurnKeyDoc {
  * time is part of the id; the claim keeps one id per key whatever the time.
  */
 async function claimMessageId(db: Db, tenantId: string, dedupeKey: string, candidate: string): Promise<string> {
-  const keys = db.collection<TurnKeyDoc>('conversation_turn_keys');
-  const _id = `${tenantId}|${dedupeKey}`;
+  const keys = turnKeysCollection(db);
+  const _id = turnKeyId(tenantId, dedupeKey);
   if (await insertIfAbsent(keys, { _id, message_id: candidate })) return candidate;
   const existing = await keys.findOne({ _id });
   if (!existing) throw new Error(`turn key ${_id} vanished after a duplicate insert`);
@@ -82,7 +86,7 @@ async function claimMessageId(db: Db, tenantId: string, dedupeKey: string, candi
 const startedDedupeKey = (conversation: ConversationDoc) => `conversation.started:${conversation._id}`;
 
 /** Stores and dispatches `conversation.started` (idempotent: its dedupe key is the conversation's). */
-async function publishStarted(deps: ConversationDeps, conversation: ConversationDoc): Promise<void> {
+export async function publishStarted(deps: ConversationDeps, conversation: ConversationDoc): Promise<void> {
   await deps.events.publish({
     tenantId: conversation.tenant_id,
     type: 'conversation.started',
@@ -179,6 +183,40 @@ async function startedEventStored(db: Db, conversation: ConversationDoc): Promis
   return (await eventsCollection(db).findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
 }
 
+/** The turn key, transcript message and conversation a turn writes when it is its thread's first and its key is new. */
+export interface FirstTurnDocuments {
+  turnKey: TurnKeyDoc;
+  message: ConversationMessageDoc;
+  conversation: ConversationDoc;
+}
+
+/**
+ * What `recordTurn` inserts for a turn whose dedupe key is new and whose thread has no
+ * conversation yet: a group of such turns may be inserted in bulk (src/messaging/
+ * acceptedSendRecords.ts) and each loser of an insert recorded with `recordTurn` after, which
+ * then finds the same ids.
+ */
+export function firstTurnDocuments(input: RecordTurnInput): FirstTurnDocuments {
+  const threadKey = threadKeyOf(input);
+  const kind = input.kind ?? 'turn';
+  const empty = emptyConversation({ ...input, threadKey });
+  const messageId = messageIdFor(input.tenantId, input.dedupeKey, input.at);
+  return {
+    turnKey: { _id: turnKeyId(input.tenantId, input.dedupeKey), message_id: messageId },
+    message: {
+      _id: messageId,
+      tenant_id: input.tenantId,
+      conversation_id: empty._id,
+      role: input.role,
+      text: input.text,
+      kind,
+      created_at: input.at,
+      dedupe_key: input.dedupeKey,
+    },
+    conversation: { ...empty, ...turnChange(empty, input, kind, messageId) },
+  };
+}
+
 /**
  * Records one turn of a conversation (creating the conversation on first use) and updates
  * the conversation's count, preview and `updated_at`. Safe to retry: a dedupe key gets one
@@ -199,24 +237,14 @@ async function startedEventStored(db: Db, conversation: ConversationDoc): Promis
  * in between.
  */
 export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput): Promise<RecordTurnResult> {
-  const threadKey = threadKeyOf(input);
   const kind = input.kind ?? 'turn';
-  const empty = emptyConversation({ ...input, threadKey });
-  const conversationId = empty._id;
-  const messageId = await claimMessageId(deps.db, input.tenantId, input.dedupeKey, messageIdFor(input.tenantId, input.dedupeKey, input.at));
-  await insertIfAbsent(conversationMessagesCollection(deps.db), {
-    _id: messageId,
-    tenant_id: input.tenantId,
-    conversation_id: conversationId,
-    role: input.role,
-    text: input.text,
-    kind,
-    created_at: input.at,
-    dedupe_key: input.dedupeKey,
-  });
+  const first = firstTurnDocuments(input);
+  const conversationId = first.conversation._id;
+  const messageId = await claimMessageId(deps.db, input.tenantId, input.dedupeKey, first.turnKey.message_id);
+  await insertIfAbsent(conversationMessagesCollection(deps.db), messageId === first.message._id ? first.message : { ...first.message, _id: messageId });
 
   const conversations = conversationsCollection(deps.db);
-  const created: ConversationDoc = { ...empty, ...turnChange(empty, input, kind, messageId) };
+  const created: ConversationDoc = messageId === first.message._id ? first.conversation : { ...first.conversation, ...turnChange(emptyConversation({ ...input, threadKey: first.conversation.thread_key }), input, kind, messageId) };
   if (await insertIfAbsent(conversations, created)) {
     await publishStarted(deps, created);
     return { conversationId, messageId, conversationCreated: true, duplicate: false };

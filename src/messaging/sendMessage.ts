@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { Refusal } from '../domain/refusal';
-import { recordTurn } from '../conversations/recordTurn';
+import { recordTurn, type RecordTurnInput } from '../conversations/recordTurn';
+import { conversationIdFor, phoneDigits } from '../conversations/store';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { collections, type TemplateDoc } from '../db/collections';
 import type { EventPublisher } from '../events/publisher';
@@ -96,6 +97,16 @@ export interface SendMessageInput {
    * batch: `lookUpSendContext`), each refused at its usual place in the guard order.
    */
   context?: SendContext;
+  /**
+   * The send's intent as the caller already read it (a campaign batch reads its recipients'
+   * intents in one read): null when there was none, absent to look it up here.
+   */
+  earlierIntent?: SendIntentDoc | null;
+  /**
+   * Takes the records of the accepted send (its intent already `sent`) to write later with
+   * others (src/messaging/acceptedSendRecords.ts); absent: written before this answers.
+   */
+  recordLater?: (intent: SendIntentDoc) => Promise<void>;
 }
 
 /** What a batch of sends shares: the sender resolution and the template variant (null: none approved). */
@@ -199,7 +210,8 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   // An earlier attempt of this send answers first: its charge may have spent the last
   // conversation, and the guards must not refuse what already went out.
   const intents = sendIntentsCollection(db);
-  const earlier = isOneOffSendIntentKey(input.intentKey) ? null : await intents.findOne({ _id: input.intentKey });
+  const earlier =
+    input.earlierIntent !== undefined ? input.earlierIntent : isOneOffSendIntentKey(input.intentKey) ? null : await intents.findOne({ _id: input.intentKey });
   if (earlier) return resume(deps, input, earlier);
 
   const to = `+${input.to.replace(/^\+/, '')}`;
@@ -302,6 +314,11 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   const sentAt = deps.now();
   const sent: SendIntentDoc = { ...intent, state: 'sent', message_id: attempt.messageId, sent_at: sentAt, updated_at: sentAt };
   await intents.updateOne({ _id: intent._id }, { $set: { state: 'sent', message_id: attempt.messageId, sent_at: sentAt, updated_at: sentAt } });
+  if (input.recordLater) {
+    // The records may lag this answer; an intent `sent` without them is finished by any later attempt (resume).
+    await input.recordLater(sent);
+    return sentResult(sent, conversationIdFor(sent.tenant_id, 'whatsapp', phoneDigits(sent.request.to)));
+  }
   return finishRecording(deps, sent);
 }
 
@@ -333,25 +350,22 @@ async function abandonIntent(db: Db, intent: SendIntentDoc): Promise<void> {
  * send is fully recorded). Each step is idempotent (keyed by the provider's message id), so
  * any attempt that finds the intent `sent` without its outbound message may finish it.
  */
-async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc): Promise<SendMessageResult> {
-  const messageId = intent.message_id!;
+export async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc): Promise<SendMessageResult> {
+  const turn = await recordTurn(deps, turnOf(intent));
+  await insertIfAbsent<OutboundMessageDoc>(outboundMessagesCollection(deps.db), outboundMessageOf(intent, turn));
+  await tellProviderAccepted(deps, intent);
+  return sentResult(intent, turn.conversationId);
+}
+
+/** The outbound message record of a `sent` intent whose turn is recorded. */
+export function outboundMessageOf(intent: SendIntentDoc, turn: { conversationId: string; messageId: string }): OutboundMessageDoc {
   const at = intent.sent_at!;
-  const to = intent.request.to;
-  const turn = await recordTurn(deps, {
-    tenantId: intent.tenant_id,
-    channel: 'whatsapp',
-    customer: { phone: to },
-    role: 'human',
-    text: intent.transcript_text,
-    at,
-    dedupeKey: `wa-out:${messageId}`,
-  });
-  await insertIfAbsent<OutboundMessageDoc>(outboundMessagesCollection(deps.db), {
-    _id: messageId,
+  return {
+    _id: intent.message_id!,
     tenant_id: intent.tenant_id,
     provider: intent.provider,
     sender_id: intent.request.senderId,
-    to,
+    to: intent.request.to,
     conversation_id: turn.conversationId,
     transcript_message_id: turn.messageId,
     kind: intent.kind,
@@ -363,14 +377,31 @@ async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc): Pr
     status: 'sent',
     status_at: at,
     created_at: at,
-  });
+  };
+}
+
+/** After the outbound record exists (the simulator's statuses join on it). */
+export async function tellProviderAccepted(deps: Pick<SendMessageDeps, 'provider' | 'logger'>, intent: SendIntentDoc): Promise<void> {
+  const messageId = intent.message_id!;
   try {
     await deps.provider.accepted?.(intent.request, messageId);
   } catch (err) {
     // The message went out; failing the request now would invite a second send.
     deps.logger?.warn({ err, messageId }, 'provider was not told of an accepted message');
   }
-  return sentResult(intent, turn.conversationId);
+}
+
+/** The transcript turn of an accepted send. */
+export function turnOf(intent: SendIntentDoc): RecordTurnInput {
+  return {
+    tenantId: intent.tenant_id,
+    channel: 'whatsapp',
+    customer: { phone: intent.request.to },
+    role: 'human',
+    text: intent.transcript_text,
+    at: intent.sent_at!,
+    dedupeKey: `wa-out:${intent.message_id!}`,
+  };
 }
 
 function sentResult(intent: SendIntentDoc, conversationId: string): SendMessageResult {
