@@ -10,6 +10,7 @@ import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
 import { readRecipientBatch, recipientId, type CampaignRecipientDoc } from '../src/campaigns/staging';
 import { collections } from '../src/db/collections';
 import type { EventPublisher } from '../src/events/publisher';
+import { settleConversationHold, settleOrphanedHolds, takeConversationHold, type HeldConversations } from '../src/messaging/conversationHold';
 import { campaignSendIntentKey } from '../src/messaging/sendIntents';
 import { SendInProgress, SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason } from '../src/messaging/sendMessage';
 import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
@@ -127,7 +128,14 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       const template = { name: campaign.template.name, language: campaign.template.language };
       const tally = { sent: 0, failed: 0, skipped: 0 };
       // Once per batch, not per send: the sender and template lookups scan their collections on FerretDB.
-      const context = docs.some((d) => d.state === 'queued') ? await lookUpSendContext(deps.db, campaign.tenant_id, campaign.sender_id, template) : null;
+      const queued = docs.filter((d) => d.state === 'queued').length;
+      const looked = queued ? await lookUpSendContext(deps.db, campaign.tenant_id, campaign.sender_id, template) : null;
+      // The batch's conversations in one plan write instead of one lease a send; settled below.
+      const hold: HeldConversations | null = queued
+        ? await takeConversationHold(deps.db, { tenantId: input.tenantId, campaignId: input.campaignId, from: input.from, positions: count, wanted: queued, now })
+        : null;
+      const context: SendContext | null = looked && { ...looked, hold };
+      const settle = () => (hold ? settleConversationHold(deps.db, input.tenantId, hold) : Promise.resolve());
       // The batch's recipients move out of `queued` in one write after its sends: a worker
       // killed before it leaves them queued, and the retried batch finds each send's intent
       // (recorded before the provider was called) instead of sending again.
@@ -164,9 +172,12 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       } catch (err) {
         // What was decided before the failure is kept when the database allows; the retry redoes the rest.
         await moveQueuedRecipients(deps.db, moves).catch(() => undefined);
+        // Not settled here, the hold is orphaned: the retry or a later batch of the campaign settles it from the intents.
+        await settle().catch(() => undefined);
         throw err;
       }
       await moveQueuedRecipients(deps.db, moves);
+      await settle();
       // A position with no staged document (none is expected) is passed, never waited on.
       if (!stopped) next = input.from + count;
       // The chunks of this batch and of the batch before it, whose statuses are still arriving, are counted now.
@@ -195,10 +206,15 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       return until;
     },
 
-    /** Counts recipients by state into the counters (progress.ts). Safe to repeat. */
+    /**
+     * Counts recipients by state into the counters (progress.ts), and settles any
+     * conversation hold a dead batch attempt of the campaign left (the run's end and its
+     * later recounts). Safe to repeat.
+     */
     async recountCampaign(input: { campaignId: string; tenantId: string; recipients: number; chunks: 'all' | 'movable'; at: string }): Promise<void> {
       const heartbeat = setInterval(() => Context.current().heartbeat(), 5_000);
       try {
+        await settleOrphanedHolds(deps.db, input.tenantId, input.campaignId, now());
         await recount(deps.db, { ...input, at: new Date(input.at) });
       } finally {
         clearInterval(heartbeat);
