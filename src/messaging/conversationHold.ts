@@ -32,13 +32,18 @@ export interface ConversationHoldDoc {
 
 export type WorkspaceWithHolds = WorkspaceDoc & { conversation_holds?: ConversationHoldDoc[] };
 
-/** A hold serves its batch for this long after it was taken; later sends take from the plan one by one. */
-export const HOLD_SERVE_MS = 15_000;
 /**
- * A hold older than this whose attempt did not settle it is orphaned: its attempt stopped
- * serving it (HOLD_SERVE_MS) and a few seconds of clock difference between workers have passed.
+ * A hold serves its batch for this long after it was taken, below the batch's 2-minute
+ * start-to-close timeout; later sends take from the plan one by one. Not shorter: on a
+ * loaded machine a 50-send batch outlived 15 s and fell back to the per-send path.
  */
-export const HOLD_ORPHANED_AFTER_MS = 20_000;
+export const HOLD_SERVE_MS = 100_000;
+/**
+ * A hold older than this that its attempt did not settle is orphaned: Temporal has given the
+ * attempt up (start-to-close) and it stopped serving the hold, with 10 s of clock difference
+ * between workers to spare.
+ */
+export const HOLD_ORPHANED_AFTER_MS = 130_000;
 
 type Plan = WorkspaceDoc['plan'];
 type PlanChange = Pick<Plan, 'conversations_used' | 'prepaid_credits'>;

@@ -127,7 +127,7 @@ describe('a campaign batch holds its conversations', () => {
     await collections(db()).workspaces.updateOne({ _id: tenant() }, { $set: { suspended: false } });
   });
 
-  /** An attempt that takes a hold, sends `sends` of the batch from it and dies without settling, 30 s ago. */
+  /** An attempt that takes a hold, sends `sends` of the batch from it and dies without settling, 140 s ago. */
   async function deadAttempt(campaign: CampaignDoc, provider: WhatsAppProvider, sends: number) {
     const hold = (await takeConversationHold(db(), { tenantId: tenant(), campaignId: campaign._id, from: 0, positions: 5, wanted: 5, now: () => new Date() }))!;
     const template = { name: campaign.template!.name, language: campaign.template!.language };
@@ -145,7 +145,7 @@ describe('a campaign batch holds its conversations', () => {
         },
       );
     }
-    hold.record.taken_at = new Date(Date.now() - 30_000);
+    hold.record.taken_at = new Date(Date.now() - 140_000);
     await collections(db()).workspaces.updateOne({ _id: tenant() }, { $set: { 'conversation_holds.0.taken_at': hold.record.taken_at } });
     return hold;
   }
