@@ -172,7 +172,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       } catch (err) {
         // What was decided before the failure is kept when the database allows; the retry redoes the rest.
         await moveQueuedRecipients(deps.db, moves).catch(() => undefined);
-        // Not settled here, the hold is orphaned: the retry or a later batch of the campaign settles it from the intents.
+        // Settled when the database answers; if not, the hold is orphaned and a later batch or recount settles it from the intents.
         await settle().catch(() => undefined);
         throw err;
       }
