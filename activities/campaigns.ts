@@ -12,6 +12,7 @@ import { collections } from '../src/db/collections';
 import type { EventPublisher } from '../src/events/publisher';
 import { findByIds } from '../src/db/findByIds';
 import { groupAcceptedSendRecords, type AcceptedSendRecords } from '../src/messaging/acceptedSendRecords';
+import { settleConversationHold, settleOrphanedHolds, takeConversationHold, type HeldConversations } from '../src/messaging/conversationHold';
 import { campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc } from '../src/messaging/sendIntents';
 import { SendInProgress, SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason } from '../src/messaging/sendMessage';
 import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
@@ -134,7 +135,14 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       const tally = { sent: 0, failed: 0, skipped: 0 };
       // Once per batch, not per send: the sender and template lookups scan their collections on FerretDB.
       const queued = docs.filter((d) => d.state === 'queued');
-      const context = queued.length > 0 ? await lookUpSendContext(deps.db, campaign.tenant_id, campaign.sender_id, template) : null;
+      const looked = queued.length > 0 ? await lookUpSendContext(deps.db, campaign.tenant_id, campaign.sender_id, template) : null;
+      // The batch's conversations in one plan write instead of one lease a send; settled below.
+      const hold: HeldConversations | null =
+        queued.length > 0
+          ? await takeConversationHold(deps.db, { tenantId: input.tenantId, campaignId: input.campaignId, from: input.from, positions: count, wanted: queued.length, now })
+          : null;
+      const context: SendContext | null = looked && { ...looked, hold };
+      const settle = () => (hold ? settleConversationHold(deps.db, input.tenantId, hold) : Promise.resolve());
       // An earlier attempt's intents, read once for the batch instead of once per send.
       const intentKey = (doc: CampaignRecipientDoc) => campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id);
       const earlier = new Map((await findByIds(sendIntentsCollection(deps.db), queued.map(intentKey))).map((intent) => [intent._id, intent]));
@@ -180,10 +188,13 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
           .flush()
           .then(() => moveQueuedRecipients(deps.db, moves))
           .catch(() => undefined);
+        // Settled when the database answers; if not, the hold is orphaned and a later batch or recount settles it from the intents.
+        await settle().catch(() => undefined);
         throw err;
       }
       await records.flush();
       await moveQueuedRecipients(deps.db, moves);
+      await settle();
       // A position with no staged document (none is expected) is passed, never waited on.
       if (!stopped) next = input.from + count;
       // The chunks of this batch and of the batch before it, whose statuses are still arriving, are counted now.
@@ -212,10 +223,15 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       return until;
     },
 
-    /** Counts recipients by state into the counters (progress.ts). Safe to repeat. */
+    /**
+     * Counts recipients by state into the counters (progress.ts), and settles any
+     * conversation hold a dead batch attempt of the campaign left (the run's end and its
+     * later recounts). Safe to repeat.
+     */
     async recountCampaign(input: { campaignId: string; tenantId: string; recipients: number; chunks: 'all' | 'movable'; at: string }): Promise<void> {
       const heartbeat = setInterval(() => Context.current().heartbeat(), 5_000);
       try {
+        await settleOrphanedHolds(deps.db, input.tenantId, input.campaignId, now());
         await recount(deps.db, { ...input, at: new Date(input.at) });
       } finally {
         clearInterval(heartbeat);

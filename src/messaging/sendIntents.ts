@@ -34,6 +34,8 @@ export interface SendIntentDoc {
   lease_until: Date;
   /** Where the billable conversation came from; null for text. */
   billed: AllowanceSource | null;
+  /** The campaign batch's hold it was billed from (src/messaging/conversationHold.ts); absent when billed from the plan. */
+  hold_id?: string | null;
   /** What goes to the provider, and what the records are made of afterwards. */
   request: SendRequest;
   transcript_text: string;

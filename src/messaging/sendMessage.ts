@@ -10,6 +10,7 @@ import type { Logger } from '../observability/logger';
 import type { ProviderErrorDetails, SendRequest, WhatsAppProvider } from '../providers/whatsapp/provider';
 import { SEND_RETRY_POLICY, sendWithRetries, type RetryPolicy } from '../providers/whatsapp/retry';
 import { allowanceLeft, consumeConversation, refundConversation, type AllowanceSource } from './allowance';
+import type { HeldConversations } from './conversationHold';
 import { markdownToWhatsApp } from './markdown';
 import { isSuppressed } from './optOut';
 import { outboundMessagesCollection, type OutboundMessageDoc } from './outboundMessages';
@@ -113,6 +114,11 @@ export interface SendMessageInput {
 export interface SendContext {
   sender: SenderResolution;
   template: TemplateDoc | null;
+  /**
+   * The batch's conversations taken from the plan at its start (src/messaging/conversationHold.ts):
+   * a template send takes from it instead of the plan while it lasts, then from the plan as always.
+   */
+  hold?: HeldConversations | null;
 }
 
 /**
@@ -226,7 +232,8 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   if (!workspace || workspace.suspended) {
     throw new SendRefusal('workspace_suspended', 'This workspace is suspended for billing; nothing was sent.');
   }
-  if (!allowanceLeft(workspace.plan)) {
+  // A batch's hold counts as left: the workspace shows its conversations as used already.
+  if (!allowanceLeft(workspace.plan) && !(template && input.context?.hold?.available())) {
     throw new SendRefusal('allowance_exhausted', "The plan's conversations for this month are used up and there are no prepaid credits.");
   }
   if (!workspace.plan.chat_channel) {
@@ -254,7 +261,10 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   // Taken before the intent is written, so a send refused for the allowance (the usual
   // loser of parallel sends) costs no intent writes while the plan lease is contended.
   let billed: AllowanceSource | null = null;
-  if (template) {
+  const hold = (template && input.context?.hold) || null;
+  const fromHold = hold?.take() ?? null;
+  if (fromHold) billed = fromHold;
+  else if (template) {
     const taken = await consumeConversation(db, input.tenantId);
     if (!taken.ok) {
       throw taken.reason === 'workspace_suspended'
@@ -263,6 +273,10 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     }
     billed = taken.source;
   }
+  const giveBack = async () => {
+    if (fromHold) hold!.giveBack(fromHold);
+    else if (billed) await refundConversation(db, input.tenantId, billed);
+  };
 
   const now = deps.now();
   const intent: SendIntentDoc = {
@@ -272,6 +286,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     owner: randomUUID(),
     lease_until: new Date(now.getTime() + SEND_INTENT_LEASE_MS),
     billed,
+    ...(fromHold ? { hold_id: hold!.record.id } : {}),
     request: prepared.request,
     transcript_text: prepared.transcriptText,
     kind: template ? 'template' : 'text',
@@ -289,12 +304,12 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   try {
     claimed = await claimSendIntent(db, intent);
   } catch (err) {
-    if (billed) await refundConversation(db, input.tenantId, billed);
+    await giveBack();
     throw err;
   }
   if (!claimed) {
     // A parallel attempt of the same send got there first: this one takes nothing.
-    if (billed) await refundConversation(db, input.tenantId, billed);
+    await giveBack();
     return resume(deps, input, await intents.findOne({ _id: input.intentKey }));
   }
 
@@ -302,11 +317,11 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   try {
     attempt = await sendWithRetries(deps.provider, prepared.request, deps.retry ?? SEND_RETRY_POLICY);
   } catch (err) {
-    await abandonIntent(db, intent);
+    await abandonIntent(db, intent, giveBack);
     throw err;
   }
   if (!attempt.ok) {
-    await abandonIntent(db, intent);
+    await abandonIntent(db, intent, giveBack);
     throw providerRefusal(attempt.error);
   }
 
@@ -339,8 +354,8 @@ async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: Se
  * Nothing went out (a refusal, or a failure before the provider accepted): the conversation
  * taken is given back and the intent removed, so a retry sends afresh.
  */
-async function abandonIntent(db: Db, intent: SendIntentDoc): Promise<void> {
-  if (intent.billed) await refundConversation(db, intent.tenant_id, intent.billed);
+async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Promise<void>): Promise<void> {
+  await giveBack();
   await sendIntentsCollection(db).deleteOne({ _id: intent._id });
 }
 

@@ -4,10 +4,12 @@ import { campaignRunWorkflowId } from '../../../src/campaigns/contracts';
 import { controlCampaign } from '../../../src/campaigns/control';
 import { campaignCounters } from '../../../src/campaigns/progress';
 import { readRecipientBatch } from '../../../src/campaigns/staging';
+import { collections } from '../../../src/db/collections';
 import { createTemporalDispatcher } from '../../../src/events/dispatcher';
 import { createEventPublisher } from '../../../src/events/publisher';
 import type { ManagedProcess } from '../../../src/local/childProcess';
 import { waitFor } from '../../../src/local/net';
+import type { WorkspaceWithHolds } from '../../../src/messaging/conversationHold';
 import { CloudWhatsAppProvider } from '../../../src/providers/whatsapp/cloud';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { createWorker } from '../../../src/worker/createWorker';
@@ -110,5 +112,9 @@ describe('a worker killed mid-campaign', () => {
     expect(unknown.length).toBeLessThanOrEqual(1);
     expect(graph.requests.length).toBe(perRecipient.size);
     expect(await campaignCounters(api.db, campaign._id)).toEqual({ sent: sent.length, delivered: 0, read: 0, failed: unknown.length, skipped: 0 });
+    // Charged once for each send that went out or may have: the killed batch's hold was settled from its intents.
+    const workspace = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId })) as WorkspaceWithHolds;
+    expect(workspace.plan.conversations_used).toBe(sent.length + unknown.length);
+    expect(workspace.conversation_holds ?? []).toEqual([]);
   }, 1_200_000); // about 250 s alone; 590 s seen on a loaded 2-core machine
 });
