@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { withLease } from '../db/leaseLock';
-import { eventIdFor, eventsCollection } from '../events/eventStore';
+import { eventIdFor, eventsCollection, type EventInput } from '../events/eventStore';
 import type { EventPublisher } from '../events/publisher';
 import {
   RECENT_MESSAGE_IDS,
@@ -87,7 +87,12 @@ const startedDedupeKey = (conversation: ConversationDoc) => `conversation.starte
 
 /** Stores and dispatches `conversation.started` (idempotent: its dedupe key is the conversation's). */
 export async function publishStarted(deps: ConversationDeps, conversation: ConversationDoc): Promise<void> {
-  await deps.events.publish({
+  await deps.events.publish(startedEvent(conversation));
+}
+
+/** The `conversation.started` event of a conversation (a group of them goes through `publishEach`). */
+export function startedEvent(conversation: ConversationDoc): EventInput {
+  return {
     tenantId: conversation.tenant_id,
     type: 'conversation.started',
     dedupeKey: startedDedupeKey(conversation),
@@ -99,7 +104,7 @@ export async function publishStarted(deps: ConversationDeps, conversation: Conve
       customer: conversation.customer,
       started_at: conversation.created_at.toISOString(),
     },
-  });
+  };
 }
 
 /** Emits `conversation.started` once per conversation, retrying it if an earlier emitter died. */

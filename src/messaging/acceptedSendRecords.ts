@@ -1,5 +1,6 @@
 import { MongoBulkWriteError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
-import { firstTurnDocuments, publishStarted, recordTurn, turnKeysCollection } from '../conversations/recordTurn';
+import { firstTurnDocuments, recordTurn, startedEvent, turnKeysCollection } from '../conversations/recordTurn';
+import { publishEach } from '../events/publisher';
 import { conversationMessagesCollection, conversationsCollection } from '../conversations/store';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { outboundMessagesCollection } from './outboundMessages';
@@ -94,10 +95,12 @@ async function writeGroup(deps: SendMessageDeps, intents: readonly SendIntentDoc
   const conversations = await insertEach(conversationsCollection(deps.db), creating.map((i) => i.first.conversation));
   creating.forEach((item, n) => (item.bulk = conversations[n]!));
 
+  // The created conversations' `conversation.started` events together (one insert when no endpoint receives them).
+  const created = items.filter((i) => i.bulk);
+  await publishEach(deps.events, created.map((i) => startedEvent(i.first.conversation)));
   await Promise.all(
     items.map(async (item) => {
       if (item.bulk) {
-        await publishStarted(deps, item.first.conversation);
         item.turn = { conversationId: item.first.conversation._id, messageId: item.first.message._id };
       } else {
         // Its thread had a conversation (or an insert failed): counted under the conversation's lease.
