@@ -10,6 +10,46 @@ import { setScript, simulatorScriptSchema } from '../../../src/providers/whatsap
 import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
 import { eventsOf, eventually } from '../../support/messaging';
 
+/** A campaign's sent message and its recipient (`queued`, or already at the message's status): the run writes its batch's sends after the batch. */
+async function campaignMessage(db: Db, tenantId: string, messageId: string, at: Date, status: OutboundMessageDoc['status'] = 'sent'): Promise<string> {
+  const recipient = `cmp_${messageId}:0`;
+  await outboundMessagesCollection(db).insertOne({
+    _id: messageId,
+    tenant_id: tenantId,
+    provider: 'simulator',
+    sender_id: 'snd_x',
+    to: '+919600000001',
+    conversation_id: 'conv_x',
+    transcript_message_id: 'msg_x',
+    kind: 'template',
+    template: { name: 'order_update', language: 'en' },
+    metadata: {},
+    campaign_id: `cmp_${messageId}`,
+    campaign_recipient_id: recipient,
+    billed: 'included',
+    status,
+    status_at: at,
+    created_at: at,
+  });
+  const doc: CampaignRecipientDoc = {
+    _id: recipient,
+    tenant_id: tenantId,
+    campaign_id: `cmp_${messageId}`,
+    position: 0,
+    contact_id: 'cnt_x',
+    to: '+919600000001',
+    name: null,
+    variables: [],
+    state: status === 'sent' ? 'queued' : status,
+    skip_reason: null,
+    message_id: status === 'sent' ? null : messageId,
+    state_at: at,
+    created_at: at,
+  };
+  await stagingCollections(db).recipients.insertOne(doc);
+  return recipient;
+}
+
 /**
  * The simulator's delivery statuses without a workflow per message: one stored document per
  * accepted message, recorded in order at their due times by the accepting process, taken
@@ -172,45 +212,6 @@ describe('simulated WhatsApp statuses due together', () => {
 
   const on = (collection: string) => commands.filter((c) => c.collection === collection).map((c) => c.name);
 
-  /** A campaign's sent message and its recipient, still `queued`: the run writes its batch's sends after the batch. */
-  async function campaignMessage(tenantId: string, messageId: string, at: Date, status: OutboundMessageDoc['status'] = 'sent'): Promise<string> {
-    const recipient = `cmp_${messageId}:0`;
-    await outboundMessagesCollection(db).insertOne({
-      _id: messageId,
-      tenant_id: tenantId,
-      provider: 'simulator',
-      sender_id: 'snd_x',
-      to: '+919600000001',
-      conversation_id: 'conv_x',
-      transcript_message_id: 'msg_x',
-      kind: 'template',
-      template: { name: 'order_update', language: 'en' },
-      metadata: {},
-      campaign_id: `cmp_${messageId}`,
-      campaign_recipient_id: recipient,
-      billed: 'included',
-      status,
-      status_at: at,
-      created_at: at,
-    });
-    const doc: CampaignRecipientDoc = {
-      _id: recipient,
-      tenant_id: tenantId,
-      campaign_id: `cmp_${messageId}`,
-      position: 0,
-      contact_id: 'cnt_x',
-      to: '+919600000001',
-      name: null,
-      variables: [],
-      state: status === 'sent' ? 'queued' : status,
-      skip_reason: null,
-      message_id: status === 'sent' ? null : messageId,
-      state_at: at,
-      created_at: at,
-    };
-    await stagingCollections(db).recipients.insertOne(doc);
-    return recipient;
-  }
 
   const eventsFor = async (tenantId: string, messageId: string): Promise<EventDoc[]> =>
     (await eventsOf(db, tenantId, 'message.status')).filter((e) => e.data.message_id === messageId);
@@ -220,7 +221,7 @@ describe('simulated WhatsApp statuses due together', () => {
   it('records all three with one read and one write of the message, one write of its recipient, one event each in order with its time', async () => {
     const tenantId = uniqueName('ws');
     const sentAt = new Date(Date.now() - 60_000);
-    const recipient = await campaignMessage(tenantId, 'wamid.SIMTOGETHER', sentAt);
+    const recipient = await campaignMessage(db, tenantId, 'wamid.SIMTOGETHER', sentAt);
     // Accepted a little earlier with pauses that have all passed: each status has its own time, all due now.
     const acceptedAt = new Date(Date.now() - 5_000);
     await scheduler.schedule({
@@ -257,7 +258,7 @@ describe('simulated WhatsApp statuses due together', () => {
 
   it('with 0 ms pauses reports a failed message after sent, with its reason, and the recipient failed', async () => {
     const tenantId = uniqueName('ws');
-    const recipient = await campaignMessage(tenantId, 'wamid.SIMFAILNOW', new Date());
+    const recipient = await campaignMessage(db, tenantId, 'wamid.SIMFAILNOW', new Date());
     const failure = { code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' };
     const acceptedAt = new Date();
     await scheduler.schedule({
@@ -288,7 +289,7 @@ describe('simulated WhatsApp statuses due together', () => {
     const at = (ms: number) => new Date(long + ms);
     // The dead process recorded sent and delivered (message, recipient and events) but died
     // before moving its pending document past them.
-    const recipient = await campaignMessage(tenantId, 'wamid.SIMTAKEN', at(100), 'delivered');
+    const recipient = await campaignMessage(db, tenantId, 'wamid.SIMTAKEN', at(100), 'delivered');
     await pendingStatusesCollection(db).insertOne({
       _id: 'wamid.SIMTAKEN',
       tenant_id: tenantId,
@@ -353,7 +354,7 @@ describe('simulated WhatsApp statuses due together', () => {
   it('a recipient moves forward only, in one write: never back from read, failed or skipped', async () => {
     const tenantId = uniqueName('ws');
     const at = new Date();
-    const recipient = await campaignMessage(tenantId, 'wamid.SIMFORWARD', at);
+    const recipient = await campaignMessage(db, tenantId, 'wamid.SIMFORWARD', at);
     const recipients = stagingCollections(db).recipients;
     expect(await advanceRecipient(db, recipient, 'delivered', { at, messageId: 'wamid.SIMFORWARD' })).toBe(true);
     expect(await advanceRecipient(db, recipient, 'sent', { at: new Date(at.getTime() + 1) })).toBe(false);
@@ -445,54 +446,16 @@ describe('simulated WhatsApp statuses of many messages recorded together', () =>
   const allDone = async (ids: string[]) =>
     eventually(async () => (await pendingStatusesCollection(db).countDocuments({ _id: { $in: ids } })) === 0, `${ids.join(', ')} done`);
 
-  /** A campaign message (its recipient `queued`, or already at the message's status). */
-  async function campaignMessage(tenantId: string, messageId: string, at: Date, status: OutboundMessageDoc['status'] = 'sent'): Promise<string> {
-    const recipient = `cmp_${messageId}:0`;
-    await outboundMessagesCollection(db).insertOne({
-      _id: messageId,
-      tenant_id: tenantId,
-      provider: 'simulator',
-      sender_id: 'snd_x',
-      to: '+919600000001',
-      conversation_id: 'conv_x',
-      transcript_message_id: 'msg_x',
-      kind: 'template',
-      template: { name: 'order_update', language: 'en' },
-      metadata: {},
-      campaign_id: `cmp_${messageId}`,
-      campaign_recipient_id: recipient,
-      billed: 'included',
-      status,
-      status_at: at,
-      created_at: at,
-    });
-    await stagingCollections(db).recipients.insertOne({
-      _id: recipient,
-      tenant_id: tenantId,
-      campaign_id: `cmp_${messageId}`,
-      position: 0,
-      contact_id: 'cnt_x',
-      to: '+919600000001',
-      name: null,
-      variables: [],
-      state: status === 'sent' ? 'queued' : status,
-      skip_reason: null,
-      message_id: status === 'sent' ? null : messageId,
-      state_at: at,
-      created_at: at,
-    });
-    return recipient;
-  }
 
   it('schedules arriving together in one insert and records their statuses due together in one pass, each message in order, forward only', async () => {
     const tenantId = uniqueName('ws');
     const acceptedAt = new Date(Date.now() - 5_000);
     const ids = ['wamid.SIMGROUP1', 'wamid.SIMGROUP2', 'wamid.SIMGROUP3'];
     const recipients = [
-      await campaignMessage(tenantId, ids[0]!, acceptedAt),
-      await campaignMessage(tenantId, ids[1]!, acceptedAt),
+      await campaignMessage(db, tenantId, ids[0]!, acceptedAt),
+      await campaignMessage(db, tenantId, ids[1]!, acceptedAt),
       // Already read (a status that came first elsewhere): neither it nor its recipient moves back.
-      await campaignMessage(tenantId, ids[2]!, new Date(acceptedAt.getTime() + 4_000), 'read'),
+      await campaignMessage(db, tenantId, ids[2]!, new Date(acceptedAt.getTime() + 4_000), 'read'),
     ];
     const steps = [
       { status: 'sent' as const, afterMs: 0 },
@@ -528,7 +491,7 @@ describe('simulated WhatsApp statuses of many messages recorded together', () =>
     const tenantId = uniqueName('ws');
     const ids = ['wamid.SIMLATER1', 'wamid.SIMLATER2'];
     const acceptedAt = new Date();
-    for (const id of ids) await campaignMessage(tenantId, id, acceptedAt);
+    for (const id of ids) await campaignMessage(db, tenantId, id, acceptedAt);
     commands = [];
     const steps = [
       { status: 'sent' as const, afterMs: 0 },
@@ -553,7 +516,7 @@ describe('simulated WhatsApp statuses of many messages recorded together', () =>
     const long = Date.now() - STATUS_SWEEP_GRACE_MS - 5_000;
     const at = (ms: number) => new Date(long + ms);
     const ids = ['wamid.SIMSWEPT1', 'wamid.SIMSWEPT2', 'wamid.SIMSWEPT3'];
-    for (const id of ids) await campaignMessage(tenantId, id, at(0));
+    for (const id of ids) await campaignMessage(db, tenantId, id, at(0));
     // Their process died before recording any: failed ones report their reason.
     const failure = { code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' };
     await pendingStatusesCollection(db).insertMany(
@@ -589,7 +552,7 @@ describe('simulated WhatsApp statuses of many messages recorded together', () =>
   it('a message scheduled again (a retried accept) is neither stored nor reported twice', async () => {
     const tenantId = uniqueName('ws');
     const id = 'wamid.SIMAGAIN';
-    await campaignMessage(tenantId, id, new Date());
+    await campaignMessage(db, tenantId, id, new Date());
     const input = { tenantId, messageId: id, acceptedAt: new Date(), steps: [{ status: 'sent' as const, afterMs: 0 }, { status: 'delivered' as const, afterMs: 200 }], failure: null };
     await scheduler.schedule(input);
     await scheduler.schedule(input);
