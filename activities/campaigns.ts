@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from 'mongodb';
 import { findCampaign } from '../src/campaigns/campaign';
 import { moveCampaignFromRun } from '../src/campaigns/control';
-import { CAMPAIGN_SKIP_CHUNK, type CampaignMoveInput, type SendBatchInput, type SendBatchResult } from '../src/campaigns/contracts';
+import { CAMPAIGN_CONTROL_CHECK_MS, CAMPAIGN_SKIP_CHUNK, type CampaignMoveInput, type SendBatchInput, type SendBatchResult } from '../src/campaigns/contracts';
 import { chunkOf, recount } from '../src/campaigns/progress';
 import { moveQueuedRecipients, type QueuedMove, type RecipientReason } from '../src/campaigns/recipients';
 import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
@@ -28,6 +28,8 @@ export interface CampaignActivityDeps {
    * at once: their workflow clock runs ahead of this one, and the planned times are asserted.
    */
   pace?: (ms: number) => Promise<void>;
+  /** How often a batch looks whether its campaign was paused or cancelled (CAMPAIGN_CONTROL_CHECK_MS). */
+  controlCheckMs?: number;
 }
 
 /**
@@ -59,6 +61,17 @@ const sleepUnlessCancelled = (ms: number) => Context.current().sleep(ms);
 export function createCampaignActivities(deps: CampaignActivityDeps) {
   const now = deps.now ?? (() => new Date());
   const pace = deps.pace ?? sleepUnlessCancelled;
+  const controlCheckMs = deps.controlCheckMs ?? CAMPAIGN_CONTROL_CHECK_MS;
+
+  /**
+   * Whether the campaign was paused or cancelled since the batch began. The API writes the
+   * status only after the run has taken the update, so a batch that stops here finds the run
+   * paused (or cancelled) when it returns, never a run that starts the next batch at once.
+   */
+  async function stoppedByControl(campaignId: string, tenantId: string): Promise<boolean> {
+    const current = await findCampaign(deps.db, tenantId, campaignId);
+    return current?.status === 'paused' || current?.status === 'cancelled';
+  }
 
   /**
    * One recipient through the send use case; answers the recipient's move (written with the
@@ -158,6 +171,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       let stopped = false;
       // Paced from this attempt's own start: the planned offsets, on this process's clock.
       const startedAt = Date.now();
+      let checkedAt = startedAt;
       try {
         for (const doc of docs) {
           const plannedAt = input.plannedStartMs + Math.round(done * spacing);
@@ -168,6 +182,13 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
           if (doc.state === 'queued') {
             const wait = startedAt + (plannedAt - input.plannedStartMs) - Date.now();
             if (wait > 0) await pace(wait);
+            if (done > 0 && Date.now() - checkedAt >= controlCheckMs) {
+              checkedAt = Date.now();
+              if (await stoppedByControl(input.campaignId, input.tenantId)) {
+                stopped = true;
+                break;
+              }
+            }
             const outcome = await sendOne({ ...campaign, template }, doc, plannedAt, context!, earlier.get(intentKey(doc)) ?? null, records);
             if ('hold' in outcome) {
               held = outcome.hold;

@@ -65,8 +65,13 @@ export const campaignRunStateQuery = defineQuery<CampaignRunState>('campaignRunS
  */
 export const CAMPAIGN_RUN_MAX_HISTORY_EVENTS = 3_000;
 
-/** A batch spans about this long at the throttle: a pause is felt within it. */
+/** A batch spans about this long at the throttle. */
 export const CAMPAIGN_BATCH_SPAN_MS = 5_000;
+/**
+ * A batch looks at its campaign's status at most this often between sends, and stops once it
+ * is paused or cancelled: a pause is felt within about a second, not at the batch's end.
+ */
+export const CAMPAIGN_CONTROL_CHECK_MS = 1_000;
 /** At most this many sends per batch (600 a minute: 50 per 5 s). */
 export const CAMPAIGN_BATCH_MAX = 50;
 /** While the workspace is suspended (or the plan used up), the run looks again this often. */

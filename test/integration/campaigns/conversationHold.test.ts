@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createCampaignActivities } from '../../../activities/campaigns';
-import type { CampaignDoc } from '../../../src/campaigns/campaign';
+import { campaignCollections, type CampaignDoc } from '../../../src/campaigns/campaign';
 import type { SendBatchInput, SendBatchResult } from '../../../src/campaigns/contracts';
 import { readRecipientBatch, stageRecipients } from '../../../src/campaigns/staging';
 import { collections } from '../../../src/db/collections';
@@ -67,8 +67,8 @@ describe('a campaign batch holds its conversations', () => {
     return campaign;
   }
 
-  function batch(provider: WhatsAppProvider, campaign: CampaignDoc, count: number, now = () => new Date()): Promise<SendBatchResult> {
-    const activities = createCampaignActivities({ db: db(), events, whatsapp: provider, deploymentChannels: ['whatsapp'], now, pace: () => Promise.resolve() });
+  function batch(provider: WhatsAppProvider, campaign: CampaignDoc, count: number, now = () => new Date(), controlCheckMs?: number): Promise<SendBatchResult> {
+    const activities = createCampaignActivities({ db: db(), events, whatsapp: provider, deploymentChannels: ['whatsapp'], now, pace: () => Promise.resolve(), controlCheckMs });
     const input: SendBatchInput = { campaignId: campaign._id, tenantId: tenant(), from: 0, recipients: count, max: 50, plannedStartMs: Date.now(), throttlePerMinute: 600 };
     return new MockActivityEnvironment().run((batchInput: SendBatchInput) => activities.sendCampaignBatch(batchInput), input);
   }
@@ -125,6 +125,21 @@ describe('a campaign batch holds its conversations', () => {
     expect(provider.sent).toBe(2);
     expect(await counters()).toEqual({ used: 2, credits: 0, holds: [] });
     await collections(db()).workspaces.updateOne({ _id: tenant() }, { $set: { suspended: false } });
+  });
+
+  it.each(['paused', 'cancelled'] as const)('a batch whose campaign is %s mid-batch stops before its next send, moves what it sent and gives back the rest of its hold', async (status) => {
+    await setPlan(0, 1_000, 0);
+    const campaign = await staged(5);
+    await campaignCollections(db()).campaigns.updateOne({ _id: campaign._id }, { $set: { status: 'running' } });
+    const provider = new ScriptedProvider();
+    provider.onSend = async (n) => {
+      // The API writes the status once the run has taken the update.
+      if (n === 2) await campaignCollections(db()).campaigns.updateOne({ _id: campaign._id }, { $set: { status } });
+    };
+    expect(await batch(provider, campaign, 5, () => new Date(), 0)).toMatchObject({ kind: 'sent', next: 2, sent: 2, failed: 0, skipped: 0 });
+    expect(provider.sent).toBe(2);
+    expect((await readRecipientBatch(db(), campaign._id, 0, 5)).map((r) => r.state)).toEqual(['sent', 'sent', 'queued', 'queued', 'queued']);
+    expect(await counters()).toEqual({ used: 2, credits: 0, holds: [] });
   });
 
   /** An attempt that takes a hold, sends `sends` of the batch from it and dies without settling, 140 s ago. */
