@@ -19,21 +19,34 @@ export async function insertIfAbsent<T extends Document>(
 }
 
 /**
+ * One unordered `insertMany`: every document that can be inserted is. Answers, by position in
+ * `docs`, the code of each document's write error (11000: a duplicate key), with the error
+ * that carried them; any other failure is thrown.
+ */
+export async function insertManyUnordered<T extends Document>(
+  collection: Collection<T>,
+  docs: readonly OptionalUnlessRequiredId<T>[],
+): Promise<{ failed: Map<number, number>; error: MongoBulkWriteError | null }> {
+  const failed = new Map<number, number>();
+  if (docs.length === 0) return { failed, error: null };
+  try {
+    await collection.insertMany([...docs], { ordered: false });
+    return { failed, error: null };
+  } catch (err) {
+    if (!(err instanceof MongoBulkWriteError)) throw err;
+    for (const e of [err.writeErrors].flat()) failed.set(e.index, e.code);
+    return { failed, error: err };
+  }
+}
+
+/**
  * `insertIfAbsent` for many documents in one unordered `insertMany`: answers the positions
  * (in `docs`) of those refused as duplicates, stored before or earlier in `docs`, and left
  * as they are; every other document is inserted. Any other failure is thrown (some documents
  * may have been inserted: a repeat finds them).
  */
 export async function insertManyIfAbsent<T extends Document>(collection: Collection<T>, docs: readonly OptionalUnlessRequiredId<T>[]): Promise<Set<number>> {
-  const refused = new Set<number>();
-  if (docs.length === 0) return refused;
-  try {
-    await collection.insertMany([...docs], { ordered: false });
-  } catch (err) {
-    if (!(err instanceof MongoBulkWriteError)) throw err;
-    const writeErrors = [err.writeErrors].flat();
-    if (writeErrors.some((e) => e.code !== 11000)) throw err;
-    for (const e of writeErrors) refused.add(e.index);
-  }
-  return refused;
+  const { failed, error } = await insertManyUnordered(collection, docs);
+  if (error && [...failed.values()].some((code) => code !== 11000)) throw error;
+  return new Set(failed.keys());
 }

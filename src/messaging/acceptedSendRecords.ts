@@ -1,8 +1,8 @@
-import { MongoBulkWriteError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
 import { firstTurnDocuments, recordTurn, startedEvent, turnKeysCollection } from '../conversations/recordTurn';
 import { publishEach } from '../events/publisher';
 import { conversationMessagesCollection, conversationsCollection } from '../conversations/store';
-import { insertIfAbsent } from '../db/insertIfAbsent';
+import { insertIfAbsent, insertManyUnordered } from '../db/insertIfAbsent';
 import { outboundMessagesCollection } from './outboundMessages';
 import type { SendIntentDoc } from './sendIntents';
 import { outboundMessageOf, tellProviderAccepted, turnOf, type SendMessageDeps } from './sendMessage';
@@ -70,17 +70,10 @@ export function groupAcceptedSendRecords(deps: SendMessageDeps, options: { size?
   };
 }
 
-/** Per document of an unordered insertMany: inserted, or failed (a duplicate key or any other error). */
+/** Per document of one unordered insertMany: inserted, or failed (a duplicate key or any other write error). */
 async function insertEach<T extends Document>(collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<boolean[]> {
-  const inserted = docs.map(() => true);
-  if (docs.length === 0) return inserted;
-  try {
-    await collection.insertMany(docs, { ordered: false });
-  } catch (err) {
-    if (!(err instanceof MongoBulkWriteError)) throw err;
-    for (const e of [err.writeErrors].flat()) inserted[e.index] = false;
-  }
-  return inserted;
+  const { failed } = await insertManyUnordered(collection, docs);
+  return docs.map((_doc, n) => !failed.has(n));
 }
 
 async function writeGroup(deps: SendMessageDeps, intents: readonly SendIntentDoc[]): Promise<void> {

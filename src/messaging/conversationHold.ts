@@ -57,8 +57,8 @@ export function holdFromPlan(plan: Plan, wanted: number): { included: number; cr
 
 /** The counters once a hold gives back what it took and did not use. */
 export function giveBackToPlan(plan: Plan, hold: Pick<ConversationHoldDoc, 'included' | 'credit'>, used: { included: number; credit: number }): PlanChange {
-  const unusedIncluded = Math.max(0, hold.included - Math.min(hold.included, used.included));
-  const unusedCredit = Math.max(0, hold.credit - Math.min(hold.credit, used.credit));
+  const unusedIncluded = hold.included - Math.min(hold.included, used.included);
+  const unusedCredit = hold.credit - Math.min(hold.credit, used.credit);
   return { conversations_used: Math.max(0, plan.conversations_used - unusedIncluded), prepaid_credits: plan.prepaid_credits + unusedCredit };
 }
 

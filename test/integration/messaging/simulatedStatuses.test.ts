@@ -10,6 +10,26 @@ import { setScript, simulatorScriptSchema } from '../../../src/providers/whatsap
 import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
 import { eventsOf, eventually } from '../../support/messaging';
 
+/** The commands a connection sent, by name, for each collection. */
+interface CountedCommands {
+  on(collection: string): string[];
+  clear(): void;
+}
+
+/** A test database, and a second connection to it whose commands are counted. */
+async function openCountedDb(): Promise<{ db: Db; drop: () => Promise<void>; counted: MongoClient; countedDb: Db; commands: CountedCommands }> {
+  const config = testConfig();
+  const { db, drop } = await openTestDb(config);
+  const sent: { name: string; collection: string }[] = [];
+  const counted = await new MongoClient(testServers.mongoUrl(), { monitorCommands: true }).connect();
+  counted.on('commandStarted', (event: CommandStartedEvent) => sent.push({ name: event.commandName, collection: String(event.command[event.commandName]) }));
+  const commands: CountedCommands = {
+    on: (collection) => sent.filter((c) => c.collection === collection).map((c) => c.name),
+    clear: () => void sent.splice(0),
+  };
+  return { db, drop, counted, countedDb: counted.db(config.MONGODB_DB), commands };
+}
+
 /** A campaign's sent message and its recipient (`queued`, or already at the message's status): the run writes its batch's sends after the batch. */
 async function campaignMessage(db: Db, tenantId: string, messageId: string, at: Date, status: OutboundMessageDoc['status'] = 'sent'): Promise<string> {
   const recipient = `cmp_${messageId}:0`;
@@ -173,7 +193,7 @@ describe('simulated WhatsApp statuses due together', () => {
   let drop: () => Promise<void>;
   /** A second connection to the same database whose commands are counted. */
   let counted: MongoClient;
-  let commands: { name: string; collection: string }[] = [];
+  let commands: CountedCommands;
   /** The statuses in the order they were published. */
   let published: string[] = [];
   let scheduler: SimulatedStatusScheduler;
@@ -181,13 +201,8 @@ describe('simulated WhatsApp statuses due together', () => {
   const failures: unknown[] = [];
 
   beforeAll(async () => {
-    const config = testConfig();
-    ({ db, drop } = await openTestDb(config));
-    counted = await new MongoClient(testServers.mongoUrl(), { monitorCommands: true }).connect();
-    counted.on('commandStarted', (event: CommandStartedEvent) =>
-      commands.push({ name: event.commandName, collection: String(event.command[event.commandName]) }),
-    );
-    const countedDb = counted.db(config.MONGODB_DB);
+    let countedDb: Db;
+    ({ db, drop, counted, countedDb, commands } = await openCountedDb());
     const stored = createEventPublisher(countedDb, { dispatch: async () => undefined });
     const events: EventPublisher = {
       publish: async (input) => {
@@ -205,13 +220,12 @@ describe('simulated WhatsApp statuses due together', () => {
   });
 
   beforeEach(() => {
-    commands = [];
+    commands.clear();
     published = [];
   });
   afterEach(() => expect(failures).toEqual([]));
 
-  const on = (collection: string) => commands.filter((c) => c.collection === collection).map((c) => c.name);
-
+  const on = (collection: string) => commands.on(collection);
 
   const eventsFor = async (tenantId: string, messageId: string): Promise<EventDoc[]> =>
     (await eventsOf(db, tenantId, 'message.status')).filter((e) => e.data.message_id === messageId);
@@ -329,7 +343,7 @@ describe('simulated WhatsApp statuses due together', () => {
     expect(await stagingCollections(db).recipients.findOne({ _id: recipient })).toMatchObject({ state: 'read', state_at: at(200) });
 
     // Taken over again (a slow owner and a sweep both at it): nothing moves, nothing is stored twice.
-    commands = [];
+    commands.clear();
     published = [];
     await pendingStatusesCollection(db).insertOne({
       _id: 'wamid.SIMTAKEN',
@@ -384,7 +398,7 @@ describe('simulated WhatsApp statuses due together', () => {
     expect(published).toEqual([`${attempt.messageId}:sent`, `${attempt.messageId}:delivered`]);
 
     // Another process finishing the send's records (a retry) was not the one that sent: it reads the script.
-    commands = [];
+    commands.clear();
     published = [];
     await provider().accepted(request, 'wamid.SIMELSEWHERE');
     await done('wamid.SIMELSEWHERE');
@@ -402,20 +416,15 @@ describe('simulated WhatsApp statuses of many messages recorded together', () =>
   let db: Db;
   let drop: () => Promise<void>;
   let counted: MongoClient;
-  let commands: { name: string; collection: string }[] = [];
+  let commands: CountedCommands;
   /** Each publish call, as the statuses it carried. */
   let publishCalls: string[][] = [];
   let scheduler: SimulatedStatusScheduler;
   const failures: unknown[] = [];
 
   beforeAll(async () => {
-    const config = testConfig();
-    ({ db, drop } = await openTestDb(config));
-    counted = await new MongoClient(testServers.mongoUrl(), { monitorCommands: true }).connect();
-    counted.on('commandStarted', (event: CommandStartedEvent) =>
-      commands.push({ name: event.commandName, collection: String(event.command[event.commandName]) }),
-    );
-    const countedDb = counted.db(config.MONGODB_DB);
+    let countedDb: Db;
+    ({ db, drop, counted, countedDb, commands } = await openCountedDb());
     const stored = createEventPublisher(countedDb, { dispatch: async () => undefined, hasReceivers: async () => false });
     const label = (input: { data: Record<string, unknown> }) => `${String(input.data.message_id)}:${String(input.data.status)}`;
     const events: EventPublisher = {
@@ -437,15 +446,14 @@ describe('simulated WhatsApp statuses of many messages recorded together', () =>
   });
 
   beforeEach(() => {
-    commands = [];
+    commands.clear();
     publishCalls = [];
   });
   afterEach(() => expect(failures).toEqual([]));
 
-  const on = (collection: string) => commands.filter((c) => c.collection === collection).map((c) => c.name);
+  const on = (collection: string) => commands.on(collection);
   const allDone = async (ids: string[]) =>
     eventually(async () => (await pendingStatusesCollection(db).countDocuments({ _id: { $in: ids } })) === 0, `${ids.join(', ')} done`);
-
 
   it('schedules arriving together in one insert and records their statuses due together in one pass, each message in order, forward only', async () => {
     const tenantId = uniqueName('ws');
@@ -462,7 +470,7 @@ describe('simulated WhatsApp statuses of many messages recorded together', () =>
       { status: 'delivered' as const, afterMs: 100 },
       { status: 'read' as const, afterMs: 200 },
     ];
-    commands = [];
+    commands.clear();
     // Scheduled concurrently, as a batch's accepted messages are; the same message twice is scheduled once.
     await Promise.all([...ids, ids[0]!].map((messageId, i) => scheduler.schedule({ tenantId, messageId, acceptedAt: new Date(acceptedAt.getTime() + i), steps, failure: null })));
     await allDone(ids);
@@ -492,7 +500,7 @@ describe('simulated WhatsApp statuses of many messages recorded together', () =>
     const ids = ['wamid.SIMLATER1', 'wamid.SIMLATER2'];
     const acceptedAt = new Date();
     for (const id of ids) await campaignMessage(db, tenantId, id, acceptedAt);
-    commands = [];
+    commands.clear();
     const steps = [
       { status: 'sent' as const, afterMs: 0 },
       { status: 'delivered' as const, afterMs: 300 },
@@ -532,7 +540,7 @@ describe('simulated WhatsApp statuses of many messages recorded together', () =>
         failure,
       })),
     );
-    commands = [];
+    commands.clear();
     expect(await scheduler.sweepOnce()).toBe(3);
     await allDone(ids);
     expect(on('whatsapp_simulated_statuses')).toEqual(['find', 'delete']);
