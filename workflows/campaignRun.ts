@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaigns';
 import {
   CAMPAIGN_BATCH_MAX,
@@ -16,6 +16,12 @@ import { workflowNowIso } from './time';
 
 const { sendCampaignBatch } = proxyActivities<CampaignActivities>(CAMPAIGN_BATCH);
 const { moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);
+
+/**
+ * Runs that took this marker wait for the throttle's next slot before a batch even when a
+ * pause cut the wait short; earlier histories sent at once after a resume, and replay so.
+ */
+const RESUME_KEEPS_THROTTLE_PATCH = 'campaign-resume-keeps-throttle';
 
 /**
  * One campaign's run (campaigns-tickets-dues §3, §4; workflow id = campaign id). Waits for a
@@ -71,6 +77,12 @@ async function runCampaign(input: CampaignRunInput): Promise<CampaignRunState> {
       continue;
     }
     const plannedStartMs = Math.max(run.nextSendAtMs ?? 0, Date.now());
+    // A pause (or a pause and resume) ends the wait for the next slot early; a batch sends its
+    // first recipient at once, so the slot is waited for here, never skipped.
+    if (plannedStartMs > Date.now() && patched(RESUME_KEEPS_THROTTLE_PATCH)) {
+      await waitUntil(run, plannedStartMs);
+      continue;
+    }
     const spacing = 60_000 / run.throttlePerMinute;
     const result = await sendCampaignBatch({
       ...ids,

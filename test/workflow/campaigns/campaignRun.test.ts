@@ -170,6 +170,30 @@ describe('the campaign run (time-skipping)', () => {
     for (const r of rs) expect(provider.sends.get(r.to)).toBe(1);
   });
 
+  it('pause and resume pairs never skip the throttle: the next send waits for its slot', async () => {
+    const c = await draftOpenNow(3, { throttle_per_minute: 1 });
+    await control(c, 'launch');
+    await until(c, (s) => s.cursor >= 1);
+    const people = await recipients(c, 3);
+    const sentTo = () => people.reduce((n, r) => n + (provider.sends.get(r.to) ?? 0), 0);
+    expect(sentTo()).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      await control(c, 'pause');
+      await until(c, (s) => s.control === 'paused');
+      await control(c, 'resume');
+      await until(c, (s) => s.control === 'running');
+    }
+    // Time on this server stands still until the result is awaited: a slot a minute away
+    // cannot have come, so a second send here went out of turn.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(sentTo()).toBe(1);
+    await result(c);
+    const times = (await recipients(c, 3)).map((r) => r.state_at.getTime());
+    // A minute apart, give or take the first send's own lateness on this process's clock.
+    for (const gap of [times[1]! - times[0]!, times[2]! - times[1]!]) expect(Math.abs(gap - 60_000)).toBeLessThan(1_000);
+    expect(sentTo()).toBe(3);
+  });
+
   it('cancel while running skips everyone outstanding and sets completed_at', async () => {
     const c = await draftOpenNow(5, { throttle_per_minute: 1 });
     await control(c, 'launch');
