@@ -75,8 +75,8 @@ describe('cancelling a large campaign while another workspace reads', () => {
     try {
       const launched = await post('launch', { expected_version: 1, confirm_recipients: 2_000 });
       expect([launched.status, launched.body.status, launched.body.recipients]).toEqual([200, 'running', 2_000]);
-      // A few seconds of sends at 10 a second, then paused and cancelled, as the report did.
-      await waitFor('the first sends', () => Promise.resolve(provider.total() >= 40), 60_000, 100);
+      // About 8 s of sends at 10 a second, then paused and cancelled, as the report did.
+      await waitFor('the first sends', () => Promise.resolve(provider.total() >= 80), 60_000, 100);
       const paused = await post('pause', { expected_version: launched.body.version });
       expect([paused.status, paused.body.status]).toEqual([200, 'paused']);
       const cancelled = await post('cancel', { expected_version: paused.body.version });
