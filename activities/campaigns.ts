@@ -8,6 +8,7 @@ import { chunkOf, recount } from '../src/campaigns/progress';
 import { moveQueuedRecipients, type QueuedMove, type RecipientReason } from '../src/campaigns/recipients';
 import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
 import { readRecipientBatch, recipientId, type CampaignRecipientDoc } from '../src/campaigns/staging';
+import { BULK_WRITE_MAX } from '../src/db/bulkWrite';
 import { collections } from '../src/db/collections';
 import type { EventPublisher } from '../src/events/publisher';
 import { findByIds } from '../src/db/findByIds';
@@ -46,9 +47,6 @@ const HOLDING: ReadonlySet<SendRefusalReason> = new Set([
   'template_media_missing',
   'template_variables',
 ]);
-
-/** Recipients skipped per write when a campaign is cancelled. */
-const SKIP_WRITE = 100;
 
 /**
  * The pause between a batch's sends, cut short when the activity is cancelled (its worker
@@ -232,14 +230,21 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       return { kind: 'sent', next, nextSendAtMs: input.plannedStartMs + Math.round(done * spacing), ...tally };
     },
 
-    /** Skips the queued recipients of a cancelled campaign from `from`; answers where it stopped. Safe to repeat. */
+    /**
+     * Skips the queued recipients of a cancelled campaign from `from`, one bulk write of
+     * `BULK_WRITE_MAX` at a time, heartbeating the position reached after each; a retried
+     * attempt goes on from the last position heartbeated. Answers where it stopped. Safe to repeat.
+     */
     async skipOutstanding(input: { campaignId: string; tenantId: string; from: number; recipients: number; at: string }): Promise<number> {
       const until = Math.min(input.recipients, input.from + CAMPAIGN_SKIP_CHUNK);
       const at = new Date(input.at);
-      for (let n = input.from; n < until; n += SKIP_WRITE) {
-        const ids = Array.from({ length: Math.min(SKIP_WRITE, until - n) }, (_, i) => recipientId(input.campaignId, n + i));
+      const reached: unknown = Context.current().info.heartbeatDetails;
+      const start = typeof reached === 'number' ? Math.min(until, Math.max(input.from, reached)) : input.from;
+      for (let n = start; n < until; n += BULK_WRITE_MAX) {
+        const end = Math.min(until, n + BULK_WRITE_MAX);
+        const ids = Array.from({ length: end - n }, (_, i) => recipientId(input.campaignId, n + i));
         await moveQueuedRecipients(deps.db, ids.map((id) => ({ id, to: 'skipped', at, reason: 'cancelled' })));
-        Context.current().heartbeat(n);
+        Context.current().heartbeat(end);
       }
       return until;
     },

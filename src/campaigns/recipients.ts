@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { bulkWriteInChunks } from '../db/bulkWrite';
 import { stagingCollections, type CampaignRecipientDoc, type RecipientState } from './staging';
 
 /**
@@ -55,12 +56,13 @@ export interface RecipientAdvance {
 }
 
 /**
- * `advanceRecipient` for many recipients in one `bulkWrite` (unordered), each the same
- * forward-only write by `_id` with the states behind its target in the filter. Safe to repeat.
+ * `advanceRecipient` for many recipients in unordered bulk writes (`bulkWriteInChunks`), each
+ * the same forward-only write by `_id` with the states behind its target in the filter. Safe
+ * to repeat.
  */
 export async function advanceRecipients(db: Db, moves: readonly RecipientAdvance[]): Promise<void> {
-  if (moves.length === 0) return;
-  await stagingCollections(db).recipients.bulkWrite(
+  await bulkWriteInChunks(
+    stagingCollections(db).recipients,
     moves.map((move) => ({ updateOne: advanceOp(move) })),
     { ordered: false },
   );
@@ -83,17 +85,16 @@ export interface QueuedMove {
 }
 
 /**
- * Moves recipients out of `queued`, many in one `bulkWrite`: the run knows they were queued
- * when it read its batch, so nothing is read again. The filter on `queued` leaves a recipient
+ * Moves recipients out of `queued`, many in unordered bulk writes (`bulkWriteInChunks`): the
+ * run knows they were queued when it read its batch, so nothing is read again. The filter on `queued` leaves a recipient
  * that a message status has already moved on (it carries its `message_id` from that status,
  * so the two may land in either order). FerretDB evaluates the filter and the write apart, as
  * it does `advanceRecipient`'s: only a status written in the same instant as the
  * batch's write could be overwritten, as before. Safe to repeat.
  */
 export async function moveQueuedRecipients(db: Db, moves: readonly QueuedMove[]): Promise<void> {
-  if (moves.length === 0) return;
-  const { recipients } = stagingCollections(db);
-  await recipients.bulkWrite(
+  await bulkWriteInChunks(
+    stagingCollections(db).recipients,
     moves.map((move) => {
       const set: Partial<CampaignRecipientDoc> = { state: move.to, state_at: move.at };
       if (move.reason !== undefined) set.skip_reason = move.reason;

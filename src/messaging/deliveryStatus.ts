@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { advanceRecipients, type RecipientAdvance } from '../campaigns/recipients';
+import { bulkWriteInChunks } from '../db/bulkWrite';
 import { findByIds } from '../db/findByIds';
 import type { EventInput } from '../events/eventStore';
 import { publishEach, type EventPublisher } from '../events/publisher';
@@ -62,8 +63,8 @@ export async function applyDeliveryStatuses(deps: { db: Db; events: EventPublish
  * The statuses of several messages reported together (the simulator's messages whose
  * statuses fall due at the same moment): the messages are read in one `_id $in`; each message
  * is written once, with its furthest status, which is what recording its statuses one at a
- * time would leave (all messages in one `bulkWrite`); each campaign recipient is moved forward
- * once (all in one `bulkWrite`); then one `message.status` event per message and status, in
+ * time would leave (all messages in ordered bulk writes, `bulkWriteInChunks`); each campaign
+ * recipient is moved forward once (all in unordered ones); then one `message.status` event per message and status, in
  * the inputs' order and each message's statuses' order, each with its own time (one bulk
  * publish). The events come after the writes: a process dying between them leaves the
  * events to a repeat, which rewrites nothing and stores each event once. Answers, per input,
@@ -96,13 +97,12 @@ export async function applyStatusesOfMessages(deps: { db: Db; events: EventPubli
     for (const report of input.statuses) events.push(statusEvent(tenantId, input.messageId, message ?? null, report));
     return true;
   });
-  if (messageWrites.length > 0) {
-    await messages.bulkWrite(
-      messageWrites.map(({ id, report }) => ({ updateOne: { filter: { _id: id }, update: { $set: { status: report.status, status_at: report.at } } } })),
-      // In order: two writes of one message (the same message twice in `inputs`) land as computed.
-      { ordered: true },
-    );
-  }
+  await bulkWriteInChunks(
+    messages,
+    messageWrites.map(({ id, report }) => ({ updateOne: { filter: { _id: id }, update: { $set: { status: report.status, status_at: report.at } } } })),
+    // In order: two writes of one message (the same message twice in `inputs`) land as computed.
+    { ordered: true },
+  );
   await advanceRecipients(deps.db, recipientMoves);
   await publishEach(deps.events, events);
   return applied;

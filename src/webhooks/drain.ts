@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { AnyBulkWriteOperation, Db, Filter, UpdateFilter } from 'mongodb';
+import { bulkWriteInChunks } from '../db/bulkWrite';
 import { eventsCollection, type EventDoc } from '../events/eventStore';
 import { endpointReceives } from '../events/types';
 import { sendAttempt } from './attempt';
@@ -95,7 +96,7 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   const parked = queues[0]!;
   if (input.park.length > 0) {
     const docs = input.park.map((ref, i) => entryDoc(ref, 1, parked.tail + i, 0));
-    await queue.bulkWrite(docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })), { ordered: false });
+    await bulkWriteInChunks(queue, docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })), { ordered: false });
     if (parked.head === parked.tail) parked.headDueAt = 0;
     parked.tail += input.park.length;
   }
@@ -196,7 +197,7 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   }
 
   await inPool(unique, DRAIN_PARALLELISM, deliver);
-  if (writes.length > 0) await deliveries.bulkWrite(writes, { ordered: false });
+  await bulkWriteInChunks(deliveries, writes, { ordered: false });
 
   // Failures join the queue of their next attempt in the order they fall due, so each queue's
   // head is its next due entry. Entries first, then the deliveries' slots (see above).
@@ -217,8 +218,8 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
     }
     if (wasEmpty) q.headDueAt = Math.min(...mine.map((p) => p.dueAt));
   }
-  if (entries.length > 0) await queue.bulkWrite(entries, { ordered: false });
-  if (slots.length > 0) await deliveries.bulkWrite(slots, { ordered: false });
-  if (consumed.length > 0) await queue.bulkWrite(consumed.map((_id) => ({ deleteOne: { filter: { _id } } })), { ordered: false });
+  await bulkWriteInChunks(queue, entries, { ordered: false });
+  await bulkWriteInChunks(deliveries, slots, { ordered: false });
+  await bulkWriteInChunks(queue, consumed.map((_id) => ({ deleteOne: { filter: { _id } } })), { ordered: false });
   return { queues, totals };
 }

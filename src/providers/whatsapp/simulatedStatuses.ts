@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { bulkWriteInChunks } from '../../db/bulkWrite';
 import { insertManyIfAbsent } from '../../db/insertIfAbsent';
 import type { EventPublisher } from '../../events/publisher';
 import type { SimulatedStatus } from '../../messaging/contracts';
@@ -218,12 +219,11 @@ export class SimulatedStatusScheduler {
     const pending = pendingStatusesCollection(this.deps.db);
     const following = group.flatMap((doc, i) => (ends[i]! < doc.steps.length ? [{ ...doc, next: ends[i]!, due_at: doc.steps[ends[i]!]!.due_at }] : []));
     const finished = group.filter((doc, i) => ends[i]! >= doc.steps.length).map((doc) => doc._id);
-    if (following.length > 0) {
-      await pending.bulkWrite(
-        following.map((doc) => ({ updateOne: { filter: { _id: doc._id }, update: { $set: { next: doc.next, due_at: doc.due_at } } } })),
-        { ordered: false },
-      );
-    }
+    await bulkWriteInChunks(
+      pending,
+      following.map((doc) => ({ updateOne: { filter: { _id: doc._id }, update: { $set: { next: doc.next, due_at: doc.due_at } } } })),
+      { ordered: false },
+    );
     // The `_id $in` is answered from the index (GROUP_MAX is within its limit, src/db/findByIds.ts).
     if (finished.length > 0) await pending.deleteMany({ _id: { $in: finished } });
     return following;
