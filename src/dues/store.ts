@@ -46,6 +46,8 @@ export interface SubscriberDoc {
   outstanding_total: number;
   dues_paid: number;
   dues_declined: number;
+  /** The ticket of the recount whose totals these are (src/dues/totals.ts); absent on subscribers written before. */
+  totals_ticket?: number;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -134,6 +136,16 @@ export interface DueVersionDoc {
   created_at: Date;
 }
 
+/** `<subscriber_id>:t<n>`: recount n of the subscriber's totals, taken before it reads the dues (src/dues/totals.ts). */
+export interface TotalsTicketDoc {
+  _id: string;
+  subscriber_id: string;
+  ticket: number;
+  created_at: Date;
+}
+
+export const totalsTicketId = (subscriberId: string, ticket: number): string => `${subscriberId}:t${ticket}`;
+
 export function duesCollections(db: Db) {
   return {
     subscribers: db.collection<SubscriberDoc>('dues_subscribers'),
@@ -141,6 +153,7 @@ export function duesCollections(db: Db) {
     phones: db.collection<SubscriberPhoneDoc>('dues_subscriber_phones'),
     setups: db.collection<SubscriberSetupDoc>('dues_subscriber_setups'),
     versions: db.collection<DueVersionDoc>('due_versions'),
+    totalsTickets: db.collection<TotalsTicketDoc>('dues_totals_tickets'),
   };
 }
 

@@ -160,7 +160,7 @@ export async function finishSetup(
   // first attempt reads them by id; an earlier attempt may have started the cycle, which may
   // have raised more, so a later one recounts them all.
   const counted =
-    attempt === 'first' ? await recountSubscriberOf(deps.db, subscriber._id, dueIds, now) : await recountSubscriber(deps.db, subscriber._id, now);
+    attempt === 'first' ? await recountSubscriberOf(deps.db, subscriber, dueIds, now) : await recountSubscriber(deps.db, subscriber._id, now);
   await startCycle(deps, workspace._id, subscriber._id, DUES_LIMITS.duesRaisedAtCreate);
   await setups.deleteOne({ _id: setup._id });
   return counted ?? subscriber;
@@ -192,6 +192,7 @@ async function writeSubscriber(deps: CreateSubscriberDeps, workspace: SetupWorks
     outstanding_total: 0,
     dues_paid: 0,
     dues_declined: 0,
+    totals_ticket: 0,
     version: 1,
     created_at: setup.created_at,
     updated_at: now,
