@@ -8,6 +8,8 @@ import type { Logger } from '../observability/logger';
 import type { CycleUnit } from './cycle';
 import { zoneDate } from './cycle';
 import { DUES_LIMITS } from './limits';
+import { fromPaise, toPaise } from './money';
+import { PAYMENT_LINK_MIN_PAISE } from '../providers/payments/provider';
 import { raiseDueWithoutRecount, type RaiseDeps } from './raise';
 import { readDuesSettings } from './settings';
 import { duesCollections, findSubscriber, phoneClaimId, type SubscriberDoc, type SubscriberSetupDoc } from './store';
@@ -47,6 +49,8 @@ export interface CreateSubscriberDeps extends RaiseDeps {
 export type CreateSubscriberResult =
   | { kind: 'created'; subscriber: SubscriberDoc }
   | { kind: 'invalid_destination' }
+  /** The workspace collects by payment link and the amount is under the gateway's minimum (in rupees). */
+  | { kind: 'below_link_minimum'; minimum: number }
   | { kind: 'duplicate'; subscriberId: string };
 
 /** Who asked for a create, when the request carries an `Idempotency-Key`: a retry of it carries the same. */
@@ -87,6 +91,10 @@ export async function createSubscriber(
 ): Promise<CreateSubscriberResult> {
   const phone = toE164(input.phone, workspace.country);
   if (!phone) return { kind: 'invalid_destination' };
+  // Read only for an amount a link could not carry: no extra round trip for every other create.
+  if (toPaise(input.amount) < PAYMENT_LINK_MIN_PAISE && (await readDuesSettings(deps.db, workspace._id)).collection.mode === 'payment_link') {
+    return { kind: 'below_link_minimum', minimum: fromPaise(PAYMENT_LINK_MIN_PAISE) };
+  }
   const { subscribers, phones, setups } = duesCollections(deps.db);
   const requestId = request ? setupRequestId(workspace._id, request, input, phone) : null;
   const setup: SubscriberSetupDoc = {
