@@ -48,9 +48,19 @@ export interface SubscriberDoc {
   dues_declined: number;
   /** The ticket of the recount whose totals these are (src/dues/totals.ts); absent on subscribers written before. */
   totals_ticket?: number;
+  /** Why the setup sweep gave this subscriber up (src/dues/setupSweeper.ts); absent otherwise. Internal. */
+  setup_failure?: SetupFailure;
   version: number;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A create the sweep could not finish: the subscriber was cancelled and its phone released. */
+export interface SetupFailure {
+  /** `invalid_input`: the plan breaks a rule a later release enforces; `setup_failed`: a step kept failing. */
+  reason: 'invalid_input' | 'setup_failed';
+  message: string;
+  at: Date;
 }
 
 export interface DueDoc {
