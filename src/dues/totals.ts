@@ -12,16 +12,18 @@ import { duesCollections, isOpen, totalsTicketId, type DueDoc, type SubscriberDo
  * Two recounts of one subscriber may overlap (a payment's and the cycle's raise), and the one
  * that read the dues first may write last. So each recount first takes the subscriber's next
  * ticket (`<subscriber_id>:t<n>`, a unique insert, so tickets are taken in order, one each),
- * then reads the dues, then writes the totals stamped with its ticket unless a later ticket's
- * are already there. FerretDB checks that condition by reading then writing, so a stale write
- * can still land after a newer one; the stale writer finds it out, because ticket n + 1 exists
- * once its write is done, and counts again. Why the last write is then the newest count:
+ * then reads the dues; it writes only if no ticket n + 1 exists yet, and then only over an
+ * older ticket's totals. FerretDB checks that condition by reading then writing, so a stale
+ * write can still land after a newer one; the stale writer finds it out, because ticket n + 1
+ * exists once its write is done, and counts again. Why the last write is the newest count:
  * the recount holding the highest ticket m took it after the last change to a due (it was
- * started by that change, or later) and read after taking it, so it counted every change;
- * any write by a lower ticket j landing after m's would find ticket j + 1 <= m taken and count
- * again under a ticket above m, which cannot be. Tickets are kept (one small record a recount,
- * as the dues' version claims are), since a missing j + 1 would read as "no later recount".
- */
+ * started by that change, or later) and read after taking it, so it counted every change, and
+ * it writes (nothing above it exists). Any write by a lower ticket j landing after m's would
+ * find ticket j + 1 <= m taken and count again under a ticket above m, which cannot be. A
+ * recount that finds a later ticket before writing leaves the writing to it, so a burst of
+ * recounts ends in one write rather than each counting again. Tickets are kept (one small
+ * record a recount, as the dues' version claims are), since a missing n + 1 would read as
+ * "no later recount". */
 
 /** More rounds than this means the subscriber's dues kept changing under every count: the caller's step is retried. */
 const MAX_ROUNDS = 10;
@@ -55,15 +57,22 @@ async function recount(
   lastTicket: number | null,
 ): Promise<SubscriberDoc | null> {
   const { subscribers, totalsTickets } = duesCollections(db);
+  const later = async (ticket: number) => (await totalsTickets.findOne({ _id: totalsTicketId(subscriberId, ticket + 1) })) !== null;
   let read = readDues;
   let after = lastTicket;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const ticket = await takeTicket(db, subscriberId, after, now);
     if (ticket === null) return null;
-    const written = await writeTotals(db, subscriberId, ticket, countTotals(await read()), now);
+    const totals = countTotals(await read());
+    // A later recount exists: it read after this one's ticket, so after the change this one
+    // counts for, and it (or one later still) writes. Writing would only race it.
+    if (await later(ticket)) return subscribers.findOne({ _id: subscriberId });
+    const written = await writeTotals(db, subscriberId, ticket, totals, now);
     // Skipped: a later ticket's totals were already there, and this recount wrote nothing.
     if (!written) return subscribers.findOne({ _id: subscriberId });
-    if (!(await totalsTickets.findOne({ _id: totalsTicketId(subscriberId, ticket + 1) }))) return written;
+    // A later recount took its ticket after the check above and may have written before this
+    // write landed (FerretDB's condition is read before the write): count again, over it.
+    if (!(await later(ticket))) return written;
     read = () => duesOf(db, subscriberId);
     after = ticket + 1;
   }

@@ -99,4 +99,12 @@ describe("a subscriber's totals under two racing recounts", () => {
       next_due_date: day(2),
     });
   });
+  it('a burst of 20 recounts at once: every one answers (none counts again for ever) and the totals are the dues', async () => {
+    const id = await subscriber();
+    const { dues } = duesCollections(db);
+    await dues.insertOne(due(id, 2, 'scheduled'));
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => recountSubscriber(db, id, new Date())));
+    expect(results.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 'fulfilled'));
+    expect(await duesCollections(db).subscribers.findOne({ _id: id })).toMatchObject({ outstanding_total: 300, dues_paid: 0, next_due_date: day(1) });
+  });
 });
