@@ -10,6 +10,7 @@ import { chaseTimes, MESSAGE_WINDOW } from './chasePlan';
 import type { ChasePlan, ChaseStep, ChaseStepInput, ChaseStepResult } from './contracts';
 import { parseDate } from './cycle';
 import { changeDueLatest } from './dueVersions';
+import { formatRupees, toPaise } from './money';
 import { readDuesSettings, type DueVariable, type DuesSettings } from './settings';
 import { duesCollections, findDue, isOpen, type DueDoc, type DueStatus } from './store';
 import { recountSubscriber } from './totals';
@@ -50,7 +51,7 @@ function variableValue(variable: DueVariable, due: DueDoc, settings: DuesSetting
     case 'name':
       return due.subscriber_name;
     case 'amount':
-      return due.amount.toLocaleString('en-IN', { maximumFractionDigits: 2 });
+      return formatRupees(due.amount);
     case 'due_date': {
       const d = parseDate(due.due_date);
       return `${d.day} ${MONTHS[d.month - 1]} ${d.year}`;
@@ -119,9 +120,12 @@ export async function runChaseStep(deps: ChaseDeps, input: ChaseStepInput): Prom
   const settings = await readDuesSettings(deps.db, due.tenant_id);
   const number = STEP_NUMBER[input.step];
   let failure: string | null = null;
-  const linked = due.collection_mode === 'payment_link' && !due.payment_link ? await createLink(deps, due) : due;
-  if (!linked) return { kind: 'stopped' };
-  if (linked.collection_mode === 'payment_link' && !linked.payment_link) failure = 'payment_link_failed';
+  let linked: DueDoc = due;
+  if (due.collection_mode === 'payment_link' && !due.payment_link) {
+    const made = await createLink(deps, due);
+    if (!made) return { kind: 'stopped' };
+    ({ due: linked, failure } = made);
+  }
   try {
     await sendTemplate(deps, linked, settings.template, settings, dueReminderSendIntentKey(due.tenant_id, due._id, number));
   } catch (err) {
@@ -144,20 +148,22 @@ export async function runChaseStep(deps: ChaseDeps, input: ChaseStepInput): Prom
 /**
  * The due's payment link, created once before its first message (the provider is given the
  * due id as its reference, so a retry finds the same link). A refusal leaves it without one:
- * the message still goes, and `failure_reason` says `payment_link_failed`. Null when the due
- * stopped being open meanwhile.
+ * the message still goes, and `failure_reason` says why: `payment_link_below_minimum` for an
+ * amount under the gateway's minimum (refused before asking it; PAYMENT_LINK_MIN_PAISE),
+ * `payment_link_failed` for any other refusal. Null when the due stopped being open meanwhile.
  */
-async function createLink(deps: ChaseDeps, due: DueDoc): Promise<DueDoc | null> {
+async function createLink(deps: ChaseDeps, due: DueDoc): Promise<{ due: DueDoc; failure: string | null } | null> {
   const subscriber = await duesCollections(deps.db).subscribers.findOne({ _id: due.subscriber_id });
   const link = await deps.payments.createLink({
     tenantId: due.tenant_id,
     dueId: due._id,
-    amount: due.amount,
+    amountPaise: toPaise(due.amount),
     description: `${subscriber?.plan_name ?? 'Payment'}, ${due.period_label}`,
     customer: { name: due.subscriber_name, phone: due.phone, email: subscriber?.email ?? null },
   });
-  if (!link.ok) return due;
-  return changeDueLatest(deps.db, due._id, (d) => (isOpen(d.status) ? { payment_link: link.url, payment_link_id: link.id } : null), deps.now);
+  if (!link.ok) return { due, failure: link.reason === 'below_minimum' ? 'payment_link_below_minimum' : 'payment_link_failed' };
+  const linked = await changeDueLatest(deps.db, due._id, (d) => (isOpen(d.status) ? { payment_link: link.url, payment_link_id: link.id } : null), deps.now);
+  return linked && { due: linked, failure: null };
 }
 
 /**

@@ -8,8 +8,16 @@ export const DUES_LIMITS = {
   phoneMaxChars: 24,
   emailMaxChars: 200,
   planNameMaxChars: 120,
-  /** Rupees; more than 0. */
+  /** Rupees, in whole paise (src/dues/money.ts): at least one paisa, at most ten million rupees. */
+  amountMin: 0.01,
   amountMax: 10_000_000,
+  /**
+   * `start_date` bounds (docs/decisions.md, "Dues: dates"): the cycle math carries
+   * `YYYY-MM-DD` dates up to 9999-12-31; a start in this range keeps every due raised at a
+   * create, its chase and thousands of years of cycles inside that.
+   */
+  startDateMin: '1970-01-01',
+  startDateMax: '2999-12-31',
   cycleDaysMin: 1,
   cycleDaysMax: 730,
   dueDayMin: 1,

@@ -46,9 +46,21 @@ export interface SubscriberDoc {
   outstanding_total: number;
   dues_paid: number;
   dues_declined: number;
+  /** The ticket of the recount whose totals these are (src/dues/totals.ts); absent on subscribers written before. */
+  totals_ticket?: number;
+  /** Why the setup sweep gave this subscriber up (src/dues/setupSweeper.ts); absent otherwise. Internal. */
+  setup_failure?: SetupFailure;
   version: number;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A create the sweep could not finish: the subscriber was cancelled and its phone released. */
+export interface SetupFailure {
+  /** `invalid_input`: the plan breaks a rule a later release enforces; `setup_failed`: a step kept failing. */
+  reason: 'invalid_input' | 'setup_failed';
+  message: string;
+  at: Date;
 }
 
 export interface DueDoc {
@@ -134,6 +146,16 @@ export interface DueVersionDoc {
   created_at: Date;
 }
 
+/** `<subscriber_id>:t<n>`: recount n of the subscriber's totals, taken before it reads the dues (src/dues/totals.ts). */
+export interface TotalsTicketDoc {
+  _id: string;
+  subscriber_id: string;
+  ticket: number;
+  created_at: Date;
+}
+
+export const totalsTicketId = (subscriberId: string, ticket: number): string => `${subscriberId}:t${ticket}`;
+
 export function duesCollections(db: Db) {
   return {
     subscribers: db.collection<SubscriberDoc>('dues_subscribers'),
@@ -141,6 +163,7 @@ export function duesCollections(db: Db) {
     phones: db.collection<SubscriberPhoneDoc>('dues_subscriber_phones'),
     setups: db.collection<SubscriberSetupDoc>('dues_subscriber_setups'),
     versions: db.collection<DueVersionDoc>('due_versions'),
+    totalsTickets: db.collection<TotalsTicketDoc>('dues_totals_tickets'),
   };
 }
 

@@ -8,6 +8,8 @@ import type { Logger } from '../observability/logger';
 import type { CycleUnit } from './cycle';
 import { zoneDate } from './cycle';
 import { DUES_LIMITS } from './limits';
+import { fromPaise, toPaise } from './money';
+import { PAYMENT_LINK_MIN_PAISE } from '../providers/payments/provider';
 import { raiseDueWithoutRecount, type RaiseDeps } from './raise';
 import { readDuesSettings } from './settings';
 import { duesCollections, findSubscriber, phoneClaimId, type SubscriberDoc, type SubscriberSetupDoc } from './store';
@@ -47,6 +49,8 @@ export interface CreateSubscriberDeps extends RaiseDeps {
 export type CreateSubscriberResult =
   | { kind: 'created'; subscriber: SubscriberDoc }
   | { kind: 'invalid_destination' }
+  /** The workspace collects by payment link and the amount is under the gateway's minimum (in rupees). */
+  | { kind: 'below_link_minimum'; minimum: number }
   | { kind: 'duplicate'; subscriberId: string };
 
 /** Who asked for a create, when the request carries an `Idempotency-Key`: a retry of it carries the same. */
@@ -87,6 +91,10 @@ export async function createSubscriber(
 ): Promise<CreateSubscriberResult> {
   const phone = toE164(input.phone, workspace.country);
   if (!phone) return { kind: 'invalid_destination' };
+  // Read only for an amount a link could not carry: no extra round trip for every other create.
+  if (toPaise(input.amount) < PAYMENT_LINK_MIN_PAISE && (await readDuesSettings(deps.db, workspace._id)).collection.mode === 'payment_link') {
+    return { kind: 'below_link_minimum', minimum: fromPaise(PAYMENT_LINK_MIN_PAISE) };
+  }
   const { subscribers, phones, setups } = duesCollections(deps.db);
   const requestId = request ? setupRequestId(workspace._id, request, input, phone) : null;
   const setup: SubscriberSetupDoc = {
@@ -160,7 +168,7 @@ export async function finishSetup(
   // first attempt reads them by id; an earlier attempt may have started the cycle, which may
   // have raised more, so a later one recounts them all.
   const counted =
-    attempt === 'first' ? await recountSubscriberOf(deps.db, subscriber._id, dueIds, now) : await recountSubscriber(deps.db, subscriber._id, now);
+    attempt === 'first' ? await recountSubscriberOf(deps.db, subscriber, dueIds, now) : await recountSubscriber(deps.db, subscriber._id, now);
   await startCycle(deps, workspace._id, subscriber._id, DUES_LIMITS.duesRaisedAtCreate);
   await setups.deleteOne({ _id: setup._id });
   return counted ?? subscriber;
@@ -192,6 +200,7 @@ async function writeSubscriber(deps: CreateSubscriberDeps, workspace: SetupWorks
     outstanding_total: 0,
     dues_paid: 0,
     dues_declined: 0,
+    totals_ticket: 0,
     version: 1,
     created_at: setup.created_at,
     updated_at: now,

@@ -101,6 +101,7 @@ runMain(async () => {
   const setups = createSetupSweeper({
     deps: { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, events: createEventPublisher(db, createTemporalDispatcher(db, temporal, config.TEMPORAL_TASK_QUEUE)), logger },
     onError: (err, subscriberId) => logger.warn({ err, subscriberId }, 'dues subscriber setup sweep failed; retried next pass'),
+    onGiveUp: (subscriberId, failure) => logger.warn({ subscriberId, failure }, 'dues subscriber setup given up: subscriber cancelled, phone released'),
   });
   setups.start();
   // No TTL indexes on FerretDB: events and deliveries past their retention are deleted here.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DUES_LIMITS as L } from '../../../src/dues/limits';
 import { DUE_STATUSES, SUBSCRIBER_STATUSES } from '../../../src/dues/store';
+import { rupees } from '../../v1/routes/dues.schema';
 import { idParam, workspaceParams } from '../deps';
 
 /** Request shapes of the console's dues-app routes (private; docs/dues.md). */
@@ -25,7 +26,7 @@ export const consoleDuesQuery = z.object({
 /** A payment recorded in the console (`source` manual): the version is optional here. */
 export const consolePaidBody = z.object({
   expected_version: z.number().int().min(1).nullable().default(null),
-  amount: z.number().gt(0).nullable().default(null),
+  amount: rupees.nullable().default(null),
   reference: z.string().max(L.referenceMaxChars).nullable().default(null),
   paid_at: z.iso
     .datetime({ offset: true })
@@ -37,6 +38,6 @@ export const consolePaidBody = z.object({
 
 /** A simulated gateway payment (what a payment-link provider's paid webhook does): no version, applied once. */
 export const gatewayPaymentBody = z.object({
-  amount: z.number().gt(0).nullable().default(null),
+  amount: rupees.nullable().default(null),
   reference: z.string().max(L.referenceMaxChars).nullable().default(null),
 });

@@ -1,14 +1,21 @@
 import { z } from 'zod';
 import { isPlausibleEmail, normaliseEmail } from '../../../src/contacts/contactIdentity';
 import { CYCLE_UNITS, isCalendarDate } from '../../../src/dues/cycle';
+import { AMOUNT_MESSAGE, START_DATE_MESSAGE, startDateInRange } from '../../../src/dues/inputRules';
 import { DUES_LIMITS as L } from '../../../src/dues/limits';
+import { isWholePaise } from '../../../src/dues/money';
 import { COLLECTION_MODES, DUE_ID_PATTERN, DUE_STATUSES, SUBSCRIBER_STATUSES, type DueDoc, type SubscriberDoc } from '../../../src/dues/store';
 import { formatTimestamp } from '../../format';
 import { pageQuery } from '../../pagination';
 
 /** Request and response shapes of the dues app's routes (campaigns-tickets-dues §2, §4, §8). */
 
-const calendarDate = z.string().refine(isCalendarDate, 'expected a date YYYY-MM-DD');
+const calendarDate = z.string().refine(isCalendarDate, { error: 'expected a date YYYY-MM-DD', abort: true });
+/** A date the cycle math carries (src/dues/inputRules.ts). */
+const startDate = calendarDate.refine(startDateInRange, START_DATE_MESSAGE);
+
+/** Rupees in whole paise, at least 0.01, at most the limit (src/dues/money.ts): the one amount rule of every dues body. */
+export const rupees = z.number().min(L.amountMin, { abort: true }).max(L.amountMax, { abort: true }).refine(isWholePaise, AMOUNT_MESSAGE);
 
 export const createSubscriberBody = z
   .object({
@@ -22,11 +29,11 @@ export const createSubscriberBody = z
       .nullable()
       .default(null),
     plan_name: z.string().min(1).max(L.planNameMaxChars).default('Monthly plan'),
-    amount: z.number().gt(0).max(L.amountMax),
+    amount: rupees,
     cycle_unit: z.enum(CYCLE_UNITS).default('monthly'),
     cycle_days: z.number().int().min(L.cycleDaysMin).max(L.cycleDaysMax).nullable().default(null),
     due_day: z.number().int().min(L.dueDayMin).max(L.dueDayMax).nullable().default(null),
-    start_date: calendarDate.nullable().default(null),
+    start_date: startDate.nullable().default(null),
   })
   .refine((b) => b.cycle_unit !== 'custom_days' || b.cycle_days !== null, { message: 'cycle_days is required for custom_days.', path: ['cycle_days'] });
 
@@ -44,7 +51,7 @@ export const dueParams = z.object({ due_id: z.string().regex(DUE_ID_PATTERN) });
 
 export const markPaidBody = z.object({
   expected_version: z.number().int().min(1),
-  amount: z.number().gt(0).nullable().default(null),
+  amount: rupees.nullable().default(null),
   reference: z.string().max(L.referenceMaxChars).nullable().default(null),
   paid_at: z.iso
     .datetime({ offset: true })

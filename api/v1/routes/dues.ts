@@ -7,6 +7,7 @@ import { duesCollections, OPEN_DUE_STATUSES, type DueDoc } from '../../../src/du
 import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
+import { validationError } from '../../validation';
 import { page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
 import type { PublicDeps } from '../deps';
@@ -104,6 +105,16 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
             `That phone number isn't usable: give it with its country code (+…), or as a number of the workspace's country (${workspace.country}).`,
             { reason: 'invalid_destination' },
           );
+        }
+        if (created.kind === 'below_link_minimum') {
+          // A field outside its limits (§7: a validation failure, no reason); the limit is the gateway's, so say so.
+          throw validationError([
+            {
+              loc: ['body', 'amount'],
+              msg: `expected at least ${created.minimum}: this workspace collects by payment link, and a payment link must ask at least Rs ${created.minimum} (the gateway's minimum)`,
+              type: 'too_small',
+            },
+          ]);
         }
         if (created.kind === 'duplicate') {
           throw new ApiError('conflict', 'A subscriber with this phone number already exists.', { reason: 'duplicate_recipient', subscriber_id: created.subscriberId });

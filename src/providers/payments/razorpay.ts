@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { PaymentLinkProvider, PaymentLinkRequest, PaymentLinkResult } from './provider';
+import { fromPaise } from '../../dues/money';
+import { belowLinkMinimum, type PaymentLinkProvider, type PaymentLinkRequest, type PaymentLinkResult } from './provider';
 
 /**
  * Razorpay Payment Links: `POST /v1/payment_links` (amount in paise, `reference_id` = the due
@@ -37,8 +38,10 @@ export class RazorpayPaymentLinkProvider implements PaymentLinkProvider {
   }
 
   async createLink(request: PaymentLinkRequest): Promise<PaymentLinkResult> {
+    const refused = belowLinkMinimum(request.amountPaise);
+    if (refused) return refused;
     const { status, json } = await this.post('/v1/payment_links', {
-      amount: Math.round(request.amount * 100),
+      amount: request.amountPaise,
       currency: 'INR',
       reference_id: request.dueId,
       description: request.description,
@@ -51,7 +54,7 @@ export class RazorpayPaymentLinkProvider implements PaymentLinkProvider {
     if (status >= 200 && status < 300 && typeof json.id === 'string' && typeof json.short_url === 'string') return { ok: true, id: json.id, url: json.short_url };
     const error = json.error as { description?: string } | undefined;
     if (status >= 500) throw new Error(`Razorpay answered ${status}: ${error?.description ?? 'no description'}`);
-    return { ok: false, message: error?.description ?? `Razorpay answered ${status}` };
+    return { ok: false, reason: 'refused', message: error?.description ?? `Razorpay answered ${status}` };
   }
 
   async cancelLink(id: string): Promise<void> {
@@ -85,5 +88,5 @@ export function parsePaymentLinkPaid(payload: unknown): PaymentLinkPaid | null {
   const payment = event.payload?.payment?.entity;
   if (!link || typeof link.id !== 'string' || typeof link.reference_id !== 'string') return null;
   const paise = typeof payment?.amount === 'number' ? payment.amount : typeof link.amount_paid === 'number' ? link.amount_paid : null;
-  return { linkId: link.id, dueId: link.reference_id, paymentId: typeof payment?.id === 'string' ? payment.id : null, amount: paise === null ? null : paise / 100 };
+  return { linkId: link.id, dueId: link.reference_id, paymentId: typeof payment?.id === 'string' ? payment.id : null, amount: paise === null ? null : fromPaise(paise) };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PaymentLinkProvider, PaymentLinkRequest, PaymentLinkResult } from './provider';
+import { belowLinkMinimum, type PaymentLinkProvider, type PaymentLinkRequest, type PaymentLinkResult } from './provider';
 import type { SimulatorScripting } from './simulatorScript';
 
 /**
@@ -16,8 +16,10 @@ export class SimulatedPaymentLinkProvider implements PaymentLinkProvider {
   constructor(private readonly scripting: SimulatorScripting | null = null) {}
 
   async createLink(request: PaymentLinkRequest): Promise<PaymentLinkResult> {
+    const refused = belowLinkMinimum(request.amountPaise);
+    if (refused) return refused;
     const script = this.scripting ? await this.scripting.scriptFor(request.tenantId) : null;
-    if (script?.create === 'fail') return { ok: false, message: 'simulated: link creation refused' };
+    if (script?.create === 'fail') return { ok: false, reason: 'refused', message: 'simulated: link creation refused' };
     const id = `plink_sim_${createHash('sha256').update(`${request.tenantId}\u0000${request.dueId}`).digest('hex').slice(0, 14)}`;
     if (script && script.paid_after_minutes !== null) {
       await this.scripting!.payLater({ tenantId: request.tenantId, dueId: request.dueId, linkId: id, afterMs: Math.round(script.paid_after_minutes * 60_000) });

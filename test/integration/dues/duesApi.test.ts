@@ -7,7 +7,7 @@ import { DUES_APP_DOCS_URL } from '../../../src/dues/limits';
 import { duesCollections, type DueStatus } from '../../../src/dues/store';
 import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
-import { eventsOf } from '../../support/messaging';
+import { CONSOLE, eventsOf } from '../../support/messaging';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
@@ -147,11 +147,75 @@ describe('the dues app (POST/GET /api/v1/apps/dues/subscribers, GET …/dues, PO
       ['an unknown cycle_unit', 'cycle_unit', { cycle_unit: 'daily' }],
       ['a start_date that is not a date', 'start_date', { start_date: '2026-02-30' }],
       ['a plan name over 120 characters', 'plan_name', { plan_name: 'p'.repeat(121) }],
+      ['a start_date past what the cycle math carries (9999-12-31)', 'start_date', { start_date: '9999-12-31' }],
+      ['a start_date after 2999-12-31', 'start_date', { start_date: '3000-01-01' }],
+      ['a start_date before 1970-01-01', 'start_date', { start_date: '1969-12-31' }],
+      ['amount 0.001 (under a paisa)', 'amount', { amount: 0.001 }],
+      ['amount 100.123 (a fraction of a paisa)', 'amount', { amount: 100.123 }],
     ])('%s: 400 at body.%s', async (_, field, extra) => {
       const res = await subscribe(person(extra));
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'invalid_argument', message: 'Request validation failed.' });
       expect(res.body.error.details.errors.map((e: { loc: string[] }) => e.loc)).toEqual([['body', field]]);
+    });
+
+    it('start_date 9999-12-31 and amount 100.123: 400 validation failures naming the bounds, and the phone stays free', async () => {
+      const { local } = phone();
+      const res = await subscribe(person({ phone: local, start_date: '9999-12-31', amount: 100.123 }));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(
+        envelope('invalid_argument', 'Request validation failed.', {
+          errors: [
+            { loc: ['body', 'amount'], msg: 'expected rupees in whole paise: at most two decimals, at least 0.01', type: 'custom' },
+            { loc: ['body', 'start_date'], msg: 'expected a start date from 1970-01-01 to 2999-12-31', type: 'custom' },
+          ],
+        }),
+      );
+      expect((await subscribe(person({ phone: local, start_date: '2999-12-31' }))).status).toBe(201);
+    });
+
+    it('amount 100.12 and start_date 2999-12-31, the last allowed: 201, whole paise in the dues and the totals', async () => {
+      const res = await subscribe(person({ amount: 100.12, start_date: '2999-12-31' }));
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ amount: 100.12, outstanding_total: 200.24, next_due_date: '2999-12-31' });
+      expect((await duesOf(res.body.subscriber_id)).map((d) => [d.due_date, d.amount])).toEqual([
+        ['2999-12-31', 100.12],
+        ['3000-01-31', 100.12],
+      ]);
+      // Paid in parts whose float sum drifts (0.1 + 0.2): the totals are added in paise.
+      const dues = await duesOf(res.body.subscriber_id);
+      expect((await pay(dues[0]!._id, { expected_version: 1, amount: 0.1 })).status).toBe(200);
+      expect((await pay(dues[1]!._id, { expected_version: 1, amount: 0.2 })).status).toBe(200);
+      const after = (await listSubscribers({ limit: 200 })).body.items.find((s: { subscriber_id: string }) => s.subscriber_id === res.body.subscriber_id);
+      expect(after).toMatchObject({ collected_total: 0.3, outstanding_total: 0, dues_paid: 2 });
+    });
+
+    it('a workspace collecting by payment link: an amount under Rs 1 (the gateway minimum) is 400 at body.amount; Rs 1 is accepted', async () => {
+      const linkWs = await workspace();
+      const settings = await request(api.server)
+        .put(`/console/v1/workspaces/${linkWs.workspaceId}/apps/dues/settings`)
+        .set(CONSOLE)
+        .send({ collection: { mode: 'payment_link' } });
+      expect(settings.status).toBe(200);
+      const { local, e164 } = phone();
+      const res = await subscribe(person({ phone: local, amount: 0.99 }), linkWs);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(
+        envelope('invalid_argument', 'Request validation failed.', {
+          errors: [
+            {
+              loc: ['body', 'amount'],
+              msg: "expected at least 1: this workspace collects by payment link, and a payment link must ask at least Rs 1 (the gateway's minimum)",
+              type: 'too_small',
+            },
+          ],
+        }),
+      );
+      // Nothing was written: the phone is free.
+      expect(await duesCollections(api.db).phones.findOne({ _id: `${linkWs.workspaceId}|${e164}` })).toBeNull();
+      expect((await subscribe(person({ phone: local, amount: 1 }), linkWs)).status).toBe(201);
+      // The same amount where the workspace collects by UPI: accepted.
+      expect((await subscribe(person({ amount: 0.99 }))).status).toBe(201);
     });
 
     it('a phone that is neither international nor of the workspace country: 400 invalid_destination', async () => {
@@ -375,6 +439,8 @@ describe('the dues app (POST/GET /api/v1/apps/dues/subscribers, GET …/dues, PO
         [{}, 'expected_version'],
         [{ expected_version: 0 }, 'expected_version'],
         [{ expected_version: 1, amount: 0 }, 'amount'],
+        [{ expected_version: 1, amount: 0.001 }, 'amount'],
+        [{ expected_version: 1, amount: 100.123 }, 'amount'],
         [{ expected_version: 1, reference: 'r'.repeat(141) }, 'reference'],
         [{ expected_version: 1, paid_at: 'yesterday' }, 'paid_at'],
       ] as const) {

@@ -33,7 +33,7 @@ describe('Razorpay Payment Links: the adapter against a local fake, and the sign
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     const provider = () => new RazorpayPaymentLinkProvider({ baseUrl: base, keyId: 'rzp_test_key', keySecret: 'secret', timeoutMs: 10_000 });
-    const link = { tenantId: 'ws_1', dueId: 'due_0123456789abcdef0123456789', amount: 1499.5, description: 'March 2026', customer: { name: 'Asha', phone: '+919812345678', email: null } };
+    const link = { tenantId: 'ws_1', dueId: 'due_0123456789abcdef0123456789', amountPaise: 149950, description: 'March 2026', customer: { name: 'Asha', phone: '+919812345678', email: null } };
 
     it('creates a link: basic auth, amount in paise, the due as reference_id, Razorpay\'s own reminders off', async () => {
       answer = { status: 200, body: { id: 'plink_Abc123', short_url: 'https://rzp.io/i/abc' } };
@@ -57,9 +57,24 @@ describe('Razorpay Payment Links: the adapter against a local fake, and the sign
 
     it('a refusal is a result with Razorpay\'s description; a 5xx throws (the step is retried)', async () => {
       answer = { status: 400, body: { error: { code: 'BAD_REQUEST_ERROR', description: 'reference_id already exists' } } };
-      expect(await provider().createLink(link)).toEqual({ ok: false, message: 'reference_id already exists' });
+      expect(await provider().createLink(link)).toEqual({ ok: false, reason: 'refused', message: 'reference_id already exists' });
       answer = { status: 502, body: {} };
       await expect(provider().createLink(link)).rejects.toThrow('Razorpay answered 502');
+    });
+
+    it('under 100 paise (Razorpay\'s minimum for a link), or not whole paise: refused as below_minimum without a call', async () => {
+      const calls = seen.length;
+      for (const amountPaise of [99, 0, 100.5]) {
+        expect(await provider().createLink({ ...link, amountPaise })).toEqual({
+          ok: false,
+          reason: 'below_minimum',
+          message: `A payment link must ask at least 100 paise (Rs 1); this one would ask ${amountPaise}.`,
+        });
+      }
+      expect(seen).toHaveLength(calls);
+      answer = { status: 200, body: { id: 'plink_Min100', short_url: 'https://rzp.io/i/min' } };
+      expect(await provider().createLink({ ...link, amountPaise: 100 })).toMatchObject({ ok: true });
+      expect(seen.at(-1)).toMatchObject({ body: { amount: 100 } });
     });
 
     it('cancels a link; a 4xx (already paid or cancelled) is not an error', async () => {

@@ -3,7 +3,7 @@ import { MongoOperationTimeoutError } from 'mongodb';
 import request from 'supertest';
 import { collections } from '../../../src/db/collections';
 import { dueChaseWorkflowId, duesCycleWorkflowId } from '../../../src/dues/contracts';
-import { createSetupSweeper, SETUP_SWEEP_GRACE_MS } from '../../../src/dues/setupSweeper';
+import { createSetupSweeper, SETUP_GIVE_UP_AFTER_MS, SETUP_SWEEP_GRACE_MS } from '../../../src/dues/setupSweeper';
 import { duesCollections, phoneClaimId } from '../../../src/dues/store';
 import { createSubscriber, type SubscriberInput } from '../../../src/dues/subscribers';
 import type { EventInput } from '../../../src/events/eventStore';
@@ -168,5 +168,80 @@ describe('a dues subscriber create stopped short', () => {
     });
     const res = await request(api.server).get(`${BASE}/subscribers`).set(bearer(ws.key)).query({ limit: 200 });
     expect(res.body.items.map((s: { subscriber_id: string }) => s.subscriber_id)).toContain(subscriberId);
+  });
+  it('the sweep gives up on a setup that can never finish (start_date 9999-12-31, recorded before dates were bounded): the subscriber cancelled with why, the phone released, no retry', async () => {
+    const workspace = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!;
+    const events = createEventPublisher(api.db, { dispatch: async () => undefined });
+    const deps = { db: api.db, events, temporal: api.temporal, taskQueue: api.config.TEMPORAL_TASK_QUEUE };
+    const e164 = phone();
+    const input: SubscriberInput = { name: 'Kiran Das', phone: e164, email: null, plan_name: 'Monthly plan', amount: 500, cycle_unit: 'monthly', cycle_days: null, due_day: null, start_date: '9999-12-31' };
+    const startedAt = new Date();
+    // What the API did before the bound: the cycle math overflows after the subscriber is written.
+    await expect(createSubscriber(deps, workspace, input, startedAt)).rejects.toThrow(RangeError);
+    const { subscriber_id: subscriberId } = await claimOf(e164);
+    expect(await duesCollections(api.db).setups.findOne({ _id: subscriberId })).not.toBeNull();
+    expect((await subscribe({ name: 'Kiran Das', phone: e164, amount: 500 })).status).toBe(409);
+
+    const errors: unknown[] = [];
+    const givenUp: [string, unknown][] = [];
+    const sweeper = createSetupSweeper({
+      deps,
+      now: () => new Date(startedAt.getTime() + SETUP_SWEEP_GRACE_MS + 1_000),
+      onError: (err) => errors.push(err),
+      onGiveUp: (id, failure) => givenUp.push([id, failure]),
+    });
+    expect(await sweeper.sweepOnce()).toBe(0);
+    expect(errors).toEqual([]);
+    const why = { reason: 'invalid_input', message: 'start_date 9999-12-31: expected a start date from 1970-01-01 to 2999-12-31', at: expect.any(Date) };
+    expect(givenUp).toEqual([[subscriberId, why]]);
+    expect(await duesCollections(api.db).setups.findOne({ _id: subscriberId })).toBeNull();
+    expect(await duesCollections(api.db).phones.findOne({ _id: phoneClaimId(ws.workspaceId, e164) })).toBeNull();
+    expect(await duesCollections(api.db).subscribers.findOne({ _id: subscriberId })).toMatchObject({ status: 'cancelled', setup_failure: why });
+    expect(await duesOf(subscriberId)).toEqual([]);
+    // Nothing left to try: the next pass is quiet.
+    expect(await sweeper.sweepOnce()).toBe(0);
+    expect(errors).toEqual([]);
+    expect(givenUp).toHaveLength(1);
+    // The phone is free for a new create.
+    const again = await subscribe({ name: 'Kiran Das', phone: e164, amount: 500, start_date: '2031-09-01' });
+    expect(again.status).toBe(201);
+    expect(again.body.subscriber_id).not.toBe(subscriberId);
+  });
+
+  it('the sweep gives up on a setup whose step still fails a day after its create; before that it tries again each pass', async () => {
+    const workspace = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!;
+    const events = createEventPublisher(api.db, { dispatch: async () => undefined });
+    const temporalDown = {
+      workflow: {
+        start: () => Promise.reject(new Error('14 UNAVAILABLE: No connection established (injected)')),
+        getHandle: () => ({ signal: () => Promise.resolve() }),
+      },
+    } as unknown as Client;
+    const deps = { db: api.db, events, temporal: temporalDown, taskQueue: api.config.TEMPORAL_TASK_QUEUE };
+    const e164 = phone();
+    const input: SubscriberInput = { name: 'Leela Nair', phone: e164, email: null, plan_name: 'Monthly plan', amount: 650, cycle_unit: 'monthly', cycle_days: null, due_day: null, start_date: '2031-10-05' };
+    const startedAt = new Date();
+    await expect(createSubscriber(deps, workspace, input, startedAt)).rejects.toThrow('UNAVAILABLE');
+    const { subscriber_id: subscriberId } = await claimOf(e164);
+
+    let clock = startedAt.getTime() + SETUP_SWEEP_GRACE_MS + 1_000;
+    const errors: unknown[] = [];
+    const givenUp: [string, unknown][] = [];
+    const sweeper = createSetupSweeper({ deps, now: () => new Date(clock), onError: (err) => errors.push(err), onGiveUp: (id, failure) => givenUp.push([id, failure]) });
+    await sweeper.sweepOnce();
+    expect(errors.map(String)).toEqual([expect.stringContaining('UNAVAILABLE')]);
+    expect(givenUp).toEqual([]);
+    expect(await duesCollections(api.db).setups.findOne({ _id: subscriberId })).not.toBeNull();
+
+    clock = startedAt.getTime() + SETUP_GIVE_UP_AFTER_MS + 1_000;
+    await sweeper.sweepOnce();
+    expect(errors).toHaveLength(1);
+    const why = { reason: 'setup_failed', message: '14 UNAVAILABLE: No connection established (injected)', at: expect.any(Date) };
+    expect(givenUp).toEqual([[subscriberId, why]]);
+    expect(await duesCollections(api.db).setups.findOne({ _id: subscriberId })).toBeNull();
+    expect(await duesCollections(api.db).phones.findOne({ _id: phoneClaimId(ws.workspaceId, e164) })).toBeNull();
+    expect(await duesCollections(api.db).subscribers.findOne({ _id: subscriberId })).toMatchObject({ status: 'cancelled', setup_failure: why, outstanding_total: 0 });
+    // The first due, raised before the failure, is cancelled: nothing of it is chased.
+    expect((await duesOf(subscriberId)).map((d) => d.status)).toEqual(['cancelled']);
   });
 });

@@ -190,6 +190,18 @@ describe('the dues chase and cycle (time-skipping)', () => {
     }
   });
 
+  it('payment-link mode, a due under Rs 1 (the gateway minimum): no link asked, failure_reason payment_link_below_minimum, the reminder still goes', async () => {
+    await settings({ template: { variables: ['name', 'amount', 'pay_to'] } });
+    const dueDate = await ahead(10);
+    // Accepted where the workspace collects by UPI; the due then marked as raised in link mode (as a settings change before it was raised would).
+    const { dues } = await subscribe({ start_date: dueDate, amount: 0.5 });
+    const id = dues[0]!._id;
+    await duesCollections(db).dues.updateOne({ _id: id }, { $set: { collection_mode: 'payment_link' } });
+    await env.sleep(at(addDays(dueDate, -2), 0) - (await env.currentTimeMs()));
+    expect(await due(id)).toMatchObject({ status: 'scheduled', payment_link: null, payment_link_id: null, failure_reason: 'payment_link_below_minimum' });
+    expect(sentFor(id).map((s) => s.body)).toEqual([[expect.any(String), '0.50', '-']]);
+  });
+
   it.each(['waived', 'cancelled'] as const)('%s from the console mid-chase: the chase stops, nothing more is sent', async (to) => {
     await settings({});
     const dueDate = await ahead(10);
