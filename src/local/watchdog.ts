@@ -7,11 +7,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
  * holds the write end of its stdin and tells it which process groups to watch; the kernel
  * closes that pipe when the launcher dies, and on end of input the watchdog sends SIGTERM
  * (and SIGCONT, for a frozen child) to every group still listed, then SIGKILL to any left
- * after GRACE_STEPS × 0.2 s. It sits in a process group of its own and ignores the terminal's
- * signals, so a signal to the launcher's group does not take it down first.
+ * after GRACE_STEPS × 0.5 s (10 s, more on a loaded machine). It sits in a process group of
+ * its own and ignores the terminal's signals, so a signal to the launcher's group does not
+ * take it down first. `sh`, `kill`, `sleep` and /proc are all it needs: nothing to install.
  */
 
-const GRACE_STEPS = 50;
+const GRACE_STEPS = 20;
 
 const SCRIPT = `
 trap '' INT TERM HUP
@@ -37,7 +38,7 @@ while [ $n -lt ${GRACE_STEPS} ]; do
   done 2>/dev/null
   [ -n "$alive" ] || exit 0
   groups=$alive
-  sleep 0.2
+  sleep 0.5
   n=$((n + 1))
 done
 for g in $groups; do kill -s KILL -- -$g; done 2>/dev/null
