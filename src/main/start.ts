@@ -76,7 +76,7 @@ runMain(async () => {
   };
   let giveUp: (reason: string) => void = () => undefined;
   const gaveUp = new Promise<string>((resolve) => (giveUp = resolve));
-  /** From here on the child is restarted when it dies; `start` is how it came up the first time. */
+  /** From here on the child is restarted when it dies or stops answering `probe`; `start` is how it came up the first time. */
   const keep = (first: ManagedProcess, start: () => Promise<ManagedProcess>, probe: LivenessProbe) => {
     say(`${first.name} running (pid ${first.child.pid})`);
     children.push(supervise({ name: first.name, first, start, log: say, onGiveUp: giveUp, liveness: { probe, policy: liveness } }));
