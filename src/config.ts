@@ -151,6 +151,12 @@ export function webhookPrivateUrlsAllowed(config: Pick<Config, 'WEBHOOK_ALLOW_PR
   return config.WEBHOOK_ALLOW_PRIVATE_URLS === undefined ? config.NODE_ENV !== 'production' : config.WEBHOOK_ALLOW_PRIVATE_URLS === 'true';
 }
 
+const launcherMillis = z.coerce
+  .number({ error: 'expected milliseconds' })
+  .int('expected a whole number')
+  .min(100, 'expected milliseconds from 100 to 600000')
+  .max(600_000, 'expected milliseconds from 100 to 600000');
+
 /** Settings only the local launcher (`npm start`) reads: where the embedded servers live. */
 export const launcherEnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
@@ -158,6 +164,10 @@ export const launcherEnvSchema = z.object({
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   FERRETDB_PORT: port.default(27017),
+  /** The launcher's liveness checks on its children; defaults in src/local/liveness.ts. */
+  LIVENESS_INTERVAL_MS: launcherMillis.optional(),
+  LIVENESS_TIMEOUT_MS: launcherMillis.optional(),
+  LIVENESS_FAILURES: z.coerce.number({ error: 'expected a count' }).int('expected a whole number').min(1, 'expected 1 or more').optional(),
 });
 
 export type LauncherConfig = z.infer<typeof launcherEnvSchema>;

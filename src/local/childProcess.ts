@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Watchdog } from './watchdog';
 
 export interface ManagedProcess {
   name: string;
@@ -8,7 +9,7 @@ export interface ManagedProcess {
   logFile: string;
   /** Resolves with the exit code (or signal) once the process has gone. */
   exited: Promise<number | string>;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has gone. */
+  /** SIGTERM (and SIGCONT), then SIGKILL after `graceMs`; resolves when the process has gone. */
   stop(graceMs?: number): Promise<void>;
   /** Last lines of its log, for a start-up failure message. */
   tail(lines?: number): string;
@@ -27,10 +28,14 @@ export function startProcess(
     cwd?: string;
     logFile: string;
     /**
-     * Its own process group, so a terminal's Ctrl-C reaches only the launcher, which then
-     * stops the children in order. Off for test servers, which must die with the test run.
+     * The launcher's children: each in a process group of its own, so a terminal's Ctrl-C
+     * reaches only the launcher, which then stops the children in order; and each group
+     * watched by the launcher's watchdog, so no child outlives the launcher however it ends.
+     * Unset for test servers, which must die with the test run.
      */
-    ownGroup?: boolean;
+    watchdog?: Watchdog;
+    /** A Node child gets an IPC channel, whose closing tells it that its parent has gone. */
+    ipc?: boolean;
   },
 ): ManagedProcess {
   mkdirSync(dirname(options.logFile), { recursive: true });
@@ -38,10 +43,16 @@ export function startProcess(
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: options.env ?? process.env,
-    stdio: ['ignore', fd, fd],
-    detached: options.ownGroup ?? false,
+    stdio: options.ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
+    detached: options.watchdog !== undefined,
   });
   closeSync(fd);
+  const { watchdog } = options;
+  if (watchdog && child.pid !== undefined) {
+    const pid = child.pid;
+    watchdog.watch(pid);
+    child.once('exit', () => watchdog.forget(pid));
+  }
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
     child.once('error', (err) => resolve(`spawn error: ${err.message}`));
@@ -54,6 +65,8 @@ export function startProcess(
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
+      // A frozen (SIGSTOPped) child handles SIGTERM only once it runs again.
+      child.kill('SIGCONT');
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);

@@ -1,4 +1,6 @@
 import { createServer, connect } from 'node:net';
+import { LaunchError } from './launchError';
+import { portHolder } from './portHolder';
 
 /** A port the OS considers free right now on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -41,4 +43,15 @@ export async function waitFor<T>(what: string, check: () => Promise<T>, timeoutM
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/**
+ * Refuses a port something already answers on, in one line naming the process that holds
+ * it (src/local/portHolder.ts) and the variable that moves ours.
+ */
+export async function refuseBusyPort(port: number, what: string, variable: string): Promise<void> {
+  if (!(await portInUse(port))) return;
+  const holder = portHolder(port);
+  const by = holder ? `by pid ${holder.pid} (${holder.command})` : "by a process this user cannot see (another user's?)";
+  throw new LaunchError(`port ${port} for ${what} is already in use ${by}; stop it, or choose another port with ${variable}`);
 }

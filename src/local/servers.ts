@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { MongoClient } from 'mongodb';
 import { startProcess, untilReady, type ManagedProcess } from './childProcess';
-import { portInUse, waitFor } from './net';
+import { pingMongoServer } from './liveness';
+import { refuseBusyPort, waitFor } from './net';
+import type { Watchdog } from './watchdog';
 
 /**
  * The embedded servers: the Temporal CLI dev server and FerretDB on SQLite, both on
@@ -17,7 +18,8 @@ export interface TemporalDevServerOptions {
   dataDir: string;
   namespace?: string;
   logFile: string;
-  ownGroup?: boolean;
+  /** Set by the launcher: see startProcess. */
+  watchdog?: Watchdog;
 }
 
 export interface LocalServer {
@@ -25,15 +27,9 @@ export interface LocalServer {
   address: string;
 }
 
-async function refuseBusyPort(port: number, what: string): Promise<void> {
-  if (await portInUse(port)) {
-    throw new Error(`port ${port} for ${what} is already in use (another instance running?); choose another with its *_PORT variable`);
-  }
-}
-
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<LocalServer> {
-  await refuseBusyPort(options.port, 'Temporal');
-  await refuseBusyPort(options.uiPort, 'the Temporal UI');
+  await refuseBusyPort(options.port, 'Temporal', 'TEMPORAL_PORT');
+  await refuseBusyPort(options.uiPort, 'the Temporal UI', 'TEMPORAL_UI_PORT');
   mkdirSync(options.dataDir, { recursive: true });
   const namespace = options.namespace ?? 'default';
   const proc = startProcess(
@@ -53,7 +49,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
       '--log-level', 'warn',
     ],
     // Nothing may call out: the server's version check is off.
-    { env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' }, logFile: options.logFile, ownGroup: options.ownGroup },
+    { env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' }, logFile: options.logFile, watchdog: options.watchdog },
   );
   const address = `127.0.0.1:${options.port}`;
   await untilReady(
@@ -81,11 +77,12 @@ export interface FerretDbOptions {
   port: number;
   dataDir: string;
   logFile: string;
-  ownGroup?: boolean;
+  /** Set by the launcher: see startProcess. */
+  watchdog?: Watchdog;
 }
 
 export async function startFerretDb(options: FerretDbOptions): Promise<LocalServer> {
-  await refuseBusyPort(options.port, 'FerretDB');
+  await refuseBusyPort(options.port, 'FerretDB', 'FERRETDB_PORT');
   const sqliteDir = join(options.dataDir, 'ferretdb');
   const stateDir = join(options.dataDir, 'ferretdb-state');
   mkdirSync(sqliteDir, { recursive: true });
@@ -105,7 +102,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<LocalServ
     ],
     // GOGC=800: Go's collector marked and swept about a tenth of the server's CPU at the
     // default 100; its live heap is tens of MB, so a peak of about 330 MB is cheap.
-    { env: { ...process.env, GOGC: process.env.FERRETDB_GOGC ?? '800' }, logFile: options.logFile, ownGroup: options.ownGroup },
+    { env: { ...process.env, GOGC: process.env.FERRETDB_GOGC ?? '800' }, logFile: options.logFile, watchdog: options.watchdog },
   );
   const address = `mongodb://127.0.0.1:${options.port}/`;
   await untilReady(
@@ -113,13 +110,8 @@ export async function startFerretDb(options: FerretDbOptions): Promise<LocalServ
     waitFor(
       'FerretDB',
       async () => {
-        const client = new MongoClient(address, { serverSelectionTimeoutMS: 1_000 });
-        try {
-          await client.db('admin').command({ ping: 1 });
-          return true;
-        } finally {
-          await client.close();
-        }
+        await pingMongoServer(address, 2_000);
+        return true;
       },
       30_000,
     ),

@@ -1,4 +1,5 @@
 import type { ManagedProcess } from './childProcess';
+import type { LivenessPolicy, LivenessProbe } from './liveness';
 
 /**
  * Keeps one child of the launcher running: when it dies on its own, it is started again
@@ -6,6 +7,10 @@ import type { ManagedProcess } from './childProcess';
  * after a growing pause, while the other children keep running. A child that keeps dying
  * soon after each start is given up on: the launcher then stops everything and exits,
  * because a restart loop would hide a real fault (a broken data file, a port taken).
+ *
+ * A child that hangs without exiting is caught by its liveness probe: after `failures` checks
+ * in a row without an answer it is stopped (SIGTERM and SIGCONT, SIGKILL after a grace), with
+ * a line saying why, and then restarted like any child that died.
  */
 
 export interface RestartPolicy {
@@ -43,7 +48,12 @@ export interface SuperviseOptions {
   log: (line: string) => void;
   /** Called once when the child is given up on. */
   onGiveUp: (reason: string) => void;
+  /** Asks the running child whether it still answers; none, and only exits are watched. */
+  liveness?: { probe: LivenessProbe; policy: LivenessPolicy };
 }
+
+/** How long a child that stopped answering gets to stop on SIGTERM before SIGKILL. */
+const HUNG_STOP_GRACE_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,6 +63,9 @@ export function supervise(options: SuperviseOptions): Supervised {
   let current = options.first;
   let stopping = false;
   let wake: (() => void) | null = null;
+  /** Set when the liveness check stopped the current process: its exit was not its own. */
+  let stoppedForSilence = false;
+  const wakeLiveness = new Set<() => void>();
 
   const loop = async () => {
     let startedAt = Date.now();
@@ -69,7 +82,9 @@ export function supervise(options: SuperviseOptions): Supervised {
         return;
       }
       const backoff = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** (fastFailures - 1));
-      log(`${name} exited unexpectedly (${exit}) after ${(ran / 1000).toFixed(1)} s; restarting in ${(backoff / 1000).toFixed(1)} s (fast failure ${fastFailures} of ${policy.maxFastFailures})`);
+      const how = stoppedForSilence ? 'was stopped for not answering' : 'exited unexpectedly';
+      stoppedForSilence = false;
+      log(`${name} ${how} (${exit}) after ${(ran / 1000).toFixed(1)} s; restarting in ${(backoff / 1000).toFixed(1)} s (fast failure ${fastFailures} of ${policy.maxFastFailures})`);
       await Promise.race([sleep(backoff), new Promise<void>((resolve) => (wake = resolve))]);
       wake = null;
       if (stopping) return;
@@ -90,14 +105,69 @@ export function supervise(options: SuperviseOptions): Supervised {
   };
   const done = loop();
 
+  const running = (proc: ManagedProcess) => proc.child.exitCode === null && proc.child.signalCode === null;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(finish, ms);
+      function finish() {
+        clearTimeout(timer);
+        wakeLiveness.delete(finish);
+        resolve();
+      }
+      wakeLiveness.add(finish);
+    });
+  /** Null when the child answered in time, else why not (one wording for every probe's timeout). */
+  const checkOnce = async (probe: LivenessProbe, timeoutMs: number): Promise<string | null> => {
+    const silent = `no answer within ${(timeoutMs / 1000).toFixed(1)} s`;
+    const began = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        probe.check(timeoutMs).then(
+          () => null,
+          (err: unknown) => (Date.now() - began >= timeoutMs ? silent : err instanceof Error ? err.message.split('\n')[0]! : String(err)),
+        ),
+        new Promise<string>((resolve) => (timer = setTimeout(() => resolve(silent), timeoutMs))),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const watch = async ({ probe, policy: every }: NonNullable<SuperviseOptions['liveness']>) => {
+    let watched = current;
+    let failures = 0;
+    while (!stopping) {
+      await pause(every.intervalMs);
+      if (stopping) break;
+      // Between a death and its restart the exit loop is in charge.
+      if (!running(current)) continue;
+      if (current !== watched) {
+        watched = current;
+        failures = 0;
+      }
+      const problem = await checkOnce(probe, every.timeoutMs);
+      if (stopping || current !== watched || !running(watched)) continue;
+      failures = problem === null ? 0 : failures + 1;
+      if (problem === null || failures < every.failures) continue;
+      log(`${name} (pid ${watched.child.pid}) stopped answering: ${failures} checks in a row failed (last: ${problem}); stopping it to restart it`);
+      failures = 0;
+      stoppedForSilence = true;
+      await watched.stop(HUNG_STOP_GRACE_MS);
+    }
+    await probe.close().catch(() => undefined);
+  };
+  const watching = options.liveness ? watch(options.liveness) : Promise.resolve();
+
   return {
     name,
     current: () => current,
     async stop() {
       stopping = true;
       wake?.();
+      for (const wakeUp of [...wakeLiveness]) wakeUp();
       await current.stop();
       await done;
+      await watching;
     },
   };
 }

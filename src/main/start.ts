@@ -9,7 +9,9 @@ import { runSystemCheck } from '../temporal/systemCheck';
 import { DEMO_WORKSPACE_ID, seedDemoWorkspace } from '../demo/seedDemoWorkspace';
 import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
 import { DEFAULT_RESTART_POLICY, supervise, type Supervised } from '../local/supervisor';
-import { portInUse, waitFor } from '../local/net';
+import { refuseBusyPort, waitFor } from '../local/net';
+import { DEFAULT_LIVENESS_POLICY, httpHealth, mongoPing, temporalHealth, type LivenessPolicy, type LivenessProbe } from '../local/liveness';
+import { startWatchdog } from '../local/watchdog';
 import { fromRoot, toolPath } from '../local/paths';
 import { startFerretDb, startTemporalDevServer } from '../local/servers';
 import { runMain } from './runMain';
@@ -17,12 +19,18 @@ import { runMain } from './runMain';
 /**
  * `npm start`: brings up the whole system on loopback (Temporal dev server, FerretDB, the
  * worker, the API), waits for each, seeds the demo workspace, prints where everything is,
- * and stops every child in order on Ctrl-C. A child that dies is restarted (src/local/
- * supervisor.ts) while the others keep running. MONGODB_URL or TEMPORAL_ADDRESS, when set,
- * are used as they are and no local server is started for them.
+ * and stops every child in order on Ctrl-C. A child that dies, or stops answering its
+ * liveness check, is restarted (src/local/supervisor.ts) while the others keep running. No
+ * child outlives the launcher, however it ends (src/local/watchdog.ts). MONGODB_URL or
+ * TEMPORAL_ADDRESS, when set, are used as they are and no local server is started for them.
  */
 
-const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
+// A reader that went away (`npm start | tee log`, tee killed first) must not kill the
+// launcher mid-shutdown with EPIPE: its lines are dropped and it carries on stopping.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+const say = (line: string) => {
+  if (process.stdout.writable) process.stdout.write(`[start] ${line}\n`);
+};
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 async function httpOk(url: string): Promise<boolean> {
@@ -47,9 +55,17 @@ runMain(async () => {
   const dataDir = fromRoot(launcher.DATA_DIR);
   const logs = join(dataDir, 'logs');
   mkdirSync(logs, { recursive: true });
+  const liveness: LivenessPolicy = {
+    intervalMs: launcher.LIVENESS_INTERVAL_MS ?? DEFAULT_LIVENESS_POLICY.intervalMs,
+    timeoutMs: launcher.LIVENESS_TIMEOUT_MS ?? DEFAULT_LIVENESS_POLICY.timeoutMs,
+    failures: launcher.LIVENESS_FAILURES ?? DEFAULT_LIVENESS_POLICY.failures,
+  };
 
   const children: Supervised[] = [];
   let stopping = false;
+  const watchdog = startWatchdog((code) => {
+    if (!stopping) say(`the watchdog exited (${code}): if the launcher is killed now, Temporal and FerretDB will outlive it`);
+  });
   const stopAll = async () => {
     stopping = true;
     // Reverse start order: the API and worker finish their work before the servers go.
@@ -60,10 +76,10 @@ runMain(async () => {
   };
   let giveUp: (reason: string) => void = () => undefined;
   const gaveUp = new Promise<string>((resolve) => (giveUp = resolve));
-  /** From here on the child is restarted when it dies; `start` is how it came up the first time. */
-  const keep = (first: ManagedProcess, start: () => Promise<ManagedProcess>) => {
+  /** From here on the child is restarted when it dies or stops answering `probe`; `start` is how it came up the first time. */
+  const keep = (first: ManagedProcess, start: () => Promise<ManagedProcess>, probe: LivenessProbe) => {
     say(`${first.name} running (pid ${first.child.pid})`);
-    children.push(supervise({ name: first.name, first, start, log: say, onGiveUp: giveUp }));
+    children.push(supervise({ name: first.name, first, start, log: say, onGiveUp: giveUp, liveness: { probe, policy: liveness } }));
   };
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -92,10 +108,10 @@ runMain(async () => {
           dataDir,
           namespace: settings.TEMPORAL_NAMESPACE,
           logFile: join(logs, 'temporal.log'),
-          ownGroup: true,
+          watchdog,
         });
       const temporal = await startTemporal();
-      keep(temporal.process, async () => (await startTemporal()).process);
+      keep(temporal.process, async () => (await startTemporal()).process, temporalHealth(temporal.address));
       temporalAddress = temporal.address;
       temporalUi = `http://127.0.0.1:${launcher.TEMPORAL_UI_PORT}`;
       say(`Temporal dev server ready on ${temporalAddress} (${seconds(Date.now() - t0)})`);
@@ -112,10 +128,10 @@ runMain(async () => {
           port: launcher.FERRETDB_PORT,
           dataDir,
           logFile: join(logs, 'ferretdb.log'),
-          ownGroup: true,
+          watchdog,
         });
       const ferret = await startFerret();
-      keep(ferret.process, async () => (await startFerret()).process);
+      keep(ferret.process, async () => (await startFerret()).process, mongoPing(ferret.address));
       mongoUrl = ferret.address;
       say(`FerretDB ready on ${mongoUrl} (${seconds(Date.now() - t0)})`);
     }
@@ -128,34 +144,32 @@ runMain(async () => {
       CONSOLE_TOKEN: admin.token,
     };
     const config = loadConfig(env);
-    for (const [port, what] of [
-      [config.PORT, 'the API (PORT)'],
-      [config.WORKER_METRICS_PORT, 'the worker (WORKER_METRICS_PORT)'],
-    ] as const) {
-      if (await portInUse(port)) throw new Error(`port ${port} for ${what} is already in use`);
-    }
+    await refuseBusyPort(config.PORT, 'the API', 'PORT');
+    await refuseBusyPort(config.WORKER_METRICS_PORT, 'the worker', 'WORKER_METRICS_PORT');
 
     const { client: mongo, db } = await connectMongo(config, 'launcher');
     await ensureIndexes(db);
     const temporalClient = await connectTemporalClient(config);
 
     let t0 = Date.now();
+    const workerHealth = `http://127.0.0.1:${config.WORKER_METRICS_PORT}/healthz`;
     const startWorker = async () => {
       const worker = startProcess('worker', process.execPath, [join(__dirname, 'worker.js')], {
         env,
         logFile: join(logs, 'worker.log'),
-        ownGroup: true,
+        watchdog,
+        ipc: true,
       });
       await untilReady(
         worker,
-        waitFor('worker', () => httpOk(`http://127.0.0.1:${config.WORKER_METRICS_PORT}/healthz`), 120_000, 250),
+        waitFor('worker', () => httpOk(workerHealth), 120_000, 250),
       );
       return worker;
     };
     const worker = await startWorker();
     // Polling is not proof: a workflow must run an activity that writes MongoDB.
     await untilReady(worker, runSystemCheck(temporalClient, config.TEMPORAL_TASK_QUEUE));
-    keep(worker, startWorker);
+    keep(worker, startWorker, httpHealth(workerHealth));
     say(`worker ready, system check passed (${seconds(Date.now() - t0)})`);
 
     t0 = Date.now();
@@ -164,12 +178,13 @@ runMain(async () => {
       const api = startProcess('api', process.execPath, [join(__dirname, 'api.js')], {
         env,
         logFile: join(logs, 'api.log'),
-        ownGroup: true,
+        watchdog,
+        ipc: true,
       });
       await untilReady(api, waitFor('API', () => httpOk(`${apiUrl}/readyz`), 60_000, 200));
       return api;
     };
-    keep(await startApi(), startApi);
+    keep(await startApi(), startApi, httpHealth(`${apiUrl}/healthz`));
     say(`API ready (${seconds(Date.now() - t0)})`);
 
     const keyFile = join(dataDir, 'demo-api-key');
@@ -194,6 +209,10 @@ runMain(async () => {
     say(
       `a child that dies is restarted after ${seconds(policy.initialBackoffMs)} (doubling to at most ${seconds(policy.maxBackoffMs)}); ` +
         `${policy.maxFastFailures} failures in a row, each within ${seconds(policy.fastFailureMs)} of its start, stop everything`,
+    );
+    say(
+      `each child is checked every ${seconds(liveness.intervalMs)} (${seconds(liveness.timeoutMs)} to answer); ` +
+        `one that misses ${liveness.failures} checks in a row is stopped and restarted`,
     );
     say('press Ctrl-C to stop');
   } catch (err) {

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { MongoClient } from 'mongodb';
 import { freePort, portInUse } from '../../../src/local/net';
 import { fromRoot } from '../../../src/local/paths';
@@ -22,11 +23,12 @@ interface Launched {
   lines: Record<string, string>;
 }
 
-function launch(env: Record<string, string>): Promise<Launched> {
+function launch(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<Launched> {
   if (!existsSync(launcherPath)) throw new Error(`${launcherPath} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [launcherPath], {
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
@@ -52,6 +54,77 @@ function launch(env: Record<string, string>): Promise<Launched> {
     };
     child.stdout!.on('data', onData);
   });
+}
+
+const CHILDREN = ['ferretdb', 'temporal', 'worker', 'api'];
+
+/** The child's pid from the launcher's last `running` or `restarted` line for it. */
+function pidOfIn(output: string, name: string): number {
+  return Number([...output.matchAll(new RegExp(`\\[start\\] ${name} (?:running|restarted) \\(pid (\\d+)\\)`, 'g'))].pop()![1]);
+}
+
+/** Alive and not a zombie (an orphan's zombie may wait for an init that does not reap). */
+function processAlive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+async function eventuallyTrue(what: string, check: () => Promise<boolean>, timeoutMs: number, context: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs / 1000} s; launcher output:\n${context()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Within the watchdog's grace (10 s, more on a loaded machine): every child gone, every port free. */
+async function childrenGone(pids: number[], running: Launched, ports: Record<string, number>): Promise<void> {
+  await eventuallyTrue('every child gone', async () => pids.every((pid) => !processAlive(pid)), 60_000, running.output);
+  for (const port of Object.values(ports)) expect({ port, inUse: await portInUse(port) }).toEqual({ port, inUse: false });
+}
+
+/** Requests that prove the launched system works end to end, and its children's pids. */
+function watchSystem(running: Launched, ferretDbPort: number) {
+  const api = running.lines.API!;
+  const headers = { Authorization: `Bearer ${running.lines['API key']}`, 'Content-Type': 'application/json' };
+  const mongo = new MongoClient(`mongodb://127.0.0.1:${ferretDbPort}/`);
+  async function eventually<T>(what: string, attempt: () => Promise<T | null>, timeoutMs = 60_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await attempt().catch(() => null);
+      if (value !== null) return value;
+      if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs / 1000} s; launcher output:\n${running.output()}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  const pidOf = (name: string) => pidOfIn(running.output(), name);
+  return {
+    eventually,
+    pidOf,
+    otherPids: (name: string) => Object.fromEntries(CHILDREN.filter((n) => n !== name).map((n) => [n, pidOf(n)])),
+    restarts: (name: string) => running.output().split(`[start] ${name} restarted (pid `).length - 1,
+    keyedRequestSucceeds: () =>
+      eventually('GET /api/v1/agents answered 200', async () => ((await fetch(`${api}/api/v1/agents`, { headers })).status === 200 ? true : null)),
+    /** A template send, then its simulated delivery statuses, which a workflow on the worker records. */
+    async messageIsRead() {
+      const sent = await eventually('POST /api/v1/messages answered 201', async () => {
+        const res = await fetch(`${api}/api/v1/messages`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ to: '+919812345678', template: { name: 'order_update', variables: ['Asha', 'A-1', 'Friday'] } }),
+        });
+        return res.status === 201 ? ((await res.json()) as { message_id: string }) : null;
+      });
+      await eventually('the message was read', async () => {
+        const doc = await mongo.db('orchestrator').collection('outbound_messages').findOne({ _id: sent.message_id as never });
+        return doc?.status === 'read' ? true : null;
+      });
+    },
+    close: () => mongo.close(),
+  };
 }
 
 function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
@@ -170,57 +243,93 @@ describe('npm start (the launcher)', () => {
 
   it('restarts each child killed with SIGKILL (FerretDB, Temporal, worker, API) and answers again: a request, then a message through Temporal and the worker', async () => {
     const running = await launch(env);
-    const api = running.lines.API!;
-    const headers = { Authorization: `Bearer ${running.lines['API key']}`, 'Content-Type': 'application/json' };
-    const pidOf = (name: string) => Number([...running.output().matchAll(new RegExp(`\\[start\\] ${name} (?:running|restarted) \\(pid (\\d+)\\)`, 'g'))].pop()![1]);
-    const restarts = (name: string) => running.output().split(`[start] ${name} restarted (pid `).length - 1;
-    async function eventually<T>(what: string, attempt: () => Promise<T | null>, timeoutMs = 60_000): Promise<T> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await attempt().catch(() => null);
-        if (value !== null) return value;
-        if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs / 1000} s; launcher output:\n${running.output()}`);
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }
-    const keyedRequestSucceeds = () =>
-      eventually('GET /api/v1/agents answered 200', async () => ((await fetch(`${api}/api/v1/agents`, { headers })).status === 200 ? true : null));
-    const mongo = await new MongoClient(`mongodb://127.0.0.1:${ports.FERRETDB_PORT}/`).connect();
-    /** A template send, then its simulated delivery statuses, which a workflow on the worker records. */
-    const messageIsRead = async () => {
-      const sent = await eventually('POST /api/v1/messages answered 201', async () => {
-        const res = await fetch(`${api}/api/v1/messages`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ to: '+919812345678', template: { name: 'order_update', variables: ['Asha', 'A-1', 'Friday'] } }),
-        });
-        return res.status === 201 ? ((await res.json()) as { message_id: string }) : null;
-      });
-      await eventually('the message was read', async () => {
-        const doc = await mongo.db('orchestrator').collection('outbound_messages').findOne({ _id: sent.message_id as never });
-        return doc?.status === 'read' ? true : null;
-      });
-    };
+    const system = watchSystem(running, ports.FERRETDB_PORT!);
     try {
-      await messageIsRead();
-      for (const name of ['ferretdb', 'temporal', 'worker', 'api']) {
-        const before = pidOf(name);
-        const others = Object.fromEntries(['ferretdb', 'temporal', 'worker', 'api'].filter((n) => n !== name).map((n) => [n, pidOf(n)]));
+      await system.messageIsRead();
+      for (const name of CHILDREN) {
+        const before = system.pidOf(name);
+        const others = system.otherPids(name);
         process.kill(before, 'SIGKILL');
-        await eventually(`${name} restarted`, async () => (restarts(name) === 1 ? true : null), 120_000);
+        await system.eventually(`${name} restarted`, async () => (system.restarts(name) === 1 ? true : null), 120_000);
         expect(running.output()).toMatch(new RegExp(`\\[start\\] ${name} exited unexpectedly \\(SIGKILL\\) after \\d+\\.\\d s; restarting in 1\\.0 s \\(fast failure 1 of 5\\)`));
-        expect(pidOf(name)).not.toBe(before);
-        await keyedRequestSucceeds();
-        await messageIsRead();
+        expect(system.pidOf(name)).not.toBe(before);
+        await system.keyedRequestSucceeds();
+        await system.messageIsRead();
         // The other children were left running.
-        for (const [other, pid] of Object.entries(others)) expect({ other, pid: pidOf(other) }).toEqual({ other, pid });
+        expect(system.otherPids(name)).toEqual(others);
       }
       expect(running.child.exitCode).toBeNull();
     } finally {
-      await mongo.close();
+      await system.close();
       expect(await stop(running.child, 'SIGTERM')).toBe(0);
     }
   }, 400_000);
+
+  it('stops and restarts each child that stops answering its liveness check (frozen with SIGSTOP), saying why, and answers again', async () => {
+    // Checked every 0.5 s, 2 s to answer, 3 misses in a row: short, for the test's sake.
+    const running = await launch({ ...env, LIVENESS_INTERVAL_MS: '500', LIVENESS_TIMEOUT_MS: '2000', LIVENESS_FAILURES: '3' });
+    const system = watchSystem(running, ports.FERRETDB_PORT!);
+    try {
+      expect(running.output()).toContain('[start] each child is checked every 0.5 s (2.0 s to answer); one that misses 3 checks in a row is stopped and restarted\n');
+      await system.messageIsRead();
+      for (const name of CHILDREN) {
+        const before = system.pidOf(name);
+        const others = system.otherPids(name);
+        process.kill(before, 'SIGSTOP');
+        await system.eventually(`${name} restarted`, async () => (system.restarts(name) === 1 ? true : null), 120_000);
+        expect(running.output()).toContain(`[start] ${name} (pid ${before}) stopped answering: 3 checks in a row failed (last: no answer within 2.0 s); stopping it to restart it\n`);
+        expect(running.output()).toMatch(new RegExp(`\\[start\\] ${name} was stopped for not answering \\((?:\\d+|SIG[A-Z]+)\\) after \\d+\\.\\d s; restarting in 1\\.0 s \\(fast failure 1 of 5\\)`));
+        expect(system.pidOf(name)).not.toBe(before);
+        expect(processAlive(before)).toBe(false);
+        await system.keyedRequestSucceeds();
+        await system.messageIsRead();
+        expect(system.otherPids(name)).toEqual(others);
+      }
+      expect(running.child.exitCode).toBeNull();
+    } finally {
+      await system.close();
+      expect(await stop(running.child, 'SIGTERM')).toBe(0);
+    }
+  }, 400_000);
+
+  it('leaves no child running and every port free when the launcher is killed with SIGKILL', async () => {
+    const running = await launch(env);
+    const pids = CHILDREN.map((name) => pidOfIn(running.output(), name));
+    running.child.kill('SIGKILL');
+    await childrenGone(pids, running, ports);
+  });
+
+  it('survives a closed stdout (`npm start | tee log`, then SIGTERM to the group): stops every child and exits 0', async () => {
+    // A group of its own, as a terminal's pipeline is; the children are in groups of their own.
+    const running = await launch(env, { detached: true });
+    const pids = CHILDREN.map((name) => pidOfIn(running.output(), name));
+    const exited = new Promise<number | null>((resolve) => running.child.once('exit', (code) => resolve(code)));
+    // The reader (tee) goes first: the launcher's next line meets a closed pipe (EPIPE).
+    running.child.stdout!.destroy();
+    running.child.stderr!.destroy();
+    process.kill(-running.child.pid!, 'SIGTERM');
+    expect(await exited).toBe(0);
+    await childrenGone(pids, running, ports);
+  });
+
+  it('refuses a busy port in one line naming the process that holds it, with no stack', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(ports.TEMPORAL_PORT, '127.0.0.1', resolve));
+    try {
+      const child = spawn(process.execPath, [launcherPath], { env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+      expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+      expect(stderr).toMatch(
+        new RegExp(`^port ${ports.TEMPORAL_PORT} for Temporal is already in use by pid ${process.pid} \\(\\S*node [^\\n]+\\); stop it, or choose another port with TEMPORAL_PORT\\n$`),
+      );
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
 
   it('uses MONGODB_URL and TEMPORAL_ADDRESS when set, and starts no local server for them', async () => {
     const external = await launch({

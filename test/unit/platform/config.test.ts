@@ -66,6 +66,16 @@ describe('loadLauncherConfig', () => {
   it('refuses a bad port naming it', () => {
     expect(() => loadLauncherConfig({ FERRETDB_PORT: '0' })).toThrow(/FERRETDB_PORT: expected a port from 1 to 65535/);
   });
+
+  it('reads the liveness settings, and refuses one out of range naming it', () => {
+    expect(loadLauncherConfig({ LIVENESS_INTERVAL_MS: '500', LIVENESS_TIMEOUT_MS: '2000', LIVENESS_FAILURES: '2' })).toMatchObject({
+      LIVENESS_INTERVAL_MS: 500,
+      LIVENESS_TIMEOUT_MS: 2000,
+      LIVENESS_FAILURES: 2,
+    });
+    expect(() => loadLauncherConfig({ LIVENESS_INTERVAL_MS: '50' })).toThrow('LIVENESS_INTERVAL_MS: expected milliseconds from 100 to 600000 (got "50")');
+    expect(() => loadLauncherConfig({ LIVENESS_FAILURES: '0' })).toThrow('LIVENESS_FAILURES: expected 1 or more (got "0")');
+  });
 });
 
 describe('RATE_LIMIT_STORE', () => {

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startProcess, type ManagedProcess } from '../../../src/local/childProcess';
+import { startProcess, untilReady, type ManagedProcess } from '../../../src/local/childProcess';
+import { httpHealth, type LivenessPolicy } from '../../../src/local/liveness';
+import { freePort, waitFor } from '../../../src/local/net';
 import { supervise, type RestartPolicy } from '../../../src/local/supervisor';
 
 /** The launcher's restart rules, on real child processes with short pauses. */
@@ -82,5 +84,40 @@ describe('supervise', () => {
     await until(() => reason !== '');
     expect(reason).toMatch(/^unready failed 3 times in a row, each within 20 s of its start \(last: failed to start: unready was not ready within 1 s\); giving up\./);
     await supervised.stop();
+  });
+
+  it('stops a child that stops answering its liveness check (frozen with SIGSTOP), says why in one line, and restarts it', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/healthz`;
+    const serving = async () => {
+      const proc = node('frozen', `require('node:http').createServer((req, res) => res.end('ok')).listen(${port}, '127.0.0.1')`);
+      return untilReady(proc, waitFor('frozen', () => httpHealth(url).check(2_000).then(() => proc), 20_000, 50));
+    };
+    // Checked every 0.1 s, 1 s to answer: a live `node` answers well within that on a loaded machine.
+    const liveness: LivenessPolicy = { intervalMs: 100, timeoutMs: 1_000, failures: 3 };
+    const lines: string[] = [];
+    const gaveUp: string[] = [];
+    const first = await serving();
+    const supervised = supervise({ name: 'frozen', first, start: serving, policy, log: (l) => lines.push(l), onGiveUp: (r) => gaveUp.push(r), liveness: { probe: httpHealth(url), policy: liveness } });
+    try {
+      // Answering, it is left alone.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(lines).toEqual([]);
+      process.kill(first.child.pid!, 'SIGSTOP');
+      await until(() => lines.some((l) => l.startsWith('frozen restarted')));
+      expect(lines).toHaveLength(3);
+      expect(lines[0]).toBe(`frozen (pid ${first.child.pid}) stopped answering: 3 checks in a row failed (last: no answer within 1.0 s); stopping it to restart it`);
+      // SIGTERM with SIGCONT: the frozen process runs again just long enough to die of it.
+      expect(lines[1]).toMatch(/^frozen was stopped for not answering \(SIGTERM\) after \d+\.\d s; restarting in 0\.1 s \(fast failure 1 of 3\)$/);
+      expect(lines[2]).toBe(`frozen restarted (pid ${supervised.current().child.pid})`);
+      expect(supervised.current().child.pid).not.toBe(first.child.pid);
+      await httpHealth(url).check(2_000);
+      // The new process answers, so it is not stopped again.
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(lines).toHaveLength(3);
+      expect(gaveUp).toEqual([]);
+    } finally {
+      await supervised.stop();
+    }
   });
 });
