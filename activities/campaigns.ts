@@ -4,6 +4,7 @@ import type { Db } from 'mongodb';
 import { findCampaign } from '../src/campaigns/campaign';
 import { moveCampaignFromRun } from '../src/campaigns/control';
 import { CAMPAIGN_CONTROL_CHECK_MS, CAMPAIGN_SKIP_CHUNK, type CampaignMoveInput, type SendBatchInput, type SendBatchResult } from '../src/campaigns/contracts';
+import { scheduleLateRecounts } from '../src/campaigns/lateRecounts';
 import { chunkOf, recount } from '../src/campaigns/progress';
 import { moveQueuedRecipients, type QueuedMove, type RecipientReason } from '../src/campaigns/recipients';
 import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
@@ -262,6 +263,11 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       } finally {
         clearInterval(heartbeat);
       }
+    },
+
+    /** Hands the finished campaign's late recounts to the workers' pass (src/campaigns/lateRecounts.ts). Safe to repeat. */
+    async handOverLateRecounts(input: { campaignId: string; tenantId: string; recipients: number; at: string }): Promise<void> {
+      await scheduleLateRecounts(deps.db, { ...input, at: new Date(input.at) });
     },
 
     /** The run's own status moves; the time comes from the workflow. */

@@ -15,6 +15,7 @@ import { CALL_STEP, CALL_STEP_LOCAL } from './activityOptions';
 import { readAndRecord } from './callReading';
 import { refuseArguments } from './updateValidators';
 import { workflowNowIso } from './time';
+import { showStatus } from './visibility';
 
 const remoteSteps = proxyActivities<CallActivities>(CALL_STEP);
 const localSteps = proxyLocalActivities<CallActivities>(CALL_STEP_LOCAL);
@@ -66,6 +67,7 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   placement = await remoteSteps.placeCall({ callId: input.callId, requestedAt: input.createdAt });
   if (!placement.placed) {
     status = 'failed';
+    showStatus(status);
     await calls.finishCall({ callId: input.callId, step: ++step, status, outcome: 'originate_error', answeredAt: null, endedAt: workflowNowIso() });
     // Never answered: `unanswered`, decided without reading (api-core §2).
     const state = await calls.recordReading({
@@ -101,15 +103,18 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
     } else if (event.kind === 'answered' && !answeredAt) {
       answeredAt = workflowNowIso();
       status = 'in_progress';
+      showStatus(status);
       deadline = Date.now() + input.maxCallSeconds * 1000;
       await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt });
     } else if ((event.kind === 'human_handoff' || event.kind === 'human_active') && answeredAt) {
       status = event.kind;
+      showStatus(status);
       await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: workflowNowIso() });
     }
   }
   // A hang-up that arrives from now on finds the call ending and answers `ended: false`.
   status = 'completed';
+  showStatus(status);
   const endedAt = workflowNowIso();
   if (lineStillUp) await calls.hangUpLine({ callId: input.callId });
 

@@ -11,6 +11,7 @@ import {
 import { CAMPAIGN_STEP } from './activityOptions';
 import { workflowNowIso } from './time';
 import { refuseArguments } from './updateValidators';
+import { showStatus } from './visibility';
 
 const { moveCampaign } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);
 
@@ -34,6 +35,7 @@ export interface ControlledRun {
 export function handleRunControls(run: ControlledRun, state: () => CampaignRunState, phase: () => CampaignRunState['phase']): void {
   const steer = (control: RunControl) => () => {
     run.control = control;
+    showStatus(controlStatus(run));
     return state();
   };
   const open = (...args: unknown[]) => {
@@ -45,6 +47,12 @@ export function handleRunControls(run: ControlledRun, state: () => CampaignRunSt
   setHandler(resumeCampaignUpdate, steer('running'), { validator: open });
   setHandler(cancelCampaignUpdate, steer('cancelled'), { validator: open });
   setHandler(campaignRunStateQuery, state);
+}
+
+/** The campaign status a control puts the run in (campaign status rules in src/campaigns/status.ts). */
+function controlStatus(run: ControlledRun): string {
+  if (run.control !== 'running') return run.control;
+  return !run.started && run.startAt && Date.parse(run.startAt) > Date.now() ? 'scheduled' : 'running';
 }
 
 /** Sleeps until `atMs` unless the control changes first, or `wakeEarly` turns true. */
@@ -77,5 +85,6 @@ export async function startWhenDue(run: ControlledRun): Promise<void> {
     }
     await moveCampaign({ campaignId: run.campaignId, tenantId: run.tenantId, trigger: 'start', at: workflowNowIso() });
     run.started = true;
+    showStatus('running');
   }
 }

@@ -13,15 +13,22 @@ import { CAMPAIGN_BATCH, CAMPAIGN_STEP } from './activityOptions';
 import { handleRunControls, startWhenDue, waitUntil, waitWhilePaused } from './campaignControls';
 import { continueAsNewIfDue } from './continueAsNew';
 import { workflowNowIso } from './time';
+import { showStatus } from './visibility';
 
 const { sendCampaignBatch } = proxyActivities<CampaignActivities>(CAMPAIGN_BATCH);
-const { moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);
+const { handOverLateRecounts, moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);
 
 /**
  * Runs that took this marker wait for the throttle's next slot before a batch even when a
  * pause cut the wait short; earlier histories sent at once after a resume, and replay so.
  */
 const RESUME_KEEPS_THROTTLE_PATCH = 'campaign-resume-keeps-throttle';
+
+/**
+ * Issue 27: runs that took this marker hand their late recounts to the workers' pass and end
+ * when the campaign does; earlier histories count them here for a day, and replay so.
+ */
+const LATE_RECOUNTS_OUTSIDE_PATCH = 'campaign-late-recounts-outside-run';
 
 /**
  * One campaign's run (campaigns-tickets-dues §3, §4; workflow id = campaign id). Waits for a
@@ -32,8 +39,9 @@ const RESUME_KEEPS_THROTTLE_PATCH = 'campaign-resume-keeps-throttle';
  * workflow time (timers), so the time-skipping server tests a night's wait at once. A held
  * workspace (suspended, or out of conversations) is looked at again every
  * `CAMPAIGN_HOLD_POLL_MS`. Pause, resume and cancel are updates; cancel skips everyone left.
- * Once every recipient is final the campaign completes, and the run counts late statuses for
- * a day before it ends. The history continues as new with the cursor carried.
+ * Once every recipient is final the campaign completes and the run ends; the late statuses
+ * that still come are counted by the workers' pass (src/campaigns/lateRecounts.ts). The
+ * history continues as new with the cursor carried.
  */
 export async function campaignRun(input: CampaignRunInput): Promise<CampaignRunState> {
   try {
@@ -43,6 +51,7 @@ export async function campaignRun(input: CampaignRunInput): Promise<CampaignRunS
     // the run for good: the campaign is `failed` (with `campaign.ended`), not left `running`.
     if (!(err instanceof ActivityFailure)) throw err;
     await moveCampaign({ campaignId: input.campaignId, tenantId: input.tenantId, trigger: 'fail', at: workflowNowIso() });
+    showStatus('failed');
     throw ApplicationFailure.nonRetryable(`campaign ${input.campaignId} failed: ${err.cause?.message ?? err.message}`, 'CampaignRunFailed');
   }
 }
@@ -111,8 +120,15 @@ async function runCampaign(input: CampaignRunInput): Promise<CampaignRunState> {
   }
   phase = 'settling';
   await recountCampaign({ ...ids, recipients: run.recipients, chunks: 'all', at: workflowNowIso() });
-  if (run.control !== 'cancelled') await moveCampaign({ ...ids, trigger: 'complete', at: workflowNowIso() });
+  if (run.control !== 'cancelled') {
+    await moveCampaign({ ...ids, trigger: 'complete', at: workflowNowIso() });
+    showStatus('completed');
+  }
   // Late statuses (delivered, read) keep moving recipients; the counters follow for a day.
+  if (patched(LATE_RECOUNTS_OUTSIDE_PATCH)) {
+    await handOverLateRecounts({ ...ids, recipients: run.recipients, at: workflowNowIso() });
+    return state();
+  }
   for (const delay of CAMPAIGN_SETTLE_DELAYS_MS) {
     await sleep(delay);
     await recountCampaign({ ...ids, recipients: run.recipients, chunks: 'movable', at: workflowNowIso() });

@@ -17,6 +17,7 @@ import { CAMPAIGN_BATCH, CAMPAIGN_STEP } from './activityOptions';
 import { handleRunControls, startWhenDue, waitUntil, waitWhilePaused } from './campaignControls';
 import { continueAsNewIfDue } from './continueAsNew';
 import { workflowNowIso } from './time';
+import { showStatus } from './visibility';
 
 const { stepVoiceCampaign } = proxyActivities<VoiceCampaignActivities>(CAMPAIGN_BATCH);
 const { moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);
@@ -162,6 +163,9 @@ export async function voiceCampaignRun(input: VoiceCampaignRunInput): Promise<Vo
   }
   phase = 'settling';
   await recountCampaign({ ...ids, recipients: run.recipients, chunks: 'all', at: workflowNowIso() });
-  if (run.control !== 'cancelled') await moveCampaign({ ...ids, trigger: 'complete', at: workflowNowIso() });
+  if (run.control !== 'cancelled') {
+    await moveCampaign({ ...ids, trigger: 'complete', at: workflowNowIso() });
+    showStatus('completed');
+  }
   return state();
 }

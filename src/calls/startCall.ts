@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
+import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
 import { callWorkflowDefinition, callWorkflowId, type CallWorkflowInput } from './contracts';
 import type { CallDoc } from './callStore';
@@ -27,5 +28,15 @@ export function callWorkflowInput(call: CallDoc): CallWorkflowInput {
  * so Temporal itself refuses a second lifecycle for one call.
  */
 export async function startCallWorkflow(deps: CallStartDeps, call: CallDoc): Promise<void> {
-  await startWorkflow(deps.temporal, callWorkflowDefinition, { workflowId: callWorkflowId(call._id), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, args: [callWorkflowInput(call)] });
+  await startWorkflow(deps.temporal, callWorkflowDefinition, {
+    workflowId: callWorkflowId(call._id),
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [callWorkflowInput(call)],
+    ...callVisibility(call),
+  });
+}
+
+/** A call's workflows in the Temporal UI: found by workspace, id or number; named by its number. */
+export function callVisibility(call: Pick<CallDoc, '_id' | 'tenant_id' | 'to' | 'status'>) {
+  return visibilityOptions({ workspaceId: call.tenant_id, kind: 'call', id: call._id, status: call.status, phoneNumber: call.to, name: call.to });
 }

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUp
 import type { Db } from 'mongodb';
 import { collections, type WorkspaceDoc } from '../db/collections';
 import type { EventPublisher } from '../events/publisher';
+import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
 import { findCampaign, type CampaignDoc } from './campaign';
 import {
@@ -104,12 +105,23 @@ function voiceRunInput(campaign: CampaignDoc, recipients: number, control: RunCo
   return { ...common, active: [], callBacks: [], nextPlaceAtMs: null };
 }
 
+/**
+ * The status a run starts with in the Temporal UI (the run upserts it as it moves): as the
+ * claim being written will set it — paused, cancelled, or scheduled until its start time.
+ */
+function startStatus(campaign: CampaignDoc, control: RunControl, now: Date): CampaignDoc['status'] {
+  if (control !== 'running') return control;
+  return campaign.status !== 'running' && campaign.schedule.start_at && campaign.schedule.start_at > now ? 'scheduled' : 'running';
+}
+
 /** Starts the campaign's run: the call run for a voice campaign, else the message run. */
 function startRun(deps: ControlDeps, campaign: CampaignDoc, recipients: number, control: RunControl) {
   const workflowId = campaignRunWorkflowId(campaign._id);
+  const visibility = visibilityOptions({ workspaceId: campaign.tenant_id, kind: 'campaign', id: campaign._id, status: startStatus(campaign, control, deps.now()), name: campaign.name });
+  const options = { workflowId, taskQueue: deps.taskQueue, ...visibility };
   return campaign.channel === 'voice'
-    ? startWorkflow(deps.temporal, voiceCampaignRunDefinition, { workflowId, taskQueue: deps.taskQueue, args: [voiceRunInput(campaign, recipients, control)] })
-    : startWorkflow(deps.temporal, campaignRunDefinition, { workflowId, taskQueue: deps.taskQueue, args: [runInput(campaign, recipients, control)] });
+    ? startWorkflow(deps.temporal, voiceCampaignRunDefinition, { ...options, args: [voiceRunInput(campaign, recipients, control)] })
+    : startWorkflow(deps.temporal, campaignRunDefinition, { ...options, args: [runInput(campaign, recipients, control)] });
 }
 
 /**

@@ -85,6 +85,6 @@ export async function raiseDueWithoutRecount(deps: RaiseDeps, subscriber: Subscr
     createdAt: due.created_at,
     data: { due_id: due._id, subscriber_id: due.subscriber_id, amount: due.amount, currency: due.currency, period: due.period_label, due_date: due.due_date },
   });
-  await startChase(deps, due.tenant_id, due._id);
+  await startChase(deps, due.tenant_id, due._id, due.subscriber_name);
   return due;
 }

@@ -169,7 +169,7 @@ export async function finishSetup(
   // have raised more, so a later one recounts them all.
   const counted =
     attempt === 'first' ? await recountSubscriberOf(deps.db, subscriber, dueIds, now) : await recountSubscriber(deps.db, subscriber._id, now);
-  await startCycle(deps, workspace._id, subscriber._id, DUES_LIMITS.duesRaisedAtCreate);
+  await startCycle(deps, workspace._id, subscriber._id, DUES_LIMITS.duesRaisedAtCreate, subscriber.name);
   await setups.deleteOne({ _id: setup._id });
   return counted ?? subscriber;
 }

@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
 import { zonedHourStart } from '../campaigns/sendWindow';
 import { dueChaseDefinition, dueChaseWorkflowId, duesCycleDefinition, duesCycleWorkflowId, RAISE_AHEAD_CYCLES } from './contracts';
@@ -21,13 +22,15 @@ async function startOnce(start: () => Promise<unknown>): Promise<void> {
   }
 }
 
-export function startChase(deps: WorkflowStarter, tenantId: string, dueId: string): Promise<void> {
+/** `subscriberName` names the run in the Temporal UI (its memo). */
+export function startChase(deps: WorkflowStarter, tenantId: string, dueId: string, subscriberName: string): Promise<void> {
   return startOnce(() =>
     startWorkflow(deps.temporal, dueChaseDefinition, {
       workflowId: dueChaseWorkflowId(dueId),
       taskQueue: deps.taskQueue,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ tenantId, dueId }],
+      ...visibilityOptions({ workspaceId: tenantId, kind: 'due', id: dueId, name: subscriberName }),
     }),
   );
 }
@@ -38,13 +41,14 @@ export function raiseAtMs(plan: Plan, index: number, timeZone: string): number {
   return zonedHourStart(date, 0, timeZone).getTime();
 }
 
-export function startCycle(deps: WorkflowStarter, tenantId: string, subscriberId: string, nextIndex: number): Promise<void> {
+export function startCycle(deps: WorkflowStarter, tenantId: string, subscriberId: string, nextIndex: number, subscriberName: string): Promise<void> {
   return startOnce(() =>
     startWorkflow(deps.temporal, duesCycleDefinition, {
       workflowId: duesCycleWorkflowId(subscriberId),
       taskQueue: deps.taskQueue,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ tenantId, subscriberId, nextIndex }],
+      ...visibilityOptions({ workspaceId: tenantId, kind: 'subscriber', id: subscriberId, name: subscriberName }),
     }),
   );
 }

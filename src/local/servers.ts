@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { startProcess, untilReady, type ManagedProcess } from './childProcess';
 import { pingMongoServer } from './liveness';
+import { CLI_SEARCH_ATTRIBUTE_TYPE, SEARCH_ATTRIBUTES } from '../temporal/searchAttributes';
+import { EVERY_ATTRIBUTE_QUERY, registerMissingSearchAttributes } from '../temporal/registerSearchAttributes';
 import { refuseBusyPort, waitFor } from './net';
 import type { Watchdog } from './watchdog';
 
@@ -46,6 +48,9 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
       '--sqlite-pragma', 'journal_mode=wal',
       '--sqlite-pragma', 'synchronous=normal',
       '--namespace', namespace,
+      // What operators filter on in the UI (src/temporal/searchAttributes.ts). Read only when
+      // the database is created: one from an earlier release gets the rest below.
+      ...SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${CLI_SEARCH_ATTRIBUTE_TYPE[key.type]}`]),
       '--log-level', 'warn',
     ],
     // Nothing may call out: the server's version check is off.
@@ -69,7 +74,32 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
       250,
     ),
   );
+  await untilReady(proc, ensureSearchAttributes(address, namespace));
   return { process: proc, address };
+}
+
+/**
+ * Registers the search attributes a database from an earlier release lacks, then waits until
+ * a visibility query naming them all is accepted: the server's caches learn new attributes a
+ * few seconds after they are added, and a workflow started before would be refused.
+ */
+async function ensureSearchAttributes(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: '5s' });
+  try {
+    const added = await registerMissingSearchAttributes(connection, namespace);
+    if (added.length === 0) return;
+    await waitFor(
+      `Temporal search attributes ${added.join(', ')}`,
+      async () => {
+        await connection.workflowService.countWorkflowExecutions({ namespace, query: EVERY_ATTRIBUTE_QUERY });
+        return true;
+      },
+      60_000,
+      500,
+    );
+  } finally {
+    await connection.close();
+  }
 }
 
 export interface FerretDbOptions {

@@ -22,6 +22,7 @@ import { createTemporalDispatcher } from '../events/dispatcher';
 import { createEventSweeper } from '../events/sweeper';
 import { startRetentionSweeper } from '../events/retention';
 import { createSetupSweeper } from '../dues/setupSweeper';
+import { startLateRecounts } from '../campaigns/lateRecounts';
 import { runMain, shutdownSignal } from './runMain';
 
 /**
@@ -106,6 +107,8 @@ runMain(async () => {
   setups.start();
   // No TTL indexes on FerretDB: events and deliveries past their retention are deleted here.
   const retention = startRetentionSweeper({ db, onError: (err) => logger.warn({ err }, 'event retention sweep failed') });
+  // Finished campaigns' counters follow late delivery statuses from here (the run has ended).
+  const lateRecounts = startLateRecounts({ db, onError: (err) => logger.warn({ err }, 'late campaign recount failed; retried next pass') });
 
   const running = worker.run();
   logger.info(
@@ -123,6 +126,7 @@ runMain(async () => {
   if (whatsapp instanceof SimulatedWhatsAppProvider) await whatsapp.statuses.stopSweeping();
   await voice?.line.stopSweeping();
   await retention.stop();
+  await lateRecounts.stop();
   http.close();
   await connection.close();
   await temporal.connection.close();

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { systemCheckDefinition, systemCheckWorkflowId, type SystemCheckResult } from './contracts';
+import { visibilityOptions } from './searchAttributes';
 import { startWorkflow } from './startWorkflow';
 
 /** Runs one system check workflow to completion and returns what the worker recorded. */
@@ -11,6 +12,7 @@ export async function runSystemCheck(client: Client, taskQueue: string, timeoutM
     workflowId: systemCheckWorkflowId(checkId),
     args: [{ checkId, requestedAt: new Date().toISOString() }],
     workflowExecutionTimeout: timeoutMs,
+    ...visibilityOptions({ kind: 'system_check', id: checkId }),
   });
   return handle.result();
 }

@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { visibilityOptions } from '../temporal/searchAttributes';
 import { signalWithStartWorkflow } from '../temporal/startWorkflow';
 import { deliverSignal, endpointDeliveriesDefinition, endpointWorkflowId, type DeliveryRef } from './contracts';
 
@@ -19,6 +20,7 @@ export async function signalEndpoint(temporal: Client, taskQueue: string, tenant
         args: [{ endpointId, tenantId }],
         signal: deliverSignal,
         signalArgs: [refs],
+        ...visibilityOptions({ workspaceId: tenantId, kind: 'webhook_endpoint', id: endpointId }),
       });
       return;
     } catch (err) {

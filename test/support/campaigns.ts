@@ -43,6 +43,8 @@ export interface DraftOptions {
   contactIds: string[];
   schedule?: { start_at?: Date | null; timezone?: string; throttle_per_minute?: number; send_window_start_hour?: number; send_window_end_hour?: number; recipient_time_zone?: boolean };
   consent?: boolean;
+  /** 'Broadcast' unless given. */
+  name?: string;
 }
 
 /** A WhatsApp draft of the demo template `order_update` (three body variables). */
@@ -50,7 +52,7 @@ export async function insertCampaignDraft(db: Db, tenantId: string, options: Dra
   const workspace = (await collections(db).workspaces.findOne({ _id: tenantId }))!;
   const drafted = draftCampaign(
     {
-      name: 'Broadcast',
+      name: options.name ?? 'Broadcast',
       channel: 'whatsapp',
       audience: { kind: 'contact_ids', contact_ids: options.contactIds, tags: [] },
       template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },

@@ -1,4 +1,5 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { addSearchAttributes } from '../../src/temporal/registerSearchAttributes';
 import { toolPath } from '../../src/local/paths';
 import { testServers } from './env';
 import { lateBound } from './late';
@@ -10,10 +11,14 @@ import { startTestWorker, type TestWorker, type TestWorkerOptions } from './work
  * Tests take the file's shared one from useTimeSkippingEnv; this stays exported only for
  * test/workflow/webhookRetries.test.ts, which starts one per test until it moves over.
  */
-export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createTimeSkipping({
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: toolPath(testServers.toolsDir(), 'temporal-test-server') } },
   });
+  // The test server refuses a start or upsert naming a search attribute it does not know;
+  // the dev server registers ours at its start (src/local/servers.ts), this one here.
+  await addSearchAttributes(env.connection, env.namespace ?? 'default');
+  return env;
 }
 
 // One per test file: jest gives each file its own module registry, so this is the file's.

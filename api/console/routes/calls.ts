@@ -4,6 +4,7 @@ import { acceptInboundCall } from '../../../src/calls/acceptInboundCall';
 import { callCollections, type CallDoc } from '../../../src/calls/callStore';
 import { calleeScripts, scriptId } from '../../../src/providers/voice/simulatorScript';
 import { rereadCallDefinition, rereadWorkflowId, type ReadCallInput } from '../../../src/calls/contracts';
+import { visibilityOptions } from '../../../src/temporal/searchAttributes';
 import { startWorkflow } from '../../../src/temporal/startWorkflow';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
@@ -75,6 +76,8 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
             workflowId: rereadWorkflowId(call._id, reading),
             taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
             args: [input],
+            // The call's status stays as it is: a reading changes only its result.
+            ...visibilityOptions({ workspaceId: call.tenant_id, kind: 'call', id: call._id, phoneNumber: call.to, name: call.to }),
           });
         } catch (err) {
           if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

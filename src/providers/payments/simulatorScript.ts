@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Db } from 'mongodb';
 import { z } from 'zod';
 import { simulatedLinkPaymentDefinition, simulatedLinkPaymentWorkflowId } from '../../dues/contracts';
+import { visibilityOptions } from '../../temporal/searchAttributes';
 import { startWorkflow } from '../../temporal/startWorkflow';
 
 /**
@@ -49,7 +50,12 @@ export function scriptingFromConsole(db: Db, temporal: Client, taskQueue: string
     scriptFor: (tenantId) => findPaymentLinkScript(db, tenantId),
     payLater: async (input) => {
       try {
-        await startWorkflow(temporal, simulatedLinkPaymentDefinition, { workflowId: simulatedLinkPaymentWorkflowId(input.linkId), taskQueue, args: [input] });
+        await startWorkflow(temporal, simulatedLinkPaymentDefinition, {
+          workflowId: simulatedLinkPaymentWorkflowId(input.linkId),
+          taskQueue,
+          args: [input],
+          ...visibilityOptions({ workspaceId: input.tenantId, kind: 'payment_link', id: input.linkId }),
+        });
       } catch (err) {
         // A retried link creation: the payment is already on its way.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -10,6 +10,7 @@ import {
   stopCalleeSignal,
   type SimulatedCallPlan,
 } from '../../calls/contracts';
+import { visibilityOptions } from '../../temporal/searchAttributes';
 import { startWorkflow } from '../../temporal/startWorkflow';
 import { conversationSeconds, simulatedTurns } from './simulatedConversation';
 import { lineSchedule, SimulatedLineScheduler, type ScheduledLineEvent } from './simulatedLine';
@@ -109,6 +110,8 @@ export class SimulatedVoiceProvider implements VoiceProvider {
         workflowId: simulatedCalleeWorkflowId(request.callId),
         taskQueue: this.taskQueue,
         args: [stored.plan],
+        // The simulated far end of the call: found by the call's id beside its lifecycle.
+        ...visibilityOptions({ workspaceId: request.tenantId, kind: 'call', id: request.callId }),
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { loadConfig, serviceEnvNames } from '../../../src/config';
 import { fromRoot } from '../../../src/local/paths';
+import { CLI_SEARCH_ATTRIBUTE_TYPE, SEARCH_ATTRIBUTES } from '../../../src/temporal/searchAttributes';
 
 interface ComposeService {
   image?: string;
@@ -69,6 +70,16 @@ describe('docker-compose.yml', () => {
       expect(env).toMatchObject({ MONGODB_URL: expect.stringContaining('replicaSet=rs0'), TEMPORAL_ADDRESS: 'temporal:7233', NODE_ENV: 'production' });
     }
     expect(services.api!.environment!.CONSOLE_TOKEN).toMatch(/^\$\{CONSOLE_TOKEN:\?/);
+  });
+
+  it('registers every search attribute the code sets, before the api and the worker start', () => {
+    const registrar = services['temporal-search-attributes']!;
+    const registered = (registrar.environment!.SEARCH_ATTRIBUTES ?? '').split(' ').sort();
+    expect(registered).toEqual(SEARCH_ATTRIBUTES.map((key) => `${key.name}=${CLI_SEARCH_ATTRIBUTE_TYPE[key.type]}`).sort());
+    expect(registrar.command!.join('\n')).toContain('temporal operator search-attribute create');
+    for (const name of ['api', 'worker']) {
+      expect(services[name]!.depends_on).toMatchObject({ 'temporal-search-attributes': { condition: 'service_completed_successfully' } });
+    }
   });
 
   it('refers only to services that exist', () => {
