@@ -54,23 +54,31 @@ export async function scheduleLateRecounts(db: Db, input: { campaignId: string; 
 /**
  * One pass: recounts up to `batchSize` campaigns whose recount is due (the chunks whose last
  * count still had a recipient that can move) and moves each to its next step, or lets it go
- * after the last. Answers how many it recounted.
+ * after the last. A campaign whose recount fails goes to `onError` and stays due for the
+ * next pass; the others go on. Answers how many it recounted.
  */
-export async function recountDueCampaigns(db: Db, now: Date, batchSize = 20): Promise<number> {
+export async function recountDueCampaigns(db: Db, now: Date, options: { batchSize?: number; onError?: (err: unknown) => void } = {}): Promise<number> {
   const due = lateRecountsCollection(db);
-  const docs = await due.find({ due_at: { $lte: now } }, { limit: batchSize }).toArray();
+  const docs = await due.find({ due_at: { $lte: now } }, { limit: options.batchSize ?? 20 }).toArray();
+  let counted = 0;
   for (const doc of docs) {
-    // As the run's recounts did: a hold a dead batch attempt left is settled first.
-    await settleOrphanedHolds(db, doc.tenant_id, doc._id, now);
-    await recount(db, { campaignId: doc._id, tenantId: doc.tenant_id, recipients: doc.recipients, chunks: 'movable', at: now });
-    const next = doc.step + 1;
-    if (next < CAMPAIGN_SETTLE_DELAYS_MS.length) {
-      await due.updateOne({ _id: doc._id, step: doc.step }, { $set: { step: next, due_at: new Date(doc.ended_at.getTime() + lateRecountOffsetMs(next)) } });
-    } else {
-      await due.deleteOne({ _id: doc._id, step: doc.step });
+    try {
+      // As the run's recounts did: a hold a dead batch attempt left is settled first.
+      await settleOrphanedHolds(db, doc.tenant_id, doc._id, now);
+      await recount(db, { campaignId: doc._id, tenantId: doc.tenant_id, recipients: doc.recipients, chunks: 'movable', at: now });
+      const next = doc.step + 1;
+      if (next < CAMPAIGN_SETTLE_DELAYS_MS.length) {
+        await due.updateOne({ _id: doc._id, step: doc.step }, { $set: { step: next, due_at: new Date(doc.ended_at.getTime() + lateRecountOffsetMs(next)) } });
+      } else {
+        await due.deleteOne({ _id: doc._id, step: doc.step });
+      }
+      counted++;
+    } catch (err) {
+      if (!options.onError) throw err;
+      options.onError(err);
     }
   }
-  return docs.length;
+  return counted;
 }
 
 export const LATE_RECOUNT_INTERVAL_MS = 30_000;
@@ -78,7 +86,7 @@ export const LATE_RECOUNT_INTERVAL_MS = 30_000;
 /** The pass in a worker process, every `intervalMs`; a failed pass goes to `onError` and the next tries again. */
 export function startLateRecounts(options: { db: Db; intervalMs?: number; now?: () => Date; onError: (err: unknown) => void }): PeriodicPass {
   const now = options.now ?? (() => new Date());
-  const pass = periodicPass(() => recountDueCampaigns(options.db, now()), options.intervalMs ?? LATE_RECOUNT_INTERVAL_MS, options.onError);
+  const pass = periodicPass(() => recountDueCampaigns(options.db, now(), { onError: options.onError }), options.intervalMs ?? LATE_RECOUNT_INTERVAL_MS, options.onError);
   pass.start();
   return pass;
 }
