@@ -4,7 +4,7 @@ import type { RequestState } from '../context';
 import { jsonBody } from '../middleware/jsonBody';
 import { openApiDocument, openApiRoute, type DocumentSurface } from '../openapi';
 import { koaPath, type RouteDef } from '../route';
-import { ROUTER_METHODS } from '../routerMethods';
+import { createAppRouter } from '../routerMethods';
 import { routeTail } from '../validation';
 import { consoleAuth } from './auth';
 import { SESSION_COOKIE } from './session/cookie';
@@ -85,7 +85,7 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
  * validation and the handler as on the public API.
  */
 export function createConsoleRouter(deps: ConsoleDeps, sessions: ConsoleSessionStore): Router<RequestState> {
-  const router = new Router<RequestState>({ prefix: CONSOLE_PREFIX, methods: ROUTER_METHODS });
+  const router = createAppRouter({ prefix: CONSOLE_PREFIX });
   router.use(consoleAuth(deps.config.CONSOLE_TOKEN, sessions));
   const workspace = loadWorkspace(deps);
   const body = jsonBody();

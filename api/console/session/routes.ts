@@ -4,7 +4,7 @@ import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { jsonBody } from '../../middleware/jsonBody';
-import { ROUTER_METHODS } from '../../routerMethods';
+import { createAppRouter } from '../../routerMethods';
 import { validate } from '../../validation';
 import { checkCsrf, ownOrigin, sameSecret, sessionEnded } from '../auth';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './cookie';
@@ -22,7 +22,7 @@ const sessionView = (s: ConsoleSessionDoc) => ({ csrf_token: s.csrf_token, expir
  * `/console/v1` on purpose: these are how a browser gets its credential, not console API calls.
  */
 export function createConsoleSessionRouter(token: string, sessions: ConsoleSessionStore): Router<RequestState> {
-  const router = new Router<RequestState>({ methods: ROUTER_METHODS });
+  const router = createAppRouter();
 
   router.post(CONSOLE_SESSION_PATH, jsonBody(), validate({ body: loginBody }), async (ctx) => {
     // A log-in from another origin's page is refused too (login CSRF would tie the victim's
