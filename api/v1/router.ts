@@ -18,7 +18,7 @@ import { koaPath, type RouteDef } from '../route';
  */
 export function buildPublicRouter(routes: RouteDef[], deps: PublicDeps): Router<RequestState> {
   const router = createAppRouter();
-  const auth = authenticate({ db: deps.db, environment: deps.config.API_ENVIRONMENT, now: deps.now, cache: deps.credentialCache });
+  const auth = authenticate({ db: deps.db, environment: deps.config.API_ENVIRONMENT, now: deps.now, cache: deps.credentialCache, failures: deps.authFailures });
   const limiter = rateLimit({ store: deps.rateLimitStore, logger: deps.logger, now: deps.now });
   const body = jsonBody();
   const replay = idempotency({ store: new IdempotencyStore(deps.db), now: deps.now });
