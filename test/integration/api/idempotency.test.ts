@@ -184,7 +184,7 @@ describe('Idempotency-Key (api-core §4)', () => {
     const store = new IdempotencyStore(db);
     expect((await store.claim(scope, Buffer.from(body), 'req_gone', new Date(clock.getTime() - 6_000))).kind).toBe('claimed');
     const responses = await Promise.all(Array.from({ length: 10 }, () => send('k-dead-race', body)));
-    expect(responses.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)]);
+    expect(responses.map((r) => r.status).sort((a, b) => a - b)).toEqual([201, ...Array(9).fill(409)]);
     expect(runs).toBe(1);
     expect((await send('k-dead-race', body)).body).toEqual({ run: 1, value: 'race' });
   });
