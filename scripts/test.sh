@@ -24,7 +24,7 @@ status=$?
 set -e
 # A bounded fuzzing run (a few hundred requests, about a minute and a half) against a
 # launched system: scripts/fuzz.sh, which `npm run fuzz` runs at full size.
-echo "[test] fuzzing the public API (FUZZ_MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-5})" >&2
+echo "[test] fuzzing the public and console APIs (FUZZ_MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-5})" >&2
 set +e
 FUZZ_MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-5} FUZZ_KEYS=${FUZZ_KEYS:-10} bash scripts/fuzz.sh
 fuzz_status=$?
