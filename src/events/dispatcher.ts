@@ -23,7 +23,7 @@ export function createTemporalDispatcher(
   options: { endpoints?: EndpointDirectory } = {},
 ): EventDispatcher {
   const endpoints = options.endpoints ?? createEndpointDirectory(db);
-  const signals = createDeliverySignaller(temporal, taskQueue);
+  const signals = createDeliverySignaller(db, temporal, taskQueue);
   return {
     async hasReceivers(tenantId, type) {
       return (await endpoints.receivers(tenantId, type)).length > 0;

@@ -136,6 +136,8 @@ export interface EndpointDeliveriesInput {
     inbox: DeliveryRef[];
     queues: RetryQueue[];
     totals: EndpointDeliveryTotals;
+    /** The MongoDB inbox's next slot to read (runs since issue 28; absent: read it from the inbox state). */
+    inboxHead?: number;
   };
 }
 
@@ -147,8 +149,21 @@ export type EndpointDeliveries = (input: EndpointDeliveriesInput) => Promise<End
  */
 export const endpointDeliveriesDefinition = defineWorkflow<EndpointDeliveries>('endpointDeliveries');
 
-/** Hands deliveries to an endpoint's workflow (the publisher, a console replay or test). */
+/**
+ * Hands deliveries to an endpoint's workflow: what publishers sent before issue 28, and what
+ * they still send to an endpoint whose inbox state is absent (a run of an earlier release may
+ * be live, one that does not read the MongoDB inbox).
+ */
 export const deliverSignal = defineSignal<[DeliveryRef[]]>('deliver');
+
+/**
+ * Since issue 28: "the inbox has new entries" (src/webhooks/inbox.ts). Sent only when the
+ * inbox state says the workflow went idle; losing it costs latency, never a delivery.
+ */
+export const wakeSignal = defineSignal('wake');
+
+/** An endpoint workflow's run reads its MongoDB inbox from this patch on (histories before it replay the old loop). */
+export const INBOX_PATCH = 'webhook-inbox-in-mongodb';
 
 /** What the endpoint's deliveries reached so far (also its result when a run closes idle). */
 export const deliveryTotalsQuery = defineQuery<EndpointDeliveryTotals>('deliveryTotals');
@@ -161,6 +176,14 @@ export function endpointWorkflowId(endpointId: string): string {
 /** A retry queue entry's `_id`: read by `_id` alone (the one read FerretDB answers from an index). */
 export function webhookQueueEntryId(endpointId: string, attempt: number, seq: number): string {
   return `${endpointId}:${attempt}:${seq}`;
+}
+
+/**
+ * An inbox entry's `_id`: the endpoint's new deliveries in claim order, slot `seq` claimed by a
+ * unique insert (src/webhooks/inbox.ts), read by `_id` from the drain's head.
+ */
+export function webhookInboxEntryId(endpointId: string, seq: number): string {
+  return `${endpointId}:${seq}`;
 }
 
 /** Empty queues for attempts 1 (parked new deliveries) to 12. */
@@ -183,11 +206,20 @@ export interface DrainInput {
    * worker's wall clock.
    */
   now: number;
+  /**
+   * Since issue 28: also take new deliveries from the endpoint's MongoDB inbox from slot
+   * `head` (null: a new run that does not know it yet; the drain only reads it from the
+   * inbox state). `mayIdle` false: the run hands over next, so the drain must not tell
+   * publishers it sleeps (they would signal a workflow mid-hand-over).
+   */
+  inbox?: { head: number | null; mayIdle: boolean };
 }
 
 export interface DrainResult {
   queues: RetryQueue[];
   totals: EndpointDeliveryTotals;
+  /** With `inbox` in the input: the next slot to read, and whether the inbox was found empty (the state says idle if allowed). */
+  inbox?: { head: number; empty: boolean };
 }
 
 /**
@@ -200,3 +232,10 @@ export const DRAIN_BATCH = 32;
 export const DRAIN_PARALLELISM = 16;
 /** New deliveries the workflow keeps in its own state; more are parked in MongoDB (attempt-1 queue). */
 export const INBOX_LIMIT = 500;
+/**
+ * A drain that finds the MongoDB inbox empty looks again every INBOX_LINGER_POLL_MS for up to
+ * INBOX_LINGER_MS before it tells publishers the workflow sleeps: at a steady rate the next
+ * delivery usually lands meanwhile and costs no signal (at most 5 point reads per idle spell).
+ */
+export const INBOX_LINGER_MS = 100;
+export const INBOX_LINGER_POLL_MS = 20;

@@ -1,11 +1,14 @@
 import { setMaxListeners } from 'node:events';
-import type { AnyBulkWriteOperation, Db, Filter, UpdateFilter } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db, Document, Filter, UpdateFilter } from 'mongodb';
+import { findByIds } from '../db/findByIds';
 import { eventsCollection, type EventDoc } from '../events/eventStore';
 import { endpointReceives } from '../events/types';
 import { sendAttempt } from './attempt';
 import {
   DRAIN_BATCH,
   DRAIN_PARALLELISM,
+  INBOX_LINGER_MS,
+  INBOX_LINGER_POLL_MS,
   MAX_DELIVERY_ATTEMPTS,
   RETRY_DELAYS_MS,
   webhookQueueEntryId,
@@ -17,6 +20,7 @@ import {
 } from './contracts';
 import { cancelDeliveryUpdate, firstAttemptDoc, recordAttemptUpdate, webhookDeliveries, type DeliveryIdentity, type WebhookDeliveryDoc } from './deliveries';
 import { webhookEndpoints } from './endpoints';
+import { inboxSlotTaken, readInbox, settleInboxWrites, type InboxRead } from './inbox';
 import { webhookQueue, type WebhookQueueEntryDoc } from './retryQueue';
 
 /**
@@ -30,6 +34,12 @@ import { webhookQueue, type WebhookQueueEntryDoc } from './retryQueue';
  * by this drain keeps its place (its `queue_slot` is at or past the tail this drain was
  * given), and one queued by an earlier drain is a duplicate signal and is skipped. Entries
  * are deleted only after every placement is written, so a re-run never loses one.
+ *
+ * Since issue 28 it also takes new deliveries from the endpoint's MongoDB inbox
+ * (src/webhooks/inbox.ts): after its writes it records the inbox's new head (and, when it
+ * found the inbox empty and may, that the workflow goes idle), then deletes the entries it
+ * took. Before declaring idle it lingers briefly (INBOX_LINGER_MS), so a steady stream of
+ * deliveries keeps the workflow draining without a signal per delivery.
  */
 
 export interface DrainDeps {
@@ -57,6 +67,15 @@ interface Placement {
 }
 
 /** Runs `fn` over `items`, at most `limit` at once; waits for all, then throws the first failure. */
+/** Bulk writes of at most this many statements: each holds one of FerretDB's pooled connections. */
+const BULK_CHUNK = 32;
+
+async function bulkInChunks<T extends Document>(collection: Collection<T>, ops: AnyBulkWriteOperation<T>[]): Promise<void> {
+  for (let i = 0; i < ops.length; i += BULK_CHUNK) await collection.bulkWrite(ops.slice(i, i + BULK_CHUNK), { ordered: false });
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 async function inPool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const errors: unknown[] = [];
@@ -100,9 +119,19 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
     parked.tail += input.park.length;
   }
 
-  // What is due: the new deliveries, then each queue from its head while entries are due.
+  // What is due: the new deliveries (the workflow's, then the inbox's), then each queue from
+  // its head while entries are due. A run that does not know the inbox's head yet only reads it.
   const now = deps.clock();
   const work: WorkItem[] = input.fresh.map((ref) => ({ ref, attempt: 1 }));
+  let inbox: InboxRead | null = null;
+  let inboxHead: number | null = null;
+  if (input.inbox) {
+    if (input.inbox.head === null) inboxHead = (await readInbox(db, input.endpointId, 0, 0)).head;
+    else {
+      inbox = await readInbox(db, input.endpointId, input.inbox.head, DRAIN_BATCH - input.fresh.length);
+      work.push(...inbox.refs.map((ref) => ({ ref, attempt: 1 })));
+    }
+  }
   const consumed: string[] = [];
   let budget = DRAIN_BATCH;
   for (const q of queues) {
@@ -135,14 +164,15 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   const seen = new Set<string>();
   const unique = work.filter((w) => !seen.has(w.ref.deliveryId) && seen.add(w.ref.deliveryId));
 
-  const endpoint = await webhookEndpoints(db).findOne({ _id: input.endpointId });
+  // The endpoint, the records and the events in three reads (`_id $in`, from the index).
+  const [endpoint, records, events] = await Promise.all([
+    unique.length > 0 ? webhookEndpoints(db).findOne({ _id: input.endpointId }) : null,
+    findByIds(deliveries, unique.map((w) => w.ref.deliveryId)),
+    findByIds(eventsCollection(db), unique.map((w) => w.ref.eventId)),
+  ]);
   const live = endpoint && endpoint.tenant_id === input.tenantId ? endpoint : null;
-  const eventReads = new Map<string, Promise<EventDoc | null>>();
-  const eventOf = (id: string) => {
-    let read = eventReads.get(id);
-    if (!read) eventReads.set(id, (read = eventsCollection(db).findOne({ _id: id })));
-    return read;
-  };
+  const recordOf = new Map<string, WebhookDeliveryDoc>(records.map((doc) => [doc._id, doc]));
+  const eventOf = new Map<string, EventDoc>(events.map((doc) => [doc._id, doc]));
 
   /** The next place of a delivery whose attempt an earlier run recorded, or null if there is nothing to do. */
   function placedBefore(ref: DeliveryRef, attempt: number, record: WebhookDeliveryDoc): Placement | null {
@@ -162,7 +192,8 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
     writes.push({ updateOne: { filter, update: change, upsert: options.upsert } });
 
   async function deliver({ ref, attempt }: WorkItem): Promise<void> {
-    const [record, event] = await Promise.all([deliveries.findOne({ _id: ref.deliveryId }), eventOf(ref.eventId)]);
+    const record = recordOf.get(ref.deliveryId) ?? null;
+    const event = eventOf.get(ref.eventId) ?? null;
     if (record && record.status !== 'pending') return; // ended already
     if (record?.attempts?.some((a) => a.attempt === attempt)) {
       const placed = placedBefore(ref, attempt, record);
@@ -196,7 +227,7 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   }
 
   await inPool(unique, DRAIN_PARALLELISM, deliver);
-  if (writes.length > 0) await deliveries.bulkWrite(writes, { ordered: false });
+  await bulkInChunks(deliveries, writes);
 
   // Failures join the queue of their next attempt in the order they fall due, so each queue's
   // head is its next due entry. Entries first, then the deliveries' slots (see above).
@@ -217,8 +248,32 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
     }
     if (wasEmpty) q.headDueAt = Math.min(...mine.map((p) => p.dueAt));
   }
-  if (entries.length > 0) await queue.bulkWrite(entries, { ordered: false });
-  if (slots.length > 0) await deliveries.bulkWrite(slots, { ordered: false });
-  if (consumed.length > 0) await queue.bulkWrite(consumed.map((_id) => ({ deleteOne: { filter: { _id } } })), { ordered: false });
-  return { queues, totals };
+  await bulkInChunks(queue, entries);
+  await bulkInChunks(deliveries, slots);
+  await bulkInChunks(queue, consumed.map((_id) => ({ deleteOne: { filter: { _id } } })));
+  if (!input.inbox) return { queues, totals };
+  if (!inbox) return { queues, totals, inbox: { head: inboxHead!, empty: false } };
+  return { queues, totals, inbox: await settleInbox(deps, input.endpointId, inbox, input.inbox.mayIdle) };
+}
+
+/**
+ * After the drain's writes: linger on an empty inbox, record the new head (and idleness), look
+ * once more after declaring idle (an entry inserted before that write would otherwise wait for
+ * a signal nobody sends), then delete the entries taken, never before the head is written.
+ */
+async function settleInbox(deps: DrainDeps, endpointId: string, read: InboxRead, mayIdle: boolean): Promise<{ head: number; empty: boolean }> {
+  const { db } = deps;
+  let empty = read.empty;
+  if (empty && mayIdle) {
+    const until = performance.now() + INBOX_LINGER_MS;
+    while (empty && performance.now() < until && !deps.signal?.aborted) {
+      await pause(INBOX_LINGER_POLL_MS);
+      if (await inboxSlotTaken(db, endpointId, read.head)) empty = false;
+    }
+  }
+  const idle = empty && mayIdle;
+  const changed = read.state?.head !== read.head || read.state.idle !== idle;
+  await settleInboxWrites(db, endpointId, changed ? { head: read.head, idle } : null, read.taken, deps.now());
+  if (idle && (await inboxSlotTaken(db, endpointId, read.head))) empty = false;
+  return { head: read.head, empty };
 }
