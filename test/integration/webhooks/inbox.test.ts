@@ -1,0 +1,147 @@
+import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
+import { appendEvent } from '../../../src/events/eventStore';
+import { deliveryWorkflowId, emptyRetryQueues, webhookInboxEntryId, type DeliveryRef, type DrainInput } from '../../../src/webhooks/contracts';
+import { webhookDeliveries } from '../../../src/webhooks/deliveries';
+import { handOver } from '../../../src/webhooks/deliverySignals';
+import { drainEndpoint } from '../../../src/webhooks/drain';
+import { createInboxClaimer, webhookInbox, webhookInboxState, webhookInboxStateId } from '../../../src/webhooks/inbox';
+import { insertWebhookEndpoint } from '../../support/documents';
+import { openTestDb, testConfig, uniqueName } from '../../support/env';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
+
+/**
+ * An endpoint's MongoDB inbox (src/webhooks/inbox.ts) against FerretDB, without Temporal:
+ * publishers claim slots with unique inserts (several at once leave no gap and no slot twice),
+ * a drain takes them from its head and says when the workflow goes idle, and a publisher
+ * signals only a workflow that is idle (or of an earlier release: no inbox state).
+ */
+describe('an endpoint inbox', () => {
+  let store: Awaited<ReturnType<typeof openTestDb>>;
+  let db: Db;
+  let receiver: WebhookReceiver;
+  const deps = () => ({ db, allowPrivate: true, clock: () => Date.now(), now: () => new Date() });
+
+  beforeAll(async () => {
+    store = await openTestDb(testConfig());
+    db = store.db;
+    receiver = await startWebhookReceiver();
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+    await store?.drop();
+  });
+
+  /** A Temporal client that records the signal-with-starts it is asked for. */
+  function recordingTemporal() {
+    const signals: { workflowId: string; signal: string; args: unknown[] }[] = [];
+    const client = {
+      workflow: {
+        async signalWithStart(_type: string, options: { workflowId: string; signal: { name: string }; signalArgs: unknown[] }) {
+          signals.push({ workflowId: options.workflowId, signal: options.signal.name, args: options.signalArgs });
+          return {};
+        },
+      },
+    } as unknown as Client;
+    return { client, signals };
+  }
+
+  async function setUp(path: string, count: number) {
+    const tenantId = uniqueName('ws');
+    const endpoint = await insertWebhookEndpoint(db, tenantId, receiver.url(path));
+    const refs: DeliveryRef[] = [];
+    for (let i = 0; i < count; i++) {
+      const event = await appendEvent(db, { tenantId, type: 'ticket.created', dedupeKey: `t:${i}`, data: { ticket_id: `tkt_${i}` }, createdAt: new Date() });
+      refs.push({ deliveryId: deliveryWorkflowId(event._id, endpoint._id), eventId: event._id, trigger: 'event' });
+    }
+    const input = (head: number | null, mayIdle = true): DrainInput => ({ endpointId: endpoint._id, tenantId, fresh: [], park: [], queues: emptyRetryQueues(), now: Date.now(), inbox: { head, mayIdle } });
+    const slot = (seq: number) => webhookInbox(db).findOne({ _id: webhookInboxEntryId(endpoint._id, seq) });
+    return { endpoint, tenantId, refs, input, slot, arrived: () => receiver.received.filter((r) => r.path === path) };
+  }
+
+  it('several publishers at once fill consecutive slots, each delivery once, and the drain takes them in slot order', async () => {
+    const { endpoint, refs, input, slot, arrived } = await setUp('/claims', 40);
+    // Four processes (a claimer each), each handing over ten deliveries in batches of two.
+    const claimers = Array.from({ length: 4 }, () => createInboxClaimer(db));
+    await Promise.all(
+      claimers.map(async (claimer, c) => {
+        for (let i = 0; i < 10; i += 2) await claimer.claim(endpoint._id, refs.slice(c * 10 + i, c * 10 + i + 2));
+      }),
+    );
+    const slots = await Promise.all(Array.from({ length: 41 }, (_, seq) => slot(seq)));
+    expect(slots[40]).toBeNull();
+    expect(new Set(slots.slice(0, 40).map((s) => s?.delivery_id)).size).toBe(40);
+    // Each publisher's own deliveries keep their order.
+    for (let c = 0; c < 4; c++) {
+      const mine = slots.filter((s) => refs.slice(c * 10, c * 10 + 10).some((r) => r.deliveryId === s?.delivery_id)).map((s) => s!.delivery_id);
+      expect(mine).toEqual(refs.slice(c * 10, c * 10 + 10).map((r) => r.deliveryId));
+    }
+
+    // A new run first learns the head (no inbox state yet: 0), then drains 32, then the rest.
+    const learnt = await drainEndpoint(deps(), input(null));
+    expect(learnt.inbox).toEqual({ head: 0, empty: false });
+    const first = await drainEndpoint(deps(), input(0));
+    expect(first.inbox).toEqual({ head: 32, empty: false });
+    expect(first.totals.succeeded).toBe(32);
+    expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 32, idle: false });
+    const rest = await drainEndpoint(deps(), input(32));
+    expect(rest.inbox).toEqual({ head: 40, empty: true });
+    expect(new Set(arrived().map((a) => a.headers['webhook-id'])).size).toBe(40);
+    expect(arrived()).toHaveLength(40);
+    // Taken entries are deleted once the head has passed them; the state says the workflow sleeps.
+    expect((await Promise.all(Array.from({ length: 40 }, (_, seq) => slot(seq)))).every((s) => s === null)).toBe(true);
+    expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 40, idle: true });
+  });
+
+  it('a publisher signals only a workflow that is idle, or one with no inbox state (an earlier release)', async () => {
+    const { endpoint, tenantId, refs, input } = await setUp('/wake', 4);
+    const { client, signals } = recordingTemporal();
+    const claimer = createInboxClaimer(db);
+
+    // No inbox state yet: the deliveries themselves, as a run of an earlier release takes them.
+    await handOver(claimer, client, 'tq', tenantId, endpoint._id, [refs[0]!]);
+    expect(signals).toEqual([{ workflowId: `webhooks:${endpoint._id}`, signal: 'deliver', args: [[refs[0]]] }]);
+
+    // The drain found more in the inbox, or may not idle (it hands over next): no signal.
+    await drainEndpoint(deps(), input(0, false));
+    expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 1, idle: false });
+    await handOver(claimer, client, 'tq', tenantId, endpoint._id, [refs[1]!]);
+    expect(signals).toHaveLength(1);
+
+    // The drain found the inbox empty and declared the workflow idle: the next publisher wakes it.
+    const drained = await drainEndpoint(deps(), input(1));
+    expect(drained.inbox).toEqual({ head: 2, empty: true });
+    await handOver(claimer, client, 'tq', tenantId, endpoint._id, [refs[2]!, refs[3]!]);
+    expect(signals.slice(1)).toEqual([{ workflowId: `webhooks:${endpoint._id}`, signal: 'wake', args: [] }]);
+    expect((await webhookInbox(db).findOne({ _id: webhookInboxEntryId(endpoint._id, 3) }))?.delivery_id).toBe(refs[3]!.deliveryId);
+  });
+
+  it('a publisher that filled a slot the drain had already passed claims again past the head', async () => {
+    const { endpoint, refs, input, slot } = await setUp('/stale', 7);
+    const stale = createInboxClaimer(db);
+    await stale.claim(endpoint._id, refs.slice(0, 3)); // slots 0-2; it remembers 3
+    await createInboxClaimer(db).claim(endpoint._id, refs.slice(3, 6)); // another process: 3-5
+    await drainEndpoint(deps(), input(0)); // takes 0-5 and deletes them: head 6
+    expect(await slot(3)).toBeNull();
+
+    // The stale process inserts at 3 (free again), reads the head (6) and moves the delivery to 6.
+    await stale.claim(endpoint._id, [refs[6]!]);
+    expect(await slot(3)).toBeNull();
+    expect((await slot(6))?.delivery_id).toBe(refs[6]!.deliveryId);
+    const next = await drainEndpoint(deps(), input(6));
+    expect(next.totals.succeeded).toBe(1);
+  });
+
+  it('run again after it wrote the head (its worker died), a drain sends nothing twice and keeps the head', async () => {
+    const { endpoint, refs, input, arrived } = await setUp('/rerun', 3);
+    await createInboxClaimer(db).claim(endpoint._id, refs);
+    const first = await drainEndpoint(deps(), input(0));
+    const again = await drainEndpoint(deps(), input(0));
+    expect(again.inbox).toEqual({ head: 3, empty: true });
+    expect(again.totals.attempts).toBe(0);
+    expect(arrived()).toHaveLength(3);
+    expect(first.inbox?.head).toBe(3);
+    for (const ref of refs) expect(await webhookDeliveries(db).findOne({ _id: ref.deliveryId })).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+  });
+});
