@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Db } from 'mongodb';
 import { signalWithStartWorkflow } from '../temporal/startWorkflow';
 import { deliverSignal, endpointDeliveriesDefinition, endpointWorkflowId, wakeSignal, type DeliveryRef } from './contracts';
-import { createInboxClaimer, type InboxClaimer } from './inbox';
+import { INBOX_STALE_MS, createInboxClaimer, type InboxClaimer } from './inbox';
 
 /** At most this many deliveries per signal, so a signal's payload stays small. */
 const MAX_REFS_PER_SIGNAL = 200;
@@ -31,12 +31,23 @@ export async function signalEndpoint(temporal: Client, taskQueue: string, tenant
  * also starts a closed one), with the deliveries themselves (`deliverSignal`) when the
  * endpoint has no inbox state yet (a run of an earlier release, which does not read the
  * inbox, may be live; a new run takes them from its signal or its inbox, once). A workflow
- * that is draining is not signalled at all: it reads the inbox before it may sleep.
+ * that is draining is not signalled at all: it reads the inbox before it may sleep. A state
+ * not written for INBOX_STALE_MS while it says "draining" (no drain is that long: its
+ * deadline is a minute) means the workflow stopped without saying so (terminated by an
+ * operator, say): the publisher wakes it too, which starts a new run if none is running.
  */
-export async function handOver(claimer: InboxClaimer, temporal: Client, taskQueue: string, tenantId: string, endpointId: string, refs: DeliveryRef[]): Promise<void> {
+export async function handOver(
+  claimer: InboxClaimer,
+  temporal: Client,
+  taskQueue: string,
+  tenantId: string,
+  endpointId: string,
+  refs: DeliveryRef[],
+  now: () => Date = () => new Date(),
+): Promise<void> {
   const state = await claimer.claim(endpointId, refs);
   if (!state) await signalEndpoint(temporal, taskQueue, tenantId, endpointId, refs);
-  else if (state.idle) await signalEndpoint(temporal, taskQueue, tenantId, endpointId, 'wake');
+  else if (state.idle || now().getTime() - state.updated_at.getTime() > INBOX_STALE_MS) await signalEndpoint(temporal, taskQueue, tenantId, endpointId, 'wake');
 }
 
 export interface DeliverySignaller {

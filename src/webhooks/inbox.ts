@@ -63,6 +63,9 @@ export function webhookInboxStateId(endpointId: string): string {
   return `${endpointId}:state`;
 }
 
+/** A state saying "draining" that is older than this is not believed (src/webhooks/deliverySignals.ts). */
+export const INBOX_STALE_MS = 90_000;
+
 /** Entries per insert: a bulk write holds one of FerretDB's pooled connections per statement. */
 export const INBOX_CLAIM_BATCH = 32;
 

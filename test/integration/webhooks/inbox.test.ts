@@ -5,7 +5,7 @@ import { deliveryWorkflowId, emptyRetryQueues, webhookInboxEntryId, type Deliver
 import { webhookDeliveries } from '../../../src/webhooks/deliveries';
 import { handOver } from '../../../src/webhooks/deliverySignals';
 import { drainEndpoint } from '../../../src/webhooks/drain';
-import { createInboxClaimer, webhookInbox, webhookInboxState, webhookInboxStateId } from '../../../src/webhooks/inbox';
+import { INBOX_STALE_MS, createInboxClaimer, webhookInbox, webhookInboxState, webhookInboxStateId } from '../../../src/webhooks/inbox';
 import { insertWebhookEndpoint } from '../../support/documents';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
@@ -14,7 +14,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhoo
  * An endpoint's MongoDB inbox (src/webhooks/inbox.ts) against FerretDB, without Temporal:
  * publishers claim slots with unique inserts (several at once leave no gap and no slot twice),
  * a drain takes them from its head and says when the workflow goes idle, and a publisher
- * signals only a workflow that is idle (or of an earlier release: no inbox state).
+ * signals only a workflow that is idle, silent for too long, or of an earlier release (no
+ * inbox state).
  */
 describe('an endpoint inbox', () => {
   let store: Awaited<ReturnType<typeof openTestDb>>;
@@ -94,7 +95,7 @@ describe('an endpoint inbox', () => {
     expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 40, idle: true });
   });
 
-  it('a publisher signals only a workflow that is idle, or one with no inbox state (an earlier release)', async () => {
+  it('a publisher signals only a workflow that is idle or silent for too long, or one with no inbox state (an earlier release)', async () => {
     const { endpoint, tenantId, refs, input } = await setUp('/wake', 4);
     const { client, signals } = recordingTemporal();
     const claimer = createInboxClaimer(db);
@@ -108,6 +109,11 @@ describe('an endpoint inbox', () => {
     expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 1, idle: false });
     await handOver(claimer, client, 'tq', tenantId, endpoint._id, [refs[1]!]);
     expect(signals).toHaveLength(1);
+    // A "draining" state nobody has written for longer than any drain lasts is not believed.
+    const later = () => new Date(Date.now() + INBOX_STALE_MS + 1_000);
+    await handOver(claimer, client, 'tq', tenantId, endpoint._id, [], later);
+    expect(signals.slice(1)).toEqual([{ workflowId: `webhooks:${endpoint._id}`, signal: 'wake', args: [] }]);
+    signals.splice(1);
 
     // The drain found the inbox empty and declared the workflow idle: the next publisher wakes it.
     const drained = await drainEndpoint(deps(), input(1));
