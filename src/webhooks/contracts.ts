@@ -223,13 +223,15 @@ export interface DrainResult {
 }
 
 /**
- * At most this many deliveries from the inbox, and this many from the queues, per drain: with
- * DRAIN_PARALLELISM POSTs at once, a drain against a receiver that never answers lasts at
- * most 4 × the attempt timeout (the drain's deadline in workflows/activityOptions.ts).
+ * At most this many new deliveries (the workflow's and its inbox's), and this many from the
+ * queues, per drain: with DRAIN_PARALLELISM POSTs at once, a drain against a receiver that
+ * never answers lasts at most 4 × the attempt timeout (the drain's deadline in
+ * workflows/activityOptions.ts). Issue 28 doubled both (from 32 and 16): a 500-event burst
+ * went from about 360 to about 600 deliveries/s.
  */
-export const DRAIN_BATCH = 32;
+export const DRAIN_BATCH = 64;
 /** POSTs in flight at once per endpoint. */
-export const DRAIN_PARALLELISM = 16;
+export const DRAIN_PARALLELISM = 32;
 /** New deliveries the workflow keeps in its own state; more are parked in MongoDB (attempt-1 queue). */
 export const INBOX_LIMIT = 500;
 /**

@@ -114,7 +114,7 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   const parked = queues[0]!;
   if (input.park.length > 0) {
     const docs = input.park.map((ref, i) => entryDoc(ref, 1, parked.tail + i, 0));
-    await queue.bulkWrite(docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })), { ordered: false });
+    await bulkInChunks(queue, docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })));
     if (parked.head === parked.tail) parked.headDueAt = 0;
     parked.tail += input.park.length;
   }

@@ -66,7 +66,7 @@ export function webhookInboxStateId(endpointId: string): string {
 /** A state saying "draining" that is older than this is not believed (src/webhooks/deliverySignals.ts). */
 export const INBOX_STALE_MS = 90_000;
 
-/** Entries per insert: a bulk write holds one of FerretDB's pooled connections per statement. */
+/** Statements per insert or bulk write: each holds one of FerretDB's pooled connections until the command ends. */
 export const INBOX_CLAIM_BATCH = 32;
 
 export function inboxEntryDoc(endpointId: string, seq: number, ref: DeliveryRef, now: Date): WebhookInboxEntryDoc {
@@ -126,14 +126,15 @@ export function createInboxClaimer(db: Db, now: () => Date = () => new Date()): 
 
 /**
  * What a drain leaves: the state (when `state` is given: the head, whether the workflow
- * sleeps) written first, then the entries taken deleted, in one ordered bulk write (at most
- * DRAIN_BATCH + 1 statements): never an entry deleted before the head passed it.
+ * sleeps) written first, then the entries taken deleted, in ordered bulk writes of at most
+ * INBOX_CLAIM_BATCH statements: never an entry deleted before the head passed it.
  */
 export async function settleInboxWrites(db: Db, endpointId: string, state: { head: number; idle: boolean } | null, taken: readonly string[], now: Date): Promise<void> {
   const ops: AnyBulkWriteOperation<WebhookInboxStateDoc>[] = [];
   if (state) ops.push({ replaceOne: { filter: { _id: webhookInboxStateId(endpointId) }, replacement: { ...state, updated_at: now }, upsert: true } });
   for (const _id of taken) ops.push({ deleteOne: { filter: { _id } } });
-  if (ops.length > 0) await webhookInboxState(db).bulkWrite(ops, { ordered: true });
+  // In order, a bounded bulk write at a time (each statement holds a pooled FerretDB connection).
+  for (let i = 0; i < ops.length; i += INBOX_CLAIM_BATCH) await webhookInboxState(db).bulkWrite(ops.slice(i, i + INBOX_CLAIM_BATCH), { ordered: true });
 }
 
 export interface InboxRead {

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { appendEvent } from '../../../src/events/eventStore';
-import { deliveryWorkflowId, emptyRetryQueues, webhookInboxEntryId, type DeliveryRef, type DrainInput } from '../../../src/webhooks/contracts';
+import { DRAIN_BATCH, deliveryWorkflowId, emptyRetryQueues, webhookInboxEntryId, type DeliveryRef, type DrainInput } from '../../../src/webhooks/contracts';
 import { webhookDeliveries } from '../../../src/webhooks/deliveries';
 import { handOver } from '../../../src/webhooks/deliverySignals';
 import { drainEndpoint } from '../../../src/webhooks/drain';
@@ -62,37 +62,39 @@ describe('an endpoint inbox', () => {
   }
 
   it('several publishers at once fill consecutive slots, each delivery once, and the drain takes them in slot order', async () => {
-    const { endpoint, refs, input, slot, arrived } = await setUp('/claims', 40);
-    // Four processes (a claimer each), each handing over ten deliveries in batches of two.
+    // Four processes (a claimer each), each handing over its share in batches of two: more than a drain takes.
+    const per = (DRAIN_BATCH + 8) / 4;
+    const total = per * 4;
+    const { endpoint, refs, input, slot, arrived } = await setUp('/claims', total);
     const claimers = Array.from({ length: 4 }, () => createInboxClaimer(db));
     await Promise.all(
       claimers.map(async (claimer, c) => {
-        for (let i = 0; i < 10; i += 2) await claimer.claim(endpoint._id, refs.slice(c * 10 + i, c * 10 + i + 2));
+        for (let i = 0; i < per; i += 2) await claimer.claim(endpoint._id, refs.slice(c * per + i, Math.min(c * per + i + 2, (c + 1) * per)));
       }),
     );
-    const slots = await Promise.all(Array.from({ length: 41 }, (_, seq) => slot(seq)));
-    expect(slots[40]).toBeNull();
-    expect(new Set(slots.slice(0, 40).map((s) => s?.delivery_id)).size).toBe(40);
+    const slots = await Promise.all(Array.from({ length: total + 1 }, (_, seq) => slot(seq)));
+    expect(slots[total]).toBeNull();
+    expect(new Set(slots.slice(0, total).map((s) => s?.delivery_id)).size).toBe(total);
     // Each publisher's own deliveries keep their order.
     for (let c = 0; c < 4; c++) {
-      const mine = slots.filter((s) => refs.slice(c * 10, c * 10 + 10).some((r) => r.deliveryId === s?.delivery_id)).map((s) => s!.delivery_id);
-      expect(mine).toEqual(refs.slice(c * 10, c * 10 + 10).map((r) => r.deliveryId));
+      const own = refs.slice(c * per, (c + 1) * per).map((r) => r.deliveryId);
+      expect(slots.map((s) => s?.delivery_id).filter((id) => id !== undefined && own.includes(id))).toEqual(own);
     }
 
-    // A new run first learns the head (no inbox state yet: 0), then drains 32, then the rest.
+    // A new run first learns the head (no inbox state yet: 0), then drains a batch, then the rest.
     const learnt = await drainEndpoint(deps(), input(null));
     expect(learnt.inbox).toEqual({ head: 0, empty: false });
     const first = await drainEndpoint(deps(), input(0));
-    expect(first.inbox).toEqual({ head: 32, empty: false });
-    expect(first.totals.succeeded).toBe(32);
-    expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 32, idle: false });
-    const rest = await drainEndpoint(deps(), input(32));
-    expect(rest.inbox).toEqual({ head: 40, empty: true });
-    expect(new Set(arrived().map((a) => a.headers['webhook-id'])).size).toBe(40);
-    expect(arrived()).toHaveLength(40);
+    expect(first.inbox).toEqual({ head: DRAIN_BATCH, empty: false });
+    expect(first.totals.succeeded).toBe(DRAIN_BATCH);
+    expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: DRAIN_BATCH, idle: false });
+    const rest = await drainEndpoint(deps(), input(DRAIN_BATCH));
+    expect(rest.inbox).toEqual({ head: total, empty: true });
+    expect(new Set(arrived().map((a) => a.headers['webhook-id'])).size).toBe(total);
+    expect(arrived()).toHaveLength(total);
     // Taken entries are deleted once the head has passed them; the state says the workflow sleeps.
-    expect((await Promise.all(Array.from({ length: 40 }, (_, seq) => slot(seq)))).every((s) => s === null)).toBe(true);
-    expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 40, idle: true });
+    expect((await Promise.all(Array.from({ length: total }, (_, seq) => slot(seq)))).every((s) => s === null)).toBe(true);
+    expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: total, idle: true });
   });
 
   it('a publisher signals only a workflow that is idle or silent for too long, or one with no inbox state (an earlier release)', async () => {
