@@ -32,6 +32,8 @@ const IDLE_CLOSE_MS = 15 * 60_000;
  * declare it idle: publishers signal only an idle workflow, so none signals one mid-hand-over.
  */
 const HANDOVER_MARGIN = 50;
+/** DRAIN_BATCH before issue 28: what runs of earlier releases took from their inbox per drain. */
+const EARLIER_DRAIN_BATCH = 32;
 
 function nextDueAt(queues: RetryQueue[]): number | null {
   let due: number | null = null;
@@ -116,14 +118,15 @@ export async function endpointDeliveries(input: EndpointDeliveriesInput): Promis
     }
   }
 
-  // Runs of earlier releases: new deliveries only by deliverSignal.
+  // Runs of earlier releases: new deliveries only by deliverSignal, in batches of the size
+  // their recorded drains took (a replay must leave the same deliveries in the inbox).
   for (;;) {
     const dueAt = nextDueAt(queues);
     if (inbox.length === 0 && (dueAt === null || dueAt > Date.now())) {
       const signalled = await condition(() => inbox.length > 0, dueAt === null ? IDLE_CLOSE_MS : dueAt - Date.now());
       if (!signalled && dueAt === null) return totals;
     }
-    const fresh = inbox.splice(0, DRAIN_BATCH);
+    const fresh = inbox.splice(0, EARLIER_DRAIN_BATCH);
     const park = inbox.length > INBOX_LIMIT ? inbox.splice(0) : [];
     for (const ref of [...fresh, ...park]) waiting.delete(ref.deliveryId);
     const drained = await drainWebhookDeliveries({ endpointId: input.endpointId, tenantId: input.tenantId, fresh, park, queues, now: Date.now() });
