@@ -1,7 +1,8 @@
-import { allHandlersFinished, condition, continueAsNew, patched, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, patched, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
 import {
   DRAIN_BATCH,
+  INBOX_DELETE_BATCH,
   INBOX_LIMIT,
   INBOX_PATCH,
   deliverSignal,
@@ -81,6 +82,13 @@ export async function endpointDeliveries(input: EndpointDeliveriesInput): Promis
 
   if (patched(INBOX_PATCH)) {
     let inboxHead = input.carried?.inboxHead ?? null;
+    let deletedUpTo = input.carried?.inboxDeletedUpTo ?? inboxHead;
+    // Inbox entries may go once the drain that took them is in the history: a head a drain
+    // returned is safe once the history has grown past where it stood then (a workflow task
+    // completed since, recording the drain). The carried head is safe (continue-as-new
+    // recorded it); so is one read from the inbox state by a new run.
+    let safeHead = inboxHead;
+    const returned: { head: number; historyLength: number }[] = [];
     let inboxEmpty = false;
     for (;;) {
       const dueAt = nextDueAt(queues);
@@ -93,6 +101,9 @@ export async function endpointDeliveries(input: EndpointDeliveriesInput): Promis
       const park = inbox.length > INBOX_LIMIT ? inbox.splice(0) : [];
       for (const ref of [...fresh, ...park]) waiting.delete(ref.deliveryId);
       const handingOver = continueAsNewDue({ maxHistoryEvents: historyLimit - Math.min(HANDOVER_MARGIN, Math.floor(historyLimit / 4)) });
+      while (returned.length > 0 && returned[0]!.historyLength < workflowInfo().historyLength) safeHead = returned.shift()!.head;
+      const deleteFrom = deletedUpTo ?? 0;
+      const deleteTo = safeHead === null || deletedUpTo === null ? deleteFrom : Math.max(deleteFrom, Math.min(safeHead, deleteFrom + INBOX_DELETE_BATCH));
       const drained = await drainWebhookDeliveries({
         endpointId: input.endpointId,
         tenantId: input.tenantId,
@@ -100,11 +111,14 @@ export async function endpointDeliveries(input: EndpointDeliveriesInput): Promis
         park,
         queues,
         now: Date.now(),
-        inbox: { head: inboxHead, mayIdle: !handingOver },
+        inbox: { head: inboxHead, mayIdle: !handingOver, deleteFrom, deleteTo },
       });
       queues = drained.queues;
       for (const key of ['attempts', 'succeeded', 'failed', 'cancelled'] as const) totals[key] += drained.totals[key];
+      if (inboxHead === null) safeHead = drained.inbox!.head;
+      else returned.push({ head: drained.inbox!.head, historyLength: workflowInfo().historyLength });
       inboxHead = drained.inbox!.head;
+      deletedUpTo = drained.inbox!.deletedUpTo;
       inboxEmpty = drained.inbox!.empty;
       if (handingOver) {
         await condition(allHandlersFinished);
@@ -112,7 +126,7 @@ export async function endpointDeliveries(input: EndpointDeliveriesInput): Promis
           endpointId: input.endpointId,
           tenantId: input.tenantId,
           historyLimit: input.historyLimit,
-          carried: { inbox: [...inbox], queues, totals, inboxHead },
+          carried: { inbox: [...inbox], queues, totals, inboxHead, inboxDeletedUpTo: deletedUpTo ?? undefined },
         });
       }
     }

@@ -138,6 +138,8 @@ export interface EndpointDeliveriesInput {
     totals: EndpointDeliveryTotals;
     /** The MongoDB inbox's next slot to read (runs since issue 28; absent: read it from the inbox state). */
     inboxHead?: number;
+    /** Every inbox slot below this was deleted. */
+    inboxDeletedUpTo?: number;
   };
 }
 
@@ -210,16 +212,21 @@ export interface DrainInput {
    * Since issue 28: also take new deliveries from the endpoint's MongoDB inbox from slot
    * `head` (null: a new run that does not know it yet; the drain only reads it from the
    * inbox state). `mayIdle` false: the run hands over next, so the drain must not tell
-   * publishers it sleeps (they would signal a workflow mid-hand-over).
+   * publishers it sleeps (they would signal a workflow mid-hand-over). Slots in
+   * [deleteFrom, deleteTo) are deleted: they were taken by drains whose results the
+   * workflow's history holds, so no re-run of a drain needs them again.
    */
-  inbox?: { head: number | null; mayIdle: boolean };
+  inbox?: { head: number | null; mayIdle: boolean; deleteFrom: number; deleteTo: number };
 }
 
 export interface DrainResult {
   queues: RetryQueue[];
   totals: EndpointDeliveryTotals;
-  /** With `inbox` in the input: the next slot to read, and whether the inbox was found empty (the state says idle if allowed). */
-  inbox?: { head: number; empty: boolean };
+  /**
+   * With `inbox` in the input: the next slot to read, whether the inbox was found empty (the
+   * state says idle if allowed), and the slot below which every entry is deleted.
+   */
+  inbox?: { head: number; empty: boolean; deletedUpTo: number };
 }
 
 /**
@@ -241,3 +248,5 @@ export const INBOX_LIMIT = 500;
  */
 export const INBOX_LINGER_MS = 100;
 export const INBOX_LINGER_POLL_MS = 20;
+/** At most this many inbox slots deleted per drain (one `_id $in` delete; FerretDB takes up to 1,000 from its index). */
+export const INBOX_DELETE_BATCH = 512;

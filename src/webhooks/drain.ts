@@ -37,9 +37,12 @@ import { webhookQueue, type WebhookQueueEntryDoc } from './retryQueue';
  *
  * Since issue 28 it also takes new deliveries from the endpoint's MongoDB inbox
  * (src/webhooks/inbox.ts): after its writes it records the inbox's new head (and, when it
- * found the inbox empty and may, that the workflow goes idle), then deletes the entries it
- * took. Before declaring idle it lingers briefly (INBOX_LINGER_MS), so a steady stream of
- * deliveries keeps the workflow draining without a signal per delivery.
+ * found the inbox empty and may, that the workflow goes idle). It deletes only entries taken
+ * by drains whose results the workflow's history already holds (the workflow says which), so a
+ * re-run of any drain not yet in the history reads the same entries as the run it repeats and
+ * restores its placements from the records. Before declaring idle it lingers briefly
+ * (INBOX_LINGER_MS), so a steady stream of deliveries keeps the workflow draining without a
+ * signal per delivery.
  */
 
 export interface DrainDeps {
@@ -124,10 +127,12 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   const now = deps.clock();
   const work: WorkItem[] = input.fresh.map((ref) => ({ ref, attempt: 1 }));
   let inbox: InboxRead | null = null;
-  let inboxHead: number | null = null;
+  let learnt: { head: number; deletedUpTo: number } | null = null;
   if (input.inbox) {
-    if (input.inbox.head === null) inboxHead = (await readInbox(db, input.endpointId, 0, 0)).head;
-    else {
+    if (input.inbox.head === null) {
+      const { head, state } = await readInbox(db, input.endpointId, 0, 0);
+      learnt = { head, deletedUpTo: state?.deleted ?? head };
+    } else {
       inbox = await readInbox(db, input.endpointId, input.inbox.head, DRAIN_BATCH - input.fresh.length);
       work.push(...inbox.refs.map((ref) => ({ ref, attempt: 1 })));
     }
@@ -252,16 +257,21 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   await bulkInChunks(deliveries, slots);
   await bulkInChunks(queue, consumed.map((_id) => ({ deleteOne: { filter: { _id } } })));
   if (!input.inbox) return { queues, totals };
-  if (!inbox) return { queues, totals, inbox: { head: inboxHead!, empty: false } };
-  return { queues, totals, inbox: await settleInbox(deps, input.endpointId, inbox, input.inbox.mayIdle) };
+  if (!inbox) return { queues, totals, inbox: { ...learnt!, empty: false } };
+  return { queues, totals, inbox: await settleInbox(deps, input.endpointId, inbox, input.inbox) };
 }
 
 /**
- * After the drain's writes: linger on an empty inbox, record the new head (and idleness), look
- * once more after declaring idle (an entry inserted before that write would otherwise wait for
- * a signal nobody sends), then delete the entries taken, never before the head is written.
+ * After the drain's writes: linger on an empty inbox, delete the slots the workflow says are
+ * done with and record the new head (and idleness), then look once more after declaring idle
+ * (an entry inserted before that write would otherwise wait for a signal nobody sends).
  */
-async function settleInbox(deps: DrainDeps, endpointId: string, read: InboxRead, mayIdle: boolean): Promise<{ head: number; empty: boolean }> {
+async function settleInbox(
+  deps: DrainDeps,
+  endpointId: string,
+  read: InboxRead,
+  { mayIdle, deleteFrom, deleteTo }: NonNullable<DrainInput['inbox']>,
+): Promise<{ head: number; empty: boolean; deletedUpTo: number }> {
   const { db } = deps;
   let empty = read.empty;
   if (empty && mayIdle) {
@@ -272,8 +282,9 @@ async function settleInbox(deps: DrainDeps, endpointId: string, read: InboxRead,
     }
   }
   const idle = empty && mayIdle;
-  const changed = read.state?.head !== read.head || read.state.idle !== idle;
-  await settleInboxWrites(db, endpointId, changed ? { head: read.head, idle } : null, read.taken, deps.now());
+  const deleted = Math.max(deleteTo, read.state?.deleted ?? 0);
+  const changed = read.state?.head !== read.head || read.state.idle !== idle || read.state.deleted !== deleted;
+  await settleInboxWrites(db, endpointId, changed ? { head: read.head, idle, deleted } : null, deleteFrom, deleteTo, deps.now());
   if (idle && (await inboxSlotTaken(db, endpointId, read.head))) empty = false;
-  return { head: read.head, empty };
+  return { head: read.head, empty, deletedUpTo: deleteTo };
 }

@@ -46,6 +46,8 @@ export interface WebhookInboxStateDoc {
   head: number;
   /** The workflow sleeps until a signal (or a retry falls due): a publisher must wake it. */
   idle: boolean;
+  /** Every slot below this was deleted (a new run starts deleting from here). */
+  deleted: number;
   updated_at: Date;
 }
 
@@ -125,23 +127,30 @@ export function createInboxClaimer(db: Db, now: () => Date = () => new Date()): 
 }
 
 /**
- * What a drain leaves: the state (when `state` is given: the head, whether the workflow
- * sleeps) written first, then the entries taken deleted, in ordered bulk writes of at most
- * INBOX_CLAIM_BATCH statements: never an entry deleted before the head passed it.
+ * What a drain leaves, in one ordered bulk write of two statements: the slots in
+ * [deleteFrom, deleteTo) deleted (one `_id $in`; they are below a head written by an earlier
+ * drain, so below every head a publisher can read), then the state when it changed.
  */
-export async function settleInboxWrites(db: Db, endpointId: string, state: { head: number; idle: boolean } | null, taken: readonly string[], now: Date): Promise<void> {
+export async function settleInboxWrites(
+  db: Db,
+  endpointId: string,
+  state: Omit<WebhookInboxStateDoc, '_id' | 'updated_at'> | null,
+  deleteFrom: number,
+  deleteTo: number,
+  now: Date,
+): Promise<void> {
   const ops: AnyBulkWriteOperation<WebhookInboxStateDoc>[] = [];
+  if (deleteTo > deleteFrom) {
+    const ids = Array.from({ length: deleteTo - deleteFrom }, (_, i) => webhookInboxEntryId(endpointId, deleteFrom + i));
+    ops.push({ deleteMany: { filter: { _id: { $in: ids } } } });
+  }
   if (state) ops.push({ replaceOne: { filter: { _id: webhookInboxStateId(endpointId) }, replacement: { ...state, updated_at: now }, upsert: true } });
-  for (const _id of taken) ops.push({ deleteOne: { filter: { _id } } });
-  // In order, a bounded bulk write at a time (each statement holds a pooled FerretDB connection).
-  for (let i = 0; i < ops.length; i += INBOX_CLAIM_BATCH) await webhookInboxState(db).bulkWrite(ops.slice(i, i + INBOX_CLAIM_BATCH), { ordered: true });
+  if (ops.length > 0) await webhookInboxState(db).bulkWrite(ops, { ordered: true });
 }
 
 export interface InboxRead {
   /** The deliveries taken, in slot order. */
   refs: DeliveryRef[];
-  /** The `_id`s of the entries taken: deleted once the drain has written the new head. */
-  taken: string[];
   /** The next slot to read. */
   head: number;
   /** The read stopped at a free slot (rather than at the budget). */
@@ -162,10 +171,9 @@ export async function readInbox(db: Db, endpointId: string, head: number, budget
   const docs = await findByIds(webhookInbox(db), [webhookInboxStateId(endpointId), ...ids]);
   const state = (docs.find((doc) => doc._id === webhookInboxStateId(endpointId)) as WebhookInboxStateDoc | undefined) ?? null;
   const passed = state?.head ?? 0;
-  if (budget <= 0) return { refs: [], taken: [], head: Math.max(head, passed), empty: false, state };
+  if (budget <= 0) return { refs: [], head: Math.max(head, passed), empty: false, state };
   const found = new Map(docs.map((doc) => [doc._id, doc]));
   const refs: DeliveryRef[] = [];
-  const taken: string[] = [];
   let seq = head;
   for (; seq < head + budget; seq++) {
     const doc = found.get(webhookInboxEntryId(endpointId, seq));
@@ -174,9 +182,8 @@ export async function readInbox(db: Db, endpointId: string, head: number, budget
       break;
     }
     refs.push({ deliveryId: doc.delivery_id, eventId: doc.event_id, trigger: doc.trigger });
-    taken.push(doc._id);
   }
-  return { refs, taken, head: Math.max(seq, passed), empty: seq < head + budget, state };
+  return { refs, head: Math.max(seq, passed), empty: seq < head + budget, state };
 }
 
 /** Whether slot `seq` is taken (one point read by `_id`). */

@@ -56,7 +56,15 @@ describe('an endpoint inbox', () => {
       const event = await appendEvent(db, { tenantId, type: 'ticket.created', dedupeKey: `t:${i}`, data: { ticket_id: `tkt_${i}` }, createdAt: new Date() });
       refs.push({ deliveryId: deliveryWorkflowId(event._id, endpoint._id), eventId: event._id, trigger: 'event' });
     }
-    const input = (head: number | null, mayIdle = true): DrainInput => ({ endpointId: endpoint._id, tenantId, fresh: [], park: [], queues: emptyRetryQueues(), now: Date.now(), inbox: { head, mayIdle } });
+    const input = (head: number | null, options: { mayIdle?: boolean; deleteTo?: number } = {}): DrainInput => ({
+      endpointId: endpoint._id,
+      tenantId,
+      fresh: [],
+      park: [],
+      queues: emptyRetryQueues(),
+      now: Date.now(),
+      inbox: { head, mayIdle: options.mayIdle ?? true, deleteFrom: 0, deleteTo: options.deleteTo ?? 0 },
+    });
     const slot = (seq: number) => webhookInbox(db).findOne({ _id: webhookInboxEntryId(endpoint._id, seq) });
     return { endpoint, tenantId, refs, input, slot, arrived: () => receiver.received.filter((r) => r.path === path) };
   }
@@ -83,18 +91,20 @@ describe('an endpoint inbox', () => {
 
     // A new run first learns the head (no inbox state yet: 0), then drains a batch, then the rest.
     const learnt = await drainEndpoint(deps(), input(null));
-    expect(learnt.inbox).toEqual({ head: 0, empty: false });
+    expect(learnt.inbox).toEqual({ head: 0, empty: false, deletedUpTo: 0 });
     const first = await drainEndpoint(deps(), input(0));
-    expect(first.inbox).toEqual({ head: DRAIN_BATCH, empty: false });
+    expect(first.inbox).toEqual({ head: DRAIN_BATCH, empty: false, deletedUpTo: 0 });
     expect(first.totals.succeeded).toBe(DRAIN_BATCH);
     expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: DRAIN_BATCH, idle: false });
-    const rest = await drainEndpoint(deps(), input(DRAIN_BATCH));
-    expect(rest.inbox).toEqual({ head: total, empty: true });
+    // The workflow's history holds the first drain: its slots go.
+    const rest = await drainEndpoint(deps(), input(DRAIN_BATCH, { deleteTo: DRAIN_BATCH }));
+    expect(rest.inbox).toEqual({ head: total, empty: true, deletedUpTo: DRAIN_BATCH });
     expect(new Set(arrived().map((a) => a.headers['webhook-id'])).size).toBe(total);
     expect(arrived()).toHaveLength(total);
-    // Taken entries are deleted once the head has passed them; the state says the workflow sleeps.
-    expect((await Promise.all(Array.from({ length: total }, (_, seq) => slot(seq)))).every((s) => s === null)).toBe(true);
-    expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: total, idle: true });
+    const left = await Promise.all(Array.from({ length: total }, (_, seq) => slot(seq)));
+    expect(left.map((s, seq) => (s === null ? null : seq)).filter((seq) => seq !== null)).toEqual(Array.from({ length: total - DRAIN_BATCH }, (_, i) => DRAIN_BATCH + i));
+    // The state says the workflow sleeps, and how far the inbox was emptied.
+    expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: total, idle: true, deleted: DRAIN_BATCH });
   });
 
   it('a publisher signals only a workflow that is idle or silent for too long, or one with no inbox state (an earlier release)', async () => {
@@ -107,7 +117,7 @@ describe('an endpoint inbox', () => {
     expect(signals).toEqual([{ workflowId: `webhooks:${endpoint._id}`, signal: 'deliver', args: [[refs[0]]] }]);
 
     // The drain found more in the inbox, or may not idle (it hands over next): no signal.
-    await drainEndpoint(deps(), input(0, false));
+    await drainEndpoint(deps(), input(0, { mayIdle: false }));
     expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 1, idle: false });
     await handOver(claimer, client, 'tq', tenantId, endpoint._id, [refs[1]!]);
     expect(signals).toHaveLength(1);
@@ -119,7 +129,7 @@ describe('an endpoint inbox', () => {
 
     // The drain found the inbox empty and declared the workflow idle: the next publisher wakes it.
     const drained = await drainEndpoint(deps(), input(1));
-    expect(drained.inbox).toEqual({ head: 2, empty: true });
+    expect(drained.inbox).toMatchObject({ head: 2, empty: true });
     await handOver(claimer, client, 'tq', tenantId, endpoint._id, [refs[2]!, refs[3]!]);
     expect(signals.slice(1)).toEqual([{ workflowId: `webhooks:${endpoint._id}`, signal: 'wake', args: [] }]);
     expect((await webhookInbox(db).findOne({ _id: webhookInboxEntryId(endpoint._id, 3) }))?.delivery_id).toBe(refs[3]!.deliveryId);
@@ -130,7 +140,8 @@ describe('an endpoint inbox', () => {
     const stale = createInboxClaimer(db);
     await stale.claim(endpoint._id, refs.slice(0, 3)); // slots 0-2; it remembers 3
     await createInboxClaimer(db).claim(endpoint._id, refs.slice(3, 6)); // another process: 3-5
-    await drainEndpoint(deps(), input(0)); // takes 0-5 and deletes them: head 6
+    await drainEndpoint(deps(), input(0)); // takes 0-5: head 6
+    await drainEndpoint(deps(), input(6, { deleteTo: 6 })); // that drain is in the history: 0-5 go
     expect(await slot(3)).toBeNull();
 
     // The stale process inserts at 3 (free again), reads the head (6) and moves the delivery to 6.
@@ -141,15 +152,31 @@ describe('an endpoint inbox', () => {
     expect(next.totals.succeeded).toBe(1);
   });
 
-  it('run again after it wrote the head (its worker died), a drain sends nothing twice and keeps the head', async () => {
-    const { endpoint, refs, input, arrived } = await setUp('/rerun', 3);
-    await createInboxClaimer(db).claim(endpoint._id, refs);
-    const first = await drainEndpoint(deps(), input(0));
-    const again = await drainEndpoint(deps(), input(0));
-    expect(again.inbox).toEqual({ head: 3, empty: true });
-    expect(again.totals.attempts).toBe(0);
-    expect(arrived()).toHaveLength(3);
-    expect(first.inbox?.head).toBe(3);
-    for (const ref of refs) expect(await webhookDeliveries(db).findOne({ _id: ref.deliveryId })).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+  it('run again after it wrote the head (its worker died), a drain reads the same entries, sends nothing twice and keeps every retry place', async () => {
+    const { endpoint, refs, input, arrived } = await setUp('/rerun', 6);
+    const previous = receiver.answer;
+    receiver.answer = (r, i) => (r.path === '/rerun' ? 503 : previous(r, i));
+    try {
+      const claimer = createInboxClaimer(db);
+      await claimer.claim(endpoint._id, refs.slice(0, 3));
+      const first = await drainEndpoint(deps(), input(0));
+      // A second drain, also never recorded in the history, takes the next three.
+      await claimer.claim(endpoint._id, refs.slice(3));
+      const second = await drainEndpoint(deps(), { ...input(first.inbox!.head), queues: first.queues });
+      expect(second.inbox?.head).toBe(6);
+      expect(second.queues[1]).toMatchObject({ head: 0, tail: 6 });
+
+      // The worker died: the first drain runs again from the history's input. Nothing was
+      // deleted, so it reads the entries both runs took (and the second's, now there too),
+      // sends nothing, and keeps each delivery's place in the retry queue.
+      const again = await drainEndpoint(deps(), input(0));
+      expect(again.inbox).toMatchObject({ head: 6 });
+      expect(again.queues).toEqual(second.queues);
+      expect(again.totals.attempts).toBe(0);
+      expect(arrived()).toHaveLength(6);
+      for (const ref of refs) expect(await webhookDeliveries(db).findOne({ _id: ref.deliveryId })).toMatchObject({ status: 'pending', attempt_count: 1 });
+    } finally {
+      receiver.answer = previous;
+    }
   });
 });

@@ -5,6 +5,7 @@ import { appendEvent, type EventDoc } from '../../../src/events/eventStore';
 import { signalWithStartWorkflow } from '../../../src/temporal/startWorkflow';
 import { deliverSignal, deliveryWorkflowId, endpointDeliveriesDefinition, endpointWorkflowId, wakeSignal } from '../../../src/webhooks/contracts';
 import { createDeliverySignaller } from '../../../src/webhooks/deliverySignals';
+import { webhookInbox, webhookInboxState, webhookInboxStateId } from '../../../src/webhooks/inbox';
 import { webhookDeliveries } from '../../../src/webhooks/deliveries';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { createWorker } from '../../../src/worker/createWorker';
@@ -109,5 +110,10 @@ describe('endpoint delivery workflow (time-skipping)', () => {
     expect(totals).toEqual({ attempts: count, succeeded: count, failed: 0, cancelled: 0 });
     for (const event of events) expect(receiver.forEvent(event._id)).toHaveLength(1);
     expect((await handle.describe()).runId).not.toBe(first);
+    // Entries go once the drains that took them are in the history (later runs delete them).
+    const state = await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpointId) });
+    expect(state).toMatchObject({ head: count, idle: true });
+    expect(state!.deleted).toBeGreaterThan(0);
+    expect(await webhookInbox(db).countDocuments({ endpoint_id: endpointId })).toBe(count - state!.deleted);
   });
 });
