@@ -21,10 +21,10 @@ import type { DeliveryTrigger } from './deliveries';
  * it with the entries in one `_id $in` and writes it with their deletions in one ordered bulk
  * write) is written only by the drain: its
  * head (every slot below it was taken in and is deleted or about to be) and whether the
- * workflow went idle. The drain writes the head before it deletes the entries below it, so a
- * publisher that reads the state after its insert and finds its slot below the head knows
- * it may have filled a slot already read and deleted: it takes the entry back and claims
- * again. One that finds the workflow idle sends the wake-up signal; the drain writes `idle`
+ * workflow went idle. Entries are deleted only below a head written earlier (once the drain
+ * that took them is in the workflow's history), so a publisher that reads the state after
+ * its insert and finds its slot below the head knows it may have filled a slot already read
+ * and emptied: it takes the entry back and claims again. One that finds the workflow idle sends the wake-up signal; the drain writes `idle`
  * and then reads its head slot once more, so an entry inserted before that write is seen by
  * the drain, and one inserted after it is followed by the publisher's read of `idle` and a
  * wake-up.
@@ -161,10 +161,11 @@ export interface InboxRead {
 
 /**
  * The drain's read: up to `budget` entries from slot `head`, one `_id $in` read (answered
- * from the `_id` index), taken up to the first free slot. A free slot below the state's head
- * was taken in by an earlier run of this same drain (its worker died after writing the head)
- * and deleted: it is passed over, and the entries still there are taken again (the drain
- * recognises what it already attempted from the delivery records).
+ * from the `_id` index), taken up to the first free slot. A re-run of a drain (its worker
+ * died) reads the entries its first run took, since they are deleted only once the
+ * workflow's history holds that run, and takes them again: the drain recognises what it
+ * already attempted from the delivery records. A free slot below the state's head cannot
+ * stop a read (every slot there was taken); it is passed over, and the head never goes back.
  */
 export async function readInbox(db: Db, endpointId: string, head: number, budget: number): Promise<InboxRead> {
   const ids = Array.from({ length: Math.max(0, budget) }, (_, i) => webhookInboxEntryId(endpointId, head + i));
