@@ -18,7 +18,7 @@ import {
 import type { AudienceCache } from './audienceCache';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
-import { campaignCounters } from './progress';
+import { campaignCounts } from './progress';
 import { checkLaunch, type LaunchRefusal } from './launchChecks';
 import { stageRecipients } from './staging';
 import { transition, type StatusRefusalReason } from './status';
@@ -302,7 +302,7 @@ export async function controlCampaign(
       data: launchedEventData(written, notices),
     });
   } else if (action !== 'archive') {
-    await publishLifecycleEvent(deps.events, written, now, action === 'cancel' ? await campaignCounters(deps.db, written._id) : undefined);
+    await publishLifecycleEvent(deps.events, written, now, action === 'cancel' ? (await campaignCounts(deps.db, written)).counters : undefined);
   }
   return { kind: 'done', campaign: written, notices };
 }
@@ -321,7 +321,7 @@ export async function moveCampaignFromRun(
   const ended = async (status: CampaignDoc['status']) => {
     if (!deps.events || input.trigger === 'start' || status !== (input.trigger === 'complete' ? 'completed' : 'failed')) return;
     const campaign = await findCampaign(deps.db, input.tenantId, input.campaignId);
-    if (campaign) await publishLifecycleEvent(deps.events, campaign, input.at, await campaignCounters(deps.db, campaign._id));
+    if (campaign) await publishLifecycleEvent(deps.events, campaign, input.at, (await campaignCounts(deps.db, campaign)).counters);
   };
   for (let attempt = 0; ; attempt++) {
     const campaign = await findCampaign(deps.db, input.tenantId, input.campaignId);
