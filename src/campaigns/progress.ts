@@ -149,6 +149,18 @@ export async function countsOf(db: Db, campaigns: readonly Counted[]): Promise<M
   );
 }
 
+/**
+ * Whether the last count covered every recipient and found none `queued`: a cancelled
+ * campaign's run has skipped everyone outstanding and counted them (nothing queued means no
+ * batch is still sending either).
+ */
+export async function countedEveryone(db: Db, campaign: Pick<CampaignDoc, '_id' | 'recipients'>): Promise<boolean> {
+  const doc = await progressCollection(db).findOne({ _id: campaign._id }, { projection: { states: 1 } });
+  if (!doc?.states) return campaign.recipients === 0;
+  const counted = (Object.values(doc.states) as number[]).reduce((n, k) => n + k, 0);
+  return doc.states.queued === 0 && counted === campaign.recipients;
+}
+
 /** One campaign's counts (`countsOf`). */
 export async function campaignCounts(db: Db, campaign: Counted): Promise<CampaignCounts> {
   return (await countsOf(db, [campaign])).get(campaign._id)!;
