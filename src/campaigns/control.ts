@@ -248,7 +248,7 @@ export function allowanceNotices(workspace: WorkspaceDoc, recipients: number): N
 /**
  * A WhatsApp campaign's cancel waits (a bounded while) for the run to stop its batch, skip
  * everyone outstanding and count them, so the answer and `campaign.ended` carry the final
- * counters, which no later read contradicts. Past the bound the counts show the outstanding
+ * counters (only late statuses move `delivered` and `read` after). Past the bound the counts show the outstanding
  * people as skipped ahead of the run (`countsView`); the batch under way may yet send a few of
  * them. A call campaign's run counts only after its live calls end, so it is not waited for.
  */

@@ -14,8 +14,8 @@ import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
  * message that went out (provider accepted it: states `sent`, `delivered`, `read`, and
  * `failed` with a `message_id`), `delivered` those delivered (`delivered`, `read`), `read`
  * those read; `failed` and `skipped` beside them. Per-state counts (`states`) are kept too,
- * for the console. Both are derived from the recipients' states, never incremented: FerretDB applies `$inc`
- * by reading and writing back, so parallel increments lose counts, and a retried activity
+ * for the console. Both are derived from the recipients' states, never incremented: FerretDB
+ * applies `$inc` by reading and writing back, so parallel increments lose counts, and a retried activity
  * would count twice. The recipients are counted in chunks of `CAMPAIGN_COUNT_CHUNK`
  * positions (each chunk one `_id: {$in}` read); a recount rewrites whole chunks and the totals are their sum, so
  * recounting is idempotent and the totals always equal the states of the last count.
@@ -60,7 +60,7 @@ export function progressCollection(db: Db): Collection<CampaignProgressDoc> {
 
 export const ZERO_COUNTERS: CampaignCounters = { sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0 };
 
-export const emptyCounts = (): StateCounts => ({ queued: 0, sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0, calling: 0, called: 0 });
+const emptyCounts = (): StateCounts => ({ queued: 0, sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0, calling: 0, called: 0 });
 
 /** States a recipient can still leave (a sent message may yet be delivered, read or fail). */
 const MOVABLE: readonly RecipientState[] = ['queued', 'sent', 'delivered', 'calling'];
@@ -137,9 +137,10 @@ export async function countsOf(db: Db, campaigns: readonly Counted[]): Promise<M
   const docs = await findByIds(progress, campaigns.map((c) => c._id), { projection: { counters: 1, states: 1 } });
   const found = new Map(docs.map((doc) => [doc._id, doc] as const));
   const older = docs.filter((doc) => !doc.states).map((doc) => doc._id);
-  for (const doc of older.length > 0 ? await findByIds(progress, older, { projection: { chunks: 1 } }) : []) {
+  for (const doc of older.length > 0 ? await findByIds(progress, older, { projection: { chunks: 1, calls: 1 } }) : []) {
     const states = sumStates(Object.values(doc.chunks ?? {}));
-    found.set(doc._id, { ...found.get(doc._id)!, states, counters: funnelOf(states, 0) });
+    const counters = { ...funnelOf(states, 0), ...(doc.calls ? { sent: doc.calls.dialled } : {}) };
+    found.set(doc._id, { ...found.get(doc._id)!, states, counters });
   }
   return new Map(
     campaigns.map((c) => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { campaignCollections, type CampaignDoc } from '../../../src/campaigns/campaign';
-import { campaignCounters, recount } from '../../../src/campaigns/progress';
+import { campaignCounters, progressCollection, recount } from '../../../src/campaigns/progress';
 import { advanceRecipients, moveQueuedRecipients } from '../../../src/campaigns/recipients';
 import { recipientId, stageRecipients } from '../../../src/campaigns/staging';
 import { collections } from '../../../src/db/collections';
@@ -120,6 +120,20 @@ describe('campaign counters: a funnel from the recipients’ states', () => {
     await count(c, 'all');
     expect(counters(await publicRead(c))).toEqual({ sent: 3, delivered: 0, read: 0, failed: 2, skipped: 0 });
     expect((await consoleRead(c)).states).toEqual({ queued: 0, sent: 2, delivered: 0, read: 0, failed: 2, skipped: 0 });
+  });
+
+  it('a progress document counted before the funnel reads as a funnel, summed from its chunks', async () => {
+    const c = await staged(150, 'completed');
+    const chunk = (sent: number, delivered: number, read: number) => ({ queued: 0, sent, delivered, read, failed: 0, skipped: 0, calling: 0, called: 0 });
+    await progressCollection(api.db).insertOne({
+      _id: c._id,
+      tenant_id: ws.workspaceId,
+      chunks: { 0: chunk(10, 20, 70), 1: chunk(0, 10, 40) },
+      counters: { sent: 10, delivered: 30, read: 110, failed: 0, skipped: 0 },
+      updated_at: new Date(),
+    });
+    expect(counters(await publicRead(c))).toEqual({ sent: 150, delivered: 140, read: 110, failed: 0, skipped: 0 });
+    expect((await consoleRead(c)).states).toEqual({ queued: 0, sent: 10, delivered: 30, read: 110, failed: 0, skipped: 0 });
   });
 
   it('a cancelled campaign shows its outstanding recipients as skipped before the run has skipped them', async () => {
