@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     req.resume();
     req.on('end', () => {
       requests++;
-      const key = `${req.headers['webhook-id']} ${req.url}`;
+      const key = `${String(req.headers['webhook-id'])} ${req.url ?? ''}`;
       if (!firstArrival.has(key)) firstArrival.set(key, performance.now());
       res.writeHead(204).end();
     });

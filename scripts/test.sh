@@ -12,7 +12,7 @@ bash scripts/setup-tools.sh
 bash scripts/ensure-browser.sh
 echo "[test] type-checking, linting and compiling" >&2
 npx --no-install tsc -p tsconfig.json --noEmit
-npx --no-install oxlint --type-aware
+npx --no-install oxlint --type-aware --deny-warnings
 npx --no-install tsc -p tsconfig.build.json
 bash scripts/build-web.sh
 mkdir -p .test-data

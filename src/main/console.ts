@@ -180,11 +180,11 @@ export function planCall(positionals: string[], flags: Record<string, string | b
     case 'tickets assignees':
       return { method: 'GET', path: `${ws()}/ticket-assignees`, columns: ['assignee_id', 'name'] };
     case 'tickets escalate':
-      return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/escalation`, body: { open: true, reason: body.reason === undefined ? null : String(body.reason) } };
+      return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/escalation`, body: { open: true, reason: body.reason === undefined ? null : String(body.reason as string | number | boolean) } };
     case 'tickets deescalate':
       return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/escalation`, body: { open: false } };
     case 'tickets assign': {
-      const assignee = need(body.assignee_id === undefined ? undefined : String(body.assignee_id), '--assignee-id');
+      const assignee = need(body.assignee_id === undefined ? undefined : String(body.assignee_id as string | number | boolean), '--assignee-id');
       return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/assign`, body: { assignee_id: assignee === 'none' ? null : assignee } };
     }
     case 'whatsapp-sim list':
@@ -218,7 +218,7 @@ function cell(value: unknown): string {
   // An object inside a list is shown as JSON: joining it would print "[object Object]".
   if (Array.isArray(value)) return value.map((v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v))).join(',') || '-';
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  return String(value as string | number | boolean | bigint | symbol);
 }
 
 function flatten(value: Record<string, unknown>, prefix = ''): [string, string][] {

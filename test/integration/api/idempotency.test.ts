@@ -114,7 +114,7 @@ describe('Idempotency-Key (api-core §4)', () => {
     const body = '{"value":"p","delay_ms":400}';
     const responses = await Promise.all(Array.from({ length: 10 }, () => send('k-parallel', body)));
     expect(runs).toBe(1);
-    const statuses = responses.map((r) => r.status).sort();
+    const statuses = responses.map((r) => r.status).sort((a, b) => a - b);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     for (const res of responses.filter((r) => r.status === 409)) {
       expect(res.body).toEqual(
