@@ -18,6 +18,8 @@ import { fromRoot } from '../src/local/paths';
 import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
 import type { CredentialCache } from '../src/auth/credentialCache';
+import { AuthFailureLimiter } from '../src/auth/failureLimiter';
+import { attemptGuard } from './middleware/authFailures';
 import type { TenantReadCache } from '../src/db/tenantReadCache';
 import { createAudienceCache } from '../src/campaigns/audienceCache';
 import { createEventPublisher, type EventPublisher } from '../src/events/publisher';
@@ -41,6 +43,8 @@ export interface AppDeps {
   now?: () => Date;
   /** The built web console (default dist/console-web), served at /console/. */
   consoleWebDir?: string;
+  /** Failed authentication attempts per address; default: one with the configured budget. */
+  authFailures?: AuthFailureLimiter;
   /** Wraps the event publisher (tests inject a failing dependency); default: as built. */
   wrapEvents?: (events: EventPublisher) => EventPublisher;
 }
@@ -63,6 +67,12 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   app.use(health.routes());
   app.use(health.allowedMethods());
 
+  // One per API process, shared by the API keys, the console token and the console log-in.
+  const authFailures =
+    deps.authFailures ??
+    new AuthFailureLimiter({ limit: deps.config.AUTH_FAILURE_LIMIT, windowMs: deps.config.AUTH_FAILURE_WINDOW_SECONDS * 1000 });
+  const attempts = attemptGuard(authFailures);
+
   const built = createEventPublisher(deps.db, createTemporalDispatcher(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE));
   const events = deps.wrapEvents ? deps.wrapEvents(built) : built;
   // One per API process, shared by the public and console campaign routes.
@@ -75,6 +85,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     cursors: new CursorCodec(deps.cursorSecret),
     rateLimitStore: deps.rateLimitStore,
     credentialCache: deps.credentialCache,
+    authFailures,
     listCache: deps.listCache,
     events,
     audiences,
@@ -85,12 +96,12 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
 
   const now = deps.now ?? (() => new Date());
   const consoleSessions = new ConsoleSessionStore(deps.db, now);
-  const sessionRouter = createConsoleSessionRouter(deps.config.CONSOLE_TOKEN, consoleSessions);
+  const sessionRouter = createConsoleSessionRouter(deps.config.CONSOLE_TOKEN, consoleSessions, attempts);
   app.use(sessionRouter.routes());
   app.use(sessionRouter.allowedMethods());
   app.use(consoleWebStatic(deps.consoleWebDir ?? fromRoot('dist/console-web')));
 
-  const consoleRouter = createConsoleRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, events, now, audiences }, consoleSessions);
+  const consoleRouter = createConsoleRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, events, now, audiences }, consoleSessions, attempts);
   app.use(consoleRouter.routes());
   app.use(consoleRouter.allowedMethods());
 

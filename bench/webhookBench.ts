@@ -6,31 +6,43 @@ import { createEventPublisher } from '../src/events/publisher';
 import { endpointWorkflowId } from '../src/webhooks/contracts';
 import { newWebhookEndpoint, webhookEndpoints } from '../src/webhooks/endpoints';
 import { startEmbeddedSystem } from './embeddedSystem';
+import { loadAverage } from './benchStats';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
+import { WEBHOOK_TARGETS } from './targets';
 
 /**
  * `npm run bench:webhooks`: webhook deliveries per second to a fast local receiver, and the
  * latency the delivery path adds from an event's creation (the producer's publish call) to
  * its first attempt arriving, on the embedded defaults: FerretDB (SQLite), the Temporal dev
  * server, one real worker process (dist/src/main/worker.js) with its default options.
- * Loopback only; bounded in count and time.
+ * Loopback only; bounded in count and time. Each figure is printed beside issue 28's target
+ * (bench/targets.ts).
  *
- * Two phases: a burst of BENCH_EVENTS (default 500) published by BENCH_CONCURRENCY (32)
- * producers as fast as they can (throughput), then BENCH_RATE events per second (default
- * 5, under the capacity measured on a shared 2-core machine) for BENCH_SECONDS (10): the
- * latency the path adds when there is no backlog.
- * BENCH_ENDPOINTS (default 1) endpoints each receive every event. BENCH_TIMEOUT_SECONDS
- * (90) bounds each phase. Each phase prints the CPU each process spent per delivery (the
- * bench process is the producers and the receiver); the figures go to .bench/webhooks-<time>.json.
+ * Phases:
+ * 1. burst: BENCH_EVENTS (default 500) published by BENCH_CONCURRENCY (32) producers as fast
+ *    as they can (throughput);
+ * 2. paced, one endpoint: BENCH_RATE events per second (default 50) for BENCH_SECONDS (10),
+ *    then BENCH_RATE_HIGH (200) for as long;
+ * 3. paced, many endpoints: BENCH_MULTI_ENDPOINTS (20) endpoints, each in a workspace of its
+ *    own, sharing BENCH_MULTI_RATE events per second (200; each event goes to one endpoint,
+ *    round robin) for BENCH_SECONDS: many endpoint workflows, each mostly idle.
+ * BENCH_ENDPOINTS (default 1) endpoints of the first workspace each receive every event of
+ * phases 1 and 2. BENCH_TIMEOUT_SECONDS (90) bounds each phase. Each phase prints the CPU each
+ * process spent per delivery (the bench process is the producers and the receiver); the
+ * figures go to .bench/webhooks-<time>.json.
  */
 
 const burstEvents = Number(process.env.BENCH_EVENTS ?? 500);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const rate = Number(process.env.BENCH_RATE ?? 5);
+const rate = Number(process.env.BENCH_RATE ?? WEBHOOK_TARGETS.pacedRates[0]);
+const highRate = Number(process.env.BENCH_RATE_HIGH ?? WEBHOOK_TARGETS.pacedRates[1]);
 const paceSeconds = Number(process.env.BENCH_SECONDS ?? 10);
 const endpointCount = Number(process.env.BENCH_ENDPOINTS ?? 1);
+const multiEndpoints = Number(process.env.BENCH_MULTI_ENDPOINTS ?? WEBHOOK_TARGETS.multiEndpoints);
+const multiRate = Number(process.env.BENCH_MULTI_RATE ?? WEBHOOK_TARGETS.multiRate);
 const phaseTimeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 90) * 1000;
 const TENANT = 'ws_bench_webhooks';
+const multiTenant = (i: number) => `ws_bench_webhooks_${i}`;
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -38,6 +50,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
+const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
 async function main(): Promise<void> {
   const taskQueue = 'bench-webhooks';
@@ -49,14 +62,14 @@ async function main(): Promise<void> {
     workerReadyMs: 120_000,
     temporalClient: true,
   });
-  // The receiver: answers 204 at once and notes when each (event, endpoint) first arrived.
+  // The receiver: answers 204 at once and notes when each (event, endpoint path) first arrived.
   const firstArrival = new Map<string, number>();
   let requests = 0;
   const receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       requests++;
-      const key = `${req.headers['webhook-id']} ${req.url}`;
+      const key = `${String(req.headers['webhook-id'])} ${req.url ?? ''}`;
       if (!firstArrival.has(key)) firstArrival.set(key, performance.now());
       res.writeHead(204).end();
     });
@@ -67,22 +80,35 @@ async function main(): Promise<void> {
     const { db } = system;
     const client = system.temporalClient!;
     const now = new Date();
-    for (let i = 0; i < endpointCount; i++) {
-      await webhookEndpoints(db).insertOne(newWebhookEndpoint({ _id: `whk_bench_${i}`, tenant_id: TENANT, url: `http://127.0.0.1:${receiverPort}/hook/${i}` }, now));
+    // Which endpoint paths each workspace's events go to.
+    const pathsOf = new Map<string, string[]>();
+    const endpointIds: string[] = [];
+    async function addEndpoint(id: string, tenant: string, path: string): Promise<void> {
+      await webhookEndpoints(db).insertOne(newWebhookEndpoint({ _id: id, tenant_id: tenant, url: `http://127.0.0.1:${receiverPort}${path}` }, now));
+      pathsOf.set(tenant, [...(pathsOf.get(tenant) ?? []), path]);
+      endpointIds.push(id);
     }
+    for (let i = 0; i < endpointCount; i++) await addEndpoint(`whk_bench_${i}`, TENANT, `/hook/${i}`);
+    for (let i = 0; i < multiEndpoints; i++) await addEndpoint(`whk_bench_multi_${i}`, multiTenant(i), `/multi/${i}`);
     const events = createEventPublisher(db, createTemporalDispatcher(db, client, taskQueue));
     let sequence = 0;
     const createdAt = new Map<string, number>();
-    async function publishOne(phase: string): Promise<string> {
+    const expected = new Map<string, string[]>();
+    const publishMs: number[] = [];
+    async function publishOne(phase: string, tenantId = TENANT): Promise<string> {
       const n = sequence++;
       const started = performance.now();
-      const event = await events.publish({ tenantId: TENANT, type: 'ticket.created', dedupeKey: `${phase}:${n}`, data: { ticket_id: `tkt_${n}`, public_ref: `B-${n}` }, createdAt: new Date() });
+      const event = await events.publish({ tenantId, type: 'ticket.created', dedupeKey: `${phase}:${n}`, data: { ticket_id: `tkt_${n}`, public_ref: `B-${n}` }, createdAt: new Date() });
+      publishMs.push(performance.now() - started);
       createdAt.set(event._id, started);
+      expected.set(event._id, pathsOf.get(tenantId)!.map((path) => `${event._id} ${path}`));
       return event._id;
     }
-    const arrived = (ids: string[]) => ids.filter((id) => Array.from({ length: endpointCount }, (_, i) => firstArrival.has(`${id} /hook/${i}`)).every(Boolean)).length;
+    const keysOf = (ids: string[]) => ids.flatMap((id) => expected.get(id)!);
+    const arrived = (ids: string[]) => keysOf(ids).filter((key) => firstArrival.has(key)).length;
     async function untilDelivered(ids: string[], since: number): Promise<boolean> {
-      while (arrived(ids) < ids.length) {
+      const want = keysOf(ids).length;
+      while (arrived(ids) < want) {
         if (performance.now() - since > phaseTimeoutMs) return false;
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -90,19 +116,23 @@ async function main(): Promise<void> {
     }
     function latencies(ids: string[]): number[] {
       const out: number[] = [];
-      for (const id of ids) for (let i = 0; i < endpointCount; i++) {
-        const at = firstArrival.get(`${id} /hook/${i}`);
+      for (const id of ids) for (const key of expected.get(id)!) {
+        const at = firstArrival.get(key);
         if (at !== undefined) out.push(at - createdAt.get(id)!);
       }
       return out.sort((a, b) => a - b);
     }
     const meter = cpuMeter(system.pids, ['temporal', 'ferretdb']);
+    const round = (n: number) => Math.round(n);
 
-    // Warm-up: compile paths, open connections.
-    const warm = await Promise.all(Array.from({ length: 20 }, () => publishOne('warm')));
+    // Warm-up: compile paths, open connections, start the endpoints' workflows.
+    const warm = await Promise.all([
+      ...Array.from({ length: 20 }, () => publishOne('warm')),
+      ...Array.from({ length: multiEndpoints }, (_, i) => publishOne('warm', multiTenant(i))),
+    ]);
     await untilDelivered(warm, performance.now());
 
-    say(`embedded defaults: FerretDB (SQLite) + Temporal dev server (SQLite) + 1 worker process, default worker options; ${endpointCount} endpoint(s); receiver answers 204 on 127.0.0.1`);
+    say(`embedded defaults: FerretDB (SQLite) + Temporal dev server (SQLite) + 1 worker process, default worker options; receiver answers 204 on 127.0.0.1; load average ${loadAverage()}`);
 
     // Phase 1: throughput.
     const before = meter.mark();
@@ -120,64 +150,82 @@ async function main(): Promise<void> {
     );
     const publishedIn = performance.now() - t0;
     const complete = await untilDelivered(burst, t0);
-    const lastArrival = Math.max(...burst.flatMap((id) => Array.from({ length: endpointCount }, (_, i) => firstArrival.get(`${id} /hook/${i}`) ?? 0)));
+    const lastArrival = Math.max(...keysOf(burst).map((key) => firstArrival.get(key) ?? 0));
     const elapsed = lastArrival - t0;
-    const deliveries = arrived(burst) * endpointCount;
+    const deliveries = arrived(burst);
     const burstCpu: CpuUse = meter.since(before);
     // CPU is divided by the attempts that arrived in the phase's window, whichever event they were for.
     const burstAttempts = requests - requestsBefore;
-    say(`burst: ${burstEvents} events published by ${concurrency} producers in ${(publishedIn / 1000).toFixed(1)} s (${(burstEvents / (publishedIn / 1000)).toFixed(0)} events/s)`);
-    say(`  ${deliveries} deliveries in ${(elapsed / 1000).toFixed(1)} s: ${(deliveries / (elapsed / 1000)).toFixed(0)} deliveries/s${complete ? '' : ` (INCOMPLETE after ${phaseTimeoutMs / 1000} s)`}`);
+    const burstRate = deliveries / (elapsed / 1000);
+    say(`burst: ${burstEvents} events to ${endpointCount} endpoint(s) published by ${concurrency} producers in ${(publishedIn / 1000).toFixed(1)} s (${(burstEvents / (publishedIn / 1000)).toFixed(0)} events/s)`);
+    say(
+      `  ${deliveries} deliveries in ${(elapsed / 1000).toFixed(1)} s: ${burstRate.toFixed(0)} deliveries/s${complete ? '' : ` (INCOMPLETE after ${phaseTimeoutMs / 1000} s)`}   target ≥ ${WEBHOOK_TARGETS.burstDeliveriesPerSecond}/s: ${verdict(complete && burstRate >= WEBHOOK_TARGETS.burstDeliveriesPerSecond)}`,
+    );
     const burstLatency = latencies(burst);
     say(`  creation to first attempt under this backlog: p50 ${percentile(burstLatency, 50).toFixed(0)} ms, p99 ${percentile(burstLatency, 99).toFixed(0)} ms`);
     say(`${formatPerUnit(burstCpu, burstAttempts, 'delivery', 'deliveries')} (bench = producers and receiver)`);
+    say(`  load average after: ${loadAverage()}`);
 
-    say(await whereTimeGoes(client, burst.filter((_, i) => i % Math.ceil(burst.length / 25) === 0), createdAt, firstArrival));
-
-    // Phase 2: latency at a steady rate below capacity.
-    const paced: string[] = [];
-    const pending: Promise<void>[] = [];
-    const p0 = performance.now();
-    const pacedFrom = meter.mark();
-    const pacedRequestsBefore = requests;
-    const total = Math.round(rate * paceSeconds);
-    for (let i = 0; i < total; i++) {
-      const due = p0 + (i * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      pending.push(publishOne('paced').then((id) => void paced.push(id)));
+    // Phases 2 and 3: latency at a steady rate.
+    async function pacedPhase(label: string, perSecond: number, tenants: string[]) {
+      const paced: string[] = [];
+      const pending: Promise<void>[] = [];
+      const publishFrom = publishMs.length;
+      const p0 = performance.now();
+      const from = meter.mark();
+      const requestsFrom = requests;
+      const total = Math.round(perSecond * paceSeconds);
+      for (let i = 0; i < total; i++) {
+        const due = p0 + (i * 1000) / perSecond;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        pending.push(publishOne(label, tenants[i % tenants.length]).then((id) => void paced.push(id)));
+      }
+      await Promise.all(pending);
+      const done = await untilDelivered(paced, p0);
+      const lat = latencies(paced);
+      const cpu = meter.since(from);
+      const attempts = requests - requestsFrom;
+      const p99 = percentile(lat, 99);
+      const publishes = publishMs.slice(publishFrom).sort((a, b) => a - b);
+      say(`${label}: ${total} events at ${perSecond}/s for ${paceSeconds} s to ${tenants.length === 1 ? `${endpointCount} endpoint(s)` : `${tenants.length} endpoints (one workspace each, round robin)`}${done ? '' : ' (INCOMPLETE)'}`);
+      say(
+        `  creation to first attempt: p50 ${percentile(lat, 50).toFixed(0)} ms, p90 ${percentile(lat, 90).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${lat.at(-1)?.toFixed(0)} ms   target p99 < ${WEBHOOK_TARGETS.firstAttemptP99Ms} ms: ${verdict(done && p99 < WEBHOOK_TARGETS.firstAttemptP99Ms)}`,
+      );
+      say(`  the producer's publish call: p50 ${percentile(publishes, 50).toFixed(0)} ms, p99 ${percentile(publishes, 99).toFixed(0)} ms`);
+      say(`${formatPerUnit(cpu, attempts, 'delivery', 'deliveries')} (bench = producers and receiver)`);
+      say(`  load average after: ${loadAverage()}`);
+      return {
+        events_per_second: perSecond,
+        endpoints: tenants.length === 1 ? endpointCount : tenants.length,
+        complete: done,
+        first_attempt_p50_ms: round(percentile(lat, 50)),
+        first_attempt_p99_ms: round(p99),
+        publish_p99_ms: round(percentile(publishes, 99)),
+        cpu: { ...cpu, window: undefined },
+        cpu_ms_per_delivery: perUnit(cpu, attempts),
+      };
     }
-    await Promise.all(pending);
-    const pacedComplete = await untilDelivered(paced, p0);
-    const pacedLatency = latencies(paced);
-    const pacedCpu = meter.since(pacedFrom);
-    const pacedAttempts = requests - pacedRequestsBefore;
-    say(`paced: ${total} events at ${rate}/s for ${paceSeconds} s${pacedComplete ? '' : ' (INCOMPLETE)'}`);
-    say(`  creation to first attempt: p50 ${percentile(pacedLatency, 50).toFixed(0)} ms, p90 ${percentile(pacedLatency, 90).toFixed(0)} ms, p99 ${percentile(pacedLatency, 99).toFixed(0)} ms, max ${pacedLatency.at(-1)?.toFixed(0)} ms`);
-    say(`${formatPerUnit(pacedCpu, pacedAttempts, 'delivery', 'deliveries')} (bench = producers and receiver; a burst backlog delivered meanwhile counts here)`);
-    say(await whereTimeGoes(client, paced.filter((_, i) => i % Math.ceil(paced.length / 25) === 0), createdAt, firstArrival));
-    say(`receiver saw ${requests} requests in all (a retry would show as more than one per delivery)`);
-    const round = (n: number) => Math.round(n);
+    const paced = await pacedPhase('paced', rate, [TENANT]);
+    const pacedHigh = await pacedPhase('paced-high', highRate, [TENANT]);
+    const multi = multiEndpoints > 0 ? await pacedPhase('many-endpoints', multiRate, Array.from({ length: multiEndpoints }, (_, i) => multiTenant(i))) : null;
+    say(await temporalCost(client, endpointIds, firstArrival.size));
+    say(`receiver saw ${requests} requests in all for ${firstArrival.size} deliveries (a retry would show as more than one per delivery)`);
     const file = writeBenchFigures('webhooks', {
       at: new Date().toISOString(),
-      settings: { burst_events: burstEvents, concurrency, rate, pace_seconds: paceSeconds, endpoints: endpointCount },
+      settings: { burst_events: burstEvents, concurrency, rate, high_rate: highRate, pace_seconds: paceSeconds, endpoints: endpointCount, multi_endpoints: multiEndpoints, multi_rate: multiRate },
       burst: {
         deliveries,
         complete,
-        deliveries_per_second: Math.round((deliveries / (elapsed / 1000)) * 10) / 10,
+        deliveries_per_second: Math.round(burstRate * 10) / 10,
         first_attempt_p50_ms: round(percentile(burstLatency, 50)),
         first_attempt_p99_ms: round(percentile(burstLatency, 99)),
         cpu: { ...burstCpu, window: undefined },
         cpu_ms_per_delivery: perUnit(burstCpu, burstAttempts),
       },
-      paced: {
-        events_per_second: rate,
-        complete: pacedComplete,
-        first_attempt_p50_ms: round(percentile(pacedLatency, 50)),
-        first_attempt_p99_ms: round(percentile(pacedLatency, 99)),
-        cpu: { ...pacedCpu, window: undefined },
-        cpu_ms_per_delivery: perUnit(pacedCpu, pacedAttempts),
-      },
+      paced,
+      paced_high: pacedHigh,
+      many_endpoints: multi,
     });
     say(`written to ${file}`);
   } finally {
@@ -187,65 +235,31 @@ async function main(): Promise<void> {
 }
 
 /**
- * The profile: for a sample of events, creation → arrival, and the Temporal cost of the whole
- * run so far, read from the endpoint workflows' histories (every run, following
- * continue-as-new back to the first): history events, signals (one may carry many
- * deliveries) and drains (local activity markers), per delivery. Events start no workflow
- * of their own (docs/webhooks.md, "Delivery").
+ * The Temporal cost of the whole run, read from the endpoint workflows' histories (every run,
+ * following continue-as-new back to the first): history events, signals (wake-ups, or
+ * deliveries before an endpoint's inbox state exists), drains (local activity markers) and
+ * hand-overs, per delivery. Events start no workflow of their own (docs/webhooks.md).
  */
-async function whereTimeGoes(client: Client, sample: string[], createdAt: Map<string, number>, firstArrival: Map<string, number>): Promise<string> {
-  const origin = performance.timeOrigin;
-  const wanted = new Set(sample);
-  const signalledAt = new Map<string, number>();
-  const taskWaits: number[] = [];
-  const drainTimes: number[] = [];
+async function temporalCost(client: Client, endpointIds: string[], delivered: number): Promise<string> {
   let events = 0;
   let signals = 0;
   let drains = 0;
   let runs = 0;
-  type HistoryEvent = NonNullable<Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events']>[number];
-  const at = (e: HistoryEvent | undefined) => (e?.eventTime ? Number(e.eventTime.seconds) * 1000 + Math.round(Number(e.eventTime.nanos) / 1e6) : NaN);
-  for (let i = 0; i < endpointCount; i++) {
+  for (const endpointId of endpointIds) {
     let runId: string | undefined;
     do {
-      const history = (await client.workflow.getHandle(endpointWorkflowId(`whk_bench_${i}`), runId).fetchHistory()).events ?? [];
+      const history = (await client.workflow.getHandle(endpointWorkflowId(endpointId), runId).fetchHistory()).events ?? [];
       runs++;
       events += history.length;
-      let scheduled: HistoryEvent | undefined;
-      let started: HistoryEvent | undefined;
       for (const e of history) {
-        if (e.workflowExecutionSignaledEventAttributes) {
-          signals++;
-          const payload = e.workflowExecutionSignaledEventAttributes.input?.payloads?.[0]?.data;
-          const refs = payload ? (JSON.parse(Buffer.from(payload).toString('utf8')) as { eventId: string }[]) : [];
-          for (const ref of refs) if (i === 0 && wanted.has(ref.eventId)) signalledAt.set(ref.eventId, at(e));
-        } else if (e.workflowTaskScheduledEventAttributes) scheduled = e;
-        else if (e.workflowTaskStartedEventAttributes) {
-          started = e;
-          if (scheduled) taskWaits.push(at(e) - at(scheduled));
-        } else if (e.markerRecordedEventAttributes) {
-          drains++;
-          if (started) drainTimes.push(at(e) - at(started));
-        }
+        if (e.workflowExecutionSignaledEventAttributes) signals++;
+        else if (e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch') drains++;
       }
       runId = history[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
     } while (runId);
   }
-  const median = (xs: number[]) => ([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN).toFixed(0);
-  const toSignal = sample.filter((id) => signalledAt.has(id)).map((id) => signalledAt.get(id)! - (origin + createdAt.get(id)!));
-  const toArrival = sample.filter((id) => signalledAt.has(id)).map((id) => origin + firstArrival.get(`${id} /hook/0`)! - signalledAt.get(id)!);
-  const total = sample.map((id) => firstArrival.get(`${id} /hook/0`)! - createdAt.get(id)!);
-  const delivered = firstArrival.size;
   const per = (n: number) => (n / Math.max(1, delivered)).toFixed(2);
-  return [
-    `where the time goes (medians; ${sample.length} sampled events, and every workflow task and drain of the endpoint workflows):`,
-    `  publish (store, signal-with-start the endpoint's workflow) → signal recorded     ${median(toSignal).padStart(6)} ms`,
-    `  signal recorded → request arrives (wait for the drain under way, then this one) ${median(toArrival).padStart(6)} ms`,
-    `  total: creation → arrival                                                       ${median(total).padStart(6)} ms`,
-    `  workflow task scheduled → started                                               ${median(taskWaits).padStart(6)} ms`,
-    `  drain (workflow task started → its local activity's marker)                     ${median(drainTimes).padStart(6)} ms`,
-    `  Temporal so far (${delivered} deliveries): ${endpointCount} endpoint workflow(s) in ${runs} run(s), ${events} history events (${per(events)} per delivery), ${signals} signals (${per(signals)}), ${drains} drains (${per(drains)}); no workflow per event`,
-  ].join('\n');
+  return `Temporal for the whole run (${delivered} deliveries): ${endpointIds.length} endpoint workflow(s) in ${runs} run(s), ${events} history events (${per(events)} per delivery), ${signals} signals (${per(signals)}), ${drains} drains (${per(drains)}); no workflow per event`;
 }
 
 main().catch((err: unknown) => {

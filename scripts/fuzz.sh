@@ -2,9 +2,10 @@
 # `npm run fuzz`: starts the whole system with the launcher (dist/src/main/start.js) on free
 # ports with a throwaway data folder, creates API keys through the console API, and runs
 # schemathesis (installed from PyPI into the git-ignored .fuzz/venv) against
-# /api/v1/openapi.json, then against /console/v1/openapi.json when the API serves it. Each
-# request carries the next key in turn (scripts/fuzz_hooks.py), so the 120-per-minute limit
-# of one key does not hide behaviour. Exits non-zero on any failed check.
+# /api/v1/openapi.json, then against /console/v1/openapi.json with the console token and
+# `workspace_id` pinned to the demo workspace. Each public request carries the next key in
+# turn (scripts/fuzz_hooks.py), so the 120-per-minute limit of one key does not hide
+# behaviour. Exits non-zero on any failed check.
 #
 #   FUZZ_MAX_EXAMPLES  test cases per operation and phase (default 150, about 4,000 requests; `npm test` uses 5)
 #   FUZZ_KEYS          API keys to rotate (default 40: 4,800 requests a minute)
@@ -83,12 +84,13 @@ API="$api" TOKEN="$token" KEYS="$KEYS" node -e '
 echo "$token" >"$run_dir/console-token"
 
 # Schemathesis counts test cases; each is one request, except the stateful phase's chains.
+# A third argument names a schemathesis config file (the console's pins `workspace_id`).
 fuzz() {
-  local document=$1 tokens=$2
-  shift 2
+  local document=$1 tokens=$2 config=$3
+  shift 3
   say "schemathesis against $document (max $MAX_EXAMPLES examples per operation, $WORKERS workers)"
   SCHEMATHESIS_HOOKS=scripts/fuzz_hooks.py FUZZ_TOKENS_FILE="$tokens" \
-    "$venv/bin/schemathesis" run "$document" \
+    "$venv/bin/schemathesis" ${config:+--config-file "$config"} run "$document" \
     --checks "$CHECKS" \
     --max-examples "$MAX_EXAMPLES" \
     --workers "$WORKERS" \
@@ -100,13 +102,34 @@ fuzz() {
 }
 
 status=0
-fuzz "$api/api/v1/openapi.json" "$run_dir/api-keys" || status=1
+fuzz "$api/api/v1/openapi.json" "$run_dir/api-keys" "" || status=1
+# The console next (after the public run, whose keys it may revoke). Its routes sit under
+# /workspaces/{workspace_id}: with made-up ids nearly all of them stop at 404, so the id is
+# pinned to the seeded demo workspace (its agents, numbers, senders and templates) and the
+# rest of each request is generated. The token also fetches the document itself.
 console_doc=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$api/console/v1/openapi.json" || true)
-if [ "$console_doc" = 200 ]; then
-  # The token also fetches the document itself.
-  fuzz "$api/console/v1/openapi.json" "$run_dir/console-token" -H "Authorization: Bearer $token" || status=1
+if [ "$console_doc" != 200 ]; then
+  say "the console document $api/console/v1/openapi.json answered $console_doc"; status=1
 else
-  say "skipping the console: $api/console/v1/openapi.json answered $console_doc (no console OpenAPI document yet)"
+  # A ticket, a draft campaign and a webhook endpoint of that workspace pin their ids too;
+  # each one that cannot be made is left to generation (and mostly 404).
+  API="$api" TOKEN="$token" node -e '
+    const post = async (path, auth, body) => {
+      const res = await fetch(`${process.env.API}${path}`, { method: "POST", headers: { authorization: `Bearer ${auth}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      return res.ok ? res.json() : (console.error(`[fuzz] ${path} answered ${res.status}, not pinned: ${(await res.text()).slice(0, 300)}`), null);
+    };
+    (async () => {
+      // A key of its own: the fuzzed ones may have used their minute.
+      const { SCOPES } = require("./dist/src/domain/scopes.js");
+      const key = (await post("/console/v1/workspaces/ws_demo/keys", process.env.TOKEN, { scopes: SCOPES }))?.api_key;
+      const lines = ["[parameters]", "\"path.workspace_id\" = \"ws_demo\""];
+      const pin = (name, value) => value && lines.push(`"path.${name}" = ${JSON.stringify(value)}`);
+      pin("ticket_id", (key && await post("/api/v1/tickets", key, { subject: "Fuzz", description: "Made by scripts/fuzz.sh", requester_name: "Fuzz" }))?.ticket_id);
+      pin("campaign_id", (key && await post("/api/v1/campaigns", key, { name: "Fuzz", audience: {}, template: { name: "order_update", variables: ["{{contact.name}}", "A-1", "Friday"] } }))?.campaign_id);
+      pin("webhook_id", (await post("/console/v1/workspaces/ws_demo/webhooks", process.env.TOKEN, { url: "http://127.0.0.1:9/fuzz" }))?.webhook_id);
+      console.log(lines.join("\n"));
+    })().catch((err) => { console.error(err.message); process.exit(1); });' >"$run_dir/console-schemathesis.toml"
+  fuzz "$api/console/v1/openapi.json" "$run_dir/console-token" "$run_dir/console-schemathesis.toml" -H "Authorization: Bearer $token" || status=1
 fi
 # What the API itself counted (its /metrics), so a run's size is stated in requests.
 curl -s "$api/metrics" | node -e '

@@ -12,7 +12,7 @@ bash scripts/setup-tools.sh
 bash scripts/ensure-browser.sh
 echo "[test] type-checking, linting and compiling" >&2
 npx --no-install tsc -p tsconfig.json --noEmit
-npx --no-install oxlint --type-aware
+npx --no-install oxlint --type-aware --deny-warnings
 npx --no-install tsc -p tsconfig.build.json
 bash scripts/build-web.sh
 mkdir -p .test-data
@@ -24,7 +24,7 @@ status=$?
 set -e
 # A bounded fuzzing run (a few hundred requests, about a minute and a half) against a
 # launched system: scripts/fuzz.sh, which `npm run fuzz` runs at full size.
-echo "[test] fuzzing the public API (FUZZ_MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-5})" >&2
+echo "[test] fuzzing the public and console APIs (FUZZ_MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-5})" >&2
 set +e
 FUZZ_MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-5} FUZZ_KEYS=${FUZZ_KEYS:-10} bash scripts/fuzz.sh
 fuzz_status=$?

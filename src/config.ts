@@ -45,6 +45,18 @@ export const serviceEnvSchema = z.object({
    * (one API process only; no database write per request).
    */
   RATE_LIMIT_STORE: z.enum(['mongodb', 'memory']).default('mongodb'),
+  /**
+   * Failed authentication attempts (API keys, the console token) one address may make per
+   * window before its further attempts are refused with 429 until the window ends; counted
+   * in each API process's memory (src/auth/failureLimiter.ts).
+   */
+  AUTH_FAILURE_LIMIT: z.coerce.number({ error: 'expected a number' }).int('expected a whole number').min(1, 'expected at least 1').default(30),
+  AUTH_FAILURE_WINDOW_SECONDS: z.coerce
+    .number({ error: 'expected seconds' })
+    .int('expected a whole number')
+    .min(1, 'expected seconds from 1 to 3600')
+    .max(3600, 'expected seconds from 1 to 3600')
+    .default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
    * Channels this deployment offers, comma-separated (`whatsapp`, `voice`). A call on a

@@ -1,4 +1,4 @@
-import { condition, getExternalWorkflowHandle, setHandler, sleep } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import type { LineEvent } from '../src/providers/voice/types';
 import { lineEventSignal, stopCalleeSignal, type SimulatedCallPlan } from '../src/calls/contracts';
 

@@ -4,6 +4,7 @@ import { ApiError } from '../errors';
 import type { RequestState } from '../context';
 import { sessionCookie } from './session/cookie';
 import type { ConsoleSessionDoc, ConsoleSessionStore } from './session/sessionStore';
+import type { AttemptGuard } from '../middleware/authFailures';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -47,14 +48,19 @@ export function checkCsrf(ctx: ParameterizedContext, session: ConsoleSessionDoc)
 /**
  * The console API's authentication: the admin token as `Authorization: Bearer` (compared in
  * constant time), or the web console's session cookie with the CSRF defence on changes. A
- * request that sends an Authorization header is judged by it alone.
+ * request that sends an Authorization header is judged by it alone, and a wrong token counts
+ * against its address's failed attempts (a session id is 256 random bits: not counted).
  */
-export function consoleAuth(token: string, sessions: ConsoleSessionStore): Middleware<RequestState> {
+export function consoleAuth(token: string, sessions: ConsoleSessionStore, attempts: AttemptGuard): Middleware<RequestState> {
   return async (ctx, next) => {
     const authorization = ctx.get('authorization').trim();
     if (authorization) {
       const match = /^Bearer\s+(.+)$/i.exec(authorization);
-      if (!match || !sameSecret(match[1]!.trim(), token)) throw noConsoleToken();
+      const given = match ? match[1]!.trim() : authorization;
+      attempts.guard(ctx, given);
+      const ok = match !== null && sameSecret(given, token);
+      attempts.settle(ctx, given, ok);
+      if (!ok) throw noConsoleToken();
       await next();
       return;
     }

@@ -4,7 +4,8 @@ import type { RequestState } from '../context';
 import { jsonBody } from '../middleware/jsonBody';
 import { openApiDocument, openApiRoute, type DocumentSurface } from '../openapi';
 import { koaPath, type RouteDef } from '../route';
-import { ROUTER_METHODS } from '../routerMethods';
+import { createAppRouter } from '../routerMethods';
+import type { AttemptGuard } from '../middleware/authFailures';
 import { routeTail } from '../validation';
 import { consoleAuth } from './auth';
 import { SESSION_COOKIE } from './session/cookie';
@@ -42,6 +43,8 @@ const consoleSurface: DocumentSurface = {
   security: (): Record<string, string[]>[] => [{ consoleToken: [] }, { consoleSession: [] }],
   baseErrors: (route) => [
     'unauthenticated',
+    // An address past its failed token attempts (api/middleware/authFailures.ts).
+    'rate_limited',
     'internal',
     ...(route.body || route.query || route.params ? (['invalid_argument'] as const) : []),
     // Every route under a workspace answers 404 for a workspace that does not exist.
@@ -84,9 +87,9 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
  * cookie, api/console/auth.ts), no compatibility promise. Each route: the credential, the workspace of `{workspace_id}` (404 first), the body, then
  * validation and the handler as on the public API.
  */
-export function createConsoleRouter(deps: ConsoleDeps, sessions: ConsoleSessionStore): Router<RequestState> {
-  const router = new Router<RequestState>({ prefix: CONSOLE_PREFIX, methods: ROUTER_METHODS });
-  router.use(consoleAuth(deps.config.CONSOLE_TOKEN, sessions));
+export function createConsoleRouter(deps: ConsoleDeps, sessions: ConsoleSessionStore, attempts: AttemptGuard): Router<RequestState> {
+  const router = createAppRouter({ prefix: CONSOLE_PREFIX });
+  router.use(consoleAuth(deps.config.CONSOLE_TOKEN, sessions, attempts));
   const workspace = loadWorkspace(deps);
   const body = jsonBody();
   for (const route of consoleRoutes(deps)) {

@@ -2,6 +2,8 @@ import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import { API_KEY_PATTERN, hashApiKey, keyRefusal, type KeyEnvironment, type KeyRefusal } from '../../src/auth/apiKeys';
 import { CredentialCache } from '../../src/auth/credentialCache';
+import type { AuthFailureLimiter } from '../../src/auth/failureLimiter';
+import { attemptGuard } from './authFailures';
 import { collections } from '../../src/db/collections';
 import { ApiError } from '../errors';
 import type { RequestState } from '../context';
@@ -25,7 +27,9 @@ function presentedKey(authorization: string, xApiKey: string): string | null {
 
 /**
  * api-core §5, in its order: presence and format (a malformed key is refused without a
- * lookup), lookup, revoked or expired, environment, then workspace standing. The rate limit
+ * lookup), lookup, revoked or expired, environment, then workspace standing. An address
+ * past its failed attempts is refused (429) before any of them but presence, unless the key
+ * has worked from there (api/middleware/authFailures.ts). The rate limit
  * and the scope check follow as their own middleware. Lookups go through the credential
  * cache: a change made in another API process is seen within its bound; expiry is checked
  * against the clock on every request.
@@ -35,23 +39,33 @@ export function authenticate(deps: {
   environment: KeyEnvironment;
   now?: () => Date;
   cache?: CredentialCache;
+  /** Failed attempts per address (src/auth/failureLimiter.ts); none: unlimited. */
+  failures?: AuthFailureLimiter;
 }): Middleware<RequestState> {
   const { apiKeys, workspaces } = collections(deps.db);
   const now = deps.now ?? (() => new Date());
   const cache = deps.cache ?? new CredentialCache();
+  const attempts = attemptGuard(deps.failures);
   return async (ctx, next) => {
     const key = presentedKey(ctx.get('authorization'), ctx.get('x-api-key'));
     if (!key) throw unauthenticated('missing_api_key', 'Send an API key as Authorization: Bearer <key> or X-Api-Key.');
-    if (!API_KEY_PATTERN.test(key)) throw unauthenticated('malformed_api_key', 'That API key is not in the expected format.');
+    // Before any check, so a limited address's guesses cost neither a lookup nor an answer.
+    attempts.guard(ctx, key);
+    const refuse = (reason: string, message: string) => {
+      attempts.settle(ctx, key, false);
+      return unauthenticated(reason, message);
+    };
+    if (!API_KEY_PATTERN.test(key)) throw refuse('malformed_api_key', 'That API key is not in the expected format.');
 
     const hash = hashApiKey(key);
     const found = await cache.key(hash, () => apiKeys.findOne({ _id: hash }));
-    if (!found) throw unauthenticated('invalid_api_key', 'That API key is not valid.');
+    if (!found) throw refuse('invalid_api_key', 'That API key is not valid.');
     const refusal = keyRefusal(found, deps.environment, now());
-    if (refusal) throw unauthenticated(refusal, REFUSAL_MESSAGES[refusal](found, deps.environment));
+    if (refusal) throw refuse(refusal, REFUSAL_MESSAGES[refusal](found, deps.environment));
 
     const workspace = await cache.workspace(found.tenant_id, () => workspaces.findOne({ _id: found.tenant_id }));
-    if (!workspace) throw unauthenticated('invalid_api_key', 'That API key is not valid.');
+    if (!workspace) throw refuse('invalid_api_key', 'That API key is not valid.');
+    attempts.settle(ctx, key, true);
     if (workspace.suspended) {
       throw new ApiError('permission_denied', 'This workspace is suspended for billing; keys work again once billing is restored.', {
         reason: 'workspace_suspended',

@@ -1,6 +1,8 @@
 import type { Middleware } from 'koa';
 import { LIMITS } from '../../src/domain/limits';
-import type { IdempotencyStore, ClaimScope } from '../../src/idempotency/store';
+import { IDEMPOTENCY_RENEW_MS, type IdempotencyStore, type ClaimScope } from '../../src/idempotency/store';
+import type { Logger } from '../../src/observability/logger';
+import { keepRenewing, type LeaseRenewal } from '../../src/db/leaseRenewal';
 import { ApiError } from '../errors';
 import { matchedRoute, type RequestState } from '../context';
 
@@ -11,7 +13,9 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * `Idempotency-Key` for the POST routes that honour it (api-core §4). Runs after the body is
  * read, matching on its raw bytes: same key and body replays the first success without
  * running the handler; a different body is 409 `idempotency_key_reuse`; a key still held by
- * a running request is 409 `idempotency_in_progress`; any 4xx or 5xx releases the key.
+ * a running request is 409 `idempotency_in_progress`; any 4xx or 5xx releases the key. The
+ * running request renews its claim's lease; a claim whose request died is taken over once
+ * its lease lapses (src/idempotency/store.ts).
  */
 export function idempotency(deps: { store: IdempotencyStore; now?: () => Date }): Middleware<RequestState> {
   const now = deps.now ?? (() => new Date());
@@ -46,16 +50,35 @@ export function idempotency(deps: { store: IdempotencyStore; now?: () => Date })
       case 'claimed':
         break;
     }
+    const lease = holdLease(deps.store, scope, owner, now, ctx.state.log);
     try {
       await next();
     } catch (err) {
+      await lease.stop();
       await deps.store.release(scope, owner);
       throw err;
     }
+    await lease.stop();
     if (ctx.status >= 400) {
       await deps.store.release(scope, owner);
     } else {
       await deps.store.complete(scope, owner, { status: ctx.status, body: JSON.stringify(ctx.body) });
     }
   };
+}
+
+/**
+ * Renews the claim every IDEMPOTENCY_RENEW_MS while the request runs, so a live request
+ * keeps its key however long it takes, and a dead one's lapses about a lease after it stopped
+ * (LIMITS.idempotencyLeaseSeconds, near the wait a retry is told).
+ */
+function holdLease(store: IdempotencyStore, scope: ClaimScope, owner: string, now: () => Date, log: Logger): LeaseRenewal {
+  return keepRenewing(
+    () => store.renew(scope, owner, now()),
+    IDEMPOTENCY_RENEW_MS,
+    (problem) =>
+      problem.lost
+        ? log.warn({ endpoint: scope.endpoint }, 'Idempotency-Key taken over while its request was still running')
+        : log.warn({ err: problem.err }, 'Idempotency-Key lease renewal failed'),
+  );
 }

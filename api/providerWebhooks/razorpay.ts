@@ -7,7 +7,7 @@ import { duesCollections } from '../../src/dues/store';
 import type { EventPublisher } from '../../src/events/publisher';
 import { parsePaymentLinkPaid, razorpaySignatureValid } from '../../src/providers/payments/razorpay';
 import type { RequestState } from '../context';
-import { ROUTER_METHODS } from '../routerMethods';
+import { createAppRouter } from '../routerMethods';
 import { readSignedJson } from './signedJson';
 
 export const RAZORPAY_WEBHOOK_PATH = '/webhooks/razorpay';
@@ -26,7 +26,7 @@ export function createRazorpayWebhookRouter(deps: {
   events: EventPublisher;
   now?: () => Date;
 }): Router<RequestState> {
-  const router = new Router<RequestState>({ methods: ROUTER_METHODS });
+  const router = createAppRouter();
   const now = deps.now ?? (() => new Date());
   router.post(RAZORPAY_WEBHOOK_PATH, async (ctx) => {
     const signed = await readSignedJson(ctx, deps.config.RAZORPAY_WEBHOOK_SECRET, (raw, secret) =>

@@ -6,7 +6,7 @@ import { ingestCloudWebhook } from '../../src/messaging/cloudIngest';
 import { parsePhoneNumberIds } from '../../src/providers/whatsapp';
 import { parseCloudWebhook, signatureValid, verificationChallenge } from '../../src/providers/whatsapp/cloudWebhook';
 import type { RequestState } from '../context';
-import { ROUTER_METHODS } from '../routerMethods';
+import { createAppRouter } from '../routerMethods';
 import { readSignedJson } from './signedJson';
 
 export const WHATSAPP_WEBHOOK_PATH = '/webhooks/whatsapp';
@@ -24,7 +24,7 @@ export function createWhatsAppWebhookRouter(deps: {
   events: EventPublisher;
   now?: () => Date;
 }): Router<RequestState> {
-  const router = new Router<RequestState>({ methods: ROUTER_METHODS });
+  const router = createAppRouter();
   const now = deps.now ?? (() => new Date());
   const phoneByNumberId = Object.fromEntries(
     Object.entries(parsePhoneNumberIds(deps.config.WHATSAPP_CLOUD_PHONE_NUMBER_IDS)).map(([phone, id]) => [id, phone]),

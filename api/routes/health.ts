@@ -4,7 +4,7 @@ import type { Registry } from 'prom-client';
 import { pingMongo } from '../../src/db/mongo';
 import type { TemporalProbe } from '../../src/temporal/client';
 import type { RequestState } from '../context';
-import { ROUTER_METHODS } from '../routerMethods';
+import { createAppRouter } from '../routerMethods';
 
 export interface HealthDeps {
   db: Db;
@@ -31,7 +31,7 @@ async function probe(check: () => Promise<void>, timeoutMs: number): Promise<str
 
 /** Operator routes outside /api/v1: no key, not rate limited. */
 export function createHealthRouter(deps: HealthDeps): Router<RequestState> {
-  const router = new Router<RequestState>({ methods: ROUTER_METHODS });
+  const router = createAppRouter();
   const timeoutMs = deps.probeTimeoutMs ?? 2_000;
 
   router.get('/healthz', (ctx) => {

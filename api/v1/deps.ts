@@ -5,6 +5,7 @@ import type { Config } from '../../src/config';
 import type { Logger } from '../../src/observability/logger';
 import type { CounterStore } from '../../src/rateLimit/counterStore';
 import type { CredentialCache } from '../../src/auth/credentialCache';
+import type { AuthFailureLimiter } from '../../src/auth/failureLimiter';
 import type { TenantReadCache } from '../../src/db/tenantReadCache';
 import type { EventPublisher } from '../../src/events/publisher';
 import type { CursorCodec } from '../pagination';
@@ -19,6 +20,8 @@ export interface PublicDeps {
   rateLimitStore: CounterStore;
   /** Recently read keys and workspaces (bounded staleness: src/auth/credentialCache.ts). */
   credentialCache?: CredentialCache;
+  /** Failed authentication attempts per address (src/auth/failureLimiter.ts); none: unlimited. */
+  authFailures?: AuthFailureLimiter;
   /** Recent list answers (bounded staleness: src/db/tenantReadCache.ts); default: one with the production bound. */
   listCache?: TenantReadCache<unknown>;
   /** Stores and dispatches events for webhook delivery. */

@@ -7,7 +7,7 @@ import { idempotency } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/jsonBody';
 import { rateLimit } from '../middleware/rateLimit';
 import { requireScope } from '../middleware/requireScope';
-import { ROUTER_METHODS } from '../routerMethods';
+import { createAppRouter } from '../routerMethods';
 import { routeTail } from '../validation';
 import type { PublicDeps } from './deps';
 import { koaPath, type RouteDef } from '../route';
@@ -17,8 +17,8 @@ import { koaPath, type RouteDef } from '../route';
  * rate limit, scope, then the body, idempotency and validation, then the handler.
  */
 export function buildPublicRouter(routes: RouteDef[], deps: PublicDeps): Router<RequestState> {
-  const router = new Router<RequestState>({ methods: ROUTER_METHODS });
-  const auth = authenticate({ db: deps.db, environment: deps.config.API_ENVIRONMENT, now: deps.now, cache: deps.credentialCache });
+  const router = createAppRouter();
+  const auth = authenticate({ db: deps.db, environment: deps.config.API_ENVIRONMENT, now: deps.now, cache: deps.credentialCache, failures: deps.authFailures });
   const limiter = rateLimit({ store: deps.rateLimitStore, logger: deps.logger, now: deps.now });
   const body = jsonBody();
   const replay = idempotency({ store: new IdempotencyStore(deps.db), now: deps.now });

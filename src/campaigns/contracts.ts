@@ -85,6 +85,15 @@ export const CAMPAIGN_SETTLE_DELAYS_MS = [60_000, 15 * 60_000, 60 * 60_000, 6 * 
 export const CAMPAIGN_COUNT_CHUNK = 100;
 /** Cancelled recipients are skipped this many per activity. */
 export const CAMPAIGN_SKIP_CHUNK = 500;
+/**
+ * A WhatsApp campaign's cancel answers once the run has skipped everyone outstanding and
+ * counted them, if that takes at most this long (2,000 people settled in 0.7 to 1.7 s,
+ * docs/campaigns.md "Recipients and counters"); past it, the answer shows them as skipped ahead
+ * of the run (progress.ts `countsView`).
+ */
+export const CAMPAIGN_CANCEL_SETTLE_WAIT_MS = 3_000;
+/** How often a cancel looks whether the run has counted everyone. */
+export const CAMPAIGN_CANCEL_SETTLE_POLL_MS = 100;
 
 export interface SendBatchInput {
   campaignId: string;

@@ -8,6 +8,8 @@ import { findCampaign, type CampaignDoc } from './campaign';
 import {
   campaignRunDefinition,
   campaignRunWorkflowId,
+  CAMPAIGN_CANCEL_SETTLE_POLL_MS,
+  CAMPAIGN_CANCEL_SETTLE_WAIT_MS,
   cancelCampaignUpdate,
   pauseCampaignUpdate,
   resumeCampaignUpdate,
@@ -19,7 +21,7 @@ import {
 import type { AudienceCache } from './audienceCache';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
-import { campaignCounters } from './progress';
+import { campaignCounts, countedEveryone } from './progress';
 import { checkLaunch, type LaunchRefusal } from './launchChecks';
 import { stageRecipients } from './staging';
 import { transition, type StatusRefusalReason } from './status';
@@ -44,6 +46,8 @@ export interface ControlDeps {
   now: () => Date;
   /** The API process's resolved audiences: a launch reuses its evaluate's (audienceCache.ts). */
   audiences?: AudienceCache;
+  /** How long a cancel waits for the run's final count (`CAMPAIGN_CANCEL_SETTLE_WAIT_MS`). */
+  cancelSettleWaitMs?: number;
 }
 
 export interface ControlRequest {
@@ -253,6 +257,21 @@ export function allowanceNotices(workspace: WorkspaceDoc, recipients: number): N
   ];
 }
 
+/**
+ * A WhatsApp campaign's cancel waits (a bounded while) for the run to stop its batch, skip
+ * everyone outstanding and count them, so the answer and `campaign.ended` carry the final
+ * counters (only late statuses move `delivered` and `read` after). Past the bound the counts show the outstanding
+ * people as skipped ahead of the run (`countsView`); the batch under way may yet send a few of
+ * them. A call campaign's run counts only after its live calls end, so it is not waited for.
+ */
+async function awaitFinalCount(deps: ControlDeps, campaign: CampaignDoc): Promise<void> {
+  if (campaign.channel !== 'whatsapp') return;
+  const until = Date.now() + (deps.cancelSettleWaitMs ?? CAMPAIGN_CANCEL_SETTLE_WAIT_MS);
+  while (!(await countedEveryone(deps.db, campaign)) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, CAMPAIGN_CANCEL_SETTLE_POLL_MS));
+  }
+}
+
 /** Finishes a claim whose writer died (its lease passed), so the campaign can move on. */
 async function finishAbandoned(deps: ControlDeps, campaign: CampaignDoc, workspace: WorkspaceDoc, winner: CampaignVersionDoc | null): Promise<void> {
   if (!winner || !isAbandoned(winner, campaign, deps.now())) return;
@@ -304,6 +323,7 @@ export async function controlCampaign(
     return conflict(Math.max(current?.version ?? 0, campaign.version + 1), request.expected_version ?? campaign.version);
   }
   const written = await applyClaim(deps, campaign, workspace, claimed.claim, evaluation);
+  if (action === 'cancel' && written.status === 'cancelled') await awaitFinalCount(deps, written);
   const notices = action === 'launch' ? allowanceNotices(workspace, written.recipients) : [];
   if (action === 'launch' && campaign.status === 'draft') {
     await deps.events.publish({
@@ -314,7 +334,7 @@ export async function controlCampaign(
       data: launchedEventData(written, notices),
     });
   } else if (action !== 'archive') {
-    await publishLifecycleEvent(deps.events, written, now, action === 'cancel' ? await campaignCounters(deps.db, written._id) : undefined);
+    await publishLifecycleEvent(deps.events, written, now, action === 'cancel' ? (await campaignCounts(deps.db, written)).counters : undefined);
   }
   return { kind: 'done', campaign: written, notices };
 }
@@ -333,7 +353,7 @@ export async function moveCampaignFromRun(
   const ended = async (status: CampaignDoc['status']) => {
     if (!deps.events || input.trigger === 'start' || status !== (input.trigger === 'complete' ? 'completed' : 'failed')) return;
     const campaign = await findCampaign(deps.db, input.tenantId, input.campaignId);
-    if (campaign) await publishLifecycleEvent(deps.events, campaign, input.at, await campaignCounters(deps.db, campaign._id));
+    if (campaign) await publishLifecycleEvent(deps.events, campaign, input.at, (await campaignCounts(deps.db, campaign)).counters);
   };
   for (let attempt = 0; ; attempt++) {
     const campaign = await findCampaign(deps.db, input.tenantId, input.campaignId);

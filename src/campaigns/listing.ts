@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { campaignCollections, type CampaignDoc, type CampaignStatus } from './campaign';
-import { countersOf } from './progress';
+import { countsOf, type CampaignCounts } from './progress';
 import { readRecipientBatch, type CampaignRecipientDoc } from './staging';
 
 /**
@@ -18,7 +18,7 @@ export interface CampaignListQuery {
   limit: number;
 }
 
-export async function listCampaigns(db: Db, tenantId: string, query: CampaignListQuery): Promise<CampaignDoc[]> {
+export async function listCampaigns(db: Db, tenantId: string, query: CampaignListQuery): Promise<(CampaignDoc & Pick<CampaignCounts, 'states'>)[]> {
   const filter: Record<string, unknown> = { tenant_id: tenantId };
   if (query.status) filter.status = query.status;
   else if (!query.includeArchived) filter.status = { $ne: 'archived' };
@@ -27,8 +27,8 @@ export async function listCampaigns(db: Db, tenantId: string, query: CampaignLis
     filter.$or = [{ updated_at: { $lt: updatedAt } }, { updated_at: updatedAt, _id: { $lt: id } }];
   }
   const docs = await campaignCollections(db).campaigns.find(filter).sort({ updated_at: -1, _id: -1 }).limit(query.limit).toArray();
-  const counters = await countersOf(db, docs.map((d) => d._id));
-  return docs.map((d) => ({ ...d, counters: counters.get(d._id) ?? d.counters }));
+  const counts = await countsOf(db, docs);
+  return docs.map((d) => ({ ...d, ...counts.get(d._id)! }));
 }
 
 /**

@@ -54,7 +54,7 @@ export function renderVariables(variables: readonly string[], contact: ContactVa
       if (!got) missing ??= field;
       return got ?? '';
     });
-    if (missing) return { ok: false, field: `contact.${missing}` };
+    if (missing !== null) return { ok: false, field: `contact.${missing as ContactField}` };
     values.push(normaliseVariable(filled));
   }
   return { ok: true, values };

@@ -11,10 +11,11 @@ export const LIMITS = {
   /** What a retry with a key still held by a running request is told to wait. */
   idempotencyRetryAfterSeconds: 2,
   /**
-   * How long a running request holds its Idempotency-Key before the claim counts as left by
-   * a process that died, and another request may take it over.
+   * How long an Idempotency-Key claim holds without a renewal before it counts as left by a
+   * process that died, and another request may take it over. A running request renews it
+   * every fifth of this; a dead one's lapses within about two of the waits a retry is told.
    */
-  idempotencyLeaseSeconds: 30,
+  idempotencyLeaseSeconds: 5,
   /** What a request refused because the database did not answer (503 `unavailable`) is told to wait. */
   unavailableRetryAfterSeconds: 5,
   /** The old half of a rolled key keeps working this long. */

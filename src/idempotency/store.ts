@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { insertIfAbsent } from '../db/insertIfAbsent';
 import { LIMITS } from '../domain/limits';
 import { sweepOldestFirst } from '../db/oldestFirst';
 
@@ -37,16 +38,44 @@ export interface ClaimScope {
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 /**
+ * Who took a claim over from `taken_from`: `_id` `<claim id>|after|<taken_from>`. Inserting it
+ * is the take-over, so of many requests that found the same lapsed holder (or the same
+ * expired record) exactly one wins: FerretDB 1.x makes only unique inserts one-winner, and
+ * the conditional update that follows is written by the winner alone.
+ */
+interface TakeoverDoc {
+  _id: string;
+  taken_by: string;
+  /** The winner holds the claim this long before it is written into the record. */
+  lease_until: Date;
+  /** That of the record it took over (or the new record, for an expired one): none is ever won twice. */
+  expires_at: Date;
+}
+
+/** How long a running request's claim holds without a renewal: the wait it tells a retry, and a margin. */
+export const IDEMPOTENCY_LEASE_MS = LIMITS.idempotencyLeaseSeconds * 1000;
+
+/** How often a running request renews its claim: a holder is taken over only after missing several in a row. */
+export const IDEMPOTENCY_RENEW_MS = IDEMPOTENCY_LEASE_MS / 5;
+
+/** Hops along take-overs whose winners died before writing the record; more is never needed in practice. */
+const MAX_TAKEOVER_HOPS = 4;
+
+/**
  * Idempotency-Key claims (api-core §4), one document per workspace, API key, endpoint and
- * key. Every change is a single-document atomic write conditioned on what was read, so it
- * holds on FerretDB (no transactions) and under concurrency: of N requests racing for one
- * key exactly one inserts the claim.
+ * key. The first request inserts it: of N requests racing for one key exactly one does. A
+ * running request holds its claim by a lease it renews (`renew`); a claim whose holder died
+ * is taken over once the lease lapses, and an expired record is replaced, each through a
+ * take-over record (`TakeoverDoc`), the one-winner claim on FerretDB (no transactions, no
+ * atomic conditional updates).
  */
 export class IdempotencyStore {
   private readonly claims: Collection<IdempotencyDoc>;
+  private readonly takeovers: Collection<TakeoverDoc>;
 
   constructor(db: Db) {
     this.claims = db.collection<IdempotencyDoc>('idempotency_keys');
+    this.takeovers = db.collection<TakeoverDoc>('idempotency_takeovers');
   }
 
   static id(scope: ClaimScope): string {
@@ -56,41 +85,66 @@ export class IdempotencyStore {
   async claim(scope: ClaimScope, rawBody: Buffer, owner: string, now: Date): Promise<ClaimResult> {
     const id = IdempotencyStore.id(scope);
     const bodyHash = sha256(rawBody);
+    const leaseUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
     const fresh = (): IdempotencyDoc => ({
       _id: id,
       body_hash: bodyHash,
       state: 'in_progress',
       owner,
-      lease_until: new Date(now.getTime() + LIMITS.idempotencyLeaseSeconds * 1000),
+      lease_until: leaseUntil,
       response: null,
       created_at: now,
       expires_at: new Date(now.getTime() + LIMITS.idempotencyTtlHours * 3_600_000),
     });
-    // Two rounds at most: a claim that expired or whose owner died is replaced, then re-read.
+    // Two rounds at most: a record released between the insert and the read is inserted again.
     for (let round = 0; round < 2; round++) {
-      try {
-        await this.claims.insertOne(fresh());
-        return { kind: 'claimed' };
-      } catch (err) {
-        if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
-      }
+      if (await insertIfAbsent(this.claims, fresh())) return { kind: 'claimed' };
       const existing = await this.claims.findOne({ _id: id });
       if (!existing) continue;
       if (existing.expires_at <= now) {
-        const replaced = await this.claims.findOneAndReplace({ _id: id, expires_at: existing.expires_at, owner: existing.owner }, fresh());
-        if (replaced) return { kind: 'claimed' };
-        continue;
+        // An expired record is a new claim for whoever takes it over.
+        const record = fresh();
+        if (!(await this.takeOver(id, existing.owner, owner, leaseUntil, record.expires_at, now))) return { kind: 'in_progress' };
+        const replaced = await this.claims.replaceOne({ _id: id, owner: existing.owner }, record);
+        return replaced.matchedCount > 0 ? { kind: 'claimed' } : { kind: 'in_progress' };
       }
       if (existing.body_hash !== bodyHash) return { kind: 'reuse' };
       if (existing.state === 'completed' && existing.response) return { kind: 'replay', response: existing.response };
       if (existing.lease_until > now) return { kind: 'in_progress' };
-      const takenOver = await this.claims.findOneAndUpdate(
-        { _id: id, state: 'in_progress', owner: existing.owner, lease_until: existing.lease_until },
-        { $set: { owner, lease_until: fresh().lease_until } },
-      );
-      return takenOver ? { kind: 'claimed' } : { kind: 'in_progress' };
+      // Its holder stopped renewing: it died mid-request (or the request outlived its process).
+      if (!(await this.takeOver(id, existing.owner, owner, leaseUntil, existing.expires_at, now))) return { kind: 'in_progress' };
+      const taken = await this.claims.updateOne({ _id: id, owner: existing.owner }, { $set: { owner, lease_until: leaseUntil } });
+      return taken.matchedCount > 0 ? { kind: 'claimed' } : { kind: 'in_progress' };
     }
     return { kind: 'in_progress' };
+  }
+
+  /**
+   * Whether `owner` won the take-over of the record as read. A take-over whose winner died
+   * before writing the record is itself taken over once its own lease lapses.
+   */
+  private async takeOver(id: string, holder: string, owner: string, leaseUntil: Date, expiresAt: Date, now: Date): Promise<boolean> {
+    let from = holder;
+    for (let hop = 0; hop < MAX_TAKEOVER_HOPS; hop++) {
+      const marker: TakeoverDoc = { _id: `${id}|after|${from}`, taken_by: owner, lease_until: leaseUntil, expires_at: expiresAt };
+      if (await insertIfAbsent(this.takeovers, marker)) return true;
+      const winner = await this.takeovers.findOne({ _id: marker._id });
+      if (!winner || winner.lease_until > now) return false;
+      from = winner.taken_by;
+    }
+    return false;
+  }
+
+  /**
+   * Extends the running request's lease; false once another request has taken the claim
+   * over (this one stopped renewing for a whole lease). Not to run beside `complete` or
+   * `release` of the same owner: FerretDB writes a whole document back, so the later of two
+   * concurrent updates could undo the other.
+   */
+  async renew(scope: ClaimScope, owner: string, now: Date): Promise<boolean> {
+    const lease = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
+    const result = await this.claims.updateOne({ _id: IdempotencyStore.id(scope), owner, state: 'in_progress' }, { $set: { lease_until: lease } });
+    return result.matchedCount > 0;
   }
 
   /** Stores the success to replay for the rest of the key's lifetime. */
@@ -111,6 +165,9 @@ export class IdempotencyStore {
    * that request then stores no replay, nothing worse.
    */
   async sweep(now: Date, batch?: { batchSize?: number; maxBatches?: number }): Promise<number> {
-    return sweepOldestFirst(this.claims, { ...batch, projection: { _id: 1, expires_at: 1 }, mayGo: (claim) => claim.expires_at <= now });
+    const options = { ...batch, projection: { _id: 1, expires_at: 1 } };
+    const claims = await sweepOldestFirst(this.claims, { ...options, mayGo: (claim) => claim.expires_at <= now });
+    const takeovers = await sweepOldestFirst(this.takeovers, { ...options, mayGo: (marker) => marker.expires_at <= now });
+    return claims + takeovers;
   }
 }

@@ -148,7 +148,7 @@ export function calleeScriptFromFlags(flags: Flags, argv: string[] = []): Record
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  return String(value as string | number | boolean | bigint | symbol);
 }
 
 /** Aligned `key  value` lines; nested objects by dotted keys, lists of objects as JSON. */

@@ -11,6 +11,8 @@ export interface CampaignCommand {
   path: string;
   body?: Record<string, unknown>;
   columns?: string[];
+  /** How a person sees the answer, when aligned key/value lines are not enough. */
+  format?: (body: Record<string, unknown>) => string;
 }
 
 export const CAMPAIGN_USAGE = `  campaigns list <workspace_id> [--status <status>] [--include-archived] [--limit 25] [--cursor …]
@@ -90,7 +92,7 @@ export function planCampaignCommand(positionals: string[], flags: Flags, need: N
     case 'show':
       return { method: 'GET', path: one() };
     case 'evaluate':
-      return { method: 'POST', path: `${one()}/evaluate` };
+      return { method: 'POST', path: `${one()}/evaluate`, format: formatEvaluationForPerson };
     case 'launch': {
       const confirm = integer(flags, 'confirm-recipients');
       return { method: 'POST', path: `${one()}/launch`, body: { expected_version: version(), ...(confirm === undefined ? {} : { confirm_recipients: confirm }) } };
@@ -125,4 +127,54 @@ export function planCampaignCommand(positionals: string[], flags: Flags, need: N
     default:
       return null;
   }
+}
+
+interface Evaluation {
+  eligible: number;
+  total_rows: number;
+  excluded: Record<string, number>;
+  invalid_rows: { reason: string; contact_id: string; field?: string }[];
+  sample: { to: string; name: string | null; variables: Record<string, string> }[];
+  findings: { code: string; severity: string; message: string; fix: string; count: number }[];
+  checksum: string;
+}
+
+/** Aligned columns, `-` for an empty cell. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd());
+}
+
+/**
+ * An evaluate answer for a person: the counts, then each sample recipient, invalid row and
+ * finding on a line of its own (the record's lists hold objects, which key/value lines cannot show).
+ */
+export function formatEvaluationForPerson(body: Record<string, unknown>): string {
+  const e = body as unknown as Evaluation;
+  const excluded = Object.entries(e.excluded ?? {}).filter(([, n]) => n > 0);
+  const out = [
+    `eligible  ${e.eligible} of ${e.total_rows}`,
+    `excluded  ${excluded.length === 0 ? '-' : excluded.map(([reason, n]) => `${reason} ${n}`).join(', ')}`,
+    `checksum  ${e.checksum}`,
+  ];
+  const sample = e.sample ?? [];
+  out.push('', `sample (${sample.length})`);
+  if (sample.length > 0) {
+    out.push(
+      ...table(
+        sample.map((s) => {
+          const variables = Object.entries(s.variables ?? {}).map(([k, v]) => `${k}=${v}`);
+          return [s.to, s.name ?? '-', variables.join(' ') || '-'];
+        }),
+      ),
+    );
+  }
+  const invalid = e.invalid_rows ?? [];
+  if (invalid.length > 0) {
+    out.push('', `invalid rows (${invalid.length})`, ...table(invalid.map((r) => [r.contact_id, r.reason, r.field ?? '-'])));
+  }
+  const findings = e.findings ?? [];
+  out.push('', `findings (${findings.length})`);
+  for (const f of findings) out.push(`  ${f.severity}  ${f.code} (${f.count}): ${f.message}`, `    fix: ${f.fix}`);
+  return out.join('\n');
 }

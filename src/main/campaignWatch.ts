@@ -8,6 +8,8 @@ import { estimateFinish } from '../campaigns/estimate';
  *
  * Counters are read generically: the five message counters first, then any other number the
  * read model carries (call campaigns add their own), so a new counter shows without a change here.
+ * The counters are a funnel (`delivered` within `sent`), so progress comes from the console's
+ * `states` (recipients by state): everyone not `queued` is processed.
  */
 
 export interface WatchedCampaign {
@@ -17,6 +19,8 @@ export interface WatchedCampaign {
   version: number;
   recipients: number;
   counters?: Record<string, unknown>;
+  /** The console's recipients by state (`queued`, `sent`, …; a call campaign's `calling`, `called`, …). */
+  states?: Record<string, unknown>;
   /** A call campaign's call progress (dialled, answered, conversation, completed, call_backs, live). */
   calls?: Record<string, unknown>;
   schedule?: { start_at: string | null; timezone: string; throttle_per_minute: number; send_window_start_hour: number; send_window_end_hour: number };
@@ -28,6 +32,8 @@ export const FINISHED_STATUSES = new Set(['completed', 'failed', 'cancelled', 'a
 const PROGRESS_COUNTERS = ['sent', 'delivered', 'read', 'failed', 'skipped'];
 /** Top-level numbers that are not counters. */
 const NOT_COUNTERS = new Set(['version', 'recipients']);
+/** The funnel's counters that each count a person once (`delivered` and `read` are within `sent`). */
+const ONCE_EACH = ['sent', 'failed', 'skipped'];
 
 const numbersIn = (source: Record<string, unknown>) => Object.entries(source).filter((e): e is [string, number] => typeof e[1] === 'number');
 
@@ -43,11 +49,18 @@ export function countersOf(campaign: WatchedCampaign): [string, number][] {
   return [...known, ...numeric.filter(([k]) => !PROGRESS_COUNTERS.includes(k)), ...calls];
 }
 
-/** Recipients no longer queued: every message counter counts a person once. */
+/**
+ * Recipients no longer queued: from `states` when the reading has them, else (a record
+ * without them) `sent` + `failed` + `skipped`, at most the recipients (a message that went out
+ * and then failed is in both `sent` and `failed`).
+ */
 export function processedOf(campaign: WatchedCampaign): number {
-  return countersOf(campaign)
-    .filter(([k]) => PROGRESS_COUNTERS.includes(k))
+  const queued = campaign.states?.queued;
+  if (typeof queued === 'number') return Math.max(0, campaign.recipients - queued);
+  const counted = countersOf(campaign)
+    .filter(([k]) => ONCE_EACH.includes(k))
     .reduce((sum, [, n]) => sum + n, 0);
+  return Math.min(campaign.recipients, counted);
 }
 
 export function progressBar(done: number, total: number, width: number): string {

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { ConfigError, parseEnv, serviceEnvSchema } from '../config';
 import { fromRoot } from '../local/paths';
 import { WEBHOOK_USAGE, planWebhookCall } from './webhookCommands';
 import { CALL_USAGE, planCallCommand } from './callCommands';
@@ -178,11 +180,11 @@ export function planCall(positionals: string[], flags: Record<string, string | b
     case 'tickets assignees':
       return { method: 'GET', path: `${ws()}/ticket-assignees`, columns: ['assignee_id', 'name'] };
     case 'tickets escalate':
-      return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/escalation`, body: { open: true, reason: body.reason === undefined ? null : String(body.reason) } };
+      return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/escalation`, body: { open: true, reason: body.reason === undefined ? null : String(body.reason as string | number | boolean) } };
     case 'tickets deescalate':
       return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/escalation`, body: { open: false } };
     case 'tickets assign': {
-      const assignee = need(body.assignee_id === undefined ? undefined : String(body.assignee_id), '--assignee-id');
+      const assignee = need(body.assignee_id === undefined ? undefined : String(body.assignee_id as string | number | boolean), '--assignee-id');
       return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/assign`, body: { assignee_id: assignee === 'none' ? null : assignee } };
     }
     case 'whatsapp-sim list':
@@ -213,9 +215,10 @@ export function planCall(positionals: string[], flags: Record<string, string | b
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
-  if (Array.isArray(value)) return value.join(',') || '-';
+  // An object inside a list is shown as JSON: joining it would print "[object Object]".
+  if (Array.isArray(value)) return value.map((v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v))).join(',') || '-';
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  return String(value as string | number | boolean | bigint | symbol);
 }
 
 function flatten(value: Record<string, unknown>, prefix = ''): [string, string][] {
@@ -246,6 +249,67 @@ function consoleToken(): string {
   const file = join(fromRoot(process.env.DATA_DIR || '.data'), 'console-token');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   throw new UsageError(`no console token: set CONSOLE_TOKEN, or start the system with npm start (it writes ${file})`);
+}
+
+/**
+ * Where the console API answers: CONSOLE_URL, else the API that `npm start` runs, on PORT read
+ * as the API reads it (the same default and the same check).
+ */
+export function consoleBaseUrl(env: Record<string, string | undefined> = process.env): string {
+  const given = env.CONSOLE_URL;
+  if (given) {
+    if (!URL.canParse(given) || !/^https?:$/.test(new URL(given).protocol)) {
+      throw new ConfigError([`CONSOLE_URL: expected an http:// or https:// URL (got ${JSON.stringify(given)})`]);
+    }
+    return given.replace(/\/+$/, '');
+  }
+  const { PORT } = parseEnv(z.object({ PORT: serviceEnvSchema.shape.PORT }), env);
+  return `http://127.0.0.1:${PORT}`;
+}
+
+/** The console API could not be asked: nothing answered at the URL, or what answered is not it. Printed as one line. */
+export class NotReached extends Error {}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'no such host',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out',
+};
+
+/** Why a fetch got no response, from the socket error fetch keeps as its cause. */
+function networkReason(error: unknown): string {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return NETWORK_REASONS[code] ?? code;
+  }
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
+}
+
+/** fetch, with "nothing answered" turned into a NotReached naming the URL and what to do. */
+export async function reach(url: string, init: RequestInit = {}, send: typeof fetch = fetch): Promise<Response> {
+  try {
+    return await send(url, init);
+  } catch (err) {
+    throw new NotReached(
+      `could not reach ${url} (${networkReason(err)}). Is the system running? Start it with npm start, or set PORT or CONSOLE_URL to where its API answers.`,
+    );
+  }
+}
+
+/** The JSON body of a console API answer; anything else means PORT or CONSOLE_URL points at something other than the API. */
+export async function jsonOf(res: Response, url: string): Promise<Record<string, unknown>> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new NotReached(`${url} answered ${res.status} without JSON: is PORT or CONSOLE_URL pointing at the orchestrator's API?`);
+  }
 }
 
 /**
@@ -280,15 +344,16 @@ async function main(argv: string[]): Promise<number> {
     return positionals.length === 0 && !values.help ? 2 : 0;
   }
   const json = values.json === true;
-  const base = process.env.CONSOLE_URL || `http://127.0.0.1:${process.env.PORT || 3000}`;
+  const base = consoleBaseUrl();
   if (positionals[0] === 'campaigns' && positionals[1] === 'watch') return watch(base, positionals, values);
   const call = planCall(positionals, values, argv);
-  const res = await fetch(`${base}/console/v1${call.path}`, {
+  const url = `${base}/console/v1${call.path}`;
+  const res = await reach(url, {
     method: call.method,
     headers: { authorization: `Bearer ${consoleToken()}`, ...(call.body ? { 'content-type': 'application/json' } : {}) },
     body: call.body ? JSON.stringify(call.body) : undefined,
   });
-  const payload = (res.status === 204 ? (call.noContent ?? {}) : await res.json()) as Record<string, unknown>;
+  const payload = res.status === 204 ? (call.noContent ?? {}) : await jsonOf(res, url);
   if (json) {
     process.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
   } else if (!res.ok) {
@@ -316,8 +381,8 @@ async function watch(base: string, positionals: string[], values: Record<string,
   try {
     await watchCampaign({
       read: async () => {
-        const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-        const body = (await res.json()) as Record<string, unknown>;
+        const res = await reach(url, { headers: { authorization: `Bearer ${token}` } });
+        const body = await jsonOf(res, url);
         if (!res.ok) {
           const error = body.error as { code: string; message: string };
           throw new Refused(`error: ${error.code}: ${error.message}`);

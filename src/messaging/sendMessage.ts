@@ -4,6 +4,8 @@ import { Refusal } from '../domain/refusal';
 import { recordTurn, type RecordTurnInput } from '../conversations/recordTurn';
 import { conversationIdFor, phoneDigits } from '../conversations/store';
 import { insertIfAbsent } from '../db/insertIfAbsent';
+import { keepRenewing } from '../db/leaseRenewal';
+import { LIMITS } from '../domain/limits';
 import { collections, type TemplateDoc } from '../db/collections';
 import type { EventPublisher } from '../events/publisher';
 import type { Logger } from '../observability/logger';
@@ -158,8 +160,14 @@ export class SendOutcomeUnknown extends Error {
   }
 }
 
-/** How long an attempt holds its `sending` intent: longer than three provider attempts with their timeouts. */
-export const SEND_INTENT_LEASE_MS = 60_000;
+/**
+ * How long a `sending` intent holds without a renewal: the Idempotency-Key's lease, so a retry
+ * of a send whose process died hears the outcome is unknown about as soon as the key itself
+ * is free, not after a minute of 409s. A live attempt renews it every fifth of this while the
+ * provider is called, however long its attempts and their timeouts take.
+ */
+export const SEND_INTENT_LEASE_MS = LIMITS.idempotencyLeaseSeconds * 1000;
+const SEND_INTENT_RENEW_MS = SEND_INTENT_LEASE_MS / 5;
 
 interface Prepared {
   request: SendRequest;
@@ -314,12 +322,20 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   }
 
   let attempt;
+  const renewal = keepRenewing(
+    async () => (await intents.updateOne({ _id: intent._id, owner: intent.owner, state: 'sending' }, { $set: { lease_until: new Date(deps.now().getTime() + SEND_INTENT_LEASE_MS) } })).matchedCount > 0,
+    SEND_INTENT_RENEW_MS,
+    (problem) => deps.logger?.warn({ intent: intent._id, ...(problem.lost ? {} : { err: problem.err }) }, problem.lost ? 'send intent lost while its provider call ran' : 'send intent lease renewal failed'),
+  );
   try {
     attempt = await sendWithRetries(deps.provider, prepared.request, deps.retry ?? SEND_RETRY_POLICY);
   } catch (err) {
+    await renewal.stop();
     await abandonIntent(db, intent, giveBack);
     throw err;
   }
+  // Stopped before the next write to the intent, which must be the last (src/db/leaseRenewal.ts).
+  await renewal.stop();
   if (!attempt.ok) {
     await abandonIntent(db, intent, giveBack);
     throw providerRefusal(attempt.error);

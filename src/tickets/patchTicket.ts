@@ -65,7 +65,7 @@ export async function patchTicket(
   request: { tenantId: string; ticketId: string; keyId: string; patch: TicketPatch },
   now: Date,
 ): Promise<PatchOutcome> {
-  const { db, events } = deps;
+  const { db } = deps;
   const ticket = await findTicket(db, request.tenantId, request.ticketId);
   if (!ticket) return { kind: 'not_found' };
   if (ticket.version !== request.patch.expected_version) return { kind: 'version_conflict', currentVersion: ticket.version };

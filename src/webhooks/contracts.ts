@@ -136,6 +136,10 @@ export interface EndpointDeliveriesInput {
     inbox: DeliveryRef[];
     queues: RetryQueue[];
     totals: EndpointDeliveryTotals;
+    /** The MongoDB inbox's next slot to read (runs since issue 28; absent: read it from the inbox state). */
+    inboxHead?: number;
+    /** Every inbox slot below this was deleted. */
+    inboxDeletedUpTo?: number;
   };
 }
 
@@ -147,8 +151,21 @@ export type EndpointDeliveries = (input: EndpointDeliveriesInput) => Promise<End
  */
 export const endpointDeliveriesDefinition = defineWorkflow<EndpointDeliveries>('endpointDeliveries');
 
-/** Hands deliveries to an endpoint's workflow (the publisher, a console replay or test). */
+/**
+ * Hands deliveries to an endpoint's workflow: what publishers sent before issue 28, and what
+ * they still send to an endpoint whose inbox state is absent (a run of an earlier release may
+ * be live, one that does not read the MongoDB inbox).
+ */
 export const deliverSignal = defineSignal<[DeliveryRef[]]>('deliver');
+
+/**
+ * Since issue 28: "the inbox has new entries" (src/webhooks/inbox.ts). Sent only when the
+ * inbox state says the workflow went idle; losing it costs latency, never a delivery.
+ */
+export const wakeSignal = defineSignal('wake');
+
+/** An endpoint workflow's run reads its MongoDB inbox from this patch on (histories before it replay the old loop). */
+export const INBOX_PATCH = 'webhook-inbox-in-mongodb';
 
 /** What the endpoint's deliveries reached so far (also its result when a run closes idle). */
 export const deliveryTotalsQuery = defineQuery<EndpointDeliveryTotals>('deliveryTotals');
@@ -161,6 +178,14 @@ export function endpointWorkflowId(endpointId: string): string {
 /** A retry queue entry's `_id`: read by `_id` alone (the one read FerretDB answers from an index). */
 export function webhookQueueEntryId(endpointId: string, attempt: number, seq: number): string {
   return `${endpointId}:${attempt}:${seq}`;
+}
+
+/**
+ * An inbox entry's `_id`: the endpoint's new deliveries in claim order, slot `seq` claimed by a
+ * unique insert (src/webhooks/inbox.ts), read by `_id` from the drain's head.
+ */
+export function webhookInboxEntryId(endpointId: string, seq: number): string {
+  return `${endpointId}:${seq}`;
 }
 
 /** Empty queues for attempts 1 (parked new deliveries) to 12. */
@@ -183,20 +208,45 @@ export interface DrainInput {
    * worker's wall clock.
    */
   now: number;
+  /**
+   * Since issue 28: also take new deliveries from the endpoint's MongoDB inbox from slot
+   * `head` (null: a new run that does not know it yet; the drain only reads it from the
+   * inbox state). `mayIdle` false: the run hands over next, so the drain must not tell
+   * publishers it sleeps (they would signal a workflow mid-hand-over). Slots in
+   * [deleteFrom, deleteTo) are deleted: they were taken by drains whose results the
+   * workflow's history holds, so no re-run of a drain needs them again.
+   */
+  inbox?: { head: number | null; mayIdle: boolean; deleteFrom: number; deleteTo: number };
 }
 
 export interface DrainResult {
   queues: RetryQueue[];
   totals: EndpointDeliveryTotals;
+  /**
+   * With `inbox` in the input: the next slot to read, whether the inbox was found empty (the
+   * state says idle if allowed), and the slot below which every entry is deleted.
+   */
+  inbox?: { head: number; empty: boolean; deletedUpTo: number };
 }
 
 /**
- * At most this many deliveries from the inbox, and this many from the queues, per drain: with
- * DRAIN_PARALLELISM POSTs at once, a drain against a receiver that never answers lasts at
- * most 4 × the attempt timeout (the drain's deadline in workflows/activityOptions.ts).
+ * At most this many new deliveries (the workflow's and its inbox's), and this many from the
+ * queues, per drain: with DRAIN_PARALLELISM POSTs at once, a drain against a receiver that
+ * never answers lasts at most 4 × the attempt timeout (the drain's deadline in
+ * workflows/activityOptions.ts). Issue 28 doubled both (from 32 and 16): a 500-event burst
+ * went from about 360 to about 600 deliveries/s.
  */
-export const DRAIN_BATCH = 32;
+export const DRAIN_BATCH = 64;
 /** POSTs in flight at once per endpoint. */
-export const DRAIN_PARALLELISM = 16;
+export const DRAIN_PARALLELISM = 32;
 /** New deliveries the workflow keeps in its own state; more are parked in MongoDB (attempt-1 queue). */
 export const INBOX_LIMIT = 500;
+/**
+ * A drain that finds the MongoDB inbox empty looks again every INBOX_LINGER_POLL_MS for up to
+ * INBOX_LINGER_MS before it tells publishers the workflow sleeps: at a steady rate the next
+ * delivery usually lands meanwhile and costs no signal (at most 5 point reads per idle spell).
+ */
+export const INBOX_LINGER_MS = 100;
+export const INBOX_LINGER_POLL_MS = 20;
+/** At most this many inbox slots deleted per drain (one `_id $in` delete; FerretDB takes up to 1,000 from its index). */
+export const INBOX_DELETE_BATCH = 512;

@@ -1,12 +1,15 @@
 import { setMaxListeners } from 'node:events';
 import type { AnyBulkWriteOperation, Db, Filter, UpdateFilter } from 'mongodb';
 import { bulkWriteInChunks } from '../db/bulkWrite';
+import { findByIds } from '../db/findByIds';
 import { eventsCollection, type EventDoc } from '../events/eventStore';
 import { endpointReceives } from '../events/types';
 import { sendAttempt } from './attempt';
 import {
   DRAIN_BATCH,
   DRAIN_PARALLELISM,
+  INBOX_LINGER_MS,
+  INBOX_LINGER_POLL_MS,
   MAX_DELIVERY_ATTEMPTS,
   RETRY_DELAYS_MS,
   webhookQueueEntryId,
@@ -18,6 +21,7 @@ import {
 } from './contracts';
 import { cancelDeliveryUpdate, firstAttemptDoc, recordAttemptUpdate, webhookDeliveries, type DeliveryIdentity, type WebhookDeliveryDoc } from './deliveries';
 import { webhookEndpoints } from './endpoints';
+import { inboxSlotTaken, readInbox, settleInboxWrites, type InboxRead } from './inbox';
 import { webhookQueue, type WebhookQueueEntryDoc } from './retryQueue';
 
 /**
@@ -31,6 +35,15 @@ import { webhookQueue, type WebhookQueueEntryDoc } from './retryQueue';
  * by this drain keeps its place (its `queue_slot` is at or past the tail this drain was
  * given), and one queued by an earlier drain is a duplicate signal and is skipped. Entries
  * are deleted only after every placement is written, so a re-run never loses one.
+ *
+ * Since issue 28 it also takes new deliveries from the endpoint's MongoDB inbox
+ * (src/webhooks/inbox.ts): after its writes it records the inbox's new head (and, when it
+ * found the inbox empty and may, that the workflow goes idle). It deletes only entries taken
+ * by drains whose results the workflow's history already holds (the workflow says which), so a
+ * re-run of any drain not yet in the history reads the same entries as the run it repeats and
+ * restores its placements from the records. Before declaring idle it lingers briefly
+ * (INBOX_LINGER_MS), so a steady stream of deliveries keeps the workflow draining without a
+ * signal per delivery.
  */
 
 export interface DrainDeps {
@@ -56,6 +69,8 @@ interface Placement {
   /** Kept from a re-run's earlier placement, or null until assigned. */
   seq: number | null;
 }
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs `fn` over `items`, at most `limit` at once; waits for all, then throws the first failure. */
 async function inPool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -101,9 +116,21 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
     parked.tail += input.park.length;
   }
 
-  // What is due: the new deliveries, then each queue from its head while entries are due.
+  // What is due: the new deliveries (the workflow's, then the inbox's), then each queue from
+  // its head while entries are due. A run that does not know the inbox's head yet only reads it.
   const now = deps.clock();
   const work: WorkItem[] = input.fresh.map((ref) => ({ ref, attempt: 1 }));
+  let inbox: InboxRead | null = null;
+  let learnt: { head: number; deletedUpTo: number } | null = null;
+  if (input.inbox) {
+    if (input.inbox.head === null) {
+      const { head, state } = await readInbox(db, input.endpointId, 0, 0);
+      learnt = { head, deletedUpTo: state?.deleted ?? head };
+    } else {
+      inbox = await readInbox(db, input.endpointId, input.inbox.head, DRAIN_BATCH - input.fresh.length);
+      work.push(...inbox.refs.map((ref) => ({ ref, attempt: 1 })));
+    }
+  }
   const consumed: string[] = [];
   let budget = DRAIN_BATCH;
   for (const q of queues) {
@@ -136,14 +163,15 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   const seen = new Set<string>();
   const unique = work.filter((w) => !seen.has(w.ref.deliveryId) && seen.add(w.ref.deliveryId));
 
-  const endpoint = await webhookEndpoints(db).findOne({ _id: input.endpointId });
+  // The endpoint, the records and the events in three reads (`_id $in`, from the index).
+  const [endpoint, records, events] = await Promise.all([
+    unique.length > 0 ? webhookEndpoints(db).findOne({ _id: input.endpointId }) : null,
+    findByIds(deliveries, unique.map((w) => w.ref.deliveryId)),
+    findByIds(eventsCollection(db), unique.map((w) => w.ref.eventId)),
+  ]);
   const live = endpoint && endpoint.tenant_id === input.tenantId ? endpoint : null;
-  const eventReads = new Map<string, Promise<EventDoc | null>>();
-  const eventOf = (id: string) => {
-    let read = eventReads.get(id);
-    if (!read) eventReads.set(id, (read = eventsCollection(db).findOne({ _id: id })));
-    return read;
-  };
+  const recordOf = new Map<string, WebhookDeliveryDoc>(records.map((doc) => [doc._id, doc]));
+  const eventOf = new Map<string, EventDoc>(events.map((doc) => [doc._id, doc]));
 
   /** The next place of a delivery whose attempt an earlier run recorded, or null if there is nothing to do. */
   function placedBefore(ref: DeliveryRef, attempt: number, record: WebhookDeliveryDoc): Placement | null {
@@ -163,7 +191,8 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
     writes.push({ updateOne: { filter, update: change, upsert: options.upsert } });
 
   async function deliver({ ref, attempt }: WorkItem): Promise<void> {
-    const [record, event] = await Promise.all([deliveries.findOne({ _id: ref.deliveryId }), eventOf(ref.eventId)]);
+    const record = recordOf.get(ref.deliveryId) ?? null;
+    const event = eventOf.get(ref.eventId) ?? null;
     if (record && record.status !== 'pending') return; // ended already
     if (record?.attempts?.some((a) => a.attempt === attempt)) {
       const placed = placedBefore(ref, attempt, record);
@@ -221,5 +250,35 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   await bulkWriteInChunks(queue, entries, { ordered: false });
   await bulkWriteInChunks(deliveries, slots, { ordered: false });
   await bulkWriteInChunks(queue, consumed.map((_id) => ({ deleteOne: { filter: { _id } } })), { ordered: false });
-  return { queues, totals };
+  if (!input.inbox) return { queues, totals };
+  if (!inbox) return { queues, totals, inbox: { ...learnt!, empty: false } };
+  return { queues, totals, inbox: await settleInbox(deps, input.endpointId, inbox, input.inbox) };
+}
+
+/**
+ * After the drain's writes: linger on an empty inbox, delete the slots the workflow says are
+ * done with and record the new head (and idleness), then look once more after declaring idle
+ * (an entry inserted before that write would otherwise wait for a signal nobody sends).
+ */
+async function settleInbox(
+  deps: DrainDeps,
+  endpointId: string,
+  read: InboxRead,
+  { mayIdle, deleteFrom, deleteTo }: NonNullable<DrainInput['inbox']>,
+): Promise<{ head: number; empty: boolean; deletedUpTo: number }> {
+  const { db } = deps;
+  let empty = read.empty;
+  if (empty && mayIdle) {
+    const until = performance.now() + INBOX_LINGER_MS;
+    while (empty && performance.now() < until && !deps.signal?.aborted) {
+      await pause(INBOX_LINGER_POLL_MS);
+      if (await inboxSlotTaken(db, endpointId, read.head)) empty = false;
+    }
+  }
+  const idle = empty && mayIdle;
+  const deleted = Math.max(deleteTo, read.state?.deleted ?? 0);
+  const changed = read.state?.head !== read.head || read.state.idle !== idle || read.state.deleted !== deleted;
+  await settleInboxWrites(db, endpointId, changed ? { head: read.head, idle, deleted } : null, deleteFrom, deleteTo, deps.now());
+  if (idle && (await inboxSlotTaken(db, endpointId, read.head))) empty = false;
+  return { head: read.head, empty, deletedUpTo: deleteTo };
 }

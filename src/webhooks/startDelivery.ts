@@ -3,12 +3,13 @@ import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import type { DeliverWebhookInput } from './contracts';
 import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
-import { signalEndpoint } from './deliverySignals';
+import { handOver } from './deliverySignals';
+import { createInboxClaimer } from './inbox';
 
 /**
  * Starts one delivery outside the publisher (a console replay or test), recording it as
  * pending first so the console shows it before its first attempt, then handing it to the
- * endpoint's delivery workflow. Its id is fresh per request, so each replay is a delivery of
+ * endpoint (its inbox, and a wake-up if its workflow sleeps: src/webhooks/deliverySignals.ts). Its id is fresh per request, so each replay is a delivery of
  * its own.
  */
 export async function startDelivery(
@@ -36,6 +37,6 @@ export async function startDelivery(
     completed_at: null,
   };
   await insertIfAbsent(webhookDeliveries(db), doc);
-  await signalEndpoint(temporal, taskQueue, input.tenantId, input.endpointId, [{ deliveryId: input.deliveryId, eventId: input.eventId, trigger: input.trigger }]);
+  await handOver(createInboxClaimer(db), temporal, taskQueue, input.tenantId, input.endpointId, [{ deliveryId: input.deliveryId, eventId: input.eventId, trigger: input.trigger }]);
   return doc;
 }

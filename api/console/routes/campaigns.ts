@@ -5,7 +5,7 @@ import { controlCampaign, type ControlAction } from '../../../src/campaigns/cont
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
-import { campaignCallProgress, campaignCounters, campaignTimeline } from '../../../src/campaigns/progress';
+import { campaignCallProgress, campaignCounts, campaignTimeline, type CampaignCounts } from '../../../src/campaigns/progress';
 import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/outcomeReading';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';
 import { collections } from '../../../src/db/collections';
@@ -30,12 +30,14 @@ import { campaignSettingsBody, consoleCampaignParams, consoleListCampaignsQuery,
 const BASE = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/campaigns`;
 const ONE = `${BASE}/{campaign_id}`;
 
-/** The public record plus what the console shows: the counters as one object, the schedule, audience, template and consent pin. */
-export function consoleCampaignView(c: CampaignDoc) {
+/** The public record plus what the console shows: the counters as one object, the recipients by state, the schedule, audience, template and consent pin. */
+export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>) {
   return {
     ...campaignView(c),
     // Every counter the read model has (call campaigns add their own), for a page to draw generically.
     counters: { ...c.counters },
+    // The recipients by state (the counters are a funnel, so they do not add up to the recipients).
+    states: c.states ?? {},
     schedule: {
       start_at: formatTimestamp(c.schedule.start_at),
       timezone: c.schedule.timezone,
@@ -81,7 +83,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now: deps.now, audiences: deps.audiences });
   /** The record with its counters and, for a call campaign, its call progress (dialled, answered, …). */
   const withCounters = async (c: CampaignDoc) =>
-    consoleCampaignView({ ...c, counters: await campaignCounters(deps.db, c._id), ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
+    consoleCampaignView({ ...c, ...(await campaignCounts(deps.db, c)), ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
   const notFound = { campaign_id: CAMPAIGN_NOT_FOUND };
 
   async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {

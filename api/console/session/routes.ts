@@ -4,8 +4,9 @@ import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { jsonBody } from '../../middleware/jsonBody';
-import { ROUTER_METHODS } from '../../routerMethods';
+import { createAppRouter } from '../../routerMethods';
 import { validate } from '../../validation';
+import type { AttemptGuard } from '../../middleware/authFailures';
 import { checkCsrf, ownOrigin, sameSecret, sessionEnded } from '../auth';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './cookie';
 import { CONSOLE_SESSION_TTL_MS, type ConsoleSessionDoc, type ConsoleSessionStore } from './sessionStore';
@@ -21,8 +22,8 @@ const sessionView = (s: ConsoleSessionDoc) => ({ csrf_token: s.csrf_token, expir
  * page whether it is logged in (and gives it the CSRF token), DELETE logs out. Outside
  * `/console/v1` on purpose: these are how a browser gets its credential, not console API calls.
  */
-export function createConsoleSessionRouter(token: string, sessions: ConsoleSessionStore): Router<RequestState> {
-  const router = new Router<RequestState>({ methods: ROUTER_METHODS });
+export function createConsoleSessionRouter(token: string, sessions: ConsoleSessionStore, attempts: AttemptGuard): Router<RequestState> {
+  const router = createAppRouter();
 
   router.post(CONSOLE_SESSION_PATH, jsonBody(), validate({ body: loginBody }), async (ctx) => {
     // A log-in from another origin's page is refused too (login CSRF would tie the victim's
@@ -32,7 +33,10 @@ export function createConsoleSessionRouter(token: string, sessions: ConsoleSessi
       throw new ApiError('permission_denied', 'A console session only accepts changes from its own origin.', { reason: 'origin_mismatch' });
     }
     const { token: given } = ctx.state.input!.body as z.output<typeof loginBody>;
-    if (!sameSecret(given, token)) {
+    attempts.guard(ctx, given);
+    const ok = sameSecret(given, token);
+    attempts.settle(ctx, given, ok);
+    if (!ok) {
       throw new ApiError('unauthenticated', 'That is not the console token.', { reason: 'invalid_console_token' });
     }
     const issued = await sessions.create();

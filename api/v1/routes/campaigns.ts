@@ -9,7 +9,7 @@ import type { PublicDeps } from '../deps';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { controlCampaign, type ControlAction, type ControlResult } from '../../../src/campaigns/control';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
-import { campaignCallProgress, campaignCounters } from '../../../src/campaigns/progress';
+import { campaignCallProgress, campaignCounts } from '../../../src/campaigns/progress';
 import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/outcomeReading';
 import { docsFor } from '../../../src/campaigns/findings';
 import {
@@ -68,7 +68,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
   const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now, audiences: deps.audiences });
   /** The record with its counters and, for a call campaign, its call progress (kept apart: src/campaigns/progress.ts). */
   const withCounters = async (c: CampaignDoc) =>
-    campaignView({ ...c, counters: await campaignCounters(deps.db, c._id), ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
+    campaignView({ ...c, counters: (await campaignCounts(deps.db, c)).counters, ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
 
   async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
     const campaign = await findCampaign(deps.db, ctx.state.workspace!._id, id);

@@ -1,16 +1,11 @@
 import { z } from 'zod';
-import { isPlausibleEmail, normaliseEmail } from '../../../src/contacts/contactIdentity';
+import { emailField } from './personFields';
 
 /** Request and response shapes of the contact routes (campaigns-tickets-dues §5). */
 
-const email = z
-  .string()
-  .max(200)
-  .refine((value) => value.trim() === '' || isPlausibleEmail(normaliseEmail(value)), 'expected an email address, e.g. name@example.com');
-
 export const upsertContactBody = z.object({
   name: z.string().max(140).nullable().default(null),
-  email: email.nullable().default(null),
+  email: emailField(200).nullable().default(null),
   phone: z.string().max(32).nullable().default(null),
   external_id: z.string().max(200).nullable().default(null),
   tags: z.array(z.string()).max(20).default([]),

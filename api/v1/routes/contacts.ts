@@ -11,9 +11,9 @@ import {
 } from '../../../src/contacts/contacts';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { validationError } from '../../validation';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
+import { unusablePhone } from './personFields';
 import { contactRecord, lookupContactQuery, upsertContactBody, upsertResponse } from './contacts.schema';
 
 export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {
@@ -27,16 +27,6 @@ export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {
     created_at: formatTimestamp(c.created_at),
     updated_at: formatTimestamp(c.updated_at),
   };
-}
-
-function unusablePhone(where: 'body' | 'query', country: string): ApiError {
-  return validationError([
-    {
-      loc: [where, 'phone'],
-      msg: `That phone number isn't usable: give it with its country code (+…), or as a number of the workspace's country (${country}).`,
-      type: 'phone_invalid',
-    },
-  ]);
 }
 
 export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[] {
@@ -60,7 +50,7 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
         } catch (err) {
           // A phone is a field of the request: its refusal is a validation failure at its place.
           // Refusals (no identity, an identity conflict) go up to the error handler.
-          if (err instanceof UnusablePhoneError) throw unusablePhone('body', workspace.country);
+          if (err instanceof UnusablePhoneError) throw unusablePhone(['body', 'phone'], workspace.country);
           throw err;
         }
       },
@@ -82,7 +72,7 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
         let phone: string | null = null;
         if (byPhone) {
           phone = toE164(byPhone, workspace.country);
-          if (!phone) throw unusablePhone('query', workspace.country);
+          if (!phone) throw unusablePhone(['query', 'phone'], workspace.country);
         }
         let contact = byEmail ? await findContactByEmail(deps.db, workspace._id, byEmail) : null;
         if (!contact && phone) {

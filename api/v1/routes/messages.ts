@@ -5,7 +5,7 @@ import { ApiError } from '../../errors';
 import { createWhatsAppProvider, type WhatsAppProvider } from '../../../src/providers/whatsapp';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
-import { sendMessageBody, sendMessageResult, type SendMessageBody } from './messages.schema';
+import { sendMessageBody, sendMessageResult } from './messages.schema';
 
 export function messagesRoutes(
   deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'events' | 'now' | 'logger'>,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TICKET_ID_PATTERN } from '../../../src/tickets/ticketIdentity';
+import { emailField } from './personFields';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../../src/tickets/ticketRules';
 
 /** Request and response shapes of the ticket routes (campaigns-tickets-dues §2, §4, §8). */
@@ -11,7 +12,7 @@ export const createTicketBody = z.object({
   description: z.string().min(1).max(8_000),
   priority: z.enum(TICKET_PRIORITIES).default('normal'),
   requester_name: requesterField(120),
-  requester_email: requesterField(200),
+  requester_email: emailField(200).nullable().default(null),
   requester_phone: requesterField(32),
   /** Not in the contract's request table; fills `requester.external_id`. Does not count as a requester detail. */
   requester_external_id: requesterField(200),

@@ -9,6 +9,7 @@ import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
+import { checkPhone } from './personFields';
 import { createTicketBody, patchTicketBody, ticketParams, ticketRecord } from './tickets.schema';
 import { ticketView } from './ticketView';
 
@@ -62,6 +63,8 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
           throw new ApiError('invalid_argument', 'Provide at least one requester detail (name, email, or phone).');
         }
         const workspace = ctx.state.workspace!;
+        // The contacts' rule, so a ticket never keeps a number its requester's contact would refuse.
+        checkPhone(requester.phone, ['body', 'requester_phone'], workspace.country);
         requireTickets(workspace);
         const { ticket } = await createOrFindTicket(
           { db: deps.db, events: deps.events, triage, triageTimeoutMs: options.triageTimeoutMs, logger: ctx.state.log },

@@ -10,7 +10,7 @@ import { requestContext } from '../../../api/middleware/requestContext';
 import { CursorCodec } from '../../../api/pagination';
 import { buildPublicRouter } from '../../../api/v1/router';
 import { route } from '../../../api/route';
-import { IdempotencyStore } from '../../../src/idempotency/store';
+import { IDEMPOTENCY_LEASE_MS, IdempotencyStore } from '../../../src/idempotency/store';
 import { createLogger } from '../../../src/observability/logger';
 import { createMetricsRegistry } from '../../../src/observability/metrics';
 import { MongoCounterStore } from '../../../src/rateLimit/counterStore';
@@ -23,7 +23,7 @@ import { createTestWorkspace, type TestWorkspace } from '../../support/workspace
  * The middleware on a route of its own, mounted by the real route builder behind the real
  * key checks and rate limit, so these tests hold for every route marked idempotent.
  */
-const echoBody = z.object({ value: z.string(), fail: z.enum(['400', '500']).optional(), delay_ms: z.number().int().max(2000).optional() });
+const echoBody = z.object({ value: z.string(), fail: z.enum(['400', '500']).optional(), delay_ms: z.number().int().max(5000).optional() });
 
 describe('Idempotency-Key (api-core §4)', () => {
   let db: Db;
@@ -114,7 +114,7 @@ describe('Idempotency-Key (api-core §4)', () => {
     const body = '{"value":"p","delay_ms":400}';
     const responses = await Promise.all(Array.from({ length: 10 }, () => send('k-parallel', body)));
     expect(runs).toBe(1);
-    const statuses = responses.map((r) => r.status).sort();
+    const statuses = responses.map((r) => r.status).sort((a, b) => a - b);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     for (const res of responses.filter((r) => r.status === 409)) {
       expect(res.body).toEqual(
@@ -160,11 +160,69 @@ describe('Idempotency-Key (api-core §4)', () => {
     expect(whileLeased.status).toBe(409);
     expect(whileLeased.body.error.details.reason).toBe('idempotency_in_progress');
 
-    clock = new Date(clock.getTime() + 31_000);
+    clock = new Date(clock.getTime() + IDEMPOTENCY_LEASE_MS + 1);
     const taken = await send('k-dead', body);
     expect(taken.status).toBe(201);
     expect(runs).toBe(1);
     expect((await send('k-dead', body)).body).toEqual({ run: 1, value: 'd' });
+  });
+
+  it('lets a retry through about a lease (5 s, near the 2 s it tells a retry to wait) after the holder died, not 30 s', async () => {
+    const body = '{"value":"soon"}';
+    const scope = { tenantId: ws.workspaceId, keyId: ws.keyId, endpoint: 'POST /api/v1/echo', idempotencyKey: 'k-dead-soon' };
+    const store = new IdempotencyStore(db);
+    // The holder claimed 6 s ago and has renewed nothing since: its process is gone.
+    expect((await store.claim(scope, Buffer.from(body), 'req_gone', new Date(clock.getTime() - 6_000))).kind).toBe('claimed');
+    const res = await send('k-dead-soon', body);
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ run: 1, value: 'soon' });
+  });
+
+  it('lets exactly one of ten parallel retries take over a dead holder’s claim', async () => {
+    const body = '{"value":"race","delay_ms":300}';
+    const scope = { tenantId: ws.workspaceId, keyId: ws.keyId, endpoint: 'POST /api/v1/echo', idempotencyKey: 'k-dead-race' };
+    const store = new IdempotencyStore(db);
+    expect((await store.claim(scope, Buffer.from(body), 'req_gone', new Date(clock.getTime() - 6_000))).kind).toBe('claimed');
+    const responses = await Promise.all(Array.from({ length: 10 }, () => send('k-dead-race', body)));
+    expect(responses.map((r) => r.status).sort((a, b) => a - b)).toEqual([201, ...Array(9).fill(409)]);
+    expect(runs).toBe(1);
+    expect((await send('k-dead-race', body)).body).toEqual({ run: 1, value: 'race' });
+  });
+
+  it('takes over a take-over whose winner died before writing the record', async () => {
+    const body = '{"value":"hop"}';
+    const scope = { tenantId: ws.workspaceId, keyId: ws.keyId, endpoint: 'POST /api/v1/echo', idempotencyKey: 'k-dead-hop' };
+    const store = new IdempotencyStore(db);
+    const old = new Date(clock.getTime() - 12_000);
+    expect((await store.claim(scope, Buffer.from(body), 'req_first', old)).kind).toBe('claimed');
+    // A retry 6 s later won the take-over and died before writing itself into the record.
+    await db.collection('idempotency_takeovers').insertOne({
+      _id: `${IdempotencyStore.id(scope)}|after|req_first` as never,
+      taken_by: 'req_second',
+      lease_until: new Date(clock.getTime() - 1_000),
+      expires_at: new Date(clock.getTime() + 3_600_000),
+    });
+    const res = await send('k-dead-hop', body);
+    expect(res.status).toBe(201);
+    expect(runs).toBe(1);
+  });
+
+  it('does not take over a live request that runs past its first lease: it renews its claim', async () => {
+    const body = '{"value":"long","delay_ms":4000}';
+    const started = clock.getTime();
+    // supertest sends on `then`: started now, awaited at the end.
+    const running = send('k-long', body).then((res) => res);
+    await new Promise((r) => setTimeout(r, 300));
+    clock = new Date(started + IDEMPOTENCY_LEASE_MS - 500);
+    // Renewals land at about 1 s and 2 s of real time, each a lease from the moved clock.
+    await new Promise((r) => setTimeout(r, 2_300));
+    clock = new Date(started + IDEMPOTENCY_LEASE_MS + 2_000);
+    const retry = await send('k-long', body);
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.details).toEqual({ reason: 'idempotency_in_progress', retry_after_seconds: 2 });
+    expect((await running).status).toBe(201);
+    expect((await send('k-long', body)).body).toEqual({ run: 1, value: 'long' });
+    expect(runs).toBe(1);
   });
 
   it('scopes keys to the API key: another key of the workspace with the same Idempotency-Key runs fresh', async () => {

@@ -57,6 +57,21 @@ describe('requests at the edges (issue 12: methods, header limits, path paramete
       }
     });
 
+    it('a literal segment owns its path: /calls/inbound is POST only, not also GET /calls/{call_id}', async () => {
+      const path = `/console/v1/workspaces/${ws.workspaceId}/calls/inbound`;
+      const console = bearer(api.config.CONSOLE_TOKEN!);
+      const options = await request(api.server).options(path).set(console);
+      expect({ status: options.status, allow: options.headers.allow }).toEqual({ status: 200, allow: 'POST' });
+      const get = await request(api.server).get(path).set(console);
+      expect({ status: get.status, allow: get.headers.allow }).toEqual({ status: 405, allow: 'POST' });
+      expect(get.body).toEqual(envelope('invalid_argument', 'This method is not allowed on this path; see the Allow header.'));
+      // The parameter route still owns every other value of its segment.
+      const call = await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/calls/call_unknown`).set(console);
+      expect(call.status).toBe(404);
+      const other = await request(api.server).options(`/console/v1/workspaces/${ws.workspaceId}/calls/call_unknown`).set(console);
+      expect(other.headers.allow).toBe('HEAD, GET');
+    });
+
     it('TRACE on an unknown path is the 404 envelope', async () => {
       const res = await rawRequest(api, 'TRACE', '/api/v1/nothing-here');
       expect(res.status).toBe(404);

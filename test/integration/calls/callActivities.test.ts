@@ -58,7 +58,7 @@ describe('call activities', () => {
     const reader: CallReader = { read: () => Promise.reject(new Error('not reached')) };
     const activities = createCallActivities({ db, events, voice, reader });
     const env = new MockActivityEnvironment({}, { logger: quiet });
-    const failure = await env.run(activities.placeCall, { callId: 'call_missing', requestedAt: new Date().toISOString() }).catch((err: unknown) => err);
+    const failure = await env.run((...args: Parameters<typeof activities.placeCall>) => activities.placeCall(...args), { callId: 'call_missing', requestedAt: new Date().toISOString() }).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: FailureType.ReadModelMissing, nonRetryable: true, message: 'call call_missing has no read model' });
   });
@@ -78,7 +78,7 @@ describe('call activities', () => {
     env.on('heartbeat', () => heartbeats++);
     const callId = await storedCall();
 
-    const reading = env.run(activities.readCall, { callId }).catch((err: unknown) => err);
+    const reading = env.run((...args: Parameters<typeof activities.readCall>) => activities.readCall(...args), { callId }).catch((err: unknown) => err);
     // One heartbeat as it starts, then one per interval while the reader has not answered.
     await new Promise((r) => setTimeout(r, READER_HEARTBEAT_INTERVAL_MS + 500));
     expect(heartbeats).toBeGreaterThanOrEqual(2);

@@ -220,7 +220,7 @@ describe('POST /api/v1/calls guards', () => {
       const w = await ws();
       await quietCallee(w);
       const answers = await Promise.all(Array.from({ length: 15 }, () => place(w, { to: OK_TO })));
-      const statuses = answers.map((r) => r.status).sort();
+      const statuses = answers.map((r) => r.status).sort((a, b) => a - b);
       expect(answers.filter((r) => r.status !== 201 && r.status !== 429).map((r) => r.body)).toEqual([]);
       expect(statuses.filter((s) => s === 201)).toHaveLength(10);
       expect(statuses.filter((s) => s === 429)).toHaveLength(5);

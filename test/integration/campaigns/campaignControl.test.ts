@@ -198,7 +198,7 @@ describe('campaign controls (launch, pause, resume, cancel, recipients)', () => 
     it('parallel launches: exactly one 200, the others 409; the run sends each recipient once', async () => {
       const c = await draft(2, { throttle_per_minute: 600, timezone: zoneOpenAt(new Date()) });
       const answers = await Promise.all(Array.from({ length: 6 }, () => post(c._id, 'launch', { expected_version: 1 })));
-      expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+      expect(answers.map((r) => r.status).sort((a, b) => a - b)).toEqual([200, 409, 409, 409, 409, 409]);
       for (const r of answers.filter((a) => a.status === 409)) expect(r.body.error.details.reason).toBe('version_conflict');
       await waitFor(async () => (await get(c._id)).body.status === 'completed');
       const people = (await request(api.server).get(`/api/v1/campaigns/${c._id}/recipients`).set(await auth())).body.items as { to: string }[];
@@ -280,7 +280,7 @@ describe('campaign controls (launch, pause, resume, cancel, recipients)', () => 
       const c = await draft(3, later());
       await post(c._id, 'launch', { expected_version: 1 });
       const answers = await Promise.all(Array.from({ length: 5 }, () => post(c._id, 'pause', { expected_version: 2 })));
-      expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409]);
+      expect(answers.map((r) => r.status).sort((a, b) => a - b)).toEqual([200, 409, 409, 409, 409]);
       expect(answers.find((r) => r.status === 200)!.body).toMatchObject({ status: 'paused', version: 3 });
       expect((await get(c._id)).body).toMatchObject({ status: 'paused', version: 3 });
     });

@@ -131,6 +131,23 @@ describe('contacts (POST /api/v1/contacts, GET /api/v1/contacts/lookup)', () => 
     });
 
     it.each([
+      ['an extension, which E.164 cannot carry', (p: string) => `${p.slice(0, 3)} ${p.slice(3, 5)} ${p.slice(5, 9)} ${p.slice(9)} ext 5`],
+      ['a leading NUL byte', (p: string) => `\u0000${p}`],
+      ['a newline inside', (p: string) => `${p.slice(0, 6)}\n${p.slice(6)}`],
+      ['a zero-width space inside', (p: string) => `${p.slice(0, 6)}\u200b${p.slice(6)}`],
+      ['the number inside other words', (p: string) => `call ${p} please`],
+    ])('refuses a phone with %s (400 phone_invalid), nor matches the contact of its digits on lookup', async (_, form) => {
+      const who = fresh();
+      expect((await upsert({ phone: who.phone })).status).toBe(201);
+      const res = await upsert({ phone: form(who.phone) });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.errors).toEqual([expect.objectContaining({ loc: ['body', 'phone'], type: 'phone_invalid' })]);
+      const found = await lookup({ phone: form(who.phone) });
+      expect(found.status).toBe(400);
+      expect(found.body.error.details.errors).toEqual([expect.objectContaining({ loc: ['query', 'phone'], type: 'phone_invalid' })]);
+    });
+
+    it.each([
       ['an email that is not an address', { email: 'not-an-email' }, ['body', 'email']],
       ['an email over 200', { email: `${'e'.repeat(195)}@x.com` }, ['body', 'email']],
       ['a phone over 32', { phone: '1'.repeat(33) }, ['body', 'phone']],

@@ -11,7 +11,7 @@ it('ensureIndexes runs again on a database that has every index (a second start)
   try {
     await ensureIndexes(db);
     await ensureIndexes(db);
-    const names = (await db.collection('dues').indexes()).map((i) => i.name).sort();
+    const names = (await db.collection('dues').indexes()).map((i) => String(i.name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     expect(names).toEqual(['_id_', 'subscriber', 'tenant_due_date']);
   } finally {
     await drop();

@@ -244,7 +244,7 @@ describe('the WhatsApp Cloud API adapter against a local fake', () => {
         text: 'I saw your ad',
         referral: { source_type: 'ad', source_id: 'ad9', headline: 'Winter sale', media_type: 'video', video_url: 'https://v.test/1', ctwa_clid: 'clid9' },
       });
-      const conversation = await request(api.server).get(`/api/v1/conversations/${received[0]!.data.conversation_id}`).set(bearer(ws.key));
+      const conversation = await request(api.server).get(`/api/v1/conversations/${String(received[0]!.data.conversation_id)}`).set(bearer(ws.key));
       expect(conversation.body).toMatchObject({
         customer: { phone: `+${from}`, name: 'Kiran' },
         message_count: 1,
@@ -266,7 +266,7 @@ describe('the WhatsApp Cloud API adapter against a local fake', () => {
       const res = await webhook(statuses);
       expect(res.body).toEqual({ status: 'ok', applied: 2, skipped: 1 });
       const events = (await eventsOf(api.db, ws.workspaceId, 'message.status')).filter((e) => e.data.message_id === id);
-      expect(events.map((e) => e.data.status).sort()).toEqual(['delivered', 'read']);
+      expect(events.map((e) => String(e.data.status)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(['delivered', 'read']);
       expect(events[0]!.data).toMatchObject({ channel: 'whatsapp', to: `+${to}` });
       expect((await outboundMessagesCollection(api.db).findOne({ _id: id }))!.status).toBe('read');
       // A late `delivered` does not move the message back.

@@ -316,7 +316,7 @@ describe('conversations', () => {
         next_cursor: null,
       });
       const ids = res.body.items.map((m: { message_id: string }) => m.message_id);
-      expect([...ids].sort()).toEqual(ids);
+      expect([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(ids);
     });
 
     it('walks a transcript of 250 turns with trail rows between them, every turn exactly once', async () => {

@@ -3,6 +3,7 @@ import { collections } from '../../../src/db/collections';
 import type { EventPublisher } from '../../../src/events/publisher';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { sendIntentsCollection } from '../../../src/messaging/sendIntents';
+import { IdempotencyStore } from '../../../src/idempotency/store';
 import { conversationMessagesCollection } from '../../../src/conversations/store';
 import { useTestApi } from '../../support/app';
 import { FakeGraph } from '../../support/fakeGraph';
@@ -113,6 +114,25 @@ describe('POST /api/v1/messages records the send before the provider is called',
     expect(retry.status).toBe(201);
     expect(graph.requests).toHaveLength(2);
     expect(await used()).toBe(before + 1);
+  });
+
+  it('a live send slower than the lease keeps its intent (renewed); the lease it writes is the Idempotency-Key’s 5 s, not a minute', async () => {
+    const to = fresh();
+    graph.answers.push({ status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to.slice(1) }], messages: [{ id: 'wamid.slow-1' }] }, delayMs: 6_500 });
+    // supertest sends on `then`: started now.
+    const slow = send(orderUpdate(to), 'slow-send').then((res) => res);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const intent = await sendIntentsCollection(api.db).findOne({ tenant_id: ws.workspaceId, 'request.to': to });
+    expect(intent!.lease_until.getTime() - intent!.created_at.getTime()).toBeLessThanOrEqual(5_000);
+    await new Promise((resolve) => setTimeout(resolve, 5_300));
+    // Past the first lease. The key's own claim is removed, so the retry reaches the intent and finds the send still running.
+    const claim = IdempotencyStore.id({ tenantId: ws.workspaceId, keyId: ws.keyId, endpoint: 'POST /api/v1/messages', idempotencyKey: 'slow-send' });
+    expect((await api.db.collection('idempotency_keys').deleteOne({ _id: claim as never })).deletedCount).toBe(1);
+    const retry = await send(orderUpdate(to), 'slow-send');
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.details).toEqual({ reason: 'idempotency_in_progress', retry_after_seconds: 2 });
+    expect((await slow).status).toBe(201);
+    expect(graph.requests).toHaveLength(1);
   });
 
   it('a send whose earlier attempt died before recording the provider’s answer is not sent again', async () => {

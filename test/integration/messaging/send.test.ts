@@ -428,7 +428,7 @@ describe('POST /api/v1/messages', () => {
         const events = (await eventsOf(api.db, ws.workspaceId, 'message.status')).filter((e) => e.data.message_id === id);
         return events.length === 3 ? events : null;
       }, 'three statuses');
-      expect(statuses.map((e) => e.data.status).sort()).toEqual(['delivered', 'read', 'sent']);
+      expect(statuses.map((e) => String(e.data.status)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(['delivered', 'read', 'sent']);
       expect(statuses[0]!.data).toMatchObject({ message_id: id, channel: 'whatsapp', to });
       expect((await outboundMessagesCollection(api.db).findOne({ _id: id }))!.status).toBe('read');
     });

@@ -64,7 +64,8 @@ describe('recordSystemCheck', () => {
     const { db, drop } = await openTestDb(config);
     try {
       let clock = new Date('2026-11-21T10:00:00.000Z');
-      const { recordSystemCheck } = createSystemActivities({ db, now: () => clock });
+      const system = createSystemActivities({ db, now: () => clock });
+      const recordSystemCheck = (...args: Parameters<typeof system.recordSystemCheck>) => system.recordSystemCheck(...args);
       const input = { checkId: 'check-1', requestedAt: '2026-11-21T09:59:59.000Z', workflowId: 'system-check-check-1' };
 
       const first = await recordSystemCheck(input);

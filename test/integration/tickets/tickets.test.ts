@@ -204,15 +204,40 @@ describe('tickets (POST, GET, PATCH /api/v1/tickets)', () => {
     });
 
     it('accepts each requester detail on its own, and keeps external_id when sent', async () => {
-      for (const [field, key] of [
-        ['requester_name', 'name'],
-        ['requester_email', 'email'],
-        ['requester_phone', 'phone'],
+      for (const [field, key, value] of [
+        ['requester_name', 'name', 'Asha'],
+        ['requester_email', 'email', 'asha@example.com'],
+        ['requester_phone', 'phone', '+91 98765 43210'],
       ]) {
-        const res = await caller.create({ subject: `Only ${field}`, description: 'x', [field!]: 'value', requester_external_id: 'crm-9' });
+        const res = await caller.create({ subject: `Only ${field}`, description: 'x', [field!]: value, requester_external_id: 'crm-9' });
         expect(res.status).toBe(201);
-        expect(res.body.requester).toEqual({ name: null, email: null, phone: null, [key!]: 'value', external_id: 'crm-9' });
+        expect(res.body.requester).toEqual({ name: null, email: null, phone: null, [key!]: value, external_id: 'crm-9' });
       }
+    });
+
+    it.each([
+      ['garbage', 'garbage'],
+      ['an extension', '+91 98 7654 3210 ext 5'],
+      ['a leading NUL byte', '\u0000+919876543210'],
+    ])('refuses a requester_phone the contacts refuse (%s): 400 phone_invalid at the field, nothing written', async (_, phone) => {
+      const before = await ticketCollections(api.db).tickets.countDocuments({ tenant_id: caller.ws.workspaceId });
+      const res = await caller.create({ subject: 'Bad phone', description: 'x', requester_name: 'A', requester_phone: phone });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(
+        envelope('invalid_argument', 'Request validation failed.', {
+          errors: [
+            {
+              loc: ['body', 'requester_phone'],
+              msg: "That phone number isn't usable: give it with its country code (+…), or as a number of the workspace's country (IN).",
+              type: 'phone_invalid',
+            },
+          ],
+        }),
+      );
+      const contact = await request(api.server).post('/api/v1/contacts').set(await caller.auth()).send({ phone });
+      expect(contact.status).toBe(400);
+      expect(contact.body.error.details.errors).toEqual([expect.objectContaining({ loc: ['body', 'phone'], type: 'phone_invalid' })]);
+      expect(await ticketCollections(api.db).tickets.countDocuments({ tenant_id: caller.ws.workspaceId })).toBe(before);
     });
 
     const valid = { subject: 'S', description: 'D', requester_name: 'N' };
@@ -226,8 +251,9 @@ describe('tickets (POST, GET, PATCH /api/v1/tickets)', () => {
       ['priority unknown', { ...valid, priority: 'critical' }, ['body', 'priority']],
       ['priority null', { ...valid, priority: null }, ['body', 'priority']],
       ['requester_name over 120', { ...valid, requester_name: 'n'.repeat(121) }, ['body', 'requester_name']],
-      ['requester_email over 200', { ...valid, requester_email: 'e'.repeat(201) }, ['body', 'requester_email']],
+      ['requester_email over 200', { ...valid, requester_email: `${'e'.repeat(189)}@example.com` }, ['body', 'requester_email']],
       ['requester_phone over 32', { ...valid, requester_phone: '1'.repeat(33) }, ['body', 'requester_phone']],
+      ['requester_email not an address', { ...valid, requester_email: 'nope' }, ['body', 'requester_email']],
       ['more than 10 tags', { ...valid, tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, ['body', 'tags']],
       ['a tag that is not a string', { ...valid, tags: [1] }, ['body', 'tags', 0]],
     ])('refuses %s with the validation envelope', async (_, body, loc) => {
@@ -243,8 +269,8 @@ describe('tickets (POST, GET, PATCH /api/v1/tickets)', () => {
         subject: 's'.repeat(240),
         description: 'd'.repeat(8_000),
         requester_name: 'n'.repeat(120),
-        requester_email: 'e'.repeat(200),
-        requester_phone: '1'.repeat(32),
+        requester_email: `${'e'.repeat(188)}@example.com`,
+        requester_phone: `+91${' '.repeat(18)}98765 43210`,
         tags: Array.from({ length: 10 }, (_, i) => `t${i}`),
       });
       expect(res.status).toBe(201);

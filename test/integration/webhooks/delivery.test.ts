@@ -228,7 +228,9 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
   it('leaves a young undispatched event to its producer', async () => {
     const ws = (await createTestWorkspace(api.db)).workspaceId;
     const event = await appendEvent(api.db, { tenantId: ws, type: 'conversation.started', dedupeKey: `con_2:${ws}`, data: {}, createdAt: new Date() });
-    const sweeper = createEventSweeper({ db: api.db, dispatcher: { dispatch: async (e) => void expect(e._id).not.toBe(event._id) } });
+    const sweeper = createEventSweeper({ db: api.db, dispatcher: { dispatch: async (e) => {
+      expect(e._id).not.toBe(event._id);
+    } } });
     await sweeper.sweepOnce();
     expect((await eventsCollection(api.db).findOne({ _id: event._id }))!.dispatched_at).toBeNull();
   });

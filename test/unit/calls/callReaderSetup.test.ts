@@ -71,7 +71,7 @@ describe('createCallReader', () => {
     const reader = createCallReader(config, { fetch: fakeFetch, scriptFor: () => ({ permanent: true }) });
     await expect(reader.read(input)).rejects.toThrow(new ReaderPermanentError('The reader answered 401: Incorrect API key provided.'));
     expect(calls.map((c) => c.url)).toEqual(['https://llm.example/v1/chat/completions']);
-    expect(JSON.parse(String(calls[0]!.init.body))).toMatchObject({ model: 'gpt-x' });
+    expect(JSON.parse(calls[0]!.init.body as string)).toMatchObject({ model: 'gpt-x' });
   });
 
   it('refuses an openai config assembled without its settings', () => {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import type { paths } from 'orchestrator/client';
 import { fromRoot } from '../../../src/local/paths';
 
-// The types resolve by the package's name too ("exports" points them at src): tsc checks these lines.
+// The types resolve by the package's name too (tsc maps "exports" types in dist/ back to src/): tsc checks these lines.
 type ContactBody = paths['/api/v1/contacts']['post']['requestBody']['content']['application/json'];
 export const contact: ContactBody = { email: 'asha@example.com', tags: ['vip'] };
 // @ts-expect-error `nickname` is not a field of the contact body.

@@ -3,6 +3,7 @@ import { planCampaignCommand } from '../../../src/main/campaignCommands';
 import {
   countersOf,
   finishEstimate,
+  processedOf,
   observedPerMinute,
   progressBar,
   renderPlain,
@@ -23,7 +24,9 @@ function campaign(overrides: Partial<WatchedCampaign> = {}, counters: Record<str
     status: 'running',
     version: 2,
     recipients: 2_000,
+    // A funnel: the 800 sent include the 100 delivered; 920 are no longer queued.
     counters: { sent: 800, delivered: 100, read: 0, failed: 15, skipped: 5, ...counters },
+    states: { queued: 1_080, sent: 700, delivered: 100, read: 0, failed: 15, skipped: 5 },
     schedule: { start_at: null, timezone: 'UTC', throttle_per_minute: 600, send_window_start_hour: 9, send_window_end_hour: 21 },
     ...overrides,
   };
@@ -60,6 +63,16 @@ describe('campaigns watch: drawing', () => {
       ['calls.call_backs', 1],
       ['calls.live', 3],
     ]);
+  });
+
+  it('counts progress from the states, not by adding up the funnel', () => {
+    // Six sent, five of them delivered and read: six processed, not 16.
+    const six = campaign({ recipients: 6, states: { queued: 0, sent: 1, delivered: 0, read: 5, failed: 0, skipped: 0 } }, { sent: 6, delivered: 5, read: 5 });
+    expect(processedOf(six)).toBe(6);
+    // A record without states: sent, failed and skipped each count a person once (at most the recipients).
+    const flat = { campaign_id: 'cmp_2', name: 'x', status: 'running', version: 3, recipients: 10, sent: 4, delivered: 4, read: 3, failed: 1, skipped: 2 };
+    expect(processedOf(flat as WatchedCampaign)).toBe(7);
+    expect(processedOf({ ...flat, sent: 9, failed: 3 } as WatchedCampaign)).toBe(10);
   });
 
   it('estimates the last send at the throttle inside the window', () => {
@@ -104,10 +117,10 @@ describe('campaigns watch: drawing', () => {
 
   it('watches until the campaign ends: redrawn in place on a terminal, a line per change otherwise', async () => {
     const readings = [
-      campaign({ recipients: 4 }, { sent: 1, delivered: 0, failed: 0, skipped: 0 }),
-      campaign({ recipients: 4 }, { sent: 1, delivered: 0, failed: 0, skipped: 0 }),
-      campaign({ recipients: 4 }, { sent: 3, delivered: 0, failed: 0, skipped: 0 }),
-      campaign({ recipients: 4, status: 'completed' }, { sent: 4, delivered: 0, failed: 0, skipped: 0 }),
+      campaign({ recipients: 4, states: { queued: 3, sent: 1 } }, { sent: 1, delivered: 0, failed: 0, skipped: 0 }),
+      campaign({ recipients: 4, states: { queued: 3, sent: 1 } }, { sent: 1, delivered: 0, failed: 0, skipped: 0 }),
+      campaign({ recipients: 4, states: { queued: 1, sent: 3 } }, { sent: 3, delivered: 0, failed: 0, skipped: 0 }),
+      campaign({ recipients: 4, status: 'completed', states: { queued: 0, sent: 4 } }, { sent: 4, delivered: 0, failed: 0, skipped: 0 }),
     ];
     const run = async (tty: boolean) => {
       let i = 0;

@@ -1,3 +1,4 @@
+import { formatEvaluationForPerson } from '../../../src/main/campaignCommands';
 import { bodyFromFlags, formatHuman, parseCommandLine, planCall } from '../../../src/main/console';
 
 describe('the console CLI', () => {
@@ -48,5 +49,49 @@ describe('the console CLI', () => {
     );
     expect(formatHuman({ workspace_id: 'ws_1', plan: { prepaid_credits: 0 } })).toBe('workspace_id          ws_1\nplan.prepaid_credits  0');
     expect(formatHuman({ items: [] }, ['a'])).toBe('(none)');
+  });
+
+  it('never prints [object Object]: objects inside a list are shown as JSON', () => {
+    expect(formatHuman({ workspace_id: 'ws_1', sample: [{ to: '+91', name: 'Asha' }], tags: ['a', 'b'] })).toBe(
+      'workspace_id  ws_1\nsample        {"to":"+91","name":"Asha"}\ntags          a,b',
+    );
+  });
+
+  it('prints campaigns evaluate as counts, then a line per sample recipient, invalid row and finding', () => {
+    const call = planCall(['campaigns', 'evaluate', 'ws_1', 'cmp_2'], {});
+    expect(call).toMatchObject({ method: 'POST', path: '/workspaces/ws_1/campaigns/cmp_2/evaluate' });
+    const evaluation = {
+      eligible: 2,
+      total_rows: 4,
+      excluded: { opted_out: 1, invalid_phone: 0, missing_variable: 1 },
+      invalid_rows: [{ reason: 'missing_variable', contact_id: 'cnt_3', field: 'name' }],
+      sample: [
+        { to: '+919812345678', name: 'Asha', variables: { '1': 'Asha', '2': 'A-1' } },
+        { to: '+919812300001', name: null, variables: {} },
+      ],
+      findings: [{ code: 'recipients_excluded', severity: 'warn', message: '2 contacts are left out.', fix: 'Check their numbers.', docs: 'https://x', count: 2 }],
+      checksum: 'sha256:ab',
+    };
+    const text = call.format!(evaluation);
+    expect(text).toBe(formatEvaluationForPerson(evaluation));
+    expect(text).toBe(
+      [
+        'eligible  2 of 4',
+        'excluded  opted_out 1, missing_variable 1',
+        'checksum  sha256:ab',
+        '',
+        'sample (2)',
+        '  +919812345678  Asha  1=Asha 2=A-1',
+        '  +919812300001  -     -',
+        '',
+        'invalid rows (1)',
+        '  cnt_3  missing_variable  name',
+        '',
+        'findings (1)',
+        '  warn  recipients_excluded (2): 2 contacts are left out.',
+        '    fix: Check their numbers.',
+      ].join('\n'),
+    );
+    expect(text).not.toContain('[object Object]');
   });
 });

@@ -90,7 +90,7 @@ describe('the call workflow (time-skipping)', () => {
   });
 
   it('hang-up: true while in progress, then false; the outcome is agent_hangup', async () => {
-    const { callId, handle } = await newCall('+919800000004', { end: 'never', ring_seconds: 1 });
+    const { handle } = await newCall('+919800000004', { end: 'never', ring_seconds: 1 });
     while ((await handle.query(statusQuery)) !== 'in_progress') await env.sleep(500);
     await env.sleep(20_000);
     expect(await handle.executeUpdate(hangupUpdate)).toBe(true);

@@ -34,6 +34,8 @@ import { createTestWorkspace } from '../../support/workspaces';
  *
  * dispatchEvent.json and deliverWebhook.json stay as captured before issue 13: nothing starts
  * those workflow types any more (they are hosted for runs an earlier release left open).
+ * before-issue-28/endpointDeliveries.json is a run of the endpoint workflow before its inbox
+ * (no `webhook-inbox-in-mongodb` patch marker): it replays the earlier loop.
  * simulatedCallee.json likewise: the simulated callee reports from timers by default
  * (VOICE_SIMULATOR=timers), so this run starts none; the workflow-mode tests still run it.
  */

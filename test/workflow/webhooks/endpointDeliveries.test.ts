@@ -3,7 +3,9 @@ import type { Worker } from '@temporalio/worker';
 import type { Db } from 'mongodb';
 import { appendEvent, type EventDoc } from '../../../src/events/eventStore';
 import { signalWithStartWorkflow } from '../../../src/temporal/startWorkflow';
-import { deliverSignal, deliveryWorkflowId, endpointDeliveriesDefinition, endpointWorkflowId } from '../../../src/webhooks/contracts';
+import { deliverSignal, deliveryWorkflowId, endpointDeliveriesDefinition, endpointWorkflowId, wakeSignal } from '../../../src/webhooks/contracts';
+import { createDeliverySignaller } from '../../../src/webhooks/deliverySignals';
+import { webhookInbox, webhookInboxState, webhookInboxStateId } from '../../../src/webhooks/inbox';
 import { webhookDeliveries } from '../../../src/webhooks/deliveries';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { createWorker } from '../../../src/worker/createWorker';
@@ -14,8 +16,9 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhoo
 
 /**
  * The endpoint workflow on the time-skipping server with the real drain: signals that arrive
- * while it continues as new are carried to the next run (none lost, none sent twice), and it
- * closes once idle with nothing pending.
+ * while it continues as new are carried to the next run (none lost, none sent twice), it
+ * takes what publishers park in its MongoDB inbox across runs, and it closes once idle with
+ * nothing pending.
  */
 describe('endpoint delivery workflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
@@ -78,5 +81,39 @@ describe('endpoint delivery workflow (time-skipping)', () => {
     }
     const described = await env.client.workflow.getHandle(endpointWorkflowId(endpointId)).describe();
     expect(described.runId).not.toBe(first);
+  });
+
+  it('takes deliveries from its MongoDB inbox across continue-as-new, each once', async () => {
+    const tenantId = uniqueName('ws');
+    const endpointId = uniqueName('whk');
+    await insertWebhookEndpoint(db, tenantId, receiver.url('/inbox'), { _id: endpointId });
+    const handle = env.client.workflow.getHandle(endpointWorkflowId(endpointId));
+    // Started with a history limit this low, the run hands over every few drains.
+    const { signaledRunId: first } = await signalWithStartWorkflow(env.client, endpointDeliveriesDefinition, {
+      workflowId: endpointWorkflowId(endpointId),
+      taskQueue,
+      args: [{ endpointId, tenantId, historyLimit: 12 }],
+      signal: wakeSignal,
+      signalArgs: [],
+    });
+    const signaller = createDeliverySignaller(db, env.client, taskQueue);
+    const count = 30;
+    const events: EventDoc[] = [];
+    for (let i = 0; i < count; i++) {
+      events.push(await appendEvent(db, { tenantId, type: 'call.ended', dedupeKey: `inbox:${i}`, data: { call_id: `call_${i}` }, createdAt: new Date() }));
+      // Three at a time, as concurrent producers would.
+      if (i % 3 === 2) {
+        await Promise.all(events.slice(-3).map((e) => signaller.deliver(tenantId, endpointId, { deliveryId: deliveryWorkflowId(e._id, endpointId), eventId: e._id, trigger: 'event' })));
+      }
+    }
+    const totals = await handle.result();
+    expect(totals).toEqual({ attempts: count, succeeded: count, failed: 0, cancelled: 0 });
+    for (const event of events) expect(receiver.forEvent(event._id)).toHaveLength(1);
+    expect((await handle.describe()).runId).not.toBe(first);
+    // Entries go once the drains that took them are in the history (later runs delete them).
+    const state = await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpointId) });
+    expect(state).toMatchObject({ head: count, idle: true });
+    expect(state!.deleted).toBeGreaterThan(0);
+    expect(await webhookInbox(db).countDocuments({ endpoint_id: endpointId })).toBe(count - state!.deleted);
   });
 });

@@ -98,7 +98,7 @@ describe('webhook retries over a day (time-skipping)', () => {
     const failFirst = 6;
     const seen = new Map<string, number>();
     receiver.answer = (r) => {
-      const key = `${r.path} ${r.headers['webhook-id']}`;
+      const key = `${r.path} ${String(r.headers['webhook-id'])}`;
       seen.set(key, (seen.get(key) ?? 0) + 1);
       return seen.get(key)! <= failFirst ? 503 : 200;
     };

@@ -123,6 +123,8 @@ export interface Campaign {
   read: number;
   failed: number;
   skipped: number;
+  /** Console only: the recipients by state (`queued`, `sent`, …); the counters above are a funnel. */
+  states?: Record<string, number>;
   excluded: Record<string, number>;
   created_at: string | null;
   launched_at: string | null;

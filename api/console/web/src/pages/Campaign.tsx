@@ -59,6 +59,8 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
     });
 
   if (!c) return campaign.error ? <ErrorNote error={campaign.error} /> : <Loading what="the campaign" />;
+  // The counters are a funnel (delivered within sent), so who was reached is everyone not queued.
+  const reached = Math.max(0, c.recipients - (c.states?.queued ?? c.recipients));
   return (
     <>
       <p>
@@ -92,8 +94,8 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
       <section aria-label="Counters">
         <h2>Progress</h2>
         <p>
-          Reached <strong data-testid="reached">{COUNTERS.reduce((n, k) => n + c[k], 0)}</strong> of {c.recipients} recipients{' '}
-          <progress max={Math.max(1, c.recipients)} value={COUNTERS.reduce((n, k) => n + c[k], 0)} aria-label="Recipients reached" />
+          Reached <strong data-testid="reached">{reached}</strong> of {c.recipients} recipients{' '}
+          <progress max={Math.max(1, c.recipients)} value={reached} aria-label="Recipients reached" />
         </p>
         <ul class="counters">
           {COUNTERS.map((k) => (

@@ -1,0 +1,104 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateApiKey } from '../../../src/auth/apiKeys';
+import { useTestApi, type TestApi } from '../../support/app';
+import { bearer, envelope } from '../../support/http';
+
+const LIMIT = 5;
+
+/** One request from a chosen loopback address: each address is a source of its own. */
+function from(api: TestApi, source: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+  const { port } = api.server.address() as AddressInfo;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }>((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        localAddress: source,
+        agent: false,
+        headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** The 429 a limited address gets: the spec's envelope, `rate_limited`, with Retry-After. */
+function expectLimited(res: { status: number; headers: Record<string, unknown>; body: any }) {
+  expect(res.status).toBe(429);
+  const seconds = res.body.error.details.retry_after_seconds;
+  expect(res.body).toEqual(
+    envelope('rate_limited', `Too many failed authentication attempts from this address; retry in ${seconds} s.`, {
+      reason: 'auth_failures',
+      limit: LIMIT,
+      window_seconds: 60,
+      retry_after_seconds: seconds,
+    }),
+  );
+  expect(seconds).toBeGreaterThanOrEqual(1);
+  expect(seconds).toBeLessThanOrEqual(60);
+  expect(res.headers['retry-after']).toBe(String(seconds));
+}
+
+describe('failed authentication attempts per address (issue 24)', () => {
+  const { api, ws } = useTestApi({ env: { AUTH_FAILURE_LIMIT: String(LIMIT), AUTH_FAILURE_WINDOW_SECONDS: '60' } });
+
+  it('API keys: a guesser gets 429 with Retry-After past the budget; the real key still works from its address and others', async () => {
+    const guesser = '127.0.0.2';
+    expect((await from(api, guesser, 'GET', '/api/v1/ping', bearer(ws.key))).status).toBe(200);
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await from(api, guesser, 'GET', '/api/v1/ping', bearer(generateApiKey('test').plaintext));
+      expect(res.body.error.details.reason).toBe('invalid_api_key');
+    }
+    expectLimited(await from(api, guesser, 'GET', '/api/v1/ping', bearer(generateApiKey('test').plaintext)));
+    // Malformed guesses too; they are not even looked at.
+    expectLimited(await from(api, guesser, 'GET', '/api/v1/ping', bearer('nope')));
+    // The key that worked from this address still does.
+    expect((await from(api, guesser, 'GET', '/api/v1/ping', bearer(ws.key))).status).toBe(200);
+    expect((await from(api, guesser, 'GET', '/api/v1/ping', { 'X-Api-Key': ws.key })).status).toBe(200);
+    // A key new to the limited address waits for the window, like the guesser.
+    const other = await ws.addKey([]);
+    expectLimited(await from(api, guesser, 'GET', '/api/v1/ping', bearer(other.key)));
+    // Another address is untouched: its guesses are answered 401, real keys 200.
+    const neighbour = '127.0.0.3';
+    expect((await from(api, neighbour, 'GET', '/api/v1/ping', bearer(generateApiKey('test').plaintext))).body.error.details.reason).toBe('invalid_api_key');
+    expect((await from(api, neighbour, 'GET', '/api/v1/ping', bearer(other.key))).status).toBe(200);
+    expect((await from(api, neighbour, 'GET', '/api/v1/ping', bearer(ws.key))).status).toBe(200);
+  });
+
+  it('the console token and the console log-in: the same budget, the real token still works', async () => {
+    const guesser = '127.0.0.4';
+    const token = api.config.CONSOLE_TOKEN!;
+    expect((await from(api, guesser, 'GET', '/console/v1/workspaces', bearer(token))).status).toBe(200);
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await from(api, guesser, 'GET', '/console/v1/workspaces', bearer(`wrong-token-${i}-0123456789`));
+      expect(res.status).toBe(401);
+      expect(res.body.error.details.reason).toBe('invalid_console_token');
+    }
+    expectLimited(await from(api, guesser, 'GET', '/console/v1/workspaces', bearer('wrong-token-x-0123456789')));
+    expectLimited(await from(api, guesser, 'POST', '/console/session', {}, { token: 'wrong-token-y-0123456789' }));
+    expect((await from(api, guesser, 'GET', '/console/v1/workspaces', bearer(token))).status).toBe(200);
+    expect((await from(api, guesser, 'POST', '/console/session', {}, { token })).status).toBe(201);
+    const neighbour = '127.0.0.5';
+    expect((await from(api, neighbour, 'POST', '/console/session', {}, { token: 'wrong-token-z-0123456789' })).status).toBe(401);
+    expect((await from(api, neighbour, 'GET', '/console/v1/workspaces', bearer(token))).status).toBe(200);
+  });
+
+  it('counts only credentials that fail: requests with none stay 401 missing_api_key', async () => {
+    const source = '127.0.0.6';
+    for (let i = 0; i < LIMIT * 2; i++) {
+      const res = await from(api, source, 'GET', '/api/v1/ping');
+      expect(res.body).toEqual(envelope('unauthenticated', 'Send an API key as Authorization: Bearer <key> or X-Api-Key.', { reason: 'missing_api_key' }));
+    }
+    expect((await from(api, source, 'GET', '/api/v1/ping', bearer(generateApiKey('test').plaintext))).status).toBe(401);
+  });
+});
