@@ -261,7 +261,7 @@ async function main(): Promise<void> {
     for (let at = times[0]!; at + 10_000 <= times.at(-1)!; at += 10_000) windows.push(times.filter((t) => t >= at && t < at + 10_000).length / 10);
     say(`  ${inRun.length} sends from ${new Date(inRun[0]!).toISOString()} to ${new Date(inRun.at(-1)!).toISOString()} (${seconds(spanMs)} s): ${sendsPerSecond.toFixed(1)} sends/s aggregate against the ${(campaignCount * THROTTLE) / 60}/s cap${complete ? '' : ` (INCOMPLETE: ${finished} of ${campaignCount} completed in ${timeoutMs / 1000} s)`}`);
     if (pausedAt !== null) say(`  the ${campaignCount - finished} unfinished campaigns paused together: last send ${pauseToLastSendMs} ms after the pause request, ${times.filter((t) => t > pausedAt!).length} sends after it`);
-    if (windows.length) say(`  per 10 s: min ${Math.min(...windows).toFixed(1)}/s, max ${Math.max(...windows).toFixed(1)}/s`);
+    if (windows.length) say(`  per 10 s: min ${Math.min(...windows).toFixed(1)}/s, max ${Math.max(...windows).toFixed(1)}/s; series ${windows.map((w) => w.toFixed(1)).join(' ')}`);
     say(`  launch → all completed ${seconds(Date.now() - t0)} s`);
     say(formatPerUnit(cpu, sends, 'send'));
     if (tallyPrefix) {
@@ -323,6 +323,7 @@ async function main(): Promise<void> {
         cap_per_second: (campaignCount * THROTTLE) / 60,
         per_10s_min: windows.length ? Math.min(...windows) : null,
         per_10s_max: windows.length ? Math.max(...windows) : null,
+        per_10s_series: windows,
         launch_ms_max: Math.round(Math.max(...launchMs)),
         launch_refusals_retried: launchRefusals,
         history_events: histories.map((h) => h.events),
