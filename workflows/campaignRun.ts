@@ -9,6 +9,7 @@ import {
   type CampaignRunInput,
   type CampaignRunState,
 } from '../src/campaigns/contracts';
+import { CAMPAIGN_CATCH_UP_MS } from '../src/campaigns/throttle';
 import { CAMPAIGN_BATCH, CAMPAIGN_STEP } from './activityOptions';
 import { handleRunControls, startWhenDue, waitUntil, waitWhilePaused } from './campaignControls';
 import { continueAsNewIfDue } from './continueAsNew';
@@ -22,6 +23,14 @@ const { moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<Campa
  * pause cut the wait short; earlier histories sent at once after a resume, and replay so.
  */
 const RESUME_KEEPS_THROTTLE_PATCH = 'campaign-resume-keeps-throttle';
+
+/**
+ * Issue 28: runs that took this marker plan a batch from where the throttle's plan is, up to
+ * `CAMPAIGN_CATCH_UP_MS` in the past (the slot timer's and the workflow task's delay), and the
+ * batch catches that up (src/campaigns/throttle.ts). Earlier runs planned from the workflow
+ * task's time, so each late batch moved the plan later for good.
+ */
+const CATCH_UP_PATCH = 'campaign-batch-catch-up';
 
 /**
  * One campaign's run (campaigns-tickets-dues §3, §4; workflow id = campaign id). Waits for a
@@ -76,7 +85,9 @@ async function runCampaign(input: CampaignRunInput): Promise<CampaignRunState> {
       await waitWhilePaused(run);
       continue;
     }
-    const plannedStartMs = Math.max(run.nextSendAtMs ?? 0, Date.now());
+    // Only a plan already under way is caught up on: a run's first batch starts now.
+    const catchUpFrom = (run.nextSendAtMs ?? null) !== null && patched(CATCH_UP_PATCH) ? Date.now() - CAMPAIGN_CATCH_UP_MS : Date.now();
+    const plannedStartMs = Math.max(run.nextSendAtMs ?? 0, catchUpFrom);
     // A pause (or a pause and resume) ends the wait for the next slot early; a batch sends its
     // first recipient at once, so the slot is waited for here, never skipped.
     if (plannedStartMs > Date.now() && patched(RESUME_KEEPS_THROTTLE_PATCH)) {
