@@ -3,13 +3,13 @@ import type { CampaignActivities } from '../activities/campaigns';
 import {
   CAMPAIGN_BATCH_MAX,
   CAMPAIGN_BATCH_SPAN_MS,
+  CAMPAIGN_CATCH_UP_MS,
   CAMPAIGN_HOLD_POLL_MS,
   CAMPAIGN_RUN_MAX_HISTORY_EVENTS,
   CAMPAIGN_SETTLE_DELAYS_MS,
   type CampaignRunInput,
   type CampaignRunState,
 } from '../src/campaigns/contracts';
-import { CAMPAIGN_CATCH_UP_MS } from '../src/campaigns/throttle';
 import { CAMPAIGN_BATCH, CAMPAIGN_STEP } from './activityOptions';
 import { handleRunControls, startWhenDue, waitUntil, waitWhilePaused } from './campaignControls';
 import { continueAsNewIfDue } from './continueAsNew';

@@ -1,3 +1,4 @@
+import { CAMPAIGN_CATCH_UP_MS } from './contracts';
 import { CAMPAIGN_LIMITS } from './limits';
 
 /**
@@ -27,19 +28,9 @@ export function sendTimes(start: number, count: number, perMinute: number): numb
 }
 
 /**
- * How far behind its plan a batch catches up (issue 28). A batch starts a little after its
- * planned first send (the previous batch's closing writes, a workflow task, the new batch's
- * reads); paced from its own start, every batch lost that much and 10 campaigns at 600 a
- * minute held 89–93 % of the cap. Behind by up to this much, a batch sends at twice the
- * throttle's rate until it is back on plan: never a burst, and never before a send's planned
- * time. A retried batch, far behind, catches up on this much only.
- */
-export const CAMPAIGN_CATCH_UP_MS = 1_000;
-
-/**
  * When the send `offsetMs` into a batch (its planned offset from the batch's first) may go,
- * on this process's clock: the planned offset less the catch-up, but no sooner than half
- * the offset after the batch started.
+ * on this process's clock: the planned offset less what the batch is behind its plan (up to
+ * `CAMPAIGN_CATCH_UP_MS`), but no sooner than half the offset after the batch started.
  */
 export function catchUpSendAt(batch: { startedAt: number; plannedStartMs: number }, offsetMs: number): number {
   const behind = Math.min(CAMPAIGN_CATCH_UP_MS, Math.max(0, batch.startedAt - batch.plannedStartMs));

@@ -1,4 +1,5 @@
-import { CAMPAIGN_CATCH_UP_MS, catchUpSendAt, sendSpacingMs, sendTimes } from '../../../src/campaigns/throttle';
+import { CAMPAIGN_CATCH_UP_MS } from '../../../src/campaigns/contracts';
+import { catchUpSendAt, sendSpacingMs, sendTimes } from '../../../src/campaigns/throttle';
 import { transition } from '../../../src/campaigns/status';
 import type { CampaignStatus } from '../../../src/campaigns/campaign';
 
