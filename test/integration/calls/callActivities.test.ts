@@ -109,13 +109,21 @@ describe('call activities', () => {
       const activities = createCallActivities({ db: watched.db, events: capture, voice, reader });
       const callId = await storedCall();
       const at = new Date('2026-11-25T10:00:00.000Z');
-      await new MockActivityEnvironment({}, { logger: quiet }).run(activities.recordCallProgress, { callId, step: 2, status: 'ringing' as const, at: at.toISOString(), placed: true });
+      const placed = () =>
+        new MockActivityEnvironment({}, { logger: quiet }).run((progress: Parameters<typeof activities.recordCallProgress>[0]) => activities.recordCallProgress(progress), {
+          callId,
+          step: 2,
+          status: 'ringing' as const,
+          at: at.toISOString(),
+          placed: true,
+        });
+      await placed();
       expect(onCalls).toEqual(['findAndModify']);
       expect(published).toHaveLength(1);
       expect(published[0]).toMatchObject({ type: 'call.started', dedupeKey: `call.started:${callId}`, data: { call_id: callId, status: 'ringing', placed_at: '2026-11-25T10:00:00Z' } });
       // A retry whose write no longer applies reads the call and publishes the same event (deduplicated by its key).
       onCalls.length = 0;
-      await new MockActivityEnvironment({}, { logger: quiet }).run(activities.recordCallProgress, { callId, step: 2, status: 'ringing' as const, at: at.toISOString(), placed: true });
+      await placed();
       expect(onCalls).toEqual(['findAndModify', 'find']);
       expect(published[1]).toMatchObject({ dedupeKey: `call.started:${callId}`, data: { placed_at: '2026-11-25T10:00:00Z' } });
     } finally {
