@@ -122,11 +122,19 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
       const set: Partial<CallDoc> = { status: progress.status };
       if (progress.placed) set.placed_at = new Date(progress.at);
       if (progress.status === 'in_progress') set.started_at = new Date(progress.at);
-      await advance(progress.callId, progress.step, set);
-      if (progress.placed) {
-        const call = await loadCall(progress.callId);
-        await events.publish(callLifecycleEvent('call.started', call, new Date(progress.at)));
+      if (!progress.placed) {
+        await advance(progress.callId, progress.step, set);
+        return;
       }
+      // The write answers the call as written (issue 28: one round trip where there were two);
+      // a retry whose write no longer applies reads it.
+      const written = await calls.findOneAndUpdate(
+        { _id: progress.callId, step: { $lt: progress.step } },
+        { $set: { ...set, step: progress.step, updated_at: new Date() } },
+        { returnDocument: 'after' },
+      );
+      const call = written ?? (await loadCall(progress.callId));
+      await events.publish(callLifecycleEvent('call.started', call, new Date(progress.at)));
     },
 
     /** Ends the line if it is still up. Safe to repeat. */
@@ -256,13 +264,13 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
         { $set: { result: stored, summary: result.summary, readings: input.reading, updated_at: new Date() } },
       );
       if (result.state === 'ready') {
-        const current = await loadCall(call._id);
+        // The event takes the call's fixed fields and this result: the call read above serves.
         const dedupeKey = `call.outcome:${call._id}:${input.reading}`;
         await events.publish({
           tenantId: call.tenant_id,
           type: 'call.outcome',
           dedupeKey,
-          data: callOutcomeData(current, result, dedupeKey),
+          data: callOutcomeData(call, result, dedupeKey),
           createdAt: new Date(input.readAt),
         });
         if (input.reread) await refoldCampaignCall(db, call._id, new Date(input.readAt));

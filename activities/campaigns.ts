@@ -8,6 +8,7 @@ import { scheduleLateRecounts } from '../src/campaigns/lateRecounts';
 import { chunkOf, recount } from '../src/campaigns/progress';
 import { moveQueuedRecipients, type QueuedMove, type RecipientReason } from '../src/campaigns/recipients';
 import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
+import { catchUpSendAt } from '../src/campaigns/throttle';
 import { readRecipientBatch, recipientId, type CampaignRecipientDoc } from '../src/campaigns/staging';
 import { BULK_WRITE_MAX } from '../src/db/bulkWrite';
 import { collections } from '../src/db/collections';
@@ -168,8 +169,10 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       let done = 0;
       let held: string | null = null;
       let stopped = false;
-      // Paced from this attempt's own start: the planned offsets, on this process's clock.
+      // Paced from this attempt's own start: the planned offsets, on this process's clock,
+      // less what the batch is behind its plan (up to CAMPAIGN_CATCH_UP_MS, at twice the rate).
       const startedAt = Date.now();
+      const paced = { startedAt, plannedStartMs: input.plannedStartMs };
       let checkedAt = startedAt;
       try {
         for (const doc of docs) {
@@ -179,7 +182,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
             break;
           }
           if (doc.state === 'queued') {
-            const wait = startedAt + (plannedAt - input.plannedStartMs) - Date.now();
+            const wait = catchUpSendAt(paced, plannedAt - input.plannedStartMs) - Date.now();
             if (wait > 0) await pace(wait);
             if (done > 0 && Date.now() - checkedAt >= controlCheckMs) {
               checkedAt = Date.now();

@@ -3,6 +3,7 @@ import type { CampaignActivities } from '../activities/campaigns';
 import {
   CAMPAIGN_BATCH_MAX,
   CAMPAIGN_BATCH_SPAN_MS,
+  CAMPAIGN_CATCH_UP_MS,
   CAMPAIGN_HOLD_POLL_MS,
   CAMPAIGN_RUN_MAX_HISTORY_EVENTS,
   CAMPAIGN_SETTLE_DELAYS_MS,
@@ -29,6 +30,14 @@ const RESUME_KEEPS_THROTTLE_PATCH = 'campaign-resume-keeps-throttle';
  * when the campaign does; earlier histories count them here for a day, and replay so.
  */
 const LATE_RECOUNTS_OUTSIDE_PATCH = 'campaign-late-recounts-outside-run';
+
+/**
+ * Issue 28: runs that took this marker plan a batch from where the throttle's plan is, up to
+ * `CAMPAIGN_CATCH_UP_MS` in the past (the slot timer's and the workflow task's delay), and the
+ * batch catches that up (src/campaigns/throttle.ts). Earlier runs planned from the workflow
+ * task's time, so each late batch moved the plan later for good.
+ */
+const CATCH_UP_PATCH = 'campaign-batch-catch-up';
 
 /**
  * One campaign's run (campaigns-tickets-dues §3, §4; workflow id = campaign id). Waits for a
@@ -85,7 +94,9 @@ async function runCampaign(input: CampaignRunInput): Promise<CampaignRunState> {
       await waitWhilePaused(run);
       continue;
     }
-    const plannedStartMs = Math.max(run.nextSendAtMs ?? 0, Date.now());
+    // Only a plan already under way is caught up on: a run's first batch starts now.
+    const catchUpFrom = (run.nextSendAtMs ?? null) !== null && patched(CATCH_UP_PATCH) ? Date.now() - CAMPAIGN_CATCH_UP_MS : Date.now();
+    const plannedStartMs = Math.max(run.nextSendAtMs ?? 0, catchUpFrom);
     // A pause (or a pause and resume) ends the wait for the next slot early; a batch sends its
     // first recipient at once, so the slot is waited for here, never skipped.
     if (plannedStartMs > Date.now() && patched(RESUME_KEEPS_THROTTLE_PATCH)) {

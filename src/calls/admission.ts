@@ -79,15 +79,23 @@ export interface BudgetUsage {
 
 export type BudgetAnswer = { ok: true; day: string } | { ok: false; usage: BudgetUsage };
 
+/** Entries read past the head's hint in one round trip: a head a few appends behind costs no more reads. */
+const BUDGET_READ_AHEAD = 4;
+
 async function lastEntry(db: Db, tenantId: string, day: string): Promise<BudgetUsage & { seq: number }> {
   const head = await budgetHeads(db).findOne({ _id: `${tenantId}|${day}` });
   let seq = head?.seq ?? 0;
-  let last: BudgetEntryDoc | null = seq > 0 ? await budgetEntries(db).findOne({ _id: `${tenantId}|${day}|${seq}` }) : null;
-  for (;;) {
-    const next = await budgetEntries(db).findOne({ _id: `${tenantId}|${day}|${seq + 1}` });
-    if (!next) break;
-    last = next;
-    seq += 1;
+  let last: BudgetEntryDoc | null = null;
+  // The head's entry and the next few in one `_id: {$in}` read (issue 28: one round trip
+  // where there were two or more); read on while every one asked for exists.
+  for (let from = seq > 0 ? seq : 1; ; from = seq + 1) {
+    const ids = Array.from({ length: BUDGET_READ_AHEAD + 1 }, (_, k) => `${tenantId}|${day}|${from + k}`);
+    const found = new Map((await budgetEntries(db).find({ _id: { $in: ids } }).toArray()).map((e) => [e.seq, e]));
+    for (let at = from; found.has(at); at++) {
+      last = found.get(at)!;
+      seq = at;
+    }
+    if (seq < from + BUDGET_READ_AHEAD) break;
   }
   return last ? { seq: last.seq, calls: last.calls, minutes: last.minutes } : { seq: 0, calls: 0, minutes: 0 };
 }

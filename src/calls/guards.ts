@@ -102,7 +102,9 @@ export async function admitCall(
   const destination = readDestination(request.to, workspace.country);
   if (destination.kind === 'too_short') throw new CallRefusal('destination_too_short', 'That destination number is too short.');
   if (destination.kind === 'unusable') throw new CallRefusal('destination_unusable', "That destination number isn't usable.");
-  if (await c.phoneNumbers.findOne({ _id: destination.digits, tenant_id: workspace._id })) {
+  // One read of the workspace's numbers serves the self-dial guard and the caller ID (issue 28).
+  const ownNumbers = await c.phoneNumbers.find({ tenant_id: workspace._id }).toArray();
+  if (ownNumbers.some((n) => n._id === destination.digits)) {
     throw new CallRefusal('self_dial', 'That destination is one of this workspace’s own numbers.');
   }
   if (destination.blocked) {
@@ -120,7 +122,7 @@ export async function admitCall(
     });
   }
   try {
-    const { number, agent } = await resolveCaller(deps, workspace, request);
+    const { number, agent } = await resolveCaller(deps, workspace, request, ownNumbers);
     const reservedMinutes = Math.ceil(agent.max_call_minutes);
     if (request.dailyBudget === 'exempt') {
       return { callId, to: destination.e164, number, agent, reservedMinutes: 0, budgetDay: utcDay(now), budgetReserved: false };
@@ -146,21 +148,33 @@ export function firstActiveNumber(db: Db, tenantId: string): Promise<PhoneNumber
   return collections(db).phoneNumbers.find({ tenant_id: tenantId, active: true }).sort({ created_at: 1, _id: 1 }).limit(1).next();
 }
 
+/** `firstActiveNumber` over numbers already read: the oldest active one, ties by `_id`. */
+export function firstActiveOf(numbers: readonly PhoneNumberDoc[]): PhoneNumberDoc | null {
+  let first: PhoneNumberDoc | null = null;
+  for (const n of numbers) {
+    if (!n.active) continue;
+    const earlier = first === null || n.created_at.getTime() < first.created_at.getTime() || (n.created_at.getTime() === first.created_at.getTime() && n._id < first._id);
+    if (earlier) first = n;
+  }
+  return first;
+}
+
 /** The caller-ID number and the agent deployed to it: the agent that will speak. */
 async function resolveCaller(
   { db }: GuardDeps,
   workspace: WorkspaceDoc,
   request: CallRequestForGuards,
+  ownNumbers: readonly PhoneNumberDoc[],
 ): Promise<{ number: PhoneNumberDoc; agent: AgentDoc }> {
   const c = collections(db);
-  const first = await firstActiveNumber(db, workspace._id);
+  const first = firstActiveOf(ownNumbers);
   if (!first) {
     throw new CallRefusal('no_phone_number', 'This workspace has no active phone number to call from.');
   }
   let number = first;
   if (request.from_number !== null) {
     const digits = request.from_number.replace(/\D/g, '');
-    const found = digits ? await c.phoneNumbers.findOne({ _id: digits }) : null;
+    const found = digits ? (ownNumbers.find((n) => n._id === digits) ?? (await c.phoneNumbers.findOne({ _id: digits }))) : null;
     if (!found || !found.active) {
       throw new CallRefusal('unknown_from_number', "That from_number isn't an active number of this workspace.");
     }

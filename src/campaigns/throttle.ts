@@ -1,3 +1,4 @@
+import { CAMPAIGN_CATCH_UP_MS } from './contracts';
 import { CAMPAIGN_LIMITS } from './limits';
 
 /**
@@ -24,4 +25,14 @@ export function sendSpacingMs(perMinute: number): number {
 export function sendTimes(start: number, count: number, perMinute: number): number[] {
   const spacing = sendSpacingMs(perMinute);
   return Array.from({ length: count }, (_, n) => start + Math.round(n * spacing));
+}
+
+/**
+ * When the send `offsetMs` into a batch (its planned offset from the batch's first) may go,
+ * on this process's clock: the planned offset less what the batch is behind its plan (up to
+ * `CAMPAIGN_CATCH_UP_MS`), but no sooner than half the offset after the batch started.
+ */
+export function catchUpSendAt(batch: { startedAt: number; plannedStartMs: number }, offsetMs: number): number {
+  const behind = Math.min(CAMPAIGN_CATCH_UP_MS, Math.max(0, batch.startedAt - batch.plannedStartMs));
+  return batch.startedAt + Math.max(offsetMs - behind, offsetMs / 2);
 }

@@ -98,8 +98,9 @@ export class SimulatedVoiceProvider implements VoiceProvider {
       handoffAfterSeconds: script.handoff?.after_seconds ?? null,
     };
     const line_events = this.mode === 'timers' ? lineSchedule(plan, new Date()) : undefined;
-    await insertIfAbsent(this.calls, { _id: request.callId, tenant_id: request.tenantId, plan, ...(line_events ? { line_events } : {}), turns, created_at: new Date(request.requestedAt) });
-    const stored = (await this.calls.findOne({ _id: request.callId }))!;
+    const planned: SimulatedCallDoc = { _id: request.callId, tenant_id: request.tenantId, plan, ...(line_events ? { line_events } : {}), turns, created_at: new Date(request.requestedAt) };
+    // Read back only when a retry finds an earlier attempt's plan (issue 28: one read less a call).
+    const stored = (await insertIfAbsent(this.calls, planned)) ? planned : (await this.calls.findOne({ _id: request.callId }))!;
     // A retried originate follows what the first one stored, whichever mode stored it.
     if (stored.line_events) {
       await this.line.schedule({ tenantId: request.tenantId, callId: request.callId, steps: stored.line_events });

@@ -1,12 +1,14 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Client } from '@temporalio/client';
-import type { Db } from 'mongodb';
+import type { CommandStartedEvent, Db } from 'mongodb';
 import { createCallActivities } from '../../../activities/calls';
 import { READER_HEARTBEAT_INTERVAL_MS } from '../../../src/calls/contracts';
 import { callCollections, deploymentId, newCallDoc } from '../../../src/calls/callStore';
 import { newId } from '../../../src/domain/ids';
+import type { EventDoc, EventInput } from '../../../src/events/eventStore';
 import type { EventPublisher } from '../../../src/events/publisher';
+import { connectMongo } from '../../../src/db/mongo';
 import type { CallReader } from '../../../src/providers/reader/types';
 import type { VoiceProvider } from '../../../src/providers/voice/types';
 import { FailureType } from '../../../src/temporal/failures';
@@ -92,5 +94,40 @@ describe('call activities', () => {
     const after = heartbeats;
     await new Promise((r) => setTimeout(r, 200));
     expect(heartbeats).toBe(after);
+  });
+  it('call.started is published from the call as written: one round trip on calls (issue 28), with placed_at and status set', async () => {
+    // A second client on the same database, watching its commands.
+    const watched = await connectMongo({ MONGODB_URL: testConfig().MONGODB_URL, MONGODB_DB: db.databaseName }, 'test-call-activities', { monitorCommands: true });
+    try {
+      const onCalls: string[] = [];
+      watched.client.on('commandStarted', (e: CommandStartedEvent) => {
+        if (e.command[e.commandName] === 'calls') onCalls.push(e.commandName);
+      });
+      const published: EventInput[] = [];
+      const capture: EventPublisher = { ...events, publish: (input) => (published.push(input), Promise.resolve({} as EventDoc)) };
+      const reader: CallReader = { read: () => Promise.reject(new Error('not reached')) };
+      const activities = createCallActivities({ db: watched.db, events: capture, voice, reader });
+      const callId = await storedCall();
+      const at = new Date('2026-11-25T10:00:00.000Z');
+      const placed = () =>
+        new MockActivityEnvironment({}, { logger: quiet }).run((progress: Parameters<typeof activities.recordCallProgress>[0]) => activities.recordCallProgress(progress), {
+          callId,
+          step: 2,
+          status: 'ringing' as const,
+          at: at.toISOString(),
+          placed: true,
+        });
+      await placed();
+      expect(onCalls).toEqual(['findAndModify']);
+      expect(published).toHaveLength(1);
+      expect(published[0]).toMatchObject({ type: 'call.started', dedupeKey: `call.started:${callId}`, data: { call_id: callId, status: 'ringing', placed_at: '2026-11-25T10:00:00Z' } });
+      // A retry whose write no longer applies reads the call and publishes the same event (deduplicated by its key).
+      onCalls.length = 0;
+      await placed();
+      expect(onCalls).toEqual(['findAndModify', 'find']);
+      expect(published[1]).toMatchObject({ dedupeKey: `call.started:${callId}`, data: { placed_at: '2026-11-25T10:00:00Z' } });
+    } finally {
+      await watched.client.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import type { CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
 import { collections } from '../../../src/db/collections';
 import { dailyBudgetUsage, liveCallCount, reserveDailyBudget, takeLiveSlot } from '../../../src/calls/admission';
@@ -247,6 +248,39 @@ describe('POST /api/v1/calls guards', () => {
       const day = new Date().toISOString().slice(0, 10);
       expect(await dailyBudgetUsage(api.db, w.workspaceId, day)).toEqual({ calls: 100, minutes: 20 });
       for (const r of answers.filter((a) => a.status === 201)) await request(api.server).post(`/api/v1/calls/${r.body.call_id}/hangup`).set(bearer(w.key));
+    });
+  });
+
+  describe('round trips (issue 28)', () => {
+    /** The collections each `find` of `body` read, in order. */
+    const finds = async (body: () => Promise<unknown>): Promise<string[]> => {
+      const seen: string[] = [];
+      const listener = (e: CommandStartedEvent) => {
+        if (e.commandName === 'find') seen.push(String(e.command.find));
+      };
+      api.mongo.on('commandStarted', listener);
+      try {
+        await body();
+      } finally {
+        api.mongo.off('commandStarted', listener);
+      }
+      return seen;
+    };
+
+    it('an admitted call reads the workspace’s numbers once and the day’s budget past its head in one read', async () => {
+      const w = await ws();
+      await quietCallee(w);
+      await exhaustBudget(w, 2, 10);
+      const workspace = (await collections(api.db).workspaces.findOne({ _id: w.workspaceId }))!;
+      let admitted: Awaited<ReturnType<typeof admitCall>> | null = null;
+      const read = await finds(async () => {
+        admitted = await admitCall({ db: api.db, deploymentChannels: ['voice'] }, workspace, { to: OK_TO, from_number: null, agent_id: null }, 'call_roundtrips', new Date());
+      });
+      expect(admitted).toMatchObject({ callId: 'call_roundtrips', to: OK_TO, number: { _id: w.phoneNumber.replace(/\D/g, '') }, budgetReserved: true });
+      expect(read.filter((c) => c === 'phone_numbers')).toHaveLength(1);
+      expect(read.filter((c) => c === 'call_budget_entries')).toHaveLength(1);
+      const day = new Date().toISOString().slice(0, 10);
+      expect(await dailyBudgetUsage(api.db, w.workspaceId, day)).toEqual({ calls: 3, minutes: 15 });
     });
   });
 });

@@ -193,4 +193,28 @@ describe('a campaign batch holds its conversations', () => {
     expect(await settleOrphanedHolds(db(), tenant(), campaign._id, new Date())).toBe(0);
     expect(await counters()).toEqual({ used: 3, credits: 8, holds: [] });
   });
+
+  // Not about holds: this file has the batch harness. Issue 28: paced from its own start, each
+  // batch lost the time it started behind its plan.
+  it('a batch that starts behind its plan catches up at twice the throttle: the n-th send waits no longer than n × 50 ms at 600 a minute', async () => {
+    await setPlan(0, 1_000, 0);
+    const campaign = await staged(12);
+    const provider = new ScriptedProvider();
+    const waits: { sent: number; ms: number }[] = [];
+    const activities = createCampaignActivities({
+      db: db(),
+      events,
+      whatsapp: provider,
+      deploymentChannels: ['whatsapp'],
+      now: () => new Date(),
+      pace: (ms) => {
+        waits.push({ sent: provider.sent, ms });
+        return Promise.resolve();
+      },
+    });
+    const input: SendBatchInput = { campaignId: campaign._id, tenantId: tenant(), from: 0, recipients: 12, max: 50, plannedStartMs: Date.now() - 5_000, throttlePerMinute: 600 };
+    const result = await new MockActivityEnvironment().run((batchInput: SendBatchInput) => activities.sendCampaignBatch(batchInput), input);
+    expect(result).toMatchObject({ kind: 'sent', next: 12, sent: 12, nextSendAtMs: input.plannedStartMs + 1_200 });
+    expect(waits.filter((w) => w.ms > w.sent * 50)).toEqual([]);
+  });
 });

@@ -1,4 +1,5 @@
-import { sendSpacingMs, sendTimes } from '../../../src/campaigns/throttle';
+import { CAMPAIGN_CATCH_UP_MS } from '../../../src/campaigns/contracts';
+import { catchUpSendAt, sendSpacingMs, sendTimes } from '../../../src/campaigns/throttle';
 import { transition } from '../../../src/campaigns/status';
 import type { CampaignStatus } from '../../../src/campaigns/campaign';
 
@@ -16,6 +17,27 @@ describe('throttle: 1 to 600 a minute, spread evenly', () => {
     expect(() => sendSpacingMs(0)).toThrow(RangeError);
     expect(() => sendSpacingMs(601)).toThrow(RangeError);
     expect(() => sendSpacingMs(1.5)).toThrow(RangeError);
+  });
+});
+
+describe('a batch that starts behind its plan catches up (issue 28)', () => {
+  const at = (behindMs: number, offsets: number[]) => offsets.map((o) => catchUpSendAt({ startedAt: 10_000, plannedStartMs: 10_000 - behindMs }, o) - 10_000);
+
+  it('on plan: each send at its planned offset from the batch’s start', () => {
+    expect(at(0, [0, 100, 200, 4_900])).toEqual([0, 100, 200, 4_900]);
+  });
+  it('300 ms behind at 600 a minute: sends 50 ms apart until back on plan, then 100 ms apart, never before planned', () => {
+    const offsets = Array.from({ length: 10 }, (_, n) => n * 100);
+    expect(at(300, offsets)).toEqual([0, 50, 100, 150, 200, 250, 300, 400, 500, 600]);
+    // On plan: each send at its planned time (start − 300 ms + offset) or later.
+    expect(at(300, offsets).every((t, n) => t >= offsets[n]! - 300)).toBe(true);
+  });
+  it('a retried batch far behind catches up on one second only, still at twice the rate', () => {
+    expect(CAMPAIGN_CATCH_UP_MS).toBe(1_000);
+    expect(at(60_000, [0, 100, 1_000, 2_000, 3_000])).toEqual([0, 50, 500, 1_000, 2_000]);
+  });
+  it('a plan ahead of this clock (workflow time skipped forward in tests) paces from the start as before', () => {
+    expect(at(-5_000, [0, 100, 200])).toEqual([0, 100, 200]);
   });
 });
 

@@ -1,0 +1,66 @@
+import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { campaignRunDefinition, type CampaignRunInput, type SendBatchInput, type SendBatchResult } from '../../../src/campaigns/contracts';
+import { startWorkflow } from '../../../src/temporal/startWorkflow';
+import { testServers, uniqueName } from '../../support/env';
+import { createTimeSkippingEnv } from '../../support/timeSkipping';
+
+/**
+ * Issue 28: the run plans a batch from the throttle's plan (up to CAMPAIGN_CATCH_UP_MS in the
+ * past), not from the workflow task's time, so what the previous batch ran late is caught up
+ * by the next rather than moving the plan later for good. The batch is a stand-in that takes
+ * 300 ms and says its next slot was 100 ms after its planned start.
+ */
+describe('the campaign run plans from the throttle’s plan (time-skipping)', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const taskQueue = uniqueName('campaign-catch-up');
+  const batches: SendBatchInput[] = [];
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: testServers.workflowBundle() },
+      activities: {
+        async sendCampaignBatch(input: SendBatchInput): Promise<SendBatchResult> {
+          batches.push(input);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const next = Math.min(input.recipients, input.from + input.max);
+          return { kind: 'sent', next, nextSendAtMs: input.plannedStartMs + 100, sent: next - input.from, failed: 0, skipped: 0 };
+        },
+        moveCampaign: () => Promise.resolve(),
+        recountCampaign: () => Promise.resolve(),
+        skipOutstanding: (input: { recipients: number }) => Promise.resolve(input.recipients),
+      },
+    });
+    running = worker.run();
+  });
+
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  it('a batch after one that ran late is planned at the slot that batch gave, not at the workflow task’s time', async () => {
+    const input: CampaignRunInput = {
+      campaignId: uniqueName('cmp'),
+      tenantId: 'ws_catch_up',
+      recipients: 100,
+      startAt: null,
+      throttlePerMinute: 600,
+      control: 'running',
+      cursor: 0,
+      started: true,
+      nextSendAtMs: null,
+    };
+    const handle = await startWorkflow(env.client, campaignRunDefinition, { workflowId: input.campaignId, taskQueue, args: [input] });
+    await handle.result();
+    expect(batches.map((b) => b.from)).toEqual([0, 50]);
+    // The first batch took 300 ms and left its next slot 100 ms after its planned start.
+    expect(batches[1]!.plannedStartMs).toBe(batches[0]!.plannedStartMs + 100);
+  });
+});
