@@ -33,6 +33,7 @@ describe('the campaign run plans from the throttle’s plan (time-skipping)', ()
         },
         moveCampaign: () => Promise.resolve(),
         recountCampaign: () => Promise.resolve(),
+        handOverLateRecounts: () => Promise.resolve(),
         skipOutstanding: (input: { recipients: number }) => Promise.resolve(input.recipients),
       },
     });
