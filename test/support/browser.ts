@@ -68,9 +68,10 @@ export async function launchBrowser(): Promise<TestBrowser> {
   };
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** The whole page by default; `fullPage: false` takes the viewport, as a modal dialog and its backdrop cover it. */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage });
 }
 
 const axeSource = () => readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');

@@ -1,14 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { useTestApi } from '../../support/app';
-import { checkPage, launchBrowser, logIn, waitForText, type TestBrowser } from '../../support/browser';
+import { checkPage, launchBrowser, logIn, screenshot, seriousA11yViolations, waitForText, type TestBrowser } from '../../support/browser';
 import { insertContacts, zoneOpenAt } from '../../support/campaigns';
 import { bearer } from '../../support/http';
 
 /**
  * Campaigns in the web console, in Debian's chromium against the real API and worker: a
- * campaign created through the public API is evaluated, launched, watched as its counters
- * move (the page polls; nothing reloads) and paused. Needs `npm run build:web` first.
+ * campaign created through the public API is evaluated, launched (after the page's own
+ * confirmation dialog, cancelled once), watched as its counters move (the page polls;
+ * nothing reloads) and paused, when Resume is its one way on. Needs `npm run build:web` first.
  */
 jest.setTimeout(150_000);
 
@@ -58,8 +59,30 @@ describe('campaigns in the web console', () => {
     await waitForText(page(), '[data-testid=eligible]', (t) => t === '40');
     await checkPage(page(), 'campaign-evaluated');
 
-    // The version is the page's business: launch sends the one it read, and the eligible count just shown.
+    // Launch asks first, in the page (a modal <dialog>, not window.confirm), with the count it will send to.
+    const readStatus = async () => (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${id}`).set(bearer(api.config.CONSOLE_TOKEN!))).body;
+    const before = await readStatus();
     await page().click('button:has-text("Launch")');
+    const dialog = page().getByRole('dialog', { name: 'Launch "Console launch"?' });
+    await dialog.waitFor();
+    expect(await dialog.locator('[data-testid=launch-count]').textContent()).toBe('40');
+    expect(await dialog.textContent()).toContain('This sends to 40 people');
+    await screenshot(page(), 'campaign-launch-confirm', { fullPage: false });
+    expect(await seriousA11yViolations(page())).toEqual([]);
+    await page().setViewportSize({ width: 390, height: 844 });
+    await screenshot(page(), 'campaign-launch-confirm-390', { fullPage: false });
+    // Nothing wider than the phone's screen: no sideways scrolling.
+    expect(await page().evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await seriousA11yViolations(page())).toEqual([]);
+    await page().setViewportSize({ width: 1280, height: 900 });
+    // Cancel sends nothing: the dialog goes, the campaign stays the draft it was, at the same version.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await readStatus()).toMatchObject({ status: 'draft', version: before.version });
+    expect(await page().textContent('[data-testid=campaign-status]')).toBe('draft');
+    // Confirm launches, sending the version the page read and the count the dialog stated.
+    await page().click('button:has-text("Launch")');
+    await dialog.getByRole('button', { name: 'Confirm launch' }).click();
     await waitForText(page(), '[data-testid=campaign-status]', (t) => t === 'running');
     await waitForText(page(), '[data-testid=reached]', (t) => Number(t) > 0, 60_000);
     const first = await reached();
@@ -86,6 +109,10 @@ describe('campaigns in the web console', () => {
     expect(settled).toBeLessThan(40);
     await waitForText(page(), '[data-testid=reached]', (t) => Number(t) === settled, 30_000);
     await page().waitForSelector('button:has-text("Resume")');
+    // One way on from paused: Resume, not Launch as well (the API's launch would resume too).
+    const controls = page().getByRole('region', { name: 'Controls' });
+    expect(await controls.getByRole('button', { name: 'Resume' }).count()).toBe(1);
+    expect(await controls.getByRole('button', { name: 'Launch' }).count()).toBe(0);
     await checkPage(page(), 'campaign-paused');
   });
 });

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 
 export function ErrorNote({ error }: { error: Error | undefined }) {
@@ -44,5 +45,55 @@ export function Section({ title, children }: { title: string; children: Componen
       <h2>{title}</h2>
       {children}
     </section>
+  );
+}
+
+/**
+ * A yes/no question asked in the page rather than by window.confirm: the browser's modal
+ * <dialog> (showModal), so focus moves into it, the rest of the page is inert until it is
+ * answered, and Escape cancels. Rendered only while the question stands.
+ */
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      class="confirm"
+      aria-labelledby="confirm-title"
+      aria-describedby="confirm-body"
+      onCancel={(e) => {
+        // Escape: let the owner drop the dialog rather than the browser closing it behind Preact's back.
+        e.preventDefault();
+        onCancel();
+      }}
+    >
+      <h2 id="confirm-title">{title}</h2>
+      <div id="confirm-body">{children}</div>
+      <div class="controls">
+        <button type="button" class="primary" onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+        <button type="button" onClick={onCancel} autoFocus>
+          Cancel
+        </button>
+      </div>
+    </dialog>
   );
 }

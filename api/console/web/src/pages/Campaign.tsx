@@ -3,7 +3,7 @@ import { useRef, useState } from 'preact/hooks';
 import { pendingApi, unwrap } from '../api/client';
 import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient } from '../api/views';
 import { Bars, LineChart } from '../components/charts';
-import { ErrorNote, Loading, When } from '../components/common';
+import { ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
 
@@ -43,14 +43,24 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
     [ws, id],
   );
   const [evaluation, setEvaluation] = useState<Evaluation>();
+  /** Launch waiting for the person's yes: the eligible count the dialog states and that launch then confirms. */
+  const [launchAsk, setLaunchAsk] = useState<{ eligible: number }>();
   const action = useAction();
   const c = campaign.data;
 
-  const control = (verb: 'launch' | 'pause' | 'resume' | 'cancel') =>
+  const evaluate = async () => {
+    const found = await unwrap(pendingApi.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/evaluate', { params: { path } }));
+    setEvaluation(found);
+    return found;
+  };
+  // The count asked about is the evaluation on screen, or a fresh one: a draft has no recipients until it launches.
+  const askLaunch = () => action.run(async () => setLaunchAsk({ eligible: (evaluation ?? (await evaluate())).eligible }));
+
+  const control = (verb: 'launch' | 'pause' | 'resume' | 'cancel', confirmRecipients: number | null = null) =>
     action.run(async () => {
       const current = c!;
       if (verb === 'cancel' && !confirm(`Cancel "${current.name}" for good? Outstanding recipients are skipped.`)) return;
-      const body = verb === 'launch' ? { expected_version: current.version, confirm_recipients: evaluation?.eligible ?? null } : { expected_version: current.version };
+      const body = verb === 'launch' ? { expected_version: current.version, confirm_recipients: confirmRecipients } : { expected_version: current.version };
       try {
         await unwrap(pendingApi.POST(`/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/${verb}`, { params: { path }, body }));
       } finally {
@@ -123,19 +133,12 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
       <section aria-label="Controls">
         <h2>Controls</h2>
         <div class="controls">
-          <button
-            type="button"
-            disabled={action.busy}
-            onClick={() =>
-              void action.run(async () =>
-                setEvaluation(await unwrap(pendingApi.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/evaluate', { params: { path } }))),
-              )
-            }
-          >
+          <button type="button" disabled={action.busy} onClick={() => void action.run(evaluate)}>
             Evaluate
           </button>
-          {c.status === 'draft' || c.status === 'paused' ? (
-            <button type="button" disabled={action.busy} onClick={() => void control('launch')}>
+          {/* The API's launch also resumes a paused campaign; the page offers one way for each state. */}
+          {c.status === 'draft' ? (
+            <button type="button" disabled={action.busy} onClick={() => void askLaunch()}>
               Launch
             </button>
           ) : null}
@@ -163,7 +166,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
               Archive
             </button>
           ) : null}
-          {!FINISHED.has(c.status) && c.status !== 'draft' ? (
+          {!FINISHED.has(c.status) ? (
             <button type="button" disabled={action.busy} onClick={() => void control('cancel')}>
               Cancel campaign
             </button>
@@ -171,6 +174,22 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
         </div>
         <ErrorNote error={action.error} />
       </section>
+      {launchAsk ? (
+        <ConfirmDialog
+          title={`Launch "${c.name}"?`}
+          confirmLabel="Confirm launch"
+          onCancel={() => setLaunchAsk(undefined)}
+          onConfirm={() => {
+            setLaunchAsk(undefined);
+            void control('launch', launchAsk.eligible);
+          }}
+        >
+          <p>
+            This sends to <strong data-testid="launch-count">{launchAsk.eligible}</strong> {launchAsk.eligible === 1 ? 'person' : 'people'} on {c.channel}. If the
+            audience has changed since it was counted, the launch is refused and nothing is sent.
+          </p>
+        </ConfirmDialog>
+      ) : null}
 
       {evaluation ? <EvaluationView evaluation={evaluation} /> : null}
       {c.channel === 'voice' ? <OutcomeView ws={ws} campaign={c} /> : null}
