@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { conversationMessagesCollection, conversationsCollection } from '../../../src/conversations/store';
+import { conversationMessagesCollection, conversationsCollection, type ConversationMessageDoc } from '../../../src/conversations/store';
+import { outboundMessagesCollection, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { conversationItem } from '../../v1/routes/conversations.schema';
@@ -20,7 +21,28 @@ const consoleTurn = z.object({
   kind: z.string(),
   text: z.string().nullable(),
   created_at: z.string().nullable(),
+  /** The campaign whose message this turn is (a business send); null otherwise. */
+  campaign_id: z.string().nullable(),
+  /** The template's name when the turn is a template message the business sent; null otherwise. */
+  template: z.string().nullable(),
 });
+
+/** What a business send's transcript turn is deduplicated on: `wa-out:` + its outbound message id (src/messaging/sendMessage.ts turnOf). */
+const SENT_TURN_PREFIX = 'wa-out:';
+
+/**
+ * The outbound records behind a transcript's business sends, by outbound message id: read
+ * by primary key, so telling a campaign's template message from a team member's reply
+ * costs one lookup per page, not a scan.
+ */
+async function sentMessagesOf(deps: ConsoleDeps, tenantId: string, turns: ConversationMessageDoc[]): Promise<Map<string, OutboundMessageDoc>> {
+  const ids = turns.filter((t) => t.role === 'human' && t.dedupe_key?.startsWith(SENT_TURN_PREFIX)).map((t) => t.dedupe_key.slice(SENT_TURN_PREFIX.length));
+  if (!ids.length) return new Map();
+  const sent = await outboundMessagesCollection(deps.db)
+    .find({ _id: { $in: ids }, tenant_id: tenantId })
+    .toArray();
+  return new Map(sent.map((m) => [m._id, m]));
+}
 
 /** The web console's conversation views: the recent list and one transcript, whole. */
 export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
@@ -67,9 +89,21 @@ export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
           .sort({ _id: 1 })
           .limit(CONSOLE_TRANSCRIPT_LIMIT)
           .toArray();
+        const sent = await sentMessagesOf(deps, tenantId, turns);
         ctx.body = {
           conversation: conversationView(conversation),
-          items: turns.map((t) => ({ message_id: t._id, role: t.role ?? 'user', kind: t.kind ?? 'turn', text: t.text ?? null, created_at: formatTimestamp(t.created_at) })),
+          items: turns.map((t) => {
+            const out = t.dedupe_key?.startsWith(SENT_TURN_PREFIX) ? sent.get(t.dedupe_key.slice(SENT_TURN_PREFIX.length)) : undefined;
+            return {
+              message_id: t._id,
+              role: t.role ?? 'user',
+              kind: t.kind ?? 'turn',
+              text: t.text ?? null,
+              created_at: formatTimestamp(t.created_at),
+              campaign_id: out?.campaign_id ?? null,
+              template: out?.template?.name ?? null,
+            };
+          }),
         };
       },
     }),

@@ -7577,6 +7577,8 @@ export interface operations {
                             kind: string;
                             text: string | null;
                             created_at: string | null;
+                            campaign_id: string | null;
+                            template: string | null;
                         }[];
                     };
                 };

@@ -2,16 +2,9 @@ import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import type { Call } from '../api/views';
 import { ErrorNote, Loading, When } from '../components/common';
+import { fieldValue, turnLabel } from '../format';
 import { useAction, usePoll } from '../hooks';
 import { Link, navigate } from '../router';
-
-/** A typed result value as text: lists and objects as JSON, absent as a dash. */
-function fieldValue(value: unknown): string {
-  if (value === null || value === undefined) return '—';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
 
 /** Find a call by its id, or a number's recent calls. */
 export function CallsPage({ ws }: { ws: string }) {
@@ -179,7 +172,7 @@ export function CallPage({ ws, id }: { ws: string; id: string }) {
           <ol class="transcript">
             {c.transcript.map((t, i) => (
               <li key={i} class={`turn turn-${t.role}`}>
-                <span class="role">{t.role}</span> {t.text}
+                <span class="role">{turnLabel(t)}</span> {t.text}
               </li>
             ))}
           </ol>

@@ -1,5 +1,6 @@
 import { api, unwrap } from '../api/client';
 import { ErrorNote, Loading, When } from '../components/common';
+import { turnLabel } from '../format';
 import { usePoll } from '../hooks';
 import { Link } from '../router';
 
@@ -69,7 +70,7 @@ export function ConversationPage({ ws, id }: { ws: string; id: string }) {
       <ol class="transcript">
         {t.items.map((m) => (
           <li key={m.message_id} class={`turn turn-${m.role} kind-${m.kind}`}>
-            <span class="role">{m.kind === 'trail' ? 'trail' : m.role}</span> {m.text ?? ''} <When at={m.created_at} />
+            <span class="role">{turnLabel(m)}</span> {m.text ?? ''} <When at={m.created_at} />
           </li>
         ))}
       </ol>
