@@ -1,5 +1,8 @@
 import request from 'supertest';
+import { findCampaign } from '../../../src/campaigns/campaign';
+import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { useTestApi } from '../../support/app';
+import { insertCampaignDraft, insertContacts, zoneOpenAt } from '../../support/campaigns';
 import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
 import { bearer, envelope } from '../../support/http';
 import { eventually, injectInbound } from '../../support/messaging';
@@ -61,13 +64,43 @@ describe('console reads: calls by number, conversations', () => {
     expect(res.body.conversation).toMatchObject({ conversation_id: id, channel: 'whatsapp' });
     expect(res.body.items).toEqual(
       expect.arrayContaining([
-        { message_id: expect.stringMatching(/^msg_/), role: 'user', kind: 'turn', text: 'Where is my order?', created_at: expect.any(String) },
-        { message_id: note.body.message_id, role: 'human', kind: 'trail', text: 'Assigned to Ravi', created_at: expect.any(String) },
+        { message_id: expect.stringMatching(/^msg_/), role: 'user', kind: 'turn', text: 'Where is my order?', created_at: expect.any(String), campaign_id: null, template: null },
+        { message_id: note.body.message_id, role: 'human', kind: 'trail', text: 'Assigned to Ravi', created_at: expect.any(String), campaign_id: null, template: null },
       ]),
     );
 
     const missing = await get('/conversations/cnv_nope/transcript');
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual(envelope('not_found', 'Conversation not found.'));
+  });
+
+  it("…/transcript tells the business's campaign and template messages from a team member's turn", async () => {
+    const [person] = await insertContacts(api.db, ws.workspaceId, 1);
+    const campaign = await insertCampaignDraft(api.db, ws.workspaceId, { contactIds: [person!._id], schedule: { throttle_per_minute: 600, timezone: zoneOpenAt(new Date()) } });
+    const launched = await request(api.server).post(`/api/v1/campaigns/${campaign._id}/launch`).set(bearer(ws.key)).send({ expected_version: 1 });
+    expect(launched.status).toBe(200);
+    await eventually(async () => (await findCampaign(api.db, ws.workspaceId, campaign._id))?.status === 'completed' || undefined, 'the campaign to complete', 60_000);
+    const fromCampaign = await outboundMessagesCollection(api.db).findOne({ tenant_id: ws.workspaceId, campaign_id: campaign._id });
+    const id = fromCampaign!.conversation_id;
+
+    const sent = await request(api.server)
+      .post('/api/v1/messages')
+      .set(bearer(ws.key))
+      .send({ to: person!.phone, template: { name: 'order_update', variables: ['Asha', 'A-2', 'Monday'] } });
+    expect(sent.status).toBe(201);
+    const reply = await request(api.server)
+      .post(`/console/v1/workspaces/${ws.workspaceId}/conversations/${id}/turns`)
+      .set(CONSOLE_AUTH)
+      .send({ role: 'human', text: 'Ravi here, happy to help.', turn_id: 'reply-1' });
+    expect(reply.status).toBe(201);
+
+    const res = await get(`/conversations/${id}/transcript`);
+    expect(res.status).toBe(200);
+    const turns = res.body.items.map((t: Record<string, unknown>) => ({ message_id: t.message_id, role: t.role, campaign_id: t.campaign_id, template: t.template }));
+    expect(turns).toEqual([
+      { message_id: fromCampaign!.transcript_message_id, role: 'human', campaign_id: campaign._id, template: 'order_update' },
+      { message_id: expect.stringMatching(/^msg_/), role: 'human', campaign_id: null, template: 'order_update' },
+      { message_id: reply.body.message_id, role: 'human', campaign_id: null, template: null },
+    ]);
   });
 });
