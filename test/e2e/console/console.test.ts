@@ -42,6 +42,12 @@ describe('the web console in a browser', () => {
   };
 
   const checkPage = (name: string) => checkBrowserPage(page(), name);
+  /** The page as a phone shows it too (390 px wide), then back to the desktop width. */
+  const narrowScreenshot = async (name: string) => {
+    await page().setViewportSize({ width: 390, height: 844 });
+    await screenshot(page(), `${name}-390`);
+    await page().setViewportSize({ width: 1280, height: 900 });
+  };
 
   it('logs in with the console token into an HttpOnly, SameSite=Strict cookie that no script, storage or URL holds', async () => {
     await page().goto(`${base}/console/`);
@@ -66,11 +72,17 @@ describe('the web console in a browser', () => {
   });
 
   it('finds a call by number and by id, shows its timeline, transcript and typed result, and re-reads it', async () => {
-    await scriptCallee(api, ws, '+919811100081', { ring_seconds: 0, seconds_per_turn: 0.1, answers: { rating: 'I would give it a 4' } });
+    await scriptCallee(api, ws, '+919811100081', { ring_seconds: 0, seconds_per_turn: 0.1, answers: { rating: 'I would give it a 4', on_time: 'No, it came late' } });
     const placed = await request(api.server)
       .post('/api/v1/calls')
       .set(bearer(ws.key))
-      .send({ to: '+919811100081', capture: { fields: [{ label: 'Rating', type: 'rating', required: true }] } });
+      .send({ to: '+919811100081', capture: {
+          fields: [
+            { label: 'Rating', type: 'rating', required: true },
+            { label: 'On time', key: 'on_time', type: 'yes_no', required: true },
+          ],
+        },
+      });
     expect(placed.status).toBe(201);
     const callId: string = placed.body.call_id;
     await pollCall(api, ws.key, callId, (c) => c.result.state === 'ready');
@@ -89,8 +101,11 @@ describe('the web console in a browser', () => {
     expect(await page().textContent('[data-testid=call-readings]')).toBe('1');
     expect(await page().locator('.timeline li.done').count()).toBe(4);
     expect(await page().textContent('.transcript')).toContain('I would give it a 4');
-    expect(await page().locator('table:has(caption:has-text("Captured fields")) td').first().textContent()).toBe('4');
+    // A yes/no answer reads No, not `false`.
+    expect(await page().locator('table:has(caption:has-text("Captured fields")) td').allTextContents()).toEqual(['4', 'No']);
+    expect(await page().locator('.transcript .role').allTextContents()).toEqual(expect.arrayContaining(['AI agent', 'Customer']));
     await checkPage('call');
+    await narrowScreenshot('call');
 
     await page().click('button:has-text("Re-read the call")');
     await waitForText(page(), '[data-testid=reread-requested]', (t) => t.includes('Reading 2 requested'));
@@ -161,7 +176,21 @@ describe('the web console in a browser', () => {
     await open(`/w/${ws.workspaceId}/conversations`);
     await page().click(`a:has-text("${inbound.conversation_id}")`);
     await waitForText(page(), '.transcript', (t) => t.includes('Is my order on its way?'));
+    // The business's template message and a team member's reply, each labelled as who sent it.
+    const sent = await request(api.server)
+      .post('/api/v1/messages')
+      .set(bearer(ws.key))
+      .send({ to: '+919812300081', template: { name: 'order_update', variables: ['Asha', 'A-1', 'Friday'] } });
+    expect(sent.status).toBe(201);
+    const reply = await request(api.server)
+      .post(`/console/v1/workspaces/${ws.workspaceId}/conversations/${inbound.conversation_id}/turns`)
+      .set(CONSOLE_AUTH)
+      .send({ role: 'human', text: 'Ravi here: it leaves today.', turn_id: 'e2e-reply' });
+    expect(reply.status).toBe(201);
+    await waitForText(page(), '.transcript', (t) => t.includes('Ravi here'));
+    expect(await page().locator('.transcript .role').allTextContents()).toEqual(['Customer', 'Business', 'Team member']);
     await checkPage('conversation');
+    await narrowScreenshot('conversation');
     await injectInbound(api, ws.workspaceId, { from: '+919812300081', text: 'Thanks!' });
     await waitForText(page(), '.transcript', (t) => t.includes('Thanks!'));
   });
