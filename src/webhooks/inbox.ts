@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
-import { bulkWriteInChunks } from '../db/bulkWrite';
+import { BULK_WRITE_MAX, bulkWriteInChunks } from '../db/bulkWrite';
 import { findByIds } from '../db/findByIds';
-import { insertManyUnordered } from '../db/insertIfAbsent';
+import { insertManyIfAbsent } from '../db/insertIfAbsent';
 import { webhookInboxEntryId, type DeliveryRef } from './contracts';
 import type { DeliveryTrigger } from './deliveries';
 
@@ -69,9 +69,6 @@ export function webhookInboxStateId(endpointId: string): string {
 /** A state saying "draining" that is older than this is not believed (src/webhooks/deliverySignals.ts). */
 export const INBOX_STALE_MS = 90_000;
 
-/** Statements per insert or bulk write: each holds one of FerretDB's pooled connections until the command ends. */
-export const INBOX_CLAIM_BATCH = 32;
-
 export function inboxEntryDoc(endpointId: string, seq: number, ref: DeliveryRef, now: Date): WebhookInboxEntryDoc {
   return { _id: webhookInboxEntryId(endpointId, seq), endpoint_id: endpointId, delivery_id: ref.deliveryId, event_id: ref.eventId, trigger: ref.trigger, created_at: now };
 }
@@ -102,13 +99,13 @@ export function createInboxClaimer(db: Db, now: () => Date = () => new Date()): 
       for (;;) {
         const placed: { seq: number; ref: DeliveryRef }[] = [];
         while (waiting.length > 0) {
-          const batch = waiting.splice(0, INBOX_CLAIM_BATCH);
+          // Kept as small as every bulk write (src/db/bulkWrite.ts).
+          const batch = waiting.splice(0, BULK_WRITE_MAX);
           const at = now();
-          const { failed, error } = await insertManyUnordered(entries, batch.map((ref, i) => inboxEntryDoc(endpointId, next + i, ref, at)));
-          if (error && [...failed.values()].some((code) => code !== 11000)) throw error;
+          const taken = await insertManyIfAbsent(entries, batch.map((ref, i) => inboxEntryDoc(endpointId, next + i, ref, at)));
           // Taken slots: those deliveries go on at the slots after this batch, still first.
-          waiting = [...batch.filter((_, i) => failed.has(i)), ...waiting];
-          for (const [i, ref] of batch.entries()) if (!failed.has(i)) placed.push({ seq: next + i, ref });
+          waiting = [...batch.filter((_, i) => taken.has(i)), ...waiting];
+          for (const [i, ref] of batch.entries()) if (!taken.has(i)) placed.push({ seq: next + i, ref });
           next += batch.length;
         }
         const state = await states.findOne({ _id: webhookInboxStateId(endpointId) });
