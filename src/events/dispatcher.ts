@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
+import { batchWhileBusy } from '../async/batchWhileBusy';
 import { ID_IN_MAX } from '../db/findByIds';
 import { eventsCollection, undispatchedEvents, type EventDoc } from './eventStore';
 import type { EventDispatcher } from './publisher';
@@ -50,36 +51,10 @@ export function createTemporalDispatcher(
  * `_id` index; anything else would scan the collection. A second dispatch just moves the time.
  */
 function dispatchMarks(db: Db) {
-  type Batch = { ids: string[]; waiters: { resolve: () => void; reject: (err: unknown) => void }[] };
-  const waiting: Batch[] = [];
-  let inFlight = false;
-
-  async function flush(): Promise<void> {
-    const batch = waiting.shift();
-    if (!batch) return;
-    inFlight = true;
-    try {
-      const filter = { _id: { $in: batch.ids } };
-      await eventsCollection(db).updateMany(filter, { $set: { dispatched_at: new Date() } });
-      await undispatchedEvents(db).deleteMany(filter);
-      for (const w of batch.waiters) w.resolve();
-    } catch (err) {
-      for (const w of batch.waiters) w.reject(err);
-    } finally {
-      inFlight = false;
-      void flush();
-    }
-  }
-
-  return {
-    mark(eventId: string): Promise<void> {
-      return new Promise<void>((resolve, reject) => {
-        let batch = waiting.at(-1);
-        if (!batch || batch.ids.length >= ID_IN_MAX) waiting.push((batch = { ids: [], waiters: [] }));
-        batch.ids.push(eventId);
-        batch.waiters.push({ resolve, reject });
-        if (!inFlight) void flush();
-      });
-    },
-  };
+  const batches = batchWhileBusy<'events', string>(ID_IN_MAX, async (_key, ids) => {
+    const filter = { _id: { $in: ids } };
+    await eventsCollection(db).updateMany(filter, { $set: { dispatched_at: new Date() } });
+    await undispatchedEvents(db).deleteMany(filter);
+  });
+  return { mark: (eventId: string) => batches.add('events', eventId) };
 }

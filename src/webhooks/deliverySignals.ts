@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
+import { batchWhileBusy } from '../async/batchWhileBusy';
 import { visibilityOptions } from '../temporal/searchAttributes';
 import { signalWithStartWorkflow } from '../temporal/startWorkflow';
 import { deliverSignal, endpointDeliveriesDefinition, endpointWorkflowId, wakeSignal, type DeliveryRef } from './contracts';
@@ -68,42 +69,8 @@ export interface DeliverySignaller {
  * burst, and never two claims of one process racing for the same slots.
  */
 export function createDeliverySignaller(db: Db, temporal: Client, taskQueue: string, claimer: InboxClaimer = createInboxClaimer(db)): DeliverySignaller {
-  interface Batch {
-    tenantId: string;
-    refs: DeliveryRef[];
-    waiters: { resolve: () => void; reject: (err: unknown) => void }[];
-  }
-  const waiting = new Map<string, Batch[]>();
-  const inFlight = new Set<string>();
-
-  async function flush(endpointId: string): Promise<void> {
-    const queue = waiting.get(endpointId);
-    const batch = queue?.shift();
-    if (!batch) return;
-    if (queue!.length === 0) waiting.delete(endpointId);
-    inFlight.add(endpointId);
-    try {
-      await handOver(claimer, temporal, taskQueue, batch.tenantId, endpointId, batch.refs);
-      for (const w of batch.waiters) w.resolve();
-    } catch (err) {
-      for (const w of batch.waiters) w.reject(err);
-    } finally {
-      inFlight.delete(endpointId);
-      void flush(endpointId);
-    }
-  }
-
-  return {
-    deliver(tenantId, endpointId, ref) {
-      return new Promise<void>((resolve, reject) => {
-        const queue = waiting.get(endpointId) ?? [];
-        waiting.set(endpointId, queue);
-        let batch = queue.at(-1);
-        if (!batch || batch.refs.length >= MAX_REFS_PER_SIGNAL) queue.push((batch = { tenantId, refs: [], waiters: [] }));
-        batch.refs.push(ref);
-        batch.waiters.push({ resolve, reject });
-        if (!inFlight.has(endpointId)) void flush(endpointId);
-      });
-    },
-  };
+  const batches = batchWhileBusy<string, { tenantId: string; ref: DeliveryRef }>(MAX_REFS_PER_SIGNAL, (endpointId, items) =>
+    handOver(claimer, temporal, taskQueue, items[0]!.tenantId, endpointId, items.map((item) => item.ref)),
+  );
+  return { deliver: (tenantId, endpointId, ref) => batches.add(endpointId, { tenantId, ref }) };
 }
