@@ -1,4 +1,7 @@
+import { LINE_CALL_INDEXES } from '../providers/voice/line/lineCalls';
+import { LINE_TURN_INDEXES } from '../providers/voice/line/lineTurns';
 import type { Collection, Db, IndexDescription } from 'mongodb';
+import type { AgentVoice } from '../calls/agentVoice';
 import type { Scope } from '../domain/scopes';
 import { DUES_INDEXES } from '../dues/store';
 
@@ -60,6 +63,8 @@ export interface AgentDoc {
   name: string;
   /** Longest call the agent may take; reserved (rounded up) against the daily budget. */
   max_call_minutes: number;
+  /** How the agent sounds and behaves on a real line; absent fields take src/calls/agentVoice.ts's defaults. */
+  voice?: Partial<AgentVoice>;
   created_at: Date;
 }
 
@@ -71,6 +76,8 @@ export interface PhoneNumberDoc {
   agent_id: string | null;
   active: boolean;
   recording: boolean;
+  /** The number's team line (E.164): where the agent hands a caller to a person. Absent or null: no hand-over. */
+  team_line?: string | null;
   created_at: Date;
 }
 
@@ -140,6 +147,8 @@ const indexes: Record<string, IndexDescription[]> = {
   ticket_versions: [{ key: { ticket_id: 1, version: 1 }, name: 'ticket_version' }],
   campaigns: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
   ...DUES_INDEXES,
+  ...LINE_CALL_INDEXES,
+  ...LINE_TURN_INDEXES,
 };
 
 /**

@@ -35,10 +35,24 @@ export interface VoiceProvider {
 
 /** What the network says on the line, delivered to the call workflow as the `lineEvent` signal. */
 export type LineEvent =
-  | { kind: 'answered' }
-  | { kind: 'human_handoff' }
-  | { kind: 'human_active' }
-  | { kind: 'ended'; outcome: CallOutcome };
+  | { kind: 'answered'; at?: string }
+  | { kind: 'human_handoff'; at?: string }
+  | { kind: 'human_active'; at?: string }
+  | { kind: 'ended'; outcome: CallOutcome; at?: string };
+// `at` (ISO) is the provider's own time of the event when it gives one (a real line); the call
+// computes its connection and duration from it rather than from when the workflow took the signal.
+
+/**
+ * What the agent on a real line may ask the telephony network to do. The media bridge calls
+ * it after it has told the call's workflow why (an `ended` or `human_handoff` line event), so
+ * the network's own hang-up report that follows never decides the outcome.
+ */
+export interface LineControl {
+  /** Ends the call on the network; safe to repeat. */
+  endCall(callId: string): Promise<void>;
+  /** Hands the caller to a person on `to` (the number's team line); the agent leaves the line. */
+  transferCall(callId: string, to: string): Promise<void>;
+}
 
 export class OriginateRefused extends Error {
   constructor(message: string) {

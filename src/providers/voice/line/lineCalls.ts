@@ -1,0 +1,45 @@
+import type { Collection, Db, IndexDescription } from 'mongodb';
+import { insertIfAbsent } from '../../../db/insertIfAbsent';
+import type { OriginateRequest } from '../types';
+
+/**
+ * A call on a real telephone line, as the telephony adapter placed (or accepted) it: what the
+ * media bridge needs when the provider's media stream for the call opens, in whichever
+ * process that happens. Written once per call id, so a retried originate finds the first one.
+ */
+export interface LineCallDoc {
+  /** The call id. */
+  _id: string;
+  tenant_id: string;
+  provider: 'twilio';
+  /** The network's id for the call (Twilio's CallSid); null until the network answers the originate. */
+  provider_call_id: string | null;
+  request: OriginateRequest;
+  /** Both sides' audio are kept: the number's deployment has recording on. */
+  recording: boolean;
+  /** Where the media bridge stored the recording (a storage reference, not a playable link). */
+  recording_uri: string | null;
+  created_at: Date;
+}
+
+export const LINE_CALL_INDEXES: Record<string, IndexDescription[]> = {
+  line_calls: [{ key: { provider_call_id: 1 }, name: 'provider_call_id' }],
+};
+
+export function lineCalls(db: Db): Collection<LineCallDoc> {
+  return db.collection<LineCallDoc>('line_calls');
+}
+
+/** Stores the call unless an earlier attempt did; answers the stored one. */
+export async function saveLineCall(db: Db, doc: LineCallDoc): Promise<LineCallDoc> {
+  if (await insertIfAbsent(lineCalls(db), doc)) return doc;
+  return (await lineCalls(db).findOne({ _id: doc._id }))!;
+}
+
+export async function findLineCall(db: Db, callId: string): Promise<LineCallDoc | null> {
+  return lineCalls(db).findOne({ _id: callId });
+}
+
+export async function findLineCallByProviderId(db: Db, providerCallId: string): Promise<LineCallDoc | null> {
+  return lineCalls(db).findOne({ provider_call_id: providerCallId });
+}
