@@ -35,9 +35,12 @@ export interface UploadedListChunkDoc {
   _id: string;
   tenant_id: string;
   list_id: string;
-  /** Each row's line in the file, and its cells in column order. */
-  lines: number[];
-  cells: string[][];
+  /**
+   * The chunk's rows as one JSON text, `[[line, cell, cell, …], …]`: FerretDB 1.x refuses
+   * nested arrays, and one string is cheaper for it to store and read than a thousand
+   * sub-documents.
+   */
+  rows: string;
 }
 
 export function listCollections(db: Db): { lists: Collection<UploadedListDoc>; chunks: Collection<UploadedListChunkDoc> } {
@@ -86,8 +89,7 @@ export async function storeList(
     _id: chunkId(id, n),
     tenant_id: input.tenantId,
     list_id: id,
-    lines: rows.map((r) => r.line),
-    cells: rows.map((r) => r.cells),
+    rows: JSON.stringify(rows.map((r) => [r.line, ...r.cells])),
   }));
   for (let start = 0; start < docs.length; start += BULK_WRITE_MAX) {
     await chunks.insertMany(docs.slice(start, start + BULK_WRITE_MAX), { ordered: true });
@@ -130,7 +132,7 @@ export async function readListRows(db: Db, list: Pick<UploadedListDoc, '_id' | '
   for (const id of ids) {
     const doc = byId.get(id);
     if (!doc) continue;
-    for (const [i, cells] of doc.cells.entries()) rows.push({ line: doc.lines[i]!, cells });
+    for (const [line, ...cells] of JSON.parse(doc.rows) as [number, ...string[]][]) rows.push({ line, cells });
   }
   return rows;
 }
