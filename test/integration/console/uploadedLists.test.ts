@@ -155,6 +155,13 @@ describe('uploaded lists (/console/v1/workspaces/{id}/lists)', () => {
       ],
     });
     expect(evaluated.body.invalid_rows.every((r: object) => !('contact_id' in r))).toBe(true);
+    // The warnings speak of the file's rows, whose fix is in the file.
+    expect(evaluated.body.findings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ code: 'invalid_destination', severity: 'warn', count: 2, message: '2 rows have no usable phone number.' }),
+        expect.objectContaining({ code: 'missing_variable', count: 1, fix: 'Fill in the empty cells in the file and upload it again, or use a literal value.' }),
+      ]),
+    );
 
     const launched = await post(`${campaigns()}/${id}/launch`, { expected_version: 1, confirm_recipients: 2 });
     expect(launched.status).toBe(200);
