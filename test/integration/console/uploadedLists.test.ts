@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { LIST_LIMITS } from '../../../src/lists/limits';
 import { recordOptOut } from '../../../src/messaging/optOut';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/providers/whatsapp/provider';
 import { startTestApi, type TestApi } from '../../support/app';
@@ -110,6 +111,9 @@ describe('uploaded lists (/console/v1/workspaces/{id}/lists)', () => {
     res = await request(api.server).post(`${lists()}?name=x`).set(admin).send({ csv: 'phone\n1\n' });
     expect(res.status).toBe(415);
     expect(res.body).toEqual(envelope('invalid_argument', 'Send the file as text/csv.'));
+    res = await upload(Buffer.alloc(LIST_LIMITS.maxBytes + 1, 'a'), 'name=x');
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual(envelope('invalid_argument', `The file is larger than ${LIST_LIMITS.maxBytes} bytes.`));
     res = await upload('phone\n+919811100001\n', 'file_name=x.csv');
     expect(res.status).toBe(400);
     expect(res.body.error.details.errors[0].loc).toEqual(['query', 'name']);
