@@ -97,7 +97,7 @@ export function openApiDocument(routes: RouteDef[], surface: DocumentSurface): R
       ...(surface.extensions?.(route) ?? {}),
       parameters: [...pathParameters(route), ...parameters(route.query, 'query'), ...surface.headers(route)],
       ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        ? { requestBody: { required: true, content: { [route.bodyMedia?.type ?? 'application/json']: { schema: jsonSchema(route.body, 'input') } } } }
         : {}),
       responses,
     };

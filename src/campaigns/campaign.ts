@@ -35,12 +35,18 @@ export type CampaignCounters = Record<(typeof COUNTER_NAMES)[number], number>;
 
 export const typeOfChannel = (channel: CampaignChannel): CampaignType => (channel === 'whatsapp' ? 'whatsapp_broadcast' : 'voice_batch');
 
+/** `uploaded_list` is console-only (campaigns-tickets-dues §4): the public API refuses it at create. */
+export const AUDIENCE_KINDS = ['contact_ids', 'segment', 'uploaded_list'] as const;
+export type AudienceKind = (typeof AUDIENCE_KINDS)[number];
+
 export interface CampaignAudience {
-  kind: 'contact_ids' | 'segment';
+  kind: AudienceKind;
   /** Normalised like contact tags; empty for `contact_ids`. */
   tags: string[];
   /** How many ids were sent; the ids themselves are in `campaign_audiences`. */
   contact_id_count: number;
+  /** `uploaded_list` only: the list (src/lists/listStore.ts), which never changes once stored. */
+  list_id?: string;
 }
 
 export interface CampaignTemplate {

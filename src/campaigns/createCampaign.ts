@@ -5,6 +5,7 @@ import { newId } from '../domain/ids';
 import { normaliseTags } from '../domain/tags';
 import {
   campaignCollections,
+  type AudienceKind,
   typeOfChannel,
   type CampaignChannel,
   type CampaignDoc,
@@ -13,7 +14,14 @@ import {
 } from './campaign';
 import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from './sendWindow';
 import { campaignSettingsOf } from './settings';
-import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens } from './templateTokens';
+import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens, listBroadcastTokens, listCallTokens } from './templateTokens';
+
+/** The uploaded list an `uploaded_list` audience names, as the caller found it (null: no such list in the workspace). */
+export interface AudienceList {
+  _id: string;
+  name: string;
+  columns: readonly string[];
+}
 
 /**
  * POST /campaigns after schema validation (campaigns-tickets-dues §4): the three create
@@ -24,7 +32,8 @@ import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens } from './templateTokens';
 export interface CampaignRequest {
   name: string;
   channel: CampaignChannel;
-  audience: { kind: 'contact_ids' | 'segment'; contact_ids: string[]; tags: string[] };
+  /** `uploaded_list` (with `list_id`) comes only through the console: the public schema refuses it. */
+  audience: { kind: AudienceKind; contact_ids: string[]; tags: string[]; list_id?: string | null };
   template: { name: string; language: string | null; variables: string[] } | null;
   agent_id: string | null;
   purpose: string | null;
@@ -82,23 +91,41 @@ function channelRefusal(request: CampaignRequest): CreateRefusal | null {
   return null;
 }
 
-function variableRefusal(request: CampaignRequest): CreateRefusal | null {
+/**
+ * A token the audience cannot fill is `unknown_variable` with its `field`: a contact audience
+ * fills the contact's name, phone and email only (an uploaded list's column, `{{city}}`, is
+ * refused there); an uploaded list fills its own columns only.
+ */
+function variableRefusal(request: CampaignRequest, list: AudienceList | null): CreateRefusal | null {
+  const [broadcastTokens, callTokens] = list ? [listBroadcastTokens(list.columns), listCallTokens(list.columns)] : [BROADCAST_TOKENS, CALL_TOKENS];
   const unknown = (field: string, loc: (string | number)[], allowed: readonly string[]): CreateRefusal => ({
     kind: 'refused',
     reason: 'unknown_variable',
-    message: `No contact can fill {{${field}}}; use ${allowed.map((t) => `{{${t}}}`).join(', ')}.`,
+    message: `${list ? `The list "${list.name}" has no column for {{${field}}}` : `No contact can fill {{${field}}}`}; use ${allowed.map((t) => `{{${t}}}`).join(', ')}.`,
     details: { reason: 'unknown_variable', field, loc },
   });
   if (request.template) {
-    const check = checkTokens(request.template.variables, BROADCAST_TOKENS);
-    if (!check.ok) return unknown(check.field, ['body', 'template', 'variables', check.index], BROADCAST_TOKENS);
+    const check = checkTokens(request.template.variables, broadcastTokens);
+    if (!check.ok) return unknown(check.field, ['body', 'template', 'variables', check.index], broadcastTokens);
   }
   for (const field of ['purpose', 'script'] as const) {
     const text = request[field];
-    const check = text === null ? ({ ok: true } as const) : checkTokens([text], CALL_TOKENS);
-    if (!check.ok) return unknown(check.field, ['body', field], CALL_TOKENS);
+    const check = text === null ? ({ ok: true } as const) : checkTokens([text], callTokens);
+    if (!check.ok) return unknown(check.field, ['body', field], callTokens);
   }
   return null;
+}
+
+/** An `uploaded_list` audience needs a list of this workspace; the others name none. */
+function listRefusal(request: CampaignRequest, list: AudienceList | null | undefined): CreateRefusal | null {
+  if (request.audience.kind !== 'uploaded_list') return null;
+  if (list) return null;
+  return {
+    kind: 'refused',
+    reason: 'invalid_argument',
+    message: request.audience.list_id ? `Uploaded list ${request.audience.list_id} not found.` : 'An uploaded_list audience needs a list_id.',
+    details: { reason: 'invalid_argument', field: 'audience.list_id' },
+  };
 }
 
 function scheduleOf(request: CampaignRequest, workspace: WorkspaceDoc): CampaignSchedule | CreateRefusal {
@@ -134,15 +161,22 @@ function scheduleOf(request: CampaignRequest, workspace: WorkspaceDoc): Campaign
 /** The draft, or why it is refused. Pure: the caller stores it with `insertDraft`. */
 export function draftCampaign(
   request: CampaignRequest,
-  context: { workspace: WorkspaceDoc; createdBy: CampaignDoc['created_by']; now: Date },
+  context: {
+    workspace: WorkspaceDoc;
+    createdBy: CampaignDoc['created_by'];
+    now: Date;
+    /** `uploaded_list` audiences: the list `audience.list_id` names, or null when the workspace has none such. */
+    list?: AudienceList | null;
+  },
 ): Drafted | CreateRefusal {
-  const refusal = channelRefusal(request) ?? variableRefusal(request);
+  const list = request.audience.kind === 'uploaded_list' ? (context.list ?? null) : null;
+  const refusal = channelRefusal(request) ?? listRefusal(request, list) ?? variableRefusal(request, list);
   if (refusal) return refusal;
   const schedule = scheduleOf(request, context.workspace);
   if ('kind' in schedule) return schedule;
   const { now } = context;
   const segment = request.audience.kind === 'segment';
-  const contactIds = segment ? [] : request.audience.contact_ids;
+  const contactIds = request.audience.kind === 'contact_ids' ? request.audience.contact_ids : [];
   const campaign: CampaignDoc = {
     _id: newId('cmp', now),
     tenant_id: context.workspace._id,
@@ -151,7 +185,12 @@ export function draftCampaign(
     type: typeOfChannel(request.channel),
     status: 'draft',
     version: 1,
-    audience: { kind: request.audience.kind, tags: segment ? normaliseTags(request.audience.tags) : [], contact_id_count: contactIds.length },
+    audience: {
+      kind: request.audience.kind,
+      tags: segment ? normaliseTags(request.audience.tags) : [],
+      contact_id_count: contactIds.length,
+      ...(list ? { list_id: list._id } : {}),
+    },
     template: request.template,
     sender_id: request.sender_id,
     agent_id: request.agent_id,

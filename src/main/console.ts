@@ -8,6 +8,7 @@ import { CALL_USAGE, planCallCommand } from './callCommands';
 import { CAMPAIGN_USAGE, planCampaignCommand } from './campaignCommands';
 import { watchCampaign, type WatchedCampaign } from './campaignWatch';
 import { DUES_USAGE, planDuesCommand } from './duesCommands';
+import { LIST_USAGE, planListCommand } from './listCommands';
 import { UsageError } from './usageError';
 
 /**
@@ -61,6 +62,7 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
 ${WEBHOOK_USAGE}
 ${CALL_USAGE}
 ${CAMPAIGN_USAGE}
+${LIST_USAGE}
 ${DUES_USAGE}
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
@@ -104,6 +106,8 @@ interface Call {
   format?: (body: Record<string, unknown>) => string;
   /** What a 204 (no body) stands for, shown in its place. */
   noContent?: Record<string, unknown>;
+  /** A file sent as the body, as it is on disk (`lists upload`). */
+  file?: { path: string; contentType: string };
 }
 
 /** `u1:Asha,u2:Ravi Kumar` becomes `[{id: 'u1', name: 'Asha'}, …]`; an empty value clears the list. */
@@ -208,6 +212,8 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       if (campaignCommand) return campaignCommand;
       const duesCommand = planDuesCommand(positionals, flags, need);
       if (duesCommand) return duesCommand;
+      const listCommand = planListCommand(positionals, flags, need);
+      if (listCommand) return listCommand;
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
     }
   }
@@ -348,10 +354,14 @@ async function main(argv: string[]): Promise<number> {
   if (positionals[0] === 'campaigns' && positionals[1] === 'watch') return watch(base, positionals, values);
   const call = planCall(positionals, values, argv);
   const url = `${base}/console/v1${call.path}`;
+  const file = call.file ? readFile(call.file.path) : null;
   const res = await reach(url, {
     method: call.method,
-    headers: { authorization: `Bearer ${consoleToken()}`, ...(call.body ? { 'content-type': 'application/json' } : {}) },
-    body: call.body ? JSON.stringify(call.body) : undefined,
+    headers: {
+      authorization: `Bearer ${consoleToken()}`,
+      ...(call.file ? { 'content-type': call.file.contentType } : call.body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: file ?? (call.body ? JSON.stringify(call.body) : undefined),
   });
   const payload = res.status === 204 ? (call.noContent ?? {}) : await jsonOf(res, url);
   if (json) {
@@ -364,6 +374,15 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${call.format ? call.format(payload) : formatHuman(payload, call.columns)}\n`);
   }
   return res.ok ? 0 : 1;
+}
+
+/** The file a command sends; one that cannot be read is a usage error naming it. */
+function readFile(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }
 
 /** Thrown by `campaigns watch` when the API refuses a read. */

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
 import { isTimeZone } from '../../../src/workspaces/workspaces';
-import { campaignParams, listCampaignsQuery, listRecipientsQuery } from '../../v1/routes/campaigns.schema';
+import { AUDIENCE_KINDS } from '../../../src/campaigns/campaign';
+import { LIST_ID_PATTERN } from '../../../src/lists/listStore';
+import { audienceLists, campaignParams, createCampaignBody, listCampaignsQuery, listRecipientsQuery, segmentNeedsTag } from '../../v1/routes/campaigns.schema';
 import { workspaceParams } from '../deps';
 
 /**
@@ -35,3 +37,18 @@ export const campaignSettingsBody = z
   })
   .partial()
   .strict();
+
+/**
+ * The console's create: the public body, whose audience may also be an uploaded list
+ * (`kind: uploaded_list` with `list_id`; console-only, campaigns-tickets-dues §4).
+ */
+export const consoleCreateCampaignBody = createCampaignBody.extend({
+  audience: z
+    .object({
+      kind: z.enum(AUDIENCE_KINDS).default('contact_ids'),
+      ...audienceLists,
+      list_id: z.string().regex(LIST_ID_PATTERN).nullable().default(null),
+    })
+    .refine(...segmentNeedsTag)
+    .refine((a) => a.kind !== 'uploaded_list' || a.list_id !== null, { message: 'An uploaded_list audience needs a list_id.', path: ['list_id'] }),
+});

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
+import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaign';
+import { findList } from '../../../src/lists/listStore';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
@@ -18,7 +20,7 @@ import { validationError } from '../../validation';
 import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, requireCallCampaign } from '../../v1/routes/campaigns';
 import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientView } from '../../v1/routes/campaigns.schema';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { campaignSettingsBody, consoleCampaignParams, consoleListCampaignsQuery, consoleRecipientsQuery } from './campaigns.schema';
+import { campaignSettingsBody, consoleCampaignParams, consoleCreateCampaignBody, consoleListCampaignsQuery, consoleRecipientsQuery } from './campaigns.schema';
 
 /**
  * The console's campaigns (docs/console.md, "Campaigns"): the public routes' use cases
@@ -96,6 +98,32 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
     controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId, action, request }).then(answerControl);
 
   const routes: RouteDef[] = [
+    route({
+      method: 'post',
+      path: BASE,
+      operationId: 'createConsoleCampaign',
+      summary:
+        'Create a draft as POST /api/v1/campaigns does (same body, rules and refusals), for the workspace; the audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`.',
+      params: workspaceParams({}),
+      body: consoleCreateCampaignBody,
+      response: { status: 201, description: 'The draft.' },
+      errors: ['not_found'],
+      handler: async (ctx, { body }) => {
+        const workspace = ctx.state.workspace!;
+        const listId = body.audience.kind === 'uploaded_list' ? body.audience.list_id : null;
+        const drafted = draftCampaign(body, {
+          workspace,
+          createdBy: { kind: 'console', id: 'console' },
+          now: deps.now(),
+          list: listId ? await findList(deps.db, workspace._id, listId) : null,
+        });
+        if (drafted.kind === 'refused') throw new ApiError('invalid_argument', drafted.message, drafted.details);
+        if (drafted.kind === 'invalid_field') throw validationError([{ loc: drafted.loc, msg: drafted.msg, type: drafted.type }]);
+        await insertDraft(deps.db, drafted);
+        ctx.status = 201;
+        ctx.body = consoleCampaignView(drafted.campaign);
+      },
+    }),
     route({
       method: 'get',
       path: BASE,

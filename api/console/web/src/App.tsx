@@ -10,6 +10,7 @@ import { CampaignsPage } from './pages/Campaigns';
 import { ConversationPage, ConversationsPage } from './pages/Conversations';
 import { DuesPage } from './pages/Dues';
 import { KeysPage } from './pages/Keys';
+import { ListPage, ListsPage } from './pages/Lists';
 import { LoginPage } from './pages/Login';
 import { WebhooksPage } from './pages/Webhooks';
 import { WorkspacesPage } from './pages/Workspaces';
@@ -28,6 +29,7 @@ export function App() {
 
 const SECTIONS = [
   ['campaigns', 'Campaigns'],
+  ['lists', 'Lists'],
   ['calls', 'Calls'],
   ['conversations', 'Conversations'],
   ['webhooks', 'Webhooks'],
@@ -100,6 +102,8 @@ function page(path: string, ws: string | undefined, section: string | undefined,
   switch (section) {
     case 'campaigns':
       return id ? <CampaignPage ws={ws} id={id} /> : <CampaignsPage ws={ws} />;
+    case 'lists':
+      return id ? <ListPage ws={ws} id={id} /> : <ListsPage ws={ws} />;
     case 'calls':
       return id ? <CallPage ws={ws} id={id} /> : <CallsPage ws={ws} />;
     case 'conversations':

@@ -145,6 +145,8 @@ export interface Evaluation {
   eligible: number;
   total_rows: number;
   excluded: Record<string, number>;
+  /** Up to 200 people left out: a contact by id, an uploaded list's person by row. */
+  invalid_rows: { reason: string; contact_id?: string; row?: number; field?: string }[];
   findings: Finding[];
   checksum: string;
 }

@@ -653,7 +653,8 @@ export interface paths {
         /** The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest. */
         get: operations["listConsoleCampaigns"];
         put?: never;
-        post?: never;
+        /** Create a draft as POST /api/v1/campaigns does (same body, rules and refusals), for the workspace; the audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`. */
+        post: operations["createConsoleCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -863,6 +864,41 @@ export interface paths {
         head?: never;
         /** Change any of the campaign defaults; drafts created afterwards take them (existing campaigns keep theirs). */
         patch: operations["updateCampaignSettings"];
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace’s uploaded lists, newest first. */
+        get: operations["listUploadedLists"];
+        put?: never;
+        /** Upload a list of people: the body is the CSV file (text/csv, UTF-8, a header row, up to 50000 rows and 10485760 bytes); `name` in the query. Its columns become `{{variables}}`. A file that breaks a rule is refused whole (400 with `reason` and the `row`). */
+        post: operations["uploadList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/lists/{list_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One uploaded list: its columns, the variables they give, the row count and the first 20 rows. */
+        get: operations["getUploadedList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/console/v1/workspaces/{workspace_id}/conversations": {
@@ -6035,6 +6071,183 @@ export interface operations {
             };
         };
     };
+    createConsoleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @default whatsapp
+                     * @enum {string}
+                     */
+                    channel?: "whatsapp" | "voice";
+                    audience: {
+                        /**
+                         * @default contact_ids
+                         * @enum {string}
+                         */
+                        kind?: "contact_ids" | "segment" | "uploaded_list";
+                        /** @default [] */
+                        contact_ids?: string[];
+                        /** @default [] */
+                        tags?: string[];
+                        /** @default null */
+                        list_id?: string | null;
+                    };
+                    template?: {
+                        name: string;
+                        /** @default null */
+                        language?: string | null;
+                        variables?: (string | number)[];
+                    } | null;
+                    /** @default null */
+                    agent_id?: string | null;
+                    /** @default null */
+                    purpose?: string | null;
+                    /** @default null */
+                    script?: string | null;
+                    /** @default null */
+                    capture?: {
+                        /** @default null */
+                        goal?: string | null;
+                        /** @default [] */
+                        fields?: {
+                            label: string;
+                            key?: string;
+                            /**
+                             * @default text
+                             * @enum {string}
+                             */
+                            type?: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                            /** @default null */
+                            hint?: string | null;
+                            /** @default [] */
+                            options?: string[];
+                            /** @default false */
+                            required?: boolean;
+                            /** @default auto */
+                            display?: string;
+                        }[];
+                        /** @default null */
+                        success?: {
+                            field: string;
+                            equals: string | number | boolean;
+                        } | null;
+                    } | null;
+                    /** @default false */
+                    call_back_incomplete?: boolean;
+                    schedule?: {
+                        start_at?: string | null;
+                        timezone?: string | null;
+                        throttle_per_minute?: number | null;
+                        send_window_start_hour?: number | null;
+                        send_window_end_hour?: number | null;
+                        recipient_time_zone?: boolean | null;
+                    };
+                    /** @default null */
+                    consent?: {
+                        /** @enum {string} */
+                        basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                        /** @default null */
+                        note?: string | null;
+                    } | null;
+                    /** @default null */
+                    sender_id?: string | null;
+                    /**
+                     * @description Any JSON object, stored and not returned. Keys at every depth: 1 to 100 characters, not starting with `$`, without `.` or NUL. No array directly inside an array. At most 5 levels of nested objects and arrays and 16,384 bytes as compact JSON. Anything else is 400 `Request validation failed.` with `loc` at the offending key.
+                     * @default {}
+                     */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The draft. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getConsoleCampaign: {
         parameters: {
             query?: never;
@@ -6150,7 +6363,8 @@ export interface operations {
                         invalid_rows: {
                             /** @enum {string} */
                             reason: "channel_consent_missing" | "suppressed" | "duplicate_recipient" | "invalid_destination" | "missing_variable" | "country_not_allowed";
-                            contact_id: string;
+                            contact_id?: string;
+                            row?: number;
                             field?: string;
                         }[];
                         sample: {
@@ -7355,6 +7569,333 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listUploadedLists: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{items, next_cursor}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            list_id: string;
+                            name: string;
+                            file_name: string | null;
+                            columns: {
+                                name: string;
+                                header: string;
+                            }[];
+                            phone_column: string;
+                            variables: string[];
+                            rows: number;
+                            bytes: number;
+                            created_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    uploadList: {
+        parameters: {
+            query: {
+                name: string;
+                phone_column?: string;
+                file_name?: string;
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description The list with its first rows. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        list_id: string;
+                        name: string;
+                        file_name: string | null;
+                        columns: {
+                            name: string;
+                            header: string;
+                        }[];
+                        phone_column: string;
+                        variables: string[];
+                        rows: number;
+                        bytes: number;
+                        created_at: string | null;
+                        preview: {
+                            row: number;
+                            values: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUploadedList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                list_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        list_id: string;
+                        name: string;
+                        file_name: string | null;
+                        columns: {
+                            name: string;
+                            header: string;
+                        }[];
+                        phone_column: string;
+                        variables: string[];
+                        rows: number;
+                        bytes: number;
+                        created_at: string | null;
+                        preview: {
+                            row: number;
+                            values: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */

@@ -6,6 +6,7 @@ import { Bars, LineChart } from '../components/charts';
 import { ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
+import { ExcludedRows } from '../components/ExcludedRows';
 
 const COUNTERS = ['sent', 'delivered', 'read', 'failed', 'skipped'] as const;
 const SENDING = new Set(['running', 'scheduled']);
@@ -205,6 +206,7 @@ function EvaluationView({ evaluation }: { evaluation: Evaluation }) {
         <strong data-testid="eligible">{evaluation.eligible}</strong> eligible of {evaluation.total_rows} matched.
       </p>
       {Object.keys(evaluation.excluded).length ? <Bars label="Excluded" counts={Object.entries(evaluation.excluded)} /> : null}
+      <ExcludedRows rows={evaluation.invalid_rows} total={Object.values(evaluation.excluded).reduce((a, b) => a + b, 0)} />
       {evaluation.findings.length === 0 ? (
         <p>No findings: nothing blocks a launch.</p>
       ) : (

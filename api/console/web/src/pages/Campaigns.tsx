@@ -13,6 +13,10 @@ export function CampaignsPage({ ws }: { ws: string }) {
   return (
     <>
       <h1>Campaigns</h1>
+      <p>
+        To reach people who are not contacts yet, <Link to={`/w/${ws}/lists`}>upload a list</Link> (a CSV of phone numbers, names and any other columns) and use it
+        as a campaign’s audience.
+      </p>
       <ErrorNote error={list.error} />
       {!list.data ? (
         <Loading what="campaigns" />
