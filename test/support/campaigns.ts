@@ -95,6 +95,14 @@ export class CountingWhatsAppProvider implements WhatsAppProvider {
  * hour 19 it once allowed is shut for calls: between 07:00 and 07:59 UTC it chose a zone
  * reading 19:xx and a call campaign launched then waited for the next morning.
  */
+/**
+ * Noon UTC tomorrow: a scheduled start inside the default 09:00–21:00 window in UTC whatever
+ * the hour now, so a launch answers no `window_closed` notice.
+ */
+export function tomorrowNoonUtc(now = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 12));
+}
+
 export function zoneOpenAt(at: Date): string {
   const hour = at.getUTCHours();
   const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => (hour + n + 24) % 24 >= 11 && (hour + n + 24) % 24 < 18)!;
