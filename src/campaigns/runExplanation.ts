@@ -15,6 +15,9 @@ import { formatHours, formatZonedTime } from './zonedText';
  * run's query says, and this decides; times are written in the workspace's zone.
  */
 
+/** Statuses whose run places no more calls. */
+const RUN_ENDED: ReadonlySet<CampaignDoc['status']> = new Set(['draft', 'completed', 'failed', 'cancelled', 'archived']);
+
 export const RUN_STATES = ['draft', 'scheduled', 'sending', 'waiting_for_window', 'held', 'paused', 'settling', 'completed', 'failed', 'cancelled', 'archived'] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
@@ -60,6 +63,8 @@ export interface RunExplanation {
   remaining: number;
   /** When the last send should go at the throttle (ISO), while there is one to estimate. */
   eta: string | null;
+  /** Call campaigns: call-backs owed and not yet placed, as the run says (0 once finished); null when not known. */
+  call_backs_owed: number | null;
 }
 
 export interface ExplainInput {
@@ -196,6 +201,7 @@ export function explainCampaignRun(input: ExplainInput): RunExplanation {
     throttle_per_minute: s.throttle_per_minute,
     remaining,
     eta: null,
+    call_backs_owed: !voice ? null : RUN_ENDED.has(campaign.status) ? 0 : (run?.callBacksOwed ?? null),
     ...extra,
   });
   const rate = `up to ${plural(s.throttle_per_minute, unit[0]!, unit[1]!)} a minute, ${hours}`;

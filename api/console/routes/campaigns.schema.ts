@@ -57,6 +57,7 @@ export const runExplanationRecord = z.object({
   throttle_per_minute: z.number().int(),
   remaining: z.number().int(),
   eta: z.string().nullable(),
+  call_backs_owed: z.number().int().nullable(),
 });
 
 /**

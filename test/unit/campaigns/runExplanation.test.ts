@@ -65,6 +65,7 @@ describe('explainCampaignRun: each state says what the run is doing and why', ()
       throttle_per_minute: 60,
       remaining: 300,
       eta: '2026-11-26T04:34:59.000Z',
+      call_backs_owed: null,
     });
   });
 
@@ -79,6 +80,10 @@ describe('explainCampaignRun: each state says what the run is doing and why', ()
     expect(e.window).toEqual({ start_hour: 10, end_hour: 19, time_zone: 'Asia/Kolkata', per_recipient_zone: false, open: false, opens_at: '2026-11-26T04:30:00.000Z' });
     // 30 at one every 6 s from the opening: the last 29 × 6 s = 174 s after 10:00.
     expect(e.eta).toBe('2026-11-26T04:32:54.000Z');
+    // The run's own count of call-backs owed; none once finished.
+    expect(e.call_backs_owed).toBe(0);
+    expect(explainCampaignRun(voice({ run: null })).call_backs_owed).toBeNull();
+    expect(explainCampaignRun(voice({ status: 'completed', queued: 0, run: null })).call_backs_owed).toBe(0);
   });
 
   it('writes times in the workspace zone when the campaign has another', () => {

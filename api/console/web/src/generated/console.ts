@@ -6123,6 +6123,7 @@ export interface operations {
                             throttle_per_minute: number;
                             remaining: number;
                             eta: string | null;
+                            call_backs_owed: number | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -6418,6 +6419,7 @@ export interface operations {
                             throttle_per_minute: number;
                             remaining: number;
                             eta: string | null;
+                            call_backs_owed: number | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -6603,6 +6605,7 @@ export interface operations {
                             throttle_per_minute: number;
                             remaining: number;
                             eta: string | null;
+                            call_backs_owed: number | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -6788,6 +6791,7 @@ export interface operations {
                             throttle_per_minute: number;
                             remaining: number;
                             eta: string | null;
+                            call_backs_owed: number | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -6973,6 +6977,7 @@ export interface operations {
                             throttle_per_minute: number;
                             remaining: number;
                             eta: string | null;
+                            call_backs_owed: number | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -7152,6 +7157,7 @@ export interface operations {
                             throttle_per_minute: number;
                             remaining: number;
                             eta: string | null;
+                            call_backs_owed: number | null;
                         };
                     } & {
                         [key: string]: unknown;
