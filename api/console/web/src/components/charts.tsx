@@ -11,8 +11,21 @@ import type { ChartSeries } from '../campaignChart';
 
 const SERIES_COLOURS = ['#1f5fbf', '#17803d', '#7a3db8', '#b3261e', '#8a6d00', '#00727a', '#555555'];
 const colour = (i: number) => SERIES_COLOURS[i % SERIES_COLOURS.length]!;
-/** The time axis spans at least this much, so a short run is a line with room around it. */
-const MIN_SPAN_S = 5 * 60;
+/** People are whole: the count axis steps by these. */
+const COUNT_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1_000, 2_000, 2_500, 5_000, 10_000, 20_000, 25_000, 50_000];
+
+/** The time axis's tick labels in the zone, 24-hour: seconds for a few minutes, the date past a day. */
+function timeTicks(timeZone: string): (u: uPlot, splits: number[]) => string[] {
+  const format = (options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat('en-GB', { timeZone, hourCycle: 'h23', ...options });
+  const seconds = format({ hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const minutes = format({ hour: '2-digit', minute: '2-digit' });
+  const days = format({ day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  return (u, splits) => {
+    const span = (u.scales.x!.max ?? 0) - (u.scales.x!.min ?? 0);
+    const f = span > 86_400 ? days : span <= 10 * 60 ? seconds : minutes;
+    return splits.map((s) => f.format(new Date(s * 1000)));
+  };
+}
 const heightFor = (width: number) => (width < 500 ? 200 : 260);
 
 export interface TimeChartProps {
@@ -50,12 +63,19 @@ export function TimeChart({ label, times, series, timeZone, yLabel, yMax }: Time
       cursor: { drag: { x: false, y: false } },
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), timeZone),
       scales: {
-        x: { time: true, range: (_u, min, max) => (max - min < MIN_SPAN_S ? [min - 30, min + MIN_SPAN_S] : [min, max]) },
-        y: { range: (_u, _min, max) => [0, Math.max(1, yMax ?? 0, max)] },
+        // The run's own span with a little room either side: a two-second run spans the chart as a two-second run.
+        x: {
+          time: true,
+          range: (_u, min, max) => {
+            const pad = Math.max(1, (max - min) * 0.03);
+            return [min - pad, max + pad];
+          },
+        },
+        y: { range: (_u, _min, max) => [0, Math.max(1, yMax ?? 0, max) * 1.05] },
       },
       axes: [
-        { label: xLabel, stroke: '#222', grid: { stroke: '#eee' } },
-        { label: yLabel, stroke: '#222', grid: { stroke: '#eee' } },
+        { label: xLabel, stroke: '#222', grid: { stroke: '#eee' }, values: timeTicks(timeZone), space: 70 },
+        { label: yLabel, stroke: '#222', grid: { stroke: '#eee' }, incrs: COUNT_STEPS },
       ],
       series: [
         {},
