@@ -22,6 +22,7 @@ import type { AudienceCache } from './audienceCache';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
 import { campaignCounts, countedEveryone } from './progress';
+import { windowClosedNotice } from './runExplanation';
 import { checkLaunch, type LaunchRefusal } from './launchChecks';
 import { stageRecipients } from './staging';
 import { transition, type StatusRefusalReason } from './status';
@@ -57,8 +58,8 @@ export interface ControlRequest {
   confirm_recipients?: number | null;
 }
 
-/** A launch notice: not a refusal, shown with the launched campaign (`allowance_spill`). */
-export type Notice = Finding;
+/** A launch notice: not a refusal, shown with the launched campaign (`allowance_spill`, `window_closed`). */
+export type Notice = Omit<Finding, 'code'> & { code: Finding['code'] | 'allowance_spill' | 'window_closed' };
 
 export type ControlResult =
   | { kind: 'done'; campaign: CampaignDoc; notices: Notice[] }
@@ -245,7 +246,7 @@ export function allowanceNotices(workspace: WorkspaceDoc, recipients: number): N
   const short = Math.max(0, spill - workspace.plan.prepaid_credits);
   return [
     {
-      code: 'allowance_spill' as Finding['code'],
+      code: 'allowance_spill',
       severity: 'info',
       message:
         `${spill} of ${recipients} messages go beyond the plan's ${included} remaining conversations and use prepaid credits` +
@@ -255,6 +256,12 @@ export function allowanceNotices(workspace: WorkspaceDoc, recipients: number): N
       count: spill,
     },
   ];
+}
+
+/** What a launch answers beside the campaign: the allowance spill, then a shut window. */
+function launchNotices(workspace: WorkspaceDoc, campaign: CampaignDoc, now: Date): Notice[] {
+  const window = windowClosedNotice(campaign, workspace.timezone, now);
+  return [...allowanceNotices(workspace, campaign.recipients), ...(window ? [window] : [])];
 }
 
 /**
@@ -324,7 +331,7 @@ export async function controlCampaign(
   }
   const written = await applyClaim(deps, campaign, workspace, claimed.claim, evaluation);
   if (action === 'cancel' && written.status === 'cancelled') await awaitFinalCount(deps, written);
-  const notices = action === 'launch' ? allowanceNotices(workspace, written.recipients) : [];
+  const notices = action === 'launch' ? launchNotices(workspace, written, now) : [];
   if (action === 'launch' && campaign.status === 'draft') {
     await deps.events.publish({
       tenantId: written.tenant_id,

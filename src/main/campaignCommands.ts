@@ -1,3 +1,4 @@
+import { formatCampaignForPerson } from './campaignWatch';
 import { UsageError } from './usageError';
 
 /**
@@ -11,12 +12,12 @@ export interface CampaignCommand {
   path: string;
   body?: Record<string, unknown>;
   columns?: string[];
-  /** How a person sees the answer, when aligned key/value lines are not enough. */
-  format?: (body: Record<string, unknown>) => string;
+  /** How a person sees the answer, when aligned key/value lines (`human`) are not enough. */
+  format?: (body: Record<string, unknown>, human: (record: Record<string, unknown>) => string) => string;
 }
 
 export const CAMPAIGN_USAGE = `  campaigns list <workspace_id> [--status <status>] [--include-archived] [--limit 25] [--cursor …]
-  campaigns show <workspace_id> <campaign_id>                  with live counters
+  campaigns show <workspace_id> <campaign_id>                  what its run is doing and why, live counters
   campaigns evaluate <workspace_id> <campaign_id>
   campaigns launch <workspace_id> <campaign_id> --expected-version <n> [--confirm-recipients <n>]
   campaigns pause|resume|cancel <workspace_id> <campaign_id> --expected-version <n>
@@ -90,7 +91,7 @@ export function planCampaignCommand(positionals: string[], flags: Flags, need: N
       };
     }
     case 'show':
-      return { method: 'GET', path: one() };
+      return { method: 'GET', path: one(), format: formatCampaignForPerson };
     case 'evaluate':
       return { method: 'POST', path: `${one()}/evaluate`, format: formatEvaluationForPerson };
     case 'launch': {

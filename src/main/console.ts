@@ -102,8 +102,8 @@ interface Call {
   path: string;
   body?: Record<string, unknown>;
   columns?: string[];
-  /** How a person sees the answer, when aligned lines or columns are not enough. */
-  format?: (body: Record<string, unknown>) => string;
+  /** How a person sees the answer, when aligned lines or columns (`human`) are not enough. */
+  format?: (body: Record<string, unknown>, human: (record: Record<string, unknown>) => string) => string;
   /** What a 204 (no body) stands for, shown in its place. */
   noContent?: Record<string, unknown>;
   /** A file sent as the body, as it is on disk (`lists upload`). */
@@ -371,7 +371,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${error.code}: ${error.message}\n`);
     if (Object.keys(error.details).length) process.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
   } else {
-    process.stdout.write(`${call.format ? call.format(payload) : formatHuman(payload, call.columns)}\n`);
+    process.stdout.write(`${call.format ? call.format(payload, (record) => formatHuman(record, call.columns)) : formatHuman(payload, call.columns)}\n`);
   }
   return res.ok ? 0 : 1;
 }

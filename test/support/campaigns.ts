@@ -95,6 +95,24 @@ export class CountingWhatsAppProvider implements WhatsAppProvider {
  * hour 19 it once allowed is shut for calls: between 07:00 and 07:59 UTC it chose a zone
  * reading 19:xx and a call campaign launched then waited for the next morning.
  */
+/**
+ * Noon UTC tomorrow: a scheduled start inside the default 09:00–21:00 window in UTC whatever
+ * the hour now, so a launch answers no `window_closed` notice.
+ */
+export function tomorrowNoonUtc(now = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 12));
+}
+
+/**
+ * A zone whose wall clock reads 21:xx at `at`: after the 09:00–21:00 send window and the
+ * 10:00–19:00 calling window, both of which next open the following morning.
+ */
+export function zoneAtNineInTheEvening(at: Date): string {
+  let offset = (21 - at.getUTCHours() + 24) % 24;
+  if (offset > 14) offset -= 24;
+  return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+}
+
 export function zoneOpenAt(at: Date): string {
   const hour = at.getUTCHours();
   const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => (hour + n + 24) % 24 >= 11 && (hour + n + 24) % 24 < 18)!;

@@ -3,7 +3,8 @@ import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
 import { isTimeZone } from '../../../src/workspaces/workspaces';
 import { AUDIENCE_KINDS } from '../../../src/campaigns/campaign';
 import { LIST_ID_PATTERN } from '../../../src/lists/listStore';
-import { audienceLists, campaignParams, createCampaignBody, listCampaignsQuery, listRecipientsQuery, segmentNeedsTag } from '../../v1/routes/campaigns.schema';
+import { RUN_STATES } from '../../../src/campaigns/runExplanation';
+import { audienceLists, campaignParams, campaignRecord, createCampaignBody, launchedCampaign, listCampaignsQuery, listRecipientsQuery, segmentNeedsTag } from '../../v1/routes/campaigns.schema';
 import { workspaceParams } from '../deps';
 
 /**
@@ -52,3 +53,34 @@ export const consoleCreateCampaignBody = createCampaignBody.extend({
     .refine(...segmentNeedsTag)
     .refine((a) => a.kind !== 'uploaded_list' || a.list_id !== null, { message: 'An uploaded_list audience needs a list_id.', path: ['list_id'] }),
 });
+
+/** What the run is doing and why (src/campaigns/runExplanation.ts `explainCampaignRun`). */
+export const runExplanationRecord = z.object({
+  state: z.enum(RUN_STATES),
+  headline: z.string(),
+  details: z.array(z.string()),
+  held_reason: z.string().nullable(),
+  fix: z.string().nullable(),
+  docs: z.string().nullable(),
+  time_zone: z.string(),
+  window: z.object({
+    start_hour: z.number().int(),
+    end_hour: z.number().int(),
+    time_zone: z.string(),
+    per_recipient_zone: z.boolean(),
+    open: z.boolean().nullable(),
+    opens_at: z.string().nullable(),
+  }),
+  throttle_per_minute: z.number().int(),
+  remaining: z.number().int(),
+  eta: z.string().nullable(),
+  call_backs_owed: z.number().int().nullable(),
+});
+
+/**
+ * One campaign as the console answers it: the public record (a call campaign's `calls`
+ * included) and its `explanation`. The console's other fields (counters, states, schedule,
+ * audience, template, consent) are left open here.
+ */
+export const consoleCampaignRecord = campaignRecord.extend({ explanation: runExplanationRecord }).loose();
+export const consoleLaunchedCampaign = launchedCampaign.extend({ explanation: runExplanationRecord }).loose();

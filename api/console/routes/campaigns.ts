@@ -9,6 +9,8 @@ import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts, campaignTimeline, type CampaignCounts } from '../../../src/campaigns/progress';
 import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/outcomeReading';
+import { explainCampaignRun } from '../../../src/campaigns/runExplanation';
+import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';
 import { collections } from '../../../src/db/collections';
 import { cursorSecret } from '../../../src/auth/secrets';
@@ -20,7 +22,7 @@ import { validationError } from '../../validation';
 import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, requireCallCampaign } from '../../v1/routes/campaigns';
 import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientView } from '../../v1/routes/campaigns.schema';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { campaignSettingsBody, consoleCampaignParams, consoleCreateCampaignBody, consoleListCampaignsQuery, consoleRecipientsQuery } from './campaigns.schema';
+import { campaignSettingsBody, consoleCampaignParams, consoleCampaignRecord, consoleCreateCampaignBody, consoleLaunchedCampaign, consoleListCampaignsQuery, consoleRecipientsQuery } from './campaigns.schema';
 
 /**
  * The console's campaigns (docs/console.md, "Campaigns"): the public routes' use cases
@@ -83,9 +85,19 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const cursors = new CursorCodec(cursorSecret(deps.config));
   const { workspaces } = collections(deps.db);
   const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now: deps.now, audiences: deps.audiences });
-  /** The record with its counters and, for a call campaign, its call progress (dialled, answered, …). */
-  const withCounters = async (c: CampaignDoc) =>
-    consoleCampaignView({ ...c, ...(await campaignCounts(deps.db, c)), ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
+  /**
+   * The record with its counters, for a call campaign its call progress (dialled, answered, …),
+   * and what the run is doing and why (`explanation`). `askRun`: the read asks a sending
+   * campaign's run for its state (held and why); the answers to a control leave it out, so a
+   * launch or pause never waits on the run's query.
+   */
+  const withCounters = async (ctx: RouteContext, c: CampaignDoc, askRun = false) => {
+    const counts = await campaignCounts(deps.db, c);
+    const calls = c.channel === 'voice' ? await campaignCallProgress(deps.db, c._id) : undefined;
+    const run = askRun && (c.status === 'running' || c.status === 'scheduled') ? await readRunSnapshot(deps.temporal, c._id) : null;
+    const explanation = explainCampaignRun({ campaign: c, ...counts, calls, run, workspaceZone: ctx.state.workspace!.timezone, now: deps.now() });
+    return { ...consoleCampaignView({ ...c, ...counts, ...(calls ? { calls } : {}) }), explanation };
+  };
   const notFound = { campaign_id: CAMPAIGN_NOT_FOUND };
 
   async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
@@ -148,13 +160,13 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       method: 'get',
       path: ONE,
       operationId: 'getConsoleCampaign',
-      summary: 'One campaign with its live counters, schedule, audience, template and consent pin.',
+      summary: 'One campaign with its live counters, schedule, audience, template and consent pin, and `explanation`: what its run is doing and why (sending, waiting for its window, held, paused, settling), times in the workspace’s zone.',
       params: consoleCampaignParams,
       notFound,
-      response: { status: 200, description: 'The campaign.' },
+      response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
-        ctx.body = await withCounters(await campaignOf(ctx, params.campaign_id));
+        ctx.body = await withCounters(ctx, await campaignOf(ctx, params.campaign_id), true);
       },
     }),
     route({
@@ -179,11 +191,11 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       params: consoleCampaignParams,
       notFound,
       body: launchCampaignBody,
-      response: { status: 200, description: 'The campaign, running or scheduled, with `notices`.' },
+      response: { status: 200, description: 'The campaign, running or scheduled, with `notices` (`allowance_spill`, `window_closed`).', schema: consoleLaunchedCampaign },
       errors: ['not_found', 'conflict', 'failed_precondition'],
       handler: async (ctx, { params, body }) => {
         const done = await control(ctx, params.campaign_id, 'launch', body);
-        ctx.body = { ...(await withCounters(done.campaign)), notices: done.notices };
+        ctx.body = { ...(await withCounters(ctx, done.campaign)), notices: done.notices };
       },
     }),
     ...(['pause', 'resume', 'cancel'] as const).map((action) =>
@@ -195,10 +207,10 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         params: consoleCampaignParams,
         notFound,
         body: controlCampaignBody,
-        response: { status: 200, description: 'The campaign.' },
+        response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
         errors: ['not_found', 'conflict', 'failed_precondition'],
         handler: async (ctx, { params, body }) => {
-          ctx.body = await withCounters((await control(ctx, params.campaign_id, action, body)).campaign);
+          ctx.body = await withCounters(ctx, (await control(ctx, params.campaign_id, action, body)).campaign);
         },
       }),
     ),
@@ -210,10 +222,10 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         'Hide a finished (completed, failed or cancelled) campaign from the default list; a new version. No body: a finished campaign changes in no other way. Archiving an archived campaign changes nothing.',
       params: consoleCampaignParams,
       notFound,
-      response: { status: 200, description: 'The campaign.' },
+      response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       errors: ['not_found', 'conflict', 'failed_precondition'],
       handler: async (ctx, { params }) => {
-        ctx.body = await withCounters((await control(ctx, params.campaign_id, 'archive', {})).campaign);
+        ctx.body = await withCounters(ctx, (await control(ctx, params.campaign_id, 'archive', {})).campaign);
       },
     }),
     route({

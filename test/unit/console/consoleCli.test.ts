@@ -72,7 +72,7 @@ describe('the console CLI', () => {
       findings: [{ code: 'recipients_excluded', severity: 'warn', message: '2 contacts are left out.', fix: 'Check their numbers.', docs: 'https://x', count: 2 }],
       checksum: 'sha256:ab',
     };
-    const text = call.format!(evaluation);
+    const text = call.format!(evaluation, () => '');
     expect(text).toBe(formatEvaluationForPerson(evaluation));
     expect(text).toBe(
       [

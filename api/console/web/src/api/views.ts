@@ -1,3 +1,5 @@
+import type { paths } from '../generated/console';
+
 /**
  * Shapes of console answers the OpenAPI document leaves open (`{type: object}`: the console
  * has no compatibility promise and most of its routes name no response schema). Each mirrors
@@ -130,7 +132,14 @@ export interface Campaign {
   launched_at: string | null;
   completed_at: string | null;
   updated_at?: string | null;
+  /** Console only: what the run is doing and why (declared by the route: generated). */
+  explanation?: ConsoleCampaignRead['explanation'];
+  /** Call campaigns: call progress (declared by the route: generated). */
+  calls?: ConsoleCampaignRead['calls'];
 }
+
+type ConsoleCampaignRead = paths['/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}']['get']['responses'][200]['content']['application/json'];
+export type RunExplanation = ConsoleCampaignRead['explanation'];
 
 export interface Finding {
   code: string;

@@ -668,7 +668,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One campaign with its live counters, schedule, audience, template and consent pin. */
+        /** One campaign with its live counters, schedule, audience, template and consent pin, and `explanation`: what its run is doing and why (sending, waiting for its window, held, paused, settling), times in the workspace’s zone. */
         get: operations["getConsoleCampaign"];
         put?: never;
         post?: never;
@@ -6266,7 +6266,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6474,13 +6548,96 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The campaign, running or scheduled, with `notices`. */
+            /** @description The campaign, running or scheduled, with `notices` (`allowance_spill`, `window_closed`). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        notices: {
+                            code: string;
+                            /** @enum {string} */
+                            severity: "block" | "warn" | "info";
+                            message: string;
+                            fix: string;
+                            docs: string;
+                            count: number;
+                        }[];
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6592,7 +6749,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6704,7 +6935,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6816,7 +7121,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6922,7 +7301,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description `invalid_argument` */
