@@ -16,9 +16,18 @@ import { CursorCodec, page } from '../../pagination';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { validationError } from '../../validation';
 import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, requireCallCampaign } from '../../v1/routes/campaigns';
-import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientView } from '../../v1/routes/campaigns.schema';
+import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord, recipientView } from '../../v1/routes/campaigns.schema';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { campaignSettingsBody, consoleCampaignParams, consoleListCampaignsQuery, consoleRecipientsQuery } from './campaigns.schema';
+import {
+  campaignSettingsBody,
+  campaignSettingsRecord,
+  campaignTimelineRecord,
+  consoleCampaignParams,
+  consoleCampaignRecord,
+  consoleLaunchedCampaign,
+  consoleListCampaignsQuery,
+  consoleRecipientsQuery,
+} from './campaigns.schema';
 
 /**
  * The console's campaigns (docs/console.md, "Campaigns"): the public routes' use cases
@@ -31,7 +40,7 @@ const BASE = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/campaigns`;
 const ONE = `${BASE}/{campaign_id}`;
 
 /** The public record plus what the console shows: the counters as one object, the recipients by state, the schedule, audience, template and consent pin. */
-export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>) {
+export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>): z.infer<typeof consoleCampaignRecord> {
   return {
     ...campaignView(c),
     // Every counter the read model has (call campaigns add their own), for a page to draw generically.
@@ -61,7 +70,7 @@ export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts
   };
 }
 
-const settingsView = (w: WorkspaceWithCampaignSettings) => {
+const settingsView = (w: WorkspaceWithCampaignSettings): z.infer<typeof campaignSettingsRecord> => {
   const effective = campaignSettingsOf(w);
   return {
     throttle_per_minute: effective.throttle_per_minute,
@@ -103,7 +112,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest.',
       params: workspaceParams({}),
       query: consoleListCampaignsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(consoleCampaignRecord), next_cursor: z.string().nullable() }) },
       errors: ['not_found'],
       handler: async (ctx, { query: { limit, cursor, status, include_archived: includeArchived } }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -123,7 +132,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'One campaign with its live counters, schedule, audience, template and consent pin.',
       params: consoleCampaignParams,
       notFound,
-      response: { status: 200, description: 'The campaign.' },
+      response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
         ctx.body = await withCounters(await campaignOf(ctx, params.campaign_id));
@@ -151,7 +160,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       params: consoleCampaignParams,
       notFound,
       body: launchCampaignBody,
-      response: { status: 200, description: 'The campaign, running or scheduled, with `notices`.' },
+      response: { status: 200, description: 'The campaign, running or scheduled, with `notices`.', schema: consoleLaunchedCampaign },
       errors: ['not_found', 'conflict', 'failed_precondition'],
       handler: async (ctx, { params, body }) => {
         const done = await control(ctx, params.campaign_id, 'launch', body);
@@ -167,7 +176,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         params: consoleCampaignParams,
         notFound,
         body: controlCampaignBody,
-        response: { status: 200, description: 'The campaign.' },
+        response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
         errors: ['not_found', 'conflict', 'failed_precondition'],
         handler: async (ctx, { params, body }) => {
           ctx.body = await withCounters((await control(ctx, params.campaign_id, action, body)).campaign);
@@ -182,7 +191,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         'Hide a finished (completed, failed or cancelled) campaign from the default list; a new version. No body: a finished campaign changes in no other way. Archiving an archived campaign changes nothing.',
       params: consoleCampaignParams,
       notFound,
-      response: { status: 200, description: 'The campaign.' },
+      response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       errors: ['not_found', 'conflict', 'failed_precondition'],
       handler: async (ctx, { params }) => {
         ctx.body = await withCounters((await control(ctx, params.campaign_id, 'archive', {})).campaign);
@@ -196,7 +205,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       params: consoleCampaignParams,
       notFound,
       query: consoleRecipientsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(recipientRecord), next_cursor: z.string().nullable() }) },
       errors: ['not_found'],
       handler: async (ctx, { params, query: { limit, cursor } }) => {
         const campaign = await campaignOf(ctx, params.campaign_id);
@@ -214,7 +223,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         'The counters over time: a point per minute in which the run counted (after each batch, at the end, while settling), each the recipients by state as last counted in that minute. Minutes with no count are left out (nothing was sent: paused, waiting for the window).',
       params: consoleCampaignParams,
       notFound,
-      response: { status: 200, description: '`{campaign_id, bucket_seconds, recipients, items}`.' },
+      response: { status: 200, description: '`{campaign_id, bucket_seconds, recipients, items}`.', schema: campaignTimelineRecord },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
         const campaign = await campaignOf(ctx, params.campaign_id);
@@ -257,7 +266,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'getCampaignSettings',
       summary: 'The workspace’s campaign defaults: throttle, send window, time zone, the plan’s per-campaign recipient limit.',
       params: workspaceParams({}),
-      response: { status: 200, description: 'The settings.' },
+      response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },
       errors: ['not_found'],
       handler: (ctx) => {
         ctx.body = settingsView(ctx.state.workspace!);
@@ -270,7 +279,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Change any of the campaign defaults; drafts created afterwards take them (existing campaigns keep theirs).',
       params: workspaceParams({}),
       body: campaignSettingsBody,
-      response: { status: 200, description: 'The settings.' },
+      response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
         const current = campaignSettingsOf(ctx.state.workspace!);
