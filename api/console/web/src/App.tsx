@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, whenSessionEnds } from './api/client';
 import { currentSession, logOut } from './api/session';
-import type { Workspace } from './api/views';
+import type { Workspace } from './api/types';
 import { Loading } from './components/common';
 import { usePoll } from './hooks';
 import { CallPage, CallsPage } from './pages/Calls';

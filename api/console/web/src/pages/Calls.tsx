@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { Call } from '../api/views';
+import type { Call } from '../api/types';
 import { ErrorNote, Loading, When } from '../components/common';
 import { fieldValue, turnLabel } from '../format';
 import { useAction, usePoll } from '../hooks';

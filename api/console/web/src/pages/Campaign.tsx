@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useRef, useState } from 'preact/hooks';
-import { pendingApi, unwrap } from '../api/client';
-import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient } from '../api/views';
+import { api, unwrap } from '../api/client';
+import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient } from '../api/types';
 import { Bars, LineChart } from '../components/charts';
 import { ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
@@ -27,7 +27,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
   const path = { workspace_id: ws, campaign_id: id };
   const campaign = usePoll(
     async () => {
-      const c = await unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}', { params: { path } }));
+      const c = await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}', { params: { path } }));
       const counts = Object.fromEntries(COUNTERS.map((k) => [k, c[k]])) as Sample['counts'];
       const last = samples.current[samples.current.length - 1];
       if (!last || COUNTERS.some((k) => last.counts[k] !== counts[k]) || Date.now() - last.at > 10_000) samples.current = [...samples.current, { at: Date.now(), counts }].slice(-300);
@@ -38,7 +38,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
   );
   // The run's own record of its counts per minute: survives a reload, unlike this page's samples.
   const timeline = usePoll(
-    async () => unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/timeline', { params: { path } })),
+    async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/timeline', { params: { path } })),
     15_000,
     [ws, id],
   );
@@ -49,7 +49,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
   const c = campaign.data;
 
   const evaluate = async () => {
-    const found = await unwrap(pendingApi.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/evaluate', { params: { path } }));
+    const found = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/evaluate', { params: { path } }));
     setEvaluation(found);
     return found;
   };
@@ -62,7 +62,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
       if (verb === 'cancel' && !confirm(`Cancel "${current.name}" for good? Outstanding recipients are skipped.`)) return;
       const body = verb === 'launch' ? { expected_version: current.version, confirm_recipients: confirmRecipients } : { expected_version: current.version };
       try {
-        await unwrap(pendingApi.POST(`/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/${verb}`, { params: { path }, body }));
+        await unwrap(api.POST(`/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/${verb}`, { params: { path }, body }));
       } finally {
         await campaign.reload();
       }
@@ -158,7 +158,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
               disabled={action.busy}
               onClick={() =>
                 void action.run(async () => {
-                  await unwrap(pendingApi.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/archive', { params: { path } }));
+                  await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/archive', { params: { path } }));
                   await campaign.reload();
                 })
               }
@@ -226,13 +226,13 @@ function EvaluationView({ evaluation }: { evaluation: Evaluation }) {
 function OutcomeView({ ws, campaign }: { ws: string; campaign: Campaign }) {
   const path = { workspace_id: ws, campaign_id: campaign.campaign_id };
   const report = usePoll(
-    async (): Promise<OutcomeReport> => unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/outcomes', { params: { path } })),
+    async (): Promise<OutcomeReport> => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/outcomes', { params: { path } })),
     5_000,
     [ws, campaign.campaign_id],
   );
   // Evidence lives on each person's merged outcome: the first page of recipients gives quotes to show.
   const recipients = usePoll(
-    async () => (await unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients', { params: { path, query: { limit: 100 } } }))).items,
+    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients', { params: { path, query: { limit: 100 } } }))).items,
     10_000,
     [ws, campaign.campaign_id],
   );

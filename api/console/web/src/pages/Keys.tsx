@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { ApiKey } from '../api/views';
+import type { ApiKey } from '../api/types';
 import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { Workspace } from '../api/views';
+import type { Workspace } from '../api/types';
 import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
