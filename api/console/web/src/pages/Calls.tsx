@@ -124,7 +124,8 @@ export function CallPage({ ws, id }: { ws: string; id: string }) {
         <p>
           State <strong data-testid="result-state">{c.result.state}</strong>
           {c.result.disposition ? `, disposition ${c.result.disposition}` : ''}
-          {c.result.goal_met != null ? `, goal ${c.result.goal_met ? 'met' : 'not met'}` : ''}
+          {/* `goal_met` is the reader's yes, no or unclear: a string, so never read as true or false. */}
+          {c.result.goal_met != null ? `, goal met: ${c.result.goal_met}` : ''}
         </p>
         {c.result.summary ? <p>{c.result.summary}</p> : null}
         {c.result.fields && Object.keys(c.result.fields).length ? (

@@ -45,6 +45,8 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
   const [evaluation, setEvaluation] = useState<Evaluation>();
   /** Launch waiting for the person's yes: the eligible count the dialog states and that launch then confirms. */
   const [launchAsk, setLaunchAsk] = useState<{ eligible: number }>();
+  /** Cancel waiting for the person's yes, asked in the page as launch is. */
+  const [cancelAsk, setCancelAsk] = useState(false);
   const action = useAction();
   const c = campaign.data;
 
@@ -59,7 +61,6 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
   const control = (verb: 'launch' | 'pause' | 'resume' | 'cancel', confirmRecipients: number | null = null) =>
     action.run(async () => {
       const current = c!;
-      if (verb === 'cancel' && !confirm(`Cancel "${current.name}" for good? Outstanding recipients are skipped.`)) return;
       const body = verb === 'launch' ? { expected_version: current.version, confirm_recipients: confirmRecipients } : { expected_version: current.version };
       try {
         await unwrap(api.POST(`/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/${verb}`, { params: { path }, body }));
@@ -167,7 +168,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             </button>
           ) : null}
           {!FINISHED.has(c.status) ? (
-            <button type="button" disabled={action.busy} onClick={() => void control('cancel')}>
+            <button type="button" disabled={action.busy} onClick={() => setCancelAsk(true)}>
               Cancel campaign
             </button>
           ) : null}
@@ -188,6 +189,21 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             This sends to <strong data-testid="launch-count">{launchAsk.eligible}</strong> {launchAsk.eligible === 1 ? 'person' : 'people'} on {c.channel}. If the
             audience has changed since it was counted, the launch is refused and nothing is sent.
           </p>
+        </ConfirmDialog>
+      ) : null}
+
+      {cancelAsk ? (
+        <ConfirmDialog
+          title={`Cancel "${c.name}" for good?`}
+          confirmLabel="Cancel campaign"
+          dismissLabel="Keep it"
+          onCancel={() => setCancelAsk(false)}
+          onConfirm={() => {
+            setCancelAsk(false);
+            void control('cancel');
+          }}
+        >
+          <p>Everyone not yet {c.channel === 'voice' ? 'called' : 'sent to'} is skipped, and the campaign cannot be started again.</p>
         </ConfirmDialog>
       ) : null}
 
