@@ -15,6 +15,8 @@ export type ApiKey = Item<'listKeys'>;
 export type WebhookEndpoint = Answer<'getWebhook'>;
 export type Delivery = Item<'listWebhookDeliveries'>;
 export type Call = Answer<'getConsoleCall'>;
+/** A call as a number's search lists it (the public call, without the console's transcript). */
+export type FoundCall = Item<'findConsoleCalls'>;
 export type Campaign = Answer<'getConsoleCampaign'>;
 export type Evaluation = Answer<'evaluateConsoleCampaign'>;
 export type OutcomeReport = Answer<'getConsoleCampaignOutcomes'>;
