@@ -207,9 +207,21 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
     await walk('dues');
   });
 
-  it('webhooks, with a delivered ping', async () => {
+  it('webhooks, with a delivered ping and its attempts open', async () => {
     await open(at('webhooks'), 'section.endpoint tbody', 'succeeded');
     await walk('webhooks');
+    await page().click('section.endpoint tbody tr button:has-text("Attempts")');
+    await waitForText(page(), 'section[aria-label="Delivery attempts"] li', (t) => t.includes('200'));
+    await walk('webhooks-attempts');
+  });
+
+  it('a new key, shown once', async () => {
+    await open(at('keys'), 'fieldset label.scope');
+    await page().check('label.scope:has-text("agents:read") input');
+    await page().click('button:has-text("Create key")');
+    await page().waitForSelector('.shown-once input.secret');
+    await walk('keys-new-key');
+    await page().click('button:has-text("I have copied it")');
   });
 
   it('a page that does not exist', async () => {
