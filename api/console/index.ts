@@ -100,7 +100,8 @@ export function createConsoleRouter(deps: ConsoleDeps, sessions: ConsoleSessionS
     const inWorkspace = route.path.includes('{workspace_id}');
     if (inWorkspace) chain.push(workspace);
     if (route.body) chain.push(route.bodyMedia ? textBody(route.bodyMedia) : body);
-    chain.push(...routeTail(inWorkspace ? { ...route, notFound: { workspace_id: WORKSPACE_NOT_FOUND, ...route.notFound } } : route));
+    const described = inWorkspace ? { ...route, notFound: { workspace_id: WORKSPACE_NOT_FOUND, ...route.notFound } } : route;
+    chain.push(...routeTail(described, { checkResponses: deps.config.NODE_ENV === 'test' }));
     router[route.method](koaPath(route.path.slice(CONSOLE_PREFIX.length)), ...chain);
   }
   return router;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { callCollections } from '../../../src/calls/callStore';
 import { callView } from '../../v1/routes/callView';
+import { callSchema } from '../../v1/routes/calls.schema';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
 
@@ -28,7 +29,7 @@ export function callSearchRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: `Find a number's calls, newest first (at most ${CALL_SEARCH_LIMIT}), as GET /api/v1/calls/{id} shows each.`,
       params: workspaceParams({}),
       query: callSearchQuery,
-      response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.record(z.string(), z.unknown())) }) },
+      response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(callSchema) }) },
       errors: ['not_found'],
       handler: async (ctx, { query }) => {
         const to = `+${query.to.replace(/\D/g, '')}`;

@@ -20,9 +20,19 @@ import { CursorCodec, page } from '../../pagination';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { validationError } from '../../validation';
 import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, requireCallCampaign } from '../../v1/routes/campaigns';
-import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientView } from '../../v1/routes/campaigns.schema';
+import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord, recipientView } from '../../v1/routes/campaigns.schema';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { campaignSettingsBody, consoleCampaignParams, consoleCampaignRecord, consoleCreateCampaignBody, consoleLaunchedCampaign, consoleListCampaignsQuery, consoleRecipientsQuery } from './campaigns.schema';
+import {
+  campaignSettingsBody,
+  campaignSettingsRecord,
+  campaignTimelineRecord,
+  consoleCampaignParams,
+  consoleCampaignRecord,
+  consoleCreateCampaignBody,
+  consoleLaunchedCampaign,
+  consoleListCampaignsQuery,
+  consoleRecipientsQuery,
+} from './campaigns.schema';
 
 /**
  * The console's campaigns (docs/console.md, "Campaigns"): the public routes' use cases
@@ -35,7 +45,7 @@ const BASE = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/campaigns`;
 const ONE = `${BASE}/{campaign_id}`;
 
 /** The public record plus what the console shows: the counters as one object, the recipients by state, the schedule, audience, template and consent pin. */
-export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>) {
+export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>): Omit<z.infer<typeof consoleCampaignRecord>, 'explanation'> {
   return {
     ...campaignView(c),
     // Every counter the read model has (call campaigns add their own), for a page to draw generically.
@@ -65,7 +75,7 @@ export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts
   };
 }
 
-const settingsView = (w: WorkspaceWithCampaignSettings) => {
+const settingsView = (w: WorkspaceWithCampaignSettings): z.infer<typeof campaignSettingsRecord> => {
   const effective = campaignSettingsOf(w);
   return {
     throttle_per_minute: effective.throttle_per_minute,
@@ -118,7 +128,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         'Create a draft as POST /api/v1/campaigns does (same body, rules and refusals), for the workspace; the audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`.',
       params: workspaceParams({}),
       body: consoleCreateCampaignBody,
-      response: { status: 201, description: 'The draft.' },
+      response: { status: 201, description: 'The draft.', schema: consoleCampaignRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
         const workspace = ctx.state.workspace!;
@@ -133,7 +143,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         if (drafted.kind === 'invalid_field') throw validationError([{ loc: drafted.loc, msg: drafted.msg, type: drafted.type }]);
         await insertDraft(deps.db, drafted);
         ctx.status = 201;
-        ctx.body = consoleCampaignView(drafted.campaign);
+        ctx.body = await withCounters(ctx, drafted.campaign);
       },
     }),
     route({
@@ -143,7 +153,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest.',
       params: workspaceParams({}),
       query: consoleListCampaignsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(consoleCampaignRecord), next_cursor: z.string().nullable() }) },
       errors: ['not_found'],
       handler: async (ctx, { query: { limit, cursor, status, include_archived: includeArchived } }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -236,7 +246,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       params: consoleCampaignParams,
       notFound,
       query: consoleRecipientsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(recipientRecord), next_cursor: z.string().nullable() }) },
       errors: ['not_found'],
       handler: async (ctx, { params, query: { limit, cursor } }) => {
         const campaign = await campaignOf(ctx, params.campaign_id);
@@ -254,7 +264,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         'The counters over time: a point per minute in which the run counted (after each batch, at the end, while settling), each the recipients by state as last counted in that minute. Minutes with no count are left out (nothing was sent: paused, waiting for the window).',
       params: consoleCampaignParams,
       notFound,
-      response: { status: 200, description: '`{campaign_id, bucket_seconds, recipients, items}`.' },
+      response: { status: 200, description: '`{campaign_id, bucket_seconds, recipients, items}`.', schema: campaignTimelineRecord },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
         const campaign = await campaignOf(ctx, params.campaign_id);
@@ -297,7 +307,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'getCampaignSettings',
       summary: 'The workspace’s campaign defaults: throttle, send window, time zone, the plan’s per-campaign recipient limit.',
       params: workspaceParams({}),
-      response: { status: 200, description: 'The settings.' },
+      response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },
       errors: ['not_found'],
       handler: (ctx) => {
         ctx.body = settingsView(ctx.state.workspace!);
@@ -310,7 +320,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Change any of the campaign defaults; drafts created afterwards take them (existing campaigns keep theirs).',
       params: workspaceParams({}),
       body: campaignSettingsBody,
-      response: { status: 200, description: 'The settings.' },
+      response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
         const current = campaignSettingsOf(ctx.state.workspace!);

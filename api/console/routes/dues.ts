@@ -7,9 +7,9 @@ import { findPaymentLinkScript, paymentLinkScript, paymentLinkScripts } from '..
 import { ApiError } from '../../errors';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
-import { dueView, subscriberView } from '../../v1/routes/dues.schema';
+import { dueView, subscriberRecord, subscriberView } from '../../v1/routes/dues.schema';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { consoleDuesQuery, consolePaidBody, consoleSubscribersQuery, dueParams, duesSettingsParams, gatewayPaymentBody, subscriberParams } from './dues.schema';
+import { chaseRecord, consoleDueRecord, consoleDuesQuery, consolePaidBody, consoleSubscribersQuery, dueParams, duesSettingsParams, gatewayPaymentBody, subscriberParams } from './dues.schema';
 
 const APP = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/apps/dues`;
 const SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
@@ -17,7 +17,7 @@ const PAYMENT_NOT_FOUND = 'Payment not found.';
 
 /** What the chase of a due is doing, from its record: the next step and when, or how it ended. */
 const NEXT_STEP: Record<string, string> = { scheduled: 'reminder', reminded: 'followup_1', followup_1: 'followup_2', followup_2: 'decline' };
-export function chaseView(d: DueDoc) {
+export function chaseView(d: DueDoc): z.infer<typeof chaseRecord> {
   const open = isOpen(d.status);
   return {
     workflow_id: d._id,
@@ -63,7 +63,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'getDuesSettings',
       summary: 'The dues app settings: reminder offset, follow-up intervals, decline delay, send hour, template, collection and receipt.',
       params: duesSettingsParams,
-      response: { status: 200, description: 'The settings.' },
+      response: { status: 200, description: 'The settings.', schema: duesSettingsSchema },
       handler: async (ctx) => {
         ctx.body = await readDuesSettings(deps.db, ctx.state.workspace!._id);
       },
@@ -75,7 +75,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Replace the dues app settings (omitted keys take their defaults). Chases already running keep the times they planned.',
       params: duesSettingsParams,
       body: duesSettingsSchema,
-      response: { status: 200, description: 'The settings as saved.' },
+      response: { status: 200, description: 'The settings as saved.', schema: duesSettingsSchema },
       handler: async (ctx, { body }) => {
         ctx.body = await writeDuesSettings(deps.db, ctx.state.workspace!._id, body, deps.now());
       },
@@ -87,7 +87,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Subscribers, newest first; optionally one status.',
       params: duesSettingsParams,
       query: consoleSubscribersQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.' },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(subscriberRecord), next_cursor: z.string().nullable() }) },
       handler: async (ctx, { query }) => {
         const tenantId = ctx.state.workspace!._id;
         const list = `console_dues_subscribers:${query.status ?? ''}`;
@@ -108,7 +108,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
           cancel: 'Cancel for good: the cycle ends and every open due is cancelled.',
         }[action],
         params: subscriberParams,
-        response: { status: 200, description: 'The subscriber.' },
+        response: { status: 200, description: 'The subscriber.', schema: subscriberRecord },
         errors: ['not_found', 'failed_precondition'],
         handler: async (ctx, { params }) => {
           const result = await changeSubscriber(actions(), ctx.state.workspace!._id, params.subscriber_id, action, deps.now());
@@ -130,7 +130,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: "Dues with each chase's state, latest due date first; optionally one subscriber's, or one status.",
       params: duesSettingsParams,
       query: consoleDuesQuery,
-      response: { status: 200, description: '`{items, next_cursor}`: each due with `chase`.' },
+      response: { status: 200, description: '`{items, next_cursor}`: each due with `chase`.', schema: z.object({ items: z.array(consoleDueRecord), next_cursor: z.string().nullable() }) },
       handler: async (ctx, { query }) => {
         const tenantId = ctx.state.workspace!._id;
         const list = `console_dues:${query.subscriber_id ?? ''}:${query.status ?? ''}`;
@@ -152,7 +152,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         operationId: `${action}Due`,
         summary: action === 'waive' ? 'Waive an open due: the business will not collect it; its chase stops.' : 'Cancel an open due: no longer owed; its chase stops.',
         params: dueParams,
-        response: { status: 200, description: 'The due with its chase.' },
+        response: { status: 200, description: 'The due with its chase.', schema: consoleDueRecord },
         errors: ['not_found', 'failed_precondition'],
         handler: async (ctx, { params }) => {
           const result = await closeDue(actions(), ctx.state.workspace!._id, params.due_id, action === 'waive' ? 'waived' : 'cancelled', deps.now());
@@ -171,7 +171,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Record a payment by hand (payment.paid source manual). expected_version is optional here.',
       params: dueParams,
       body: consolePaidBody,
-      response: { status: 200, description: 'The due, paid, with its chase.' },
+      response: { status: 200, description: 'The due, paid, with its chase.', schema: consoleDueRecord },
       errors: ['not_found', 'conflict', 'failed_precondition'],
       handler: async (ctx, { params, body }) => {
         const now = deps.now();
@@ -201,7 +201,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         "Simulate the payment gateway's paid notice for a due (source gateway). Applied once: a repeat, or a due already settled by hand, answers the due as it is with applied false.",
       params: dueParams,
       body: gatewayPaymentBody,
-      response: { status: 200, description: '`{applied, due}`.', schema: z.object({ applied: z.boolean(), due: z.unknown() }) },
+      response: { status: 200, description: '`{applied, due}`.', schema: z.object({ applied: z.boolean(), due: consoleDueRecord }) },
       errors: ['not_found'],
       handler: async (ctx, { params, body }) => {
         const tenantId = ctx.state.workspace!._id;

@@ -2,7 +2,7 @@ import { collections, type PhoneNumberDoc } from '../../../src/db/collections';
 import { ApiError } from '../../errors';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
-import { agentView, numberView } from '../views';
+import { agentRecord, agentView, numberRecord, numberView } from '../views';
 import { newId } from '../../../src/domain/ids';
 import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
 import { tenantReadModelChanged } from '../../../src/db/tenantReadCache';
@@ -28,7 +28,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Create an agent.',
       params: workspaceParams({}),
       body: createAgentBody,
-      response: { status: 201, description: 'The agent (`agent_id` `bot_…`).' },
+      response: { status: 201, description: 'The agent (`agent_id` `bot_…`).', schema: agentRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
         const now = deps.now();
@@ -39,7 +39,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
         ctx.body = agentView(agent);
       },
     }),
-    tenantList('agents', 'listAgents', agents, agentView),
+    tenantList('agents', 'listAgents', agents, agentView, agentRecord),
     route({
       method: 'post',
       path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/numbers`,
@@ -47,7 +47,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Register a phone number, optionally with the agent deployed to it.',
       params: workspaceParams({}),
       body: createNumberBody,
-      response: { status: 201, description: 'The number.' },
+      response: { status: 201, description: 'The number.', schema: numberRecord },
       errors: ['not_found', 'conflict'],
       handler: async (ctx, { body }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -69,7 +69,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
         ctx.body = numberView(doc);
       },
     }),
-    tenantList('numbers', 'listNumbers', phoneNumbers, numberView),
+    tenantList('numbers', 'listNumbers', phoneNumbers, numberView, numberRecord),
     route({
       method: 'patch',
       path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/numbers/{number}`,
@@ -78,7 +78,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
       params: numberParams,
       notFound: { number: NUMBER_NOT_FOUND },
       body: updateNumberBody,
-      response: { status: 200, description: 'The number.' },
+      response: { status: 200, description: 'The number.', schema: numberRecord },
       errors: ['not_found'],
       handler: async (ctx, { params, body }) => {
         const tenantId = ctx.state.workspace!._id;

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, whenSessionEnds } from './api/client';
 import { currentSession, logOut } from './api/session';
-import type { Workspace } from './api/views';
 import { Loading } from './components/common';
 import { usePoll } from './hooks';
 import { CallPage, CallsPage } from './pages/Calls';
@@ -39,7 +38,7 @@ const SECTIONS = [
 
 function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
   const path = usePath();
-  const workspaces = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces'))).items as Workspace[], 30_000, []);
+  const workspaces = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces'))).items, 30_000, []);
   const match = /^\/w\/([^/]+)\/([^/]+)(?:\/([^/]+))?/.exec(path);
   const workspaceId = match?.[1];
   const section = match?.[2];

@@ -57,12 +57,15 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  dismissLabel = 'Cancel',
   onConfirm,
   onCancel,
 }: {
   title: string;
   children: ComponentChildren;
   confirmLabel: string;
+  /** The button that drops the question (where "Cancel" would read as the action itself, say). */
+  dismissLabel?: string;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -91,7 +94,7 @@ export function ConfirmDialog({
           {confirmLabel}
         </button>
         <button type="button" onClick={onCancel} autoFocus>
-          Cancel
+          {dismissLabel}
         </button>
       </div>
     </dialog>

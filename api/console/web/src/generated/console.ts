@@ -1183,7 +1183,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            workspace_id: string;
+                            name: string;
+                            country: string;
+                            timezone: string;
+                            suspended: boolean;
+                            plan: {
+                                conversations_included: number;
+                                conversations_used: number;
+                                prepaid_credits: number;
+                                voice_minutes_included: number;
+                                voice_minutes_used: number;
+                                voice_credits: number;
+                                chat_channel: boolean;
+                                phone_numbers: boolean;
+                                campaign_calls_use_daily_budget?: boolean;
+                            };
+                            calling_country_codes: string[];
+                            installed_apps: string[];
+                            capabilities: {
+                                voice_configured: boolean;
+                                tickets: boolean;
+                                conversations: boolean;
+                            };
+                            demo: boolean;
+                            created_at: string | null;
+                            updated_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -1261,7 +1288,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        workspace_id: string;
+                        name: string;
+                        country: string;
+                        timezone: string;
+                        suspended: boolean;
+                        plan: {
+                            conversations_included: number;
+                            conversations_used: number;
+                            prepaid_credits: number;
+                            voice_minutes_included: number;
+                            voice_minutes_used: number;
+                            voice_credits: number;
+                            chat_channel: boolean;
+                            phone_numbers: boolean;
+                            campaign_calls_use_daily_budget?: boolean;
+                        };
+                        calling_country_codes: string[];
+                        installed_apps: string[];
+                        capabilities: {
+                            voice_configured: boolean;
+                            tickets: boolean;
+                            conversations: boolean;
+                        };
+                        demo: boolean;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        api_key?: string;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1339,7 +1394,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        workspace_id: string;
+                        name: string;
+                        country: string;
+                        timezone: string;
+                        suspended: boolean;
+                        plan: {
+                            conversations_included: number;
+                            conversations_used: number;
+                            prepaid_credits: number;
+                            voice_minutes_included: number;
+                            voice_minutes_used: number;
+                            voice_credits: number;
+                            chat_channel: boolean;
+                            phone_numbers: boolean;
+                            campaign_calls_use_daily_budget?: boolean;
+                        };
+                        calling_country_codes: string[];
+                        installed_apps: string[];
+                        capabilities: {
+                            voice_configured: boolean;
+                            tickets: boolean;
+                            conversations: boolean;
+                        };
+                        demo: boolean;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1453,7 +1535,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        workspace_id: string;
+                        name: string;
+                        country: string;
+                        timezone: string;
+                        suspended: boolean;
+                        plan: {
+                            conversations_included: number;
+                            conversations_used: number;
+                            prepaid_credits: number;
+                            voice_minutes_included: number;
+                            voice_minutes_used: number;
+                            voice_credits: number;
+                            chat_channel: boolean;
+                            phone_numbers: boolean;
+                            campaign_calls_use_daily_budget?: boolean;
+                        };
+                        calling_country_codes: string[];
+                        installed_apps: string[];
+                        capabilities: {
+                            voice_configured: boolean;
+                            tickets: boolean;
+                            conversations: boolean;
+                        };
+                        demo: boolean;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1541,7 +1650,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            key_id: string;
+                            workspace_id: string;
+                            display_prefix: string;
+                            /** @enum {string} */
+                            environment: "live" | "test";
+                            scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
+                            created_at: string | null;
+                            revoked_at: string | null;
+                            expires_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -1637,7 +1756,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        key_id: string;
+                        workspace_id: string;
+                        display_prefix: string;
+                        /** @enum {string} */
+                        environment: "live" | "test";
+                        scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
+                        created_at: string | null;
+                        revoked_at: string | null;
+                        expires_at: string | null;
+                        api_key: string;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1725,7 +1855,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        key_id: string;
+                        workspace_id: string;
+                        display_prefix: string;
+                        /** @enum {string} */
+                        environment: "live" | "test";
+                        scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
+                        created_at: string | null;
+                        revoked_at: string | null;
+                        expires_at: string | null;
+                        api_key: string;
+                        previous: {
+                            key_id: string;
+                            workspace_id: string;
+                            display_prefix: string;
+                            /** @enum {string} */
+                            environment: "live" | "test";
+                            scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
+                            created_at: string | null;
+                            revoked_at: string | null;
+                            expires_at: string | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1822,7 +1974,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        key_id: string;
+                        workspace_id: string;
+                        display_prefix: string;
+                        /** @enum {string} */
+                        environment: "live" | "test";
+                        scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
+                        created_at: string | null;
+                        revoked_at: string | null;
+                        expires_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1910,7 +2072,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            agent_id: string;
+                            name: string;
+                            max_call_minutes: number;
+                            created_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -2006,7 +2173,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        agent_id: string;
+                        name: string;
+                        max_call_minutes: number;
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2094,7 +2266,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            number: string;
+                            agent_id: string | null;
+                            active: boolean;
+                            recording: boolean;
+                            created_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -2192,7 +2370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        number: string;
+                        agent_id: string | null;
+                        active: boolean;
+                        recording: boolean;
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2297,7 +2481,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        number: string;
+                        agent_id: string | null;
+                        active: boolean;
+                        recording: boolean;
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2385,7 +2575,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            sender_id: string;
+                            /** @constant */
+                            channel: "whatsapp";
+                            phone: string;
+                            display_name: string;
+                            is_default: boolean;
+                            connected: boolean;
+                            created_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -2482,7 +2681,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        sender_id: string;
+                        /** @constant */
+                        channel: "whatsapp";
+                        phone: string;
+                        display_name: string;
+                        is_default: boolean;
+                        connected: boolean;
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2579,7 +2787,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        sender_id: string;
+                        /** @constant */
+                        channel: "whatsapp";
+                        phone: string;
+                        display_name: string;
+                        is_default: boolean;
+                        connected: boolean;
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2667,7 +2884,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            template_id: string;
+                            name: string;
+                            language: string;
+                            /** @enum {string} */
+                            status: "approved" | "pending" | "rejected";
+                            header: ({
+                                /** @constant */
+                                type: "text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "image" | "video";
+                                media_url: string | null;
+                            }) | null;
+                            body: string;
+                            buttons: ({
+                                /** @constant */
+                                type: "url";
+                                text: string;
+                                url: string;
+                            } | {
+                                /** @constant */
+                                type: "quick_reply";
+                                text: string;
+                            })[];
+                            created_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -2790,7 +3034,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        template_id: string;
+                        name: string;
+                        language: string;
+                        /** @enum {string} */
+                        status: "approved" | "pending" | "rejected";
+                        header: ({
+                            /** @constant */
+                            type: "text";
+                            text: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "image" | "video";
+                            media_url: string | null;
+                        }) | null;
+                        body: string;
+                        buttons: ({
+                            /** @constant */
+                            type: "url";
+                            text: string;
+                            url: string;
+                        } | {
+                            /** @constant */
+                            type: "quick_reply";
+                            text: string;
+                        })[];
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2894,7 +3165,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        template_id: string;
+                        name: string;
+                        language: string;
+                        /** @enum {string} */
+                        status: "approved" | "pending" | "rejected";
+                        header: ({
+                            /** @constant */
+                            type: "text";
+                            text: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "image" | "video";
+                            media_url: string | null;
+                        }) | null;
+                        body: string;
+                        buttons: ({
+                            /** @constant */
+                            type: "url";
+                            text: string;
+                            url: string;
+                        } | {
+                            /** @constant */
+                            type: "quick_reply";
+                            text: string;
+                        })[];
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2982,7 +3280,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        call_id: string;
+                        /** @description Open vocabulary: ringing, dialing, starting, in_progress, human_handoff, human_active, completed, failed. */
+                        status: string;
+                        /** @enum {string} */
+                        direction: "outbound" | "inbound";
+                        to: string | null;
+                        from_number: string | null;
+                        agent_id: string | null;
+                        duration_seconds: number | null;
+                        outcome: string | null;
+                        summary: string | null;
+                        recording_uri: string | null;
+                        started_at: string | null;
+                        ended_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        result: {
+                            /** @enum {string} */
+                            state: "pending" | "ready" | "failed" | "none";
+                            disposition: string | null;
+                            goal_met: string | null;
+                            success: boolean | null;
+                            summary: string | null;
+                            sentiment: string | null;
+                            next_step: string | null;
+                            next_step_reason: string | null;
+                            fields: {
+                                [key: string]: string | boolean | number | string[];
+                            };
+                            captured: number;
+                            expected: number;
+                            missing_required: string[];
+                            read_at: string | null;
+                        };
+                        placed_at: string | null;
+                        deployment_id: string;
+                        readings: number;
+                        transcript: {
+                            /** @enum {string} */
+                            role: "user" | "model" | "human";
+                            text: string;
+                            at_seconds: number;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3070,7 +3428,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        call_id: string;
+                        reading: number;
+                        workflow_id: string;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3220,7 +3582,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        destination: string;
+                        script: {
+                            /** @default true */
+                            answer: boolean;
+                            /** @default 3 */
+                            ring_seconds: number;
+                            /**
+                             * @default no_answer
+                             * @enum {string}
+                             */
+                            network_outcome: "no_answer" | "busy" | "rejected" | "invalid_number" | "unreachable" | "congestion";
+                            /** @default false */
+                            originate_error: boolean;
+                            /** @default false */
+                            silent: boolean;
+                            /** @default null */
+                            talk_seconds: number | null;
+                            /**
+                             * @default agent_hangup
+                             * @enum {string}
+                             */
+                            end: "agent_hangup" | "caller_hangup" | "idle" | "setup_error" | "never";
+                            /** @default null */
+                            handoff: {
+                                after_seconds: number;
+                            } | null;
+                            /** @default 1.5 */
+                            seconds_per_turn: number;
+                            /** @default null */
+                            turns: {
+                                /** @enum {string} */
+                                role: "user" | "model" | "human";
+                                text: string;
+                            }[] | null;
+                            /** @default {} */
+                            answers: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * @default {
+                             *       "fail_times": 0,
+                             *       "permanent": false
+                             *     }
+                             */
+                            reader: {
+                                /** @default 0 */
+                                fail_times: number;
+                                /** @default false */
+                                permanent: boolean;
+                            };
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3394,7 +3808,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            destination: string;
+                            script: {
+                                /** @default true */
+                                answer: boolean;
+                                /** @default 3 */
+                                ring_seconds: number;
+                                /**
+                                 * @default no_answer
+                                 * @enum {string}
+                                 */
+                                network_outcome: "no_answer" | "busy" | "rejected" | "invalid_number" | "unreachable" | "congestion";
+                                /** @default false */
+                                originate_error: boolean;
+                                /** @default false */
+                                silent: boolean;
+                                /** @default null */
+                                talk_seconds: number | null;
+                                /**
+                                 * @default agent_hangup
+                                 * @enum {string}
+                                 */
+                                end: "agent_hangup" | "caller_hangup" | "idle" | "setup_error" | "never";
+                                /** @default null */
+                                handoff: {
+                                    after_seconds: number;
+                                } | null;
+                                /** @default 1.5 */
+                                seconds_per_turn: number;
+                                /** @default null */
+                                turns: {
+                                    /** @enum {string} */
+                                    role: "user" | "model" | "human";
+                                    text: string;
+                                }[] | null;
+                                /** @default {} */
+                                answers: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @default {
+                                 *       "fail_times": 0,
+                                 *       "permanent": false
+                                 *     }
+                                 */
+                                reader: {
+                                    /** @default 0 */
+                                    fail_times: number;
+                                    /** @default false */
+                                    permanent: boolean;
+                                };
+                            };
+                        }[];
                     };
                 };
             };
@@ -3490,7 +3956,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        call_id: string;
+                        /** @description Open vocabulary: ringing, dialing, starting, in_progress, human_handoff, human_active, completed, failed. */
+                        status: string;
+                        /** @enum {string} */
+                        direction: "outbound" | "inbound";
+                        to: string | null;
+                        from_number: string | null;
+                        agent_id: string | null;
+                        duration_seconds: number | null;
+                        outcome: string | null;
+                        summary: string | null;
+                        recording_uri: string | null;
+                        started_at: string | null;
+                        ended_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        result: {
+                            /** @enum {string} */
+                            state: "pending" | "ready" | "failed" | "none";
+                            disposition: string | null;
+                            goal_met: string | null;
+                            success: boolean | null;
+                            summary: string | null;
+                            sentiment: string | null;
+                            next_step: string | null;
+                            next_step_reason: string | null;
+                            fields: {
+                                [key: string]: string | boolean | number | string[];
+                            };
+                            captured: number;
+                            expected: number;
+                            missing_required: string[];
+                            read_at: string | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3590,7 +4107,56 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            [key: string]: unknown;
+                            call_id: string;
+                            /** @description Open vocabulary: ringing, dialing, starting, in_progress, human_handoff, human_active, completed, failed. */
+                            status: string;
+                            /** @enum {string} */
+                            direction: "outbound" | "inbound";
+                            to: string | null;
+                            from_number: string | null;
+                            agent_id: string | null;
+                            duration_seconds: number | null;
+                            outcome: string | null;
+                            summary: string | null;
+                            recording_uri: string | null;
+                            started_at: string | null;
+                            ended_at: string | null;
+                            capture: {
+                                goal: string | null;
+                                fields: {
+                                    key: string;
+                                    label: string;
+                                    /** @enum {string} */
+                                    type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                    hint: string | null;
+                                    options: string[];
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                                }[];
+                                success: {
+                                    field: string;
+                                    equals: string;
+                                } | null;
+                            } | null;
+                            result: {
+                                /** @enum {string} */
+                                state: "pending" | "ready" | "failed" | "none";
+                                disposition: string | null;
+                                goal_met: string | null;
+                                success: boolean | null;
+                                summary: string | null;
+                                sentiment: string | null;
+                                next_step: string | null;
+                                next_step_reason: string | null;
+                                fields: {
+                                    [key: string]: string | boolean | number | string[];
+                                };
+                                captured: number;
+                                expected: number;
+                                missing_required: string[];
+                                read_at: string | null;
+                            };
                         }[];
                     };
                 };
@@ -3749,7 +4315,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            webhook_id: string;
+                            url: string;
+                            event_types: string[];
+                            enabled: boolean;
+                            description: string | null;
+                            previous_secret_expires_at: string | null;
+                            created_at: string | null;
+                            updated_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -3848,7 +4423,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        webhook_id: string;
+                        url: string;
+                        event_types: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        previous_secret_expires_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        secret: string;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3945,7 +4530,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        webhook_id: string;
+                        url: string;
+                        event_types: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        previous_secret_expires_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4033,7 +4627,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        webhook_id: string;
+                        /** @constant */
+                        deleted: true;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4130,7 +4728,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        webhook_id: string;
+                        url: string;
+                        event_types: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        previous_secret_expires_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4218,7 +4825,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        webhook_id: string;
+                        url: string;
+                        event_types: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        previous_secret_expires_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        secret: string;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4309,13 +4926,38 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The new delivery. */
+            /** @description The new delivery, with `attempts`. */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        delivery_id: string;
+                        webhook_id: string;
+                        event_id: string;
+                        event_type: string;
+                        /** @enum {string} */
+                        trigger: "event" | "replay" | "test";
+                        /** @enum {string} */
+                        status: "pending" | "succeeded" | "failed" | "cancelled";
+                        attempt_count: number;
+                        last_status_code: number | null;
+                        last_error: string | null;
+                        next_attempt_at: string | null;
+                        cancel_reason: string | null;
+                        created_at: string | null;
+                        completed_at: string | null;
+                        attempts: {
+                            attempt: number;
+                            attempted_at: string | null;
+                            url: string;
+                            status_code: number | null;
+                            duration_ms: number | null;
+                            error: string | null;
+                            response_body: string | null;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4412,13 +5054,38 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new delivery. */
+            /** @description The new delivery, with `attempts`. */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        delivery_id: string;
+                        webhook_id: string;
+                        event_id: string;
+                        event_type: string;
+                        /** @enum {string} */
+                        trigger: "event" | "replay" | "test";
+                        /** @enum {string} */
+                        status: "pending" | "succeeded" | "failed" | "cancelled";
+                        attempt_count: number;
+                        last_status_code: number | null;
+                        last_error: string | null;
+                        next_attempt_at: string | null;
+                        cancel_reason: string | null;
+                        created_at: string | null;
+                        completed_at: string | null;
+                        attempts: {
+                            attempt: number;
+                            attempted_at: string | null;
+                            url: string;
+                            status_code: number | null;
+                            duration_ms: number | null;
+                            error: string | null;
+                            response_body: string | null;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4520,7 +5187,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        items: {
+                            delivery_id: string;
+                            webhook_id: string;
+                            event_id: string;
+                            event_type: string;
+                            /** @enum {string} */
+                            trigger: "event" | "replay" | "test";
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed" | "cancelled";
+                            attempt_count: number;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            next_attempt_at: string | null;
+                            cancel_reason: string | null;
+                            created_at: string | null;
+                            completed_at: string | null;
+                            attempts?: {
+                                attempt: number;
+                                attempted_at: string | null;
+                                url: string;
+                                status_code: number | null;
+                                duration_ms: number | null;
+                                error: string | null;
+                                response_body: string | null;
+                            }[];
+                        }[];
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4609,7 +5304,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        delivery_id: string;
+                        webhook_id: string;
+                        event_id: string;
+                        event_type: string;
+                        /** @enum {string} */
+                        trigger: "event" | "replay" | "test";
+                        /** @enum {string} */
+                        status: "pending" | "succeeded" | "failed" | "cancelled";
+                        attempt_count: number;
+                        last_status_code: number | null;
+                        last_error: string | null;
+                        next_attempt_at: string | null;
+                        cancel_reason: string | null;
+                        created_at: string | null;
+                        completed_at: string | null;
+                        attempts: {
+                            attempt: number;
+                            attempted_at: string | null;
+                            url: string;
+                            status_code: number | null;
+                            duration_ms: number | null;
+                            error: string | null;
+                            response_body: string | null;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4696,7 +5416,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        auto_assign: boolean;
+                        /** @enum {string} */
+                        assignment: "round_robin" | "first";
+                        assignees: {
+                            assignee_id: string;
+                            name: string;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4795,7 +5523,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        auto_assign: boolean;
+                        /** @enum {string} */
+                        assignment: "round_robin" | "first";
+                        assignees: {
+                            assignee_id: string;
+                            name: string;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4883,7 +5619,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            assignee_id: string;
+                            name: string;
+                        }[];
                     };
                 };
             };
@@ -4972,7 +5711,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            ticket_id: string;
+                            public_ref: string;
+                            subject: string;
+                            /** @enum {string} */
+                            status: "new" | "open" | "pending" | "waiting_customer" | "resolved" | "closed";
+                            /** @enum {string} */
+                            priority: "low" | "normal" | "high" | "urgent";
+                            category: string | null;
+                            tags: string[];
+                            requester: {
+                                name: string | null;
+                                email: string | null;
+                                phone: string | null;
+                                external_id: string | null;
+                            };
+                            source: {
+                                channel: string;
+                                thread_id: string | null;
+                                message_id: string | null;
+                            };
+                            assignee_id: string | null;
+                            assignee_name: string | null;
+                            version: number;
+                            message_count: number;
+                            sla_due_at: string | null;
+                            created_at: string | null;
+                            updated_at: string | null;
+                            contact_id: string | null;
+                            triage: {
+                                provider: string;
+                                suggested_category: string | null;
+                                suggested_priority: ("low" | "normal" | "high" | "urgent") | null;
+                                notes: string;
+                                attached_at: string | null;
+                            } | null;
+                            escalation: {
+                                open: boolean;
+                                reason: string | null;
+                                opened_at: string | null;
+                                cleared_at: string | null;
+                            };
+                            status_changed_at: string | null;
+                            resolved_at: string | null;
+                            closed_at: string | null;
+                            created_by: {
+                                /** @constant */
+                                kind: "api_key";
+                                key_id: string;
+                            } | {
+                                /** @constant */
+                                kind: "console";
+                            } | {
+                                /** @constant */
+                                kind: "triage";
+                                provider: string;
+                            };
+                            last_changed_by: {
+                                /** @constant */
+                                kind: "api_key";
+                                key_id: string;
+                            } | {
+                                /** @constant */
+                                kind: "console";
+                            } | {
+                                /** @constant */
+                                kind: "triage";
+                                provider: string;
+                            };
+                        }[];
                     };
                 };
             };
@@ -5061,7 +5869,107 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        ticket_id: string;
+                        public_ref: string;
+                        subject: string;
+                        /** @enum {string} */
+                        status: "new" | "open" | "pending" | "waiting_customer" | "resolved" | "closed";
+                        /** @enum {string} */
+                        priority: "low" | "normal" | "high" | "urgent";
+                        category: string | null;
+                        tags: string[];
+                        requester: {
+                            name: string | null;
+                            email: string | null;
+                            phone: string | null;
+                            external_id: string | null;
+                        };
+                        source: {
+                            channel: string;
+                            thread_id: string | null;
+                            message_id: string | null;
+                        };
+                        assignee_id: string | null;
+                        assignee_name: string | null;
+                        version: number;
+                        message_count: number;
+                        sla_due_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        contact_id: string | null;
+                        triage: {
+                            provider: string;
+                            suggested_category: string | null;
+                            suggested_priority: ("low" | "normal" | "high" | "urgent") | null;
+                            notes: string;
+                            attached_at: string | null;
+                        } | null;
+                        escalation: {
+                            open: boolean;
+                            reason: string | null;
+                            opened_at: string | null;
+                            cleared_at: string | null;
+                        };
+                        status_changed_at: string | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        created_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                        last_changed_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                        messages: {
+                            message_id: string;
+                            /** @enum {string} */
+                            kind: "customer" | "staff_reply" | "note";
+                            author_name: string | null;
+                            text: string;
+                            delivery_state: ("held" | "sent" | "delivered" | "withdrawn") | null;
+                            created_at: string | null;
+                        }[];
+                        history: {
+                            version: number;
+                            actor: {
+                                /** @constant */
+                                kind: "api_key";
+                                key_id: string;
+                            } | {
+                                /** @constant */
+                                kind: "console";
+                            } | {
+                                /** @constant */
+                                kind: "triage";
+                                provider: string;
+                            };
+                            changes: {
+                                [key: string]: {
+                                    from: unknown;
+                                    to: unknown;
+                                };
+                            };
+                            at: string | null;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5157,7 +6065,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        ticket_id: string;
+                        public_ref: string;
+                        subject: string;
+                        /** @enum {string} */
+                        status: "new" | "open" | "pending" | "waiting_customer" | "resolved" | "closed";
+                        /** @enum {string} */
+                        priority: "low" | "normal" | "high" | "urgent";
+                        category: string | null;
+                        tags: string[];
+                        requester: {
+                            name: string | null;
+                            email: string | null;
+                            phone: string | null;
+                            external_id: string | null;
+                        };
+                        source: {
+                            channel: string;
+                            thread_id: string | null;
+                            message_id: string | null;
+                        };
+                        assignee_id: string | null;
+                        assignee_name: string | null;
+                        version: number;
+                        message_count: number;
+                        sla_due_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        contact_id: string | null;
+                        triage: {
+                            provider: string;
+                            suggested_category: string | null;
+                            suggested_priority: ("low" | "normal" | "high" | "urgent") | null;
+                            notes: string;
+                            attached_at: string | null;
+                        } | null;
+                        escalation: {
+                            open: boolean;
+                            reason: string | null;
+                            opened_at: string | null;
+                            cleared_at: string | null;
+                        };
+                        status_changed_at: string | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        created_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                        last_changed_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5251,7 +6228,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        ticket_id: string;
+                        public_ref: string;
+                        subject: string;
+                        /** @enum {string} */
+                        status: "new" | "open" | "pending" | "waiting_customer" | "resolved" | "closed";
+                        /** @enum {string} */
+                        priority: "low" | "normal" | "high" | "urgent";
+                        category: string | null;
+                        tags: string[];
+                        requester: {
+                            name: string | null;
+                            email: string | null;
+                            phone: string | null;
+                            external_id: string | null;
+                        };
+                        source: {
+                            channel: string;
+                            thread_id: string | null;
+                            message_id: string | null;
+                        };
+                        assignee_id: string | null;
+                        assignee_name: string | null;
+                        version: number;
+                        message_count: number;
+                        sla_due_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        contact_id: string | null;
+                        triage: {
+                            provider: string;
+                            suggested_category: string | null;
+                            suggested_priority: ("low" | "normal" | "high" | "urgent") | null;
+                            notes: string;
+                            attached_at: string | null;
+                        } | null;
+                        escalation: {
+                            open: boolean;
+                            reason: string | null;
+                            opened_at: string | null;
+                            cleared_at: string | null;
+                        };
+                        status_changed_at: string | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        created_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                        last_changed_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5395,7 +6441,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        /**
+                         * @default read
+                         * @enum {string}
+                         */
+                        outcome: "sent" | "delivered" | "read" | "failed";
+                        /**
+                         * @default {
+                         *       "code": 131026,
+                         *       "title": "Message undeliverable",
+                         *       "message": "Message undeliverable"
+                         *     }
+                         */
+                        failure: {
+                            code: number;
+                            title: string;
+                            message: string;
+                        };
+                        /** @default null */
+                        refuse: {
+                            code: number;
+                            /** @default null */
+                            subcode: number | null;
+                            message: string;
+                            /** @default null */
+                            user_message: string | null;
+                        } | null;
+                        /** @default 0 */
+                        fail_next: number;
+                        /**
+                         * @default rate_limit
+                         * @enum {string}
+                         */
+                        fail_kind: "rate_limit" | "server";
+                        /**
+                         * @default {
+                         *       "sent": 100,
+                         *       "delivered": 400,
+                         *       "read": 1000,
+                         *       "failed": 400
+                         *     }
+                         */
+                        delays_ms: {
+                            /** @default 100 */
+                            sent: number;
+                            /** @default 400 */
+                            delivered: number;
+                            /** @default 1000 */
+                            read: number;
+                            /** @default 400 */
+                            failed: number;
+                        };
+                        recipient: string;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5483,7 +6583,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        recipient: string;
+                        deleted: boolean;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5571,7 +6674,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            /**
+                             * @default read
+                             * @enum {string}
+                             */
+                            outcome: "sent" | "delivered" | "read" | "failed";
+                            /**
+                             * @default {
+                             *       "code": 131026,
+                             *       "title": "Message undeliverable",
+                             *       "message": "Message undeliverable"
+                             *     }
+                             */
+                            failure: {
+                                code: number;
+                                title: string;
+                                message: string;
+                            };
+                            /** @default null */
+                            refuse: {
+                                code: number;
+                                /** @default null */
+                                subcode: number | null;
+                                message: string;
+                                /** @default null */
+                                user_message: string | null;
+                            } | null;
+                            /** @default 0 */
+                            fail_next: number;
+                            /**
+                             * @default rate_limit
+                             * @enum {string}
+                             */
+                            fail_kind: "rate_limit" | "server";
+                            /**
+                             * @default {
+                             *       "sent": 100,
+                             *       "delivered": 400,
+                             *       "read": 1000,
+                             *       "failed": 400
+                             *     }
+                             */
+                            delays_ms: {
+                                /** @default 100 */
+                                sent: number;
+                                /** @default 400 */
+                                delivered: number;
+                                /** @default 1000 */
+                                read: number;
+                                /** @default 400 */
+                                failed: number;
+                            };
+                            recipient: string;
+                            updated_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -5684,7 +6841,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        message_id: string;
+                        conversation_id: string;
+                        transcript_message_id: string;
+                        sender_id: string;
+                        opted_out: boolean;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5794,7 +6957,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        message_id: string;
+                        conversation_id: string | null;
+                        /** @enum {string} */
+                        action: "sent" | "edited" | "deleted";
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5906,7 +7074,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        conversation_id: string;
+                        message_id: string;
+                        duplicate: boolean;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5999,7 +7171,126 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            campaign_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            channel: "whatsapp" | "voice";
+                            /** @enum {string} */
+                            type: "whatsapp_broadcast" | "voice_batch";
+                            /** @enum {string} */
+                            status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                            version: number;
+                            recipients: number;
+                            sent: number;
+                            delivered: number;
+                            read: number;
+                            failed: number;
+                            skipped: number;
+                            excluded: {
+                                [key: string]: number;
+                            };
+                            consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                            created_at: string | null;
+                            launched_at: string | null;
+                            completed_at: string | null;
+                            capture: {
+                                goal: string | null;
+                                fields: {
+                                    key: string;
+                                    label: string;
+                                    /** @enum {string} */
+                                    type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                    hint: string | null;
+                                    options: string[];
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                                }[];
+                                success: {
+                                    field: string;
+                                    equals: string;
+                                } | null;
+                            } | null;
+                            updated_at: string | null;
+                            calls?: {
+                                dialled: number;
+                                answered: number;
+                                conversation: number;
+                                completed: number;
+                                call_backs: number;
+                                live: number;
+                            };
+                            counters: {
+                                [key: string]: number;
+                            };
+                            states: {
+                                queued?: number;
+                                sent?: number;
+                                delivered?: number;
+                                read?: number;
+                                failed?: number;
+                                skipped?: number;
+                                calling?: number;
+                                called?: number;
+                            };
+                            schedule: {
+                                start_at: string | null;
+                                timezone: string;
+                                throttle_per_minute: number;
+                                send_window_start_hour: number;
+                                send_window_end_hour: number;
+                                recipient_time_zone?: boolean;
+                            };
+                            audience: {
+                                /** @enum {string} */
+                                kind: "contact_ids" | "segment" | "uploaded_list";
+                                tags: string[];
+                                contact_id_count: number;
+                                list_id?: string;
+                            };
+                            template: {
+                                name: string;
+                                language: string | null;
+                                variables: string[];
+                            } | null;
+                            sender_id: string | null;
+                            consent: {
+                                /** @enum {string} */
+                                basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                                note: string | null;
+                                pinned_at: string | null;
+                                pinned_recipients: number | null;
+                                checksum: string | null;
+                            } | null;
+                            created_by: {
+                                /** @enum {string} */
+                                kind: "api_key" | "app" | "console";
+                                id: string;
+                            };
+                            explanation: {
+                                /** @enum {string} */
+                                state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                                headline: string;
+                                details: string[];
+                                held_reason: string | null;
+                                fix: string | null;
+                                docs: string | null;
+                                time_zone: string;
+                                window: {
+                                    start_hour: number;
+                                    end_hour: number;
+                                    time_zone: string;
+                                    per_recipient_zone: boolean;
+                                    open: boolean | null;
+                                    opens_at: string | null;
+                                };
+                                throttle_per_minute: number;
+                                remaining: number;
+                                eta: string | null;
+                                call_backs_owed: number | null;
+                            };
+                        }[];
                         next_cursor: string | null;
                     };
                 };
@@ -6178,7 +7469,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6316,6 +7726,53 @@ export interface operations {
                             call_backs: number;
                             live: number;
                         };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -6338,8 +7795,6 @@ export interface operations {
                             eta: string | null;
                             call_backs_owed: number | null;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -6604,15 +8059,53 @@ export interface operations {
                             call_backs: number;
                             live: number;
                         };
-                        notices: {
-                            code: string;
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
                             /** @enum {string} */
-                            severity: "block" | "warn" | "info";
-                            message: string;
-                            fix: string;
-                            docs: string;
-                            count: number;
-                        }[];
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -6635,8 +8128,15 @@ export interface operations {
                             eta: string | null;
                             call_backs_owed: number | null;
                         };
-                    } & {
-                        [key: string]: unknown;
+                        notices: {
+                            code: string;
+                            /** @enum {string} */
+                            severity: "block" | "warn" | "info";
+                            message: string;
+                            fix: string;
+                            docs: string;
+                            count: number;
+                        }[];
                     };
                 };
             };
@@ -6799,6 +8299,53 @@ export interface operations {
                             call_backs: number;
                             live: number;
                         };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -6821,8 +8368,6 @@ export interface operations {
                             eta: string | null;
                             call_backs_owed: number | null;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -6985,6 +8530,53 @@ export interface operations {
                             call_backs: number;
                             live: number;
                         };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -7007,8 +8599,6 @@ export interface operations {
                             eta: string | null;
                             call_backs_owed: number | null;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -7171,6 +8761,53 @@ export interface operations {
                             call_backs: number;
                             live: number;
                         };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -7193,8 +8830,6 @@ export interface operations {
                             eta: string | null;
                             call_backs_owed: number | null;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -7351,6 +8986,53 @@ export interface operations {
                             call_backs: number;
                             live: number;
                         };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -7373,8 +9055,6 @@ export interface operations {
                             eta: string | null;
                             call_backs_owed: number | null;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -7485,7 +9165,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            position: number;
+                            contact_id: string | null;
+                            row?: number;
+                            to: string;
+                            name: string | null;
+                            /** @enum {string} */
+                            state: "queued" | "sent" | "delivered" | "read" | "failed" | "skipped" | "calling" | "called";
+                            reason: string | null;
+                            message_id: string | null;
+                            state_at: string | null;
+                            calls?: {
+                                call_id: string;
+                                /** @enum {string} */
+                                kind: "first" | "call_back";
+                                placed_at: string | null;
+                                answered: boolean | null;
+                                disposition: string | null;
+                            }[];
+                            outcome?: {
+                                disposition: string | null;
+                                goal_met: string | null;
+                                success: boolean | null;
+                                summary: string | null;
+                                sentiment: string | null;
+                                next_step: string | null;
+                                next_step_reason: string | null;
+                                fields: {
+                                    [key: string]: string | boolean | number | string[];
+                                };
+                                evidence: {
+                                    [key: string]: {
+                                        quote: string;
+                                        turn: number;
+                                        call_id: string;
+                                    };
+                                };
+                                captured: number;
+                                expected: number;
+                                missing_required: string[];
+                                call_id: string;
+                            } | null;
+                        }[];
                         next_cursor: string | null;
                     };
                 };
@@ -7575,7 +9297,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        bucket_seconds: number;
+                        recipients: number;
+                        items: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                            at: string;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -7924,7 +9661,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        throttle_per_minute: number;
+                        send_window_start_hour: number;
+                        send_window_end_hour: number;
+                        timezone: string | null;
+                        effective_timezone: string;
+                        max_recipients_per_campaign: number;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8021,7 +9765,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        throttle_per_minute: number;
+                        send_window_start_hour: number;
+                        send_window_end_hour: number;
+                        timezone: string | null;
+                        effective_timezone: string;
+                        max_recipients_per_campaign: number;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8661,7 +10412,123 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        /** @default 3 */
+                        reminder_offset_days: number;
+                        /**
+                         * @default [
+                         *       3,
+                         *       4
+                         *     ]
+                         */
+                        followup_interval_days: [
+                            number,
+                            number
+                        ];
+                        /** @default 3 */
+                        decline_after_days: number;
+                        /** @default 10 */
+                        send_hour: number;
+                        /**
+                         * @default {
+                         *       "name": "payment_due",
+                         *       "language": null,
+                         *       "variables": [
+                         *         "name",
+                         *         "amount",
+                         *         "due_date"
+                         *       ],
+                         *       "button_variables": [
+                         *         "due_id"
+                         *       ]
+                         *     }
+                         */
+                        template: {
+                            /** @default payment_due */
+                            name: string;
+                            /** @default null */
+                            language: string | null;
+                            /**
+                             * @default [
+                             *       "name",
+                             *       "amount",
+                             *       "due_date"
+                             *     ]
+                             */
+                            variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                            /**
+                             * @default [
+                             *       "due_id"
+                             *     ]
+                             */
+                            button_variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                        };
+                        /**
+                         * @default {
+                         *       "mode": "manual_upi",
+                         *       "upi_id": null,
+                         *       "qr_url": null
+                         *     }
+                         */
+                        collection: {
+                            /**
+                             * @default manual_upi
+                             * @enum {string}
+                             */
+                            mode: "manual_upi" | "payment_link";
+                            /** @default null */
+                            upi_id: string | null;
+                            /** @default null */
+                            qr_url: string | null;
+                        };
+                        /**
+                         * @default {
+                         *       "enabled": false,
+                         *       "template": {
+                         *         "name": "payment_receipt",
+                         *         "language": null,
+                         *         "variables": [
+                         *           "name",
+                         *           "amount",
+                         *           "period"
+                         *         ],
+                         *         "button_variables": []
+                         *       }
+                         *     }
+                         */
+                        receipt: {
+                            /** @default false */
+                            enabled: boolean;
+                            /**
+                             * @default {
+                             *       "name": "payment_receipt",
+                             *       "language": null,
+                             *       "variables": [
+                             *         "name",
+                             *         "amount",
+                             *         "period"
+                             *       ],
+                             *       "button_variables": []
+                             *     }
+                             */
+                            template: {
+                                /** @default payment_receipt */
+                                name: string;
+                                /** @default null */
+                                language: string | null;
+                                /**
+                                 * @default [
+                                 *       "name",
+                                 *       "amount",
+                                 *       "period"
+                                 *     ]
+                                 */
+                                variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                                /** @default [] */
+                                button_variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                            };
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8868,7 +10735,123 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        /** @default 3 */
+                        reminder_offset_days: number;
+                        /**
+                         * @default [
+                         *       3,
+                         *       4
+                         *     ]
+                         */
+                        followup_interval_days: [
+                            number,
+                            number
+                        ];
+                        /** @default 3 */
+                        decline_after_days: number;
+                        /** @default 10 */
+                        send_hour: number;
+                        /**
+                         * @default {
+                         *       "name": "payment_due",
+                         *       "language": null,
+                         *       "variables": [
+                         *         "name",
+                         *         "amount",
+                         *         "due_date"
+                         *       ],
+                         *       "button_variables": [
+                         *         "due_id"
+                         *       ]
+                         *     }
+                         */
+                        template: {
+                            /** @default payment_due */
+                            name: string;
+                            /** @default null */
+                            language: string | null;
+                            /**
+                             * @default [
+                             *       "name",
+                             *       "amount",
+                             *       "due_date"
+                             *     ]
+                             */
+                            variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                            /**
+                             * @default [
+                             *       "due_id"
+                             *     ]
+                             */
+                            button_variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                        };
+                        /**
+                         * @default {
+                         *       "mode": "manual_upi",
+                         *       "upi_id": null,
+                         *       "qr_url": null
+                         *     }
+                         */
+                        collection: {
+                            /**
+                             * @default manual_upi
+                             * @enum {string}
+                             */
+                            mode: "manual_upi" | "payment_link";
+                            /** @default null */
+                            upi_id: string | null;
+                            /** @default null */
+                            qr_url: string | null;
+                        };
+                        /**
+                         * @default {
+                         *       "enabled": false,
+                         *       "template": {
+                         *         "name": "payment_receipt",
+                         *         "language": null,
+                         *         "variables": [
+                         *           "name",
+                         *           "amount",
+                         *           "period"
+                         *         ],
+                         *         "button_variables": []
+                         *       }
+                         *     }
+                         */
+                        receipt: {
+                            /** @default false */
+                            enabled: boolean;
+                            /**
+                             * @default {
+                             *       "name": "payment_receipt",
+                             *       "language": null,
+                             *       "variables": [
+                             *         "name",
+                             *         "amount",
+                             *         "period"
+                             *       ],
+                             *       "button_variables": []
+                             *     }
+                             */
+                            template: {
+                                /** @default payment_receipt */
+                                name: string;
+                                /** @default null */
+                                language: string | null;
+                                /**
+                                 * @default [
+                                 *       "name",
+                                 *       "amount",
+                                 *       "period"
+                                 *     ]
+                                 */
+                                variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                                /** @default [] */
+                                button_variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                            };
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8959,7 +10942,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        items: {
+                            subscriber_id: string;
+                            tenant_id: string;
+                            contact_id: string | null;
+                            contact_pending: boolean;
+                            name: string;
+                            phone: string;
+                            email: string | null;
+                            plan_name: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            /** @enum {string} */
+                            cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                            cycle_days: number | null;
+                            due_day: number | null;
+                            start_date: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "cancelled";
+                            notes: string | null;
+                            tags: string[];
+                            next_due_date: string | null;
+                            last_paid_at: string | null;
+                            collected_total: number;
+                            outstanding_total: number;
+                            dues_paid: number;
+                            dues_declined: number;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -9047,7 +11063,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        subscriber_id: string;
+                        tenant_id: string;
+                        contact_id: string | null;
+                        contact_pending: boolean;
+                        name: string;
+                        phone: string;
+                        email: string | null;
+                        plan_name: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        /** @enum {string} */
+                        cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                        cycle_days: number | null;
+                        due_day: number | null;
+                        start_date: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "cancelled";
+                        notes: string | null;
+                        tags: string[];
+                        next_due_date: string | null;
+                        last_paid_at: string | null;
+                        collected_total: number;
+                        outstanding_total: number;
+                        dues_paid: number;
+                        dues_declined: number;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -9144,7 +11190,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        subscriber_id: string;
+                        tenant_id: string;
+                        contact_id: string | null;
+                        contact_pending: boolean;
+                        name: string;
+                        phone: string;
+                        email: string | null;
+                        plan_name: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        /** @enum {string} */
+                        cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                        cycle_days: number | null;
+                        due_day: number | null;
+                        start_date: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "cancelled";
+                        notes: string | null;
+                        tags: string[];
+                        next_due_date: string | null;
+                        last_paid_at: string | null;
+                        collected_total: number;
+                        outstanding_total: number;
+                        dues_paid: number;
+                        dues_declined: number;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -9241,7 +11317,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        subscriber_id: string;
+                        tenant_id: string;
+                        contact_id: string | null;
+                        contact_pending: boolean;
+                        name: string;
+                        phone: string;
+                        email: string | null;
+                        plan_name: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        /** @enum {string} */
+                        cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                        cycle_days: number | null;
+                        due_day: number | null;
+                        start_date: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "cancelled";
+                        notes: string | null;
+                        tags: string[];
+                        next_due_date: string | null;
+                        last_paid_at: string | null;
+                        collected_total: number;
+                        outstanding_total: number;
+                        dues_paid: number;
+                        dues_declined: number;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -9342,7 +11448,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        items: {
+                            due_id: string;
+                            tenant_id: string;
+                            subscriber_id: string;
+                            subscriber_name: string;
+                            phone: string;
+                            contact_id: string | null;
+                            period_label: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            due_date: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                            /** @enum {string} */
+                            collection_mode: "manual_upi" | "payment_link";
+                            payment_link: string | null;
+                            payment_link_id: string | null;
+                            payment_reference: string | null;
+                            paid_at: string | null;
+                            paid_amount: number | null;
+                            marked_by: string | null;
+                            marked_by_name: string | null;
+                            reminders_sent: number;
+                            last_reminder_at: string | null;
+                            next_action_at: string | null;
+                            campaign_id: string | null;
+                            failure_reason: string | null;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                            chase: {
+                                workflow_id: string;
+                                /** @enum {string} */
+                                state: "running" | "ended";
+                                next_step: string | null;
+                                next_action_at: string | null;
+                                reminders_sent: number;
+                                ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                                failure_reason: string | null;
+                            };
+                        }[];
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -9430,7 +11580,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        due_id: string;
+                        tenant_id: string;
+                        subscriber_id: string;
+                        subscriber_name: string;
+                        phone: string;
+                        contact_id: string | null;
+                        period_label: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        due_date: string;
+                        /** @enum {string} */
+                        status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                        /** @enum {string} */
+                        collection_mode: "manual_upi" | "payment_link";
+                        payment_link: string | null;
+                        payment_link_id: string | null;
+                        payment_reference: string | null;
+                        paid_at: string | null;
+                        paid_amount: number | null;
+                        marked_by: string | null;
+                        marked_by_name: string | null;
+                        reminders_sent: number;
+                        last_reminder_at: string | null;
+                        next_action_at: string | null;
+                        campaign_id: string | null;
+                        failure_reason: string | null;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        chase: {
+                            workflow_id: string;
+                            /** @enum {string} */
+                            state: "running" | "ended";
+                            next_step: string | null;
+                            next_action_at: string | null;
+                            reminders_sent: number;
+                            ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                            failure_reason: string | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -9527,7 +11718,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        due_id: string;
+                        tenant_id: string;
+                        subscriber_id: string;
+                        subscriber_name: string;
+                        phone: string;
+                        contact_id: string | null;
+                        period_label: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        due_date: string;
+                        /** @enum {string} */
+                        status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                        /** @enum {string} */
+                        collection_mode: "manual_upi" | "payment_link";
+                        payment_link: string | null;
+                        payment_link_id: string | null;
+                        payment_reference: string | null;
+                        paid_at: string | null;
+                        paid_amount: number | null;
+                        marked_by: string | null;
+                        marked_by_name: string | null;
+                        reminders_sent: number;
+                        last_reminder_at: string | null;
+                        next_action_at: string | null;
+                        campaign_id: string | null;
+                        failure_reason: string | null;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        chase: {
+                            workflow_id: string;
+                            /** @enum {string} */
+                            state: "running" | "ended";
+                            next_step: string | null;
+                            next_action_at: string | null;
+                            reminders_sent: number;
+                            ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                            failure_reason: string | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -9638,7 +11870,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        due_id: string;
+                        tenant_id: string;
+                        subscriber_id: string;
+                        subscriber_name: string;
+                        phone: string;
+                        contact_id: string | null;
+                        period_label: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        due_date: string;
+                        /** @enum {string} */
+                        status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                        /** @enum {string} */
+                        collection_mode: "manual_upi" | "payment_link";
+                        payment_link: string | null;
+                        payment_link_id: string | null;
+                        payment_reference: string | null;
+                        paid_at: string | null;
+                        paid_amount: number | null;
+                        marked_by: string | null;
+                        marked_by_name: string | null;
+                        reminders_sent: number;
+                        last_reminder_at: string | null;
+                        next_action_at: string | null;
+                        campaign_id: string | null;
+                        failure_reason: string | null;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        chase: {
+                            workflow_id: string;
+                            /** @enum {string} */
+                            state: "running" | "ended";
+                            next_step: string | null;
+                            next_action_at: string | null;
+                            reminders_sent: number;
+                            ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                            failure_reason: string | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -9755,7 +12028,48 @@ export interface operations {
                 content: {
                     "application/json": {
                         applied: boolean;
-                        due: unknown;
+                        due: {
+                            due_id: string;
+                            tenant_id: string;
+                            subscriber_id: string;
+                            subscriber_name: string;
+                            phone: string;
+                            contact_id: string | null;
+                            period_label: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            due_date: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                            /** @enum {string} */
+                            collection_mode: "manual_upi" | "payment_link";
+                            payment_link: string | null;
+                            payment_link_id: string | null;
+                            payment_reference: string | null;
+                            paid_at: string | null;
+                            paid_amount: number | null;
+                            marked_by: string | null;
+                            marked_by_name: string | null;
+                            reminders_sent: number;
+                            last_reminder_at: string | null;
+                            next_action_at: string | null;
+                            campaign_id: string | null;
+                            failure_reason: string | null;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                            chase: {
+                                workflow_id: string;
+                                /** @enum {string} */
+                                state: "running" | "ended";
+                                next_step: string | null;
+                                next_action_at: string | null;
+                                reminders_sent: number;
+                                ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                                failure_reason: string | null;
+                            };
+                        };
                     };
                 };
             };

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { Call } from '../api/views';
+import type { FoundCall } from '../api/types';
 import { ErrorNote, Loading, When } from '../components/common';
 import { fieldValue, turnLabel } from '../format';
 import { useAction, usePoll } from '../hooks';
@@ -9,7 +9,7 @@ import { Link, navigate } from '../router';
 /** Find a call by its id, or a number's recent calls. */
 export function CallsPage({ ws }: { ws: string }) {
   const [query, setQuery] = useState('');
-  const [found, setFound] = useState<Call[]>();
+  const [found, setFound] = useState<FoundCall[]>();
   const action = useAction();
   const search = () =>
     action.run(async () => {
@@ -19,7 +19,7 @@ export function CallsPage({ ws }: { ws: string }) {
         return;
       }
       const res = await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls', { params: { path: { workspace_id: ws }, query: { to: q } } }));
-      setFound(res.items as unknown as Call[]);
+      setFound(res.items);
     });
   return (
     <>
@@ -78,7 +78,7 @@ export function CallsPage({ ws }: { ws: string }) {
 /** One call: its status timeline, transcript, typed result and the re-read button; polled until read. */
 export function CallPage({ ws, id }: { ws: string; id: string }) {
   const path = { workspace_id: ws, call_id: id };
-  const call = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls/{call_id}', { params: { path } }))) as unknown as Call, 2_000, [ws, id]);
+  const call = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls/{call_id}', { params: { path } }))), 2_000, [ws, id]);
   const reread = useAction();
   const [requested, setRequested] = useState<number>();
   const c = call.data;
@@ -124,7 +124,8 @@ export function CallPage({ ws, id }: { ws: string; id: string }) {
         <p>
           State <strong data-testid="result-state">{c.result.state}</strong>
           {c.result.disposition ? `, disposition ${c.result.disposition}` : ''}
-          {c.result.goal_met != null ? `, goal ${c.result.goal_met ? 'met' : 'not met'}` : ''}
+          {/* `goal_met` is the reader's yes, no or unclear: a string, so never read as true or false. */}
+          {c.result.goal_met != null ? `, goal met: ${c.result.goal_met}` : ''}
         </p>
         {c.result.summary ? <p>{c.result.summary}</p> : null}
         {c.result.fields && Object.keys(c.result.fields).length ? (

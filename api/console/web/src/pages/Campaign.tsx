@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { pendingApi, unwrap } from '../api/client';
-import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient, RunExplanation } from '../api/views';
+import { api, unwrap } from '../api/client';
+import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient, RunExplanation } from '../api/types';
 import { campaignChartData } from '../campaignChart';
 import { Bars, TimeChart } from '../components/charts';
 import { ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
@@ -32,21 +32,23 @@ const FINISHED = new Set(['completed', 'failed', 'cancelled', 'archived']);
  */
 export function CampaignPage({ ws, id }: { ws: string; id: string }) {
   const path = { workspace_id: ws, campaign_id: id };
-  const campaign = usePoll(async () => unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}', { params: { path } })), 2_000, [ws, id]);
+  const campaign = usePoll(async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}', { params: { path } })), 2_000, [ws, id]);
   // The run's own record of its counts per minute (survives a reload); the chart ends at the read just made.
   const timeline = usePoll(
-    async () => unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/timeline', { params: { path } })),
+    async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/timeline', { params: { path } })),
     10_000,
     [ws, id],
   );
   const [evaluation, setEvaluation] = useState<Evaluation>();
   /** Launch waiting for the person's yes: the eligible count the dialog states and that launch then confirms. */
   const [launchAsk, setLaunchAsk] = useState<{ eligible: number }>();
+  /** Cancel waiting for the person's yes, asked in the page as launch is. */
+  const [cancelAsk, setCancelAsk] = useState(false);
   const action = useAction();
   const c = campaign.data;
 
   const evaluate = async () => {
-    const found = await unwrap(pendingApi.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/evaluate', { params: { path } }));
+    const found = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/evaluate', { params: { path } }));
     setEvaluation(found);
     return found;
   };
@@ -56,10 +58,9 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
   const control = (verb: 'launch' | 'pause' | 'resume' | 'cancel', confirmRecipients: number | null = null) =>
     action.run(async () => {
       const current = c!;
-      if (verb === 'cancel' && !confirm(`Cancel "${current.name}" for good? Outstanding recipients are skipped.`)) return;
       const body = verb === 'launch' ? { expected_version: current.version, confirm_recipients: confirmRecipients } : { expected_version: current.version };
       try {
-        await unwrap(pendingApi.POST(`/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/${verb}`, { params: { path }, body }));
+        await unwrap(api.POST(`/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/${verb}`, { params: { path }, body }));
       } finally {
         await campaign.reload();
       }
@@ -184,7 +185,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
               disabled={action.busy}
               onClick={() =>
                 void action.run(async () => {
-                  await unwrap(pendingApi.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/archive', { params: { path } }));
+                  await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/archive', { params: { path } }));
                   await campaign.reload();
                 })
               }
@@ -193,7 +194,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             </button>
           ) : null}
           {!FINISHED.has(c.status) ? (
-            <button type="button" disabled={action.busy} onClick={() => void control('cancel')}>
+            <button type="button" disabled={action.busy} onClick={() => setCancelAsk(true)}>
               Cancel campaign
             </button>
           ) : null}
@@ -214,6 +215,21 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             This sends to <strong data-testid="launch-count">{launchAsk.eligible}</strong> {launchAsk.eligible === 1 ? 'person' : 'people'} on {c.channel}. If the
             audience has changed since it was counted, the launch is refused and nothing is sent.
           </p>
+        </ConfirmDialog>
+      ) : null}
+
+      {cancelAsk ? (
+        <ConfirmDialog
+          title={`Cancel "${c.name}" for good?`}
+          confirmLabel="Cancel campaign"
+          dismissLabel="Keep it"
+          onCancel={() => setCancelAsk(false)}
+          onConfirm={() => {
+            setCancelAsk(false);
+            void control('cancel');
+          }}
+        >
+          <p>Everyone not yet {c.channel === 'voice' ? 'called' : 'sent to'} is skipped, and the campaign cannot be started again.</p>
         </ConfirmDialog>
       ) : null}
 
@@ -306,13 +322,13 @@ function EvaluationView({ evaluation }: { evaluation: Evaluation }) {
 function OutcomeView({ ws, campaign }: { ws: string; campaign: Campaign }) {
   const path = { workspace_id: ws, campaign_id: campaign.campaign_id };
   const report = usePoll(
-    async (): Promise<OutcomeReport> => unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/outcomes', { params: { path } })),
+    async (): Promise<OutcomeReport> => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/outcomes', { params: { path } })),
     5_000,
     [ws, campaign.campaign_id],
   );
   // Evidence lives on each person's merged outcome: the first page of recipients gives quotes to show.
   const recipients = usePoll(
-    async () => (await unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients', { params: { path, query: { limit: 100 } } }))).items,
+    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients', { params: { path, query: { limit: 100 } } }))).items,
     10_000,
     [ws, campaign.campaign_id],
   );

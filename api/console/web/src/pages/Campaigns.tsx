@@ -1,4 +1,4 @@
-import { pendingApi, unwrap } from '../api/client';
+import { api, unwrap } from '../api/client';
 import { ErrorNote, Loading, When } from '../components/common';
 import { usePoll } from '../hooks';
 import { Link } from '../router';
@@ -6,7 +6,7 @@ import { Link } from '../router';
 /** Every campaign of the workspace with its status and counters, refreshed every 3 s. */
 export function CampaignsPage({ ws }: { ws: string }) {
   const list = usePoll(
-    async () => (await unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path: { workspace_id: ws } } }))).items,
+    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path: { workspace_id: ws } } }))).items,
     3_000,
     [ws],
   );

@@ -1,12 +1,12 @@
-import { pendingApi, unwrap } from '../api/client';
+import { api, unwrap } from '../api/client';
 import { ErrorNote, Loading, When } from '../components/common';
 import { usePoll } from '../hooks';
 
 /** The dues app: subscribers, and each due with the state of its chase (reminder, follow-ups, paid…). */
 export function DuesPage({ ws }: { ws: string }) {
   const path = { workspace_id: ws };
-  const subscribers = usePoll(async () => (await unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/apps/dues/subscribers', { params: { path } }))).items, 10_000, [ws]);
-  const dues = usePoll(async () => (await unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/apps/dues/dues', { params: { path } }))).items, 5_000, [ws]);
+  const subscribers = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/apps/dues/subscribers', { params: { path } }))).items, 10_000, [ws]);
+  const dues = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/apps/dues/dues', { params: { path } }))).items, 5_000, [ws]);
   return (
     <>
       <h1>Dues</h1>

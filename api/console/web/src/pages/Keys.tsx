@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { ApiKey } from '../api/views';
 import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 
@@ -18,7 +17,7 @@ async function loadScopes(): Promise<string[]> {
 /** A workspace's API keys: create with scopes, roll (24 h grace), revoke; a new key is shown once. */
 export function KeysPage({ ws }: { ws: string }) {
   const path = { workspace_id: ws };
-  const keys = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/keys', { params: { path } }))).items as ApiKey[], 15_000, [ws]);
+  const keys = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/keys', { params: { path } }))).items, 15_000, [ws]);
   const scopes = usePoll(loadScopes, 0, []);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [environment, setEnvironment] = useState<'test' | 'live'>('test');

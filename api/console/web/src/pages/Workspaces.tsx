@@ -1,12 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { Workspace } from '../api/views';
 import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
 
 export function WorkspacesPage({ onChanged }: { onChanged: () => void }) {
-  const list = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces'))).items as Workspace[], 15_000, []);
+  const list = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces'))).items, 15_000, []);
   const [name, setName] = useState('');
   const [demo, setDemo] = useState(false);
   const [key, setKey] = useState<string>();
