@@ -133,6 +133,9 @@ export const consoleCampaignRecord = campaignRecord.extend({
   explanation: runExplanationRecord,
 });
 
+/** A list item: the record without the run's explanation (only a campaign's own read asks the run). */
+export const consoleCampaignListItem = consoleCampaignRecord.omit({ explanation: true });
+
 /** A launch answers the campaign and the notices (as the public launch). */
 export const consoleLaunchedCampaign = consoleCampaignRecord.extend({ notices: launchedCampaign.shape.notices });
 

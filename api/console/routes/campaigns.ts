@@ -26,6 +26,7 @@ import {
   campaignSettingsBody,
   campaignSettingsRecord,
   campaignTimelineRecord,
+  consoleCampaignListItem,
   consoleCampaignParams,
   consoleCampaignRecord,
   consoleCreateCampaignBody,
@@ -45,7 +46,7 @@ const BASE = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/campaigns`;
 const ONE = `${BASE}/{campaign_id}`;
 
 /** The public record plus what the console shows: the counters as one object, the recipients by state, the schedule, audience, template and consent pin. */
-export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>): Omit<z.infer<typeof consoleCampaignRecord>, 'explanation'> {
+export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>): z.infer<typeof consoleCampaignListItem> {
   return {
     ...campaignView(c),
     // Every counter the read model has (call campaigns add their own), for a page to draw generically.
@@ -153,7 +154,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest.',
       params: workspaceParams({}),
       query: consoleListCampaignsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(consoleCampaignRecord), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(consoleCampaignListItem), next_cursor: z.string().nullable() }) },
       errors: ['not_found'],
       handler: async (ctx, { query: { limit, cursor, status, include_archived: includeArchived } }) => {
         const tenantId = ctx.state.workspace!._id;

@@ -7268,28 +7268,6 @@ export interface operations {
                                 kind: "api_key" | "app" | "console";
                                 id: string;
                             };
-                            explanation: {
-                                /** @enum {string} */
-                                state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
-                                headline: string;
-                                details: string[];
-                                held_reason: string | null;
-                                fix: string | null;
-                                docs: string | null;
-                                time_zone: string;
-                                window: {
-                                    start_hour: number;
-                                    end_hour: number;
-                                    time_zone: string;
-                                    per_recipient_zone: boolean;
-                                    open: boolean | null;
-                                    opens_at: string | null;
-                                };
-                                throttle_per_minute: number;
-                                remaining: number;
-                                eta: string | null;
-                                call_backs_owed: number | null;
-                            };
                         }[];
                         next_cursor: string | null;
                     };
