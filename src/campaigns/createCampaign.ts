@@ -186,3 +186,18 @@ export async function insertDraft(db: Db, drafted: Drafted): Promise<void> {
   }
   await campaigns.insertOne(campaign);
 }
+
+/**
+ * The create as both doors use it (POST /api/v1/campaigns and the console's create): the
+ * draft stored, or the refusal with nothing written. Only `createdBy` differs between them.
+ */
+export async function createCampaign(
+  db: Db,
+  request: CampaignRequest,
+  context: { workspace: WorkspaceDoc; createdBy: CampaignDoc['created_by']; now: Date },
+): Promise<Drafted | CreateRefusal> {
+  const drafted = draftCampaign(request, context);
+  if (drafted.kind !== 'drafted') return drafted;
+  await insertDraft(db, drafted);
+  return drafted;
+}

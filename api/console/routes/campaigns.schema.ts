@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
 import { isTimeZone } from '../../../src/workspaces/workspaces';
-import { campaignParams, listCampaignsQuery, listRecipientsQuery } from '../../v1/routes/campaigns.schema';
+import { campaignParams, createCampaignBody, listCampaignsQuery, listRecipientsQuery } from '../../v1/routes/campaigns.schema';
 import { workspaceParams } from '../deps';
 
 /**
@@ -18,6 +18,12 @@ const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 export const consoleListCampaignsQuery = listCampaignsQuery.extend({ include_archived: queryBoolean.default(false) });
 
 export const consoleRecipientsQuery = listRecipientsQuery;
+
+/**
+ * The console's create takes the public request as it is (the audience kinds contact ids and
+ * segment, the same limits and refusals); console-only audience kinds extend it here.
+ */
+export const consoleCreateCampaignBody = createCampaignBody;
 
 /**
  * The workspace's campaign defaults (src/campaigns/settings.ts). Window hours lie inside the

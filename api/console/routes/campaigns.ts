@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
+import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
@@ -15,10 +16,10 @@ import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { validationError } from '../../validation';
-import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, requireCallCampaign } from '../../v1/routes/campaigns';
-import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientView } from '../../v1/routes/campaigns.schema';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, requireCallCampaign } from '../../v1/routes/campaigns';
+import { campaignRecord, campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientView } from '../../v1/routes/campaigns.schema';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { campaignSettingsBody, consoleCampaignParams, consoleListCampaignsQuery, consoleRecipientsQuery } from './campaigns.schema';
+import { campaignSettingsBody, consoleCampaignParams, consoleCreateCampaignBody, consoleListCampaignsQuery, consoleRecipientsQuery } from './campaigns.schema';
 
 /**
  * The console's campaigns (docs/console.md, "Campaigns"): the public routes' use cases
@@ -96,6 +97,22 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
     controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId, action, request }).then(answerControl);
 
   const routes: RouteDef[] = [
+    route({
+      method: 'post',
+      path: BASE,
+      operationId: 'createConsoleCampaign',
+      summary:
+        'Create a draft (version 1) that messages nobody, as POST /api/v1/campaigns does: the same body, rules and refusals (400 `template_not_found`, `invalid_argument`, `unknown_variable` with `field`). Recorded as created by the console.',
+      params: workspaceParams({}),
+      body: consoleCreateCampaignBody,
+      response: { status: 201, description: 'The draft, as the public API shows a campaign.', schema: campaignRecord },
+      errors: ['not_found'],
+      handler: async (ctx, { body }) => {
+        const created = answerCreate(await createCampaign(deps.db, body, { workspace: ctx.state.workspace!, createdBy: { kind: 'console', id: 'console' }, now: deps.now() }));
+        ctx.status = 201;
+        ctx.body = campaignView(created.campaign);
+      },
+    }),
     route({
       method: 'get',
       path: BASE,

@@ -37,7 +37,7 @@ describe('console reads: calls by number, conversations', () => {
 
     const elsewhere = await createTestWorkspace(api.db);
     const foreign = await request(api.server).get(`/console/v1/workspaces/${elsewhere.workspaceId}/calls?to=%2B919811100071`).set(CONSOLE_AUTH);
-    expect(foreign.body).toEqual({ items: [] });
+    expect(foreign.body).toEqual({ items: [], next_cursor: null });
 
     const bad = await get('/calls?to=abc');
     expect(bad.status).toBe(400);

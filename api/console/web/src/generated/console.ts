@@ -305,7 +305,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a number's calls, newest first (at most 50), as GET /api/v1/calls/{id} shows each. */
+        /** Recent calls, newest first (`limit` 1 to 100, default 25; `cursor` for the next page), each as GET /api/v1/calls/{id} shows it plus `created_at` and its campaign. Filters, together: `status`, `outcome`, `to` (a number, separators forgiven), `campaign_id`. */
         get: operations["findConsoleCalls"];
         put?: never;
         post?: never;
@@ -653,7 +653,8 @@ export interface paths {
         /** The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest. */
         get: operations["listConsoleCampaigns"];
         put?: never;
-        post?: never;
+        /** Create a draft (version 1) that messages nobody, as POST /api/v1/campaigns does: the same body, rules and refusals (400 `template_not_found`, `invalid_argument`, `unknown_variable` with `field`). Recorded as created by the console. */
+        post: operations["createConsoleCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -927,7 +928,8 @@ export interface paths {
         /** Subscribers, newest first; optionally one status. */
         get: operations["listDuesSubscribersConsole"];
         put?: never;
-        post?: never;
+        /** Put a customer on a recurring plan, as POST /api/v1/apps/dues/subscribers does: the same body, rules and refusals (400 `invalid_destination`, 409 `duplicate_recipient` with `subscriber_id`, 412 `not_found` until the app is installed); the next two dues are raised at once. */
+        post: operations["createDuesSubscriberConsole"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3535,8 +3537,13 @@ export interface operations {
     };
     findConsoleCalls: {
         parameters: {
-            query: {
-                to: string;
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "ringing" | "dialing" | "starting" | "in_progress" | "human_handoff" | "human_active" | "completed" | "failed";
+                outcome?: "caller_hangup" | "agent_hangup" | "idle" | "max_duration" | "no_answer" | "busy" | "rejected" | "invalid_number" | "unreachable" | "congestion" | "suspended" | "setup_error" | "originate_error";
+                to?: string;
+                campaign_id?: string;
             };
             header?: never;
             path: {
@@ -3546,7 +3553,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{items}`. */
+            /** @description `{items, next_cursor}`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3554,8 +3561,61 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            [key: string]: unknown;
+                            call_id: string;
+                            /** @description Open vocabulary: ringing, dialing, starting, in_progress, human_handoff, human_active, completed, failed. */
+                            status: string;
+                            /** @enum {string} */
+                            direction: "outbound" | "inbound";
+                            to: string | null;
+                            from_number: string | null;
+                            agent_id: string | null;
+                            duration_seconds: number | null;
+                            outcome: string | null;
+                            summary: string | null;
+                            recording_uri: string | null;
+                            started_at: string | null;
+                            ended_at: string | null;
+                            capture: {
+                                goal: string | null;
+                                fields: {
+                                    key: string;
+                                    label: string;
+                                    /** @enum {string} */
+                                    type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                    hint: string | null;
+                                    options: string[];
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                                }[];
+                                success: {
+                                    field: string;
+                                    equals: string;
+                                } | null;
+                            } | null;
+                            result: {
+                                /** @enum {string} */
+                                state: "pending" | "ready" | "failed" | "none";
+                                disposition: string | null;
+                                goal_met: string | null;
+                                success: boolean | null;
+                                summary: string | null;
+                                sentiment: string | null;
+                                next_step: string | null;
+                                next_step_reason: string | null;
+                                fields: {
+                                    [key: string]: string | boolean | number | string[];
+                                };
+                                captured: number;
+                                expected: number;
+                                missing_required: string[];
+                                read_at: string | null;
+                            };
+                            created_at: string | null;
+                            campaign_id: string | null;
+                            campaign_name: string | null;
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -6035,6 +6095,231 @@ export interface operations {
             };
         };
     };
+    createConsoleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @default whatsapp
+                     * @enum {string}
+                     */
+                    channel?: "whatsapp" | "voice";
+                    audience: {
+                        /**
+                         * @default contact_ids
+                         * @enum {string}
+                         */
+                        kind?: "contact_ids" | "segment";
+                        /** @default [] */
+                        contact_ids?: string[];
+                        /** @default [] */
+                        tags?: string[];
+                    };
+                    template?: {
+                        name: string;
+                        /** @default null */
+                        language?: string | null;
+                        variables?: (string | number)[];
+                    } | null;
+                    /** @default null */
+                    agent_id?: string | null;
+                    /** @default null */
+                    purpose?: string | null;
+                    /** @default null */
+                    script?: string | null;
+                    /** @default null */
+                    capture?: {
+                        /** @default null */
+                        goal?: string | null;
+                        /** @default [] */
+                        fields?: {
+                            label: string;
+                            key?: string;
+                            /**
+                             * @default text
+                             * @enum {string}
+                             */
+                            type?: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                            /** @default null */
+                            hint?: string | null;
+                            /** @default [] */
+                            options?: string[];
+                            /** @default false */
+                            required?: boolean;
+                            /** @default auto */
+                            display?: string;
+                        }[];
+                        /** @default null */
+                        success?: {
+                            field: string;
+                            equals: string | number | boolean;
+                        } | null;
+                    } | null;
+                    /** @default false */
+                    call_back_incomplete?: boolean;
+                    schedule?: {
+                        start_at?: string | null;
+                        timezone?: string | null;
+                        throttle_per_minute?: number | null;
+                        send_window_start_hour?: number | null;
+                        send_window_end_hour?: number | null;
+                        recipient_time_zone?: boolean | null;
+                    };
+                    /** @default null */
+                    consent?: {
+                        /** @enum {string} */
+                        basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                        /** @default null */
+                        note?: string | null;
+                    } | null;
+                    /** @default null */
+                    sender_id?: string | null;
+                    /**
+                     * @description Any JSON object, stored and not returned. Keys at every depth: 1 to 100 characters, not starting with `$`, without `.` or NUL. No array directly inside an array. At most 5 levels of nested objects and arrays and 16,384 bytes as compact JSON. Anything else is 400 `Request validation failed.` with `loc` at the offending key.
+                     * @default {}
+                     */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The draft, as the public API shows a campaign. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getConsoleCampaign: {
         parameters: {
             query?: never;
@@ -7988,6 +8273,163 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createDuesSubscriberConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    phone: string;
+                    email?: string | null;
+                    /** @default Monthly plan */
+                    plan_name?: string;
+                    amount: number;
+                    /**
+                     * @default monthly
+                     * @enum {string}
+                     */
+                    cycle_unit?: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                    /** @default null */
+                    cycle_days?: number | null;
+                    /** @default null */
+                    due_day?: number | null;
+                    /** @default null */
+                    start_date?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscriber, with its next due date and outstanding total. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriber_id: string;
+                        tenant_id: string;
+                        contact_id: string | null;
+                        contact_pending: boolean;
+                        name: string;
+                        phone: string;
+                        email: string | null;
+                        plan_name: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        /** @enum {string} */
+                        cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                        cycle_days: number | null;
+                        due_day: number | null;
+                        start_date: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "cancelled";
+                        notes: string | null;
+                        tags: string[];
+                        next_due_date: string | null;
+                        last_paid_at: string | null;
+                        collected_total: number;
+                        outstanding_total: number;
+                        dues_paid: number;
+                        dues_declined: number;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
