@@ -9,6 +9,9 @@ import { CampaignPage } from './pages/Campaign';
 import { CampaignsPage } from './pages/Campaigns';
 import { ConversationPage, ConversationsPage } from './pages/Conversations';
 import { DuesPage } from './pages/Dues';
+import { NewCampaignPage } from './pages/NewCampaign';
+import { NewSubscriberPage } from './pages/NewSubscriber';
+import { TicketsPage } from './pages/Tickets';
 import { KeysPage } from './pages/Keys';
 import { LoginPage } from './pages/Login';
 import { WebhooksPage } from './pages/Webhooks';
@@ -30,6 +33,7 @@ const SECTIONS = [
   ['campaigns', 'Campaigns'],
   ['calls', 'Calls'],
   ['conversations', 'Conversations'],
+  ['tickets', 'Tickets'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
   ['dues', 'Dues'],
@@ -99,6 +103,7 @@ function page(path: string, ws: string | undefined, section: string | undefined,
   if (!ws) return <Loading what="workspaces" />;
   switch (section) {
     case 'campaigns':
+      if (id === 'new') return <NewCampaignPage ws={ws} />;
       return id ? <CampaignPage ws={ws} id={id} /> : <CampaignsPage ws={ws} />;
     case 'calls':
       return id ? <CallPage ws={ws} id={id} /> : <CallsPage ws={ws} />;
@@ -109,7 +114,9 @@ function page(path: string, ws: string | undefined, section: string | undefined,
     case 'keys':
       return <KeysPage ws={ws} />;
     case 'dues':
-      return <DuesPage ws={ws} />;
+      return id === 'new' ? <NewSubscriberPage ws={ws} /> : <DuesPage ws={ws} subscriber={id} />;
+    case 'tickets':
+      return <TicketsPage ws={ws} />;
     default:
       return (
         <p>
