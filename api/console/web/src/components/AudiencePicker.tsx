@@ -17,7 +17,8 @@ export interface AudienceKind<A extends Audience = Audience> {
   initial(): A;
   /** The request's `audience`. */
   request(value: A): Record<string, unknown>;
-  Editor(props: { value: A; onChange: (value: A) => void; error: string | undefined }): JSX.Element;
+  /** A component, so a property holding a function rather than a method. */
+  Editor: (props: { value: A; onChange: (value: A) => void; error: string | undefined }) => JSX.Element;
 }
 
 /** `a, b` or one a line: the items, blanks dropped. */
