@@ -72,52 +72,55 @@ export function CallsPage({ ws }: { ws: string }) {
       <h1>Calls</h1>
       <section aria-labelledby="recent-calls">
         <h2 id="recent-calls">Recent calls</h2>
-        <form class="filters" aria-label="Filter the calls" onSubmit={(e) => e.preventDefault()}>
-          <Field id="filter-status" label="Status">
-            <select id="filter-status" value={filters.status} onChange={(e) => setFilter('status', (e.currentTarget as HTMLSelectElement).value)}>
-              <option value="">Any</option>
-              {CALL_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {words(s)}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field id="filter-outcome" label="Outcome">
-            <select id="filter-outcome" value={filters.outcome} onChange={(e) => setFilter('outcome', (e.currentTarget as HTMLSelectElement).value)}>
-              <option value="">Any</option>
-              {CALL_OUTCOMES.map((o) => (
-                <option key={o} value={o}>
-                  {words(o)}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field id="filter-number" label="Number">
-            <input id="filter-number" type="tel" placeholder="+91…" value={filters.to} onChange={(e) => setFilter('to', (e.currentTarget as HTMLInputElement).value.trim())} />
-          </Field>
-          <Field id="filter-campaign" label="Campaign">
-            <select id="filter-campaign" value={filters.campaign_id} onChange={(e) => setFilter('campaign_id', (e.currentTarget as HTMLSelectElement).value)}>
-              <option value="">Any</option>
-              {(campaigns.data ?? []).map((c) => (
-                <option key={c.campaign_id} value={c.campaign_id}>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          </Field>
-          {filtered ? (
-            <button
-              type="button"
-              onClick={() => {
-                setOlder(null);
-                setFilters(NO_FILTERS);
-              }}
-            >
-              Clear filters
-            </button>
-          ) : null}
-        </form>
+        {/* No filters on a workspace with no calls yet: there is nothing to narrow. */}
+        {rows.length === 0 && !filtered ? null : (
+          <form class="filters" aria-label="Filter the calls" onSubmit={(e) => e.preventDefault()}>
+            <Field id="filter-status" label="Status">
+              <select id="filter-status" value={filters.status} onChange={(e) => setFilter('status', (e.currentTarget as HTMLSelectElement).value)}>
+                <option value="">Any</option>
+                {CALL_STATUSES.map((s) => (
+                  <option key={s} value={s}>
+                    {words(s)}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field id="filter-outcome" label="Outcome">
+              <select id="filter-outcome" value={filters.outcome} onChange={(e) => setFilter('outcome', (e.currentTarget as HTMLSelectElement).value)}>
+                <option value="">Any</option>
+                {CALL_OUTCOMES.map((o) => (
+                  <option key={o} value={o}>
+                    {words(o)}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field id="filter-number" label="Number">
+              <input id="filter-number" type="tel" placeholder="+91…" value={filters.to} onChange={(e) => setFilter('to', (e.currentTarget as HTMLInputElement).value.trim())} />
+            </Field>
+            <Field id="filter-campaign" label="Campaign">
+              <select id="filter-campaign" value={filters.campaign_id} onChange={(e) => setFilter('campaign_id', (e.currentTarget as HTMLSelectElement).value)}>
+                <option value="">Any</option>
+                {(campaigns.data ?? []).map((c) => (
+                  <option key={c.campaign_id} value={c.campaign_id}>
+                    {c.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            {filtered ? (
+              <button
+                type="button"
+                onClick={() => {
+                  setOlder(null);
+                  setFilters(NO_FILTERS);
+                }}
+              >
+                Clear filters
+              </button>
+            ) : null}
+          </form>
+        )}
         <ErrorNote error={recent.error ?? more.error} />
         {!recent.data ? (
           recent.error ? null : <Loading what="recent calls" />
