@@ -28,34 +28,29 @@ export interface Capture {
   success: { field: string; equals: string } | null;
 }
 
-export type CallOutcome =
-  | 'caller_hangup'
-  | 'agent_hangup'
-  | 'idle'
-  | 'max_duration'
-  | 'no_answer'
-  | 'busy'
-  | 'rejected'
-  | 'invalid_number'
-  | 'unreachable'
-  | 'congestion'
-  | 'suspended'
-  | 'setup_error'
-  | 'originate_error';
+export const CALL_OUTCOMES = [
+  'caller_hangup',
+  'agent_hangup',
+  'idle',
+  'max_duration',
+  'no_answer',
+  'busy',
+  'rejected',
+  'invalid_number',
+  'unreachable',
+  'congestion',
+  'suspended',
+  'setup_error',
+  'originate_error',
+] as const;
+export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
 /** Outcomes of a call that was never answered: decided by the network. */
 export const NETWORK_OUTCOMES = ['no_answer', 'busy', 'rejected', 'invalid_number', 'unreachable', 'congestion'] as const;
 export type NetworkOutcome = (typeof NETWORK_OUTCOMES)[number];
 
-export type CallStatus =
-  | 'ringing'
-  | 'dialing'
-  | 'starting'
-  | 'in_progress'
-  | 'human_handoff'
-  | 'human_active'
-  | 'completed'
-  | 'failed';
+export const CALL_STATUSES = ['ringing', 'dialing', 'starting', 'in_progress', 'human_handoff', 'human_active', 'completed', 'failed'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export type CallDirection = 'outbound' | 'inbound';
 

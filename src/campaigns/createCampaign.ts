@@ -14,6 +14,7 @@ import {
 } from './campaign';
 import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from './sendWindow';
 import { campaignSettingsOf } from './settings';
+import { findList } from '../lists/listStore';
 import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens, listBroadcastTokens, listCallTokens } from './templateTokens';
 
 /** The uploaded list an `uploaded_list` audience names, as the caller found it (null: no such list in the workspace). */
@@ -224,4 +225,21 @@ export async function insertDraft(db: Db, drafted: Drafted): Promise<void> {
     await audiences.insertOne({ _id: campaign._id, tenant_id: campaign.tenant_id, contact_ids: contactIds });
   }
   await campaigns.insertOne(campaign);
+}
+
+/**
+ * The create as both doors use it (POST /api/v1/campaigns and the console's create): the
+ * draft stored, or the refusal with nothing written. Only `createdBy` differs between them.
+ */
+export async function createCampaign(
+  db: Db,
+  request: CampaignRequest,
+  context: { workspace: WorkspaceDoc; createdBy: CampaignDoc['created_by']; now: Date },
+): Promise<Drafted | CreateRefusal> {
+  const listId = request.audience.kind === 'uploaded_list' ? request.audience.list_id : null;
+  const list = listId ? await findList(db, context.workspace._id, listId) : null;
+  const drafted = draftCampaign(request, { ...context, list });
+  if (drafted.kind !== 'drafted') return drafted;
+  await insertDraft(db, drafted);
+  return drafted;
 }

@@ -4,6 +4,7 @@ import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { AgentVoice } from '../calls/agentVoice';
 import type { Scope } from '../domain/scopes';
 import { DUES_INDEXES } from '../dues/store';
+import { CALL_INDEXES } from '../calls/callStore';
 
 /**
  * The read models and plain records, one typed accessor per collection. Every tenant-owned
@@ -147,6 +148,7 @@ const indexes: Record<string, IndexDescription[]> = {
   ticket_versions: [{ key: { ticket_id: 1, version: 1 }, name: 'ticket_version' }],
   campaigns: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
   ...DUES_INDEXES,
+  ...CALL_INDEXES,
   ...LINE_CALL_INDEXES,
   ...LINE_TURN_INDEXES,
 };

@@ -208,7 +208,7 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       if (webhookCall) return webhookCall;
       const callCommand = planCallCommand(positionals, flags, need, argv);
       if (callCommand) return callCommand;
-      const campaignCommand = planCampaignCommand(positionals, flags, need);
+      const campaignCommand = planCampaignCommand(positionals, flags, need, argv);
       if (campaignCommand) return campaignCommand;
       const duesCommand = planDuesCommand(positionals, flags, need);
       if (duesCommand) return duesCommand;

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
-import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaign';
-import { findList } from '../../../src/lists/listStore';
+import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
@@ -19,7 +18,7 @@ import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { validationError } from '../../validation';
-import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, requireCallCampaign } from '../../v1/routes/campaigns';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, requireCallCampaign } from '../../v1/routes/campaigns';
 import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord, recipientView } from '../../v1/routes/campaigns.schema';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
 import {
@@ -126,25 +125,15 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       path: BASE,
       operationId: 'createConsoleCampaign',
       summary:
-        'Create a draft as POST /api/v1/campaigns does (same body, rules and refusals), for the workspace; the audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`.',
+        'Create a draft (version 1) that messages nobody, as POST /api/v1/campaigns does: the same body, rules and refusals (400 `template_not_found`, `invalid_argument`, `unknown_variable` with `field`). The audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`. Recorded as created by the console.',
       params: workspaceParams({}),
       body: consoleCreateCampaignBody,
-      response: { status: 201, description: 'The draft.', schema: consoleCampaignRecord },
+      response: { status: 201, description: 'The draft, with what its run will do.', schema: consoleCampaignRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
-        const workspace = ctx.state.workspace!;
-        const listId = body.audience.kind === 'uploaded_list' ? body.audience.list_id : null;
-        const drafted = draftCampaign(body, {
-          workspace,
-          createdBy: { kind: 'console', id: 'console' },
-          now: deps.now(),
-          list: listId ? await findList(deps.db, workspace._id, listId) : null,
-        });
-        if (drafted.kind === 'refused') throw new ApiError('invalid_argument', drafted.message, drafted.details);
-        if (drafted.kind === 'invalid_field') throw validationError([{ loc: drafted.loc, msg: drafted.msg, type: drafted.type }]);
-        await insertDraft(deps.db, drafted);
+        const created = answerCreate(await createCampaign(deps.db, body, { workspace: ctx.state.workspace!, createdBy: { kind: 'console', id: 'console' }, now: deps.now() }));
         ctx.status = 201;
-        ctx.body = await withCounters(ctx, drafted.campaign);
+        ctx.body = await withCounters(ctx, created.campaign);
       },
     }),
     route({

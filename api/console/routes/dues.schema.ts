@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DUES_LIMITS as L } from '../../../src/dues/limits';
 import { DUE_STATUSES, SUBSCRIBER_STATUSES } from '../../../src/dues/store';
-import { dueRecord, rupees } from '../../v1/routes/dues.schema';
+import { createSubscriberBody, dueRecord, rupees } from '../../v1/routes/dues.schema';
 import { idParam, workspaceParams } from '../deps';
 
 /** Request and response shapes of the console's dues-app routes (private; docs/dues.md). */
@@ -9,6 +9,9 @@ import { idParam, workspaceParams } from '../deps';
 export const duesSettingsParams = workspaceParams({});
 export const subscriberParams = workspaceParams({ subscriber_id: idParam() });
 export const dueParams = workspaceParams({ due_id: idParam() });
+
+/** A subscriber added in the console: the public request as it is (docs/dues.md). */
+export const consoleCreateSubscriberBody = createSubscriberBody;
 
 export const consoleSubscribersQuery = z.object({
   status: z.enum(SUBSCRIBER_STATUSES).optional(),

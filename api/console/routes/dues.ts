@@ -7,9 +7,22 @@ import { findPaymentLinkScript, paymentLinkScript, paymentLinkScripts } from '..
 import { ApiError } from '../../errors';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
+import { answerSubscriberCreate, requireDuesApp } from '../../v1/routes/dues';
 import { dueView, subscriberRecord, subscriberView } from '../../v1/routes/dues.schema';
+import { createSubscriber } from '../../../src/dues/subscribers';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { chaseRecord, consoleDueRecord, consoleDuesQuery, consolePaidBody, consoleSubscribersQuery, dueParams, duesSettingsParams, gatewayPaymentBody, subscriberParams } from './dues.schema';
+import {
+  chaseRecord,
+  consoleCreateSubscriberBody,
+  consoleDueRecord,
+  consoleDuesQuery,
+  consolePaidBody,
+  consoleSubscribersQuery,
+  dueParams,
+  duesSettingsParams,
+  gatewayPaymentBody,
+  subscriberParams,
+} from './dues.schema';
 
 const APP = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/apps/dues`;
 const SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
@@ -95,6 +108,24 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         if (query.cursor) filter._id = { $lt: String((cursors().decode(query.cursor, tenantId, list) as [unknown])[0]) };
         const docs = await duesCollections(deps.db).subscribers.find(filter).sort({ _id: -1 }).limit(query.limit).toArray();
         ctx.body = page(docs, query.limit, subscriberView, (last) => cursors().encode(tenantId, list, [last._id]));
+      },
+    }),
+    route({
+      method: 'post',
+      path: `${APP}/subscribers`,
+      operationId: 'createDuesSubscriberConsole',
+      summary:
+        'Put a customer on a recurring plan, as POST /api/v1/apps/dues/subscribers does: the same body, rules and refusals (400 `invalid_destination`, 409 `duplicate_recipient` with `subscriber_id`, 412 `not_found` until the app is installed); the next two dues are raised at once.',
+      params: duesSettingsParams,
+      body: consoleCreateSubscriberBody,
+      requires: requireDuesApp,
+      response: { status: 201, description: 'The subscriber, with its next due date and outstanding total.', schema: subscriberRecord },
+      errors: ['conflict', 'failed_precondition'],
+      handler: async (ctx, { body }) => {
+        const workspace = ctx.state.workspace!;
+        const created = await createSubscriber({ ...actions(), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, logger: ctx.state.log }, workspace, body, deps.now());
+        ctx.status = 201;
+        ctx.body = subscriberView(answerSubscriberCreate(created, workspace));
       },
     }),
     ...(['pause', 'resume', 'cancel'] as SubscriberAction[]).map((action) =>

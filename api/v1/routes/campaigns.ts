@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
-import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaign';
+import { createCampaign, type CreateRefusal, type Drafted } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { ApiError } from '../../errors';
 import { page } from '../../pagination';
@@ -57,6 +57,13 @@ export function answerControl(result: ControlResult): Extract<ControlResult, { k
   return result;
 }
 
+/** A create's draft, or its refusal as the envelope (the public routes and the console alike): a reason with its `field`, or a field rule's validation failure. */
+export function answerCreate(result: Drafted | CreateRefusal): Drafted {
+  if (result.kind === 'refused') throw new ApiError('invalid_argument', result.message, result.details);
+  if (result.kind === 'invalid_field') throw validationError([{ loc: result.loc, msg: result.msg, type: result.type }]);
+  return result;
+}
+
 export const CONTROL_SUMMARIES: Record<Exclude<ControlAction, 'launch' | 'archive'>, string> = {
   pause: 'Stop sending for now (a scheduled or running campaign). Pausing a paused campaign changes nothing.',
   resume: 'Continue a paused campaign where it stopped: nobody is sent twice and the audience is not rebuilt.',
@@ -93,16 +100,11 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       response: { status: 201, description: 'The draft.', schema: campaignRecord },
       errors: ['conflict'],
       handler: async (ctx, { body }) => {
-        const drafted = draftCampaign(body, {
-          workspace: ctx.state.workspace!,
-          createdBy: { kind: 'api_key', id: ctx.state.apiKey!.key_id },
-          now: now(),
-        });
-        if (drafted.kind === 'refused') throw new ApiError('invalid_argument', drafted.message, drafted.details);
-        if (drafted.kind === 'invalid_field') throw validationError([{ loc: drafted.loc, msg: drafted.msg, type: drafted.type }]);
-        await insertDraft(deps.db, drafted);
+        const created = answerCreate(
+          await createCampaign(deps.db, body, { workspace: ctx.state.workspace!, createdBy: { kind: 'api_key', id: ctx.state.apiKey!.key_id }, now: now() }),
+        );
         ctx.status = 201;
-        ctx.body = campaignView(drafted.campaign);
+        ctx.body = campaignView(created.campaign);
       },
     }),
     route({

@@ -8,6 +8,9 @@ import { CampaignPage } from './pages/Campaign';
 import { CampaignsPage } from './pages/Campaigns';
 import { ConversationPage, ConversationsPage } from './pages/Conversations';
 import { DuesPage } from './pages/Dues';
+import { NewCampaignPage } from './pages/NewCampaign';
+import { NewSubscriberPage } from './pages/NewSubscriber';
+import { TicketsPage } from './pages/Tickets';
 import { KeysPage } from './pages/Keys';
 import { ListPage, ListsPage } from './pages/Lists';
 import { LoginPage } from './pages/Login';
@@ -31,6 +34,7 @@ const SECTIONS = [
   ['lists', 'Lists'],
   ['calls', 'Calls'],
   ['conversations', 'Conversations'],
+  ['tickets', 'Tickets'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
   ['dues', 'Dues'],
@@ -100,6 +104,7 @@ function page(path: string, ws: string | undefined, section: string | undefined,
   if (!ws) return <Loading what="workspaces" />;
   switch (section) {
     case 'campaigns':
+      if (id === 'new') return <NewCampaignPage ws={ws} />;
       return id ? <CampaignPage ws={ws} id={id} /> : <CampaignsPage ws={ws} />;
     case 'lists':
       return id ? <ListPage ws={ws} id={id} /> : <ListsPage ws={ws} />;
@@ -112,7 +117,9 @@ function page(path: string, ws: string | undefined, section: string | undefined,
     case 'keys':
       return <KeysPage ws={ws} />;
     case 'dues':
-      return <DuesPage ws={ws} />;
+      return id === 'new' ? <NewSubscriberPage ws={ws} /> : <DuesPage ws={ws} subscriber={id} />;
+    case 'tickets':
+      return <TicketsPage ws={ws} />;
     default:
       return (
         <p>

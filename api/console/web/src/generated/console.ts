@@ -305,7 +305,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a number's calls, newest first (at most 50), as GET /api/v1/calls/{id} shows each. */
+        /** Recent calls, newest first (`limit` 1 to 100, default 25; `cursor` for the next page), each as GET /api/v1/calls/{id} shows it plus `created_at` and its campaign. Filters, together: `status`, `outcome`, `to` (a number, separators forgiven), `campaign_id`. */
         get: operations["findConsoleCalls"];
         put?: never;
         post?: never;
@@ -653,7 +653,7 @@ export interface paths {
         /** The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest. */
         get: operations["listConsoleCampaigns"];
         put?: never;
-        /** Create a draft as POST /api/v1/campaigns does (same body, rules and refusals), for the workspace; the audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`. */
+        /** Create a draft (version 1) that messages nobody, as POST /api/v1/campaigns does: the same body, rules and refusals (400 `template_not_found`, `invalid_argument`, `unknown_variable` with `field`). The audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`. Recorded as created by the console. */
         post: operations["createConsoleCampaign"];
         delete?: never;
         options?: never;
@@ -963,7 +963,8 @@ export interface paths {
         /** Subscribers, newest first; optionally one status. */
         get: operations["listDuesSubscribersConsole"];
         put?: never;
-        post?: never;
+        /** Put a customer on a recurring plan, as POST /api/v1/apps/dues/subscribers does: the same body, rules and refusals (400 `invalid_destination`, 409 `duplicate_recipient` with `subscriber_id`, 412 `not_found` until the app is installed); the next two dues are raised at once. */
+        post: operations["createDuesSubscriberConsole"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4088,8 +4089,13 @@ export interface operations {
     };
     findConsoleCalls: {
         parameters: {
-            query: {
-                to: string;
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "ringing" | "dialing" | "starting" | "in_progress" | "human_handoff" | "human_active" | "completed" | "failed";
+                outcome?: "caller_hangup" | "agent_hangup" | "idle" | "max_duration" | "no_answer" | "busy" | "rejected" | "invalid_number" | "unreachable" | "congestion" | "suspended" | "setup_error" | "originate_error";
+                to?: string;
+                campaign_id?: string;
             };
             header?: never;
             path: {
@@ -4099,7 +4105,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{items}`. */
+            /** @description `{items, next_cursor}`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4157,7 +4163,11 @@ export interface operations {
                                 missing_required: string[];
                                 read_at: string | null;
                             };
+                            created_at: string | null;
+                            campaign_id: string | null;
+                            campaign_name: string | null;
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -7441,7 +7451,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The draft. */
+            /** @description The draft, with what its run will do. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -10976,6 +10986,163 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createDuesSubscriberConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    phone: string;
+                    email?: string | null;
+                    /** @default Monthly plan */
+                    plan_name?: string;
+                    amount: number;
+                    /**
+                     * @default monthly
+                     * @enum {string}
+                     */
+                    cycle_unit?: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                    /** @default null */
+                    cycle_days?: number | null;
+                    /** @default null */
+                    due_day?: number | null;
+                    /** @default null */
+                    start_date?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscriber, with its next due date and outstanding total. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriber_id: string;
+                        tenant_id: string;
+                        contact_id: string | null;
+                        contact_pending: boolean;
+                        name: string;
+                        phone: string;
+                        email: string | null;
+                        plan_name: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        /** @enum {string} */
+                        cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                        cycle_days: number | null;
+                        due_day: number | null;
+                        start_date: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "cancelled";
+                        notes: string | null;
+                        tags: string[];
+                        next_due_date: string | null;
+                        last_paid_at: string | null;
+                        collected_total: number;
+                        outstanding_total: number;
+                        dues_paid: number;
+                        dues_declined: number;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

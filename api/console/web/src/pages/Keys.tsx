@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import { EmptyState } from '../components/forms';
 import { useAction, usePoll } from '../hooks';
 
 /**
@@ -69,8 +70,16 @@ export function KeysPage({ ws }: { ws: string }) {
       <ErrorNote error={action.error ?? keys.error} />
       {!keys.data ? (
         <Loading what="keys" />
+      ) : keys.data.length === 0 ? (
+        <EmptyState title="No API keys yet">
+          <p>
+            An API key lets your own systems use this workspace (<code>/api/v1</code>): place calls, send messages, create campaigns and tickets. Give each key only the scopes it
+            needs; a test key works with the simulators, a live key with real providers.
+          </p>
+          <p>Choose its scopes above and press Create key: the key is shown once, so copy it then.</p>
+        </EmptyState>
       ) : (
-        <table>
+        <table class="stack">
           <caption class="visually-hidden">API keys</caption>
           <thead>
             <tr>
@@ -86,19 +95,19 @@ export function KeysPage({ ws }: { ws: string }) {
           <tbody>
             {keys.data.map((k) => (
               <tr key={k.key_id}>
-                <td>{k.display_prefix}…</td>
-                <td>{k.environment}</td>
-                <td>{k.scopes.join(', ')}</td>
-                <td>
+                <td data-label="Key">{k.display_prefix}…</td>
+                <td data-label="Environment">{k.environment}</td>
+                <td data-label="Scopes">{k.scopes.join(', ')}</td>
+                <td data-label="Created">
                   <When at={k.created_at} />
                 </td>
-                <td>
+                <td data-label="Expires">
                   <When at={k.expires_at} />
                 </td>
-                <td>
+                <td data-label="Revoked">
                   <When at={k.revoked_at} />
                 </td>
-                <td>
+                <td data-label="Actions">
                   {!k.revoked_at && !k.expires_at ? (
                     <>
                       <button

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import type { Delivery, WebhookEndpoint } from '../api/types';
 import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import { EmptyState } from '../components/forms';
 import { useAction, usePoll } from '../hooks';
 
 /** Endpoints, their deliveries with every attempt, replay, test ping and secret rotation. */
@@ -39,7 +40,13 @@ export function WebhooksPage({ ws }: { ws: string }) {
       {!endpoints.data ? (
         <Loading what="webhook endpoints" />
       ) : endpoints.data.length === 0 ? (
-        <p>No webhook endpoints.</p>
+        <EmptyState title="No webhook endpoints yet">
+          <p>
+            A webhook endpoint is a URL of yours that receives each event as it happens (a call's outcome, a message read, a payment made), signed so you can check it came
+            from here, and retried for a day until your server answers 2xx.
+          </p>
+          <p>Add your endpoint's URL in the field above: its signing secret is shown once. Then send it a test event from its panel.</p>
+        </EmptyState>
       ) : (
         endpoints.data.map((e) => <Endpoint key={e.webhook_id} ws={ws} endpoint={e} onSecret={(value) => setSecret({ label: `New signing secret for ${e.url}`, value })} />)
       )}
