@@ -1,5 +1,7 @@
 import type { AgentDoc, ApiKeyDoc, PhoneNumberDoc, SenderDoc, TemplateDoc, WorkspaceDoc } from '../../src/db/collections';
 import { formatTimestamp } from '../format';
+import { agentVoice } from '../../src/calls/agentVoice';
+import { AGENT_VOICE_FIELDS } from '../../src/calls/agentVoiceRules';
 
 /** How the console shows each record: public ids, formatted times, never a key's hash. */
 
@@ -29,10 +31,13 @@ export const keyView = (k: ApiKeyDoc) => ({
   expires_at: formatTimestamp(k.expires_at),
 });
 
+/** An agent with its voice settings as they apply (the defaults filled in), and which it set itself. */
 export const agentView = (a: AgentDoc) => ({
   agent_id: a._id,
   name: a.name,
   max_call_minutes: a.max_call_minutes,
+  voice: agentVoice(a.voice),
+  voice_set: AGENT_VOICE_FIELDS.filter((field) => a.voice?.[field] !== undefined),
   created_at: formatTimestamp(a.created_at),
 });
 
@@ -41,6 +46,7 @@ export const numberView = (n: PhoneNumberDoc) => ({
   agent_id: n.agent_id,
   active: n.active,
   recording: n.recording,
+  team_line: n.team_line ?? null,
   created_at: formatTimestamp(n.created_at),
 });
 

@@ -4,6 +4,7 @@ import { currentSession, logOut } from './api/session';
 import type { Workspace } from './api/views';
 import { Loading } from './components/common';
 import { usePoll } from './hooks';
+import { AgentsPage } from './pages/Agents';
 import { CallPage, CallsPage } from './pages/Calls';
 import { CampaignPage } from './pages/Campaign';
 import { CampaignsPage } from './pages/Campaigns';
@@ -29,6 +30,7 @@ export function App() {
 const SECTIONS = [
   ['campaigns', 'Campaigns'],
   ['calls', 'Calls'],
+  ['agents', 'Agents and numbers'],
   ['conversations', 'Conversations'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
@@ -102,6 +104,8 @@ function page(path: string, ws: string | undefined, section: string | undefined,
       return id ? <CampaignPage ws={ws} id={id} /> : <CampaignsPage ws={ws} />;
     case 'calls':
       return id ? <CallPage ws={ws} id={id} /> : <CallsPage ws={ws} />;
+    case 'agents':
+      return <AgentsPage ws={ws} />;
     case 'conversations':
       return id ? <ConversationPage ws={ws} id={id} /> : <ConversationsPage ws={ws} />;
     case 'webhooks':
