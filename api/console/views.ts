@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { AgentDoc, ApiKeyDoc, PhoneNumberDoc, SenderDoc, TemplateDoc, WorkspaceDoc } from '../../src/db/collections';
 import { SCOPES } from '../../src/domain/scopes';
 import { formatTimestamp } from '../format';
+import { agentVoice } from '../../src/calls/agentVoice';
+import { AGENT_VOICE_FIELDS } from '../../src/calls/agentVoiceRules';
 
 /**
  * How the console shows each record: public ids, formatted times, never a key's hash. Each
@@ -51,10 +53,22 @@ export const keyRecord = z.object({
 /** A key as issued: the secret, shown this once. */
 export const issuedKeyRecord = keyRecord.extend({ api_key: z.string() });
 
+export const agentVoiceRecord = z.object({
+  persona: z.string(),
+  instructions: z.string(),
+  voice: z.string(),
+  language: z.string(),
+  greeting: z.string(),
+  idle_seconds: count,
+});
+
 export const agentRecord = z.object({
   agent_id: z.string(),
   name: z.string(),
   max_call_minutes: count,
+  voice: agentVoiceRecord,
+  /** The voice fields this agent set; the others take the service's defaults. */
+  voice_set: z.array(z.enum(AGENT_VOICE_FIELDS)),
   created_at: timestamp,
 });
 
@@ -63,6 +77,8 @@ export const numberRecord = z.object({
   agent_id: z.string().nullable(),
   active: z.boolean(),
   recording: z.boolean(),
+  /** Where the agent hands a caller to a person (E.164); null: no hand-over. */
+  team_line: z.string().nullable(),
   created_at: timestamp,
 });
 
@@ -126,10 +142,13 @@ export const keyView = (k: ApiKeyDoc): z.infer<typeof keyRecord> => ({
   expires_at: formatTimestamp(k.expires_at),
 });
 
+/** An agent with its voice settings as they apply (the defaults filled in), and which it set itself. */
 export const agentView = (a: AgentDoc): z.infer<typeof agentRecord> => ({
   agent_id: a._id,
   name: a.name,
   max_call_minutes: a.max_call_minutes,
+  voice: agentVoice(a.voice),
+  voice_set: AGENT_VOICE_FIELDS.filter((field) => a.voice?.[field] !== undefined),
   created_at: formatTimestamp(a.created_at),
 });
 
@@ -138,6 +157,7 @@ export const numberView = (n: PhoneNumberDoc): z.infer<typeof numberRecord> => (
   agent_id: n.agent_id,
   active: n.active,
   recording: n.recording,
+  team_line: n.team_line ?? null,
   created_at: formatTimestamp(n.created_at),
 });
 

@@ -3,6 +3,7 @@ import { api, unwrap, whenSessionEnds } from './api/client';
 import { currentSession, logOut } from './api/session';
 import { Loading } from './components/common';
 import { usePoll } from './hooks';
+import { AgentsPage } from './pages/Agents';
 import { CallPage, CallsPage } from './pages/Calls';
 import { CampaignPage } from './pages/Campaign';
 import { CampaignsPage } from './pages/Campaigns';
@@ -33,6 +34,7 @@ const SECTIONS = [
   ['campaigns', 'Campaigns'],
   ['lists', 'Lists'],
   ['calls', 'Calls'],
+  ['agents', 'Agents and numbers'],
   ['conversations', 'Conversations'],
   ['tickets', 'Tickets'],
   ['webhooks', 'Webhooks'],
@@ -110,6 +112,8 @@ function page(path: string, ws: string | undefined, section: string | undefined,
       return id ? <ListPage ws={ws} id={id} /> : <ListsPage ws={ws} />;
     case 'calls':
       return id ? <CallPage ws={ws} id={id} /> : <CallsPage ws={ws} />;
+    case 'agents':
+      return <AgentsPage ws={ws} />;
     case 'conversations':
       return id ? <ConversationPage ws={ws} id={id} /> : <ConversationsPage ws={ws} />;
     case 'webhooks':

@@ -99,12 +99,30 @@ export interface paths {
         /** List the workspace's agents. */
         get: operations["listAgents"];
         put?: never;
-        /** Create an agent. */
+        /** Create an agent, optionally with its voice settings (persona, instructions, voice, language, greeting, idle_seconds). */
         post: operations["createAgent"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/agents/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an agent with its voice settings (defaults filled in; `voice_set` names the ones it set). */
+        get: operations["getAgent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change an agent’s name, maximum call length or voice settings; a voice field set to null goes back to its default. */
+        patch: operations["updateAgent"];
         trace?: never;
     };
     "/console/v1/workspaces/{workspace_id}/numbers": {
@@ -117,7 +135,7 @@ export interface paths {
         /** List the workspace's numbers. */
         get: operations["listNumbers"];
         put?: never;
-        /** Register a phone number, optionally with the agent deployed to it. */
+        /** Register a phone number, optionally with the agent deployed to it and its team line. */
         post: operations["createNumber"];
         delete?: never;
         options?: never;
@@ -138,7 +156,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Deploy an agent to a number (or `null` to undeploy), or change its state. `{number}` with or without `+`. */
+        /** Deploy an agent to a number (or `null` to undeploy), set its team line (or `null` for none), or change its state. `{number}` with or without `+`. */
         patch: operations["updateNumber"];
         trace?: never;
     };
@@ -2077,6 +2095,15 @@ export interface operations {
                             agent_id: string;
                             name: string;
                             max_call_minutes: number;
+                            voice: {
+                                persona: string;
+                                instructions: string;
+                                voice: string;
+                                language: string;
+                                greeting: string;
+                                idle_seconds: number;
+                            };
+                            voice_set: ("persona" | "instructions" | "voice" | "language" | "greeting" | "idle_seconds")[];
                             created_at: string | null;
                         }[];
                     };
@@ -2164,6 +2191,14 @@ export interface operations {
                     name: string;
                     /** @default 10 */
                     max_call_minutes?: number;
+                    voice?: {
+                        persona?: string;
+                        instructions?: string;
+                        voice?: string;
+                        language?: string;
+                        greeting?: string;
+                        idle_seconds?: number;
+                    };
                 };
             };
         };
@@ -2178,6 +2213,234 @@ export interface operations {
                         agent_id: string;
                         name: string;
                         max_call_minutes: number;
+                        voice: {
+                            persona: string;
+                            instructions: string;
+                            voice: string;
+                            language: string;
+                            greeting: string;
+                            idle_seconds: number;
+                        };
+                        voice_set: ("persona" | "instructions" | "voice" | "language" | "greeting" | "idle_seconds")[];
+                        created_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_id: string;
+                        name: string;
+                        max_call_minutes: number;
+                        voice: {
+                            persona: string;
+                            instructions: string;
+                            voice: string;
+                            language: string;
+                            greeting: string;
+                            idle_seconds: number;
+                        };
+                        voice_set: ("persona" | "instructions" | "voice" | "language" | "greeting" | "idle_seconds")[];
+                        created_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    max_call_minutes?: number;
+                    voice?: {
+                        persona?: string | null;
+                        instructions?: string | null;
+                        voice?: string | null;
+                        language?: string | null;
+                        greeting?: string | null;
+                        idle_seconds?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The agent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_id: string;
+                        name: string;
+                        max_call_minutes: number;
+                        voice: {
+                            persona: string;
+                            instructions: string;
+                            voice: string;
+                            language: string;
+                            greeting: string;
+                            idle_seconds: number;
+                        };
+                        voice_set: ("persona" | "instructions" | "voice" | "language" | "greeting" | "idle_seconds")[];
                         created_at: string | null;
                     };
                 };
@@ -2272,6 +2535,7 @@ export interface operations {
                             agent_id: string | null;
                             active: boolean;
                             recording: boolean;
+                            team_line: string | null;
                             created_at: string | null;
                         }[];
                     };
@@ -2361,6 +2625,8 @@ export interface operations {
                     agent_id?: string | null;
                     /** @default false */
                     recording?: boolean;
+                    /** @default null */
+                    team_line?: string | null;
                 };
             };
         };
@@ -2376,6 +2642,7 @@ export interface operations {
                         agent_id: string | null;
                         active: boolean;
                         recording: boolean;
+                        team_line: string | null;
                         created_at: string | null;
                     };
                 };
@@ -2472,6 +2739,7 @@ export interface operations {
                     agent_id?: string | null;
                     active?: boolean;
                     recording?: boolean;
+                    team_line?: string | null;
                 };
             };
         };
@@ -2487,6 +2755,7 @@ export interface operations {
                         agent_id: string | null;
                         active: boolean;
                         recording: boolean;
+                        team_line: string | null;
                         created_at: string | null;
                     };
                 };
