@@ -96,6 +96,11 @@ export function createTwilioWebhookRouter(deps: {
       ctx.body = { status: 'ignored' };
       return;
     }
+    // Our side ended the call and its workflow knows why: the network's report of it changes nothing.
+    if (event.kind === 'ended' && call.ended_by_us_at) {
+      ctx.body = { status: 'ended_by_us' };
+      return;
+    }
     // A machine took the call: it is told why first, so the hang-up's own report decides nothing.
     const machine = params.CallStatus === 'in-progress' && answeredByMachine(params);
     const result = await signalLineEvent(deps.temporal, call._id, event);

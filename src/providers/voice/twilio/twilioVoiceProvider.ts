@@ -2,7 +2,7 @@ import twilio from 'twilio';
 import type { Db } from 'mongodb';
 import { callCollections } from '../../../calls/callStore';
 import type { TranscriptTurn } from '../../../calls/types';
-import { findLineCall, lineCalls, saveLineCall, type LineCallDoc } from '../line/lineCalls';
+import { findLineCall, lineCalls, markEndedByUs, saveLineCall, type LineCallDoc } from '../line/lineCalls';
 import { readLineTurns } from '../line/lineTurns';
 import { OriginateRefused, type LineControl, type OriginateRequest, type VoiceProvider } from '../types';
 import { createTwilioRestClient } from './restClient';
@@ -105,6 +105,7 @@ export class TwilioVoiceProvider implements VoiceProvider, LineControl {
     const line = await findLineCall(this.db, callId);
     const sid = line ? (line.provider_call_id ?? (await this.findDialled(line))) : null;
     if (!sid) return;
+    await markEndedByUs(this.db, callId, new Date());
     try {
       await this.client.calls(sid).update({ status: 'completed' });
     } catch (err) {
