@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { collections } from '../../../src/db/collections';
-import { findLineCall } from '../../../src/providers/voice/line/lineCalls';
+import { findLineCall, lineCalls } from '../../../src/providers/voice/line/lineCalls';
 import { appendLineTurn } from '../../../src/providers/voice/line/lineTurns';
 import { signalLineEvent } from '../../../src/providers/voice/line/signalLine';
 import { twilioSettingsFrom } from '../../../src/providers/voice/twilio/settings';
@@ -141,6 +141,24 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
       ['in-progress', 200],
       ['completed', 200],
     ]);
+  });
+
+  it('a recorded call: the line call says so, and the call’s recording_uri is where the media bridge stored it', async () => {
+    const to = destination();
+    const numberId = ws.phoneNumber.replace(/\D/g, '');
+    fake.script(to, { kind: 'answer', talkMs: 1_500 });
+    await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { recording: true } });
+    try {
+      const callId = await place(to);
+      await until(callId, (c) => c.status === 'in_progress');
+      expect(await findLineCall(api.db, callId)).toMatchObject({ recording: true, recording_uri: null });
+      // What the media bridge writes when it has stored both sides' audio.
+      const uri = `storage://recordings/${ws.workspaceId}/${callId}.wav`;
+      await lineCalls(api.db).updateOne({ _id: callId }, { $set: { recording_uri: uri } });
+      expect(await over(callId)).toMatchObject({ outcome: 'caller_hangup', recording_uri: uri });
+    } finally {
+      await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { recording: false } });
+    }
   });
 
   it.each([
@@ -327,3 +345,12 @@ async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000): Prom
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+describe('the Twilio webhooks on a deployment without VOICE_PROVIDER=twilio', () => {
+  const { api } = useTestApi();
+
+  it.each(Object.values(TWILIO_WEBHOOK_PATHS))('POST %s answers 404 not_configured and reads nothing', async (path) => {
+    const res = await request(api.server).post(path).type('form').send({ CallSid: `CA${'0'.repeat(32)}`, CallStatus: 'completed' });
+    expect([res.status, res.body]).toEqual([404, { status: 'not_configured' }]);
+  });
+});
