@@ -331,7 +331,7 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
     expect(finished.calls).toMatchObject({ dialled: 20, answered: 16, live: 0 });
     for (const person of people) expect(fake.creates.filter((c) => c.To === person.phone)).toHaveLength(1);
     const calls = await api.db.collection('calls').find({ to: { $in: people.map((p) => p.phone) } }).toArray();
-    expect(calls.map((c) => c.outcome).sort()).toEqual([...Array<string>(4).fill('busy'), ...Array<string>(16).fill('caller_hangup')]);
+    expect(calls.map((c) => String(c.outcome)).sort((a, b) => a.localeCompare(b))).toEqual([...Array<string>(4).fill('busy'), ...Array<string>(16).fill('caller_hangup')]);
   }, 180_000);
 });
 
