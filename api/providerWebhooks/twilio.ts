@@ -96,7 +96,7 @@ export function createTwilioWebhookRouter(deps: {
       ctx.body = { status: 'ignored' };
       return;
     }
-    // Our side ended the call and its workflow knows why: the network's report of it changes nothing.
+    // The call's workflow hung up and knows why: the network's report of it changes nothing.
     if (event.kind === 'ended' && call.ended_by_us_at) {
       ctx.body = { status: 'ended_by_us' };
       return;

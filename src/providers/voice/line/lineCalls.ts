@@ -20,9 +20,9 @@ export interface LineCallDoc {
   /** Where the media bridge stored the recording (a storage reference, not a playable link). */
   recording_uri: string | null;
   /**
-   * When our side asked the network to end the call (LineControl.endCall, the workflow's
-   * hang-up): the call's workflow already knows why it ended, so the network's report of that
-   * end is not signalled (it would only race the hang-up's own workflow task). Absent: not yet.
+   * When the call's workflow hung the line up itself (VoiceProvider.hangup): it has decided
+   * the outcome, so the network's report of that end is not signalled (it would only race
+   * the workflow's last task, and fail the API hang-up that caused it). Absent: not so.
    */
   ended_by_us_at?: Date;
   created_at: Date;
@@ -50,7 +50,7 @@ export async function findLineCallByProviderId(db: Db, providerCallId: string): 
   return lineCalls(db).findOne({ provider_call_id: providerCallId });
 }
 
-/** Notes that our side is ending the call (see `ended_by_us_at`); the first note stays. */
+/** Notes that the call's workflow is ending the call (see `ended_by_us_at`); the first note stays. */
 export async function markEndedByUs(db: Db, callId: string, at: Date): Promise<void> {
   await lineCalls(db).updateOne({ _id: callId, ended_by_us_at: { $exists: false } }, { $set: { ended_by_us_at: at } });
 }

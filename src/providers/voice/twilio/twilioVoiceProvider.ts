@@ -97,15 +97,24 @@ export class TwilioVoiceProvider implements VoiceProvider, LineControl {
     return { providerCallId: sid };
   }
 
+  /**
+   * The call workflow's own hang-up: it has decided the outcome, so the network's report of
+   * this end is not signalled to it (`ended_by_us_at`; docs/voice.md).
+   */
   async hangup(callId: string): Promise<void> {
-    await this.endCall(callId);
+    await this.hangUp(callId, true);
   }
 
+  /** LineControl: the media bridge has told the workflow why (an `ended` line event) before it calls this. */
   async endCall(callId: string): Promise<void> {
+    await this.hangUp(callId, false);
+  }
+
+  private async hangUp(callId: string, decided: boolean): Promise<void> {
     const line = await findLineCall(this.db, callId);
     const sid = line ? (line.provider_call_id ?? (await this.findDialled(line))) : null;
     if (!sid) return;
-    await markEndedByUs(this.db, callId, new Date());
+    if (decided) await markEndedByUs(this.db, callId, new Date());
     try {
       await this.client.calls(sid).update({ status: 'completed' });
     } catch (err) {
