@@ -15,7 +15,8 @@ import { pollCall } from '../../support/calls';
 import { insertContacts, zoneOpenAt } from '../../support/campaigns';
 import { FakeTwilio, rfc2822 } from '../../support/fakeTwilio';
 import { bearer } from '../../support/http';
-import { startTestWorker, type TestWorker } from '../../support/worker';
+import { startTestWorker, startWorkerProcess, type TestWorker } from '../../support/worker';
+import type { ManagedProcess } from '../../../src/local/childProcess';
 
 const MEDIA_STREAM_URL = 'wss://media.example.test/twilio/stream';
 
@@ -352,5 +353,41 @@ describe('the Twilio webhooks on a deployment without VOICE_PROVIDER=twilio', ()
   it.each(Object.values(TWILIO_WEBHOOK_PATHS))('POST %s answers 404 not_configured and reads nothing', async (path) => {
     const res = await request(api.server).post(path).type('form').send({ CallSid: `CA${'0'.repeat(32)}`, CallStatus: 'completed' });
     expect([res.status, res.body]).toEqual([404, { status: 'not_configured' }]);
+  });
+});
+
+describe('the worker process (src/main/worker.ts) with VOICE_PROVIDER=twilio', () => {
+  const fake = new FakeTwilio();
+  let fakeOrigin = '';
+  beforeAll(async () => {
+    fakeOrigin = await fake.start();
+  });
+  const env = () => ({
+    VOICE_PROVIDER: 'twilio',
+    TWILIO_ACCOUNT_SID: fake.accountSid,
+    TWILIO_AUTH_TOKEN: fake.authToken,
+    TWILIO_PUBLIC_URL: fake.publicOrigin,
+    TWILIO_MEDIA_STREAM_URL: MEDIA_STREAM_URL,
+    TWILIO_API_BASE_URL: fakeOrigin,
+  });
+  const { api, ws } = useTestApi(() => ({ env: env() }));
+  let worker: ManagedProcess | undefined;
+  beforeAll(async () => {
+    fake.localOrigin = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+    worker = await startWorkerProcess(api.config, { logName: 'twilio-worker', env: env() });
+  }, 60_000);
+  afterAll(async () => {
+    await worker?.stop();
+    await fake.stop();
+  });
+
+  it('places a POST /calls call through Twilio’s REST API and ends it as the line did', async () => {
+    const to = '+919811190001';
+    fake.script(to, { kind: 'answer', talkMs: 500 });
+    const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to });
+    expect(res.status).toBe(201);
+    const done = await pollCall(api, ws.key, res.body.call_id, (c) => c.status === 'completed', 45_000);
+    expect(done.outcome).toBe('caller_hangup');
+    expect(fake.creates.map((c) => c.To)).toEqual([to]);
   });
 });
