@@ -10,7 +10,7 @@ import { refoldCampaignCall } from '../src/campaigns/refoldCall';
 import { withPlanLease } from '../src/workspaces/planLease';
 import { callLifecycleEvent, callOutcomeData } from '../src/calls/events';
 import { buildResult, failedResult } from '../src/calls/result';
-import { OUTBOUND_OPENING } from '../src/calls/opening';
+import { originateRequestFor } from '../src/calls/originateRequest';
 import type { CallOutcome, CallResult, CallStatus, Reading, ReadInput } from '../src/calls/types';
 import type { EventPublisher } from '../src/events/publisher';
 import { recordCallConversation } from '../src/conversations/recordCall';
@@ -71,6 +71,13 @@ function secondsBetween(from: string | null, to: string): number {
 }
 
 export function createCallActivities({ db, temporal, events, voice, reader }: CallActivityDeps) {
+  /** A recorded, answered call's recording: where a real line stored it, else the simulator's conventional reference. */
+  async function recordingUriOf(call: CallDoc, answeredAt: string | null): Promise<string | null> {
+    if (!call.recording || !answeredAt) return null;
+    if (voice.recordingUri) return voice.recordingUri(call._id);
+    return `storage://recordings/${call.tenant_id}/${call._id}.ogg`;
+  }
+
   const { calls, effects } = callCollections(db);
   const { workspaces } = collections(db);
 
@@ -95,21 +102,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
     async placeCall(input: { callId: string; requestedAt: string }): Promise<Placement> {
       const call = await loadCall(input.callId);
       try {
-        await voice.originate({
-          callId: call._id,
-          tenantId: call.tenant_id,
-          direction: call.direction,
-          to: call.to,
-          fromNumber: call.from_number,
-          agentId: call.agent_id,
-          ringSeconds: call.ring_seconds,
-          opening: OUTBOUND_OPENING,
-          purpose: call.purpose,
-          script: call.script,
-          detailLines: call.detail_lines,
-          capture: call.capture,
-          requestedAt: input.requestedAt,
-        });
+        await voice.originate(originateRequestFor(call, input.requestedAt));
         return { placed: true, error: null };
       } catch (err) {
         if (err instanceof OriginateRefused) return { placed: false, error: err.message };
@@ -152,7 +145,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
       const call = await loadCall(end.callId);
       const duration = secondsBetween(end.answeredAt, end.endedAt);
       const exactSeconds = end.answeredAt ? (Date.parse(end.endedAt) - Date.parse(end.answeredAt)) / 1000 : 0;
-      const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds) : [];
+      const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds, end.answeredAt) : [];
       await advance(call._id, end.step, {
         status: end.status,
         outcome: end.outcome,
@@ -160,7 +153,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
         started_at: end.answeredAt ? new Date(end.answeredAt) : null,
         ended_at: new Date(end.endedAt),
         transcript,
-        recording_uri: call.recording && end.answeredAt ? `storage://recordings/${call.tenant_id}/${call._id}.ogg` : null,
+        recording_uri: await recordingUriOf(call, end.answeredAt),
       });
 
       // Releasing the live place is idempotent by itself; the day's reservation must be given back once.

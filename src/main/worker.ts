@@ -17,6 +17,7 @@ import { createPaymentLinkProvider } from '../providers/payments';
 import { scriptingFromConsole } from '../providers/payments/simulatorScript';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { SimulatedVoiceProvider } from '../providers/voice/simulatedVoiceProvider';
+import { createVoiceProvider } from '../providers/voice';
 import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
 import { createEventSweeper } from '../events/sweeper';
@@ -53,13 +54,16 @@ runMain(async () => {
       db,
       temporal,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      // VOICE_SIMULATOR: the simulated callee's line events from timers here (default) or a workflow per call.
-      voiceSimulator: {
-        mode: config.VOICE_SIMULATOR,
-        onLineError: (err, callId) => logger.warn({ err, callId }, 'simulated line event not reported; the sweep retries'),
-      },
     },
     {
+      // VOICE_PROVIDER: the simulator (default; VOICE_SIMULATOR says whether its line events come
+      // from timers here or a workflow per call) or Twilio.
+      voice: createVoiceProvider(config, {
+        db,
+        temporal,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        onLineError: (err, callId) => logger.warn({ err, callId }, 'simulated line event not reported; the sweep retries'),
+      }),
       webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) },
       // READER_PROVIDER picks the simulated reader (default) or an OpenAI-compatible endpoint.
       reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),

@@ -15,6 +15,7 @@ import { createMetricsRegistry } from '../../src/observability/metrics';
 import type { ActivityDeps } from '../../activities';
 import type { EventPublisher } from '../../src/events/publisher';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
+import { createVoiceProvider } from '../../src/providers/voice';
 import { testConfig } from './env';
 import { lateBound } from './late';
 import { startTestWorker, type TestWorker } from './worker';
@@ -86,7 +87,12 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
   if (withWorker) {
     const deps = buildActivityDeps(
       { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
-      { webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) }, ...(typeof withWorker === 'object' ? withWorker : {}) },
+      {
+        webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) },
+        // VOICE_PROVIDER=twilio in `env`: the worker places calls through Twilio's REST API (a fake's, in tests).
+        ...(config.VOICE_PROVIDER === 'twilio' ? { voice: createVoiceProvider(config, { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }) } : {}),
+        ...(typeof withWorker === 'object' ? withWorker : {}),
+      },
     );
     running = await startTestWorker({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, deps });
   }
