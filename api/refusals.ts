@@ -3,7 +3,7 @@ import type { IdentityConflictError, MissingIdentityError } from '../src/contact
 import type { Refusal } from '../src/domain/refusal';
 import type { SendRefusalReason } from '../src/messaging/sendMessage';
 import type { UnknownAssigneeError } from '../src/tickets/consoleTicketActions';
-import type { ErrorCode } from './errors';
+import type { ErrorCode } from './errorCodes';
 
 type RefusalReason =
   | CallRefusalReason

@@ -3,7 +3,7 @@ import { sweepOldestFirst } from '../db/oldestFirst';
 import { sendIntentsCollection, type SendIntentDoc } from '../messaging/sendIntents';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../webhooks/deliveries';
 import { eventsCollection, type EventDoc } from './eventStore';
-import { periodicPass } from '../worker/periodicPass';
+import { periodicPass } from '../async/periodicPass';
 
 /**
  * How long a stored event and each delivery of it (with its attempts) are kept: a week. The

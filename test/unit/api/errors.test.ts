@@ -1,4 +1,5 @@
-import { ApiError, ERROR_STATUS, errorEnvelope, fromStatus, toApiError } from '../../../api/errors';
+import { ERROR_STATUS } from '../../../api/errorCodes';
+import { ApiError, errorEnvelope, fromStatus, toApiError } from '../../../api/errors';
 import { CallRefusal } from '../../../src/calls/guards';
 import { IdentityConflictError, MissingIdentityError } from '../../../src/contacts/contacts';
 import { Refusal } from '../../../src/domain/refusal';
