@@ -22,7 +22,8 @@ import type { AudienceCache } from './audienceCache';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
 import { campaignCounts, countedEveryone } from './progress';
-import { checkLaunch, type LaunchRefusal } from './launchChecks';
+import { checkLaunch } from './launchChecks';
+import { guardrail as guardrailRefusal, versionConflict, type CampaignRefusal } from './refusal';
 import { stageRecipients } from './staging';
 import { transition, type StatusRefusalReason } from './status';
 import { claimNextVersion, isAbandoned, writeClaimedVersion, type CampaignVersionDoc } from './versions';
@@ -63,22 +64,11 @@ export type Notice = Finding;
 export type ControlResult =
   | { kind: 'done'; campaign: CampaignDoc; notices: Notice[] }
   | { kind: 'not_found' }
-  | { kind: 'refused'; refusal: LaunchRefusal };
+  | { kind: 'refused'; refusal: CampaignRefusal };
 
-const conflict = (current: number, expected: number): ControlResult => ({
-  kind: 'refused',
-  refusal: {
-    kind: 'version_conflict',
-    status: 409,
-    message: `This campaign is at version ${current}, not ${expected}; read it again.`,
-    details: { reason: 'version_conflict', current_version: current },
-  },
-});
+const conflict = (current: number, expected: number): ControlResult => ({ kind: 'refused', refusal: versionConflict(current, expected) });
 
-const guardrail = (reason: string, message: string, fix: string): ControlResult => ({
-  kind: 'refused',
-  refusal: { kind: 'guardrail', status: 412, message, details: { reason, docs: docsFor(reason), fix } },
-});
+const guardrail = (...args: Parameters<typeof guardrailRefusal>): ControlResult => ({ kind: 'refused', refusal: guardrailRefusal(...args) });
 
 const REFUSAL_FIX: Record<StatusRefusalReason, string> = {
   campaign_not_launched: 'Launch the campaign first.',

@@ -12,6 +12,7 @@ import {
   type ConsentBasis,
 } from './campaign';
 import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from './sendWindow';
+import { CampaignRefusal } from './refusal';
 import { campaignSettingsOf } from './settings';
 import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens } from './templateTokens';
 
@@ -46,8 +47,8 @@ export interface CampaignRequest {
 }
 
 export type CreateRefusal =
-  /** 400 with a `reason` (the contract's three create reasons). */
-  | { kind: 'refused'; reason: 'template_not_found' | 'invalid_argument' | 'unknown_variable'; message: string; details: Record<string, unknown> }
+  /** One of the contract's three create reasons (`template_not_found`, `invalid_argument`, `unknown_variable`). */
+  | { kind: 'refused'; refusal: CampaignRefusal }
   /** 400 `Request validation failed.`: a field rule that needs the workspace's settings. */
   | { kind: 'invalid_field'; loc: (string | number)[]; msg: string; type: string };
 
@@ -65,9 +66,7 @@ function sent(request: CampaignRequest, field: (typeof VOICE_ONLY)[number] | (ty
 function channelRefusal(request: CampaignRequest): CreateRefusal | null {
   const refuse = (reason: 'template_not_found' | 'invalid_argument', message: string, field: string): CreateRefusal => ({
     kind: 'refused',
-    reason,
-    message,
-    details: { reason, field },
+    refusal: new CampaignRefusal(reason, message, { field }),
   });
   if (request.channel === 'whatsapp') {
     if (!request.template) return refuse('template_not_found', 'A WhatsApp campaign needs a template.', 'template');
@@ -85,9 +84,7 @@ function channelRefusal(request: CampaignRequest): CreateRefusal | null {
 function variableRefusal(request: CampaignRequest): CreateRefusal | null {
   const unknown = (field: string, loc: (string | number)[], allowed: readonly string[]): CreateRefusal => ({
     kind: 'refused',
-    reason: 'unknown_variable',
-    message: `No contact can fill {{${field}}}; use ${allowed.map((t) => `{{${t}}}`).join(', ')}.`,
-    details: { reason: 'unknown_variable', field, loc },
+    refusal: new CampaignRefusal('unknown_variable', `No contact can fill {{${field}}}; use ${allowed.map((t) => `{{${t}}}`).join(', ')}.`, { field, loc }),
   });
   if (request.template) {
     const check = checkTokens(request.template.variables, BROADCAST_TOKENS);

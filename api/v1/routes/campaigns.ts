@@ -50,10 +50,8 @@ export function requireCallCampaign(campaign: CampaignDoc): CampaignDoc {
 /** A control's answer, or its refusal as the envelope (the public routes and the console alike). */
 export function answerControl(result: ControlResult): Extract<ControlResult, { kind: 'done' }> {
   if (result.kind === 'not_found') throw notFound();
-  if (result.kind === 'refused') {
-    const { refusal } = result;
-    throw new ApiError(refusal.status === 409 ? 'conflict' : 'failed_precondition', refusal.message, refusal.details);
-  }
+  // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
+  if (result.kind === 'refused') throw result.refusal;
   return result;
 }
 
@@ -98,7 +96,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
           createdBy: { kind: 'api_key', id: ctx.state.apiKey!.key_id },
           now: now(),
         });
-        if (drafted.kind === 'refused') throw new ApiError('invalid_argument', drafted.message, drafted.details);
+        if (drafted.kind === 'refused') throw drafted.refusal;
         if (drafted.kind === 'invalid_field') throw validationError([{ loc: drafted.loc, msg: drafted.msg, type: drafted.type }]);
         await insertDraft(deps.db, drafted);
         ctx.status = 201;
