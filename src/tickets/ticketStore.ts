@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import type { IndexSet } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import type { TicketPriority, TicketStatus } from './ticketRules';
 
@@ -116,6 +117,13 @@ export function ticketCollections(db: Db): TicketCollections {
     refs: db.collection<PublicRefDoc>('ticket_public_refs'),
   };
 }
+
+/** The tickets' indexes, created at each start by the composition roots (src/main/indexes.ts). */
+export const TICKET_INDEXES: IndexSet = {
+  tickets: [{ key: { tenant_id: 1, created_at: -1 }, name: 'tenant_newest' }],
+  ticket_messages: [{ key: { ticket_id: 1, seq: 1 }, name: 'ticket_seq' }],
+  ticket_versions: [{ key: { ticket_id: 1, version: 1 }, name: 'ticket_version' }],
+};
 
 export function versionId(ticketId: string, version: number): string {
   return `${ticketId}:${version}`;
