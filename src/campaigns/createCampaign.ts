@@ -11,7 +11,7 @@ import {
   type CampaignSchedule,
   type ConsentBasis,
 } from './campaign';
-import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from './sendWindow';
+import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from '../domain/sendWindow';
 import { CampaignRefusal } from './refusal';
 import { campaignSettingsOf } from './settings';
 import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens } from './templateTokens';
