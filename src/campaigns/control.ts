@@ -16,6 +16,7 @@ import {
   voiceCampaignRunDefinition,
   type CampaignRunInput,
   type RunControl,
+  type RunInputBase,
   type VoiceCampaignRunInput,
 } from './contracts';
 import type { AudienceCache } from './audienceCache';
@@ -78,8 +79,8 @@ const REFUSAL_FIX: Record<StatusRefusalReason, string> = {
 
 const updateFor = { paused: pauseCampaignUpdate, running: resumeCampaignUpdate, cancelled: cancelCampaignUpdate } as const;
 
-/** The run's input when it starts from the staged audience (a first launch, or a run that was lost). */
-function runInput(campaign: CampaignDoc, recipients: number, control: RunControl): CampaignRunInput {
+/** Where every run starts from the staged audience (a first launch, or a run that was lost). */
+function runInputBase(campaign: CampaignDoc, recipients: number, control: RunControl): RunInputBase {
   return {
     campaignId: campaign._id,
     tenantId: campaign.tenant_id,
@@ -89,14 +90,17 @@ function runInput(campaign: CampaignDoc, recipients: number, control: RunControl
     control,
     cursor: 0,
     started: false,
-    nextSendAtMs: null,
   };
+}
+
+/** A WhatsApp campaign's run input: nothing sent yet. */
+function runInput(campaign: CampaignDoc, recipients: number, control: RunControl): CampaignRunInput {
+  return { ...runInputBase(campaign, recipients, control), nextSendAtMs: null };
 }
 
 /** A call campaign's run input: the same start, nothing awaited yet. */
 function voiceRunInput(campaign: CampaignDoc, recipients: number, control: RunControl): VoiceCampaignRunInput {
-  const { nextSendAtMs: _unused, ...common } = runInput(campaign, recipients, control);
-  return { ...common, active: [], callBacks: [], nextPlaceAtMs: null };
+  return { ...runInputBase(campaign, recipients, control), active: [], callBacks: [], nextPlaceAtMs: null };
 }
 
 /**
