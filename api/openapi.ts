@@ -1,6 +1,6 @@
 import { MAX_HEADER_BYTES } from './server';
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from './errors';
+import { ERROR_STATUS, type ErrorCode } from './errorCodes';
 import type { RouteDef } from './route';
 
 /** How one surface (the public API, the console) describes itself around its routes. */

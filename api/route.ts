@@ -1,7 +1,7 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import type { Scope } from '../src/domain/scopes';
-import type { ErrorCode } from './errors';
+import type { ErrorCode } from './errorCodes';
 import type { RequestState } from './context';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';

@@ -104,9 +104,11 @@ export interface ReadInput {
   answeredAt: string;
 }
 
-/** The call's `result` as the API returns it. */
-export interface CallResult {
-  state: 'pending' | 'ready' | 'failed' | 'none';
+/**
+ * What a reading learnt of a call, one shape for one call's `result` and for a call campaign
+ * person's outcome merged across their calls (src/campaigns/callOutcomes.ts).
+ */
+export interface CallLearning {
   disposition: Disposition | null;
   goal_met: GoalMet | null;
   success: boolean | null;
@@ -114,10 +116,16 @@ export interface CallResult {
   sentiment: Sentiment | null;
   next_step: NextStep | null;
   next_step_reason: string | null;
+  /** Answers by field key (an unanswered field is absent). */
   fields: Record<string, string | boolean | number | string[]>;
   captured: number;
   expected: number;
   missing_required: string[];
+}
+
+/** The call's `result` as the API returns it. */
+export interface CallResult extends CallLearning {
+  state: 'pending' | 'ready' | 'failed' | 'none';
   read_at: string | null;
 }
 

@@ -1,5 +1,6 @@
 import type { Capture } from '../calls/types';
 import type { Collection, Db } from 'mongodb';
+import type { IndexSet } from '../db/collections';
 
 /**
  * The campaign record (campaigns-tickets-dues §2) as stored. The large parts live apart so
@@ -129,6 +130,11 @@ export function campaignCollections(db: Db): { campaigns: Collection<CampaignDoc
     audiences: db.collection<CampaignAudienceDoc>('campaign_audiences'),
   };
 }
+
+/** The campaigns' indexes, created at each start by the composition roots (src/main/indexes.ts). */
+export const CAMPAIGN_INDEXES: IndexSet = {
+  campaigns: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
+};
 
 /** By `_id` alone (FerretDB's one indexed filter); another workspace's campaign is not found. */
 export async function findCampaign(db: Db, tenantId: string, campaignId: string): Promise<CampaignDoc | null> {

@@ -16,6 +16,7 @@ import {
   voiceCampaignRunDefinition,
   type CampaignRunInput,
   type RunControl,
+  type RunInputBase,
   type VoiceCampaignRunInput,
 } from './contracts';
 import type { AudienceCache } from './audienceCache';
@@ -23,7 +24,8 @@ import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
 import { campaignCounts, countedEveryone } from './progress';
 import { windowClosedNotice } from './runExplanation';
-import { checkLaunch, type LaunchRefusal } from './launchChecks';
+import { checkLaunch } from './launchChecks';
+import { guardrail as guardrailRefusal, versionConflict, type CampaignRefusal } from './refusal';
 import { stageRecipients } from './staging';
 import { transition, type StatusRefusalReason } from './status';
 import { claimNextVersion, isAbandoned, writeClaimedVersion, type CampaignVersionDoc } from './versions';
@@ -64,22 +66,11 @@ export type Notice = Omit<Finding, 'code'> & { code: Finding['code'] | 'allowanc
 export type ControlResult =
   | { kind: 'done'; campaign: CampaignDoc; notices: Notice[] }
   | { kind: 'not_found' }
-  | { kind: 'refused'; refusal: LaunchRefusal };
+  | { kind: 'refused'; refusal: CampaignRefusal };
 
-const conflict = (current: number, expected: number): ControlResult => ({
-  kind: 'refused',
-  refusal: {
-    kind: 'version_conflict',
-    status: 409,
-    message: `This campaign is at version ${current}, not ${expected}; read it again.`,
-    details: { reason: 'version_conflict', current_version: current },
-  },
-});
+const conflict = (current: number, expected: number): ControlResult => ({ kind: 'refused', refusal: versionConflict(current, expected) });
 
-const guardrail = (reason: string, message: string, fix: string): ControlResult => ({
-  kind: 'refused',
-  refusal: { kind: 'guardrail', status: 412, message, details: { reason, docs: docsFor(reason), fix } },
-});
+const guardrail = (...args: Parameters<typeof guardrailRefusal>): ControlResult => ({ kind: 'refused', refusal: guardrailRefusal(...args) });
 
 const REFUSAL_FIX: Record<StatusRefusalReason, string> = {
   campaign_not_launched: 'Launch the campaign first.',
@@ -89,8 +80,8 @@ const REFUSAL_FIX: Record<StatusRefusalReason, string> = {
 
 const updateFor = { paused: pauseCampaignUpdate, running: resumeCampaignUpdate, cancelled: cancelCampaignUpdate } as const;
 
-/** The run's input when it starts from the staged audience (a first launch, or a run that was lost). */
-function runInput(campaign: CampaignDoc, recipients: number, control: RunControl): CampaignRunInput {
+/** Where every run starts from the staged audience (a first launch, or a run that was lost). */
+function runInputBase(campaign: CampaignDoc, recipients: number, control: RunControl): RunInputBase {
   return {
     campaignId: campaign._id,
     tenantId: campaign.tenant_id,
@@ -100,14 +91,17 @@ function runInput(campaign: CampaignDoc, recipients: number, control: RunControl
     control,
     cursor: 0,
     started: false,
-    nextSendAtMs: null,
   };
+}
+
+/** A WhatsApp campaign's run input: nothing sent yet. */
+function runInput(campaign: CampaignDoc, recipients: number, control: RunControl): CampaignRunInput {
+  return { ...runInputBase(campaign, recipients, control), nextSendAtMs: null };
 }
 
 /** A call campaign's run input: the same start, nothing awaited yet. */
 function voiceRunInput(campaign: CampaignDoc, recipients: number, control: RunControl): VoiceCampaignRunInput {
-  const { nextSendAtMs: _unused, ...common } = runInput(campaign, recipients, control);
-  return { ...common, active: [], callBacks: [], nextPlaceAtMs: null };
+  return { ...runInputBase(campaign, recipients, control), active: [], callBacks: [], nextPlaceAtMs: null };
 }
 
 /**

@@ -12,7 +12,8 @@ import {
   type CampaignSchedule,
   type ConsentBasis,
 } from './campaign';
-import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from './sendWindow';
+import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from '../domain/sendWindow';
+import { CampaignRefusal } from './refusal';
 import { campaignSettingsOf } from './settings';
 import { findList } from '../lists/listStore';
 import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens, listBroadcastTokens, listCallTokens } from './templateTokens';
@@ -56,8 +57,8 @@ export interface CampaignRequest {
 }
 
 export type CreateRefusal =
-  /** 400 with a `reason` (the contract's three create reasons). */
-  | { kind: 'refused'; reason: 'template_not_found' | 'invalid_argument' | 'unknown_variable'; message: string; details: Record<string, unknown> }
+  /** One of the contract's three create reasons (`template_not_found`, `invalid_argument`, `unknown_variable`). */
+  | { kind: 'refused'; refusal: CampaignRefusal }
   /** 400 `Request validation failed.`: a field rule that needs the workspace's settings. */
   | { kind: 'invalid_field'; loc: (string | number)[]; msg: string; type: string };
 
@@ -75,9 +76,7 @@ function sent(request: CampaignRequest, field: (typeof VOICE_ONLY)[number] | (ty
 function channelRefusal(request: CampaignRequest): CreateRefusal | null {
   const refuse = (reason: 'template_not_found' | 'invalid_argument', message: string, field: string): CreateRefusal => ({
     kind: 'refused',
-    reason,
-    message,
-    details: { reason, field },
+    refusal: new CampaignRefusal(reason, message, { field }),
   });
   if (request.channel === 'whatsapp') {
     if (!request.template) return refuse('template_not_found', 'A WhatsApp campaign needs a template.', 'template');
@@ -101,9 +100,11 @@ function variableRefusal(request: CampaignRequest, list: AudienceList | null): C
   const [broadcastTokens, callTokens] = list ? [listBroadcastTokens(list.columns), listCallTokens(list.columns)] : [BROADCAST_TOKENS, CALL_TOKENS];
   const unknown = (field: string, loc: (string | number)[], allowed: readonly string[]): CreateRefusal => ({
     kind: 'refused',
-    reason: 'unknown_variable',
-    message: `${list ? `The list "${list.name}" has no column for {{${field}}}` : `No contact can fill {{${field}}}`}; use ${allowed.map((t) => `{{${t}}}`).join(', ')}.`,
-    details: { reason: 'unknown_variable', field, loc },
+    refusal: new CampaignRefusal(
+      'unknown_variable',
+      `${list ? `The list "${list.name}" has no column for {{${field}}}` : `No contact can fill {{${field}}}`}; use ${allowed.map((t) => `{{${t}}}`).join(', ')}.`,
+      { field, loc },
+    ),
   });
   if (request.template) {
     const check = checkTokens(request.template.variables, broadcastTokens);
@@ -123,9 +124,11 @@ function listRefusal(request: CampaignRequest, list: AudienceList | null | undef
   if (list) return null;
   return {
     kind: 'refused',
-    reason: 'invalid_argument',
-    message: request.audience.list_id ? `Uploaded list ${request.audience.list_id} not found.` : 'An uploaded_list audience needs a list_id.',
-    details: { reason: 'invalid_argument', field: 'audience.list_id' },
+    refusal: new CampaignRefusal(
+      'invalid_argument',
+      request.audience.list_id ? `Uploaded list ${request.audience.list_id} not found.` : 'An uploaded_list audience needs a list_id.',
+      { field: 'audience.list_id' },
+    ),
   };
 }
 

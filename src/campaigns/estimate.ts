@@ -1,4 +1,4 @@
-import { isEmptyWindow, nextOpenTime, windowCloseTime, type SendWindow } from './sendWindow';
+import { isEmptyWindow, nextOpenTime, windowCloseTime, type SendWindow } from '../domain/sendWindow';
 
 /**
  * When a campaign's last send should go (the console's `campaigns watch`): the remaining

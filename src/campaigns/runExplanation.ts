@@ -3,7 +3,7 @@ import type { CallProgress } from './callProgress';
 import { CALL_HOLD_POLL_MS, CAMPAIGN_HOLD_POLL_MS } from './contracts';
 import { campaignEta } from './estimate';
 import { docsFor, type Finding } from './findings';
-import { isEmptyWindow, isWindowOpen, nextOpenTime } from './sendWindow';
+import { isEmptyWindow, isWindowOpen, nextOpenTime } from '../domain/sendWindow';
 import type { RecipientState } from './staging';
 import { formatHours, formatZonedTime } from './zonedText';
 

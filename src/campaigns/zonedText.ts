@@ -1,4 +1,4 @@
-import { localTime } from './sendWindow';
+import { localTime } from '../domain/sendWindow';
 
 /**
  * Times as a person reads them in a zone: `10:00 today (Asia/Kolkata)`, `10:00 tomorrow

@@ -9,7 +9,7 @@ import { createTemporalProbe } from '../../src/temporal/client';
 import { MongoCounterStore, type CounterStore } from '../../src/rateLimit/counterStore';
 import type { CredentialCache } from '../../src/auth/credentialCache';
 import type { TenantReadCache } from '../../src/db/tenantReadCache';
-import { ensureIndexes } from '../../src/db/collections';
+import { ensureEveryIndex } from '../../src/main/indexes';
 import { createLogger } from '../../src/observability/logger';
 import { createMetricsRegistry } from '../../src/observability/metrics';
 import type { ActivityDeps } from '../../activities';
@@ -62,7 +62,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
   const config = requireApiSettings(testConfig(overrides));
   // Command monitoring lets tests prove which requests reach the database.
   const { client: mongo, db } = await connectMongo(config, 'test-api', { ...(databaseBudget ? apiDatabaseOptions : {}), monitorCommands: true });
-  await ensureIndexes(db);
+  await ensureEveryIndex(db);
   // Lazy: an unreachable Temporal must not stop the app from starting (readiness says so).
   const temporal = new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
   const temporalProbe = createTemporalProbe(config);

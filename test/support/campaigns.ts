@@ -5,7 +5,8 @@ import type { CampaignDoc } from '../../src/campaigns/campaign';
 import { calleeScript, calleeScripts, scriptId, type CalleeScript } from '../../src/providers/voice/simulatorScript';
 import { draftCampaign, insertDraft } from '../../src/campaigns/createCampaign';
 import { contactCollections, type ContactDoc } from '../../src/contacts/contacts';
-import { collections, ensureIndexes, type WorkspaceDoc } from '../../src/db/collections';
+import { collections, type WorkspaceDoc } from '../../src/db/collections';
+import { ensureEveryIndex } from '../../src/main/indexes';
 import { seedDemoWorkspace } from '../../src/demo/seedDemoWorkspace';
 import { openTestDb, testConfig, uniqueName } from './env';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../src/providers/whatsapp/provider';
@@ -13,7 +14,7 @@ import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../src/provi
 /** A private database with the indexes and one demo-shaped workspace, for tests below the API. */
 export async function openDbWithWorkspace(): Promise<{ db: Awaited<ReturnType<typeof openTestDb>>; workspace: WorkspaceDoc }> {
   const db = await openTestDb(testConfig());
-  await ensureIndexes(db.db);
+  await ensureEveryIndex(db.db);
   const id = uniqueName('ws');
   await seedDemoWorkspace(db.db, { workspaceId: id, name: id, environment: 'test' });
   return { db, workspace: (await collections(db.db).workspaces.findOne({ _id: id }))! };

@@ -57,13 +57,9 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
     switch (result.kind) {
       case 'not_found':
         throw new ApiError('not_found', PAYMENT_NOT_FOUND);
-      case 'version_conflict':
-        throw new ApiError('conflict', 'This payment changed since it was read; read it again and send its current version.', {
-          reason: 'version_conflict',
-          current_version: result.currentVersion,
-        });
-      case 'not_open':
-        throw new ApiError('failed_precondition', 'This payment is already paid.', { reason: 'conflict', current_status: result.currentStatus });
+      case 'refused':
+        // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
+        throw result.refusal;
       case 'paid':
         return { ...dueView(result.due), chase: chaseView(result.due) };
     }
@@ -144,12 +140,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         handler: async (ctx, { params }) => {
           const result = await changeSubscriber(actions(), ctx.state.workspace!._id, params.subscriber_id, action, deps.now());
           if (result.kind === 'not_found') throw new ApiError('not_found', SUBSCRIBER_NOT_FOUND);
-          if (result.kind === 'refused') {
-            throw new ApiError('failed_precondition', `A ${result.currentStatus} subscriber cannot be ${action === 'resume' ? 'resumed' : `${action}d`}.`, {
-              reason: 'conflict',
-              current_status: result.currentStatus,
-            });
-          }
+          if (result.kind === 'refused') throw result.refusal;
           ctx.body = subscriberView(result.subscriber);
         },
       }),
@@ -188,9 +179,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         handler: async (ctx, { params }) => {
           const result = await closeDue(actions(), ctx.state.workspace!._id, params.due_id, action === 'waive' ? 'waived' : 'cancelled', deps.now());
           if (result.kind === 'not_found') throw new ApiError('not_found', PAYMENT_NOT_FOUND);
-          if (result.kind === 'not_open') {
-            throw new ApiError('failed_precondition', `This payment is already ${result.currentStatus}.`, { reason: 'conflict', current_status: result.currentStatus });
-          }
+          if (result.kind === 'refused') throw result.refusal;
           ctx.body = { ...dueView(result.due), chase: chaseView(result.due) };
         },
       }),

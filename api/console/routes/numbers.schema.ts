@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AGENT_VOICE_FIELDS, agentVoiceChange, agentVoiceSettings } from '../../../src/calls/agentVoiceRules';
+import { agentVoiceChange, agentVoiceSettings } from '../../../src/calls/agentVoiceRules';
 import { idParam, workspaceParams } from '../deps';
 
 /** Request and response shapes of the console's agents and numbers routes (validated by the route definition, described in its OpenAPI document). */

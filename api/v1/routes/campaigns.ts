@@ -50,16 +50,14 @@ export function requireCallCampaign(campaign: CampaignDoc): CampaignDoc {
 /** A control's answer, or its refusal as the envelope (the public routes and the console alike). */
 export function answerControl(result: ControlResult): Extract<ControlResult, { kind: 'done' }> {
   if (result.kind === 'not_found') throw notFound();
-  if (result.kind === 'refused') {
-    const { refusal } = result;
-    throw new ApiError(refusal.status === 409 ? 'conflict' : 'failed_precondition', refusal.message, refusal.details);
-  }
+  // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
+  if (result.kind === 'refused') throw result.refusal;
   return result;
 }
 
 /** A create's draft, or its refusal as the envelope (the public routes and the console alike): a reason with its `field`, or a field rule's validation failure. */
 export function answerCreate(result: Drafted | CreateRefusal): Drafted {
-  if (result.kind === 'refused') throw new ApiError('invalid_argument', result.message, result.details);
+  if (result.kind === 'refused') throw result.refusal;
   if (result.kind === 'invalid_field') throw validationError([{ loc: result.loc, msg: result.msg, type: result.type }]);
   return result;
 }

@@ -209,13 +209,9 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
         switch (result.kind) {
           case 'not_found':
             throw new ApiError('not_found', PAYMENT_NOT_FOUND);
-          case 'version_conflict':
-            throw new ApiError('conflict', 'This payment changed since it was read; read it again and send its current version.', {
-              reason: 'version_conflict',
-              current_version: result.currentVersion,
-            });
-          case 'not_open':
-            throw new ApiError('failed_precondition', 'This payment is already paid.', { reason: 'conflict', current_status: result.currentStatus });
+          case 'refused':
+            // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
+            throw result.refusal;
           case 'paid':
             ctx.body = dueView(result.due);
         }

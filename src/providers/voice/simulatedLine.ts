@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { SimulatedCallPlan } from '../../calls/contracts';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
 import type { LineEvent } from './types';
-import { periodicPass, type PeriodicPass } from '../../worker/periodicPass';
+import { periodicPass, type PeriodicPass } from '../../async/periodicPass';
 
 /** One line event the simulated network will report, with the time it is due. */
 export interface ScheduledLineEvent {

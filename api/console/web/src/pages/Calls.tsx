@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { Call } from '../api/types';
 import { ErrorNote, Loading, When } from '../components/common';
 import { EmptyState, Field } from '../components/forms';
 import type { paths } from '../generated/console';
