@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DUES_LIMITS as L } from '../../../src/dues/limits';
 import { DUE_STATUSES, SUBSCRIBER_STATUSES } from '../../../src/dues/store';
-import { createSubscriberBody, dueRecord, rupees } from '../../v1/routes/dues.schema';
+import { createSubscriberBody, dueRecord, rupees } from '../../shared/dues.schema';
 import { idParam, workspaceParams } from '../deps';
 
 /** Request and response shapes of the console's dues-app routes (private; docs/dues.md). */

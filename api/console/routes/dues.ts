@@ -3,12 +3,12 @@ import { cursorSecret } from '../../../src/auth/secrets';
 import { changeSubscriber, closeDue, recordPayment, type PaymentResult, type SubscriberAction } from '../../../src/dues/dueActions';
 import { duesSettingsSchema, readDuesSettings, writeDuesSettings } from '../../../src/dues/settings';
 import { duesCollections, findDue, isOpen, type DueDoc } from '../../../src/dues/store';
-import { findPaymentLinkScript, paymentLinkScript, paymentLinkScripts } from '../../../src/providers/payments/simulatorScript';
+import { deletePaymentLinkScript, findPaymentLinkScript, paymentLinkScript, putPaymentLinkScript } from '../../../src/providers/payments/simulatorScript';
 import { ApiError } from '../../errors';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
-import { answerSubscriberCreate, requireDuesApp } from '../../v1/routes/dues';
-import { dueView, subscriberRecord, subscriberView } from '../../v1/routes/dues.schema';
+import { answerSubscriberCreate, requireDuesApp } from '../../shared/duesAnswers';
+import { dueView, subscriberRecord, subscriberView } from '../../shared/dues.schema';
 import { createSubscriber } from '../../../src/dues/subscribers';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
 import {
@@ -250,7 +250,6 @@ const LINK_SCRIPT = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/payme
  * is set (a link already planned to be paid stays planned).
  */
 function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
-  const scripts = paymentLinkScripts(deps.db);
   const params = workspaceParams({});
   return [
     route({
@@ -275,8 +274,7 @@ function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The stored script, with its defaults filled in.', schema: paymentLinkScript },
       errors: ['not_found'],
       handler: async (ctx, { body: script }) => {
-        const tenantId = ctx.state.workspace!._id;
-        await scripts.replaceOne({ _id: tenantId }, { script, updated_at: deps.now() }, { upsert: true });
+        await putPaymentLinkScript(deps.db, ctx.state.workspace!._id, script, deps.now());
         ctx.body = script;
       },
     }),
@@ -289,7 +287,7 @@ function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 204, description: 'Deleted (or there was none).' },
       errors: ['not_found'],
       handler: async (ctx) => {
-        await scripts.deleteOne({ _id: ctx.state.workspace!._id });
+        await deletePaymentLinkScript(deps.db, ctx.state.workspace!._id);
         ctx.status = 204;
       },
     }),
