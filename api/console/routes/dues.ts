@@ -20,6 +20,7 @@ import {
   consoleSubscribersQuery,
   dueParams,
   duesSettingsParams,
+  duesSettingsRecord,
   gatewayPaymentBody,
   subscriberParams,
 } from './dues.schema';
@@ -72,7 +73,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'getDuesSettings',
       summary: 'The dues app settings: reminder offset, follow-up intervals, decline delay, send hour, template, collection and receipt.',
       params: duesSettingsParams,
-      response: { status: 200, description: 'The settings.', schema: duesSettingsSchema },
+      response: { status: 200, description: 'The settings.', schema: duesSettingsRecord },
       handler: async (ctx) => {
         ctx.body = await readDuesSettings(deps.db, ctx.state.workspace!._id);
       },
@@ -84,7 +85,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Replace the dues app settings (omitted keys take their defaults). Chases already running keep the times they planned.',
       params: duesSettingsParams,
       body: duesSettingsSchema,
-      response: { status: 200, description: 'The settings as saved.', schema: duesSettingsSchema },
+      response: { status: 200, description: 'The settings as saved.', schema: duesSettingsRecord },
       handler: async (ctx, { body }) => {
         ctx.body = await writeDuesSettings(deps.db, ctx.state.workspace!._id, body, deps.now());
       },
