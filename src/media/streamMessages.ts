@@ -1,0 +1,35 @@
+import type WebSocket from 'ws';
+
+/**
+ * Twilio Media Streams' messages to the bridge (<Connect><Stream>, bidirectional). Only the
+ * fields the bridge reads are typed; the Agents SDK's transport reads the same messages.
+ */
+export type StreamMessage =
+  | { event: 'connected'; protocol?: string; version?: string }
+  | {
+      event: 'start';
+      streamSid: string;
+      start: {
+        streamSid: string;
+        callSid?: string;
+        accountSid?: string;
+        tracks?: string[];
+        /** The <Parameter> names the TwiML gave: the bridge needs `callId`. */
+        customParameters?: Record<string, string>;
+        mediaFormat?: { encoding: string; sampleRate: number; channels: number };
+      };
+    }
+  | { event: 'media'; streamSid: string; media: { track?: string; chunk?: string; timestamp: string; payload: string } }
+  | { event: 'mark'; streamSid: string; mark: { name: string } }
+  | { event: 'stop'; streamSid: string; stop?: { callSid?: string } }
+  | { event: 'dtmf'; streamSid: string };
+
+/** A text frame from the stream, or null for anything that is not one of Twilio's messages. */
+export function parseStreamMessage(data: WebSocket.RawData): StreamMessage | null {
+  try {
+    const parsed = JSON.parse(data.toString()) as { event?: unknown };
+    return typeof parsed?.event === 'string' ? (parsed as StreamMessage) : null;
+  } catch {
+    return null;
+  }
+}
