@@ -97,8 +97,10 @@ export class MediaSession {
     this.#deps = deps;
     this.ended = new Promise((resolve) => (this.#resolveEnded = resolve));
     deps.metrics.sessions.inc();
-    // Registered before the transport's own listener, so it sees each message first...
+    // Registered before the transport's own listeners, so they see each message (and the
+    // close, which makes the transport drop the model) first...
     socket.on('message', (data) => this.#beforeTransport(data));
+    socket.on('close', () => void this.end(this.#sawStop ? 'stop' : 'dropped'));
     this.#transport = new TwilioRealtimeTransportLayer({
       twilioWebSocket: socket,
       createWebSocket: async ({ url, apiKey }) => {
@@ -110,7 +112,6 @@ export class MediaSession {
     });
     // ...and this one after it: the transport has forwarded the frame by now.
     socket.on('message', () => this.#afterTransport());
-    socket.on('close', () => void this.end(this.#sawStop ? 'stop' : 'dropped'));
     socket.on('error', (err) => deps.logger.warn({ err }, 'media stream socket error'));
     // Emitted just before the transport forwards the same delta (its `audio` event): names the item.
     this.#transport.on('response.output_audio.delta', (event: { item_id: string }) => (this.#agentItemId = event.item_id));
@@ -125,7 +126,7 @@ export class MediaSession {
       this.#turns?.complete(event.item_id, 'model', event.transcript, new Date()),
     );
     this.#transport.on('connection_change', (status: string) => {
-      if (status === 'disconnected' && this.#session && !this.#ending) {
+      if (status === 'disconnected' && this.#session && !this.#ending && socket.readyState === WebSocket.OPEN) {
         deps.logger.warn({ callId: this.#call?.line._id }, 'the realtime model closed its connection mid-call');
         void this.end('setup_error');
       }
