@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { MediaSession, type MediaBridgeDeps } from './mediaSession';
+import { MEDIA_STREAM_PATH } from './streamMessages';
 
-/** Where Twilio's <Connect><Stream url="wss://…/media-stream"> connects. */
-export const MEDIA_STREAM_PATH = '/media-stream';
+export { MEDIA_STREAM_PATH };
 
 export interface MediaServer {
   server: Server;

@@ -1,5 +1,8 @@
 import type WebSocket from 'ws';
 
+/** Where Twilio's <Connect><Stream url="wss://…/media-stream"> connects. */
+export const MEDIA_STREAM_PATH = '/media-stream';
+
 /**
  * Twilio Media Streams' messages to the bridge (<Connect><Stream>, bidirectional). Only the
  * fields the bridge reads are typed; the Agents SDK's transport reads the same messages.
