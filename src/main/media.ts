@@ -16,6 +16,10 @@ import { runMain, shutdownSignal } from './runMain';
  * API and scales on its own; /healthz and /metrics on MEDIA_PORT beside the stream endpoint.
  */
 runMain(async () => {
+  // The Agents SDK's tracing provider exits the process on SIGTERM or SIGINT once no other
+  // listener is left (@openai/agents-core tracing/provider.js), and shutdownSignal() drops its
+  // own at the first signal: without these the SDK would exit before the live calls are ended.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => undefined);
   const config = loadConfig();
   const logger = createLogger(config, 'media');
   const { client: mongo, db } = await connectMongo(config, 'media');
