@@ -35,6 +35,8 @@ export interface FakeRealtimeOptions {
   scriptFor: (instructions: string) => ModelScript;
   /** Audio bytes a second sent while speaking; 8000 is real time. */
   bytesPerSecond?: number;
+  /** Off: no voice detection, so the caller never interrupts (the benchmark's audio both ways at once). */
+  detectSpeech?: boolean;
   /** Each caller audio chunk as it arrives (the benchmark times frames through the bridge). */
   onAppend?: (session: FakeModelSession, audio: Buffer, atMs: number) => void;
   /** Each audio delta as it is sent. */
@@ -100,7 +102,7 @@ export class FakeModelSession {
         const audio = Buffer.from(event.audio, 'base64');
         this.appendedBytes += audio.length;
         this.options.onAppend?.(this, audio, performance.timeOrigin + performance.now());
-        this.#hear(audio);
+        if (this.options.detectSpeech !== false) this.#hear(audio);
         break;
       }
       case 'response.create':

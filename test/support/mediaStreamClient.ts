@@ -17,6 +17,16 @@ export interface ReceivedAudio {
   marks: string[];
 }
 
+/** Epoch ms with sub-millisecond resolution, comparable across this process's clocks. */
+const now = () => performance.timeOrigin + performance.now();
+
+export interface MediaStreamHooks {
+  /** Each frame as it is sent (the benchmark stamps and times frames). */
+  onSend?: (frame: Buffer, atMs: number) => void;
+  /** Each `media` payload from the bridge as it arrives. */
+  onAudio?: (audio: Buffer, atMs: number) => void;
+}
+
 export class MediaStreamClient {
   readonly streamSid = `MZ${randomBytes(16).toString('hex')}`;
   readonly callSid = `CA${randomBytes(16).toString('hex')}`;
@@ -36,19 +46,22 @@ export class MediaStreamClient {
   /** Frames are sent on the stream clock; this process's lag shows as a late frame, never a lost one. */
   #nextFrameAt = 0;
 
-  private constructor(private readonly socket: WebSocket) {
+  private constructor(
+    private readonly socket: WebSocket,
+    private readonly hooks: MediaStreamHooks,
+  ) {
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
     socket.on('message', (data) => this.#onMessage(JSON.parse(data.toString())));
     socket.once('close', () => this.#stopClock());
   }
 
-  static async connect(url: string, customParameters: Record<string, string>): Promise<MediaStreamClient> {
+  static async connect(url: string, customParameters: Record<string, string>, hooks: MediaStreamHooks = {}): Promise<MediaStreamClient> {
     const socket = new WebSocket(url);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);
     });
-    const client = new MediaStreamClient(socket);
+    const client = new MediaStreamClient(socket, hooks);
     client.#begin(customParameters);
     return client;
   }
@@ -101,8 +114,10 @@ export class MediaStreamClient {
     }
     const timestamp = this.#chunk * 20;
     this.#chunk += 1;
+    const atMs = now();
     this.#send({ event: 'media', streamSid: this.streamSid, media: { track: 'inbound', chunk: String(this.#chunk), timestamp: String(timestamp), payload: frame.toString('base64') } });
-    this.sent.push({ atMs: Date.now(), bytes: FRAME_BYTES, voiced });
+    this.sent.push({ atMs, bytes: FRAME_BYTES, voiced });
+    this.hooks.onSend?.(frame, atMs);
   }
 
   #stopClock(): void {
@@ -112,20 +127,21 @@ export class MediaStreamClient {
   }
 
   #onMessage(message: Record<string, any>): void {
-    const now = Date.now();
+    const at = now();
     if (message.event === 'media') {
-      const bytes = Buffer.from(message.media.payload, 'base64').length;
-      this.received.bytes += bytes;
-      this.received.frames.push({ atMs: now, bytes });
-      this.#playedUntil = Math.max(now, this.#playedUntil) + bytes / 8;
+      const audio = Buffer.from(message.media.payload, 'base64');
+      this.received.bytes += audio.length;
+      this.received.frames.push({ atMs: at, bytes: audio.length });
+      this.#playedUntil = Math.max(at, this.#playedUntil) + audio.length / 8;
+      this.hooks.onAudio?.(audio, at);
     } else if (message.event === 'mark') {
       const name = message.mark.name as string;
       // Twilio answers a mark when the audio before it has played.
-      const timer = setTimeout(() => this.#echoMark(name), Math.max(0, this.#playedUntil - now));
+      const timer = setTimeout(() => this.#echoMark(name), Math.max(0, this.#playedUntil - at));
       this.#pendingMarks.push(timer);
     } else if (message.event === 'clear') {
       this.received.clears += 1;
-      this.#playedUntil = now;
+      this.#playedUntil = at;
     }
   }
 
@@ -145,7 +161,7 @@ export class MediaStreamClient {
     const heardBefore = this.received.frames.length;
     for (;;) {
       const last = this.received.frames.at(-1);
-      if (this.received.frames.length > heardBefore && last && Date.now() - Math.max(last.atMs, this.#playedUntil) >= quietMs) return;
+      if (this.received.frames.length > heardBefore && last && now() - Math.max(last.atMs, this.#playedUntil) >= quietMs) return;
       if (Date.now() > deadline) throw new Error(`the agent did not finish speaking within ${timeoutMs} ms (${this.received.frames.length} frames heard)`);
       await new Promise((r) => setTimeout(r, 50));
     }
