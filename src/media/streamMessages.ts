@@ -27,10 +27,17 @@ export type StreamMessage =
   | { event: 'stop'; streamSid: string; stop?: { callSid?: string } }
   | { event: 'dtmf'; streamSid: string };
 
+/** A WebSocket message's text, whichever shape `ws` delivered it in. */
+export function messageText(data: WebSocket.RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
 /** A text frame from the stream, or null for anything that is not one of Twilio's messages. */
 export function parseStreamMessage(data: WebSocket.RawData): StreamMessage | null {
   try {
-    const parsed = JSON.parse(data.toString()) as { event?: unknown };
+    const parsed = JSON.parse(messageText(data)) as { event?: unknown };
     return typeof parsed?.event === 'string' ? (parsed as StreamMessage) : null;
   } catch {
     return null;

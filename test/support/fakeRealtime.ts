@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { messageText } from '../../src/media/streamMessages';
 import { FRAME_BYTES, mulawRms } from './speechAudio';
 
 /**
@@ -73,7 +74,7 @@ export class FakeModelSession {
     private readonly socket: WebSocket,
     private readonly options: FakeRealtimeOptions,
   ) {
-    socket.on('message', (data) => this.#onEvent(JSON.parse(data.toString())));
+    socket.on('message', (data) => this.#onEvent(JSON.parse(messageText(data))));
     socket.on('close', () => {
       this.closed = true;
       this.#response?.finish('cancelled');
@@ -187,7 +188,7 @@ export class FakeModelSession {
     this.#send({ type: 'response.created', response: { id: responseId, object: 'realtime.response', status: 'in_progress', output: [] } });
     const done = (status: 'completed' | 'cancelled') => {
       if (this.#response?.id !== responseId) return;
-      if (this.#response.timer) clearInterval(this.#response.timer);
+      if (this.#response.timer) clearTimeout(this.#response.timer);
       this.#response = null;
       this.#send({ type: 'response.done', response: { id: responseId, object: 'realtime.response', status, output, usage: { input_tokens: 10, output_tokens: 20 } } });
     };
@@ -233,7 +234,7 @@ export class FakeModelSession {
     };
     this.#response.finish = (status) => {
       if (this.#response?.id !== responseId) return;
-      if (this.#response.timer) clearInterval(this.#response.timer);
+      if (this.#response.timer) clearTimeout(this.#response.timer);
       this.#response.timer = null;
       finishAudio(status);
     };
@@ -249,7 +250,14 @@ export class FakeModelSession {
       sent += 1;
       if (sent >= frames) this.#response?.finish('completed');
     };
-    this.#response.timer = setInterval(tick, intervalMs);
+    // Paced by the clock, catching up when this process fell behind, as a sender of real-time audio does.
+    const began = performance.now();
+    const pace = () => {
+      const due = Math.min(frames, Math.floor((performance.now() - began) / intervalMs) + 1);
+      while (sent < due && this.#response?.id === responseId) tick();
+      if (this.#response?.id === responseId && sent < frames) this.#response.timer = setTimeout(pace, Math.max(1, began + sent * intervalMs - performance.now()));
+    };
+    pace();
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
+import { messageText } from '../../src/media/streamMessages';
 import { FRAME_BYTES, MULAW_SILENCE } from './speechAudio';
 
 /**
@@ -51,7 +52,7 @@ export class MediaStreamClient {
     private readonly hooks: MediaStreamHooks,
   ) {
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
-    socket.on('message', (data) => this.#onMessage(JSON.parse(data.toString())));
+    socket.on('message', (data) => this.#onMessage(JSON.parse(messageText(data))));
     socket.once('close', () => this.#stopClock());
   }
 
