@@ -139,7 +139,10 @@ export class MediaSession {
     this.#inbound = { message, arrived: performance.now() };
     switch (message.event) {
       case 'start':
-        void this.#start(message.start.customParameters?.callId ?? null);
+        this.#start(message.start.customParameters?.callId ?? null).catch((err: unknown) => {
+          this.#deps.logger.error({ err }, 'media session failed to start');
+          void this.end('setup_error');
+        });
         break;
       case 'media': {
         this.#deps.metrics.frames.inc({ direction: 'inbound' });
@@ -273,7 +276,9 @@ export class MediaSession {
 
   /** Ends the session once, for the first reason given; later calls wait for that end. */
   end(reason: EndReason): Promise<void> {
-    this.#ending ??= this.#finish(reason);
+    this.#ending ??= this.#finish(reason).catch((err: unknown) => {
+      this.#deps.logger.error({ err, reason }, 'media session did not end cleanly');
+    });
     return this.#ending;
   }
 
@@ -300,17 +305,24 @@ export class MediaSession {
     } catch (err) {
       logger.warn({ err, callId, reason }, 'ending the call on the line failed');
     }
-    this.#session?.close();
+    try {
+      this.#session?.close();
+    } catch (err) {
+      logger.warn({ err, callId }, 'closing the realtime session failed');
+    }
     if (this.#socket.readyState === WebSocket.OPEN) {
       // After a transfer Twilio ends the stream itself once the call has moved to the team line.
       if (reason === 'transfer') this.#closeAfter(TRANSFER_CLOSE_MS);
       else this.#socket.close();
     }
-    await this.#keep(reason);
-    metrics.sessions.dec();
-    metrics.sessionsEnded.inc({ reason: call ? reason : 'refused' });
-    logger.info({ callId, reason }, 'media session ended');
-    this.#resolveEnded(reason);
+    try {
+      await this.#keep(reason);
+    } finally {
+      metrics.sessions.dec();
+      metrics.sessionsEnded.inc({ reason: call ? reason : 'refused' });
+      logger.info({ callId, reason }, 'media session ended');
+      this.#resolveEnded(reason);
+    }
   }
 
   #closeAfter(ms: number): void {
