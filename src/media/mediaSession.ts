@@ -147,7 +147,9 @@ export class MediaSession {
       case 'media': {
         this.#deps.metrics.frames.inc({ direction: 'inbound' });
         const audio = Buffer.from(message.media.payload, 'base64');
-        const streamMs = Number(message.media.timestamp);
+        // Twilio stamps every frame; one without a stamp is placed by when it arrived.
+        const stamped = Number(message.media.timestamp);
+        const streamMs = Number.isFinite(stamped) ? stamped : Date.now() - this.#streamStartedAt;
         this.#recording?.caller(audio, streamMs);
         if (this.#modelInputZeroMs === null && this.#transport.status === 'connected') this.#modelInputZeroMs = streamMs;
         break;
