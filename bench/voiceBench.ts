@@ -11,6 +11,7 @@ import { startFakeRealtime, type FakeModelSession } from '../test/support/fakeRe
 import { MediaStreamClient } from '../test/support/mediaStreamClient';
 import { FRAME_BYTES, speechMulaw } from '../test/support/speechAudio';
 import { cpuSeconds, distribution, formatDistribution, loadAverage, machineBusySeconds, sleep, type Distribution } from './benchStats';
+import { formatProfile, summariseProfiles } from './cpuProfileSummary';
 import { startEmbeddedSystem } from './embeddedSystem';
 import { VOICE_TARGETS } from './targets';
 
@@ -26,7 +27,8 @@ import { VOICE_TARGETS } from './targets';
  * step cannot hold its calls (a call getting under 90 % of its frames); the figure is the most
  * calls held with p99 < 20 ms both ways (bench/targets.ts). Each step measures
  * VOICE_BENCH_SECONDS (default 20) after a few seconds of warm-up. CPU per call-minute is the
- * media process's. Figures go to .bench/voice-<time>.json.
+ * media process's (VOICE_BENCH_CPU_PROF=1 profiles it and prints where its CPU went). Figures
+ * go to .bench/voice-<time>.json.
  */
 
 const STEPS = (process.env.VOICE_BENCH_STEPS ?? '10,25,50,75,100').split(',').map(Number);
@@ -120,7 +122,11 @@ async function main(): Promise<void> {
   const results: StepResult[] = [];
   try {
     const mediaPort = await freePort();
-    media = startProcess('media', process.execPath, [join(__dirname, '../src/main/media.js')], {
+    // VOICE_BENCH_CPU_PROF=1: where the media process's CPU goes, summarised at the end.
+    const profileDir = process.env.VOICE_BENCH_CPU_PROF === '1' ? join(system.dir, 'media-profile') : null;
+    if (profileDir) mkdirSync(profileDir, { recursive: true });
+    const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    media = startProcess('media', process.execPath, [...profileArgs, join(__dirname, '../src/main/media.js')], {
       env: {
         ...system.env,
         MEDIA_PORT: String(mediaPort),
@@ -216,6 +222,8 @@ async function main(): Promise<void> {
       // Latency on a shared machine comes and goes; a step that could not hold its calls ends the climb.
       if (held < calls) break;
     }
+    await media.stop();
+    if (profileDir) for (const summary of summariseProfiles(profileDir, null)) process.stdout.write(`${formatProfile('media', summary)}\n`);
   } finally {
     await media?.stop();
     await model.close();
