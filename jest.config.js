@@ -9,7 +9,7 @@ module.exports = {
   // One Temporal dev server, one FerretDB and one workflow bundle for the whole run.
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
-  setupFiles: ['<rootDir>/test/support/quietRuntime.ts'],
+  setupFiles: ['<rootDir>/test/support/quietRuntime.ts', '<rootDir>/test/support/featureHooks.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
 };

@@ -1,16 +1,14 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { tellCampaignCallEnded } from '../src/campaigns/callEndNotice';
-import { collections } from '../src/db/collections';
 import { releaseLiveSlot, returnDailyBudget } from '../src/calls/admission';
 import { callCollections, type CallDoc } from '../src/calls/callStore';
 import { insertIfAbsent } from '../src/db/insertIfAbsent';
-import { refoldCampaignCall } from '../src/campaigns/refoldCall';
-import { withPlanLease } from '../src/workspaces/planLease';
+import { billCallMinutes } from '../src/calls/billing';
+import { callEnded, callReread } from '../src/calls/callHooks';
 import { callLifecycleEvent, callOutcomeData } from '../src/calls/events';
 import { buildResult, failedResult } from '../src/calls/result';
-import { OUTBOUND_OPENING } from '../src/calls/opening';
+import { originateRequestFor } from '../src/calls/originateRequest';
 import type { CallOutcome, CallResult, CallStatus, Reading, ReadInput } from '../src/calls/types';
 import type { EventPublisher } from '../src/events/publisher';
 import { recordCallConversation } from '../src/conversations/recordCall';
@@ -23,7 +21,7 @@ import { FailureType, permanentFailure } from '../src/temporal/failures';
 
 export interface CallActivityDeps {
   db: Db;
-  /** Tells a campaign's run that one of its calls ended (src/campaigns/callEndNotice.ts); absent, the run's poll finds out. */
+  /** Given to the call hooks (src/calls/callHooks.ts): a campaign's run is told a call ended; absent, the run's poll finds out. */
   temporal?: Client;
   events: EventPublisher;
   voice: VoiceProvider;
@@ -60,7 +58,7 @@ export interface RecordReadingInput {
   outcome: { kind: 'read'; reading: Reading } | { kind: 'decided'; decided: 'unanswered' | 'no_conversation' } | { kind: 'failed' };
   /** Keep a ready result when this reading failed (console re-reads). */
   keepReadyOnFailure: boolean;
-  /** A console re-read: a campaign call's person is refolded (src/campaigns/refoldCall.ts). */
+  /** A console re-read: the re-read hooks run (a campaign call's person is refolded: src/calls/callHooks.ts). */
   reread?: boolean;
   /** ISO, from workflow time. */
   readAt: string;
@@ -71,8 +69,14 @@ function secondsBetween(from: string | null, to: string): number {
 }
 
 export function createCallActivities({ db, temporal, events, voice, reader }: CallActivityDeps) {
+  /** A recorded, answered call's recording: where a real line stored it, else the simulator's conventional reference. */
+  async function recordingUriOf(call: CallDoc, answeredAt: string | null): Promise<string | null> {
+    if (!call.recording || !answeredAt) return null;
+    if (voice.recordingUri) return voice.recordingUri(call._id);
+    return `storage://recordings/${call.tenant_id}/${call._id}.ogg`;
+  }
+
   const { calls, effects } = callCollections(db);
-  const { workspaces } = collections(db);
 
   async function loadCall(callId: string): Promise<CallDoc> {
     const call = await calls.findOne({ _id: callId });
@@ -95,21 +99,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
     async placeCall(input: { callId: string; requestedAt: string }): Promise<Placement> {
       const call = await loadCall(input.callId);
       try {
-        await voice.originate({
-          callId: call._id,
-          tenantId: call.tenant_id,
-          direction: call.direction,
-          to: call.to,
-          fromNumber: call.from_number,
-          agentId: call.agent_id,
-          ringSeconds: call.ring_seconds,
-          opening: OUTBOUND_OPENING,
-          purpose: call.purpose,
-          script: call.script,
-          detailLines: call.detail_lines,
-          capture: call.capture,
-          requestedAt: input.requestedAt,
-        });
+        await voice.originate(originateRequestFor(call, input.requestedAt));
         return { placed: true, error: null };
       } catch (err) {
         if (err instanceof OriginateRefused) return { placed: false, error: err.message };
@@ -152,7 +142,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
       const call = await loadCall(end.callId);
       const duration = secondsBetween(end.answeredAt, end.endedAt);
       const exactSeconds = end.answeredAt ? (Date.parse(end.endedAt) - Date.parse(end.answeredAt)) / 1000 : 0;
-      const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds) : [];
+      const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds, end.answeredAt) : [];
       await advance(call._id, end.step, {
         status: end.status,
         outcome: end.outcome,
@@ -160,7 +150,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
         started_at: end.answeredAt ? new Date(end.answeredAt) : null,
         ended_at: new Date(end.endedAt),
         transcript,
-        recording_uri: call.recording && end.answeredAt ? `storage://recordings/${call.tenant_id}/${call._id}.ogg` : null,
+        recording_uri: await recordingUriOf(call, end.answeredAt),
       });
 
       // Releasing the live place is idempotent by itself; the day's reservation must be given back once.
@@ -168,28 +158,14 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
       if (end.status === 'failed' && call.direction === 'outbound' && call.budget_reserved !== false && (await insertIfAbsent(effects, { _id: `${call._id}|budget_returned`, at: new Date() }))) {
         await returnDailyBudget(db, call.tenant_id, call.budget_day, call.reserved_minutes, call._id);
       }
-      // The place is free: a campaign's run waiting for one looks now. Best effort (its poll
-      // finds the place anyway); a retry of this step may tell it twice, which costs one look.
-      try {
-        if (temporal) await tellCampaignCallEnded({ db, temporal }, call);
-      } catch (err) {
-        log.warn('campaign run not told of a call end; its poll will find the place', { callId: call._id, error: String(err) });
+      // The place is free: whatever waits for one looks now (a campaign's run, through its
+      // hook: src/calls/callHooks.ts). Best effort (the run's poll finds the place anyway); a
+      // retry of this step may tell it twice, which costs one look.
+      for (const err of await callEnded({ db, temporal }, call)) {
+        log.warn('a call-end hook failed; a campaign run finds the place at its poll', { callId: call._id, error: String(err) });
       }
 
-      const minutes = Math.ceil(duration / 60);
-      if (minutes > 0 && (await insertIfAbsent(effects, { _id: `${call._id}|billed`, at: new Date() }))) {
-        await calls.updateOne({ _id: call._id }, { $set: { billed_minutes: minutes } });
-        await withPlanLease(db, call.tenant_id, async () => {
-          const workspace = await workspaces.findOne({ _id: call.tenant_id });
-          if (!workspace) return;
-          const { voice_minutes_included: included, voice_minutes_used: used, voice_credits: credits } = workspace.plan;
-          const fromCredits = Math.max(0, minutes - Math.max(0, included - used));
-          await workspaces.updateOne(
-            { _id: call.tenant_id },
-            { $set: { 'plan.voice_minutes_used': used + minutes, 'plan.voice_credits': credits - fromCredits } },
-          );
-        });
-      }
+      await billCallMinutes(db, call, duration);
 
       // The transcript joins the conversations (channel `voice`, one per call); idempotent by call id.
       if (end.answeredAt && transcript.length > 0) {
@@ -246,8 +222,8 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
     },
 
     /**
-     * Writes a reading as the call's result and emits its `call.outcome`; a re-read of a
-     * campaign call then refolds its person's merged outcome. Safe to retry: the reading number
+     * Writes a reading as the call's result and emits its `call.outcome`; a re-read then runs
+     * the re-read hooks (a campaign call's person's merged outcome is refolded). Safe to retry: the reading number
      * guards the write and dedupes the event, and the refold depends only on the calls' readings.
      */
     async recordReading(input: RecordReadingInput): Promise<CallResult['state']> {
@@ -273,7 +249,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
           data: callOutcomeData(call, result, dedupeKey),
           createdAt: new Date(input.readAt),
         });
-        if (input.reread) await refoldCampaignCall(db, call._id, new Date(input.readAt));
+        if (input.reread) await callReread({ db, temporal }, call._id, new Date(input.readAt));
       }
       return result.state;
     },

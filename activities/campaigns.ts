@@ -7,7 +7,7 @@ import { CAMPAIGN_CONTROL_CHECK_MS, CAMPAIGN_SKIP_CHUNK, type CampaignMoveInput,
 import { scheduleLateRecounts } from '../src/campaigns/lateRecounts';
 import { chunkOf, recount } from '../src/campaigns/progress';
 import { moveQueuedRecipients, type QueuedMove, type RecipientReason } from '../src/campaigns/recipients';
-import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
+import { isWindowOpen, nextOpenTime } from '../src/domain/sendWindow';
 import { catchUpSendAt } from '../src/campaigns/throttle';
 import { readRecipientBatch, recipientId, type CampaignRecipientDoc } from '../src/campaigns/staging';
 import { BULK_WRITE_MAX } from '../src/db/bulkWrite';

@@ -45,7 +45,7 @@ export function createDuesActivities(deps: DuesActivityDeps) {
       const paymentInput = { expectedVersion: null, amount: null, reference: input.linkId.replace('plink_', 'pay_'), paidAt: at, source: 'gateway' as const, markedBy: null, markedByName: null };
       const result = await recordPayment({ db: deps.db, temporal: deps.temporal, events: deps.events }, input.tenantId, input.dueId, paymentInput, now());
       // Chase steps kept winning the due's version: try again.
-      if (result.kind === 'version_conflict') throw new Error(`due ${input.dueId} kept changing; the simulated payment is retried`);
+      if (result.kind === 'refused' && result.refusal.reason === 'version_conflict') throw new Error(`due ${input.dueId} kept changing; the simulated payment is retried`);
       return { applied: result.kind === 'paid' };
     },
   };

@@ -12,7 +12,7 @@ import { readVoiceReadiness } from '../src/campaigns/evaluate';
 import { chunkOf, recount } from '../src/campaigns/progress';
 import type { RecipientReason } from '../src/campaigns/recipients';
 import { recipientTimeZone } from '../src/campaigns/recipientZone';
-import { isWindowOpen, nextOpenTime } from '../src/campaigns/sendWindow';
+import { isWindowOpen, nextOpenTime } from '../src/domain/sendWindow';
 import { callEntry, finishedCall, linkCall } from '../src/campaigns/refoldCall';
 import { recipientId, stagingCollections, type CampaignRecipientDoc } from '../src/campaigns/staging';
 import {

@@ -26,6 +26,7 @@ import { createEventPublisher, type EventPublisher } from '../src/events/publish
 import { createTemporalDispatcher } from '../src/events/dispatcher';
 import { createRazorpayWebhookRouter } from './providerWebhooks/razorpay';
 import { createWhatsAppWebhookRouter } from './providerWebhooks/whatsapp';
+import { createTwilioWebhookRouter } from './providerWebhooks/twilio';
 
 export interface AppDeps {
   config: Config & { CONSOLE_TOKEN: string };
@@ -112,5 +113,9 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const razorpayWebhook = createRazorpayWebhookRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, events, now: deps.now });
   app.use(razorpayWebhook.routes());
   app.use(razorpayWebhook.allowedMethods());
+
+  const twilioWebhook = createTwilioWebhookRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, now: deps.now });
+  app.use(twilioWebhook.routes());
+  app.use(twilioWebhook.allowedMethods());
   return app;
 }

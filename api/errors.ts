@@ -1,27 +1,14 @@
 import { isDatabaseUnavailable } from '../src/db/mongo';
 import { LIMITS } from '../src/domain/limits';
 import { Refusal } from '../src/domain/refusal';
+import { ERROR_STATUS, type ErrorCode } from './errorCodes';
 import { refusalParts } from './refusals';
 
 /**
- * The one helper behind every error the API sends (api-core §7): nine codes, each with its
- * HTTP status; `details` always an object; the request and correlation ids stamped by the
- * error middleware.
+ * The one helper behind every error the API sends (api-core §7): nine codes
+ * (api/errorCodes.ts), each with its HTTP status; `details` always an object; the request
+ * and correlation ids stamped by the error middleware.
  */
-
-export const ERROR_STATUS = {
-  invalid_argument: 400,
-  unauthenticated: 401,
-  permission_denied: 403,
-  not_found: 404,
-  conflict: 409,
-  failed_precondition: 412,
-  rate_limited: 429,
-  internal: 500,
-  provider_error: 502,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export interface ErrorEnvelope {
   error: {
@@ -97,9 +84,8 @@ export function databaseUnavailable(): ApiError {
 
 /**
  * What a thrown value becomes: an ApiError as it is; a database that did not answer is 503
- * `unavailable`; an HTTP error from a library keeps its status; anything else is an
- * What a thrown value becomes: an ApiError as it is; a domain refusal by its reason
- * (`api/refusals.ts`); an HTTP error from a library keeps its status; anything else is an
+ * `unavailable`; a domain refusal by its reason (`api/refusals.ts`); an HTTP error from a
+ * library keeps its status; anything else is an
  * unhandled exception (api-core §7 rule 3) and says nothing about itself.
  */
 export function toApiError(err: unknown): ApiError {

@@ -1,6 +1,6 @@
 import { MAX_HEADER_BYTES } from './server';
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from './errors';
+import { ERROR_STATUS, type ErrorCode } from './errorCodes';
 import type { RouteDef } from './route';
 
 /** How one surface (the public API, the console) describes itself around its routes. */
@@ -97,7 +97,7 @@ export function openApiDocument(routes: RouteDef[], surface: DocumentSurface): R
       ...(surface.extensions?.(route) ?? {}),
       parameters: [...pathParameters(route), ...parameters(route.query, 'query'), ...surface.headers(route)],
       ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        ? { requestBody: { required: true, content: { [route.bodyMedia?.type ?? 'application/json']: { schema: jsonSchema(route.body, 'input') } } } }
         : {}),
       responses,
     };

@@ -1,52 +1,81 @@
-import type { CallRefusalReason } from '../src/calls/guards';
-import type { IdentityConflictError, MissingIdentityError } from '../src/contacts/contacts';
+import { CallRefusal, type CallRefusalReason } from '../src/calls/guards';
+import { CampaignRefusal, type CampaignRefusalReason } from '../src/campaigns/refusal';
+import { IdentityConflictError, MissingIdentityError } from '../src/contacts/contacts';
 import type { Refusal } from '../src/domain/refusal';
-import type { SendRefusalReason } from '../src/messaging/sendMessage';
-import type { UnknownAssigneeError } from '../src/tickets/consoleTicketActions';
-import type { ErrorCode } from './errors';
+import { DueRefusal, type DueRefusalReason } from '../src/dues/refusal';
+import { SendRefusal, type SendRefusalReason } from '../src/messaging/sendMessage';
+import { UnknownAssigneeError } from '../src/tickets/consoleTicketActions';
+import type { ErrorCode } from './errorCodes';
 
-type RefusalReason =
-  | CallRefusalReason
-  | SendRefusalReason
-  | IdentityConflictError['reason']
-  | MissingIdentityError['reason']
-  | UnknownAssigneeError['reason'];
+/**
+ * One kind of refusal and where each of its reasons sits among the nine codes; `otherwise`
+ * answers the reasons a section does not list (a campaign's guardrails, all 412).
+ */
+interface Section {
+  kind: abstract new (...args: never[]) => Refusal;
+  codes: Partial<Record<string, ErrorCode>>;
+  otherwise?: ErrorCode;
+}
 
-/** Where each domain refusal sits among the nine codes (api-core §7). One table for every feature. */
-const REFUSAL_CODES: Record<RefusalReason, ErrorCode> = {
+const section = <Reason extends string>(
+  kind: abstract new (...args: never[]) => Refusal<Reason>,
+  codes: Record<Reason, ErrorCode> | { codes: Partial<Record<Reason, ErrorCode>>; otherwise: ErrorCode },
+): Section => ('otherwise' in codes ? { kind, codes: codes.codes as Partial<Record<string, ErrorCode>>, otherwise: codes.otherwise as ErrorCode } : { kind, codes });
+
+/**
+ * Where each domain refusal sits among the nine codes (api-core §7). One table for every
+ * feature, a section per kind of refusal: the same reason may sit differently in two features
+ * (a missing template is 404 for a message, 400 for a campaign draft).
+ */
+const REFUSAL_CODES: Section[] = [
   // Calls (api-core §7, guard order in src/calls/guards.ts)
-  unsupported_channel: 'failed_precondition',
-  voice_not_configured: 'failed_precondition',
-  workspace_suspended: 'failed_precondition',
-  wallet_empty: 'failed_precondition',
-  channel_dormant: 'failed_precondition',
-  destination_too_short: 'invalid_argument',
-  destination_unusable: 'invalid_argument',
-  self_dial: 'invalid_argument',
-  destination_blocked: 'permission_denied',
-  country_not_allowed: 'permission_denied',
-  call_concurrency: 'rate_limited',
-  daily_call_budget: 'rate_limited',
-  no_phone_number: 'failed_precondition',
-  unknown_from_number: 'permission_denied',
-  no_agent_deployed: 'failed_precondition',
-  agent_number_mismatch: 'failed_precondition',
+  section<CallRefusalReason>(CallRefusal, {
+    unsupported_channel: 'failed_precondition',
+    voice_not_configured: 'failed_precondition',
+    workspace_suspended: 'failed_precondition',
+    wallet_empty: 'failed_precondition',
+    channel_dormant: 'failed_precondition',
+    destination_too_short: 'invalid_argument',
+    destination_unusable: 'invalid_argument',
+    self_dial: 'invalid_argument',
+    destination_blocked: 'permission_denied',
+    country_not_allowed: 'permission_denied',
+    call_concurrency: 'rate_limited',
+    daily_call_budget: 'rate_limited',
+    no_phone_number: 'failed_precondition',
+    unknown_from_number: 'permission_denied',
+    no_agent_deployed: 'failed_precondition',
+    agent_number_mismatch: 'failed_precondition',
+  }),
   // Messages
-  empty_message: 'invalid_argument',
-  template_variables: 'invalid_argument',
-  allowance_exhausted: 'failed_precondition',
-  channel_not_connected: 'failed_precondition',
-  template_media_missing: 'failed_precondition',
-  suppressed: 'permission_denied',
-  template_not_found: 'not_found',
-  session_window_closed: 'conflict',
-  provider_error: 'provider_error',
+  section<SendRefusalReason>(SendRefusal, {
+    unsupported_channel: 'failed_precondition',
+    workspace_suspended: 'failed_precondition',
+    channel_dormant: 'failed_precondition',
+    empty_message: 'invalid_argument',
+    template_variables: 'invalid_argument',
+    allowance_exhausted: 'failed_precondition',
+    channel_not_connected: 'failed_precondition',
+    template_media_missing: 'failed_precondition',
+    suppressed: 'permission_denied',
+    template_not_found: 'not_found',
+    session_window_closed: 'conflict',
+    provider_error: 'provider_error',
+  }),
   // Contacts
-  identity_conflict: 'conflict',
-  missing_identity: 'invalid_argument',
+  section(IdentityConflictError, { identity_conflict: 'conflict' }),
+  section(MissingIdentityError, { missing_identity: 'invalid_argument' }),
   // Tickets (console)
-  unknown_assignee: 'invalid_argument',
-};
+  section(UnknownAssigneeError, { unknown_assignee: 'invalid_argument' }),
+  // Campaigns (campaigns-tickets-dues §4): a draft's rules are 400, a stale version 409, and
+  // every other refusal a launch or control guardrail, 412 with its reason, docs and fix.
+  section<CampaignRefusalReason>(CampaignRefusal, {
+    codes: { template_not_found: 'invalid_argument', invalid_argument: 'invalid_argument', unknown_variable: 'invalid_argument', version_conflict: 'conflict' },
+    otherwise: 'failed_precondition',
+  }),
+  // Dues (campaigns-tickets-dues §3, §4; the public and the console routes alike)
+  section<DueRefusalReason>(DueRefusal, { version_conflict: 'conflict', conflict: 'failed_precondition' }),
+];
 
 /**
  * Refusals the contract shows without `details.reason`: a provider refusal carries the
@@ -56,11 +85,12 @@ const REFUSAL_CODES: Record<RefusalReason, ErrorCode> = {
 const UNSTATED_REASONS = new Set<string>(['provider_error', 'destination_too_short', 'destination_unusable', 'missing_identity']);
 
 /**
- * The parts of the envelope a refusal becomes (`toApiError` builds it); null for a reason
- * missing from the table, which is then answered as an unhandled error and logged.
+ * The parts of the envelope a refusal becomes (`toApiError` builds it); null for a kind or a
+ * reason missing from the table, which is then answered as an unhandled error and logged.
  */
 export function refusalParts(refusal: Refusal): { code: ErrorCode; message: string; details: Record<string, unknown> } | null {
-  const code = (REFUSAL_CODES as Record<string, ErrorCode | undefined>)[refusal.reason];
+  const found = REFUSAL_CODES.find((s) => refusal instanceof s.kind);
+  const code = found ? (found.codes[refusal.reason] ?? found.otherwise) : undefined;
   if (!code) return null;
   const details = UNSTATED_REASONS.has(refusal.reason) ? refusal.details : { reason: refusal.reason, ...refusal.details };
   return { code, message: refusal.message, details };

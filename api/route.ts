@@ -1,7 +1,7 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import type { Scope } from '../src/domain/scopes';
-import type { ErrorCode } from './errors';
+import type { ErrorCode } from './errorCodes';
 import type { RequestState } from './context';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -46,6 +46,11 @@ export interface RouteSpec<
    */
   notFound?: Partial<Record<keyof Parsed<P> & string, string>>;
   body?: B;
+  /**
+   * A body that is not JSON (an uploaded CSV file): its media type and byte limit. The body
+   * reaches `body` as text (api/middleware/textBody.ts). Console routes only.
+   */
+  bodyMedia?: { type: string; maxBytes: number };
   /** Runs after query and body validation and before path parameters: capability checks (412) that come before "not found". */
   requires?: Middleware<RequestState>;
   response: {

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import { ApiError } from './errors';
 import type { RequestState } from './context';
+import { checkResponse } from './responseCheck';
 import type { RouteDef } from './route';
 
 export interface FieldError {
@@ -75,10 +76,12 @@ export function validateParams(schema: z.ZodObject, notFound: Partial<Record<str
 
 /**
  * The end of every route's chain: query and body validation, the route's preconditions,
- * path parameters, then the handler with the parsed input.
+ * path parameters, then the handler with the parsed input. `checkResponses` (test runs)
+ * also holds the handler's answer to the route's response schema (api/responseCheck.ts).
  */
-export function routeTail(route: RouteDef): Middleware<RequestState>[] {
+export function routeTail(route: RouteDef, { checkResponses = false }: { checkResponses?: boolean } = {}): Middleware<RequestState>[] {
   const chain: Middleware<RequestState>[] = [];
+  if (checkResponses) chain.push(checkResponse(route));
   if (route.query || route.body) chain.push(validate({ query: route.query, body: route.body }));
   if (route.requires) chain.push(route.requires);
   if (route.params) chain.push(validateParams(route.params, route.notFound));

@@ -9,7 +9,8 @@ import { evaluate, evaluateCampaign, lookupTemplate } from '../src/campaigns/eva
 import { suppressedNumbers } from '../src/messaging/optOut';
 import { stageRecipients, stagingCollections } from '../src/campaigns/staging';
 import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
-import { collections, ensureIndexes } from '../src/db/collections';
+import { collections } from '../src/db/collections';
+import { ensureEveryIndex } from '../src/main/indexes';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { freePort } from '../src/local/net';
 import { toolPath } from '../src/local/paths';
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
   try {
     process.stdout.write(`load average before ${loadAverage()}\n`);
     const db = mongo.db('probe');
-    await ensureIndexes(db);
+    await ensureEveryIndex(db);
     await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'Probe', environment: 'test' });
     const at = new Date();
     const ids: string[] = [];

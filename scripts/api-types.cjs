@@ -90,7 +90,7 @@ async function generate(name) {
     const file = path.join(dir, `${name}.openapi.json`);
     writeFileSync(file, JSON.stringify(document, null, 2));
     const { default: openapiTS, astToString } = await import(pathToFileURL(path.join(GENERATOR, 'dist/index.mjs')).href);
-    // An open object (`{type: object}`, e.g. a console route's response without a schema)
+    // An open object (a value of any shape inside an answer, e.g. a ticket change's `from`)
     // reads as Record<string, unknown>, not as the default Record<string, never>.
     const ast = await openapiTS(pathToFileURL(file), { silent: true, emptyObjectsUnknown: true });
     const header = [

@@ -101,6 +101,38 @@ export const serviceEnvSchema = z.object({
    */
   VOICE_SIMULATOR: z.enum(['timers', 'workflow']).default('timers'),
   /**
+   * Who carries calls: `simulator` (the default: a scripted network and callee, nothing leaves
+   * the machine) or `twilio` (real calls through Twilio's Programmable Voice REST API, which
+   * needs the account SID, auth token, public URL and media stream URL below; docs/voice.md).
+   */
+  VOICE_PROVIDER: z.enum(['simulator', 'twilio']).default('simulator'),
+  /** The Twilio account calls are placed on (`AC…`). */
+  TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'expected an account SID: AC and 32 hex digits').optional(),
+  /** Authenticates REST requests and signs Twilio's webhooks (X-Twilio-Signature). */
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /**
+   * This deployment's public origin as Twilio reaches it (e.g. `https://voice.example.com`):
+   * status callbacks go to `<it>/webhooks/twilio/status`, and every webhook's signature is
+   * checked over `<it>` plus the request's path and query.
+   */
+  TWILIO_PUBLIC_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s/]+(\/[^\s]*[^\s/])?$/, 'expected an http:// or https:// origin (optionally a path), without a trailing slash')
+    .optional(),
+  /** The media process's public WebSocket URL that Twilio Media Streams connect to (`wss://…`). */
+  TWILIO_MEDIA_STREAM_URL: z.string().regex(/^wss?:\/\/\S+$/, 'expected a ws:// or wss:// URL').optional(),
+  /**
+   * Where the REST API is (default Twilio's own); tests point the `twilio` client at a local
+   * fake with it (test/support/fakeTwilio.ts). The request path is kept, only the origin changes.
+   */
+  TWILIO_API_BASE_URL: z.string().regex(/^https?:\/\/[^\s/]+$/, 'expected an http:// or https:// origin without a path').default('https://api.twilio.com'),
+  TWILIO_TIMEOUT_MS: z.coerce
+    .number({ error: 'expected milliseconds' })
+    .int('expected a whole number')
+    .min(100, 'expected milliseconds from 100 to 60000')
+    .max(60_000, 'expected milliseconds from 100 to 60000')
+    .default(10_000),
+  /**
    * Who carries WhatsApp messages: `simulator` (nothing leaves the machine; scriptable per
    * recipient in the console) or `cloud` (the WhatsApp Business Platform Cloud API, which
    * needs the access token and phone-number id below; its webhook also needs the app secret
@@ -164,6 +196,11 @@ export const serviceEnvSchema = z.object({
   if (env.WHATSAPP_PROVIDER === 'cloud') {
     for (const name of ['WHATSAPP_CLOUD_ACCESS_TOKEN', 'WHATSAPP_CLOUD_PHONE_NUMBER_ID'] as const) {
       if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when WHATSAPP_PROVIDER is cloud' });
+    }
+  }
+  if (env.VOICE_PROVIDER === 'twilio') {
+    for (const name of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_PUBLIC_URL', 'TWILIO_MEDIA_STREAM_URL'] as const) {
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when VOICE_PROVIDER is twilio' });
     }
   }
   if (env.PAYMENT_LINK_PROVIDER === 'razorpay') {

@@ -22,6 +22,22 @@ const localSteps = proxyLocalActivities<CallActivities>(CALL_STEP_LOCAL);
 
 /** Issue 13: the call's short steps as local activities. Runs started before keep activity tasks. */
 const LOCAL_CALL_STEPS_PATCH = 'call-steps-local';
+/**
+ * Issue 26: a line event's own time (`at`, the provider's) decides when the call connected and
+ * ended, not when this workflow took the signal. Runs started before keep the workflow's time.
+ */
+const LINE_EVENT_TIMES_PATCH = 'line-event-times';
+
+/**
+ * When a line event happened: its own `at` when `useAt` and it is a time, held between
+ * `notBefore` and now (a provider clock a little ahead, or an answer stamped before the call
+ * began, must not give a negative or future span); otherwise now, the time the signal is taken.
+ */
+function lineEventTime(event: LineEvent, useAt: boolean, notBefore: number): string {
+  const now = Date.now();
+  const at = useAt && typeof event.at === 'string' ? Date.parse(event.at) : Number.NaN;
+  return new Date(Number.isFinite(at) ? Math.min(now, Math.max(notBefore, at)) : now).toISOString();
+}
 
 /**
  * One call's lifecycle (api-core §3): placed and ringing; answered (`in_progress`), maybe
@@ -31,6 +47,9 @@ const LOCAL_CALL_STEPS_PATCH = 'call-steps-local';
 export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkflowResult> {
   // Decided before the first step, once per run: every step of a run takes the same kind.
   const calls = patched(LOCAL_CALL_STEPS_PATCH) ? localSteps : remoteSteps;
+  const lineTimes = patched(LINE_EVENT_TIMES_PATCH);
+  // Nothing on the line happened before the workflow began (it places the call).
+  const begun = Date.now();
   let status: CallStatus = input.direction === 'inbound' ? 'in_progress' : 'ringing';
   let placement: Placement | null = null;
   let hangupRequested = false;
@@ -86,6 +105,7 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   let deadline = Date.now() + (answeredAt ? input.maxCallSeconds : input.ringSeconds) * 1000;
   let outcome: CallOutcome | null = null;
   let lineStillUp = true;
+  let lineEndedAt: string | null = null;
   while (outcome === null) {
     const woke = await condition(() => lineEvents.length > 0 || hangupRequested, Math.max(0, deadline - Date.now()));
     if (!woke) {
@@ -100,22 +120,25 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
     if (event.kind === 'ended') {
       outcome = event.outcome;
       lineStillUp = false;
+      lineEndedAt = lineEventTime(event, lineTimes, answeredAt ? Date.parse(answeredAt) : begun);
     } else if (event.kind === 'answered' && !answeredAt) {
-      answeredAt = workflowNowIso();
+      answeredAt = lineEventTime(event, lineTimes, begun);
       status = 'in_progress';
       showStatus(status);
-      deadline = Date.now() + input.maxCallSeconds * 1000;
+      // The maximum length counts from the answer itself, however late its signal was taken.
+      deadline = (lineTimes ? Date.parse(answeredAt) : Date.now()) + input.maxCallSeconds * 1000;
       await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt });
     } else if ((event.kind === 'human_handoff' || event.kind === 'human_active') && answeredAt) {
       status = event.kind;
       showStatus(status);
-      await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: workflowNowIso() });
+      await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: lineEventTime(event, lineTimes, Date.parse(answeredAt)) });
     }
   }
   // A hang-up that arrives from now on finds the call ending and answers `ended: false`.
   status = 'completed';
   showStatus(status);
-  const endedAt = workflowNowIso();
+  // The line's own end when it ended the call; otherwise now (a hang-up, a deadline).
+  const endedAt = (lineTimes ? lineEndedAt : null) ?? workflowNowIso();
   if (lineStillUp) await calls.hangUpLine({ callId: input.callId });
 
   const finished = await calls.finishCall({ callId: input.callId, step: ++step, status, outcome, answeredAt, endedAt });

@@ -1,6 +1,9 @@
-import { condition, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { LineEvent } from '../src/providers/voice/types';
 import { lineEventSignal, stopCalleeSignal, type SimulatedCallPlan } from '../src/calls/contracts';
+
+/** Issue 26: each event carries its planned time (`at`); runs started before send none. */
+const LINE_EVENT_TIMES_PATCH = 'line-event-times';
 
 /**
  * The simulated person and network on the other end of a call: what a telephony provider
@@ -13,17 +16,24 @@ export async function simulatedCallee(plan: SimulatedCallPlan): Promise<void> {
     stopped = true;
   });
   const call = getExternalWorkflowHandle(plan.callId);
+  const stamped = patched(LINE_EVENT_TIMES_PATCH);
+  // The plan's clock: offsets from when this workflow started (the placement), as lineSchedule
+  // plans them, not from when each timer's task happened to run.
+  let planned = workflowInfo().startTime.getTime();
   const report = async (event: LineEvent): Promise<void> => {
     if (stopped) return;
     try {
-      await call.signal(lineEventSignal, event);
+      await call.signal(lineEventSignal, stamped ? { ...event, at: new Date(planned).toISOString() } : event);
     } catch {
       // The call already finished (hung up or timed out): nothing left to tell it.
       stopped = true;
     }
   };
   /** Waits `seconds` unless the call is stopped first; true when the wait ran out. */
-  const wait = async (seconds: number): Promise<boolean> => !(await condition(() => stopped, Math.round(seconds * 1000)));
+  const wait = async (seconds: number): Promise<boolean> => {
+    planned += Math.round(seconds * 1000);
+    return !(await condition(() => stopped, Math.round(seconds * 1000)));
+  };
 
   if (!(await wait(plan.ringSeconds))) return;
   if (!plan.answer) {

@@ -49,11 +49,13 @@ export function loadWorkspace(deps: ConsoleDeps): Middleware<RequestState> {
 }
 
 /** `GET /workspaces/{workspace_id}/<what>`: the workspace's records in a fixed order. */
-export function tenantList<T extends { tenant_id: string }>(
+export function tenantList<T extends { tenant_id: string }, R extends z.ZodType>(
   what: string,
   operationId: string,
   collection: Collection<T>,
-  view: (doc: T) => unknown,
+  view: (doc: T) => z.infer<R>,
+  /** What `view` answers for one record: the list's response schema is `{items}` of it. */
+  record: R,
   sort: Sort = { created_at: 1, _id: 1 },
 ): RouteDef {
   return route({
@@ -62,7 +64,7 @@ export function tenantList<T extends { tenant_id: string }>(
     operationId,
     summary: `List the workspace's ${what.replace('/', ' ')}.`,
     params: workspaceParams({}),
-    response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.unknown()) }) },
+    response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(record) }) },
     handler: async (ctx) => {
       const docs = await collection.find({ tenant_id: ctx.state.workspace!._id } as never).sort(sort).toArray();
       ctx.body = { items: docs.map((doc) => view(doc as T)) };

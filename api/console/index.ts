@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { RequestState } from '../context';
 import { jsonBody } from '../middleware/jsonBody';
+import { textBody } from '../middleware/textBody';
 import { openApiDocument, openApiRoute, type DocumentSurface } from '../openapi';
 import { koaPath, type RouteDef } from '../route';
 import { createAppRouter } from '../routerMethods';
@@ -18,6 +19,7 @@ import { conversationReadRoutes } from './routes/conversationReads';
 import { conversationConsoleRoutes } from './routes/conversations';
 import { duesConsoleRoutes } from './routes/dues';
 import { keyRoutes } from './routes/keys';
+import { uploadedListRoutes } from './routes/lists';
 import { messagingRoutes } from './routes/messaging';
 import { agentAndNumberRoutes } from './routes/numbers';
 import { ticketRoutes } from './routes/tickets';
@@ -73,6 +75,7 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...whatsappConsoleRoutes(deps),
     ...conversationConsoleRoutes(deps),
     ...campaignConsoleRoutes(deps),
+    ...uploadedListRoutes(deps),
     ...conversationReadRoutes(deps),
     ...duesConsoleRoutes(deps),
   ];
@@ -96,8 +99,9 @@ export function createConsoleRouter(deps: ConsoleDeps, sessions: ConsoleSessionS
     const chain: Middleware<RequestState>[] = [];
     const inWorkspace = route.path.includes('{workspace_id}');
     if (inWorkspace) chain.push(workspace);
-    if (route.body) chain.push(body);
-    chain.push(...routeTail(inWorkspace ? { ...route, notFound: { workspace_id: WORKSPACE_NOT_FOUND, ...route.notFound } } : route));
+    if (route.body) chain.push(route.bodyMedia ? textBody(route.bodyMedia) : body);
+    const described = inWorkspace ? { ...route, notFound: { workspace_id: WORKSPACE_NOT_FOUND, ...route.notFound } } : route;
+    chain.push(...routeTail(described, { checkResponses: deps.config.NODE_ENV === 'test' }));
     router[route.method](koaPath(route.path.slice(CONSOLE_PREFIX.length)), ...chain);
   }
   return router;

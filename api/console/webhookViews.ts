@@ -1,10 +1,58 @@
+import { z } from 'zod';
 import type { AttemptRecord, WebhookDeliveryDoc } from '../../src/webhooks/deliveries';
 import type { WebhookEndpointDoc } from '../../src/webhooks/endpoints';
 import { formatTimestamp } from '../format';
 
-/** How the console shows webhook endpoints and deliveries; never a secret, except once when issued. */
+/**
+ * How the console shows webhook endpoints and deliveries; never a secret, except once when
+ * issued. Each view is typed by its response schema, which the routes declare.
+ */
 
-export const webhookView = (w: WebhookEndpointDoc, now: Date) => ({
+const timestamp = z.string().nullable();
+
+export const webhookRecord = z.object({
+  webhook_id: z.string(),
+  url: z.string(),
+  event_types: z.array(z.string()),
+  enabled: z.boolean(),
+  description: z.string().nullable(),
+  previous_secret_expires_at: timestamp,
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+/** An endpoint as created or rotated: its signing secret, shown this once. */
+export const issuedWebhookRecord = webhookRecord.extend({ secret: z.string() });
+
+export const attemptRecord = z.object({
+  attempt: z.number().int(),
+  attempted_at: timestamp,
+  url: z.string(),
+  status_code: z.number().int().nullable(),
+  duration_ms: z.number().nullable(),
+  error: z.string().nullable(),
+  response_body: z.string().nullable(),
+});
+
+/** A delivery; `attempts` only where one delivery is read (not in the list). */
+export const deliveryRecord = z.object({
+  delivery_id: z.string(),
+  webhook_id: z.string(),
+  event_id: z.string(),
+  event_type: z.string(),
+  trigger: z.enum(['event', 'replay', 'test']),
+  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
+  attempt_count: z.number().int(),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  next_attempt_at: timestamp,
+  cancel_reason: z.string().nullable(),
+  created_at: timestamp,
+  completed_at: timestamp,
+  attempts: z.array(attemptRecord).optional(),
+});
+
+export const webhookView = (w: WebhookEndpointDoc, now: Date): z.infer<typeof webhookRecord> => ({
   webhook_id: w._id,
   url: w.url,
   event_types: w.event_types,
@@ -17,7 +65,7 @@ export const webhookView = (w: WebhookEndpointDoc, now: Date) => ({
   updated_at: formatTimestamp(w.updated_at),
 });
 
-export const attemptView = (a: AttemptRecord) => ({
+export const attemptView = (a: AttemptRecord): z.infer<typeof attemptRecord> => ({
   attempt: a.attempt,
   attempted_at: formatTimestamp(a.attempted_at),
   url: a.url,
@@ -28,7 +76,7 @@ export const attemptView = (a: AttemptRecord) => ({
 });
 
 /** Fields FerretDB may have left out (an upsert drops `null` from `$setOnInsert`) read as null. */
-export const deliveryView = (d: WebhookDeliveryDoc, withAttempts: boolean) => ({
+export const deliveryView = (d: WebhookDeliveryDoc, withAttempts: boolean): z.infer<typeof deliveryRecord> => ({
   delivery_id: d._id,
   webhook_id: d.endpoint_id,
   event_id: d.event_id,

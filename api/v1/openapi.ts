@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_KEY_PATTERN } from '../middleware/idempotency';
 import { openApiDocument, openApiRoute, type DocumentSurface } from '../openapi';
-import type { ErrorCode } from '../errors';
+import type { ErrorCode } from '../errorCodes';
 import type { RouteDef } from '../route';
 
 /** Versions this description, not the API (api-core §9). */

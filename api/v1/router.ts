@@ -30,7 +30,7 @@ export function buildPublicRouter(routes: RouteDef[], deps: PublicDeps): Router<
     }
     if (route.method !== 'get') chain.push(body);
     if (route.idempotent) chain.push(replay);
-    chain.push(...routeTail(route));
+    chain.push(...routeTail(route, { checkResponses: deps.config.NODE_ENV === 'test' }));
     router[route.method](koaPath(route.path), ...chain);
   }
   return router;

@@ -10,12 +10,18 @@ import { startCallWorkflow, type CallStartDeps } from './startCall';
  * A customer calls one of the workspace's numbers and the agent deployed to it answers at
  * once: the inbound counterpart of placeCall. Inbound calls take no outbound places (live
  * calls, daily budget). Today the console's simulated inbound call comes through here; a
- * real voice provider's inbound webhook would too.
+ * real voice provider's inbound webhook (api/providerWebhooks/twilio.ts) does too.
  */
 
 export interface AcceptInboundCallDeps extends CallStartDeps {
   db: Db;
   now: () => Date;
+  /**
+   * Runs once the call's read model is written and before its lifecycle starts: a real line
+   * stores what it knows of the call (its line call, with the network's id) here, so the
+   * workflow's first step finds it.
+   */
+  beforeStart?: (call: CallDoc) => Promise<void>;
 }
 
 export interface InboundCallRequest {
@@ -65,6 +71,7 @@ export async function acceptInboundCall(deps: AcceptInboundCallDeps, workspace: 
     created_at: at,
   });
   await callCollections(deps.db).calls.insertOne(call);
+  await deps.beforeStart?.(call);
   await startCallWorkflow(deps, call);
   return { kind: 'answered', call };
 }

@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { DetailLine } from './details';
 import { pendingResult, type Capture, type CallDirection, type CallOutcome, type CallResult, type CallStatus, type TranscriptTurn } from './types';
 
@@ -73,6 +73,15 @@ export interface CallCollections {
   calls: Collection<CallDoc>;
   effects: Collection<CallEffectDoc>;
 }
+
+/**
+ * The console's recent calls (src/calls/callList.ts): a workspace's calls newest first, any
+ * filter applied to that order. MongoDB answers from it; FerretDB on SQLite answers only `_id`
+ * equalities from an index and scans for the rest (docs/decisions.md, "Recent calls").
+ */
+export const CALL_INDEXES: Record<string, IndexDescription[]> = {
+  calls: [{ key: { tenant_id: 1, _id: -1 }, name: 'tenant_newest' }],
+};
 
 export function callCollections(db: Db): CallCollections {
   return {

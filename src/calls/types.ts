@@ -28,34 +28,29 @@ export interface Capture {
   success: { field: string; equals: string } | null;
 }
 
-export type CallOutcome =
-  | 'caller_hangup'
-  | 'agent_hangup'
-  | 'idle'
-  | 'max_duration'
-  | 'no_answer'
-  | 'busy'
-  | 'rejected'
-  | 'invalid_number'
-  | 'unreachable'
-  | 'congestion'
-  | 'suspended'
-  | 'setup_error'
-  | 'originate_error';
+export const CALL_OUTCOMES = [
+  'caller_hangup',
+  'agent_hangup',
+  'idle',
+  'max_duration',
+  'no_answer',
+  'busy',
+  'rejected',
+  'invalid_number',
+  'unreachable',
+  'congestion',
+  'suspended',
+  'setup_error',
+  'originate_error',
+] as const;
+export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
 /** Outcomes of a call that was never answered: decided by the network. */
 export const NETWORK_OUTCOMES = ['no_answer', 'busy', 'rejected', 'invalid_number', 'unreachable', 'congestion'] as const;
 export type NetworkOutcome = (typeof NETWORK_OUTCOMES)[number];
 
-export type CallStatus =
-  | 'ringing'
-  | 'dialing'
-  | 'starting'
-  | 'in_progress'
-  | 'human_handoff'
-  | 'human_active'
-  | 'completed'
-  | 'failed';
+export const CALL_STATUSES = ['ringing', 'dialing', 'starting', 'in_progress', 'human_handoff', 'human_active', 'completed', 'failed'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export type CallDirection = 'outbound' | 'inbound';
 
@@ -109,9 +104,11 @@ export interface ReadInput {
   answeredAt: string;
 }
 
-/** The call's `result` as the API returns it. */
-export interface CallResult {
-  state: 'pending' | 'ready' | 'failed' | 'none';
+/**
+ * What a reading learnt of a call, one shape for one call's `result` and for a call campaign
+ * person's outcome merged across their calls (src/campaigns/callOutcomes.ts).
+ */
+export interface CallLearning {
   disposition: Disposition | null;
   goal_met: GoalMet | null;
   success: boolean | null;
@@ -119,10 +116,16 @@ export interface CallResult {
   sentiment: Sentiment | null;
   next_step: NextStep | null;
   next_step_reason: string | null;
+  /** Answers by field key (an unanswered field is absent). */
   fields: Record<string, string | boolean | number | string[]>;
   captured: number;
   expected: number;
   missing_required: string[];
+}
+
+/** The call's `result` as the API returns it. */
+export interface CallResult extends CallLearning {
+  state: 'pending' | 'ready' | 'failed' | 'none';
   read_at: string | null;
 }
 

@@ -5,8 +5,9 @@ import { toE164 } from '../contacts/contactIdentity';
 import { contactCollections } from '../contacts/contacts';
 import { findByIds } from '../db/findByIds';
 import { audienceContactIds, type CampaignDoc, type ExclusionReason } from './campaign';
+import { findList, readListRows, type UploadedListDoc } from '../lists/listStore';
 import { CAMPAIGN_LIMITS } from './limits';
-import { renderCallText, renderVariables, type ContactValues } from './templateTokens';
+import { renderCallText, renderListCallText, renderListVariables, renderVariables, type ContactValues, type ListPerson } from './templateTokens';
 
 /**
  * Who a campaign reaches (campaigns-tickets-dues §4 `audience`), resolved at evaluate and
@@ -20,9 +21,25 @@ export interface AudienceContact extends ContactValues {
   contact_id: string;
 }
 
+/** A person of an uploaded list (console-only audience): no contact, their row of the file instead. */
+export interface AudienceListRow {
+  /** The file's line where the row starts (the header is line 1). */
+  row: number;
+  name: string | null;
+  phone: string | null;
+  /** Column name → cell. */
+  values: Record<string, string>;
+  /** Shared by every row of the list. */
+  list: { phoneColumn: string; labels: ListPerson['labels'] };
+}
+
+export type AudienceRow = AudienceContact | AudienceListRow;
+
+const isListRow = (row: AudienceRow): row is AudienceListRow => 'row' in row;
+
 export interface ResolvedAudience {
-  /** Matched contacts in audience order (request order for ids, contact id for a segment). */
-  rows: AudienceContact[];
+  /** Matched contacts in audience order (request order for ids, contact id for a segment), or a list's rows in file order. */
+  rows: AudienceRow[];
   /** Ids that matched no contact of this workspace (unknown and foreign alike, never told apart). */
   unmatched: number;
 }
@@ -79,7 +96,24 @@ export async function readSegment(db: Db, tenantId: string, tags: readonly strin
     .sort((a, b) => (a.contact_id < b.contact_id ? -1 : a.contact_id > b.contact_id ? 1 : 0));
 }
 
+/** A list's rows as audience rows: the `name` column (when the list has one) is the person's name. */
+export function listAudienceRows(list: Pick<UploadedListDoc, 'headers' | 'columns' | 'phone_column'>, rows: readonly { line: number; cells: string[] }[]): AudienceListRow[] {
+  const shape = { phoneColumn: list.phone_column, labels: list.columns.map((c, i) => [list.headers[i] ?? c, c] as const) };
+  const phoneAt = list.columns.indexOf(list.phone_column);
+  const nameAt = list.columns.indexOf('name');
+  return rows.map(({ line, cells }) => {
+    const values: Record<string, string> = {};
+    for (const [i, column] of list.columns.entries()) values[column] = cells[i] ?? '';
+    return { row: line, name: nameAt === -1 ? null : cells[nameAt] || null, phone: cells[phoneAt] || null, values, list: shape };
+  });
+}
+
 export async function resolveAudience(db: Db, campaign: Pick<CampaignDoc, '_id' | 'tenant_id' | 'audience'>): Promise<ResolvedAudience> {
+  if (campaign.audience.kind === 'uploaded_list') {
+    // A list never changes once stored; one that is not there (not this workspace's) reaches nobody.
+    const list = campaign.audience.list_id ? await findList(db, campaign.tenant_id, campaign.audience.list_id) : null;
+    return { rows: list ? listAudienceRows(list, await readListRows(db, list)) : [], unmatched: 0 };
+  }
   if (campaign.audience.kind === 'segment') {
     return { rows: await readSegment(db, campaign.tenant_id, campaign.audience.tags), unmatched: 0 };
   }
@@ -97,7 +131,10 @@ export async function resolveAudience(db: Db, campaign: Pick<CampaignDoc, '_id' 
 
 /** One person the campaign would message, with their values in placeholder order. */
 export interface Recipient {
-  contact_id: string;
+  /** Null for a person of an uploaded list, who has `row` instead. */
+  contact_id: string | null;
+  /** Uploaded lists: the file's line where the person's row starts. */
+  row?: number;
   /** E.164. */
   to: string;
   name: string | null;
@@ -106,9 +143,11 @@ export interface Recipient {
   call?: { purpose: string | null; script: string | null };
 }
 
+/** An excluded person: a contact by `contact_id`, an uploaded list's person by `row` (the file's line). */
 export interface InvalidRow {
   reason: ExclusionReason;
-  contact_id: string;
+  contact_id?: string;
+  row?: number;
   /** For `missing_variable`: the token with no value, e.g. `contact.email`. */
   field?: string;
 }
@@ -153,7 +192,7 @@ function callable(e164: string, country: string, codes: readonly string[]): bool
  * second contact on a number already reached, an opted-out number, and a contact a token
  * has no value for; each row is counted under the first reason that applies.
  */
-export function classifyAudience(rows: readonly AudienceContact[], options: ClassifyOptions): Classified {
+export function classifyAudience(rows: readonly AudienceRow[], options: ClassifyOptions): Classified {
   const recipients: Recipient[] = [];
   const excluded: Partial<Record<ExclusionReason, number>> = {};
   const invalidRows: InvalidRow[] = [];
@@ -164,58 +203,84 @@ export function classifyAudience(rows: readonly AudienceContact[], options: Clas
     if (invalidRows.length < CAMPAIGN_LIMITS.invalidRows) invalidRows.push(row);
   };
   for (const row of rows) {
-    const contact_id = row.contact_id;
-    if (seenContacts.has(contact_id)) {
-      exclude({ reason: 'duplicate_recipient', contact_id });
-      continue;
+    // A contact is named by its id; a list's person by their row (a list has no contact listed twice, only numbers).
+    const who: Pick<InvalidRow, 'contact_id' | 'row'> = isListRow(row) ? { row: row.row } : { contact_id: row.contact_id };
+    if (!isListRow(row)) {
+      if (seenContacts.has(row.contact_id)) {
+        exclude({ reason: 'duplicate_recipient', ...who });
+        continue;
+      }
+      seenContacts.add(row.contact_id);
     }
-    seenContacts.add(contact_id);
     const to = destinationOf(row.phone, options.country);
     if (!to) {
-      exclude({ reason: 'invalid_destination', contact_id });
+      exclude({ reason: 'invalid_destination', ...who });
       continue;
     }
     if (seenNumbers.has(to)) {
-      exclude({ reason: 'duplicate_recipient', contact_id });
+      exclude({ reason: 'duplicate_recipient', ...who });
       continue;
     }
     seenNumbers.add(to);
     if (options.suppressed.has(to)) {
-      exclude({ reason: 'suppressed', contact_id });
+      exclude({ reason: 'suppressed', ...who });
       continue;
     }
     if (options.callingCodes && !callable(to, options.country, options.callingCodes)) {
-      exclude({ reason: 'country_not_allowed', contact_id });
+      exclude({ reason: 'country_not_allowed', ...who });
       continue;
     }
-    const rendered = renderVariables(options.variables, { ...row, phone: to });
-    if (!rendered.ok) {
-      exclude({ reason: 'missing_variable', contact_id, field: rendered.field });
+    const filled = isListRow(row) ? fillFromList(row, to, options) : fillFromContact(row, to, options);
+    if (!filled.ok) {
+      exclude({ reason: 'missing_variable', ...who, field: filled.field });
       continue;
     }
-    let call: Recipient['call'];
-    if (options.callTexts) {
-      const contact = { ...row, phone: to };
-      const purpose = options.callTexts.purpose === null ? null : renderCallText(options.callTexts.purpose, contact);
-      const script = options.callTexts.script === null ? null : renderCallText(options.callTexts.script, contact);
-      const gap = [purpose, script].find((r) => r !== null && !r.ok);
-      if (gap && !gap.ok) {
-        exclude({ reason: 'missing_variable', contact_id, field: gap.field });
-        continue;
-      }
-      call = { purpose: purpose?.ok ? purpose.text : null, script: script?.ok ? script.text : null };
-    }
-    recipients.push({ contact_id, to, name: row.name, variables: rendered.values, ...(call ? { call } : {}) });
+    recipients.push({
+      contact_id: isListRow(row) ? null : row.contact_id,
+      ...(isListRow(row) ? { row: row.row } : {}),
+      to,
+      name: row.name,
+      variables: filled.variables,
+      ...(filled.call ? { call: filled.call } : {}),
+    });
   }
   return { recipients, totalRows: rows.length, excluded, invalidRows };
+}
+
+type Filled = { ok: true; variables: string[]; call?: Recipient['call'] } | { ok: false; field: string };
+
+/** A contact's template values, and a call campaign's purpose and script, with `to` as their phone. */
+function fillFromContact(row: AudienceContact, to: string, options: ClassifyOptions): Filled {
+  const contact = { ...row, phone: to };
+  const rendered = renderVariables(options.variables, contact);
+  if (!rendered.ok) return rendered;
+  if (!options.callTexts) return { ok: true, variables: rendered.values };
+  const purpose = options.callTexts.purpose === null ? null : renderCallText(options.callTexts.purpose, contact);
+  const script = options.callTexts.script === null ? null : renderCallText(options.callTexts.script, contact);
+  const gap = [purpose, script].find((r) => r !== null && !r.ok);
+  if (gap && !gap.ok) return gap;
+  return { ok: true, variables: rendered.values, call: { purpose: purpose?.ok ? purpose.text : null, script: script?.ok ? script.text : null } };
+}
+
+/** The same from a list's row: its cells by column, the phone column's cell as `to`. */
+function fillFromList(row: AudienceListRow, to: string, options: ClassifyOptions): Filled {
+  const person: ListPerson = { values: { ...row.values, [row.list.phoneColumn]: to }, labels: row.list.labels };
+  const rendered = renderListVariables(options.variables, person);
+  if (!rendered.ok) return rendered;
+  if (!options.callTexts) return { ok: true, variables: rendered.values };
+  const purpose = options.callTexts.purpose === null ? null : renderListCallText(options.callTexts.purpose, person);
+  const script = options.callTexts.script === null ? null : renderListCallText(options.callTexts.script, person);
+  const gap = [purpose, script].find((r) => r !== null && !r.ok);
+  if (gap && !gap.ok) return gap;
+  return { ok: true, variables: rendered.values, call: { purpose: purpose?.ok ? purpose.text : null, script: script?.ok ? script.text : null } };
 }
 
 /**
  * The fingerprint of the exact list: sha256 over each recipient's contact id and number in
  * order, so a launch can tell the list it confirmed from one that changed since.
  */
-export function recipientChecksum(recipients: readonly Pick<Recipient, 'contact_id' | 'to'>[]): string {
+export function recipientChecksum(recipients: readonly Pick<Recipient, 'contact_id' | 'row' | 'to'>[]): string {
   const hash = createHash('sha256');
-  for (const r of recipients) hash.update(`${r.contact_id}\u0000${r.to}\n`);
+  for (const r of recipients) hash.update(`${r.contact_id ?? `row:${r.row}`}\u0000${r.to}\n`);
   return `sha256:${hash.digest('hex')}`;
 }

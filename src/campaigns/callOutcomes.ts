@@ -1,6 +1,6 @@
 import { applySuccessRule, type FieldValue } from '../calls/result';
 import type { FieldEvidence } from '../calls/evidence';
-import type { Capture, CallResult, Disposition, GoalMet, NextStep, Sentiment } from '../calls/types';
+import type { Capture, CallLearning, CallResult, Disposition } from '../calls/types';
 
 /**
  * A call campaign's outcome per person, merged across their calls (campaigns-tickets-dues §4
@@ -23,22 +23,16 @@ export interface RecipientCall {
   result_state: CallResult['state'];
 }
 
-export interface MergedOutcome {
-  /** Null only while nothing is known (the only reading failed). */
-  disposition: Disposition | null;
-  goal_met: GoalMet | null;
-  success: boolean | null;
-  summary: string | null;
-  sentiment: Sentiment | null;
-  next_step: NextStep | null;
-  next_step_reason: string | null;
+/**
+ * What the person's calls learnt, merged (the one call-result shape, `CallLearning`; its
+ * `disposition` null only while nothing is known: the only reading failed), with where each
+ * answer came from.
+ */
+export interface MergedOutcome extends CallLearning {
   /** Answers by key across the person's calls; an unanswered field is absent. */
   fields: Record<string, FieldValue>;
   /** Each answer's evidence, with the call it came from. */
   evidence: Record<string, FieldEvidence & { call_id: string }>;
-  captured: number;
-  expected: number;
-  missing_required: string[];
   /** The call whose reading the record's disposition and summary come from. */
   call_id: string;
 }

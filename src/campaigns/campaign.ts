@@ -1,5 +1,6 @@
 import type { Capture } from '../calls/types';
 import type { Collection, Db } from 'mongodb';
+import type { IndexSet } from '../db/collections';
 
 /**
  * The campaign record (campaigns-tickets-dues §2) as stored. The large parts live apart so
@@ -35,12 +36,18 @@ export type CampaignCounters = Record<(typeof COUNTER_NAMES)[number], number>;
 
 export const typeOfChannel = (channel: CampaignChannel): CampaignType => (channel === 'whatsapp' ? 'whatsapp_broadcast' : 'voice_batch');
 
+/** `uploaded_list` is console-only (campaigns-tickets-dues §4): the public API refuses it at create. */
+export const AUDIENCE_KINDS = ['contact_ids', 'segment', 'uploaded_list'] as const;
+export type AudienceKind = (typeof AUDIENCE_KINDS)[number];
+
 export interface CampaignAudience {
-  kind: 'contact_ids' | 'segment';
+  kind: AudienceKind;
   /** Normalised like contact tags; empty for `contact_ids`. */
   tags: string[];
   /** How many ids were sent; the ids themselves are in `campaign_audiences`. */
   contact_id_count: number;
+  /** `uploaded_list` only: the list (src/lists/listStore.ts), which never changes once stored. */
+  list_id?: string;
 }
 
 export interface CampaignTemplate {
@@ -123,6 +130,11 @@ export function campaignCollections(db: Db): { campaigns: Collection<CampaignDoc
     audiences: db.collection<CampaignAudienceDoc>('campaign_audiences'),
   };
 }
+
+/** The campaigns' indexes, created at each start by the composition roots (src/main/indexes.ts). */
+export const CAMPAIGN_INDEXES: IndexSet = {
+  campaigns: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
+};
 
 /** By `_id` alone (FerretDB's one indexed filter); another workspace's campaign is not found. */
 export async function findCampaign(db: Db, tenantId: string, campaignId: string): Promise<CampaignDoc | null> {

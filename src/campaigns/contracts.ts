@@ -12,7 +12,8 @@ import { defineWorkflow } from '../temporal/workflowDefinition';
 /** What a person or the integration asked of the run: `running`, `paused` or `cancelled`. */
 export type RunControl = 'running' | 'paused' | 'cancelled';
 
-export interface CampaignRunInput {
+/** What every campaign run starts from and carries across continue-as-new, WhatsApp or voice. */
+export interface RunInputBase {
   campaignId: string;
   tenantId: string;
   /** Staged recipients: positions 0 to `recipients - 1`. */
@@ -21,14 +22,17 @@ export interface CampaignRunInput {
   startAt: string | null;
   throttlePerMinute: number;
   control: RunControl;
-  /** Carried across continue-as-new: the next position to send. */
+  /** Carried across continue-as-new: the next position never sent (or dialled). */
   cursor: number;
   /** True once the scheduled start has passed (`scheduled` moved to `running`). */
   started: boolean;
-  /** Epoch ms before which the next send may not go (the throttle's spacing across batches). */
-  nextSendAtMs: number | null;
   /** Ends a run's history early (tests); default `CAMPAIGN_RUN_MAX_HISTORY_EVENTS`. */
   maxHistoryEvents?: number;
+}
+
+export interface CampaignRunInput extends RunInputBase {
+  /** Epoch ms before which the next send may not go (the throttle's spacing across batches). */
+  nextSendAtMs: number | null;
 }
 
 /** What the updates answer and the query reads. */
@@ -153,16 +157,7 @@ export interface DueCallBack {
   dueAtMs: number;
 }
 
-export interface VoiceCampaignRunInput {
-  campaignId: string;
-  tenantId: string;
-  recipients: number;
-  startAt: string | null;
-  throttlePerMinute: number;
-  control: RunControl;
-  /** The next position never dialled. */
-  cursor: number;
-  started: boolean;
+export interface VoiceCampaignRunInput extends RunInputBase {
   /** Positions whose call is placed and not yet folded into their outcome (at most a few dozen). */
   active: number[];
   /** Call-backs owed and not yet placed. */
@@ -174,7 +169,6 @@ export interface VoiceCampaignRunInput {
   waiting?: DueCallBack[];
   /** Epoch ms before which the next call may not be placed (the throttle's spacing). */
   nextPlaceAtMs: number | null;
-  maxHistoryEvents?: number;
 }
 
 export interface VoiceCampaignRunState extends CampaignRunState {

@@ -16,13 +16,16 @@ import {
   voiceCampaignRunDefinition,
   type CampaignRunInput,
   type RunControl,
+  type RunInputBase,
   type VoiceCampaignRunInput,
 } from './contracts';
 import type { AudienceCache } from './audienceCache';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 import { docsFor, type Finding } from './findings';
 import { campaignCounts, countedEveryone } from './progress';
-import { checkLaunch, type LaunchRefusal } from './launchChecks';
+import { windowClosedNotice } from './runExplanation';
+import { checkLaunch } from './launchChecks';
+import { guardrail as guardrailRefusal, versionConflict, type CampaignRefusal } from './refusal';
 import { stageRecipients } from './staging';
 import { transition, type StatusRefusalReason } from './status';
 import { claimNextVersion, isAbandoned, writeClaimedVersion, type CampaignVersionDoc } from './versions';
@@ -57,28 +60,17 @@ export interface ControlRequest {
   confirm_recipients?: number | null;
 }
 
-/** A launch notice: not a refusal, shown with the launched campaign (`allowance_spill`). */
-export type Notice = Finding;
+/** A launch notice: not a refusal, shown with the launched campaign (`allowance_spill`, `window_closed`). */
+export type Notice = Omit<Finding, 'code'> & { code: Finding['code'] | 'allowance_spill' | 'window_closed' };
 
 export type ControlResult =
   | { kind: 'done'; campaign: CampaignDoc; notices: Notice[] }
   | { kind: 'not_found' }
-  | { kind: 'refused'; refusal: LaunchRefusal };
+  | { kind: 'refused'; refusal: CampaignRefusal };
 
-const conflict = (current: number, expected: number): ControlResult => ({
-  kind: 'refused',
-  refusal: {
-    kind: 'version_conflict',
-    status: 409,
-    message: `This campaign is at version ${current}, not ${expected}; read it again.`,
-    details: { reason: 'version_conflict', current_version: current },
-  },
-});
+const conflict = (current: number, expected: number): ControlResult => ({ kind: 'refused', refusal: versionConflict(current, expected) });
 
-const guardrail = (reason: string, message: string, fix: string): ControlResult => ({
-  kind: 'refused',
-  refusal: { kind: 'guardrail', status: 412, message, details: { reason, docs: docsFor(reason), fix } },
-});
+const guardrail = (...args: Parameters<typeof guardrailRefusal>): ControlResult => ({ kind: 'refused', refusal: guardrailRefusal(...args) });
 
 const REFUSAL_FIX: Record<StatusRefusalReason, string> = {
   campaign_not_launched: 'Launch the campaign first.',
@@ -88,8 +80,8 @@ const REFUSAL_FIX: Record<StatusRefusalReason, string> = {
 
 const updateFor = { paused: pauseCampaignUpdate, running: resumeCampaignUpdate, cancelled: cancelCampaignUpdate } as const;
 
-/** The run's input when it starts from the staged audience (a first launch, or a run that was lost). */
-function runInput(campaign: CampaignDoc, recipients: number, control: RunControl): CampaignRunInput {
+/** Where every run starts from the staged audience (a first launch, or a run that was lost). */
+function runInputBase(campaign: CampaignDoc, recipients: number, control: RunControl): RunInputBase {
   return {
     campaignId: campaign._id,
     tenantId: campaign.tenant_id,
@@ -99,14 +91,17 @@ function runInput(campaign: CampaignDoc, recipients: number, control: RunControl
     control,
     cursor: 0,
     started: false,
-    nextSendAtMs: null,
   };
+}
+
+/** A WhatsApp campaign's run input: nothing sent yet. */
+function runInput(campaign: CampaignDoc, recipients: number, control: RunControl): CampaignRunInput {
+  return { ...runInputBase(campaign, recipients, control), nextSendAtMs: null };
 }
 
 /** A call campaign's run input: the same start, nothing awaited yet. */
 function voiceRunInput(campaign: CampaignDoc, recipients: number, control: RunControl): VoiceCampaignRunInput {
-  const { nextSendAtMs: _unused, ...common } = runInput(campaign, recipients, control);
-  return { ...common, active: [], callBacks: [], nextPlaceAtMs: null };
+  return { ...runInputBase(campaign, recipients, control), active: [], callBacks: [], nextPlaceAtMs: null };
 }
 
 /**
@@ -245,7 +240,7 @@ export function allowanceNotices(workspace: WorkspaceDoc, recipients: number): N
   const short = Math.max(0, spill - workspace.plan.prepaid_credits);
   return [
     {
-      code: 'allowance_spill' as Finding['code'],
+      code: 'allowance_spill',
       severity: 'info',
       message:
         `${spill} of ${recipients} messages go beyond the plan's ${included} remaining conversations and use prepaid credits` +
@@ -255,6 +250,12 @@ export function allowanceNotices(workspace: WorkspaceDoc, recipients: number): N
       count: spill,
     },
   ];
+}
+
+/** What a launch answers beside the campaign: the allowance spill, then a shut window. */
+function launchNotices(workspace: WorkspaceDoc, campaign: CampaignDoc, now: Date): Notice[] {
+  const window = windowClosedNotice(campaign, workspace.timezone, now);
+  return [...allowanceNotices(workspace, campaign.recipients), ...(window ? [window] : [])];
 }
 
 /**
@@ -324,7 +325,7 @@ export async function controlCampaign(
   }
   const written = await applyClaim(deps, campaign, workspace, claimed.claim, evaluation);
   if (action === 'cancel' && written.status === 'cancelled') await awaitFinalCount(deps, written);
-  const notices = action === 'launch' ? allowanceNotices(workspace, written.recipients) : [];
+  const notices = action === 'launch' ? launchNotices(workspace, written, now) : [];
   if (action === 'launch' && campaign.status === 'draft') {
     await deps.events.publish({
       tenantId: written.tenant_id,

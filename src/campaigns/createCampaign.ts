@@ -5,15 +5,25 @@ import { newId } from '../domain/ids';
 import { normaliseTags } from '../domain/tags';
 import {
   campaignCollections,
+  type AudienceKind,
   typeOfChannel,
   type CampaignChannel,
   type CampaignDoc,
   type CampaignSchedule,
   type ConsentBasis,
 } from './campaign';
-import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from './sendWindow';
+import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from '../domain/sendWindow';
+import { CampaignRefusal } from './refusal';
 import { campaignSettingsOf } from './settings';
-import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens } from './templateTokens';
+import { findList } from '../lists/listStore';
+import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens, listBroadcastTokens, listCallTokens } from './templateTokens';
+
+/** The uploaded list an `uploaded_list` audience names, as the caller found it (null: no such list in the workspace). */
+export interface AudienceList {
+  _id: string;
+  name: string;
+  columns: readonly string[];
+}
 
 /**
  * POST /campaigns after schema validation (campaigns-tickets-dues §4): the three create
@@ -24,7 +34,8 @@ import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens } from './templateTokens';
 export interface CampaignRequest {
   name: string;
   channel: CampaignChannel;
-  audience: { kind: 'contact_ids' | 'segment'; contact_ids: string[]; tags: string[] };
+  /** `uploaded_list` (with `list_id`) comes only through the console: the public schema refuses it. */
+  audience: { kind: AudienceKind; contact_ids: string[]; tags: string[]; list_id?: string | null };
   template: { name: string; language: string | null; variables: string[] } | null;
   agent_id: string | null;
   purpose: string | null;
@@ -46,8 +57,8 @@ export interface CampaignRequest {
 }
 
 export type CreateRefusal =
-  /** 400 with a `reason` (the contract's three create reasons). */
-  | { kind: 'refused'; reason: 'template_not_found' | 'invalid_argument' | 'unknown_variable'; message: string; details: Record<string, unknown> }
+  /** One of the contract's three create reasons (`template_not_found`, `invalid_argument`, `unknown_variable`). */
+  | { kind: 'refused'; refusal: CampaignRefusal }
   /** 400 `Request validation failed.`: a field rule that needs the workspace's settings. */
   | { kind: 'invalid_field'; loc: (string | number)[]; msg: string; type: string };
 
@@ -65,9 +76,7 @@ function sent(request: CampaignRequest, field: (typeof VOICE_ONLY)[number] | (ty
 function channelRefusal(request: CampaignRequest): CreateRefusal | null {
   const refuse = (reason: 'template_not_found' | 'invalid_argument', message: string, field: string): CreateRefusal => ({
     kind: 'refused',
-    reason,
-    message,
-    details: { reason, field },
+    refusal: new CampaignRefusal(reason, message, { field }),
   });
   if (request.channel === 'whatsapp') {
     if (!request.template) return refuse('template_not_found', 'A WhatsApp campaign needs a template.', 'template');
@@ -82,23 +91,45 @@ function channelRefusal(request: CampaignRequest): CreateRefusal | null {
   return null;
 }
 
-function variableRefusal(request: CampaignRequest): CreateRefusal | null {
+/**
+ * A token the audience cannot fill is `unknown_variable` with its `field`: a contact audience
+ * fills the contact's name, phone and email only (an uploaded list's column, `{{city}}`, is
+ * refused there); an uploaded list fills its own columns only.
+ */
+function variableRefusal(request: CampaignRequest, list: AudienceList | null): CreateRefusal | null {
+  const [broadcastTokens, callTokens] = list ? [listBroadcastTokens(list.columns), listCallTokens(list.columns)] : [BROADCAST_TOKENS, CALL_TOKENS];
   const unknown = (field: string, loc: (string | number)[], allowed: readonly string[]): CreateRefusal => ({
     kind: 'refused',
-    reason: 'unknown_variable',
-    message: `No contact can fill {{${field}}}; use ${allowed.map((t) => `{{${t}}}`).join(', ')}.`,
-    details: { reason: 'unknown_variable', field, loc },
+    refusal: new CampaignRefusal(
+      'unknown_variable',
+      `${list ? `The list "${list.name}" has no column for {{${field}}}` : `No contact can fill {{${field}}}`}; use ${allowed.map((t) => `{{${t}}}`).join(', ')}.`,
+      { field, loc },
+    ),
   });
   if (request.template) {
-    const check = checkTokens(request.template.variables, BROADCAST_TOKENS);
-    if (!check.ok) return unknown(check.field, ['body', 'template', 'variables', check.index], BROADCAST_TOKENS);
+    const check = checkTokens(request.template.variables, broadcastTokens);
+    if (!check.ok) return unknown(check.field, ['body', 'template', 'variables', check.index], broadcastTokens);
   }
   for (const field of ['purpose', 'script'] as const) {
     const text = request[field];
-    const check = text === null ? ({ ok: true } as const) : checkTokens([text], CALL_TOKENS);
-    if (!check.ok) return unknown(check.field, ['body', field], CALL_TOKENS);
+    const check = text === null ? ({ ok: true } as const) : checkTokens([text], callTokens);
+    if (!check.ok) return unknown(check.field, ['body', field], callTokens);
   }
   return null;
+}
+
+/** An `uploaded_list` audience needs a list of this workspace; the others name none. */
+function listRefusal(request: CampaignRequest, list: AudienceList | null | undefined): CreateRefusal | null {
+  if (request.audience.kind !== 'uploaded_list') return null;
+  if (list) return null;
+  return {
+    kind: 'refused',
+    refusal: new CampaignRefusal(
+      'invalid_argument',
+      request.audience.list_id ? `Uploaded list ${request.audience.list_id} not found.` : 'An uploaded_list audience needs a list_id.',
+      { field: 'audience.list_id' },
+    ),
+  };
 }
 
 function scheduleOf(request: CampaignRequest, workspace: WorkspaceDoc): CampaignSchedule | CreateRefusal {
@@ -134,15 +165,22 @@ function scheduleOf(request: CampaignRequest, workspace: WorkspaceDoc): Campaign
 /** The draft, or why it is refused. Pure: the caller stores it with `insertDraft`. */
 export function draftCampaign(
   request: CampaignRequest,
-  context: { workspace: WorkspaceDoc; createdBy: CampaignDoc['created_by']; now: Date },
+  context: {
+    workspace: WorkspaceDoc;
+    createdBy: CampaignDoc['created_by'];
+    now: Date;
+    /** `uploaded_list` audiences: the list `audience.list_id` names, or null when the workspace has none such. */
+    list?: AudienceList | null;
+  },
 ): Drafted | CreateRefusal {
-  const refusal = channelRefusal(request) ?? variableRefusal(request);
+  const list = request.audience.kind === 'uploaded_list' ? (context.list ?? null) : null;
+  const refusal = channelRefusal(request) ?? listRefusal(request, list) ?? variableRefusal(request, list);
   if (refusal) return refusal;
   const schedule = scheduleOf(request, context.workspace);
   if ('kind' in schedule) return schedule;
   const { now } = context;
   const segment = request.audience.kind === 'segment';
-  const contactIds = segment ? [] : request.audience.contact_ids;
+  const contactIds = request.audience.kind === 'contact_ids' ? request.audience.contact_ids : [];
   const campaign: CampaignDoc = {
     _id: newId('cmp', now),
     tenant_id: context.workspace._id,
@@ -151,7 +189,12 @@ export function draftCampaign(
     type: typeOfChannel(request.channel),
     status: 'draft',
     version: 1,
-    audience: { kind: request.audience.kind, tags: segment ? normaliseTags(request.audience.tags) : [], contact_id_count: contactIds.length },
+    audience: {
+      kind: request.audience.kind,
+      tags: segment ? normaliseTags(request.audience.tags) : [],
+      contact_id_count: contactIds.length,
+      ...(list ? { list_id: list._id } : {}),
+    },
     template: request.template,
     sender_id: request.sender_id,
     agent_id: request.agent_id,
@@ -185,4 +228,21 @@ export async function insertDraft(db: Db, drafted: Drafted): Promise<void> {
     await audiences.insertOne({ _id: campaign._id, tenant_id: campaign.tenant_id, contact_ids: contactIds });
   }
   await campaigns.insertOne(campaign);
+}
+
+/**
+ * The create as both doors use it (POST /api/v1/campaigns and the console's create): the
+ * draft stored, or the refusal with nothing written. Only `createdBy` differs between them.
+ */
+export async function createCampaign(
+  db: Db,
+  request: CampaignRequest,
+  context: { workspace: WorkspaceDoc; createdBy: CampaignDoc['created_by']; now: Date },
+): Promise<Drafted | CreateRefusal> {
+  const listId = request.audience.kind === 'uploaded_list' ? request.audience.list_id : null;
+  const list = listId ? await findList(db, context.workspace._id, listId) : null;
+  const drafted = draftCampaign(request, { ...context, list });
+  if (drafted.kind !== 'drafted') return drafted;
+  await insertDraft(db, drafted);
+  return drafted;
 }

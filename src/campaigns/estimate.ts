@@ -1,4 +1,4 @@
-import { isEmptyWindow, nextOpenTime, windowCloseTime, type SendWindow } from './sendWindow';
+import { isEmptyWindow, nextOpenTime, windowCloseTime, type SendWindow } from '../domain/sendWindow';
 
 /**
  * When a campaign's last send should go (the console's `campaigns watch`): the remaining
@@ -34,4 +34,44 @@ export function estimateFinish(input: FinishEstimateInput): Date | null {
     at = closes;
   }
   return null;
+}
+
+/** What a sending campaign's finish estimate rests on (the console's campaign page and `campaigns watch`). */
+export interface CampaignEtaInput {
+  /** People not yet sent to (or dialled). */
+  remaining: number;
+  throttlePerMinute: number;
+  /** Sends a minute seen lately (`campaigns watch` measures it), or null when not known. */
+  observedPerMinute: number | null;
+  schedule: { start_at: Date | null; timezone: string; send_window_start_hour: number; send_window_end_hour: number };
+  now: Date;
+}
+
+export interface CampaignEta {
+  /** When the last send should go, or null when it cannot be said (an empty window, past the horizon). */
+  at: Date | null;
+  /** The rate the estimate assumes. */
+  perMinute: number;
+  /** True when that is the rate seen, lower than the throttle. */
+  observed: boolean;
+}
+
+/**
+ * The one finish estimate: the remaining people at the throttle, or at the rate seen when that
+ * is lower, from now or from a start still ahead, inside the send window in the campaign's zone.
+ */
+export function campaignEta(input: CampaignEtaInput): CampaignEta {
+  const throttle = input.throttlePerMinute;
+  const seen = input.observedPerMinute;
+  const perMinute = seen !== null && seen > 0 ? Math.min(throttle, seen) : throttle;
+  const startAt = input.schedule.start_at;
+  const from = startAt && startAt > input.now ? startAt : input.now;
+  const at = estimateFinish({
+    remaining: input.remaining,
+    perMinute,
+    window: { startHour: input.schedule.send_window_start_hour, endHour: input.schedule.send_window_end_hour },
+    timeZone: input.schedule.timezone,
+    from,
+  });
+  return { at, perMinute, observed: seen !== null && perMinute < throttle };
 }

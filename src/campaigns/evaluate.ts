@@ -124,7 +124,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
   }
   for (const reason of EXCLUSION_REASONS) {
     const count = classified.excluded[reason];
-    if (count) findings.push(exclusionFinding(reason, count));
+    if (count) findings.push(exclusionFinding(reason, count, { list: campaign.audience.kind === 'uploaded_list' }));
   }
   const { requested_start_hour: askedStart, requested_end_hour: askedEnd, send_window_start_hour: start, send_window_end_hour: end } = campaign.schedule;
   if ((askedStart !== null && askedStart < start) || (askedEnd !== null && askedEnd > end)) {

@@ -50,8 +50,28 @@ const contacts = (n: number) => `${n} ${n === 1 ? 'contact' : 'contacts'}`;
 /** The verb agreeing with a count: `verb(1, 'has', 'have')`. */
 const verb = (n: number, one: string, many: string) => (n === 1 ? one : many);
 
-/** The warning for each kind of removed row; the removed rows are in `invalid_rows`. */
-export function exclusionFinding(reason: ExclusionReason, count: number): Finding {
+const rows = (n: number) => `${n} ${n === 1 ? 'row' : 'rows'}`;
+
+/** The same warnings for an uploaded list's rows, whose fix is in the file (console-only audience). */
+function listExclusionFinding(reason: ExclusionReason, count: number): Finding | null {
+  switch (reason) {
+    case 'duplicate_recipient':
+      return finding(reason, 'warn', count, `${rows(count)} ${verb(count, 'repeats', 'repeat')} a number already in the list and will be messaged once.`, 'Remove the repeated rows from the file, or leave them: each number is messaged once.');
+    case 'invalid_destination':
+      return finding(reason, 'warn', count, `${rows(count)} ${verb(count, 'has', 'have')} no usable phone number.`, "Correct the numbers in the file (with the country code, or local numbers of the workspace's country) and upload it again.");
+    case 'missing_variable':
+      return finding(reason, 'warn', count, `${rows(count)} ${verb(count, 'lacks', 'lack')} a value a variable needs and will be skipped.`, 'Fill in the empty cells in the file and upload it again, or use a literal value.');
+    case 'country_not_allowed':
+      return finding(reason, 'warn', count, `${rows(count)} ${verb(count, 'has a number', 'have numbers')} in a country not enabled for outbound calls and will not be called.`, 'Enable the country for outbound calls in the console, or leave these rows out.');
+    default:
+      return null;
+  }
+}
+
+/** The warning for each kind of removed row; the removed rows are in `invalid_rows`. `list`: the audience is an uploaded list. */
+export function exclusionFinding(reason: ExclusionReason, count: number, options: { list?: boolean } = {}): Finding {
+  const fromList = options.list ? listExclusionFinding(reason, count) : null;
+  if (fromList) return fromList;
   switch (reason) {
     case 'suppressed':
       return finding(reason, 'warn', count, `${people(count)} opted out by replying STOP and will not be messaged.`, 'Nothing to do: opt-outs are permanent.');

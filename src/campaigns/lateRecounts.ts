@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { settleOrphanedHolds } from '../messaging/conversationHold';
-import { periodicPass, type PeriodicPass } from '../worker/periodicPass';
+import { periodicPass, type PeriodicPass } from '../async/periodicPass';
 import { CAMPAIGN_SETTLE_DELAYS_MS } from './contracts';
 import { recount } from './progress';
 

@@ -3,8 +3,7 @@ import { walletEmpty } from '../calls/guards';
 import { allowanceLeft } from '../messaging/allowance';
 import type { CampaignDoc } from './campaign';
 import type { Evaluation } from './evaluate';
-import type { Finding } from './findings';
-import { docsFor } from './findings';
+import { CampaignRefusal, guardrail as guardrailRefusal, versionConflict } from './refusal';
 import { transition } from './status';
 
 /**
@@ -12,8 +11,8 @@ import { transition } from './status';
  * first refusal ending them: the version, (1) `campaign_frozen`, standing
  * (`workspace_suspended`), (2) `channel_dormant`, (3) `allowance_exhausted`, (4) every
  * evaluate check (the first `block` finding), (5) `confirm_recipients`. The audience is
- * evaluated only once the checks before it pass. Nothing here writes; the caller maps a
- * refusal to its HTTP answer with `launchRefusalError`'s shape.
+ * evaluated only once the checks before it pass. Nothing here writes; a refusal is a
+ * `CampaignRefusal` (src/campaigns/refusal.ts), which the API answers by its one table.
  */
 
 export interface LaunchRequest {
@@ -21,22 +20,10 @@ export interface LaunchRequest {
   confirm_recipients: number | null;
 }
 
-export type LaunchRefusal =
-  | { kind: 'version_conflict'; status: 409; message: string; details: { reason: 'version_conflict'; current_version: number } }
-  | { kind: 'recipients_changed'; status: 409; message: string; details: { reason: 'version_conflict'; eligible: number; confirm_recipients: number } }
-  | {
-      kind: 'guardrail';
-      status: 412;
-      message: string;
-      details: { reason: string; docs: string; fix?: string; findings?: Finding[] };
-    };
+export type LaunchCheck = { ok: true; evaluation: Evaluation | null; to: 'running' | 'scheduled' } | { ok: false; refusal: CampaignRefusal };
 
-export type LaunchCheck = { ok: true; evaluation: Evaluation | null; to: 'running' | 'scheduled' } | { ok: false; refusal: LaunchRefusal };
-
-const guardrail = (reason: string, message: string, fix: string, extra: { findings?: Finding[] } = {}): LaunchCheck => ({
-  ok: false,
-  refusal: { kind: 'guardrail', status: 412, message, details: { reason, docs: docsFor(reason), fix, ...extra } },
-});
+const refused = (refusal: CampaignRefusal): LaunchCheck => ({ ok: false, refusal });
+const guardrail = (...args: Parameters<typeof guardrailRefusal>): LaunchCheck => refused(guardrailRefusal(...args));
 
 export async function checkLaunch(input: {
   campaign: CampaignDoc;
@@ -47,17 +34,7 @@ export async function checkLaunch(input: {
   evaluate: () => Promise<Evaluation>;
 }): Promise<LaunchCheck> {
   const { campaign, workspace, request } = input;
-  if (request.expected_version !== campaign.version) {
-    return {
-      ok: false,
-      refusal: {
-        kind: 'version_conflict',
-        status: 409,
-        message: `This campaign is at version ${campaign.version}, not ${request.expected_version}; read it again.`,
-        details: { reason: 'version_conflict', current_version: campaign.version },
-      },
-    };
-  }
+  if (request.expected_version !== campaign.version) return refused(versionConflict(campaign.version, request.expected_version));
   const startsLater = campaign.schedule.start_at !== null && campaign.schedule.start_at.getTime() > input.now.getTime();
   const move = transition(campaign.status, { kind: 'launch', startsLater });
   if (move.kind !== 'moved') {
@@ -87,15 +64,13 @@ export async function checkLaunch(input: {
   if (block) return guardrail(block.code, block.message, block.fix, { findings });
   const eligible = evaluation ? evaluation.result.eligible : campaign.recipients;
   if (request.confirm_recipients !== null && request.confirm_recipients !== eligible) {
-    return {
-      ok: false,
-      refusal: {
-        kind: 'recipients_changed',
-        status: 409,
-        message: `The audience is now ${eligible} people, not ${request.confirm_recipients}; evaluate again and confirm the new count.`,
-        details: { reason: 'version_conflict', eligible, confirm_recipients: request.confirm_recipients },
-      },
-    };
+    // The count confirmed is a version of the audience: the contract answers it as one.
+    return refused(
+      new CampaignRefusal('version_conflict', `The audience is now ${eligible} people, not ${request.confirm_recipients}; evaluate again and confirm the new count.`, {
+        eligible,
+        confirm_recipients: request.confirm_recipients,
+      }),
+    );
   }
   return { ok: true, evaluation, to: move.to as 'running' | 'scheduled' };
 }

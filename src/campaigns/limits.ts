@@ -1,3 +1,5 @@
+import { CALL_BOUNDS, MESSAGE_BOUNDS } from '../domain/sendWindow';
+
 /**
  * Every campaign limit the contract states (campaigns-tickets-dues §4, §8), in one place:
  * the request schemas, the evaluate computation and the launch checks all read them here.
@@ -18,12 +20,11 @@ export const CAMPAIGN_LIMITS = {
   throttleMin: 1,
   throttleMax: 600,
   defaultThrottlePerMinute: 60,
-  /** Messages: 09:00 floor, 21:00 ceiling, in the campaign's zone. */
-  sendWindowFloorHour: 9,
-  sendWindowCeilingHour: 21,
-  /** Calls are held to 10:00 to 19:00 whatever the schedule says. */
-  callWindowFloorHour: 10,
-  callWindowCeilingHour: 19,
+  /** The send windows' bounds, owned by src/domain/sendWindow.ts. */
+  sendWindowFloorHour: MESSAGE_BOUNDS.floorHour,
+  sendWindowCeilingHour: MESSAGE_BOUNDS.ceilingHour,
+  callWindowFloorHour: CALL_BOUNDS.floorHour,
+  callWindowCeilingHour: CALL_BOUNDS.ceilingHour,
   listDefaultLimit: 25,
   listMaxLimit: 100,
   /** GET …/recipients `limit` (not in the contract: docs/decisions.md). */

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { bulkWriteInChunks } from '../db/bulkWrite';
+import type { StatusReached } from '../messaging/deliveryStatus';
 import { stagingCollections, type CampaignRecipientDoc, type RecipientState } from './staging';
 
 /**
@@ -66,6 +67,20 @@ export async function advanceRecipients(db: Db, moves: readonly RecipientAdvance
     moves.map((move) => ({ updateOne: advanceOp(move) })),
     { ordered: false },
   );
+}
+
+/**
+ * A campaign's recipient follows its message's furthest status (forward only, so a repeat
+ * changes nothing), with the message id for a status that arrives before the run recorded
+ * its send. Messaging's status hook (src/messaging/deliveryStatus.ts), registered by the
+ * composition roots (src/main/featureHooks.ts).
+ */
+export async function recipientsFollowMessages(db: Db, reached: readonly StatusReached[]): Promise<void> {
+  const moves: RecipientAdvance[] = [];
+  for (const { message, report } of reached) {
+    if (message.campaign_recipient_id) moves.push({ id: message.campaign_recipient_id, to: report.status, at: report.at, messageId: message._id });
+  }
+  await advanceRecipients(db, moves);
 }
 
 function advanceOp(move: RecipientAdvance) {

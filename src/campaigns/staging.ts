@@ -31,7 +31,9 @@ export interface CampaignRecipientDoc {
   tenant_id: string;
   campaign_id: string;
   position: number;
-  contact_id: string;
+  /** Null for a person of an uploaded list, who has `row` (the file's line) instead. */
+  contact_id: string | null;
+  row?: number;
   /** E.164. */
   to: string;
   name: string | null;
@@ -121,6 +123,7 @@ function recipientDoc(campaign: CampaignDoc, recipient: Recipient, position: num
     campaign_id: campaign._id,
     position,
     contact_id: recipient.contact_id,
+    ...(recipient.row !== undefined ? { row: recipient.row } : {}),
     to: recipient.to,
     name: recipient.name,
     variables: recipient.variables,

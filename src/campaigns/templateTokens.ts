@@ -105,3 +105,58 @@ export function renderCallText(text: string, contact: ContactValues): RenderedTe
   });
   return gap.field ? { ok: false, field: `contact.${gap.field}` } : { ok: true, text: filled };
 }
+
+/**
+ * An uploaded list's person (console-only audience, docs/campaigns.md "Uploaded lists"): each
+ * column is a variable by its normalised name, `{{city}}` in a template variable and in a
+ * call's purpose or script alike; `{{all}}` in a call's texts. The phone column's value is
+ * the number as it will be dialled or messaged (E.164).
+ */
+export interface ListPerson {
+  /** Column name → the row's cell. */
+  values: Readonly<Record<string, string>>;
+  /** Header as written, and column name, in the file's order (for `{{all}}`). */
+  labels: readonly (readonly [label: string, column: string])[];
+}
+
+/** What a campaign on the list may name: its columns; a call's texts also `{{all}}`. */
+export const listBroadcastTokens = (columns: readonly string[]): readonly string[] => columns;
+export const listCallTokens = (columns: readonly string[]): readonly string[] => [...columns, 'all'];
+
+export type RenderedFromList = { ok: true; values: string[] } | { ok: false; field: string };
+
+/** `renderVariables` for a list's person: a token whose cell is empty gives its column instead. */
+export function renderListVariables(variables: readonly string[], person: ListPerson): RenderedFromList {
+  const values: string[] = [];
+  for (const value of variables) {
+    let missing: string | null = null;
+    const filled = value.replace(TOKEN, (_whole, column: string) => {
+      const got = person.values[column]?.trim();
+      if (!got) missing ??= column;
+      return got ?? '';
+    });
+    if (missing !== null) return { ok: false, field: missing };
+    values.push(normaliseVariable(filled));
+  }
+  return { ok: true, values };
+}
+
+/** `{{all}}` for a list's person: `Header: value` per non-empty cell, in the file's order. */
+export function allListDetails(person: ListPerson): string {
+  return person.labels
+    .filter(([, column]) => person.values[column]?.trim())
+    .map(([label, column]) => `${label}: ${person.values[column]!.trim()}`)
+    .join('\n');
+}
+
+/** `renderCallText` for a list's person: text kept as written, a token with an empty cell gives its column instead. */
+export function renderListCallText(text: string, person: ListPerson): { ok: true; text: string } | { ok: false; field: string } {
+  const gap: { field: string | null } = { field: null };
+  const filled = text.replace(TOKEN, (_whole, token: string) => {
+    if (token === 'all') return allListDetails(person);
+    const got = person.values[token]?.trim();
+    if (!got) gap.field ??= token;
+    return got ?? '';
+  });
+  return gap.field ? { ok: false, field: gap.field } : { ok: true, text: filled };
+}

@@ -1,15 +1,13 @@
 import type { Collection, Db } from 'mongodb';
-import { insertIfAbsent } from '../db/insertIfAbsent';
+import { claimHolding, claimVersion, isAbandoned as claimAbandoned, writeClaim, type VersionedStore } from '../db/versionedWrite';
 import { campaignCollections, findCampaign, type CampaignDoc } from './campaign';
 import type { CampaignTrigger } from './status';
 
 /**
- * One document per campaign version, `_id` `<campaign_id>:v<n>`: the claim that makes a
- * version change exclusive. FerretDB applies a conditional update by reading and then
- * writing, so a `{version: n}` filter alone lets several writers through; inserting a unique
- * `_id` is atomic there, so whoever inserts `<id>:v<n+1>` is the only one who may write
- * version n+1 (two parallel launches or pauses: one wins, the other is a 409). The same
- * scheme as ticket versions (src/tickets/ticketStore.ts).
+ * One document per campaign version, `_id` `<campaign_id>:v<n>`: the claim of the versioned
+ * write (src/db/versionedWrite.ts) that makes a version change exclusive: whoever inserts
+ * `<id>:v<n+1>` is the only one who may write version n+1 (two parallel launches or pauses:
+ * one wins, the other is a 409).
  */
 export interface CampaignVersionDoc {
   _id: string;
@@ -34,6 +32,13 @@ export function campaignVersions(db: Db): Collection<CampaignVersionDoc> {
   return db.collection<CampaignVersionDoc>('campaign_versions');
 }
 
+const versioned = (db: Db): VersionedStore<CampaignDoc, CampaignVersionDoc> => ({
+  records: campaignCollections(db).campaigns,
+  claims: campaignVersions(db),
+  recordOf: (claim) => claim.campaign_id,
+  read: (claim) => findCampaign(db, claim.tenant_id, claim.campaign_id),
+});
+
 export type ClaimResult = { kind: 'won'; claim: CampaignVersionDoc } | { kind: 'lost'; winner: CampaignVersionDoc | null };
 
 /** Claims the version after `campaign.version`; exactly one of parallel claimers wins. */
@@ -54,27 +59,19 @@ export async function claimNextVersion(
     set: { ...set, updated_at: now },
     created_at: now,
   };
-  if (await insertIfAbsent(campaignVersions(db), claim)) return { kind: 'won', claim };
-  return { kind: 'lost', winner: await campaignVersions(db).findOne({ _id: claim._id }) };
+  if (await claimVersion(versioned(db), claim)) return { kind: 'won', claim };
+  return { kind: 'lost', winner: await claimHolding(versioned(db), claim._id) };
 }
 
 /** Whether a claim that lost to `winner` may finish it: its writer has had the lease and is gone. */
 export function isAbandoned(winner: CampaignVersionDoc, current: CampaignDoc, now: Date): boolean {
-  return current.version === winner.version - 1 && now.getTime() - winner.created_at.getTime() > CAMPAIGN_CLAIM_LEASE_MS;
+  return claimAbandoned(winner, current, now, CAMPAIGN_CLAIM_LEASE_MS);
 }
 
 /**
  * Writes a claimed version (with `extra`, whole fields known only once its effect ran, e.g.
- * the staged count). `$set` of the version, never `$inc`: writing the same claim twice gives
- * the same campaign. Null when the campaign is at neither version (a claim out of turn).
+ * the staged count). Null when the campaign is at neither version (a claim out of turn).
  */
-export async function writeClaimedVersion(db: Db, claim: CampaignVersionDoc, extra: Record<string, unknown> = {}): Promise<CampaignDoc | null> {
-  const written = await campaignCollections(db).campaigns.findOneAndUpdate(
-    { _id: claim.campaign_id, version: claim.version - 1 },
-    { $set: { ...claim.set, ...extra, version: claim.version } },
-    { returnDocument: 'after' },
-  );
-  if (written) return written;
-  const current = await findCampaign(db, claim.tenant_id, claim.campaign_id);
-  return current && current.version >= claim.version ? current : null;
+export function writeClaimedVersion(db: Db, claim: CampaignVersionDoc, extra: Record<string, unknown> = {}): Promise<CampaignDoc | null> {
+  return writeClaim(versioned(db), claim, extra);
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import type { IndexSet } from '../db/collections';
 
 /**
  * Conversations and their transcripts (api-core §2 Conversation, Transcript message): the
@@ -62,6 +63,12 @@ export interface ConversationMessageDoc {
   /** What the recorder deduplicates on, e.g. `wa-in:<provider message id>`, `<call_id>:<turn index>`. */
   dedupe_key: string;
 }
+
+/** The conversations' indexes, created at each start by the composition roots (src/main/indexes.ts). */
+export const CONVERSATION_INDEXES: IndexSet = {
+  conversations: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
+  conversation_messages: [{ key: { conversation_id: 1, _id: 1 }, name: 'conversation_order' }],
+};
 
 export function conversationsCollection(db: Db): Collection<ConversationDoc> {
   return db.collection<ConversationDoc>('conversations');

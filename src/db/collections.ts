@@ -1,9 +1,6 @@
-import { LINE_CALL_INDEXES } from '../providers/voice/line/lineCalls';
-import { LINE_TURN_INDEXES } from '../providers/voice/line/lineTurns';
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { AgentVoice } from '../calls/agentVoice';
 import type { Scope } from '../domain/scopes';
-import { DUES_INDEXES } from '../dues/store';
 
 /**
  * The read models and plain records, one typed accessor per collection. Every tenant-owned
@@ -134,30 +131,28 @@ export function collections(db: Db): Collections {
   };
 }
 
-const indexes: Record<string, IndexDescription[]> = {
+/** Indexes by collection name: this file's platform collections', or a feature's own set. */
+export type IndexSet = Record<string, IndexDescription[]>;
+
+const PLATFORM_INDEXES: IndexSet = {
   api_keys: [{ key: { tenant_id: 1, key_id: 1 }, name: 'tenant_key', unique: true }],
   agents: [{ key: { tenant_id: 1, _id: 1 }, name: 'tenant_id' }],
   phone_numbers: [{ key: { tenant_id: 1, number: 1 }, name: 'tenant_number' }],
   senders: [{ key: { tenant_id: 1, _id: 1 }, name: 'tenant_id' }],
   templates: [{ key: { tenant_id: 1, name: 1, language: 1 }, name: 'tenant_name_language', unique: true }],
-  conversations: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
-  conversation_messages: [{ key: { conversation_id: 1, _id: 1 }, name: 'conversation_order' }],
-  tickets: [{ key: { tenant_id: 1, created_at: -1 }, name: 'tenant_newest' }],
-  ticket_messages: [{ key: { ticket_id: 1, seq: 1 }, name: 'ticket_seq' }],
-  ticket_versions: [{ key: { ticket_id: 1, version: 1 }, name: 'ticket_version' }],
-  campaigns: [{ key: { tenant_id: 1, updated_at: -1, _id: -1 }, name: 'tenant_recent' }],
-  ...DUES_INDEXES,
-  ...LINE_CALL_INDEXES,
-  ...LINE_TURN_INDEXES,
 };
 
 /**
- * Creates every index; safe to run at each start (an existing identical index is a no-op).
- * One index per command: FerretDB 1.24 panics (and drops the connection) on a createIndexes
- * naming two or more indexes that all exist already, i.e. at every start after the first.
+ * Creates the platform's indexes and every feature's set (each feature declares its own
+ * beside its store; the composition roots list them: src/main/indexes.ts); safe to run at
+ * each start (an existing identical index is a no-op). One index per command: FerretDB 1.24
+ * panics (and drops the connection) on a createIndexes naming two or more indexes that all
+ * exist already, i.e. at every start after the first.
  */
-export async function ensureIndexes(db: Db): Promise<void> {
-  for (const [name, specs] of Object.entries(indexes)) {
-    for (const spec of specs) await db.collection(name).createIndexes([spec]);
+export async function ensureIndexes(db: Db, features: readonly IndexSet[]): Promise<void> {
+  for (const set of [PLATFORM_INDEXES, ...features]) {
+    for (const [name, specs] of Object.entries(set)) {
+      for (const spec of specs) await db.collection(name).createIndexes([spec]);
+    }
   }
 }

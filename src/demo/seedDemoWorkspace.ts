@@ -5,6 +5,7 @@ import { insertIfAbsent } from '../db/insertIfAbsent';
 import { generateApiKey, hashApiKey, keyRefusal, type KeyEnvironment } from '../auth/apiKeys';
 import { newId } from '../domain/ids';
 import { SCOPES } from '../domain/scopes';
+import type { AgentVoice } from '../calls/agentVoice';
 
 /** The workspace `npm start` seeds and prints a key for. */
 export const DEMO_WORKSPACE_ID = 'ws_demo';
@@ -24,8 +25,28 @@ export interface DemoSeedResult {
   keyCreated: boolean;
   agentId: string;
   phoneNumber: string;
+  /** Where the demo agent hands a caller to a person. */
+  teamLine: string;
   senderId: string;
 }
+
+/**
+ * The demo agent on a real line: an Indian business's assistant for orders, deliveries and
+ * payments, in Indian English, handing over to the team line when asked for a person.
+ */
+export const DEMO_AGENT_VOICE: AgentVoice = {
+  persona: "a friendly, concise phone assistant for the demo business's orders, deliveries and payments",
+  instructions: [
+    'Keep each turn to one or two short sentences and let the person finish speaking.',
+    'Never invent order, delivery or payment facts: say what you were told on this call, or offer a call back.',
+    'If the person asks for a human, or is upset, offer to transfer them to the team.',
+    'If the person asks you to stop calling, apologise, confirm it, and end the call.',
+  ].join('\n'),
+  voice: 'alloy',
+  language: 'en-IN',
+  greeting: 'Hello, thank you for calling the demo business. I am the virtual assistant. How can I help you today?',
+  idle_seconds: 15,
+};
 
 /** Stable per workspace, so a second seed finds what the first wrote. */
 function derived(workspaceId: string, what: string, length = 24): string {
@@ -129,8 +150,11 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
   };
   await insertIfAbsent(c.workspaces, workspace);
 
-  await insertIfAbsent(c.agents, { _id: agentId, tenant_id: tenantId, name: 'Demo assistant', max_call_minutes: 5, created_at: now });
+  await insertIfAbsent(c.agents, { _id: agentId, tenant_id: tenantId, name: 'Demo assistant', max_call_minutes: 5, voice: DEMO_AGENT_VOICE, created_at: now });
+  // An agent seeded before agents had voice settings gains the demo's; one given settings since keeps them.
+  await c.agents.updateOne({ _id: agentId, voice: { $exists: false } }, { $set: { voice: DEMO_AGENT_VOICE } });
   const digits = phoneNumber.slice(1);
+  const teamLine = `+9180${derivedDigits(tenantId, 'team line', 8)}`;
   await insertIfAbsent(c.phoneNumbers, {
     _id: digits,
     tenant_id: tenantId,
@@ -138,8 +162,11 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
     agent_id: agentId,
     active: true,
     recording: false,
+    team_line: teamLine,
     created_at: now,
   });
+  // Likewise a number seeded before team lines (null is a team line cleared on purpose: kept).
+  await c.phoneNumbers.updateOne({ _id: digits, tenant_id: tenantId, team_line: { $exists: false } }, { $set: { team_line: teamLine } });
   await insertIfAbsent(c.senders, {
     _id: senderId,
     tenant_id: tenantId,
@@ -158,7 +185,7 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
   if (known) {
     const existing = await c.apiKeys.findOne({ _id: hashApiKey(known) });
     if (existing?.tenant_id === tenantId && keyRefusal(existing, options.environment, now) === null) {
-      return { workspaceId: tenantId, apiKey: known, keyCreated: false, agentId, phoneNumber, senderId };
+      return { workspaceId: tenantId, apiKey: known, keyCreated: false, agentId, phoneNumber, teamLine, senderId };
     }
   }
 
@@ -174,5 +201,5 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
     revoked_at: null,
     expires_at: null,
   });
-  return { workspaceId: tenantId, apiKey: key.plaintext, keyCreated: true, agentId, phoneNumber, senderId };
+  return { workspaceId: tenantId, apiKey: key.plaintext, keyCreated: true, agentId, phoneNumber, teamLine, senderId };
 }

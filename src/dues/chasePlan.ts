@@ -1,4 +1,4 @@
-import { nextOpenTime, zonedHourStart, MESSAGE_BOUNDS } from '../campaigns/sendWindow';
+import { nextOpenTime, zonedHourStart, MESSAGE_BOUNDS } from '../domain/sendWindow';
 import type { ChaseStep } from './contracts';
 import { addDays, parseDate } from './cycle';
 import type { DuesSettings } from './settings';
@@ -10,7 +10,7 @@ import type { DuesSettings } from './settings';
  * `send_hour` local time. A step never goes before the one before it plus its interval (a
  * due raised late, or a step held by the window, pushes the rest), nor before now; messages
  * wait for the 09:00–21:00 window in the workspace's zone (the campaigns' window,
- * src/campaigns/sendWindow.ts). The decline sends nothing, so it needs no window.
+ * src/domain/sendWindow.ts). The decline sends nothing, so it needs no window.
  */
 
 const DAY_MS = 86_400_000;

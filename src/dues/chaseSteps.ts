@@ -5,7 +5,7 @@ import { dueReceiptSendIntentKey, dueReminderSendIntentKey } from '../messaging/
 import { SendOutcomeUnknown, SendRefusal, sendWhatsAppMessage } from '../messaging/sendMessage';
 import type { PaymentLinkProvider } from '../providers/payments/provider';
 import type { WhatsAppProvider } from '../providers/whatsapp/provider';
-import { isWindowOpen, nextOpenTime } from '../campaigns/sendWindow';
+import { isWindowOpen, nextOpenTime } from '../domain/sendWindow';
 import { chaseTimes, MESSAGE_WINDOW } from './chasePlan';
 import type { ChasePlan, ChaseStep, ChaseStepInput, ChaseStepResult } from './contracts';
 import { parseDate } from './cycle';

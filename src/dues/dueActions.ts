@@ -4,7 +4,8 @@ import type { EventPublisher } from '../events/publisher';
 import type { Logger } from '../observability/logger';
 import { dueChaseWorkflowId, duesCycleWorkflowId, endCycleSignal, stopChaseSignal } from './contracts';
 import { changeDue } from './dueVersions';
-import { duesCollections, findDue, findSubscriber, isOpen, OPEN_DUE_STATUSES, type DueDoc, type DueStatus, type SubscriberDoc } from './store';
+import { duesCollections, findDue, findSubscriber, isOpen, OPEN_DUE_STATUSES, type DueDoc, type SubscriberDoc } from './store';
+import { paymentChanged, wrongStatus, type DueRefusal } from './refusal';
 import { recountSubscriber } from './totals';
 
 /**
@@ -42,8 +43,8 @@ export interface PaymentInput {
 export type PaymentResult =
   | { kind: 'paid'; due: DueDoc }
   | { kind: 'not_found' }
-  | { kind: 'version_conflict'; currentVersion: number }
-  | { kind: 'not_open'; currentStatus: DueStatus };
+  /** A stale `expected_version` (or a version lost to other writers ten times), or a due no longer open. */
+  | { kind: 'refused'; refusal: DueRefusal };
 
 /**
  * Marks a due paid. Checks, in the contract's order: the due exists, `expected_version`
@@ -54,7 +55,7 @@ export type PaymentResult =
 export async function recordPayment(deps: DueActionDeps, tenantId: string, dueId: string, input: PaymentInput, now: Date): Promise<PaymentResult> {
   let due = await findDue(deps.db, tenantId, dueId);
   if (!due) return { kind: 'not_found' };
-  if (input.expectedVersion !== null && input.expectedVersion !== due.version) return { kind: 'version_conflict', currentVersion: due.version };
+  if (input.expectedVersion !== null && input.expectedVersion !== due.version) return { kind: 'refused', refusal: paymentChanged(due.version) };
   const set: Partial<DueDoc> = {
     status: 'paid',
     paid_at: input.paidAt,
@@ -68,14 +69,15 @@ export async function recordPayment(deps: DueActionDeps, tenantId: string, dueId
   // Without a version (a gateway's notice) the payment applies to whatever version is current,
   // so a chase step landing first only makes it try again; with one, another writer is a 409.
   for (let round = 0; ; round++) {
-    if (!isOpen(due.status)) return { kind: 'not_open', currentStatus: due.status };
+    // The contract's sentence is "already paid" whatever closed the due.
+    if (!isOpen(due.status)) return { kind: 'refused', refusal: wrongStatus('This payment is already paid.', due.status) };
     const changed = await changeDue(deps.db, due, set, now);
     if (changed.kind === 'written') {
       due = changed.due;
       break;
     }
     // The winner may have claimed its version without having written it yet: it is at least one ahead.
-    if (input.expectedVersion !== null || round >= 10) return { kind: 'version_conflict', currentVersion: Math.max(changed.current.version, due.version + 1) };
+    if (input.expectedVersion !== null || round >= 10) return { kind: 'refused', refusal: paymentChanged(Math.max(changed.current.version, due.version + 1)) };
     due = changed.current;
   }
   const paid = due;
@@ -92,13 +94,13 @@ export async function recordPayment(deps: DueActionDeps, tenantId: string, dueId
   return { kind: 'paid', due: paid };
 }
 
-export type CloseResult = { kind: 'closed'; due: DueDoc } | { kind: 'not_found' } | { kind: 'not_open'; currentStatus: DueStatus };
+export type CloseResult = { kind: 'closed'; due: DueDoc } | { kind: 'not_found' } | { kind: 'refused'; refusal: DueRefusal };
 
 /** Console: the business will not collect (`waived`), or the payment is no longer owed (`cancelled`). */
 export async function closeDue(deps: DueActionDeps, tenantId: string, dueId: string, to: 'waived' | 'cancelled', now: Date): Promise<CloseResult> {
   let due = await findDue(deps.db, tenantId, dueId);
   for (let round = 0; due && round < 5; round++) {
-    if (!isOpen(due.status)) return { kind: 'not_open', currentStatus: due.status };
+    if (!isOpen(due.status)) return { kind: 'refused', refusal: wrongStatus(`This payment is already ${due.status}.`, due.status) };
     const changed = await changeDue(deps.db, due, { status: to, next_action_at: null }, now);
     if (changed.kind === 'written') {
       await recountSubscriber(deps.db, due.subscriber_id, now);
@@ -115,7 +117,9 @@ const TARGET: Record<SubscriberAction, SubscriberDoc['status']> = { pause: 'paus
 /** From which statuses each action applies; anything else is refused with the current status. */
 const FROM: Record<SubscriberAction, SubscriberDoc['status'][]> = { pause: ['active', 'paused'], resume: ['paused', 'active'], cancel: ['active', 'paused', 'cancelled'] };
 
-export type SubscriberActionResult = { kind: 'done'; subscriber: SubscriberDoc } | { kind: 'not_found' } | { kind: 'refused'; currentStatus: SubscriberDoc['status'] };
+export type SubscriberActionResult = { kind: 'done'; subscriber: SubscriberDoc } | { kind: 'not_found' } | { kind: 'refused'; refusal: DueRefusal };
+
+const DONE: Record<SubscriberAction, string> = { pause: 'paused', resume: 'resumed', cancel: 'cancelled' };
 
 /**
  * Console: pause (no new dues are raised; dues already raised are still chased), resume, or
@@ -124,7 +128,9 @@ export type SubscriberActionResult = { kind: 'done'; subscriber: SubscriberDoc }
 export async function changeSubscriber(deps: DueActionDeps, tenantId: string, subscriberId: string, action: SubscriberAction, now: Date): Promise<SubscriberActionResult> {
   const subscriber = await findSubscriber(deps.db, tenantId, subscriberId);
   if (!subscriber) return { kind: 'not_found' };
-  if (!FROM[action].includes(subscriber.status)) return { kind: 'refused', currentStatus: subscriber.status };
+  if (!FROM[action].includes(subscriber.status)) {
+    return { kind: 'refused', refusal: wrongStatus(`A ${subscriber.status} subscriber cannot be ${DONE[action]}.`, subscriber.status) };
+  }
   const { subscribers, dues } = duesCollections(deps.db);
   const status = TARGET[action];
   if (subscriber.status !== status) {

@@ -1,13 +1,12 @@
 import type { Db } from 'mongodb';
-import { insertIfAbsent } from '../db/insertIfAbsent';
+import { claimHolding, claimVersion, isAbandoned, writeClaim, type VersionedStore } from '../db/versionedWrite';
 import { duesCollections, type DueDoc, type DueVersionDoc } from './store';
 
 /**
  * Every change to a due (the chase's moves, a payment, a waiver, a cancellation) takes the
- * due's next version by inserting `<due_id>:v<n>` first: FerretDB applies a `{version: n}`
- * filter by reading then writing, so only a unique insert has one winner (a payment racing a
- * reminder, a gateway webhook racing a manual mark). The claim carries the whole fields it
- * writes, so a writer that died between claim and write is finished by the next one.
+ * due's next version by the versioned write (src/db/versionedWrite.ts): the claim
+ * `<due_id>:v<n>` has one winner (a payment racing a reminder, a gateway webhook racing a
+ * manual mark), and a writer that died between claim and write is finished by the next one.
  */
 
 /** A claim older than this whose due never reached its version was left by a process that died. */
@@ -15,11 +14,17 @@ export const DUE_CLAIM_LEASE_MS = 30_000;
 
 const versionId = (dueId: string, version: number) => `${dueId}:v${version}`;
 
+const versioned = (db: Db): VersionedStore<DueDoc, DueVersionDoc> => {
+  const { dues, versions } = duesCollections(db);
+  return { records: dues, claims: versions, recordOf: (claim) => claim.due_id };
+};
+
 export type DueChange = { kind: 'written'; due: DueDoc } | { kind: 'lost'; current: DueDoc };
 
 /** Writes `set` as the version after `due.version`, or answers the due as another writer left it. */
 export async function changeDue(db: Db, due: DueDoc, set: Partial<DueDoc>, now: Date): Promise<DueChange> {
-  const { dues, versions } = duesCollections(db);
+  const { dues } = duesCollections(db);
+  const store = versioned(db);
   const version = due.version + 1;
   const claim: DueVersionDoc = {
     _id: versionId(due._id, version),
@@ -29,29 +34,17 @@ export async function changeDue(db: Db, due: DueDoc, set: Partial<DueDoc>, now: 
     set: { ...set, updated_at: now },
     created_at: now,
   };
-  if (!(await insertIfAbsent(versions, claim))) {
-    const winner = await versions.findOne({ _id: claim._id });
+  if (!(await claimVersion(store, claim))) {
+    const winner = await claimHolding(store, claim._id);
     const current = (await dues.findOne({ _id: due._id }))!;
-    if (winner && current.version === due.version && now.getTime() - winner.created_at.getTime() > DUE_CLAIM_LEASE_MS) {
-      return { kind: 'lost', current: (await write(db, winner)) ?? current };
+    if (winner && isAbandoned(winner, current, now, DUE_CLAIM_LEASE_MS)) {
+      return { kind: 'lost', current: (await writeClaim(store, winner)) ?? current };
     }
     return { kind: 'lost', current };
   }
-  const written = await write(db, claim);
+  const written = await writeClaim(store, claim);
   if (!written) return { kind: 'lost', current: (await dues.findOne({ _id: due._id }))! };
   return { kind: 'written', due: written };
-}
-
-async function write(db: Db, claim: DueVersionDoc): Promise<DueDoc | null> {
-  const { dues } = duesCollections(db);
-  const written = await dues.findOneAndUpdate(
-    { _id: claim.due_id, version: claim.version - 1 },
-    { $set: { ...claim.set, version: claim.version } },
-    { returnDocument: 'after' },
-  );
-  if (written) return written;
-  const current = await dues.findOne({ _id: claim.due_id });
-  return current && current.version >= claim.version ? current : null;
 }
 
 /**

@@ -4,7 +4,7 @@ import { changeSubscriber } from './dueActions';
 import { setupInputProblem } from './inputRules';
 import { duesCollections, phoneClaimId, type SetupFailure, type SubscriberSetupDoc } from './store';
 import { finishSetup, type CreateSubscriberDeps } from './subscribers';
-import { periodicPass } from '../worker/periodicPass';
+import { periodicPass } from '../async/periodicPass';
 
 /**
  * Finishes subscriber setups whose create stopped short and was never asked again (the

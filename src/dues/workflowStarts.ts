@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
-import { zonedHourStart } from '../campaigns/sendWindow';
+import { zonedHourStart } from '../domain/sendWindow';
 import { dueChaseDefinition, dueChaseWorkflowId, duesCycleDefinition, duesCycleWorkflowId, RAISE_AHEAD_CYCLES } from './contracts';
 import { dueDateOf, parseDate, type Plan } from './cycle';
 

@@ -1,9 +1,8 @@
 import type { Db } from 'mongodb';
 import { sweepOldestFirst } from '../db/oldestFirst';
-import { sendIntentsCollection, type SendIntentDoc } from '../messaging/sendIntents';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../webhooks/deliveries';
 import { eventsCollection, type EventDoc } from './eventStore';
-import { periodicPass } from '../worker/periodicPass';
+import { periodicPass } from '../async/periodicPass';
 
 /**
  * How long a stored event and each delivery of it (with its attempts) are kept: a week. The
@@ -21,6 +20,11 @@ export interface RetentionOptions {
   maxBatches?: number;
 }
 
+/** What is older than this is past the retention. */
+export function retentionCutoff(options: Pick<RetentionOptions, 'now' | 'retentionMs'>): Date {
+  return new Date((options.now ?? (() => new Date()))().getTime() - (options.retentionMs ?? EVENT_RETENTION_DAYS * 86_400_000));
+}
+
 /**
  * Deletes events and deliveries past the retention, from the oldest end of each collection,
  * a bounded number per pass (src/db/oldestFirst.ts): no TTL indexes on FerretDB. An event
@@ -28,7 +32,7 @@ export interface RetentionOptions {
  * the retention goes in any state, since none can still be retrying by then.
  */
 export async function sweepExpiredEvents(options: RetentionOptions): Promise<{ events: number; deliveries: number }> {
-  const cutoff = new Date((options.now ?? (() => new Date()))().getTime() - (options.retentionMs ?? EVENT_RETENTION_DAYS * 86_400_000));
+  const cutoff = retentionCutoff(options);
   const batch = { batchSize: options.batchSize, maxBatches: options.maxBatches };
   const events = await sweepOldestFirst<EventDoc>(eventsCollection(options.db), {
     ...batch,
@@ -43,26 +47,19 @@ export async function sweepExpiredEvents(options: RetentionOptions): Promise<{ e
   return { events, deliveries };
 }
 
-/**
- * Deletes send intents whose send was recorded (`sent`) more than the retention ago, the same
- * way. By then the outbound message record stands for the send; the intent only answered
- * retries, and the idempotency window (24 h) is long closed. An intent still `sending` (its
- * outcome unknown) stays: it is what stops a retry from sending a second time.
- */
-export async function sweepExpiredSendIntents(options: RetentionOptions): Promise<number> {
-  const cutoff = new Date((options.now ?? (() => new Date()))().getTime() - (options.retentionMs ?? EVENT_RETENTION_DAYS * 86_400_000));
-  return sweepOldestFirst<SendIntentDoc>(sendIntentsCollection(options.db), {
-    batchSize: options.batchSize,
-    maxBatches: options.maxBatches,
-    projection: { _id: 1, created_at: 1, state: 1 },
-    mayGo: (intent) => intent.state === 'sent' && intent.created_at < cutoff,
-  });
-}
+/** A feature's own sweep of records kept as long as the events (the composition roots register them). */
+export type RetentionSweep = (options: RetentionOptions) => Promise<unknown>;
 
-/** Runs the retention sweep now and then every interval; a pass is never overlapped by the next. */
-export function startRetentionSweeper(options: RetentionOptions & { intervalMs?: number; onError?: (err: unknown) => void }): { stop(): Promise<void> } {
+/**
+ * Runs the retention sweep now and then every interval, then each feature's sweep registered
+ * with it (`also`: the messaging send intents); a pass is never overlapped by the next.
+ */
+export function startRetentionSweeper(options: RetentionOptions & { also?: readonly RetentionSweep[]; intervalMs?: number; onError?: (err: unknown) => void }): { stop(): Promise<void> } {
   const sweeper = periodicPass(
-    () => sweepExpiredEvents(options).then(() => sweepExpiredSendIntents(options)),
+    async () => {
+      await sweepExpiredEvents(options);
+      for (const sweep of options.also ?? []) await sweep(options);
+    },
     options.intervalMs ?? RETENTION_SWEEP_INTERVAL_MS,
     options.onError ?? (() => undefined),
   );

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { eventsCollection, undispatchedEvents } from './eventStore';
 import type { EventDispatcher } from './publisher';
-import { periodicPass } from '../worker/periodicPass';
+import { periodicPass } from '../async/periodicPass';
 
 /**
  * Finds events a producer stored but never dispatched (it died between the two steps, or

@@ -1,9 +1,11 @@
+import { periodicPass } from '../async/periodicPass';
 import { loadConfig, requireApiSettings } from '../config';
 import { cursorSecret } from '../auth/secrets';
 import { MemoryCounterStore, MongoCounterStore } from '../rateLimit/counterStore';
 import { IdempotencyStore } from '../idempotency/store';
 import { apiDatabaseOptions, connectMongo } from '../db/mongo';
-import { ensureIndexes } from '../db/collections';
+import { registerFeatureHooks } from './featureHooks';
+import { ensureEveryIndex } from './indexes';
 import { connectTemporalClient, createTemporalProbe } from '../temporal/client';
 import { createLogger } from '../observability/logger';
 import { createMetricsRegistry } from '../observability/metrics';
@@ -16,7 +18,8 @@ runMain(async () => {
   const config = requireApiSettings(loadConfig());
   const logger = createLogger(config, 'api');
   const { client: mongo, db } = await connectMongo(config, 'api', apiDatabaseOptions);
-  await ensureIndexes(db);
+  await ensureEveryIndex(db);
+  registerFeatureHooks();
   const temporal = await connectTemporalClient(config);
   const temporalProbe = createTemporalProbe(config);
   const registry = createMetricsRegistry('api');
@@ -34,13 +37,17 @@ runMain(async () => {
   // No TTL indexes on FerretDB: ended rate-limit windows and expired idempotency claims are
   // deleted here.
   const idempotencyStore = new IdempotencyStore(db);
-  const sweeper = setInterval(() => {
-    const now = new Date();
-    for (const store of [rateLimitStore, idempotencyStore]) {
-      store.sweep(now).catch((err: unknown) => logger.warn({ err }, 'sweep failed'));
-    }
-  }, 60_000);
-  sweeper.unref();
+  const sweepFailed = (err: unknown) => logger.warn({ err }, 'sweep failed');
+  const sweeper = periodicPass(
+    () => {
+      const now = new Date();
+      // Each store's sweep on its own: one failing leaves the other's to run.
+      return Promise.all([rateLimitStore, idempotencyStore].map((store) => store.sweep(now).catch(sweepFailed)));
+    },
+    60_000,
+    sweepFailed,
+  );
+  sweeper.start();
 
   const server = createApiServer(app);
   server.keepAliveTimeout = 65_000;
@@ -49,7 +56,7 @@ runMain(async () => {
 
   const signal = await shutdownSignal();
   logger.info({ signal }, 'api shutting down');
-  clearInterval(sweeper);
+  await sweeper.stop();
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();

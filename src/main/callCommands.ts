@@ -18,7 +18,9 @@ export interface CallCommand {
   noContent?: Record<string, unknown>;
 }
 
-export const CALL_USAGE = `  call show <workspace_id> <call_id>                 the call with its transcript
+export const CALL_USAGE = `  call list <workspace_id> [--status <status>] [--outcome <outcome>] [--to +<digits>] [--campaign-id cmp_…]
+            [--limit 25] [--cursor …]                 recent calls, newest first
+  call show <workspace_id> <call_id>                 the call with its transcript
   call reread <workspace_id> <call_id>               read a finished call again
   call inbound <workspace_id> --from +<digits> [--to-number +<digits>]
   sim call list <workspace_id>
@@ -224,6 +226,27 @@ export function formatScriptsForPerson(body: Record<string, unknown>): string {
   return [line(columns), ...rows.map(line)].join('\n');
 }
 
+const LIST_FLAGS = ['status', 'outcome', 'to', 'campaign-id', 'limit', 'cursor'];
+const LIST_COLUMNS = ['call_id', 'created_at', 'to', 'status', 'outcome', 'result', 'campaign'] as const;
+
+/** Recent calls one a line (the result's state, the campaign's name), then how to ask for the next page. */
+export function formatCallListForPerson(body: Record<string, unknown>): string {
+  const items = (body.items ?? []) as Record<string, unknown>[];
+  if (items.length === 0) return '(none)';
+  const rows = items.map((call) =>
+    LIST_COLUMNS.map((column) => {
+      if (column === 'result') return cell((call.result as { state?: string } | undefined)?.state);
+      if (column === 'campaign') return call.campaign_id ? `${cell(call.campaign_name)} (${cell(call.campaign_id)})` : '-';
+      return cell(call[column]);
+    }),
+  );
+  const widths = LIST_COLUMNS.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const out = [line(LIST_COLUMNS), ...rows.map(line)];
+  if (typeof body.next_cursor === 'string') out.push('', `more: add --cursor ${body.next_cursor}`);
+  return out.join('\n');
+}
+
 /** The call for a `call …` or `sim call …` command, or null when the command is not one of these. */
 export function planCallCommand(positionals: string[], flags: Flags, need: Need, argv: string[] = []): CallCommand | null {
   const [resource, action] = positionals;
@@ -232,6 +255,17 @@ export function planCallCommand(positionals: string[], flags: Flags, need: Need,
     const ws = () => `/workspaces/${encodeURIComponent(need(workspace, '<workspace_id>'))}`;
     const one = () => `${ws()}/calls/${encodeURIComponent(need(callId, '<call_id>'))}`;
     switch (action) {
+      case 'list': {
+        const unknown = Object.keys(flags).filter((f) => f !== 'json' && !LIST_FLAGS.includes(f));
+        if (unknown.length > 0) throw new UsageError(`unknown flag for call list: ${unknown.map((f) => `--${f}`).join(', ')}`);
+        const query = new URLSearchParams();
+        for (const flag of LIST_FLAGS) {
+          const value = text(flags, flag);
+          if (value !== undefined) query.set(flag.replace(/-/g, '_'), value);
+        }
+        const qs = query.toString();
+        return { method: 'GET', path: `${ws()}/calls${qs ? `?${qs}` : ''}`, format: formatCallListForPerson };
+      }
       case 'show':
         return { method: 'GET', path: one(), format: formatCallForPerson };
       case 'reread':

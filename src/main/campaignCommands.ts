@@ -1,3 +1,4 @@
+import { formatCampaignForPerson } from './campaignWatch';
 import { UsageError } from './usageError';
 
 /**
@@ -11,12 +12,20 @@ export interface CampaignCommand {
   path: string;
   body?: Record<string, unknown>;
   columns?: string[];
-  /** How a person sees the answer, when aligned key/value lines are not enough. */
-  format?: (body: Record<string, unknown>) => string;
+  /** How a person sees the answer, when aligned key/value lines (`human`) are not enough. */
+  format?: (body: Record<string, unknown>, human: (record: Record<string, unknown>) => string) => string;
 }
 
-export const CAMPAIGN_USAGE = `  campaigns list <workspace_id> [--status <status>] [--include-archived] [--limit 25] [--cursor …]
-  campaigns show <workspace_id> <campaign_id>                  with live counters
+export const CAMPAIGN_USAGE = `  campaigns create <workspace_id> --name <name> (--contact-ids cnt_…,cnt_… | --tags vip,mumbai)
+                   WhatsApp: --template <name> [--language en] [--variable '{{contact.name}}' …] [--sender-id snd_…]
+                   calls:    --channel voice --agent-id bot_… [--purpose <text>] [--script <text>]
+                             [--capture '<json>'] [--call-back-incomplete] [--recipient-time-zone]
+                   [--start-at <ISO time>] [--timezone <zone>] [--throttle-per-minute <1-600>]
+                   [--send-window-start-hour <h>] [--send-window-end-hour <h>]
+                   [--consent-basis existing_customer|explicit_opt_in|inbound_enquiry|service_message] [--consent-note <text>]
+                   a draft that messages nobody; evaluate, then launch it
+  campaigns list <workspace_id> [--status <status>] [--include-archived] [--limit 25] [--cursor …]
+  campaigns show <workspace_id> <campaign_id>                  what its run is doing and why, live counters
   campaigns evaluate <workspace_id> <campaign_id>
   campaigns launch <workspace_id> <campaign_id> --expected-version <n> [--confirm-recipients <n>]
   campaigns pause|resume|cancel <workspace_id> <campaign_id> --expected-version <n>
@@ -32,7 +41,31 @@ type Need = (value: string | undefined, what: string) => string;
 
 const LIST_COLUMNS = ['campaign_id', 'name', 'status', 'version', 'recipients', 'sent', 'delivered', 'read', 'failed', 'skipped', 'updated_at'];
 const SETTINGS_FLAGS = ['throttle-per-minute', 'send-window-start-hour', 'send-window-end-hour', 'timezone', 'max-recipients-per-campaign'] as const;
+const CREATE_FLAGS = [
+  'name',
+  'channel',
+  'contact-ids',
+  'tags',
+  'template',
+  'language',
+  'variable',
+  'sender-id',
+  'agent-id',
+  'purpose',
+  'script',
+  'capture',
+  'call-back-incomplete',
+  'recipient-time-zone',
+  'start-at',
+  'timezone',
+  'throttle-per-minute',
+  'send-window-start-hour',
+  'send-window-end-hour',
+  'consent-basis',
+  'consent-note',
+] as const;
 const ALLOWED: Record<string, readonly string[]> = {
+  create: CREATE_FLAGS,
   list: ['status', 'include-archived', 'limit', 'cursor'],
   launch: ['expected-version', 'confirm-recipients'],
   pause: ['expected-version'],
@@ -56,13 +89,97 @@ function integer(flags: Flags, name: string): number | undefined {
   return Number(raw);
 }
 
+/** A bare `--flag` (or `--flag true`) is on; `--flag false` is off. */
+function switchOn(flags: Flags, name: string): boolean | undefined {
+  const value = flags[name];
+  if (value === undefined) return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UsageError(`--${name} takes true or false, not ${JSON.stringify(value)}`);
+}
+
+const list = (flags: Flags, name: string) => text(flags, name)?.split(',').map((s) => s.trim()).filter(Boolean);
+
+/** Every value of a flag that may repeat (`--variable a --variable b`), in order, from the raw arguments. */
+function repeated(argv: string[], flags: Flags, name: string): string[] {
+  if (argv.length === 0) return [text(flags, name)].filter((v): v is string => v !== undefined);
+  const values: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === `--${name}` && i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) values.push(argv[++i]!);
+    else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
+  }
+  return values;
+}
+
+/**
+ * The body of `campaigns create`: the public create request (POST /api/v1/campaigns) from
+ * named flags. Only what was given is sent, so the server's defaults and rules decide the
+ * rest; what the server would refuse (a WhatsApp campaign with --script) is left to it, so
+ * the CLI shows the same refusal the console and the API give.
+ */
+export function createCampaignBodyFromFlags(flags: Flags, argv: string[] = []): Record<string, unknown> {
+  const name = text(flags, 'name');
+  if (name === undefined) throw new UsageError('campaigns create needs --name');
+  const contactIds = list(flags, 'contact-ids');
+  const tags = list(flags, 'tags');
+  if ((contactIds === undefined) === (tags === undefined)) {
+    throw new UsageError('campaigns create needs its audience: --contact-ids cnt_…,cnt_… (those contacts) or --tags a,b (every contact with all of them)');
+  }
+  const body: Record<string, unknown> = {
+    name,
+    audience: tags !== undefined ? { kind: 'segment', tags } : { kind: 'contact_ids', contact_ids: contactIds },
+  };
+  const put = (key: string, value: unknown) => {
+    if (value !== undefined) body[key] = value;
+  };
+  put('channel', text(flags, 'channel'));
+  const template = text(flags, 'template');
+  const variables = repeated(argv, flags, 'variable');
+  const language = text(flags, 'language');
+  if (template !== undefined) body.template = { name: template, ...(language !== undefined ? { language } : {}), variables };
+  else if (variables.length > 0 || language !== undefined) throw new UsageError('--variable and --language belong to a --template');
+  put('sender_id', text(flags, 'sender-id'));
+  put('agent_id', text(flags, 'agent-id'));
+  put('purpose', text(flags, 'purpose'));
+  put('script', text(flags, 'script'));
+  const capture = text(flags, 'capture');
+  if (capture !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(capture);
+    } catch {
+      throw new UsageError(`--capture takes a JSON object such as '{"goal":"…","fields":[{"label":"Address correct?","type":"yes_no","required":true}]}'`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--capture takes a JSON object');
+    body.capture = parsed;
+  }
+  put('call_back_incomplete', switchOn(flags, 'call-back-incomplete'));
+  const schedule: Record<string, unknown> = {};
+  const plan = (key: string, value: unknown) => {
+    if (value !== undefined) schedule[key] = value;
+  };
+  plan('start_at', text(flags, 'start-at'));
+  plan('timezone', text(flags, 'timezone'));
+  plan('throttle_per_minute', integer(flags, 'throttle-per-minute'));
+  plan('send_window_start_hour', integer(flags, 'send-window-start-hour'));
+  plan('send_window_end_hour', integer(flags, 'send-window-end-hour'));
+  plan('recipient_time_zone', switchOn(flags, 'recipient-time-zone'));
+  if (Object.keys(schedule).length > 0) body.schedule = schedule;
+  const basis = text(flags, 'consent-basis');
+  const note = text(flags, 'consent-note');
+  if (basis !== undefined) body.consent = { basis, ...(note !== undefined ? { note } : {}) };
+  else if (note !== undefined) throw new UsageError('--consent-note belongs to a --consent-basis');
+  return body;
+}
+
 function query(pairs: [string, string | undefined][]): string {
   const qs = new URLSearchParams(pairs.filter((p): p is [string, string] => p[1] !== undefined)).toString();
   return qs ? `?${qs}` : '';
 }
 
 /** The call for a campaign command, or null when the command is not one of these (`watch` included: it is a loop). */
-export function planCampaignCommand(positionals: string[], flags: Flags, need: Need): CampaignCommand | null {
+export function planCampaignCommand(positionals: string[], flags: Flags, need: Need, argv: string[] = []): CampaignCommand | null {
   const [resource, action, workspace, campaign] = positionals;
   if (resource !== 'campaigns' || action === undefined || action === 'watch') return null;
   const allowed = ALLOWED[action] ?? [];
@@ -76,6 +193,8 @@ export function planCampaignCommand(positionals: string[], flags: Flags, need: N
     return v;
   };
   switch (action) {
+    case 'create':
+      return { method: 'POST', path: `${ws()}/campaigns`, body: createCampaignBodyFromFlags(flags, argv) };
     case 'list': {
       const archived = flags['include-archived'];
       return {
@@ -90,7 +209,7 @@ export function planCampaignCommand(positionals: string[], flags: Flags, need: N
       };
     }
     case 'show':
-      return { method: 'GET', path: one() };
+      return { method: 'GET', path: one(), format: formatCampaignForPerson };
     case 'evaluate':
       return { method: 'POST', path: `${one()}/evaluate`, format: formatEvaluationForPerson };
     case 'launch': {

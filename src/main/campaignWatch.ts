@@ -1,4 +1,5 @@
-import { estimateFinish } from '../campaigns/estimate';
+import { campaignEta } from '../campaigns/estimate';
+import { formatZonedTime } from '../campaigns/zonedText';
 
 /**
  * `campaigns watch <workspace> <campaign>`: reads the campaign (the console's GET, with live
@@ -9,8 +10,20 @@ import { estimateFinish } from '../campaigns/estimate';
  * Counters are read generically: the five message counters first, then any other number the
  * read model carries (call campaigns add their own), so a new counter shows without a change here.
  * The counters are a funnel (`delivered` within `sent`), so progress comes from the console's
- * `states` (recipients by state): everyone not `queued` is processed.
+ * `states` (recipients by state): everyone not `queued` is processed. What the run is doing
+ * and why is the console's `explanation` (src/campaigns/runExplanation.ts), shown as it comes;
+ * the finish estimate is the console's own (src/campaigns/estimate.ts `campaignEta`) at the
+ * rate this watch sees, in the workspace's zone.
  */
+
+/** The console's `explanation` of a campaign's run, as far as the CLI shows it. */
+export interface WatchedExplanation {
+  state: string;
+  headline: string;
+  details: string[];
+  fix: string | null;
+  time_zone: string;
+}
 
 export interface WatchedCampaign {
   campaign_id: string;
@@ -24,6 +37,7 @@ export interface WatchedCampaign {
   /** A call campaign's call progress (dialled, answered, conversation, completed, call_backs, live). */
   calls?: Record<string, unknown>;
   schedule?: { start_at: string | null; timezone: string; throttle_per_minute: number; send_window_start_hour: number; send_window_end_hour: number };
+  explanation?: WatchedExplanation;
   [field: string]: unknown;
 }
 
@@ -31,7 +45,7 @@ export interface WatchedCampaign {
 export const FINISHED_STATUSES = new Set(['completed', 'failed', 'cancelled', 'archived']);
 const PROGRESS_COUNTERS = ['sent', 'delivered', 'read', 'failed', 'skipped'];
 /** Top-level numbers that are not counters. */
-const NOT_COUNTERS = new Set(['version', 'recipients']);
+const NOT_COUNTERS = new Set(['version', 'recipients', 'explanation']);
 /** The funnel's counters that each count a person once (`delivered` and `read` are within `sent`). */
 const ONCE_EACH = ['sent', 'failed', 'skipped'];
 
@@ -100,7 +114,7 @@ export function observedPerMinute(samples: ProgressSample[], spanMs = 60_000): n
 
 /**
  * What the finish estimate says: done, paused, waiting, or the time of the last send at the
- * throttle (or the rate seen, when lower) inside the send window.
+ * throttle (or the rate seen, when lower) inside the send window, in the workspace's zone.
  */
 export function finishEstimate(campaign: WatchedCampaign, now: Date, observed: number | null): string {
   const remaining = Math.max(0, campaign.recipients - processedOf(campaign));
@@ -110,20 +124,29 @@ export function finishEstimate(campaign: WatchedCampaign, now: Date, observed: n
   if (remaining === 0) return 'every recipient sent; completing';
   const schedule = campaign.schedule;
   if (!schedule) return 'unknown (no schedule)';
-  const throttle = schedule.throttle_per_minute;
-  const perMinute = observed !== null && observed > 0 ? Math.min(throttle, observed) : throttle;
-  const startAt = schedule.start_at ? new Date(schedule.start_at) : null;
-  const from = startAt && startAt > now ? startAt : now;
-  const at = estimateFinish({
+  const eta = campaignEta({
     remaining,
-    perMinute,
-    window: { startHour: schedule.send_window_start_hour, endHour: schedule.send_window_end_hour },
-    timeZone: schedule.timezone,
-    from,
+    throttlePerMinute: schedule.throttle_per_minute,
+    observedPerMinute: observed,
+    schedule: { ...schedule, start_at: schedule.start_at ? new Date(schedule.start_at) : null },
+    now,
   });
-  if (!at) return 'unknown';
-  const rate = `${Math.round(perMinute)}/min${observed !== null && perMinute < throttle ? ' seen' : ''}`;
-  return `${at.toISOString().replace(/\.\d{3}Z$/, 'Z')} (in ${formatDuration(at.getTime() - now.getTime())} at ${rate})`;
+  if (!eta.at) return 'unknown';
+  const zone = campaign.explanation?.time_zone ?? schedule.timezone;
+  return `${formatZonedTime(eta.at, zone, now)}, in ${formatDuration(eta.at.getTime() - now.getTime())} at ${Math.round(eta.perMinute)}/min${eta.observed ? ' seen' : ''}`;
+}
+
+/** The explanation as lines: what the run is doing, each further sentence, and the fix. */
+export function explanationLines(explanation: WatchedExplanation | undefined): string[] {
+  if (!explanation) return [];
+  return [`now: ${explanation.headline}`, ...explanation.details.map((d) => `     ${d}`), ...(explanation.fix ? [`fix: ${explanation.fix}`] : [])];
+}
+
+/** `campaigns show` for a person: the explanation first, then the record's aligned lines. */
+export function formatCampaignForPerson(body: Record<string, unknown>, human: (record: Record<string, unknown>) => string): string {
+  const { explanation, ...record } = body as WatchedCampaign;
+  const lines = explanationLines(explanation);
+  return [...lines, ...(lines.length > 0 ? [''] : []), human(record)].join('\n');
 }
 
 export interface RenderOptions {
@@ -133,7 +156,7 @@ export interface RenderOptions {
   columns: number;
 }
 
-/** The drawing for a terminal: title, bar, counters, estimate. */
+/** The drawing for a terminal: title, bar, counters, estimate, then what the run is doing. */
 export function renderWatch(campaign: WatchedCampaign, options: RenderOptions): string[] {
   const processed = processedOf(campaign);
   const barWidth = Math.max(10, Math.min(40, options.columns - 40));
@@ -143,6 +166,7 @@ export function renderWatch(campaign: WatchedCampaign, options: RenderOptions): 
     `${progressBar(processed, campaign.recipients, barWidth)}  ${group(processed)} of ${group(campaign.recipients)} recipients`,
     [...countersOf(campaign).map(([k, n]) => `${k} ${group(n)}`), `queued ${group(queued)}`].join('  '),
     `finish: ${finishEstimate(campaign, options.now, options.observed)}`,
+    ...explanationLines(campaign.explanation),
   ];
 }
 
@@ -151,7 +175,8 @@ export function renderPlain(campaign: WatchedCampaign, options: Omit<RenderOptio
   const processed = processedOf(campaign);
   const share = campaign.recipients > 0 ? Math.floor((processed / campaign.recipients) * 100) : 0;
   const counters = countersOf(campaign).map(([k, n]) => `${k}=${n}`).join(' ');
-  return `${options.now.toISOString()} ${campaign.status} ${processed}/${campaign.recipients} (${share}%) ${counters} finish: ${finishEstimate(campaign, options.now, options.observed)}`;
+  const now = campaign.explanation ? ` | ${campaign.explanation.headline}` : '';
+  return `${options.now.toISOString()} ${campaign.status} ${processed}/${campaign.recipients} (${share}%) ${counters} finish: ${finishEstimate(campaign, options.now, options.observed)}${now}`;
 }
 
 export interface WatchDeps {
@@ -183,8 +208,8 @@ export async function watchCampaign(deps: WatchDeps): Promise<WatchedCampaign> {
       deps.write(`${drawn > 0 ? `\x1b[${drawn}A\x1b[J` : ''}${lines.join('\n')}\n`);
       drawn = lines.length;
     } else {
-      // A line when the status or a counter moved (the estimate alone changing prints nothing).
-      const key = `${campaign.status} ${JSON.stringify(countersOf(campaign))}`;
+      // A line when the status, a counter or the run's state moved (the estimate alone changing prints nothing).
+      const key = `${campaign.status} ${campaign.explanation?.state ?? ''} ${JSON.stringify(countersOf(campaign))}`;
       if (key !== lastPlain) deps.write(`${renderPlain(campaign, { now: at, observed })}\n`);
       lastPlain = key;
     }

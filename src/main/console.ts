@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, parseEnv, serviceEnvSchema } from '../config';
 import { fromRoot } from '../local/paths';
+import { AGENT_USAGE, planAgentCommand } from './agentCommands';
 import { WEBHOOK_USAGE, planWebhookCall } from './webhookCommands';
 import { CALL_USAGE, planCallCommand } from './callCommands';
 import { CAMPAIGN_USAGE, planCampaignCommand } from './campaignCommands';
 import { watchCampaign, type WatchedCampaign } from './campaignWatch';
 import { DUES_USAGE, planDuesCommand } from './duesCommands';
+import { LIST_USAGE, planListCommand } from './listCommands';
 import { UsageError } from './usageError';
 
 /**
@@ -27,11 +29,11 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
   keys create <workspace_id> --scopes <scope,scope> [--environment live|test]
   keys roll <workspace_id> <key_id>
   keys revoke <workspace_id> <key_id>
-  agents list <workspace_id>
-  agents create <workspace_id> --name <name> [--max-call-minutes 10]
+${AGENT_USAGE}
   numbers list <workspace_id>
-  numbers add <workspace_id> --number +<digits> [--agent-id bot_…] [--recording true]
+  numbers add <workspace_id> --number +<digits> [--agent-id bot_…] [--recording true] [--team-line +<digits>]
   numbers update <workspace_id> <number> [--agent-id bot_…|none] [--active true|false] [--recording true|false]
+                 [--team-line +<digits>|none]
   senders list <workspace_id>
   senders add <workspace_id> --phone +<digits> --display-name <name> [--is-default true]
   senders update <workspace_id> <sender_id> [--display-name …] [--is-default true] [--connected true|false]
@@ -61,6 +63,7 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
 ${WEBHOOK_USAGE}
 ${CALL_USAGE}
 ${CAMPAIGN_USAGE}
+${LIST_USAGE}
 ${DUES_USAGE}
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
@@ -68,7 +71,7 @@ Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE
 
 const LIST_FIELDS = new Set(['scopes', 'calling_country_codes', 'installed_apps']);
 const TEXT_FIELDS = new Set([
-  ...['name', 'display_name', 'body', 'language', 'timezone', 'country', 'number', 'phone', 'agent_id'],
+  ...['name', 'display_name', 'body', 'language', 'timezone', 'country', 'number', 'phone', 'agent_id', 'team_line'],
   // WhatsApp console fields that stay strings even when they look like numbers.
   ...['text', 'from', 'to', 'message', 'user_message', 'sender_id', 'message_id', 'source_id', 'headline', 'ctwa_clid', 'turn_id'],
 ]);
@@ -83,7 +86,7 @@ export function bodyFromFlags(flags: Record<string, string | boolean | undefined
     let value: unknown = raw;
     if (typeof raw === 'string') {
       if (LIST_FIELDS.has(field)) value = raw.split(',').map((s) => s.trim()).filter(Boolean);
-      else if (field === 'agent_id' && raw === 'none') value = null;
+      else if ((field === 'agent_id' || field === 'team_line') && raw === 'none') value = null;
       else if (TEXT_FIELDS.has(field)) value = raw;
       else if (raw === 'true' || raw === 'false') value = raw === 'true';
       else if (/^-?\d+(\.\d+)?$/.test(raw)) value = Number(raw);
@@ -100,10 +103,12 @@ interface Call {
   path: string;
   body?: Record<string, unknown>;
   columns?: string[];
-  /** How a person sees the answer, when aligned lines or columns are not enough. */
-  format?: (body: Record<string, unknown>) => string;
+  /** How a person sees the answer, when aligned lines or columns (`human`) are not enough. */
+  format?: (body: Record<string, unknown>, human: (record: Record<string, unknown>) => string) => string;
   /** What a 204 (no body) stands for, shown in its place. */
   noContent?: Record<string, unknown>;
+  /** A file sent as the body, as it is on disk (`lists upload`). */
+  file?: { path: string; contentType: string };
 }
 
 /** `u1:Asha,u2:Ravi Kumar` becomes `[{id: 'u1', name: 'Asha'}, …]`; an empty value clears the list. */
@@ -147,12 +152,8 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       return { method: 'POST', path: `${ws()}/keys/${item('<key_id>')}/roll`, body: {} };
     case 'keys revoke':
       return { method: 'POST', path: `${ws()}/keys/${item('<key_id>')}/revoke`, body: {} };
-    case 'agents list':
-      return { method: 'GET', path: `${ws()}/agents`, columns: ['agent_id', 'name', 'max_call_minutes'] };
-    case 'agents create':
-      return { method: 'POST', path: `${ws()}/agents`, body };
     case 'numbers list':
-      return { method: 'GET', path: `${ws()}/numbers`, columns: ['number', 'agent_id', 'active', 'recording'] };
+      return { method: 'GET', path: `${ws()}/numbers`, columns: ['number', 'agent_id', 'active', 'recording', 'team_line'] };
     case 'numbers add':
       return { method: 'POST', path: `${ws()}/numbers`, body };
     case 'numbers update':
@@ -200,14 +201,18 @@ export function planCall(positionals: string[], flags: Record<string, string | b
     case 'conversations add-turn':
       return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/turns`, body: { text: null, ...body } };
     default: {
+      const agentCommand = planAgentCommand(positionals, flags, need);
+      if (agentCommand) return agentCommand;
       const webhookCall = planWebhookCall(positionals, flags, need);
       if (webhookCall) return webhookCall;
       const callCommand = planCallCommand(positionals, flags, need, argv);
       if (callCommand) return callCommand;
-      const campaignCommand = planCampaignCommand(positionals, flags, need);
+      const campaignCommand = planCampaignCommand(positionals, flags, need, argv);
       if (campaignCommand) return campaignCommand;
       const duesCommand = planDuesCommand(positionals, flags, need);
       if (duesCommand) return duesCommand;
+      const listCommand = planListCommand(positionals, flags, need);
+      if (listCommand) return listCommand;
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
     }
   }
@@ -229,11 +234,16 @@ function flatten(value: Record<string, unknown>, prefix = ''): [string, string][
   );
 }
 
+/** A column's value; `voice.language` reads inside an object. */
+function column(item: Record<string, unknown>, name: string): unknown {
+  return name.split('.').reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), item);
+}
+
 /** Aligned columns for a list, aligned `key: value` lines for one record. */
 export function formatHuman(body: unknown, columns?: string[]): string {
   const record = body as Record<string, unknown>;
   if (columns && Array.isArray(record.items)) {
-    const rows = (record.items as Record<string, unknown>[]).map((item) => columns.map((c) => cell(item[c])));
+    const rows = (record.items as Record<string, unknown>[]).map((item) => columns.map((c) => cell(column(item, c))));
     if (rows.length === 0) return '(none)';
     const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
     const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
@@ -348,10 +358,14 @@ async function main(argv: string[]): Promise<number> {
   if (positionals[0] === 'campaigns' && positionals[1] === 'watch') return watch(base, positionals, values);
   const call = planCall(positionals, values, argv);
   const url = `${base}/console/v1${call.path}`;
+  const file = call.file ? readFile(call.file.path) : null;
   const res = await reach(url, {
     method: call.method,
-    headers: { authorization: `Bearer ${consoleToken()}`, ...(call.body ? { 'content-type': 'application/json' } : {}) },
-    body: call.body ? JSON.stringify(call.body) : undefined,
+    headers: {
+      authorization: `Bearer ${consoleToken()}`,
+      ...(call.file ? { 'content-type': call.file.contentType } : call.body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: file ?? (call.body ? JSON.stringify(call.body) : undefined),
   });
   const payload = res.status === 204 ? (call.noContent ?? {}) : await jsonOf(res, url);
   if (json) {
@@ -361,9 +375,18 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${error.code}: ${error.message}\n`);
     if (Object.keys(error.details).length) process.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
   } else {
-    process.stdout.write(`${call.format ? call.format(payload) : formatHuman(payload, call.columns)}\n`);
+    process.stdout.write(`${call.format ? call.format(payload, (record) => formatHuman(record, call.columns)) : formatHuman(payload, call.columns)}\n`);
   }
   return res.ok ? 0 : 1;
+}
+
+/** The file a command sends; one that cannot be read is a usage error naming it. */
+function readFile(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }
 
 /** Thrown by `campaigns watch` when the API refuses a read. */

@@ -1,3 +1,5 @@
+import { UsageError } from './usageError';
+
 /**
  * The console CLI's `dues …` commands (docs/dues.md), planned as one console API call each.
  * Flags are read here: lists (`--variables name,amount`) and text stay as written.
@@ -18,6 +20,9 @@ export const DUES_USAGE = `  dues install <workspace_id>
                  [--button-variables due_id] [--upi-id name@bank] [--qr-url <url>]
                  [--receipt true|false] [--receipt-template <name>] [--receipt-variables name,amount,period]
                  (replaces the settings: options left out take their defaults)
+  dues add <workspace_id> --name <name> --phone <+digits> --amount <rupees> [--email …] [--plan-name …]
+           [--cycle-unit weekly|monthly|quarterly|half_yearly|yearly|custom_days] [--cycle-days <n>]
+           [--due-day <1-31>] [--start-date YYYY-MM-DD]   (the next two dues are raised at once)
   dues subscribers <workspace_id> [--status active|paused|cancelled] [--limit 50] [--cursor …]
   dues pause|resume|cancel <workspace_id> <subscriber_id>
   dues list <workspace_id> [--subscriber-id sub_…] [--status <due status>] [--limit 50] [--cursor …]
@@ -75,6 +80,32 @@ function query(flags: Flags, pairs: [string, string][]): string {
   return qs ? `?${qs}` : '';
 }
 
+const ADD_FLAGS = ['name', 'phone', 'amount', 'email', 'plan-name', 'cycle-unit', 'cycle-days', 'due-day', 'start-date', 'json'];
+
+/**
+ * The body of `dues add`: the public subscriber request (POST /api/v1/apps/dues/subscribers)
+ * from named flags, only what was given; the server's rules decide the rest and its refusals
+ * are printed as they come. A mistyped flag is a usage error rather than a field dropped.
+ */
+export function subscriberBodyFromFlags(flags: Flags): Record<string, unknown> {
+  const unknown = Object.keys(flags).filter((f) => !ADD_FLAGS.includes(f));
+  if (unknown.length > 0) throw new UsageError(`unknown flag for dues add: ${unknown.map((f) => `--${f}`).join(', ')}`);
+  const body: Record<string, unknown> = {};
+  for (const flag of ['name', 'phone', 'amount']) {
+    if (text(flags, flag) === undefined) throw new UsageError(`dues add needs --${flag}`);
+  }
+  for (const flag of ['name', 'phone', 'email', 'plan-name', 'cycle-unit', 'start-date']) {
+    if (text(flags, flag) !== undefined) body[flag.replace(/-/g, '_')] = text(flags, flag);
+  }
+  for (const flag of ['amount', 'cycle-days', 'due-day']) {
+    const raw = text(flags, flag);
+    if (raw === undefined) continue;
+    if (raw.trim() === '' || !Number.isFinite(Number(raw))) throw new UsageError(`--${flag} takes a number, not ${JSON.stringify(raw)}`);
+    body[flag.replace(/-/g, '_')] = Number(raw);
+  }
+  return body;
+}
+
 /** The call for a `dues` command, or null when the command is not one. */
 export function planDuesCommand(positionals: string[], flags: Flags, need: (value: string | undefined, what: string) => string): DuesCall | null {
   const [resource, action, workspace, item] = positionals;
@@ -93,6 +124,8 @@ export function planDuesCommand(positionals: string[], flags: Flags, need: (valu
       return { method: 'GET', path: `${app()}/settings` };
     case 'configure':
       return { method: 'PUT', path: `${app()}/settings`, body: settingsBody(flags) };
+    case 'add':
+      return { method: 'POST', path: `${app()}/subscribers`, body: subscriberBodyFromFlags(flags) };
     case 'subscribers':
       return { method: 'GET', path: `${app()}/subscribers${query(flags, [['status', 'status'], ['limit', 'limit'], ['cursor', 'cursor']])}`, columns: subscriberColumns };
     case 'pause':

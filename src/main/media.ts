@@ -1,6 +1,5 @@
 import { loadConfig } from '../config';
 import { connectMongo } from '../db/mongo';
-import { ensureIndexes } from '../db/collections';
 import { createLogger } from '../observability/logger';
 import { createMetricsRegistry } from '../observability/metrics';
 import { connectTemporalClient } from '../temporal/client';
@@ -8,6 +7,7 @@ import { createMediaMetrics } from '../media/mediaMetrics';
 import { createMediaServer, MEDIA_STREAM_PATH } from '../media/mediaServer';
 import { temporalLineEvents } from '../media/lineEvents';
 import { streamOnlyLineControl } from '../media/streamLineControl';
+import { ensureEveryIndex } from './indexes';
 import { runMain, shutdownSignal } from './runMain';
 
 /**
@@ -23,7 +23,7 @@ runMain(async () => {
   const config = loadConfig();
   const logger = createLogger(config, 'media');
   const { client: mongo, db } = await connectMongo(config, 'media');
-  await ensureIndexes(db);
+  await ensureEveryIndex(db);
   const temporal = await connectTemporalClient(config);
   const registry = createMetricsRegistry('media');
   const media = createMediaServer({

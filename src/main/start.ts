@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, loadLauncherConfig } from '../config';
 import { connectMongo } from '../db/mongo';
-import { ensureIndexes } from '../db/collections';
+import { ensureEveryIndex } from './indexes';
 import { connectTemporalClient } from '../temporal/client';
 import { runSystemCheck } from '../temporal/systemCheck';
 import { DEMO_WORKSPACE_ID, seedDemoWorkspace } from '../demo/seedDemoWorkspace';
@@ -150,7 +150,7 @@ runMain(async () => {
     await refuseBusyPort(config.MEDIA_PORT, 'the media process', 'MEDIA_PORT');
 
     const { client: mongo, db } = await connectMongo(config, 'launcher');
-    await ensureIndexes(db);
+    await ensureEveryIndex(db);
     const temporalClient = await connectTemporalClient(config);
 
     let t0 = Date.now();

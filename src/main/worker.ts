@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import { Runtime } from '@temporalio/worker';
 import { loadConfig, webhookPrivateUrlsAllowed } from '../config';
 import { connectMongo } from '../db/mongo';
-import { ensureIndexes } from '../db/collections';
+import { registerFeatureHooks } from './featureHooks';
+import { ensureEveryIndex } from './indexes';
 import { createLogger } from '../observability/logger';
 import { createMetricsRegistry } from '../observability/metrics';
 import { activityMetricsInterceptor } from '../observability/activityMetrics';
@@ -17,10 +18,12 @@ import { createPaymentLinkProvider } from '../providers/payments';
 import { scriptingFromConsole } from '../providers/payments/simulatorScript';
 import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScript';
 import { SimulatedVoiceProvider } from '../providers/voice/simulatedVoiceProvider';
+import { createVoiceProvider } from '../providers/voice';
 import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
 import { createEventSweeper } from '../events/sweeper';
 import { startRetentionSweeper } from '../events/retention';
+import { sweepExpiredSendIntents } from '../messaging/sendIntents';
 import { createSetupSweeper } from '../dues/setupSweeper';
 import { startLateRecounts } from '../campaigns/lateRecounts';
 import { runMain, shutdownSignal } from './runMain';
@@ -36,7 +39,8 @@ runMain(async () => {
   Runtime.install({ logger: temporalLoggerFrom(logger), shutdownSignals: [] });
 
   const { client: mongo, db } = await connectMongo(config, 'worker');
-  await ensureIndexes(db);
+  await ensureEveryIndex(db);
+  registerFeatureHooks();
   const registry = createMetricsRegistry('worker');
   // Activities that emit events or start workflows use a client of their own.
   const temporal = await connectTemporalClient(config);
@@ -53,13 +57,16 @@ runMain(async () => {
       db,
       temporal,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      // VOICE_SIMULATOR: the simulated callee's line events from timers here (default) or a workflow per call.
-      voiceSimulator: {
-        mode: config.VOICE_SIMULATOR,
-        onLineError: (err, callId) => logger.warn({ err, callId }, 'simulated line event not reported; the sweep retries'),
-      },
     },
     {
+      // VOICE_PROVIDER: the simulator (default; VOICE_SIMULATOR says whether its line events come
+      // from timers here or a workflow per call) or Twilio.
+      voice: createVoiceProvider(config, {
+        db,
+        temporal,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        onLineError: (err, callId) => logger.warn({ err, callId }, 'simulated line event not reported; the sweep retries'),
+      }),
       webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) },
       // READER_PROVIDER picks the simulated reader (default) or an OpenAI-compatible endpoint.
       reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),
@@ -106,7 +113,7 @@ runMain(async () => {
   });
   setups.start();
   // No TTL indexes on FerretDB: events and deliveries past their retention are deleted here.
-  const retention = startRetentionSweeper({ db, onError: (err) => logger.warn({ err }, 'event retention sweep failed') });
+  const retention = startRetentionSweeper({ db, also: [sweepExpiredSendIntents], onError: (err) => logger.warn({ err }, 'event retention sweep failed') });
   // Finished campaigns' counters follow late delivery statuses from here (the run has ended).
   const lateRecounts = startLateRecounts({ db, onError: (err) => logger.warn({ err }, 'late campaign recount failed; retried next pass') });
 

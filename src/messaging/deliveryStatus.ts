@@ -1,5 +1,4 @@
 import type { Db } from 'mongodb';
-import { advanceRecipients, type RecipientAdvance } from '../campaigns/recipients';
 import { bulkWriteInChunks } from '../db/bulkWrite';
 import { findByIds } from '../db/findByIds';
 import type { EventInput } from '../events/eventStore';
@@ -26,6 +25,26 @@ export interface DeliveryStatusesInput {
   messageId: string;
   /** In the order they happened. */
   statuses: readonly StatusReport[];
+}
+
+/** A message's furthest reported status, for what follows the message (a campaign's recipient). */
+export interface StatusReached {
+  message: OutboundMessageDoc;
+  report: StatusReport;
+}
+
+/** What a feature does when its messages' statuses arrive; it is given the messages' database. */
+export type MessageStatusHook = (db: Db, reached: readonly StatusReached[]) => Promise<unknown>;
+
+const statusHooks = new Set<MessageStatusHook>();
+
+/**
+ * Registers a feature's reaction to message statuses (the composition roots do:
+ * src/main/featureHooks.ts), so messaging names no feature that sends through it. Registering
+ * the same hook again changes nothing.
+ */
+export function onMessageStatuses(hook: MessageStatusHook): void {
+  statusHooks.add(hook);
 }
 
 /**
@@ -63,8 +82,9 @@ export async function applyDeliveryStatuses(deps: { db: Db; events: EventPublish
  * The statuses of several messages reported together (the simulator's messages whose
  * statuses fall due at the same moment): the messages are read in one `_id $in`; each message
  * is written once, with its furthest status, which is what recording its statuses one at a
- * time would leave (all messages in ordered bulk writes, `bulkWriteInChunks`); each campaign
- * recipient is moved forward once (all in unordered ones); then one `message.status` event per message and status, in
+ * time would leave (all messages in ordered bulk writes, `bulkWriteInChunks`); the registered
+ * hooks are given each message's furthest status once (a campaign's recipients move forward
+ * in unordered bulk writes); then one `message.status` event per message and status, in
  * the inputs' order and each message's statuses' order, each with its own time (one bulk
  * publish). The events come after the writes: a process dying between them leaves the
  * events to a repeat, which rewrites nothing and stores each event once. Answers, per input,
@@ -74,7 +94,7 @@ export async function applyStatusesOfMessages(deps: { db: Db; events: EventPubli
   const messages = outboundMessagesCollection(deps.db);
   const found = new Map((await findByIds(messages, inputs.map((input) => input.messageId))).map((message) => [message._id, message]));
   const messageWrites: { id: string; report: StatusReport }[] = [];
-  const recipientMoves: RecipientAdvance[] = [];
+  const reached: StatusReached[] = [];
   const events: EventInput[] = [];
   const applied = inputs.map((input) => {
     const message = found.get(input.messageId);
@@ -86,14 +106,11 @@ export async function applyStatusesOfMessages(deps: { db: Db; events: EventPubli
       // A later input for the same message compares with what this one writes.
       found.set(message._id, { ...message, status: onMessage.status, status_at: onMessage.at });
     }
-    // A campaign's recipient follows its message (forward only, so a repeat changes nothing).
-    // It is told the furthest reported status even when the message was already there: the
-    // run records its batch's sends after the batch, so a status may reach the recipient
-    // first, and the message id comes along for that case.
-    const onRecipient = furthestReport(input.statuses, 0);
-    if (message?.campaign_recipient_id && onRecipient) {
-      recipientMoves.push({ id: message.campaign_recipient_id, to: onRecipient.status, at: onRecipient.at, messageId: message._id });
-    }
+    // What follows the message (a campaign's recipient, forward only) is told the furthest
+    // reported status even when the message was already there: a campaign run records its
+    // batch's sends after the batch, so a status may reach the recipient first.
+    const furthest = furthestReport(input.statuses, 0);
+    if (message && furthest) reached.push({ message, report: furthest });
     for (const report of input.statuses) events.push(statusEvent(tenantId, input.messageId, message ?? null, report));
     return true;
   });
@@ -103,7 +120,7 @@ export async function applyStatusesOfMessages(deps: { db: Db; events: EventPubli
     // In order: two writes of one message (the same message twice in `inputs`) land as computed.
     { ordered: true },
   );
-  await advanceRecipients(deps.db, recipientMoves);
+  for (const hook of statusHooks) await hook(deps.db, reached);
   await publishEach(deps.events, events);
   return applied;
 }

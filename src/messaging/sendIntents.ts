@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
+import { sweepOldestFirst } from '../db/oldestFirst';
+import { retentionCutoff, type RetentionOptions } from '../events/retention';
 import type { SendRequest } from '../providers/whatsapp/provider';
 import type { AllowanceSource } from './allowance';
 
@@ -102,4 +104,21 @@ export function dueReceiptSendIntentKey(tenantId: string, dueId: string): string
 /** Inserts the intent; false when one with its key exists. */
 export function claimSendIntent(db: Db, intent: SendIntentDoc): Promise<boolean> {
   return insertIfAbsent(sendIntentsCollection(db), intent);
+}
+
+/**
+ * Deletes send intents whose send was recorded (`sent`) more than the events' retention ago,
+ * the same way (src/events/retention.ts runs it; src/main/worker.ts registers it there). By
+ * then the outbound message record stands for the send; the intent only answered retries,
+ * and the idempotency window (24 h) is long closed. An intent still `sending` (its outcome
+ * unknown) stays: it is what stops a retry from sending a second time.
+ */
+export async function sweepExpiredSendIntents(options: RetentionOptions): Promise<number> {
+  const cutoff = retentionCutoff(options);
+  return sweepOldestFirst<SendIntentDoc>(sendIntentsCollection(options.db), {
+    batchSize: options.batchSize,
+    maxBatches: options.maxBatches,
+    projection: { _id: 1, created_at: 1, state: 1 },
+    mayGo: (intent) => intent.state === 'sent' && intent.created_at < cutoff,
+  });
 }

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
-import { insertIfAbsent } from '../db/insertIfAbsent';
+import type { IndexSet } from '../db/collections';
+import { claimHolding, claimVersion, isAbandoned, writeClaim, type VersionedStore } from '../db/versionedWrite';
 import type { TicketPriority, TicketStatus } from './ticketRules';
 
 /** Who made a change: an API key (recorded by id), a console operator, or triage. */
@@ -117,6 +118,13 @@ export function ticketCollections(db: Db): TicketCollections {
   };
 }
 
+/** The tickets' indexes, created at each start by the composition roots (src/main/indexes.ts). */
+export const TICKET_INDEXES: IndexSet = {
+  tickets: [{ key: { tenant_id: 1, created_at: -1 }, name: 'tenant_newest' }],
+  ticket_messages: [{ key: { ticket_id: 1, seq: 1 }, name: 'ticket_seq' }],
+  ticket_versions: [{ key: { ticket_id: 1, version: 1 }, name: 'ticket_version' }],
+};
+
 export function versionId(ticketId: string, version: number): string {
   return `${ticketId}:${version}`;
 }
@@ -139,20 +147,11 @@ export type ChangeResult =
   | { kind: 'applied'; ticket: TicketDoc; claim: TicketVersionDoc }
   | { kind: 'conflict'; currentVersion: number; finished: { ticket: TicketDoc; claim: TicketVersionDoc } | null };
 
-async function writeVersion(db: Db, claim: TicketVersionDoc): Promise<TicketDoc | null> {
-  const { tickets } = ticketCollections(db);
-  const written = await tickets.findOneAndUpdate(
-    // The workspace was checked when the ticket was read; the version filter is what makes
-    // the write conditional on MongoDB.
-    { _id: claim.ticket_id, version: claim.version - 1 },
-    // `$set` of the version (not `$inc`): writing the same claim twice gives the same ticket.
-    { $set: { ...claim.set, version: claim.version } },
-    { returnDocument: 'after' },
-  );
-  if (written) return written;
-  const current = await findTicket(db, claim.tenant_id, claim.ticket_id);
-  return current && current.version >= claim.version ? current : null;
-}
+/** The tickets' versioned write (src/db/versionedWrite.ts); the workspace was checked when the ticket was read. */
+const versioned = (db: Db): VersionedStore<TicketDoc, TicketVersionDoc> => {
+  const { tickets, versions } = ticketCollections(db);
+  return { records: tickets, claims: versions, recordOf: (claim) => claim.ticket_id, read: (claim) => findTicket(db, claim.tenant_id, claim.ticket_id) };
+};
 
 /**
  * Moves the ticket from `ticket.version` to the next version with `set`: claims the next
@@ -166,7 +165,7 @@ export async function applyTicketChange(
   change: { set: Record<string, unknown>; changes: TicketVersionDoc['changes']; actor: TicketActor; event: TicketVersionDoc['event'] },
   now: Date,
 ): Promise<ChangeResult> {
-  const { versions } = ticketCollections(db);
+  const store = versioned(db);
   const version = ticket.version + 1;
   const claim: TicketVersionDoc = {
     _id: versionId(ticket._id, version),
@@ -179,17 +178,17 @@ export async function applyTicketChange(
     event: change.event,
     created_at: now,
   };
-  if (await insertIfAbsent(versions, claim)) {
-    const written = await writeVersion(db, claim);
+  if (await claimVersion(store, claim)) {
+    const written = await writeClaim(store, claim);
     if (!written) throw new Error(`ticket ${ticket._id} moved past version ${version - 1} while its claim for ${version} was held`);
     return { kind: 'applied', ticket: written, claim };
   }
-  const winner = await versions.findOne({ _id: claim._id });
+  const winner = await claimHolding(store, claim._id);
   let finished: { ticket: TicketDoc; claim: TicketVersionDoc } | null = null;
   if (winner && now.getTime() - winner.created_at.getTime() > VERSION_CLAIM_LEASE_MS) {
     const current = await findTicket(db, ticket.tenant_id, ticket._id);
-    if (current && current.version === version - 1) {
-      const written = await writeVersion(db, winner);
+    if (current && isAbandoned(winner, current, now, VERSION_CLAIM_LEASE_MS)) {
+      const written = await writeClaim(store, winner);
       if (written) finished = { ticket: written, claim: winner };
     }
   }

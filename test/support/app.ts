@@ -9,12 +9,13 @@ import { createTemporalProbe } from '../../src/temporal/client';
 import { MongoCounterStore, type CounterStore } from '../../src/rateLimit/counterStore';
 import type { CredentialCache } from '../../src/auth/credentialCache';
 import type { TenantReadCache } from '../../src/db/tenantReadCache';
-import { ensureIndexes } from '../../src/db/collections';
+import { ensureEveryIndex } from '../../src/main/indexes';
 import { createLogger } from '../../src/observability/logger';
 import { createMetricsRegistry } from '../../src/observability/metrics';
 import type { ActivityDeps } from '../../activities';
 import type { EventPublisher } from '../../src/events/publisher';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
+import { createVoiceProvider } from '../../src/providers/voice';
 import { testConfig } from './env';
 import { lateBound } from './late';
 import { startTestWorker, type TestWorker } from './worker';
@@ -61,7 +62,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
   const config = requireApiSettings(testConfig(overrides));
   // Command monitoring lets tests prove which requests reach the database.
   const { client: mongo, db } = await connectMongo(config, 'test-api', { ...(databaseBudget ? apiDatabaseOptions : {}), monitorCommands: true });
-  await ensureIndexes(db);
+  await ensureEveryIndex(db);
   // Lazy: an unreachable Temporal must not stop the app from starting (readiness says so).
   const temporal = new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
   const temporalProbe = createTemporalProbe(config);
@@ -86,7 +87,12 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
   if (withWorker) {
     const deps = buildActivityDeps(
       { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
-      { webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) }, ...(typeof withWorker === 'object' ? withWorker : {}) },
+      {
+        webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) },
+        // VOICE_PROVIDER=twilio in `env`: the worker places calls through Twilio's REST API (a fake's, in tests).
+        ...(config.VOICE_PROVIDER === 'twilio' ? { voice: createVoiceProvider(config, { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }) } : {}),
+        ...(typeof withWorker === 'object' ? withWorker : {}),
+      },
     );
     running = await startTestWorker({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, deps });
   }

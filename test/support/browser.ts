@@ -10,6 +10,7 @@ import { fromRoot } from '../../src/local/paths';
  */
 interface PageElement {
   disabled?: boolean;
+  checked?: boolean;
   tabIndex: number;
   textContent: string | null;
   value?: string;
@@ -107,6 +108,9 @@ export async function controlsNotReachedByTab(page: Page): Promise<string[]> {
     const controls = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')].filter((el) => {
       const style = getComputedStyle(el);
       const box = el.getBoundingClientRect();
+      // A radio group is one Tab stop, its checked button (arrow keys move within it): the others are not Tab's to reach.
+      const radio = el.tagName === 'INPUT' && el.getAttribute('type') === 'radio';
+      if (radio && !el.checked && [...document.querySelectorAll(`input[type=radio][name="${el.getAttribute('name')}"]`)].some((other) => other.checked)) return false;
       return !el.disabled && style.visibility !== 'hidden' && style.display !== 'none' && box.width > 0 && box.height > 0 && el.tabIndex >= 0;
     });
     controls.forEach((el, i) => el.setAttribute('data-tab-probe', String(i)));
@@ -114,8 +118,9 @@ export async function controlsNotReachedByTab(page: Page): Promise<string[]> {
     return controls.length;
   });
   const reached = new Set<string>();
-  // Radio groups and the like could need fewer presses; a few spare ones cover the page chrome.
-  for (let i = 0; i < total + 3; i++) {
+  // A date or time input takes a Tab per part (day, month, year…), so a page may need more
+  // presses than it has controls: keep going until every control was reached, within a bound.
+  for (let i = 0; i < total * 4 + 3 && reached.size < total; i++) {
     await page.keyboard.press('Tab');
     const probe = await page.evaluate(() => document.activeElement?.getAttribute('data-tab-probe') ?? null);
     if (probe !== null) reached.add(probe);

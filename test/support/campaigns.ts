@@ -5,7 +5,8 @@ import type { CampaignDoc } from '../../src/campaigns/campaign';
 import { calleeScript, calleeScripts, scriptId, type CalleeScript } from '../../src/providers/voice/simulatorScript';
 import { draftCampaign, insertDraft } from '../../src/campaigns/createCampaign';
 import { contactCollections, type ContactDoc } from '../../src/contacts/contacts';
-import { collections, ensureIndexes, type WorkspaceDoc } from '../../src/db/collections';
+import { collections, type WorkspaceDoc } from '../../src/db/collections';
+import { ensureEveryIndex } from '../../src/main/indexes';
 import { seedDemoWorkspace } from '../../src/demo/seedDemoWorkspace';
 import { openTestDb, testConfig, uniqueName } from './env';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../src/providers/whatsapp/provider';
@@ -13,7 +14,7 @@ import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../src/provi
 /** A private database with the indexes and one demo-shaped workspace, for tests below the API. */
 export async function openDbWithWorkspace(): Promise<{ db: Awaited<ReturnType<typeof openTestDb>>; workspace: WorkspaceDoc }> {
   const db = await openTestDb(testConfig());
-  await ensureIndexes(db.db);
+  await ensureEveryIndex(db.db);
   const id = uniqueName('ws');
   await seedDemoWorkspace(db.db, { workspaceId: id, name: id, environment: 'test' });
   return { db, workspace: (await collections(db.db).workspaces.findOne({ _id: id }))! };
@@ -95,6 +96,24 @@ export class CountingWhatsAppProvider implements WhatsAppProvider {
  * hour 19 it once allowed is shut for calls: between 07:00 and 07:59 UTC it chose a zone
  * reading 19:xx and a call campaign launched then waited for the next morning.
  */
+/**
+ * Noon UTC tomorrow: a scheduled start inside the default 09:00–21:00 window in UTC whatever
+ * the hour now, so a launch answers no `window_closed` notice.
+ */
+export function tomorrowNoonUtc(now = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 12));
+}
+
+/**
+ * A zone whose wall clock reads 21:xx at `at`: after the 09:00–21:00 send window and the
+ * 10:00–19:00 calling window, both of which next open the following morning.
+ */
+export function zoneAtNineInTheEvening(at: Date): string {
+  let offset = (21 - at.getUTCHours() + 24) % 24;
+  if (offset > 14) offset -= 24;
+  return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+}
+
 export function zoneOpenAt(at: Date): string {
   const hour = at.getUTCHours();
   const offset = [...Array(27).keys()].map((i) => i - 12).find((n) => (hour + n + 24) % 24 >= 11 && (hour + n + 24) % 24 < 18)!;

@@ -42,7 +42,7 @@ export function lineCallsSaved(api: TestApi, voice: VoiceProvider): VoiceProvide
       return placed;
     },
     hangup: (callId) => voice.hangup(callId),
-    transcript: (callId, seconds) => voice.transcript(callId, seconds),
+    transcript: (callId, seconds, answeredAt) => voice.transcript(callId, seconds, answeredAt),
   };
 }
 

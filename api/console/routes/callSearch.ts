@@ -1,43 +1,52 @@
-import { z } from 'zod';
-import { callCollections } from '../../../src/calls/callStore';
-import { callView } from '../../v1/routes/callView';
+import { cursorSecret } from '../../../src/auth/secrets';
+import { CALL_LIST_LIMITS, listCalls } from '../../../src/calls/callList';
+import type { CallDoc } from '../../../src/calls/callStore';
+import { formatTimestamp } from '../../format';
+import { CursorCodec, page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
+import { callView } from '../../v1/routes/callView';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
+import { consoleCallPage, consoleCallsQuery, type consoleCallListItem } from './calls.schema';
+import type { z } from 'zod';
 
-/** The most calls one search shows: an operator looks up a person's recent calls, not their history. */
-export const CALL_SEARCH_LIMIT = 50;
+const LIST = 'console_calls';
 
-export const callSearchQuery = z.object({
-  /** The other party's number: digits, with an optional `+` and separators. */
-  to: z.string().max(32).regex(/\d/, 'the number needs digits'),
-});
+/** A campaign's calls carry its id and name in their metadata (activities/voiceCampaigns.ts). */
+function metadataText(call: CallDoc, key: string): string | null {
+  const value = call.metadata?.[key];
+  return typeof value === 'string' ? value : null;
+}
+
+function listItem(call: CallDoc): z.infer<typeof consoleCallListItem> {
+  return { ...callView(call), created_at: formatTimestamp(call.created_at), campaign_id: metadataText(call, 'campaign_id'), campaign_name: metadataText(call, 'campaign_name') };
+}
 
 /**
- * GET /console/v1/workspaces/{workspace_id}/calls?to=: a number's calls, newest first (the
- * web console's "find by number"; by id is GET …/calls/{call_id}). This filter scans the
- * workspace's calls on FerretDB/SQLite (only `_id` is indexed there); an operator's lookup
- * is rare enough for that, and the limit bounds what is returned.
+ * GET /console/v1/workspaces/{workspace_id}/calls: the workspace's recent calls, newest first,
+ * a page at a time, narrowed by status, outcome, number and campaign (the web console's Calls
+ * page; one call by id is GET …/calls/{call_id}). The query is src/calls/callList.ts.
  */
 export function callSearchRoutes(deps: ConsoleDeps): RouteDef[] {
-  const { calls } = callCollections(deps.db);
+  const cursors = new CursorCodec(cursorSecret(deps.config));
   return [
     route({
       method: 'get',
       path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/calls`,
       operationId: 'findConsoleCalls',
-      summary: `Find a number's calls, newest first (at most ${CALL_SEARCH_LIMIT}), as GET /api/v1/calls/{id} shows each.`,
+      summary: `Recent calls, newest first (\`limit\` 1 to ${CALL_LIST_LIMITS.maxLimit}, default ${CALL_LIST_LIMITS.defaultLimit}; \`cursor\` for the next page), each as GET /api/v1/calls/{id} shows it plus \`created_at\` and its campaign. Filters, together: \`status\`, \`outcome\`, \`to\` (a number, separators forgiven), \`campaign_id\`.`,
       params: workspaceParams({}),
-      query: callSearchQuery,
-      response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.record(z.string(), z.unknown())) }) },
+      query: consoleCallsQuery,
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: consoleCallPage },
       errors: ['not_found'],
       handler: async (ctx, { query }) => {
-        const to = `+${query.to.replace(/\D/g, '')}`;
-        const docs = await calls
-          .find({ tenant_id: ctx.state.workspace!._id, to })
-          .sort({ created_at: -1, _id: -1 })
-          .limit(CALL_SEARCH_LIMIT)
-          .toArray();
-        ctx.body = { items: docs.map(callView) };
+        const tenantId = ctx.state.workspace!._id;
+        const to = query.to === undefined ? undefined : `+${query.to.replace(/\D/g, '')}`;
+        const filter = { status: query.status, outcome: query.outcome, to, campaignId: query.campaign_id };
+        // The cursor belongs to these filters: another filter's cursor is refused, not misread.
+        const list = `${LIST}:${JSON.stringify([query.status ?? '', query.outcome ?? '', to ?? '', query.campaign_id ?? ''])}`;
+        const beforeId = query.cursor ? String((cursors.decode(query.cursor, tenantId, list) as [unknown])[0]) : null;
+        const docs = await listCalls(deps.db, tenantId, filter, { beforeId, limit: query.limit });
+        ctx.body = page(docs, query.limit, listItem, (last) => cursors.encode(tenantId, list, [last._id]));
       },
     }),
   ];

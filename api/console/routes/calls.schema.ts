@@ -1,5 +1,10 @@
 import { z } from 'zod';
+import { CALL_LIST_LIMITS } from '../../../src/calls/callList';
+import { CALL_OUTCOMES, CALL_STATUSES } from '../../../src/calls/types';
+import { CAMPAIGN_ID_PATTERN } from '../../../src/campaigns/campaign';
 import { calleeScript } from '../../../src/providers/voice/simulatorScript';
+import { pageQuery } from '../../pagination';
+import { callSchema } from '../../v1/routes/calls.schema';
 
 /** Request shapes of the console's calls routes (validated by the route definition, described in its OpenAPI document). */
 
@@ -14,3 +19,34 @@ export const calleeScriptBody = calleeScript;
 
 /** A destination is a phone number: digits, with an optional `+` and separators. */
 export const destinationParam = z.string().max(32).regex(/\d/, 'the destination needs digits');
+
+/** GET …/calls/{call_id}: the public call plus where it was placed, how often it was read, and its transcript. */
+export const consoleCallRecord = callSchema.extend({
+  placed_at: z.string().nullable(),
+  deployment_id: z.string(),
+  readings: z.number().int(),
+  transcript: z.array(z.object({ role: z.enum(['user', 'model', 'human']), text: z.string(), at_seconds: z.number() })),
+});
+
+export const rereadAnswer = z.object({ call_id: z.string(), reading: z.number().int(), workflow_id: z.string() });
+
+/** A destination's callee script as stored, with its defaults filled in. */
+export const calleeScriptRecord = z.object({ destination: z.string(), script: calleeScript });
+
+/** GET …/calls: a page of recent calls, each filter optional and all of them together. */
+export const consoleCallsQuery = pageQuery(CALL_LIST_LIMITS.maxLimit, CALL_LIST_LIMITS.defaultLimit).extend({
+  status: z.enum(CALL_STATUSES).optional(),
+  outcome: z.enum(CALL_OUTCOMES).optional(),
+  /** The other party's number: digits, with an optional `+` and separators (as pasted). */
+  to: z.string().max(32).regex(/\d/, 'the number needs digits').optional(),
+  campaign_id: z.string().regex(CAMPAIGN_ID_PATTERN, 'a campaign id, cmp_…').optional(),
+});
+
+/** A call in the list: as GET /api/v1/calls/{id} shows it, plus when it was created and the campaign that placed it. */
+export const consoleCallListItem = callSchema.extend({
+  created_at: z.string().nullable(),
+  campaign_id: z.string().nullable(),
+  campaign_name: z.string().nullable(),
+});
+
+export const consoleCallPage = z.object({ items: z.array(consoleCallListItem), next_cursor: z.string().nullable() });

@@ -11,7 +11,8 @@ import { formatTimestamp } from '../../format';
 import { callView } from '../../v1/routes/callView';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
-import { inboundCallBody, calleeScriptBody, destinationParam } from './calls.schema';
+import { callSchema } from '../../v1/routes/calls.schema';
+import { inboundCallBody, calleeScriptBody, calleeScriptRecord, consoleCallRecord, destinationParam, rereadAnswer } from './calls.schema';
 
 const CALL_NOT_FOUND = 'Call not found.';
 
@@ -39,7 +40,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Read a call as GET /api/v1/calls/{id} shows it, plus placement, readings and transcript.',
       params: workspaceParams({ call_id: idParam() }),
       notFound: { call_id: CALL_NOT_FOUND },
-      response: { status: 200, description: 'The call.' },
+      response: { status: 200, description: 'The call.', schema: consoleCallRecord },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
         const call = await ownCall(ctx.state.workspace!._id, params.call_id);
@@ -49,7 +50,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
           deployment_id: call.deployment_id,
           readings: call.readings,
           transcript: call.transcript ?? [],
-        };
+        } satisfies z.infer<typeof consoleCallRecord>;
       },
     }),
   );
@@ -63,7 +64,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Read a finished call again: result `ready` and `call.outcome` sent again.',
       params: workspaceParams({ call_id: idParam() }),
       notFound: { call_id: CALL_NOT_FOUND },
-      response: { status: 202, description: '`{call_id, reading, workflow_id}`.' },
+      response: { status: 202, description: '`{call_id, reading, workflow_id}`.', schema: rereadAnswer },
       errors: ['not_found', 'conflict'],
       handler: async (ctx, { params }) => {
         const call = await ownCall(ctx.state.workspace!._id, params.call_id);
@@ -96,7 +97,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Script the simulated callee of a destination; replaces its script as a whole.',
       params: workspaceParams({ destination: destinationParam }),
       body: calleeScriptBody,
-      response: { status: 200, description: 'The stored script, with its defaults filled in.' },
+      response: { status: 200, description: 'The stored script, with its defaults filled in.', schema: calleeScriptRecord },
       errors: ['not_found'],
       handler: async (ctx, { params, body: script }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -115,7 +116,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'listCalleeScripts',
       summary: "List the workspace's callee scripts.",
       params: workspaceParams({}),
-      response: { status: 200, description: '`{items: [{destination, script}]}`.', schema: z.object({ items: z.array(z.unknown()) }) },
+      response: { status: 200, description: '`{items: [{destination, script}]}`.', schema: z.object({ items: z.array(calleeScriptRecord) }) },
       errors: ['not_found'],
       handler: async (ctx) => {
         const docs = await scripts.find({ tenant_id: ctx.state.workspace!._id }).sort({ _id: 1 }).toArray();
@@ -150,7 +151,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: "A simulated customer calls one of the workspace's numbers; its agent answers.",
       params: workspaceParams({}),
       body: inboundCallBody,
-      response: { status: 201, description: 'The call.' },
+      response: { status: 201, description: 'The call.', schema: callSchema },
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { body }) => {
         const answered = await acceptInboundCall(deps, ctx.state.workspace!, body);

@@ -1,12 +1,27 @@
 import { z } from 'zod';
+import { CONSENT_BASES } from '../../../src/campaigns/campaign';
 import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
 import { isTimeZone } from '../../../src/workspaces/workspaces';
-import { campaignParams, listCampaignsQuery, listRecipientsQuery } from '../../v1/routes/campaigns.schema';
+import { AUDIENCE_KINDS } from '../../../src/campaigns/campaign';
+import { LIST_ID_PATTERN } from '../../../src/lists/listStore';
+import { RUN_STATES } from '../../../src/campaigns/runExplanation';
+import {
+  audienceLists,
+  campaignParams,
+  campaignRecord,
+  createCampaignBody,
+  launchedCampaign,
+  listCampaignsQuery,
+  listRecipientsQuery,
+  recipientRecord,
+  segmentNeedsTag,
+} from '../../v1/routes/campaigns.schema';
 import { workspaceParams } from '../deps';
 
 /**
- * Request shapes of the console's campaign routes. The campaign rules are the public API's
- * (api/v1/routes/campaigns.schema.ts): the same id rule, list limits and control bodies.
+ * Request and response shapes of the console's campaign routes. The campaign rules are the
+ * public API's (api/v1/routes/campaigns.schema.ts): the same id rule, list limits and control
+ * bodies, and the public record under the console's additions.
  */
 
 /** The public campaign id rule under the workspace: an id that cannot exist is a 404 without a lookup. */
@@ -35,3 +50,109 @@ export const campaignSettingsBody = z
   })
   .partial()
   .strict();
+
+/**
+ * The console's create: the public body, whose audience may also be an uploaded list
+ * (`kind: uploaded_list` with `list_id`; console-only, campaigns-tickets-dues §4).
+ */
+export const consoleCreateCampaignBody = createCampaignBody.extend({
+  audience: z
+    .object({
+      kind: z.enum(AUDIENCE_KINDS).default('contact_ids'),
+      ...audienceLists,
+      list_id: z.string().regex(LIST_ID_PATTERN).nullable().default(null),
+    })
+    .refine(...segmentNeedsTag)
+    .refine((a) => a.kind !== 'uploaded_list' || a.list_id !== null, { message: 'An uploaded_list audience needs a list_id.', path: ['list_id'] }),
+});
+
+/** What the run is doing and why (src/campaigns/runExplanation.ts `explainCampaignRun`). */
+export const runExplanationRecord = z.object({
+  state: z.enum(RUN_STATES),
+  headline: z.string(),
+  details: z.array(z.string()),
+  held_reason: z.string().nullable(),
+  fix: z.string().nullable(),
+  docs: z.string().nullable(),
+  time_zone: z.string(),
+  window: z.object({
+    start_hour: z.number().int(),
+    end_hour: z.number().int(),
+    time_zone: z.string(),
+    per_recipient_zone: z.boolean(),
+    open: z.boolean().nullable(),
+    opens_at: z.string().nullable(),
+  }),
+  throttle_per_minute: z.number().int(),
+  remaining: z.number().int(),
+  eta: z.string().nullable(),
+  call_backs_owed: z.number().int().nullable(),
+});
+
+const count = z.number().int();
+
+/** Counts by recipient state (src/campaigns/staging.ts RecipientState): each channel uses some of them; absent, none counted. */
+const stateCounts = z.object({
+  queued: count,
+  sent: count,
+  delivered: count,
+  read: count,
+  failed: count,
+  skipped: count,
+  calling: count,
+  called: count,
+} satisfies Record<z.infer<typeof recipientRecord>['state'], z.ZodType>).partial();
+
+/** The public record plus what the console shows: the counters as one object, the recipients by state, the schedule, audience, template and consent pin. */
+export const consoleCampaignRecord = campaignRecord.extend({
+  counters: z.record(z.string(), count),
+  states: stateCounts,
+  schedule: z.object({
+    start_at: z.string().nullable(),
+    timezone: z.string(),
+    throttle_per_minute: count,
+    send_window_start_hour: count,
+    send_window_end_hour: count,
+    /** Call campaigns only: the window in each person's own zone. */
+    recipient_time_zone: z.boolean().optional(),
+  }),
+  audience: z.object({ kind: z.enum(AUDIENCE_KINDS), tags: z.array(z.string()), contact_id_count: count, list_id: z.string().optional() }),
+  template: z.object({ name: z.string(), language: z.string().nullable(), variables: z.array(z.string()) }).nullable(),
+  sender_id: z.string().nullable(),
+  consent: z
+    .object({
+      basis: z.enum(CONSENT_BASES),
+      note: z.string().nullable(),
+      pinned_at: z.string().nullable(),
+      pinned_recipients: count.nullable(),
+      checksum: z.string().nullable(),
+    })
+    .nullable(),
+  created_by: z.object({ kind: z.enum(['api_key', 'app', 'console']), id: z.string() }),
+  /** What the run is doing and why. */
+  explanation: runExplanationRecord,
+});
+
+/** A list item: the record without the run's explanation (only a campaign's own read asks the run). */
+export const consoleCampaignListItem = consoleCampaignRecord.omit({ explanation: true });
+
+/** A launch answers the campaign and the notices (as the public launch). */
+export const consoleLaunchedCampaign = consoleCampaignRecord.extend({ notices: launchedCampaign.shape.notices });
+
+/** The counters over time: a point per minute in which the run counted, each the recipients by state. */
+export const campaignTimelineRecord = z.object({
+  campaign_id: z.string(),
+  bucket_seconds: count,
+  recipients: count,
+  items: z.array(stateCounts.extend({ at: z.string() })),
+});
+
+/** The workspace's campaign defaults as in force, with the stored zone (null: the workspace's own). */
+export const campaignSettingsRecord = z.object({
+  throttle_per_minute: count,
+  send_window_start_hour: count,
+  send_window_end_hour: count,
+  timezone: z.string().nullable(),
+  effective_timezone: z.string(),
+  max_recipients_per_campaign: count,
+});

@@ -2,11 +2,14 @@ import { z } from 'zod';
 import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
+import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts, campaignTimeline, type CampaignCounts } from '../../../src/campaigns/progress';
 import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/outcomeReading';
+import { explainCampaignRun } from '../../../src/campaigns/runExplanation';
+import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';
 import { collections } from '../../../src/db/collections';
 import { cursorSecret } from '../../../src/auth/secrets';
@@ -15,10 +18,21 @@ import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { validationError } from '../../validation';
-import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, requireCallCampaign } from '../../v1/routes/campaigns';
-import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientView } from '../../v1/routes/campaigns.schema';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, requireCallCampaign } from '../../v1/routes/campaigns';
+import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord, recipientView } from '../../v1/routes/campaigns.schema';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { campaignSettingsBody, consoleCampaignParams, consoleListCampaignsQuery, consoleRecipientsQuery } from './campaigns.schema';
+import {
+  campaignSettingsBody,
+  campaignSettingsRecord,
+  campaignTimelineRecord,
+  consoleCampaignListItem,
+  consoleCampaignParams,
+  consoleCampaignRecord,
+  consoleCreateCampaignBody,
+  consoleLaunchedCampaign,
+  consoleListCampaignsQuery,
+  consoleRecipientsQuery,
+} from './campaigns.schema';
 
 /**
  * The console's campaigns (docs/console.md, "Campaigns"): the public routes' use cases
@@ -31,7 +45,7 @@ const BASE = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/campaigns`;
 const ONE = `${BASE}/{campaign_id}`;
 
 /** The public record plus what the console shows: the counters as one object, the recipients by state, the schedule, audience, template and consent pin. */
-export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>) {
+export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>): z.infer<typeof consoleCampaignListItem> {
   return {
     ...campaignView(c),
     // Every counter the read model has (call campaigns add their own), for a page to draw generically.
@@ -61,7 +75,7 @@ export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts
   };
 }
 
-const settingsView = (w: WorkspaceWithCampaignSettings) => {
+const settingsView = (w: WorkspaceWithCampaignSettings): z.infer<typeof campaignSettingsRecord> => {
   const effective = campaignSettingsOf(w);
   return {
     throttle_per_minute: effective.throttle_per_minute,
@@ -81,9 +95,19 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const cursors = new CursorCodec(cursorSecret(deps.config));
   const { workspaces } = collections(deps.db);
   const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now: deps.now, audiences: deps.audiences });
-  /** The record with its counters and, for a call campaign, its call progress (dialled, answered, …). */
-  const withCounters = async (c: CampaignDoc) =>
-    consoleCampaignView({ ...c, ...(await campaignCounts(deps.db, c)), ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
+  /**
+   * The record with its counters, for a call campaign its call progress (dialled, answered, …),
+   * and what the run is doing and why (`explanation`). `askRun`: the read asks a sending
+   * campaign's run for its state (held and why); the answers to a control leave it out, so a
+   * launch or pause never waits on the run's query.
+   */
+  const withCounters = async (ctx: RouteContext, c: CampaignDoc, askRun = false) => {
+    const counts = await campaignCounts(deps.db, c);
+    const calls = c.channel === 'voice' ? await campaignCallProgress(deps.db, c._id) : undefined;
+    const run = askRun && (c.status === 'running' || c.status === 'scheduled') ? await readRunSnapshot(deps.temporal, c._id) : null;
+    const explanation = explainCampaignRun({ campaign: c, ...counts, calls, run, workspaceZone: ctx.state.workspace!.timezone, now: deps.now() });
+    return { ...consoleCampaignView({ ...c, ...counts, ...(calls ? { calls } : {}) }), explanation };
+  };
   const notFound = { campaign_id: CAMPAIGN_NOT_FOUND };
 
   async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
@@ -97,13 +121,29 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
 
   const routes: RouteDef[] = [
     route({
+      method: 'post',
+      path: BASE,
+      operationId: 'createConsoleCampaign',
+      summary:
+        'Create a draft (version 1) that messages nobody, as POST /api/v1/campaigns does: the same body, rules and refusals (400 `template_not_found`, `invalid_argument`, `unknown_variable` with `field`). The audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`. Recorded as created by the console.',
+      params: workspaceParams({}),
+      body: consoleCreateCampaignBody,
+      response: { status: 201, description: 'The draft, with what its run will do.', schema: consoleCampaignRecord },
+      errors: ['not_found'],
+      handler: async (ctx, { body }) => {
+        const created = answerCreate(await createCampaign(deps.db, body, { workspace: ctx.state.workspace!, createdBy: { kind: 'console', id: 'console' }, now: deps.now() }));
+        ctx.status = 201;
+        ctx.body = await withCounters(ctx, created.campaign);
+      },
+    }),
+    route({
       method: 'get',
       path: BASE,
       operationId: 'listConsoleCampaigns',
       summary: 'The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest.',
       params: workspaceParams({}),
       query: consoleListCampaignsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(consoleCampaignListItem), next_cursor: z.string().nullable() }) },
       errors: ['not_found'],
       handler: async (ctx, { query: { limit, cursor, status, include_archived: includeArchived } }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -120,13 +160,13 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       method: 'get',
       path: ONE,
       operationId: 'getConsoleCampaign',
-      summary: 'One campaign with its live counters, schedule, audience, template and consent pin.',
+      summary: 'One campaign with its live counters, schedule, audience, template and consent pin, and `explanation`: what its run is doing and why (sending, waiting for its window, held, paused, settling), times in the workspace’s zone.',
       params: consoleCampaignParams,
       notFound,
-      response: { status: 200, description: 'The campaign.' },
+      response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
-        ctx.body = await withCounters(await campaignOf(ctx, params.campaign_id));
+        ctx.body = await withCounters(ctx, await campaignOf(ctx, params.campaign_id), true);
       },
     }),
     route({
@@ -151,11 +191,11 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       params: consoleCampaignParams,
       notFound,
       body: launchCampaignBody,
-      response: { status: 200, description: 'The campaign, running or scheduled, with `notices`.' },
+      response: { status: 200, description: 'The campaign, running or scheduled, with `notices` (`allowance_spill`, `window_closed`).', schema: consoleLaunchedCampaign },
       errors: ['not_found', 'conflict', 'failed_precondition'],
       handler: async (ctx, { params, body }) => {
         const done = await control(ctx, params.campaign_id, 'launch', body);
-        ctx.body = { ...(await withCounters(done.campaign)), notices: done.notices };
+        ctx.body = { ...(await withCounters(ctx, done.campaign)), notices: done.notices };
       },
     }),
     ...(['pause', 'resume', 'cancel'] as const).map((action) =>
@@ -167,10 +207,10 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         params: consoleCampaignParams,
         notFound,
         body: controlCampaignBody,
-        response: { status: 200, description: 'The campaign.' },
+        response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
         errors: ['not_found', 'conflict', 'failed_precondition'],
         handler: async (ctx, { params, body }) => {
-          ctx.body = await withCounters((await control(ctx, params.campaign_id, action, body)).campaign);
+          ctx.body = await withCounters(ctx, (await control(ctx, params.campaign_id, action, body)).campaign);
         },
       }),
     ),
@@ -182,10 +222,10 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         'Hide a finished (completed, failed or cancelled) campaign from the default list; a new version. No body: a finished campaign changes in no other way. Archiving an archived campaign changes nothing.',
       params: consoleCampaignParams,
       notFound,
-      response: { status: 200, description: 'The campaign.' },
+      response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       errors: ['not_found', 'conflict', 'failed_precondition'],
       handler: async (ctx, { params }) => {
-        ctx.body = await withCounters((await control(ctx, params.campaign_id, 'archive', {})).campaign);
+        ctx.body = await withCounters(ctx, (await control(ctx, params.campaign_id, 'archive', {})).campaign);
       },
     }),
     route({
@@ -196,7 +236,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       params: consoleCampaignParams,
       notFound,
       query: consoleRecipientsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(recipientRecord), next_cursor: z.string().nullable() }) },
       errors: ['not_found'],
       handler: async (ctx, { params, query: { limit, cursor } }) => {
         const campaign = await campaignOf(ctx, params.campaign_id);
@@ -214,7 +254,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         'The counters over time: a point per minute in which the run counted (after each batch, at the end, while settling), each the recipients by state as last counted in that minute. Minutes with no count are left out (nothing was sent: paused, waiting for the window).',
       params: consoleCampaignParams,
       notFound,
-      response: { status: 200, description: '`{campaign_id, bucket_seconds, recipients, items}`.' },
+      response: { status: 200, description: '`{campaign_id, bucket_seconds, recipients, items}`.', schema: campaignTimelineRecord },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
         const campaign = await campaignOf(ctx, params.campaign_id);
@@ -257,7 +297,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'getCampaignSettings',
       summary: 'The workspace’s campaign defaults: throttle, send window, time zone, the plan’s per-campaign recipient limit.',
       params: workspaceParams({}),
-      response: { status: 200, description: 'The settings.' },
+      response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },
       errors: ['not_found'],
       handler: (ctx) => {
         ctx.body = settingsView(ctx.state.workspace!);
@@ -270,7 +310,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Change any of the campaign defaults; drafts created afterwards take them (existing campaigns keep theirs).',
       params: workspaceParams({}),
       body: campaignSettingsBody,
-      response: { status: 200, description: 'The settings.' },
+      response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
         const current = campaignSettingsOf(ctx.state.workspace!);

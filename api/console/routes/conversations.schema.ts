@@ -12,3 +12,6 @@ export const turnBody = z
     turn_id: z.string().min(1).max(128).optional(),
   })
   .strict();
+
+/** A turn recorded, or the one a repeated `turn_id` recorded first (`duplicate`). */
+export const turnRecorded = z.object({ conversation_id: z.string(), message_id: z.string(), duplicate: z.boolean() });

@@ -3,7 +3,7 @@ import { conversationsCollection, recordTurn } from '../../../src/conversations'
 import { ApiError } from '../../errors';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
-import { turnBody } from './conversations.schema';
+import { turnBody, turnRecorded } from './conversations.schema';
 
 const CONVERSATION_NOT_FOUND = 'Conversation not found.';
 
@@ -21,7 +21,7 @@ export function conversationConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       params: workspaceParams({ conversation_id: idParam() }),
       notFound: { conversation_id: CONVERSATION_NOT_FOUND },
       body: turnBody,
-      response: { status: 201, description: '`{conversation_id, message_id, duplicate}`.' },
+      response: { status: 201, description: '`{conversation_id, message_id, duplicate}`.', schema: turnRecorded },
       errors: ['not_found'],
       handler: async (ctx, { params: { conversation_id }, body }) => {
         const tenantId = ctx.state.workspace!._id;

@@ -1,14 +1,17 @@
 import { z } from 'zod';
 import { DUES_LIMITS as L } from '../../../src/dues/limits';
 import { DUE_STATUSES, SUBSCRIBER_STATUSES } from '../../../src/dues/store';
-import { rupees } from '../../v1/routes/dues.schema';
+import { createSubscriberBody, dueRecord, rupees } from '../../v1/routes/dues.schema';
 import { idParam, workspaceParams } from '../deps';
 
-/** Request shapes of the console's dues-app routes (private; docs/dues.md). */
+/** Request and response shapes of the console's dues-app routes (private; docs/dues.md). */
 
 export const duesSettingsParams = workspaceParams({});
 export const subscriberParams = workspaceParams({ subscriber_id: idParam() });
 export const dueParams = workspaceParams({ due_id: idParam() });
+
+/** A subscriber added in the console: the public request as it is (docs/dues.md). */
+export const consoleCreateSubscriberBody = createSubscriberBody;
 
 export const consoleSubscribersQuery = z.object({
   status: z.enum(SUBSCRIBER_STATUSES).optional(),
@@ -41,3 +44,17 @@ export const gatewayPaymentBody = z.object({
   amount: rupees.nullable().default(null),
   reference: z.string().max(L.referenceMaxChars).nullable().default(null),
 });
+
+/** What the chase of a due is doing: the next step and when, or how it ended (routes/dues.ts chaseView). */
+export const chaseRecord = z.object({
+  workflow_id: z.string(),
+  state: z.enum(['running', 'ended']),
+  next_step: z.string().nullable(),
+  next_action_at: z.string().nullable(),
+  reminders_sent: z.number().int(),
+  ended_as: z.enum(DUE_STATUSES).nullable(),
+  failure_reason: z.string().nullable(),
+});
+
+/** A due as the console shows it: the public record with its chase. */
+export const consoleDueRecord = dueRecord.extend({ chase: chaseRecord });

@@ -7,9 +7,22 @@ import { findPaymentLinkScript, paymentLinkScript, paymentLinkScripts } from '..
 import { ApiError } from '../../errors';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
-import { dueView, subscriberView } from '../../v1/routes/dues.schema';
+import { answerSubscriberCreate, requireDuesApp } from '../../v1/routes/dues';
+import { dueView, subscriberRecord, subscriberView } from '../../v1/routes/dues.schema';
+import { createSubscriber } from '../../../src/dues/subscribers';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { consoleDuesQuery, consolePaidBody, consoleSubscribersQuery, dueParams, duesSettingsParams, gatewayPaymentBody, subscriberParams } from './dues.schema';
+import {
+  chaseRecord,
+  consoleCreateSubscriberBody,
+  consoleDueRecord,
+  consoleDuesQuery,
+  consolePaidBody,
+  consoleSubscribersQuery,
+  dueParams,
+  duesSettingsParams,
+  gatewayPaymentBody,
+  subscriberParams,
+} from './dues.schema';
 
 const APP = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/apps/dues`;
 const SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
@@ -17,7 +30,7 @@ const PAYMENT_NOT_FOUND = 'Payment not found.';
 
 /** What the chase of a due is doing, from its record: the next step and when, or how it ended. */
 const NEXT_STEP: Record<string, string> = { scheduled: 'reminder', reminded: 'followup_1', followup_1: 'followup_2', followup_2: 'decline' };
-export function chaseView(d: DueDoc) {
+export function chaseView(d: DueDoc): z.infer<typeof chaseRecord> {
   const open = isOpen(d.status);
   return {
     workflow_id: d._id,
@@ -44,13 +57,9 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
     switch (result.kind) {
       case 'not_found':
         throw new ApiError('not_found', PAYMENT_NOT_FOUND);
-      case 'version_conflict':
-        throw new ApiError('conflict', 'This payment changed since it was read; read it again and send its current version.', {
-          reason: 'version_conflict',
-          current_version: result.currentVersion,
-        });
-      case 'not_open':
-        throw new ApiError('failed_precondition', 'This payment is already paid.', { reason: 'conflict', current_status: result.currentStatus });
+      case 'refused':
+        // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
+        throw result.refusal;
       case 'paid':
         return { ...dueView(result.due), chase: chaseView(result.due) };
     }
@@ -63,7 +72,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'getDuesSettings',
       summary: 'The dues app settings: reminder offset, follow-up intervals, decline delay, send hour, template, collection and receipt.',
       params: duesSettingsParams,
-      response: { status: 200, description: 'The settings.' },
+      response: { status: 200, description: 'The settings.', schema: duesSettingsSchema },
       handler: async (ctx) => {
         ctx.body = await readDuesSettings(deps.db, ctx.state.workspace!._id);
       },
@@ -75,7 +84,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Replace the dues app settings (omitted keys take their defaults). Chases already running keep the times they planned.',
       params: duesSettingsParams,
       body: duesSettingsSchema,
-      response: { status: 200, description: 'The settings as saved.' },
+      response: { status: 200, description: 'The settings as saved.', schema: duesSettingsSchema },
       handler: async (ctx, { body }) => {
         ctx.body = await writeDuesSettings(deps.db, ctx.state.workspace!._id, body, deps.now());
       },
@@ -87,7 +96,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Subscribers, newest first; optionally one status.',
       params: duesSettingsParams,
       query: consoleSubscribersQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.' },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(subscriberRecord), next_cursor: z.string().nullable() }) },
       handler: async (ctx, { query }) => {
         const tenantId = ctx.state.workspace!._id;
         const list = `console_dues_subscribers:${query.status ?? ''}`;
@@ -95,6 +104,24 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         if (query.cursor) filter._id = { $lt: String((cursors().decode(query.cursor, tenantId, list) as [unknown])[0]) };
         const docs = await duesCollections(deps.db).subscribers.find(filter).sort({ _id: -1 }).limit(query.limit).toArray();
         ctx.body = page(docs, query.limit, subscriberView, (last) => cursors().encode(tenantId, list, [last._id]));
+      },
+    }),
+    route({
+      method: 'post',
+      path: `${APP}/subscribers`,
+      operationId: 'createDuesSubscriberConsole',
+      summary:
+        'Put a customer on a recurring plan, as POST /api/v1/apps/dues/subscribers does: the same body, rules and refusals (400 `invalid_destination`, 409 `duplicate_recipient` with `subscriber_id`, 412 `not_found` until the app is installed); the next two dues are raised at once.',
+      params: duesSettingsParams,
+      body: consoleCreateSubscriberBody,
+      requires: requireDuesApp,
+      response: { status: 201, description: 'The subscriber, with its next due date and outstanding total.', schema: subscriberRecord },
+      errors: ['conflict', 'failed_precondition'],
+      handler: async (ctx, { body }) => {
+        const workspace = ctx.state.workspace!;
+        const created = await createSubscriber({ ...actions(), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, logger: ctx.state.log }, workspace, body, deps.now());
+        ctx.status = 201;
+        ctx.body = subscriberView(answerSubscriberCreate(created, workspace));
       },
     }),
     ...(['pause', 'resume', 'cancel'] as SubscriberAction[]).map((action) =>
@@ -108,17 +135,12 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
           cancel: 'Cancel for good: the cycle ends and every open due is cancelled.',
         }[action],
         params: subscriberParams,
-        response: { status: 200, description: 'The subscriber.' },
+        response: { status: 200, description: 'The subscriber.', schema: subscriberRecord },
         errors: ['not_found', 'failed_precondition'],
         handler: async (ctx, { params }) => {
           const result = await changeSubscriber(actions(), ctx.state.workspace!._id, params.subscriber_id, action, deps.now());
           if (result.kind === 'not_found') throw new ApiError('not_found', SUBSCRIBER_NOT_FOUND);
-          if (result.kind === 'refused') {
-            throw new ApiError('failed_precondition', `A ${result.currentStatus} subscriber cannot be ${action === 'resume' ? 'resumed' : `${action}d`}.`, {
-              reason: 'conflict',
-              current_status: result.currentStatus,
-            });
-          }
+          if (result.kind === 'refused') throw result.refusal;
           ctx.body = subscriberView(result.subscriber);
         },
       }),
@@ -130,7 +152,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: "Dues with each chase's state, latest due date first; optionally one subscriber's, or one status.",
       params: duesSettingsParams,
       query: consoleDuesQuery,
-      response: { status: 200, description: '`{items, next_cursor}`: each due with `chase`.' },
+      response: { status: 200, description: '`{items, next_cursor}`: each due with `chase`.', schema: z.object({ items: z.array(consoleDueRecord), next_cursor: z.string().nullable() }) },
       handler: async (ctx, { query }) => {
         const tenantId = ctx.state.workspace!._id;
         const list = `console_dues:${query.subscriber_id ?? ''}:${query.status ?? ''}`;
@@ -152,14 +174,12 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         operationId: `${action}Due`,
         summary: action === 'waive' ? 'Waive an open due: the business will not collect it; its chase stops.' : 'Cancel an open due: no longer owed; its chase stops.',
         params: dueParams,
-        response: { status: 200, description: 'The due with its chase.' },
+        response: { status: 200, description: 'The due with its chase.', schema: consoleDueRecord },
         errors: ['not_found', 'failed_precondition'],
         handler: async (ctx, { params }) => {
           const result = await closeDue(actions(), ctx.state.workspace!._id, params.due_id, action === 'waive' ? 'waived' : 'cancelled', deps.now());
           if (result.kind === 'not_found') throw new ApiError('not_found', PAYMENT_NOT_FOUND);
-          if (result.kind === 'not_open') {
-            throw new ApiError('failed_precondition', `This payment is already ${result.currentStatus}.`, { reason: 'conflict', current_status: result.currentStatus });
-          }
+          if (result.kind === 'refused') throw result.refusal;
           ctx.body = { ...dueView(result.due), chase: chaseView(result.due) };
         },
       }),
@@ -171,7 +191,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Record a payment by hand (payment.paid source manual). expected_version is optional here.',
       params: dueParams,
       body: consolePaidBody,
-      response: { status: 200, description: 'The due, paid, with its chase.' },
+      response: { status: 200, description: 'The due, paid, with its chase.', schema: consoleDueRecord },
       errors: ['not_found', 'conflict', 'failed_precondition'],
       handler: async (ctx, { params, body }) => {
         const now = deps.now();
@@ -201,7 +221,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         "Simulate the payment gateway's paid notice for a due (source gateway). Applied once: a repeat, or a due already settled by hand, answers the due as it is with applied false.",
       params: dueParams,
       body: gatewayPaymentBody,
-      response: { status: 200, description: '`{applied, due}`.', schema: z.object({ applied: z.boolean(), due: z.unknown() }) },
+      response: { status: 200, description: '`{applied, due}`.', schema: z.object({ applied: z.boolean(), due: consoleDueRecord }) },
       errors: ['not_found'],
       handler: async (ctx, { params, body }) => {
         const tenantId = ctx.state.workspace!._id;

@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { KeyStore } from '../../../src/auth/keyStore';
 import { ApiError } from '../../errors';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { keyView } from '../views';
+import { issuedKeyRecord, itemsOf, keyRecord, keyView } from '../views';
 import { createKeyBody, keyParams } from './keys.schema';
 
 const KEY_NOT_FOUND = 'Key not found.';
@@ -19,7 +18,7 @@ export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Create an API key with fixed scopes; the key is shown this once.',
       params: workspaceParams({}),
       body: createKeyBody,
-      response: { status: 201, description: 'The key plus `api_key`.' },
+      response: { status: 201, description: 'The key plus `api_key`.', schema: issuedKeyRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
         const issued = await keys.create(ctx.state.workspace!._id, body.scopes, body.environment ?? deps.config.API_ENVIRONMENT);
@@ -33,7 +32,7 @@ export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'listKeys',
       summary: "List the workspace's keys, never their secrets.",
       params: workspaceParams({}),
-      response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.unknown()) }) },
+      response: { status: 200, description: '`{items}`.', schema: itemsOf(keyRecord) },
       errors: ['not_found'],
       handler: async (ctx) => {
         ctx.body = { items: (await keys.list(ctx.state.workspace!._id)).map(keyView) };
@@ -46,7 +45,7 @@ export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Create a new key with the same scopes; the old one keeps working for 24 hours.',
       params: keyParams,
       notFound: { key_id: KEY_NOT_FOUND },
-      response: { status: 201, description: 'The new key plus `api_key`, and `previous`.' },
+      response: { status: 201, description: 'The new key plus `api_key`, and `previous`.', schema: issuedKeyRecord.extend({ previous: keyRecord }) },
       errors: ['not_found', 'conflict'],
       handler: async (ctx, { params: { key_id } }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -66,7 +65,7 @@ export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Revoke a key for good; revoking again keeps the first time.',
       params: keyParams,
       notFound: { key_id: KEY_NOT_FOUND },
-      response: { status: 200, description: 'The key with `revoked_at`.' },
+      response: { status: 200, description: 'The key with `revoked_at`.', schema: keyRecord },
       errors: ['not_found'],
       handler: async (ctx, { params: { key_id } }) => {
         const revoked = await keys.revoke(ctx.state.workspace!._id, key_id);

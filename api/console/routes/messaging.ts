@@ -4,7 +4,7 @@ import { newId } from '../../../src/domain/ids';
 import { ApiError } from '../../errors';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, idParam, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
-import { senderView, templateView } from '../views';
+import { senderRecord, senderView, templateRecord, templateView } from '../views';
 import { createSenderBody, updateSenderBody, createTemplateBody, updateTemplateBody } from './messaging.schema';
 
 const SENDER_NOT_FOUND = 'Sender not found in this workspace.';
@@ -28,7 +28,7 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Connect a WhatsApp sender; the first, or one made default, is the only default.',
       params: workspaceParams({}),
       body: createSenderBody,
-      response: { status: 201, description: 'The sender (`sender_id` `snd_…`).' },
+      response: { status: 201, description: 'The sender (`sender_id` `snd_…`).', schema: senderRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -50,7 +50,7 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
         ctx.body = senderView(doc);
       },
     }),
-    tenantList('senders', 'listSenders', senders, senderView),
+    tenantList('senders', 'listSenders', senders, senderView, senderRecord),
     route({
       method: 'patch',
       path: `${base}/senders/{sender_id}`,
@@ -59,7 +59,7 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       params: workspaceParams({ sender_id: idParam() }),
       notFound: { sender_id: SENDER_NOT_FOUND },
       body: updateSenderBody,
-      response: { status: 200, description: 'The sender.' },
+      response: { status: 200, description: 'The sender.', schema: senderRecord },
       errors: ['not_found'],
       handler: async (ctx, { params: { sender_id }, body }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -76,7 +76,7 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Add a message template (approved by default).',
       params: workspaceParams({}),
       body: createTemplateBody,
-      response: { status: 201, description: 'The template.' },
+      response: { status: 201, description: 'The template.', schema: templateRecord },
       errors: ['not_found', 'conflict'],
       handler: async (ctx, { body }) => {
         const now = deps.now();
@@ -88,7 +88,7 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
         ctx.body = templateView(doc);
       },
     }),
-    tenantList('templates', 'listTemplates', templates, templateView, { name: 1, language: 1 }),
+    tenantList('templates', 'listTemplates', templates, templateView, templateRecord, { name: 1, language: 1 }),
     route({
       method: 'patch',
       path: `${base}/templates/{template_id}`,
@@ -97,7 +97,7 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       params: workspaceParams({ template_id: idParam() }),
       notFound: { template_id: TEMPLATE_NOT_FOUND },
       body: updateTemplateBody,
-      response: { status: 200, description: 'The template.' },
+      response: { status: 200, description: 'The template.', schema: templateRecord },
       errors: ['not_found'],
       handler: async (ctx, { params: { template_id }, body }) => {
         const updated = await templates.findOneAndUpdate(

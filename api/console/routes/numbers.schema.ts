@@ -1,24 +1,45 @@
 import { z } from 'zod';
-import { workspaceParams } from '../deps';
+import { agentVoiceChange, agentVoiceSettings } from '../../../src/calls/agentVoiceRules';
+import { idParam, workspaceParams } from '../deps';
 
-/** Request shapes of the console's numbers routes (validated by the route definition, described in its OpenAPI document). */
+/** Request and response shapes of the console's agents and numbers routes (validated by the route definition, described in its OpenAPI document). */
 
 export const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'expected E.164: + and 7 to 15 digits');
 
+/**
+ * A number's team line as sent: a phone number, checked in the handler by the project's one
+ * phone rule (src/contacts/contactIdentity.ts `toE164`, read in the workspace's country), or
+ * null for none.
+ */
+const teamLine = z.string().trim().min(1).max(32).nullable();
+
+const agentName = z.string().trim().min(1).max(120);
+const maxCallMinutes = z.number().int().min(1).max(120);
+
 export const createAgentBody = z.object({
-  name: z.string().trim().min(1).max(120),
-  max_call_minutes: z.number().int().min(1).max(120).default(10),
+  name: agentName,
+  max_call_minutes: maxCallMinutes.default(10),
+  voice: agentVoiceSettings.optional(),
 });
+
+/** Every key optional; in `voice`, a field set to null goes back to its default. */
+export const updateAgentBody = z.object({ name: agentName, max_call_minutes: maxCallMinutes, voice: agentVoiceChange }).partial().strict();
+
+export const agentParams = workspaceParams({ agent_id: idParam() });
 
 export const createNumberBody = z.object({
   number: e164,
   agent_id: z.string().max(64).nullable().default(null),
   recording: z.boolean().default(false),
+  team_line: teamLine.default(null),
 });
 
 export const updateNumberBody = z
-  .object({ agent_id: z.string().max(64).nullable(), active: z.boolean(), recording: z.boolean() })
+  .object({ agent_id: z.string().max(64).nullable(), active: z.boolean(), recording: z.boolean(), team_line: teamLine })
   .partial()
   .strict();
 
 export const numberParams = workspaceParams({ number: z.string().max(20) });
+
+/** What an agent's voice settings answer: every field, the default where none was set. */
+

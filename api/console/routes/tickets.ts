@@ -9,16 +9,16 @@ import { formatTimestamp } from '../../format';
 import { ticketView } from '../../v1/routes/ticketView';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
-import { ticketSettingsBody, escalationBody, assignBody, consoleTicketParams } from './tickets.schema';
+import { ticketSettingsBody, escalationBody, assignBody, consoleTicketDetail, consoleTicketParams, consoleTicketRecord, ticketSettingsRecord } from './tickets.schema';
 
-const settingsView = (s: TicketSettings) => ({
+const settingsView = (s: TicketSettings): z.infer<typeof ticketSettingsRecord> => ({
   auto_assign: s.auto_assign,
   assignment: s.assignment,
   assignees: s.assignees.map((a) => ({ assignee_id: a.id, name: a.name })),
 });
 
 /** The public record plus what only the console sees: triage notes, escalation, links, bookkeeping. */
-const consoleTicketView = (t: TicketDoc) => ({
+const consoleTicketView = (t: TicketDoc): z.infer<typeof consoleTicketRecord> => ({
   ...ticketView(t),
   contact_id: t.contact_id,
   triage: t.triage && { ...t.triage, attached_at: formatTimestamp(t.triage.attached_at) },
@@ -51,7 +51,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'getTicketSettings',
       summary: 'Ticket settings: auto-assignment and the assignee list.',
       params: workspaceParams({}),
-      response: { status: 200, description: 'The settings.' },
+      response: { status: 200, description: 'The settings.', schema: ticketSettingsRecord },
       errors: ['not_found'],
       handler: (ctx) => {
         ctx.body = settingsView(ticketSettingsOf(ctx.state.workspace!));
@@ -67,7 +67,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Change any of `auto_assign`, `assignment`, `assignees` (replaces the list).',
       params: workspaceParams({}),
       body: ticketSettingsBody,
-      response: { status: 200, description: 'The settings.' },
+      response: { status: 200, description: 'The settings.', schema: ticketSettingsRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
         const set = Object.fromEntries(Object.entries(body).map(([key, value]) => [`ticket_settings.${key}`, value]));
@@ -89,7 +89,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'listTicketAssignees',
       summary: "The workspace's ticket assignees.",
       params: workspaceParams({}),
-      response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.unknown()) }) },
+      response: { status: 200, description: '`{items}`.', schema: z.object({ items: ticketSettingsRecord.shape.assignees }) },
       errors: ['not_found'],
       handler: (ctx) => {
         ctx.body = { items: settingsView(ticketSettingsOf(ctx.state.workspace!)).assignees };
@@ -97,7 +97,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
     }),
   );
 
-  routes.push(tenantList('tickets', 'listConsoleTickets', tickets, consoleTicketView, { created_at: -1, _id: -1 }));
+  routes.push(tenantList('tickets', 'listConsoleTickets', tickets, consoleTicketView, consoleTicketRecord, { created_at: -1, _id: -1 }));
 
   routes.push(
     route({
@@ -107,7 +107,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'A ticket with its console-only fields, messages and history.',
       params: consoleTicketParams,
       notFound: { ticket_id: TICKET_NOT_FOUND },
-      response: { status: 200, description: 'The ticket.' },
+      response: { status: 200, description: 'The ticket.', schema: consoleTicketDetail },
       errors: ['not_found'],
       handler: async (ctx, { params: { ticket_id: ticketId } }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -128,7 +128,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
             created_at: formatTimestamp(m.created_at),
           })),
           history: history.map((v) => ({ version: v.version, actor: v.actor, changes: v.changes, at: formatTimestamp(v.created_at) })),
-        };
+        } satisfies z.infer<typeof consoleTicketDetail>;
       },
     }),
   );
@@ -142,7 +142,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       params: consoleTicketParams,
       notFound: { ticket_id: TICKET_NOT_FOUND },
       body: escalationBody,
-      response: { status: 200, description: 'The ticket.' },
+      response: { status: 200, description: 'The ticket.', schema: consoleTicketRecord },
       errors: ['not_found'],
       handler: async (ctx, { params: { ticket_id: ticketId }, body }) => {
         const escalation = { open: body.open, reason: body.open ? body.reason : null };
@@ -162,7 +162,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       params: consoleTicketParams,
       notFound: { ticket_id: TICKET_NOT_FOUND },
       body: assignBody,
-      response: { status: 200, description: 'The ticket.' },
+      response: { status: 200, description: 'The ticket.', schema: consoleTicketRecord },
       errors: ['not_found'],
       handler: async (ctx, { params: { ticket_id: ticketId }, body }) => {
         // An unknown assignee is a refusal the error handler answers (api/refusals.ts).

@@ -18,54 +18,14 @@ import { startDelivery } from '../../../src/webhooks/startDelivery';
 import { checkWebhookUrl } from '../../../src/webhooks/urlPolicy';
 import { deliveryWorkflowId, replayWorkflowId } from '../../../src/webhooks/contracts';
 import { ApiError } from '../../errors';
-import { CursorCodec, page, pageQuery } from '../../pagination';
+import { CursorCodec, page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, idParam, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
-import { deliveryView, webhookView } from '../webhookViews';
-
-const webhookUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .superRefine((value, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'expected an http or https URL' });
-      return;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'expected an http or https URL' });
-    else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'credentials in the URL are not supported; verify the signature instead' });
-  });
-
-/** Ticked types, each once, in the list's order; `[]` (the default) means every type. */
-const eventTypes = z
-  .array(z.enum(SUBSCRIBABLE_EVENT_TYPES))
-  .max(SUBSCRIBABLE_EVENT_TYPES.length)
-  .transform((types) => SUBSCRIBABLE_EVENT_TYPES.filter((t) => types.includes(t)));
-
-export const createWebhookBody = z.object({
-  url: webhookUrl,
-  event_types: eventTypes.default([]),
-  enabled: z.boolean().default(true),
-  description: z.string().trim().max(500).nullable().default(null),
-});
-
-export const updateWebhookBody = z
-  .object({ url: webhookUrl, event_types: eventTypes, enabled: z.boolean(), description: z.string().trim().max(500).nullable() })
-  .partial()
-  .strict();
-
-export const replayBody = z.object({ event_id: z.string().min(1).max(64) });
+import { deliveryRecord, deliveryView, issuedWebhookRecord, webhookRecord, webhookView } from '../webhookViews';
+import { createWebhookBody, deliveriesQuery, replayBody, updateWebhookBody } from './webhooks.schema';
 
 const WEBHOOK_NOT_FOUND = 'Webhook endpoint not found.';
 const DELIVERY_NOT_FOUND = 'Delivery not found.';
-
-const deliveriesQuery = pageQuery(200, 50).extend({
-  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']).optional(),
-  event_id: z.string().min(1).max(64).optional(),
-});
 
 /**
  * Webhook endpoints (URL, event types, secret, enabled), their deliveries with every
@@ -126,7 +86,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Add a webhook endpoint; its signing secret is shown this once.',
       params: workspaceParams({}),
       body: createWebhookBody,
-      response: { status: 201, description: 'The endpoint plus `secret`.' },
+      response: { status: 201, description: 'The endpoint plus `secret`.', schema: issuedWebhookRecord },
       errors: ['not_found', 'conflict'],
       handler: async (ctx, { body }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -150,7 +110,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
     }),
   );
 
-  routes.push(tenantList('webhooks', 'listWebhooks', endpoints, (doc) => webhookView(doc, deps.now())));
+  routes.push(tenantList('webhooks', 'listWebhooks', endpoints, (doc) => webhookView(doc, deps.now()), webhookRecord));
 
   routes.push(
     route({
@@ -160,7 +120,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Read a webhook endpoint; never its secret.',
       params: workspaceParams({ webhook_id: idParam() }),
       notFound: { webhook_id: WEBHOOK_NOT_FOUND },
-      response: { status: 200, description: 'The endpoint.' },
+      response: { status: 200, description: 'The endpoint.', schema: webhookRecord },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
         ctx.body = webhookView(await ownEndpoint(ctx.state.workspace!._id, params.webhook_id), deps.now());
@@ -177,7 +137,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       params: workspaceParams({ webhook_id: idParam() }),
       notFound: { webhook_id: WEBHOOK_NOT_FOUND },
       body: updateWebhookBody,
-      response: { status: 200, description: 'The endpoint.' },
+      response: { status: 200, description: 'The endpoint.', schema: webhookRecord },
       errors: ['not_found'],
       handler: async (ctx, { params, body }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -204,7 +164,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Issue a new signing secret; the old one keeps signing for 24 hours.',
       params: workspaceParams({ webhook_id: idParam() }),
       notFound: { webhook_id: WEBHOOK_NOT_FOUND },
-      response: { status: 200, description: 'The endpoint plus the new `secret`.' },
+      response: { status: 200, description: 'The endpoint plus the new `secret`.', schema: issuedWebhookRecord },
       errors: ['not_found', 'conflict'],
       handler: async (ctx, { params }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -238,7 +198,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Delete a webhook endpoint; its pending deliveries end `cancelled`.',
       params: workspaceParams({ webhook_id: idParam() }),
       notFound: { webhook_id: WEBHOOK_NOT_FOUND },
-      response: { status: 200, description: '`{webhook_id, deleted: true}`.' },
+      response: { status: 200, description: '`{webhook_id, deleted: true}`.', schema: z.object({ webhook_id: z.string(), deleted: z.literal(true) }) },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
         const result = await endpoints.deleteOne({ _id: params.webhook_id, tenant_id: ctx.state.workspace!._id });
@@ -257,7 +217,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Send a `ping` event to this endpoint only.',
       params: workspaceParams({ webhook_id: idParam() }),
       notFound: { webhook_id: WEBHOOK_NOT_FOUND },
-      response: { status: 202, description: 'The new delivery.' },
+      response: { status: 202, description: 'The new delivery, with `attempts`.', schema: deliveryRecord.required({ attempts: true }) },
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -290,7 +250,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       params: workspaceParams({ webhook_id: idParam() }),
       notFound: { webhook_id: WEBHOOK_NOT_FOUND },
       body: replayBody,
-      response: { status: 202, description: 'The new delivery.' },
+      response: { status: 202, description: 'The new delivery, with `attempts`.', schema: deliveryRecord.required({ attempts: true }) },
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params, body }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -328,7 +288,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       params: workspaceParams({ webhook_id: idParam() }),
       notFound: { webhook_id: WEBHOOK_NOT_FOUND },
       query: deliveriesQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.' },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(deliveryRecord), next_cursor: z.string().nullable() }) },
       errors: ['not_found'],
       handler: async (ctx, { params, query }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -361,7 +321,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'A delivery with every attempt.',
       params: workspaceParams({ webhook_id: idParam(), delivery_id: z.string().min(1).max(200) }),
       notFound: { webhook_id: WEBHOOK_NOT_FOUND, delivery_id: DELIVERY_NOT_FOUND },
-      response: { status: 200, description: 'The delivery with `attempts`.' },
+      response: { status: 200, description: 'The delivery with `attempts`.', schema: deliveryRecord.required({ attempts: true }) },
       errors: ['not_found'],
       handler: async (ctx, { params: { webhook_id, delivery_id } }) => {
         const tenantId = ctx.state.workspace!._id;

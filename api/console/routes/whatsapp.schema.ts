@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { simulatorScriptSchema } from '../../../src/providers/whatsapp/simulatorScripts';
 
-/** Request shapes of the console's whatsapp routes (validated by the route definition, described in its OpenAPI document). */
+/** Request and response shapes of the console's whatsapp routes (validated by the route definition, described in its OpenAPI document). */
 
 export const phone = z.string().regex(/^\+?\d{6,19}$/, 'expected + and digits');
 
@@ -43,3 +44,19 @@ export const echoBody = z
     message_id: z.string().min(1).max(128).optional(),
   })
   .strict();
+
+/** A recipient's simulator script as stored, every key filled in. */
+export const whatsappScriptRecord = simulatorScriptSchema.extend({ recipient: z.string(), updated_at: z.string().nullable() });
+
+export const scriptDeleted = z.object({ recipient: z.string(), deleted: z.boolean() });
+
+export const inboundInjected = z.object({
+  message_id: z.string(),
+  conversation_id: z.string(),
+  transcript_message_id: z.string(),
+  sender_id: z.string(),
+  opted_out: z.boolean(),
+});
+
+/** `conversation_id` null: the echo matched no conversation (an edit or delete of a message never seen). */
+export const echoInjected = z.object({ message_id: z.string(), conversation_id: z.string().nullable(), action: z.enum(['sent', 'edited', 'deleted']) });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
 import { receiveEcho, receiveInbound } from '../../../src/messaging/inbound';
 import { resolveSender } from '../../../src/messaging/senders';
 import { clearScript, setScript, simulatorScriptSchema, simulatorScriptsCollection, type SimulatorScriptDoc } from '../../../src/providers/whatsapp/simulatorScripts';
@@ -6,9 +7,9 @@ import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
-import { phone, inboundBody, echoBody } from './whatsapp.schema';
+import { phone, inboundBody, echoBody, echoInjected, inboundInjected, scriptDeleted, whatsappScriptRecord } from './whatsapp.schema';
 
-export const scriptView = (s: SimulatorScriptDoc) => ({
+export const scriptView = (s: SimulatorScriptDoc): z.infer<typeof whatsappScriptRecord> => ({
   recipient: s.recipient,
   outcome: s.outcome,
   failure: s.failure,
@@ -35,7 +36,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: "Script the WhatsApp simulator for a recipient; replaces the recipient's script as a whole.",
       params: workspaceParams({ recipient: phone }),
       body: simulatorScriptSchema,
-      response: { status: 200, description: 'The script.' },
+      response: { status: 200, description: 'The script.', schema: whatsappScriptRecord },
       errors: ['not_found'],
       handler: async (ctx, { params: { recipient }, body: script }) => {
         ctx.body = scriptView(await setScript(deps.db, ctx.state.workspace!._id, recipient, script, deps.now()));
@@ -43,7 +44,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
     }),
   );
 
-  routes.push(tenantList('simulator/whatsapp', 'listWhatsAppScripts', simulatorScriptsCollection(deps.db), scriptView, { recipient: 1 }));
+  routes.push(tenantList('simulator/whatsapp', 'listWhatsAppScripts', simulatorScriptsCollection(deps.db), scriptView, whatsappScriptRecord, { recipient: 1 }));
 
   routes.push(
     route({
@@ -52,7 +53,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'deleteWhatsAppScript',
       summary: 'Forget the script of a recipient; it gets the default again.',
       params: workspaceParams({ recipient: phone }),
-      response: { status: 200, description: '`{recipient, deleted}`.' },
+      response: { status: 200, description: '`{recipient, deleted}`.', schema: scriptDeleted },
       errors: ['not_found'],
       handler: async (ctx, { params: { recipient } }) => {
         ctx.body = { recipient, deleted: await clearScript(deps.db, ctx.state.workspace!._id, recipient) };
@@ -74,7 +75,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: "Inject a customer's WhatsApp message as the provider's webhook would bring it.",
       params: workspaceParams({}),
       body: inboundBody,
-      response: { status: 201, description: '`{message_id, conversation_id, transcript_message_id, sender_id, opted_out}`.' },
+      response: { status: 201, description: '`{message_id, conversation_id, transcript_message_id, sender_id, opted_out}`.', schema: inboundInjected },
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { body }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -112,7 +113,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Inject a business-app echo (a message the business sent, edited or deleted from the WhatsApp Business app).',
       params: workspaceParams({}),
       body: echoBody,
-      response: { status: 201, description: '`{message_id, conversation_id, action}`.' },
+      response: { status: 201, description: '`{message_id, conversation_id, action}`.', schema: echoInjected },
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { body }) => {
         const tenantId = ctx.state.workspace!._id;

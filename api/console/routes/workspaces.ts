@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { collections } from '../../../src/db/collections';
 import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
@@ -6,7 +5,7 @@ import { newId } from '../../../src/domain/ids';
 import { newWorkspace } from '../../../src/workspaces/workspaces';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, type ConsoleDeps } from '../deps';
-import { workspaceView } from '../views';
+import { issuedKeyRecord, itemsOf, workspaceRecord, workspaceView } from '../views';
 import { createWorkspaceBody, updateWorkspaceBody, workspaceIdParams } from './workspaces.schema';
 
 
@@ -29,7 +28,7 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'createWorkspace',
       summary: 'Create a workspace; with `demo: true`, seeded like the demo workspace and with a full-scope key.',
       body: createWorkspaceBody,
-      response: { status: 201, description: 'The workspace (and `api_key` for a demo workspace).' },
+      response: { status: 201, description: 'The workspace (and `api_key` for a demo workspace).', schema: workspaceRecord.extend({ api_key: issuedKeyRecord.shape.api_key.optional() }) },
       handler: async (ctx, { body }) => {
         const now = deps.now();
         if (body.demo) {
@@ -54,7 +53,7 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
       path: `${CONSOLE_PREFIX}/workspaces`,
       operationId: 'listWorkspaces',
       summary: 'List workspaces, newest first (at most 500).',
-      response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.unknown()) }) },
+      response: { status: 200, description: '`{items}`.', schema: itemsOf(workspaceRecord) },
       handler: async (ctx) => {
         const docs = await workspaces.find({}).sort({ created_at: -1 }).limit(500).toArray();
         ctx.body = { items: docs.map(workspaceView) };
@@ -66,7 +65,7 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'getWorkspace',
       summary: 'Read a workspace.',
       params: workspaceIdParams,
-      response: { status: 200, description: 'The workspace.' },
+      response: { status: 200, description: 'The workspace.', schema: workspaceRecord },
       errors: ['not_found'],
       handler: (ctx) => {
         ctx.body = workspaceView(ctx.state.workspace!);
@@ -79,7 +78,7 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Change the named keys of a workspace (nested objects change only the keys they name).',
       params: workspaceIdParams,
       body: updateWorkspaceBody,
-      response: { status: 200, description: 'The workspace.' },
+      response: { status: 200, description: 'The workspace.', schema: workspaceRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
         const updated = await workspaces.findOneAndUpdate(

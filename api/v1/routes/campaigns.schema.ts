@@ -13,16 +13,35 @@ import { captureOut, nullableCapture } from './calls.schema';
 
 const variable = z.union([z.string(), z.number().transform(String)]);
 
+/** The audience's lists, shared with the console's create (which adds `uploaded_list`). */
+export const audienceLists = {
+  contact_ids: z.array(z.string().min(1).max(64)).max(L.audienceIds).default([]),
+  tags: z.array(z.string().min(1).max(64)).max(L.segmentTags).default([]),
+};
+
+/** With no tag, "a contact needs every tag" would be every contact: refused, never guessed. */
+export const segmentNeedsTag: [(a: { kind: string; tags: string[] }) => boolean, { message: string; path: string[] }] = [
+  (a) => a.kind !== 'segment' || a.tags.some((t) => t.trim() !== ''),
+  { message: 'A segment needs at least one tag.', path: ['tags'] },
+];
+
 export const createCampaignBody = z.object({
   name: z.string().min(1).max(L.nameMaxChars),
   channel: z.enum(CAMPAIGN_CHANNELS).default('whatsapp'),
-  audience: z.object({
-    kind: z.enum(['contact_ids', 'segment']).default('contact_ids'),
-    contact_ids: z.array(z.string().min(1).max(64)).max(L.audienceIds).default([]),
-    tags: z.array(z.string().min(1).max(64)).max(L.segmentTags).default([]),
-  })
-    // With no tag, "a contact needs every tag" would be every contact: refused, never guessed.
-    .refine((a) => a.kind !== 'segment' || a.tags.some((t) => t.trim() !== ''), { message: 'A segment needs at least one tag.', path: ['tags'] }),
+  audience: z
+    .object({
+      // Uploaded lists are console-only (campaigns-tickets-dues §4): named here so the refusal says so.
+      kind: z
+        .enum(['contact_ids', 'segment'], {
+          error: (issue) =>
+            issue.input === 'uploaded_list'
+              ? 'Uploaded lists are console-only: create the campaign in the console, or use contact_ids or segment.'
+              : 'Expected contact_ids or segment.',
+        })
+        .default('contact_ids'),
+      ...audienceLists,
+    })
+    .refine(...segmentNeedsTag),
   template: z
     .object({
       name: z.string().min(1).max(L.templateNameMaxChars),
@@ -150,7 +169,10 @@ const recipientCallRecord = z.object({
 export const recipientRecord = z.object({
   /** The recipient's place in the staged audience (from 0). */
   position: count,
-  contact_id: z.string(),
+  /** Null for a person of an uploaded list (a console-only audience), who has `row` instead. */
+  contact_id: z.string().nullable(),
+  /** Uploaded lists only: the file's line where the person's row starts (the header is line 1). */
+  row: count.optional(),
   to: z.string(),
   name: z.string().nullable(),
   /** Call campaigns: `queued`, `calling` (a call live or awaited, or a call-back owed), `called` (final), `failed`, `skipped`. */
@@ -169,6 +191,7 @@ export function recipientView(r: CampaignRecipientDoc): z.infer<typeof recipient
   const view: z.infer<typeof recipientRecord> = {
     position: r.position,
     contact_id: r.contact_id,
+    ...(r.row !== undefined ? { row: r.row } : {}),
     to: r.to,
     name: r.name,
     state: r.state,
@@ -232,7 +255,8 @@ export const evaluateResult = z.object({
   eligible: count,
   total_rows: count,
   excluded: excludedCounts,
-  invalid_rows: z.array(z.object({ reason: z.enum(EXCLUSION_REASONS), contact_id: z.string(), field: z.string().optional() })),
+  /** A contact by `contact_id`; a person of an uploaded list (console-only) by `row`, the file's line. */
+  invalid_rows: z.array(z.object({ reason: z.enum(EXCLUSION_REASONS), contact_id: z.string().optional(), row: count.optional(), field: z.string().optional() })),
   sample: z.array(z.object({ to: z.string(), name: z.string().nullable(), variables: z.record(z.string(), z.string()) })),
   findings: z.array(
     z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
-import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaign';
+import { createCampaign, type CreateRefusal, type Drafted } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { ApiError } from '../../errors';
 import { page } from '../../pagination';
@@ -50,10 +50,15 @@ export function requireCallCampaign(campaign: CampaignDoc): CampaignDoc {
 /** A control's answer, or its refusal as the envelope (the public routes and the console alike). */
 export function answerControl(result: ControlResult): Extract<ControlResult, { kind: 'done' }> {
   if (result.kind === 'not_found') throw notFound();
-  if (result.kind === 'refused') {
-    const { refusal } = result;
-    throw new ApiError(refusal.status === 409 ? 'conflict' : 'failed_precondition', refusal.message, refusal.details);
-  }
+  // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
+  if (result.kind === 'refused') throw result.refusal;
+  return result;
+}
+
+/** A create's draft, or its refusal as the envelope (the public routes and the console alike): a reason with its `field`, or a field rule's validation failure. */
+export function answerCreate(result: Drafted | CreateRefusal): Drafted {
+  if (result.kind === 'refused') throw result.refusal;
+  if (result.kind === 'invalid_field') throw validationError([{ loc: result.loc, msg: result.msg, type: result.type }]);
   return result;
 }
 
@@ -93,16 +98,11 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       response: { status: 201, description: 'The draft.', schema: campaignRecord },
       errors: ['conflict'],
       handler: async (ctx, { body }) => {
-        const drafted = draftCampaign(body, {
-          workspace: ctx.state.workspace!,
-          createdBy: { kind: 'api_key', id: ctx.state.apiKey!.key_id },
-          now: now(),
-        });
-        if (drafted.kind === 'refused') throw new ApiError('invalid_argument', drafted.message, drafted.details);
-        if (drafted.kind === 'invalid_field') throw validationError([{ loc: drafted.loc, msg: drafted.msg, type: drafted.type }]);
-        await insertDraft(deps.db, drafted);
+        const created = answerCreate(
+          await createCampaign(deps.db, body, { workspace: ctx.state.workspace!, createdBy: { kind: 'api_key', id: ctx.state.apiKey!.key_id }, now: now() }),
+        );
         ctx.status = 201;
-        ctx.body = campaignView(drafted.campaign);
+        ctx.body = campaignView(created.campaign);
       },
     }),
     route({

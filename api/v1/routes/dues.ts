@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { zoneDate } from '../../../src/dues/cycle';
 import { recordPayment } from '../../../src/dues/dueActions';
 import { DUES_APP_DOCS_URL } from '../../../src/dues/limits';
-import { duesCollections, OPEN_DUE_STATUSES, type DueDoc } from '../../../src/dues/store';
-import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
+import { duesCollections, OPEN_DUE_STATUSES, type DueDoc, type SubscriberDoc } from '../../../src/dues/store';
+import { createSubscriber, type ContactLinker, type CreateSubscriberResult } from '../../../src/dues/subscribers';
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import { validationError } from '../../validation';
@@ -66,6 +66,31 @@ function dueList(scope: DueScope | undefined, status: DueDoc['status'] | undefin
   }
 }
 
+/** A subscriber create's answer, or its refusal as the envelope (the public route and the console alike). */
+export function answerSubscriberCreate(created: CreateSubscriberResult, workspace: { country: string }): SubscriberDoc {
+  switch (created.kind) {
+    case 'invalid_destination':
+      throw new ApiError(
+        'invalid_argument',
+        `That phone number isn't usable: give it with its country code (+…), or as a number of the workspace's country (${workspace.country}).`,
+        { reason: 'invalid_destination' },
+      );
+    case 'below_link_minimum':
+      // A field outside its limits (§7: a validation failure, no reason); the limit is the gateway's, so say so.
+      throw validationError([
+        {
+          loc: ['body', 'amount'],
+          msg: `expected at least ${created.minimum}: this workspace collects by payment link, and a payment link must ask at least Rs ${created.minimum} (the gateway's minimum)`,
+          type: 'too_small',
+        },
+      ]);
+    case 'duplicate':
+      throw new ApiError('conflict', 'A subscriber with this phone number already exists.', { reason: 'duplicate_recipient', subscriber_id: created.subscriberId });
+    case 'created':
+      return created.subscriber;
+  }
+}
+
 export interface DuesRouteOptions {
   /** Replaces how a subscriber is linked to a contact (tests make it fail). */
   linkContact?: ContactLinker;
@@ -99,28 +124,9 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
           now(),
           idempotencyKey ? { keyId: ctx.state.apiKey!.key_id, idempotencyKey } : undefined,
         );
-        if (created.kind === 'invalid_destination') {
-          throw new ApiError(
-            'invalid_argument',
-            `That phone number isn't usable: give it with its country code (+…), or as a number of the workspace's country (${workspace.country}).`,
-            { reason: 'invalid_destination' },
-          );
-        }
-        if (created.kind === 'below_link_minimum') {
-          // A field outside its limits (§7: a validation failure, no reason); the limit is the gateway's, so say so.
-          throw validationError([
-            {
-              loc: ['body', 'amount'],
-              msg: `expected at least ${created.minimum}: this workspace collects by payment link, and a payment link must ask at least Rs ${created.minimum} (the gateway's minimum)`,
-              type: 'too_small',
-            },
-          ]);
-        }
-        if (created.kind === 'duplicate') {
-          throw new ApiError('conflict', 'A subscriber with this phone number already exists.', { reason: 'duplicate_recipient', subscriber_id: created.subscriberId });
-        }
+        const subscriber = answerSubscriberCreate(created, workspace);
         ctx.status = 201;
-        ctx.body = subscriberView(created.subscriber);
+        ctx.body = subscriberView(subscriber);
       },
     }),
     route({
@@ -203,13 +209,9 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
         switch (result.kind) {
           case 'not_found':
             throw new ApiError('not_found', PAYMENT_NOT_FOUND);
-          case 'version_conflict':
-            throw new ApiError('conflict', 'This payment changed since it was read; read it again and send its current version.', {
-              reason: 'version_conflict',
-              current_version: result.currentVersion,
-            });
-          case 'not_open':
-            throw new ApiError('failed_precondition', 'This payment is already paid.', { reason: 'conflict', current_status: result.currentStatus });
+          case 'refused':
+            // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
+            throw result.refusal;
           case 'paid':
             ctx.body = dueView(result.due);
         }

@@ -3110,7 +3110,8 @@ export interface operations {
                         invalid_rows: {
                             /** @enum {string} */
                             reason: "channel_consent_missing" | "suppressed" | "duplicate_recipient" | "invalid_destination" | "missing_variable" | "country_not_allowed";
-                            contact_id: string;
+                            contact_id?: string;
+                            row?: number;
                             field?: string;
                         }[];
                         sample: {
@@ -3958,7 +3959,8 @@ export interface operations {
                     "application/json": {
                         items: {
                             position: number;
-                            contact_id: string;
+                            contact_id: string | null;
+                            row?: number;
                             to: string;
                             name: string | null;
                             /** @enum {string} */

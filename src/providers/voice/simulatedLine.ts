@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { SimulatedCallPlan } from '../../calls/contracts';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
 import type { LineEvent } from './types';
-import { periodicPass, type PeriodicPass } from '../../worker/periodicPass';
+import { periodicPass, type PeriodicPass } from '../../async/periodicPass';
 
 /** One line event the simulated network will report, with the time it is due. */
 export interface ScheduledLineEvent {
@@ -72,8 +72,9 @@ interface RunningLine {
  * Reports the simulated network's line events without a workflow per call (issue 13): each
  * placed call is one stored document and a chain of timers in the process that placed it
  * (the worker, in the `placeCall` activity), which reports every event at its due time, in
- * order, as the call workflow's `lineEvent` signal; each wait after the first counts from
- * when the previous event was reported, as the workflow's timers did. A hang-up deletes the document and stops
+ * order, as the call workflow's `lineEvent` signal stamped with its planned time (`at`); each
+ * wait after the first counts from when the previous event was reported, as the workflow's
+ * timers did. A hang-up deletes the document and stops
  * the chain here; a chain in another process finds the document gone before its next event.
  * A process that dies leaves the document behind; the worker's sweep takes it over once its
  * next event is `LINE_SWEEP_GRACE_MS` late. A call that has finished stops the chain, as it
@@ -171,7 +172,9 @@ export class SimulatedLineScheduler {
       // Hung up from another process (or already reported by a sweep): the document says so.
       const current = await pending.findOne({ _id: doc._id });
       if (!current || current.next > i || line.stopped) return;
-      if ((await this.report(doc._id, step.event)) === 'finished') {
+      // Stamped with its planned time, as a network stamps its own: the call counts its
+      // connection from these, however late this report or its processing comes.
+      if ((await this.report(doc._id, { ...step.event, at: step.due_at.toISOString() })) === 'finished') {
         await pending.deleteOne({ _id: doc._id });
         return;
       }
@@ -181,7 +184,8 @@ export class SimulatedLineScheduler {
         return;
       }
       // The workflow started each wait once its previous signal was taken: an event reported
-      // late delays the rest by as much, instead of shortening the talk the call sees.
+      // late delays the rest by as much. (Before events carried `at`, this kept the talk the
+      // call saw from shrinking; it now only keeps the events' spacing as planned.)
       due = new Date(this.clock() + (following.due_at.getTime() - step.due_at.getTime()));
       await pending.updateOne({ _id: doc._id }, { $set: { next: i + 1, due_at: due } });
     }

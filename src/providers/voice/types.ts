@@ -29,8 +29,14 @@ export interface VoiceProvider {
   originate(request: OriginateRequest): Promise<{ providerCallId: string }>;
   /** Ends the call if it is still up; safe to repeat. */
   hangup(callId: string): Promise<void>;
-  /** What was said while connected (the first `connectedSeconds` seconds). */
-  transcript(callId: string, connectedSeconds: number): Promise<TranscriptTurn[]>;
+  /** What was said while connected (the first `connectedSeconds` seconds after `answeredAt`, ISO). */
+  transcript(callId: string, connectedSeconds: number, answeredAt: string): Promise<TranscriptTurn[]>;
+  /**
+   * Where the call's recording is stored, when the line records (a real line: what the media
+   * bridge wrote). Absent: the provider keeps no recordings of its own, and a recorded call
+   * is given the conventional `storage://recordings/<workspace>/<call>.ogg` reference.
+   */
+  recordingUri?(callId: string): Promise<string | null>;
 }
 
 /** What the network says on the line, delivered to the call workflow as the `lineEvent` signal. */

@@ -4,7 +4,7 @@ import { insertManyIfAbsent } from '../../db/insertIfAbsent';
 import type { EventPublisher } from '../../events/publisher';
 import type { SimulatedStatus } from '../../messaging/contracts';
 import { applyStatusesOfMessages } from '../../messaging/deliveryStatus';
-import { periodicPass, type PeriodicPass } from '../../worker/periodicPass';
+import { periodicPass, type PeriodicPass } from '../../async/periodicPass';
 
 type Failure = { code: number; title: string; message: string } | null;
 

@@ -2,14 +2,16 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { useTestApi } from '../../support/app';
 import { checkPage, launchBrowser, logIn, screenshot, seriousA11yViolations, waitForText, type TestBrowser } from '../../support/browser';
-import { insertContacts, zoneOpenAt } from '../../support/campaigns';
+import { insertCampaignDraft, insertContacts, insertVoiceCampaignDraft, zoneAtNineInTheEvening, zoneOpenAt } from '../../support/campaigns';
 import { bearer } from '../../support/http';
 
 /**
  * Campaigns in the web console, in Debian's chromium against the real API and worker: a
  * campaign created through the public API is evaluated, launched (after the page's own
  * confirmation dialog, cancelled once), watched as its counters move (the page polls;
- * nothing reloads) and paused, when Resume is its one way on. Needs `npm run build:web` first.
+ * nothing reloads) and paused, when Resume is its one way on; the page says what the run is
+ * doing and why (sending, waiting for a call campaign's window, completed) over a uPlot time
+ * chart, at 1280 and 390 px. Needs `npm run build:web` first.
  */
 jest.setTimeout(150_000);
 
@@ -31,6 +33,32 @@ describe('campaigns in the web console', () => {
   });
 
   const page = () => browser.page;
+  const consoleRead = async (id: string) => (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${id}`).set(bearer(api.config.CONSOLE_TOKEN!))).body;
+  /** The page at a phone's width: saved, nothing wider than the screen, axe-core clean; then back to the desktop. */
+  async function atPhoneWidth(name: string) {
+    await page().setViewportSize({ width: 390, height: 844 });
+    // The chart follows its container's width (a ResizeObserver): give it a frame to redraw.
+    await page().waitForFunction(() => {
+      const doc = (globalThis as unknown as { document: { querySelector(s: string): { getBoundingClientRect(): { width: number } } | null } }).document;
+      const canvas = doc.querySelector('.chart canvas');
+      return !canvas || canvas.getBoundingClientRect().width <= 390;
+    });
+    await screenshot(page(), name);
+    expect(await page().evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await seriousA11yViolations(page())).toEqual([]);
+    await page().setViewportSize({ width: 1280, height: 900 });
+  }
+  /** The chart is uPlot's canvas, with both axes named. */
+  async function expectChart(timeZone: string) {
+    const chart = page().locator('figure.chart');
+    await chart.locator('canvas').first().waitFor();
+    expect(await chart.getAttribute('data-x-label')).toBe(`Time (${timeZone})`);
+    expect(await chart.getAttribute('data-y-label')).toBe('People');
+    expect(await chart.locator('figcaption').textContent()).toContain(`(across: Time (${timeZone}); up: People)`);
+    // uPlot's time axis: its tick labels are drawn, so the canvas is not blank.
+    const box = await chart.locator('canvas').first().boundingBox();
+    expect(box!.width).toBeGreaterThan(200);
+  }
   /** Recipients reached: everyone no longer queued (the counters are a funnel, so they are not added up). */
   const reached = async () => Number(await page().textContent('[data-testid=reached]'));
 
@@ -88,7 +116,13 @@ describe('campaigns in the web console', () => {
     const first = await reached();
     await waitForText(page(), '[data-testid=reached]', (t) => Number(t) > first, 60_000);
     expect(await reached()).toBeLessThan(40);
+    // What the run is doing: sending at the throttle inside the window, with a finish estimate.
+    await waitForText(page(), '[data-testid=run-explanation]', (t) => t.startsWith('Sending: up to 60 messages a minute, 09:00–21:00 in '));
+    expect(await page().textContent('[data-testid=eta]')).toMatch(/\d\d:\d\d/);
+    const zone = (await consoleRead(id)).explanation.time_zone as string;
+    await expectChart(zone);
     await checkPage(page(), 'campaign-running');
+    await atPhoneWidth('campaign-running-390');
 
     await page().click('button:has-text("Pause")');
     await waitForText(page(), '[data-testid=campaign-status]', (t) => t === 'paused');
@@ -114,5 +148,46 @@ describe('campaigns in the web console', () => {
     expect(await controls.getByRole('button', { name: 'Resume' }).count()).toBe(1);
     expect(await controls.getByRole('button', { name: 'Launch' }).count()).toBe(0);
     await checkPage(page(), 'campaign-paused');
+  });
+
+  it('a call campaign launched after its calling window says it waits for the window, with call progress, not message counters', async () => {
+    const zone = zoneAtNineInTheEvening(new Date());
+    const people = await insertContacts(api.db, ws.workspaceId, 30);
+    const c = await insertVoiceCampaignDraft(api.db, ws.workspaceId, { contactIds: people.map((p) => p._id), agentId: ws.agentId, schedule: { timezone: zone, throttle_per_minute: 10 } });
+    const launched = await request(api.server)
+      .post(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${c._id}/launch`)
+      .set(bearer(api.config.CONSOLE_TOKEN!))
+      .send({ expected_version: 1, confirm_recipients: 30 });
+    expect(launched.status).toBe(200);
+    expect(launched.body.notices.map((n: { code: string }) => n.code)).toEqual(['window_closed']);
+
+    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${c._id}`);
+    await waitForText(page(), '[data-testid=campaign-status]', (t) => t === 'running');
+    const headline = await waitForText(page(), '[data-testid=run-explanation]', (t) => t.length > 0);
+    // The opening in the workspace's own zone (the campaign's is another).
+    const workspaceZone = (await consoleRead(c._id)).explanation.time_zone as string;
+    expect(headline.startsWith(`Waiting for the calling window: calls go 10:00–19:00 in ${zone}; it opens `)).toBe(true);
+    expect(headline).toMatch(new RegExp(`it opens \\d\\d:\\d\\d (today|tomorrow) \\(${workspaceZone}\\)\\.$`));
+    // Calls, not WhatsApp's counters.
+    const progress = page().getByRole('region', { name: 'Progress' });
+    expect(await progress.locator('[data-counter]').evaluateAll((els) => els.map((e) => e.getAttribute('data-counter')))).toEqual(['dialled', 'answered', 'completed', 'call_backs', 'owed', 'live']);
+    expect(await progress.locator('[data-counter=dialled]').textContent()).toBe('0');
+    expect(await progress.locator('[data-counter=sent]').count()).toBe(0);
+    await checkPage(page(), 'campaign-voice-waiting');
+    await atPhoneWidth('campaign-voice-waiting-390');
+    const read = await consoleRead(c._id);
+    expect((await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${c._id}/cancel`).set(bearer(api.config.CONSOLE_TOKEN!)).send({ expected_version: read.version })).status).toBe(200);
+  });
+
+  it('a completed campaign says so, with its funnel, over a chart from launch to completion', async () => {
+    const people = await insertContacts(api.db, ws.workspaceId, 12);
+    const c = await insertCampaignDraft(api.db, ws.workspaceId, { contactIds: people.map((p) => p._id), name: 'Finished broadcast', schedule: { timezone: zoneOpenAt(new Date()), throttle_per_minute: 600 } });
+    expect((await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${c._id}/launch`).set(bearer(api.config.CONSOLE_TOKEN!)).send({ expected_version: 1 })).status).toBe(200);
+    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${c._id}`);
+    await waitForText(page(), '[data-testid=campaign-status]', (t) => t === 'completed', 60_000);
+    await waitForText(page(), '[data-testid=run-explanation]', (t) => /^Completed \d\d:\d\d today \(.+\): 12 sent, \d+ delivered, \d+ read, 0 failed, 0 skipped\.$/.test(t));
+    await expectChart((await consoleRead(c._id)).explanation.time_zone);
+    await checkPage(page(), 'campaign-completed');
+    await atPhoneWidth('campaign-completed-390');
   });
 });

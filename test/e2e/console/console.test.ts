@@ -165,6 +165,45 @@ describe('the web console in a browser', () => {
     expect(await page().content()).not.toContain(key);
   });
 
+  it('sets an agent’s voice settings and a number’s team line, shows a refused field, and fits a phone (issue 26)', async () => {
+    await open(`/w/${ws.workspaceId}/agents`);
+    await page().click(`details.agent summary:has-text("${ws.agentId}")`);
+    const field = (name: string) => `[id="${ws.agentId}-${name}"]`;
+    const saveAgent = `form[aria-label^="Settings of"] button[type=submit]`;
+    await page().fill(field('language'), 'english');
+    await page().click(saveAgent);
+    await waitForText(page(), 'details.agent [role=alert]', (t) => t.includes('voice.language: expected a BCP 47 language tag, e.g. en, hi-IN or ta'));
+    await checkPage('agents-refused');
+
+    await page().fill(field('language'), 'ta-IN');
+    await page().fill(field('greeting'), 'Vanakkam! Thank you for calling.');
+    await page().fill(field('idle_seconds'), '25');
+    await page().click(saveAgent);
+    const agentPath = `/console/v1/workspaces/${ws.workspaceId}/agents/${ws.agentId}`;
+    const saved = async () => (await request(api.server).get(agentPath).set(CONSOLE_AUTH)).body;
+    for (let i = 0; i < 40 && (await saved()).voice.language !== 'ta-IN'; i++) await page().waitForTimeout(250);
+    expect((await saved()).voice).toMatchObject({ language: 'ta-IN', greeting: 'Vanakkam! Thank you for calling.', idle_seconds: 25 });
+
+    const digits = ws.phoneNumber.slice(1);
+    await page().fill(`[id="number-${digits}-team"]`, '022 4000 4545');
+    await page().click(`form[aria-label="Number ${ws.phoneNumber}"] button[type=submit]`);
+    const numberTeamLine = async () =>
+      ((await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/numbers`).set(CONSOLE_AUTH)).body.items as { number: string; team_line: string | null }[]).find(
+        (n) => n.number === ws.phoneNumber,
+      )!.team_line;
+    for (let i = 0; i < 40 && (await numberTeamLine()) !== '+912240004545'; i++) await page().waitForTimeout(250);
+    expect(await numberTeamLine()).toBe('+912240004545');
+
+    // Saving reloads the agents, each form starting again from what was kept: open it to look.
+    if (!(await page().locator('details.agent[open]').count())) await page().click(`details.agent summary:has-text("${ws.agentId}")`);
+    await checkPage('agents');
+    await narrowScreenshot('agents');
+    // Nothing wider than a phone's screen at 390 px.
+    await page().setViewportSize({ width: 390, height: 844 });
+    expect(await page().evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page().setViewportSize({ width: 1280, height: 900 });
+  });
+
   it('lists workspaces', async () => {
     await open('/workspaces');
     await page().waitForSelector(`td:has-text("${ws.workspaceId}")`);

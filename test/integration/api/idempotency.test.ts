@@ -44,7 +44,7 @@ describe('Idempotency-Key (api-core §4)', () => {
       auth: { scope: null },
       idempotent: true,
       body: echoBody,
-      response: { status: 201, description: 'echo', schema: z.object({}) },
+      response: { status: 201, description: 'echo', schema: z.object({ run: z.number().int(), value: z.string() }) },
       handler: async (ctx, { body }) => {
         runs += 1;
         if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms));

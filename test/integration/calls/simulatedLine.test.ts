@@ -63,7 +63,8 @@ describe('simulated line events (src/providers/voice/simulatedLine.ts)', () => {
     await scheduler.schedule(input); // a retried originate schedules nothing more
     await eventually(async () => (await pendingCount(callId)) === 0, 'every event reported');
     const got = reported.get(callId)!;
-    expect(got.map((r) => r.event)).toEqual(input.steps.map((s) => s.event));
+    // Each stamped with its planned time, however late it went out (issue 26).
+    expect(got.map((r) => r.event)).toEqual(input.steps.map((s) => ({ ...s.event, at: s.due_at.toISOString() })));
     // Never before its due time, and each at least its planned gap after the one before (the
     // workflow's waits began once the previous signal was taken).
     for (const [i, r] of got.entries()) {

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { matchOrCreateContact } from '../../../src/contacts/contacts';
 import { collections } from '../../../src/db/collections';
 import { startTestApi, type TestApi } from '../../support/app';
-import { CountingWhatsAppProvider, insertCampaignDraft, insertContacts, zoneOpenAt } from '../../support/campaigns';
+import { CountingWhatsAppProvider, insertCampaignDraft, insertContacts, tomorrowNoonUtc, zoneOpenAt } from '../../support/campaigns';
 import { bearer, envelope } from '../../support/http';
 import { eventsOf } from '../../support/messaging';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
@@ -45,7 +45,7 @@ describe('campaign controls (launch, pause, resume, cancel, recipients)', () => 
     return insertCampaignDraft(api.db, ws.workspaceId, { contactIds: people.map((p) => p._id), schedule: schedule as never });
   }
   /** Starts tomorrow, so a test decides when anything is sent. */
-  const later = () => ({ start_at: new Date(Date.now() + 86_400_000), throttle_per_minute: 60, timezone: 'UTC' });
+  const later = () => ({ start_at: tomorrowNoonUtc(), throttle_per_minute: 60, timezone: 'UTC' });
 
   describe('POST …/launch', () => {
     it('answers 200 with the Campaign scheduled, version 2, the staged count, no notices; fires campaign.launched once', async () => {

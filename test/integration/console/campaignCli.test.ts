@@ -45,8 +45,19 @@ describe('npm run console -- campaigns', () => {
     const watched = await cli('campaigns', 'watch', ws.workspaceId, c._id, '--interval', '0.3');
     expect(watched.status).toBe(0);
     const lines = watched.stdout.trim().split('\n');
-    expect(lines.at(-1)).toMatch(/^\S+Z completed 3\/3 \(100%\) sent=3 delivered=0 read=0 failed=0 skipped=0 finish: finished \(completed\)$/);
+    expect(lines.at(-1)).toMatch(
+      /^\S+Z completed 3\/3 \(100%\) sent=3 delivered=0 read=0 failed=0 skipped=0 finish: finished \(completed\) \| Completed \d\d:\d\d today \(.+\): 3 sent, 0 delivered, 0 read, 0 failed, 0 skipped\.$/,
+    );
     expect(watched.stdout).not.toContain('\x1b[');
+
+    // show: what the run did first, then the record.
+    const shown = await cli('campaigns', 'show', ws.workspaceId, c._id);
+    expect(shown.status).toBe(0);
+    const [now, late, blank] = shown.stdout.split('\n');
+    expect(now).toMatch(/^now: Completed \d\d:\d\d today \(.+\): 3 sent, 0 delivered, 0 read, 0 failed, 0 skipped\.$/);
+    expect([late, blank]).toEqual(['     Delivery and read statuses that arrive late are still counted for a day.', '']);
+    expect(shown.stdout).toMatch(/^status\s+completed$/m);
+    expect(shown.stdout).not.toContain('explanation');
 
     const archived = await cli('campaigns', 'archive', ws.workspaceId, c._id, '--json');
     expect(archived.status).toBe(0);

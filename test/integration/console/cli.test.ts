@@ -37,6 +37,37 @@ describe('npm run console', () => {
     expect(update.stdout).toMatch(/^plan\.prepaid_credits\s+5$/m);
   });
 
+  it('sets an agent’s voice and a number’s team line, shows them, resets one, and prints a refusal at its field (issue 26)', async () => {
+    const ws = JSON.parse((await cli('workspaces', 'create', '--name', 'Cli voice', '--json')).stdout).workspace_id as string;
+    const created = await cli('agents', 'create', ws, '--name', 'Desk', '--language', 'EN-in', '--greeting', 'Hello from the desk!', '--idle-seconds', '12', '--json');
+    expect(created.status).toBe(0);
+    const agent = JSON.parse(created.stdout);
+    expect(agent.voice).toMatchObject({ language: 'en-IN', greeting: 'Hello from the desk!', idle_seconds: 12 });
+
+    const updated = await cli('agents', 'update', ws, agent.agent_id, '--persona', 'the front desk of Cli voice', '--reset', 'greeting');
+    expect(updated.status).toBe(0);
+    expect(updated.stdout).toMatch(/^voice\.persona\s+the front desk of Cli voice$/m);
+    expect(updated.stdout).toMatch(/^voice\.greeting\s+Hello, thanks for calling\. How can I help you today\?$/m);
+    expect(updated.stdout).toMatch(/^voice_set\s+persona,language,idle_seconds$/m);
+
+    const listed = await cli('agents', 'list', ws);
+    expect(listed.stdout).toMatch(new RegExp(`^agent_id\\s+name\\s+max_call_minutes\\s+voice\\.voice\\s+voice\\.language\\s+voice\\.idle_seconds\n${agent.agent_id}\\s+Desk\\s+10\\s+alloy\\s+en-IN\\s+12$`, 'm'));
+
+    const refused = await cli('agents', 'update', ws, agent.agent_id, '--idle-seconds', '2');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/^error: invalid_argument: Request validation failed\.\n/);
+    expect(JSON.parse(refused.stderr.slice(refused.stderr.indexOf('\n') + 1))).toEqual({
+      errors: [{ loc: ['body', 'voice', 'idle_seconds'], msg: 'Too small: expected number to be >=5', type: 'too_small' }],
+    });
+
+    const added = await cli('numbers', 'add', ws, '--number', '+912240003131', '--agent-id', agent.agent_id, '--team-line', '022 4000 3232');
+    expect(added.status).toBe(0);
+    expect(added.stdout).toMatch(/^team_line\s+\+912240003232$/m);
+    expect((await cli('numbers', 'list', ws)).stdout).toMatch(/^number\s+agent_id\s+active\s+recording\s+team_line\n\+912240003131\s+bot_\w+\s+true\s+false\s+\+912240003232$/m);
+    const cleared = await cli('numbers', 'update', ws, '912240003131', '--team-line', 'none', '--json');
+    expect(JSON.parse(cleared.stdout).team_line).toBeNull();
+  });
+
   it('prints the API’s error and exits 1', async () => {
     const res = await cli('workspaces', 'show', 'ws_missing');
     expect(res.status).toBe(1);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { startTestApi, type TestApi } from '../../support/app';
-import { CountingWhatsAppProvider, insertCampaignDraft, insertContacts, zoneOpenAt } from '../../support/campaigns';
+import { CountingWhatsAppProvider, insertCampaignDraft, insertContacts, tomorrowNoonUtc, zoneOpenAt } from '../../support/campaigns';
 import { bearer, envelope } from '../../support/http';
 import { eventsOf } from '../../support/messaging';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
@@ -38,7 +38,7 @@ describe('console campaigns (/console/v1/workspaces/{id}/campaigns)', () => {
     const people = await insertContacts(api.db, ws.workspaceId, count);
     return insertCampaignDraft(api.db, ws.workspaceId, { contactIds: people.map((p) => p._id), schedule: schedule as never });
   }
-  const later = () => ({ start_at: new Date(Date.now() + 86_400_000), throttle_per_minute: 60, timezone: 'UTC' });
+  const later = () => ({ start_at: tomorrowNoonUtc(), throttle_per_minute: 60, timezone: 'UTC' });
   const now = () => ({ throttle_per_minute: 600, timezone: zoneOpenAt(new Date()) });
 
   it('needs the console token', async () => {

@@ -2,7 +2,9 @@ import type { Db } from 'mongodb';
 import { collections } from '../../../src/db/collections';
 import { hashApiKey } from '../../../src/auth/apiKeys';
 import { SCOPES } from '../../../src/domain/scopes';
-import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
+import { DEMO_AGENT_VOICE, seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
+import { agentVoiceSettings } from '../../../src/calls/agentVoiceRules';
+import { toE164 } from '../../../src/contacts/contactIdentity';
 import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
 import { openTestDb, testConfig } from '../../support/env';
 
@@ -55,6 +57,34 @@ describe('seedDemoWorkspace against FerretDB', () => {
     const second = await seedDemoWorkspace(db, { ...options, knownApiKey: first.apiKey });
     expect(second).toEqual({ ...first, keyCreated: false });
     expect(await counts()).toEqual(before);
+  });
+
+  it('gives the demo agent voice settings that keep the rules, and its number a team line (issue 26)', async () => {
+    const seeded = await seedDemoWorkspace(db, options);
+    const c = collections(db);
+    const agent = await c.agents.findOne({ _id: seeded.agentId });
+    expect(agent!.voice).toEqual(DEMO_AGENT_VOICE);
+    expect(agentVoiceSettings.parse(DEMO_AGENT_VOICE)).toEqual(DEMO_AGENT_VOICE);
+    const number = await c.phoneNumbers.findOne({ tenant_id: 'ws_demo' });
+    expect(number!.team_line).toBe(seeded.teamLine);
+    expect(toE164(seeded.teamLine, 'IN')).toBe(seeded.teamLine);
+    expect(seeded.teamLine).not.toBe(seeded.phoneNumber);
+  });
+
+  it('an agent and number seeded before voice settings gain the demo’s; ones set since keep theirs', async () => {
+    const seeded = await seedDemoWorkspace(db, options);
+    const c = collections(db);
+    await c.agents.updateOne({ _id: seeded.agentId }, { $unset: { voice: '' } });
+    await c.phoneNumbers.updateOne({ tenant_id: 'ws_demo' }, { $unset: { team_line: '' } });
+    await seedDemoWorkspace(db, options);
+    expect((await c.agents.findOne({ _id: seeded.agentId }))!.voice).toEqual(DEMO_AGENT_VOICE);
+    expect((await c.phoneNumbers.findOne({ tenant_id: 'ws_demo' }))!.team_line).toBe(seeded.teamLine);
+
+    await c.agents.updateOne({ _id: seeded.agentId }, { $set: { voice: { greeting: 'Vanakkam!' } } });
+    await c.phoneNumbers.updateOne({ tenant_id: 'ws_demo' }, { $set: { team_line: null } });
+    await seedDemoWorkspace(db, options);
+    expect((await c.agents.findOne({ _id: seeded.agentId }))!.voice).toEqual({ greeting: 'Vanakkam!' });
+    expect((await c.phoneNumbers.findOne({ tenant_id: 'ws_demo' }))!.team_line).toBeNull();
   });
 
   it('keeps a setting changed since the first seed', async () => {

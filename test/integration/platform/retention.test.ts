@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { appendEvent, eventsCollection, undispatchedEvents } from '../../../src/events/eventStore';
-import { sweepExpiredEvents, sweepExpiredSendIntents } from '../../../src/events/retention';
+import { sweepExpiredEvents } from '../../../src/events/retention';
+import { sweepExpiredSendIntents } from '../../../src/messaging/sendIntents';
 import { sendIntentsCollection, type SendIntentDoc } from '../../../src/messaging/sendIntents';
 import { createEventSweeper } from '../../../src/events/sweeper';
 import { IdempotencyStore, type ClaimScope } from '../../../src/idempotency/store';

@@ -1,8 +1,12 @@
-import { ApiError, ERROR_STATUS, errorEnvelope, fromStatus, toApiError } from '../../../api/errors';
+import { ERROR_STATUS } from '../../../api/errorCodes';
+import { ApiError, errorEnvelope, fromStatus, toApiError } from '../../../api/errors';
 import { CallRefusal } from '../../../src/calls/guards';
 import { IdentityConflictError, MissingIdentityError } from '../../../src/contacts/contacts';
 import { Refusal } from '../../../src/domain/refusal';
 import { SendRefusal } from '../../../src/messaging/sendMessage';
+import { CampaignRefusal, guardrail, versionConflict } from '../../../src/campaigns/refusal';
+import { docsFor } from '../../../src/campaigns/findings';
+import { paymentChanged, wrongStatus } from '../../../src/dues/refusal';
 
 const ids = { requestId: 'req_1', correlationId: 'cor_1' };
 
@@ -64,6 +68,34 @@ describe('domain refusals (api/refusals.ts): one table for every feature', () =>
     });
     expect(toApiError(new CallRefusal('destination_too_short', 'That destination number is too short.'))).toMatchObject({ status: 400, details: {} });
     expect(toApiError(new MissingIdentityError())).toMatchObject({ status: 400, message: 'Provide an email or a phone number.', details: {} });
+  });
+
+  it('answers the same reason by its feature: a missing template is 404 for a message, 400 for a campaign draft', () => {
+    expect(toApiError(new SendRefusal('template_not_found', 'No approved template named x.'))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(toApiError(new SendRefusal('template_variables', 'x'))).toMatchObject({ status: 400, code: 'invalid_argument' });
+    const draft = toApiError(new CampaignRefusal('template_not_found', 'A WhatsApp campaign needs a template.', { field: 'template' }));
+    expect(draft).toMatchObject({ status: 400, code: 'invalid_argument' });
+    expect(draft.details).toEqual({ reason: 'template_not_found', field: 'template' });
+    // A launch blocked by the same finding code is a guardrail: 412.
+    expect(toApiError(guardrail('template_variables', 'x', 'y'))).toMatchObject({ status: 412, code: 'failed_precondition' });
+  });
+
+  it('answers a campaign version conflict with 409 and a guardrail with 412, reason first then docs and fix', () => {
+    const stale = toApiError(versionConflict(3, 1));
+    expect(stale).toMatchObject({ status: 409, code: 'conflict', message: 'This campaign is at version 3, not 1; read it again.' });
+    expect(JSON.stringify(stale.details)).toBe('{"reason":"version_conflict","current_version":3}');
+    const frozen = toApiError(guardrail('campaign_frozen', 'This campaign is running.', 'Create a new campaign.'));
+    expect(frozen).toMatchObject({ status: 412, code: 'failed_precondition', message: 'This campaign is running.' });
+    expect(JSON.stringify(frozen.details)).toBe(JSON.stringify({ reason: 'campaign_frozen', docs: docsFor('campaign_frozen'), fix: 'Create a new campaign.' }));
+  });
+
+  it('answers a due refusal the same way for every surface: 409 version_conflict, 412 conflict with the status', () => {
+    const changed = toApiError(paymentChanged(4));
+    expect(changed).toMatchObject({ status: 409, code: 'conflict', message: 'This payment changed since it was read; read it again and send its current version.' });
+    expect(JSON.stringify(changed.details)).toBe('{"reason":"version_conflict","current_version":4}');
+    const paid = toApiError(wrongStatus('This payment is already paid.', 'waived'));
+    expect(paid).toMatchObject({ status: 412, code: 'failed_precondition', message: 'This payment is already paid.' });
+    expect(JSON.stringify(paid.details)).toBe('{"reason":"conflict","current_status":"waived"}');
   });
 
   it('answers a reason missing from the table as an unhandled error', () => {

@@ -83,3 +83,54 @@ describe('the console OpenAPI document states what its routes answer', () => {
     for (const o of noContent) expect(o.op.responses['204']!.content).toBeUndefined();
   });
 });
+
+/**
+ * Issue 27: every route of both surfaces declares what it answers, so the console's generated
+ * types (api/console/web/src/generated/console.ts) and the typed client are the server's word,
+ * not a hand-written mirror. An open answer (`{type: object}`, or a list of anything) counts as
+ * none. What a handler really sends is held to the schema in test runs (api/responseCheck.ts).
+ */
+describe('every route declares its response schema', () => {
+  const deps = { db: { collection: () => ({}) }, config: { CONSOLE_TOKEN: 'ctk_document_only_0123' } } as never;
+  type Node = { type?: string; properties?: Record<string, Node>; items?: Node; anyOf?: Node[]; oneOf?: Node[]; allOf?: Node[]; additionalProperties?: Node | boolean };
+  type Operation = { responses: Record<string, { content?: Record<string, { schema: Node }> }> };
+  const surfaces = {
+    public: { routes: publicRoutes(deps), document: (routes: never) => publicDocument(routes) },
+    console: { routes: consoleRoutes(deps), document: (routes: never) => consoleDocument(routes) },
+  };
+
+  /** Where a schema leaves a list's items open (`{}`), as a path. */
+  function openLists(node: Node, at: string): string[] {
+    const found: string[] = [];
+    if (node.items && Object.keys(node.items).length === 0) found.push(`${at}[]`);
+    if (node.items) found.push(...openLists(node.items, `${at}[]`));
+    for (const [key, child] of Object.entries(node.properties ?? {})) found.push(...openLists(child, `${at}.${key}`));
+    for (const child of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) found.push(...openLists(child, at));
+    if (node.additionalProperties && typeof node.additionalProperties === 'object') found.push(...openLists(node.additionalProperties, `${at}.*`));
+    return found;
+  }
+
+  for (const [name, surface] of Object.entries(surfaces)) {
+    it(`${name}: each route with a body names its schema`, () => {
+      const missing = surface.routes.filter((r) => r.response.status !== 204 && !r.response.schema).map((r) => `${r.method} ${r.path}`);
+      expect(missing).toEqual([]);
+    });
+
+    it(`${name}: no answer in the document is open`, () => {
+      const doc = surface.document(surface.routes as never) as { paths: Record<string, Record<string, Operation>> };
+      const open: string[] = [];
+      for (const [path, methods] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(methods)) {
+          for (const [status, response] of Object.entries(op.responses)) {
+            if (!status.startsWith('2') || !response.content) continue;
+            for (const { schema } of Object.values(response.content)) {
+              if (schema.type === 'object' && !schema.properties && !schema.additionalProperties) open.push(`${method} ${path} ${status}`);
+              open.push(...openLists(schema, '').map((where) => `${method} ${path} ${status} ${where}`));
+            }
+          }
+        }
+      }
+      expect(open).toEqual([]);
+    });
+  }
+});

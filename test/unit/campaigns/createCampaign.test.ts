@@ -1,4 +1,5 @@
 import { draftCampaign, type CampaignRequest } from '../../../src/campaigns/createCampaign';
+import { CampaignRefusal } from '../../../src/campaigns/refusal';
 import { NOW, workspace } from './fixtures';
 
 const request = (overrides: Partial<CampaignRequest> = {}): CampaignRequest => ({
@@ -18,6 +19,14 @@ const request = (overrides: Partial<CampaignRequest> = {}): CampaignRequest => (
   ...overrides,
 });
 const context = { workspace: workspace(), createdBy: { kind: 'api_key' as const, id: 'key_1' }, now: NOW };
+
+/** A refused draft's refusal as its parts (the API states `reason` in `details`: api/refusals.ts). */
+function refusalOf(out: ReturnType<typeof draftCampaign>) {
+  if (out.kind !== 'refused') throw new Error(`not refused: ${out.kind}`);
+  expect(out.refusal).toBeInstanceOf(CampaignRefusal);
+  const { reason, message, details } = out.refusal;
+  return { reason, message, details };
+}
 
 describe('draftCampaign', () => {
   it('makes a draft at version 1 with the schedule filled from the workspace settings', () => {
@@ -62,11 +71,10 @@ describe('draftCampaign', () => {
   });
 
   it('refuses a WhatsApp campaign without a template (template_not_found)', () => {
-    expect(draftCampaign(request({ template: null }), context)).toEqual({
-      kind: 'refused',
+    expect(refusalOf(draftCampaign(request({ template: null }), context))).toEqual({
       reason: 'template_not_found',
       message: 'A WhatsApp campaign needs a template.',
-      details: { reason: 'template_not_found', field: 'template' },
+      details: { field: 'template' },
     });
   });
 
@@ -77,20 +85,19 @@ describe('draftCampaign', () => {
     ['purpose', { purpose: 'Confirm' }],
     ['agent_id', { agent_id: 'bot_1' }],
   ])('refuses the voice-only %s on a WhatsApp campaign (invalid_argument)', (field, overrides) => {
-    expect(draftCampaign(request(overrides as Partial<CampaignRequest>), context)).toEqual({
-      kind: 'refused',
+    expect(refusalOf(draftCampaign(request(overrides as Partial<CampaignRequest>), context))).toEqual({
       reason: 'invalid_argument',
       message: `${field} applies to voice campaigns only.`,
-      details: { reason: 'invalid_argument', field },
+      details: { field },
     });
   });
 
   it('refuses a voice campaign without agent_id, or with WhatsApp-only fields', () => {
-    expect(draftCampaign(request({ channel: 'voice', template: null }), context)).toMatchObject({
+    expect(refusalOf(draftCampaign(request({ channel: 'voice', template: null }), context))).toMatchObject({
       reason: 'invalid_argument',
       message: 'A voice campaign needs an agent_id.',
     });
-    expect(draftCampaign(request({ channel: 'voice', agent_id: 'bot_1' }), context)).toMatchObject({
+    expect(refusalOf(draftCampaign(request({ channel: 'voice', agent_id: 'bot_1' }), context))).toMatchObject({
       reason: 'invalid_argument',
       message: 'template applies to WhatsApp campaigns only.',
     });
@@ -100,13 +107,12 @@ describe('draftCampaign', () => {
 
   it('refuses a variable no contact can fill with unknown_variable and the field', () => {
     const out = draftCampaign(request({ template: { name: 'order_update', language: null, variables: ['x', '{{contact.city}}'] } }), context);
-    expect(out).toEqual({
-      kind: 'refused',
+    expect(refusalOf(out)).toEqual({
       reason: 'unknown_variable',
       message: 'No contact can fill {{contact.city}}; use {{contact.name}}, {{contact.phone}}, {{contact.email}}.',
-      details: { reason: 'unknown_variable', field: 'contact.city', loc: ['body', 'template', 'variables', 1] },
+      details: { field: 'contact.city', loc: ['body', 'template', 'variables', 1] },
     });
-    expect(draftCampaign(request({ channel: 'voice', agent_id: 'bot_1', template: null, script: 'Ask {{plan}}' }), context)).toMatchObject({
+    expect(refusalOf(draftCampaign(request({ channel: 'voice', agent_id: 'bot_1', template: null, script: 'Ask {{plan}}' }), context))).toMatchObject({
       reason: 'unknown_variable',
       details: { field: 'plan', loc: ['body', 'script'] },
     });

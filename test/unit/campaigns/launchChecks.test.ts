@@ -1,5 +1,6 @@
 import { evaluate } from '../../../src/campaigns/evaluate';
-import { checkLaunch } from '../../../src/campaigns/launchChecks';
+import { checkLaunch, type LaunchCheck } from '../../../src/campaigns/launchChecks';
+import { CampaignRefusal } from '../../../src/campaigns/refusal';
 import { docsFor } from '../../../src/campaigns/findings';
 import type { CampaignDoc } from '../../../src/campaigns/campaign';
 import type { WorkspaceDoc } from '../../../src/db/collections';
@@ -9,12 +10,20 @@ function run(c: CampaignDoc, ws: WorkspaceDoc, request = { expected_version: 1, 
   const evaluated = jest.fn(async () =>
     evaluate({ campaign: c, workspace: ws, audience: { rows, unmatched: 0 }, suppressed: new Set(), template: { kind: 'approved', template: template() }, senderProblem: null }),
   );
-  return { check: checkLaunch({ campaign: c, workspace: ws, request, now: NOW, evaluate: evaluated }), evaluated };
+  return { check: checkLaunch({ campaign: c, workspace: ws, request, now: NOW, evaluate: evaluated }).then(plain), evaluated };
+}
+
+/** A refusal as its parts: a `CampaignRefusal`, which the API answers by its one table (test/unit/api/errors.test.ts). */
+function plain(check: LaunchCheck) {
+  if (check.ok) return check;
+  expect(check.refusal).toBeInstanceOf(CampaignRefusal);
+  const { reason, message, details } = check.refusal;
+  return { ok: false, refusal: { reason, message, details } };
 }
 
 const guardrail = (reason: string, message: string, fix: string, extra: Record<string, unknown> = {}) => ({
   ok: false,
-  refusal: { kind: 'guardrail', status: 412, message, details: { reason, docs: docsFor(reason), fix, ...extra } },
+  refusal: { reason, message, details: { docs: docsFor(reason), fix, ...extra } },
 });
 
 describe('launch checks, in the contract order', () => {
@@ -33,7 +42,7 @@ describe('launch checks, in the contract order', () => {
   it('refuses a stale expected_version with 409 version_conflict and the current version', async () => {
     await expect(run(campaign({ version: 3 }), workspace()).check).resolves.toEqual({
       ok: false,
-      refusal: { kind: 'version_conflict', status: 409, message: 'This campaign is at version 3, not 1; read it again.', details: { reason: 'version_conflict', current_version: 3 } },
+      refusal: { reason: 'version_conflict', message: 'This campaign is at version 3, not 1; read it again.', details: { current_version: 3 } },
     });
   });
 
@@ -49,7 +58,7 @@ describe('launch checks, in the contract order', () => {
     const dormant = workspace({ suspended: true });
     dormant.plan.chat_channel = false;
     const a = run(campaign(), dormant);
-    await expect(a.check).resolves.toMatchObject({ ok: false, refusal: { status: 412, details: { reason: 'workspace_suspended' } } });
+    await expect(a.check).resolves.toMatchObject({ ok: false, refusal: { reason: 'workspace_suspended' } });
 
     const noChannel = workspace();
     noChannel.plan.chat_channel = false;
@@ -82,10 +91,9 @@ describe('launch checks, in the contract order', () => {
     await expect(run(campaign(), workspace(), { expected_version: 1, confirm_recipients: 3 }).check).resolves.toEqual({
       ok: false,
       refusal: {
-        kind: 'recipients_changed',
-        status: 409,
+        reason: 'version_conflict',
         message: 'The audience is now 2 people, not 3; evaluate again and confirm the new count.',
-        details: { reason: 'version_conflict', eligible: 2, confirm_recipients: 3 },
+        details: { eligible: 2, confirm_recipients: 3 },
       },
     });
     await expect(run(campaign(), workspace(), { expected_version: 1, confirm_recipients: 2 }).check).resolves.toMatchObject({ ok: true });
@@ -98,7 +106,7 @@ describe('launch checks, in the contract order', () => {
     expect(a.evaluated).not.toHaveBeenCalled();
     await expect(run(paused, workspace(), { expected_version: 4, confirm_recipients: 2 }).check).resolves.toMatchObject({
       ok: false,
-      refusal: { status: 409, details: { reason: 'version_conflict', eligible: 7 } },
+      refusal: { reason: 'version_conflict', details: { eligible: 7 } },
     });
   });
 });

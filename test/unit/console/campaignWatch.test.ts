@@ -78,9 +78,12 @@ describe('campaigns watch: drawing', () => {
   it('estimates the last send at the throttle inside the window', () => {
     const now = new Date('2026-11-23T10:00:00Z');
     // 1,080 left at 600 a minute: the last goes 1,079 × 100 ms after now.
-    expect(finishEstimate(campaign(), now, null)).toBe('2026-11-23T10:01:47Z (in 1m 48s at 600/min)');
+    expect(finishEstimate(campaign(), now, null)).toBe('10:01 today (UTC), in 1m 48s at 600/min');
     // The rate seen, when lower than the throttle, is what the estimate uses.
-    expect(finishEstimate(campaign(), now, 300)).toBe('2026-11-23T10:03:35Z (in 3m 36s at 300/min seen)');
+    expect(finishEstimate(campaign(), now, 300)).toBe('10:03 today (UTC), in 3m 36s at 300/min seen');
+    // In the workspace's zone when the console's explanation names it (10:01 UTC is 15:31 in Kolkata).
+    const explained = campaign({ explanation: { state: 'sending', headline: 'Sending.', details: [], fix: null, time_zone: 'Asia/Kolkata' } });
+    expect(finishEstimate(explained, now, null)).toBe('15:31 today (Asia/Kolkata), in 1m 48s at 600/min');
     expect(finishEstimate(campaign({ status: 'paused' }), now, null)).toBe('paused with 1,080 to go');
     expect(finishEstimate(campaign({ status: 'completed' }), now, null)).toBe('finished (completed)');
     expect(finishEstimate(campaign({ status: 'draft' }), now, null)).toBe('not launched');
@@ -94,7 +97,7 @@ describe('campaigns watch: drawing', () => {
     const kolkata = estimateFinish({ remaining: 2, perMinute: 1, window: { startHour: 9, endHour: 21 }, timeZone: 'Asia/Kolkata', from: new Date('2026-11-23T15:29:30Z') });
     expect(kolkata!.toISOString()).toBe('2026-11-24T03:30:00.000Z');
     const scheduled = campaign({ status: 'scheduled', schedule: { ...campaign().schedule!, start_at: '2026-11-24T10:00:00Z' } });
-    expect(finishEstimate(scheduled, new Date('2026-11-23T10:00:00Z'), null)).toBe('2026-11-24T10:01:47Z (in 1d 0h at 600/min)');
+    expect(finishEstimate(scheduled, new Date('2026-11-23T10:00:00Z'), null)).toBe('10:01 tomorrow (UTC), in 1d 0h at 600/min');
   });
 
   it('measures the rate over the last minute once the samples span 10 s', () => {
@@ -108,10 +111,40 @@ describe('campaigns watch: drawing', () => {
       'Diwali offers (cmp_1)  running  version 2',
       '[#########...........]  46%  920 of 2,000 recipients',
       'sent 800  delivered 100  read 0  failed 15  skipped 5  calls_answered 7  queued 1,080',
-      'finish: 2026-11-23T10:01:47Z (in 1m 48s at 600/min)',
+      'finish: 10:01 today (UTC), in 1m 48s at 600/min',
     ]);
     expect(renderPlain(campaign(), { now, observed: null })).toBe(
-      '2026-11-23T10:00:00.000Z running 920/2000 (46%) sent=800 delivered=100 read=0 failed=15 skipped=5 finish: 2026-11-23T10:01:47Z (in 1m 48s at 600/min)',
+      '2026-11-23T10:00:00.000Z running 920/2000 (46%) sent=800 delivered=100 read=0 failed=15 skipped=5 finish: 10:01 today (UTC), in 1m 48s at 600/min',
+    );
+  });
+
+  it('shows what the run is doing and why under the estimate, and first in campaigns show', () => {
+    const now = new Date('2026-11-23T10:00:00Z');
+    const explanation = {
+      state: 'held',
+      headline: 'Held: the workspace is suspended for billing.',
+      details: ['1,080 people still to send to; nothing goes out until this is fixed.'],
+      fix: 'Pay the open invoice; the run looks again every 5 minutes.',
+      time_zone: 'UTC',
+    };
+    const lines = renderWatch(campaign({ explanation }), { now, observed: null, columns: 60 });
+    expect(lines.slice(3)).toEqual([
+      'finish: 10:01 today (UTC), in 1m 48s at 600/min',
+      'now: Held: the workspace is suspended for billing.',
+      '     1,080 people still to send to; nothing goes out until this is fixed.',
+      'fix: Pay the open invoice; the run looks again every 5 minutes.',
+    ]);
+    expect(renderPlain(campaign({ explanation }), { now, observed: null })).toMatch(/ \| Held: the workspace is suspended for billing\.$/);
+    const show = planCampaignCommand(['campaigns', 'show', 'ws_1', 'cmp_1'], {}, need)!;
+    const text = show.format!({ campaign_id: 'cmp_1', status: 'running', explanation }, (record) => Object.keys(record).join(','));
+    expect(text).toBe(
+      [
+        'now: Held: the workspace is suspended for billing.',
+        '     1,080 people still to send to; nothing goes out until this is fixed.',
+        'fix: Pay the open invoice; the run looks again every 5 minutes.',
+        '',
+        'campaign_id,status',
+      ].join('\n'),
     );
   });
 

@@ -43,6 +43,37 @@ describe('the console CLI', () => {
     expect(() => planCall(['nope', 'x'], {})).toThrow('unknown command: nope x');
   });
 
+  it('agents: voice flags go under voice (idle seconds a number), --reset sends null, a team line stays text', () => {
+    expect(planCall(['agents', 'update', 'ws_1', 'bot_2'], { greeting: 'Namaste!', language: 'hi-IN', 'idle-seconds': '12', reset: 'persona,voice', json: true })).toEqual({
+      method: 'PATCH',
+      path: '/workspaces/ws_1/agents/bot_2',
+      body: { voice: { greeting: 'Namaste!', language: 'hi-IN', idle_seconds: 12, persona: null, voice: null } },
+    });
+    expect(planCall(['agents', 'create', 'ws_1'], { name: '123', 'max-call-minutes': '4', persona: 'the desk', 'idle-seconds': 'soon' })).toEqual({
+      method: 'POST',
+      path: '/workspaces/ws_1/agents',
+      // A number that is no number goes as written: the API says which field it refuses.
+      body: { name: '123', max_call_minutes: 4, voice: { persona: 'the desk', idle_seconds: 'soon' } },
+    });
+    expect(planCall(['agents', 'show', 'ws_1', 'bot_2'], {})).toEqual({ method: 'GET', path: '/workspaces/ws_1/agents/bot_2' });
+    expect(planCall(['agents', 'list', 'ws_1'], {}).columns).toEqual(['agent_id', 'name', 'max_call_minutes', 'voice.voice', 'voice.language', 'voice.idle_seconds']);
+    expect(() => planCall(['agents', 'show', 'ws_1'], {})).toThrow('missing <agent_id>');
+    expect(() => planCall(['agents', 'update', 'ws_1', 'bot_2'], { reset: 'tone' })).toThrow('--reset takes voice settings (persona, instructions, voice, language, greeting, idle-seconds), not "tone"');
+    expect(() => planCall(['agents', 'update', 'ws_1', 'bot_2'], { reset: 'greeting', greeting: 'Hi' })).toThrow('--reset greeting and --greeting cannot go together');
+    expect(() => planCall(['agents', 'create', 'ws_1'], { name: 'x', reset: 'greeting' })).toThrow('--reset is for agents update');
+    expect(() => planCall(['agents', 'create', 'ws_1'], { name: 'x', tone: 'warm' })).toThrow('unknown flag for agents: --tone');
+    expect(() => planCall(['agents', 'create', 'ws_1'], { name: 'x', greeting: true })).toThrow('--greeting needs a value');
+    expect(planCall(['numbers', 'update', 'ws_1', '912240001111'], { 'team-line': '02240001111' }).body).toEqual({ team_line: '02240001111' });
+    expect(planCall(['numbers', 'update', 'ws_1', '912240001111'], { 'team-line': 'none' }).body).toEqual({ team_line: null });
+    expect(planCall(['numbers', 'add', 'ws_1'], { number: '+912240001111', 'team-line': '+912240002222' }).body).toEqual({ number: '+912240001111', team_line: '+912240002222' });
+  });
+
+  it('a list column may read inside an object; a missing value shows as -', () => {
+    expect(formatHuman({ items: [{ agent_id: 'bot_1', voice: { language: 'hi-IN' } }, { agent_id: 'bot_2' }] }, ['agent_id', 'voice.language'])).toBe(
+      'agent_id  voice.language\nbot_1     hi-IN\nbot_2     -',
+    );
+  });
+
   it('prints a list as aligned columns and a record as aligned lines', () => {
     expect(formatHuman({ items: [{ key_id: 'key_1', scopes: ['a', 'b'], revoked_at: null }] }, ['key_id', 'scopes', 'revoked_at'])).toBe(
       'key_id  scopes  revoked_at\nkey_1   a,b     -',
@@ -72,7 +103,7 @@ describe('the console CLI', () => {
       findings: [{ code: 'recipients_excluded', severity: 'warn', message: '2 contacts are left out.', fix: 'Check their numbers.', docs: 'https://x', count: 2 }],
       checksum: 'sha256:ab',
     };
-    const text = call.format!(evaluation);
+    const text = call.format!(evaluation, () => '');
     expect(text).toBe(formatEvaluationForPerson(evaluation));
     expect(text).toBe(
       [

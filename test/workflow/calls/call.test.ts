@@ -10,7 +10,7 @@ import { newId } from '../../../src/domain/ids';
 import { FailureType } from '../../../src/temporal/failures';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { findWorkspace } from '../../../src/workspaces/workspaces';
-import { callWorkflowDefinition, callWorkflowId, hangupUpdate, rereadCallDefinition, rereadWorkflowId, statusQuery, type CallWorkflowInput, type CallWorkflowResult } from '../../../src/calls/contracts';
+import { callWorkflowDefinition, callWorkflowId, hangupUpdate, lineEventSignal, rereadCallDefinition, rereadWorkflowId, statusQuery, type CallWorkflowInput, type CallWorkflowResult } from '../../../src/calls/contracts';
 import { executeWorkflow } from '../../../src/temporal/startWorkflow';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
 import { useTimeSkippingEnv } from '../../support/timeSkipping';
@@ -159,6 +159,40 @@ describe('the call workflow (time-skipping)', () => {
     expect(await handle.executeUpdate(hangupUpdate)).toBe(true);
     expect(await handle.result()).toEqual({ status: 'completed', outcome: 'agent_hangup', durationSeconds: 0, resultState: 'ready' });
     expect((await stored(callId)).result.disposition).toBe('unanswered');
+  });
+
+  /** A call whose callee never answers by itself, once placed: the test plays the line. */
+  async function quietLine(to: string): Promise<{ callId: string; handle: WorkflowHandle; placedAt: number }> {
+    const { callId, handle } = await newCall(to, { answer: false });
+    let call = await stored(callId);
+    while (!call.placed_at) {
+      await env.sleep(200);
+      call = await stored(callId);
+    }
+    return { callId, handle, placedAt: call.placed_at.getTime() };
+  }
+
+  it('the line’s own times (`at`) decide the connection, however late the workflow takes them (issue 26)', async () => {
+    const { callId, handle, placedAt } = await quietLine('+919800000015');
+    await env.sleep(3_000);
+    await handle.signal(lineEventSignal, { kind: 'answered', at: new Date(placedAt + 1_000).toISOString() });
+    await env.sleep(20_000);
+    await handle.signal(lineEventSignal, { kind: 'ended', outcome: 'caller_hangup', at: new Date(placedAt + 6_000).toISOString() });
+    expect(await run(handle)).toMatchObject({ outcome: 'caller_hangup', durationSeconds: 5 });
+    const call = await stored(callId);
+    expect([call.started_at!.getTime() - placedAt, call.ended_at!.getTime() - placedAt, call.duration_seconds]).toEqual([1_000, 6_000, 5]);
+  });
+
+  it('a line time that is no time, or ahead of the workflow’s clock, counts as when the signal was taken', async () => {
+    const { callId, handle } = await quietLine('+919800000016');
+    await handle.signal(lineEventSignal, { kind: 'answered', at: 'soon' });
+    while ((await handle.query(statusQuery)) !== 'in_progress') await env.sleep(200);
+    await env.sleep(12_000);
+    await handle.signal(lineEventSignal, { kind: 'ended', outcome: 'caller_hangup', at: new Date((await env.currentTimeMs()) + 3_600_000).toISOString() });
+    const result = await run(handle);
+    expect(result.durationSeconds).toBeGreaterThanOrEqual(12);
+    expect(result.durationSeconds).toBeLessThan(60);
+    expect((await stored(callId)).duration_seconds).toBe(result.durationSeconds);
   });
 
   it('a call without a read model fails its workflow at once with the non-retryable ReadModelMissing', async () => {

@@ -7,8 +7,8 @@ import type { TestWorker } from '../../support/worker';
 /**
  * The timers mode's schedule (src/providers/voice/simulatedLine.ts) against the workflow it
  * replaces: the real `simulatedCallee` workflow signals a stand-in call on the time-skipping
- * server, and the events it reports, in order and at their offsets from its start, are the
- * ones `lineSchedule` plans.
+ * server, and the events it reports, in order, at their offsets from its start and stamped
+ * with their planned times, are the ones `lineSchedule` plans.
  */
 describe('lineSchedule against the simulatedCallee workflow (time-skipping)', () => {
   const { env, startWorker } = useTimeSkippingEnv();
@@ -46,7 +46,8 @@ describe('lineSchedule against the simulatedCallee workflow (time-skipping)', ()
     const callee = await env.client.workflow.start('simulatedCallee', { workflowId: `sim-${plan.callId}`, taskQueue, args: [plan] });
     const startedAt = (await callee.describe()).startTime.getTime();
     const got = (await recorder.result()) as { event: unknown; at: number }[];
-    expect(got.map((g) => g.event)).toEqual(planned.map((p) => p.event));
+    // Each stamped with its planned time (issue 26), the one the timers mode sends.
+    expect(got.map((g) => g.event)).toEqual(planned.map((p) => ({ ...p.event, at: new Date(startedAt + p.due_at.getTime()).toISOString() })));
     // Workflow time at arrival: the timer's offset plus the tasks' own time (well under a second).
     for (const [i, g] of got.entries()) {
       const offset = g.at - startedAt;

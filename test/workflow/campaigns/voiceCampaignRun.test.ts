@@ -6,7 +6,7 @@ import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign'
 import { CALL_PLACE_POLL_MS, campaignRunWorkflowId, type VoiceCampaignRunState } from '../../../src/campaigns/contracts';
 import { controlCampaign } from '../../../src/campaigns/control';
 import { campaignCallProgress, campaignCounters } from '../../../src/campaigns/progress';
-import { nextOpenTime } from '../../../src/campaigns/sendWindow';
+import { nextOpenTime } from '../../../src/domain/sendWindow';
 import { readRecipientBatch, type CampaignRecipientDoc } from '../../../src/campaigns/staging';
 import { contactCollections } from '../../../src/contacts/contacts';
 import { eventsCollection } from '../../../src/events/eventStore';

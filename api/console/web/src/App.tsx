@@ -1,15 +1,19 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, whenSessionEnds } from './api/client';
 import { currentSession, logOut } from './api/session';
-import type { Workspace } from './api/views';
 import { Loading } from './components/common';
 import { usePoll } from './hooks';
+import { AgentsPage } from './pages/Agents';
 import { CallPage, CallsPage } from './pages/Calls';
 import { CampaignPage } from './pages/Campaign';
 import { CampaignsPage } from './pages/Campaigns';
 import { ConversationPage, ConversationsPage } from './pages/Conversations';
 import { DuesPage } from './pages/Dues';
+import { NewCampaignPage } from './pages/NewCampaign';
+import { NewSubscriberPage } from './pages/NewSubscriber';
+import { TicketsPage } from './pages/Tickets';
 import { KeysPage } from './pages/Keys';
+import { ListPage, ListsPage } from './pages/Lists';
 import { LoginPage } from './pages/Login';
 import { WebhooksPage } from './pages/Webhooks';
 import { WorkspacesPage } from './pages/Workspaces';
@@ -28,8 +32,11 @@ export function App() {
 
 const SECTIONS = [
   ['campaigns', 'Campaigns'],
+  ['lists', 'Lists'],
   ['calls', 'Calls'],
+  ['agents', 'Agents and numbers'],
   ['conversations', 'Conversations'],
+  ['tickets', 'Tickets'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
   ['dues', 'Dues'],
@@ -37,7 +44,7 @@ const SECTIONS = [
 
 function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
   const path = usePath();
-  const workspaces = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces'))).items as Workspace[], 30_000, []);
+  const workspaces = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces'))).items, 30_000, []);
   const match = /^\/w\/([^/]+)\/([^/]+)(?:\/([^/]+))?/.exec(path);
   const workspaceId = match?.[1];
   const section = match?.[2];
@@ -99,9 +106,14 @@ function page(path: string, ws: string | undefined, section: string | undefined,
   if (!ws) return <Loading what="workspaces" />;
   switch (section) {
     case 'campaigns':
+      if (id === 'new') return <NewCampaignPage ws={ws} />;
       return id ? <CampaignPage ws={ws} id={id} /> : <CampaignsPage ws={ws} />;
+    case 'lists':
+      return id ? <ListPage ws={ws} id={id} /> : <ListsPage ws={ws} />;
     case 'calls':
       return id ? <CallPage ws={ws} id={id} /> : <CallsPage ws={ws} />;
+    case 'agents':
+      return <AgentsPage ws={ws} />;
     case 'conversations':
       return id ? <ConversationPage ws={ws} id={id} /> : <ConversationsPage ws={ws} />;
     case 'webhooks':
@@ -109,7 +121,9 @@ function page(path: string, ws: string | undefined, section: string | undefined,
     case 'keys':
       return <KeysPage ws={ws} />;
     case 'dues':
-      return <DuesPage ws={ws} />;
+      return id === 'new' ? <NewSubscriberPage ws={ws} /> : <DuesPage ws={ws} subscriber={id} />;
+    case 'tickets':
+      return <TicketsPage ws={ws} />;
     default:
       return (
         <p>

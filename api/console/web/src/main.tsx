@@ -1,5 +1,8 @@
 import { render } from 'preact';
 import { App } from './App';
+import { keepTablesLabelled } from './tableLabels';
 import './styles.css';
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+keepTablesLabelled(root);
+render(<App />, root);

@@ -19,6 +19,12 @@ export interface LineCallDoc {
   recording: boolean;
   /** Where the media bridge stored the recording (a storage reference, not a playable link). */
   recording_uri: string | null;
+  /**
+   * When the call's workflow hung the line up itself (VoiceProvider.hangup): it has decided
+   * the outcome, so the network's report of that end is not signalled (it would only race
+   * the workflow's last task, and fail the API hang-up that caused it). Absent: not so.
+   */
+  ended_by_us_at?: Date;
   created_at: Date;
 }
 
@@ -42,4 +48,9 @@ export async function findLineCall(db: Db, callId: string): Promise<LineCallDoc 
 
 export async function findLineCallByProviderId(db: Db, providerCallId: string): Promise<LineCallDoc | null> {
   return lineCalls(db).findOne({ provider_call_id: providerCallId });
+}
+
+/** Notes that the call's workflow is ending the call (see `ended_by_us_at`); the first note stays. */
+export async function markEndedByUs(db: Db, callId: string, at: Date): Promise<void> {
+  await lineCalls(db).updateOne({ _id: callId, ended_by_us_at: { $exists: false } }, { $set: { ended_by_us_at: at } });
 }

@@ -1,6 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '../generated/console';
-import type { PendingPaths } from './pendingPaths';
 
 /** The error envelope every console route answers with (api-core §7). */
 export interface ErrorEnvelope {
@@ -58,13 +57,6 @@ const options = { baseUrl: '', credentials: 'same-origin' as const };
 /** Typed from the console's OpenAPI document (src/generated/console.ts). */
 export const api = createClient<paths>(options);
 api.use(session);
-
-/**
- * The campaign and dues console routes, whose responses the console document leaves untyped
- * (no response schemas yet): typed by hand in pendingPaths.ts, same paths as the document.
- */
-export const pendingApi = createClient<PendingPaths>(options);
-pendingApi.use(session);
 
 /** The data of an openapi-fetch answer, or an ApiFailure with its envelope. */
 export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {

@@ -5,11 +5,24 @@ import { ApiFailure } from '../api/client';
 export function ErrorNote({ error }: { error: Error | undefined }) {
   if (!error) return null;
   const reason = error instanceof ApiFailure ? error.reason : undefined;
+  // A validation failure names each field it refused and why: shown, so a form can be put right.
+  const fields = error instanceof ApiFailure ? (error.envelope?.error.details.errors as { loc: (string | number)[]; msg: string }[] | undefined) : undefined;
   return (
-    <p class="error" role="alert">
-      {error.message}
-      {reason ? <span class="reason"> ({reason})</span> : null}
-    </p>
+    <div class="error" role="alert">
+      <p>
+        {error.message}
+        {reason ? <span class="reason"> ({reason})</span> : null}
+      </p>
+      {fields?.length ? (
+        <ul>
+          {fields.map((f, i) => (
+            <li key={i}>
+              {f.loc.filter((part) => part !== 'body').join('.') || 'body'}: {f.msg}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
   );
 }
 
@@ -57,12 +70,15 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  dismissLabel = 'Cancel',
   onConfirm,
   onCancel,
 }: {
   title: string;
   children: ComponentChildren;
   confirmLabel: string;
+  /** The button that drops the question (where "Cancel" would read as the action itself, say). */
+  dismissLabel?: string;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -91,7 +107,7 @@ export function ConfirmDialog({
           {confirmLabel}
         </button>
         <button type="button" onClick={onCancel} autoFocus>
-          Cancel
+          {dismissLabel}
         </button>
       </div>
     </dialog>

@@ -99,12 +99,30 @@ export interface paths {
         /** List the workspace's agents. */
         get: operations["listAgents"];
         put?: never;
-        /** Create an agent. */
+        /** Create an agent, optionally with its voice settings (persona, instructions, voice, language, greeting, idle_seconds). */
         post: operations["createAgent"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/agents/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an agent with its voice settings (defaults filled in; `voice_set` names the ones it set). */
+        get: operations["getAgent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change an agent’s name, maximum call length or voice settings; a voice field set to null goes back to its default. */
+        patch: operations["updateAgent"];
         trace?: never;
     };
     "/console/v1/workspaces/{workspace_id}/numbers": {
@@ -117,7 +135,7 @@ export interface paths {
         /** List the workspace's numbers. */
         get: operations["listNumbers"];
         put?: never;
-        /** Register a phone number, optionally with the agent deployed to it. */
+        /** Register a phone number, optionally with the agent deployed to it and its team line. */
         post: operations["createNumber"];
         delete?: never;
         options?: never;
@@ -138,7 +156,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Deploy an agent to a number (or `null` to undeploy), or change its state. `{number}` with or without `+`. */
+        /** Deploy an agent to a number (or `null` to undeploy), set its team line (or `null` for none), or change its state. `{number}` with or without `+`. */
         patch: operations["updateNumber"];
         trace?: never;
     };
@@ -305,7 +323,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a number's calls, newest first (at most 50), as GET /api/v1/calls/{id} shows each. */
+        /** Recent calls, newest first (`limit` 1 to 100, default 25; `cursor` for the next page), each as GET /api/v1/calls/{id} shows it plus `created_at` and its campaign. Filters, together: `status`, `outcome`, `to` (a number, separators forgiven), `campaign_id`. */
         get: operations["findConsoleCalls"];
         put?: never;
         post?: never;
@@ -653,7 +671,8 @@ export interface paths {
         /** The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest. */
         get: operations["listConsoleCampaigns"];
         put?: never;
-        post?: never;
+        /** Create a draft (version 1) that messages nobody, as POST /api/v1/campaigns does: the same body, rules and refusals (400 `template_not_found`, `invalid_argument`, `unknown_variable` with `field`). The audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`. Recorded as created by the console. */
+        post: operations["createConsoleCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -667,7 +686,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One campaign with its live counters, schedule, audience, template and consent pin. */
+        /** One campaign with its live counters, schedule, audience, template and consent pin, and `explanation`: what its run is doing and why (sending, waiting for its window, held, paused, settling), times in the workspace’s zone. */
         get: operations["getConsoleCampaign"];
         put?: never;
         post?: never;
@@ -865,6 +884,41 @@ export interface paths {
         patch: operations["updateCampaignSettings"];
         trace?: never;
     };
+    "/console/v1/workspaces/{workspace_id}/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace’s uploaded lists, newest first. */
+        get: operations["listUploadedLists"];
+        put?: never;
+        /** Upload a list of people: the body is the CSV file (text/csv, UTF-8, a header row, up to 50000 rows and 10485760 bytes); `name` in the query. Its columns become `{{variables}}`. A file that breaks a rule is refused whole (400 with `reason` and the `row`). */
+        post: operations["uploadList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/lists/{list_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One uploaded list: its columns, the variables they give, the row count and the first 20 rows. */
+        get: operations["getUploadedList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/v1/workspaces/{workspace_id}/conversations": {
         parameters: {
             query?: never;
@@ -927,7 +981,8 @@ export interface paths {
         /** Subscribers, newest first; optionally one status. */
         get: operations["listDuesSubscribersConsole"];
         put?: never;
-        post?: never;
+        /** Put a customer on a recurring plan, as POST /api/v1/apps/dues/subscribers does: the same body, rules and refusals (400 `invalid_destination`, 409 `duplicate_recipient` with `subscriber_id`, 412 `not_found` until the app is installed); the next two dues are raised at once. */
+        post: operations["createDuesSubscriberConsole"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1147,7 +1202,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            workspace_id: string;
+                            name: string;
+                            country: string;
+                            timezone: string;
+                            suspended: boolean;
+                            plan: {
+                                conversations_included: number;
+                                conversations_used: number;
+                                prepaid_credits: number;
+                                voice_minutes_included: number;
+                                voice_minutes_used: number;
+                                voice_credits: number;
+                                chat_channel: boolean;
+                                phone_numbers: boolean;
+                                campaign_calls_use_daily_budget?: boolean;
+                            };
+                            calling_country_codes: string[];
+                            installed_apps: string[];
+                            capabilities: {
+                                voice_configured: boolean;
+                                tickets: boolean;
+                                conversations: boolean;
+                            };
+                            demo: boolean;
+                            created_at: string | null;
+                            updated_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -1225,7 +1307,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        workspace_id: string;
+                        name: string;
+                        country: string;
+                        timezone: string;
+                        suspended: boolean;
+                        plan: {
+                            conversations_included: number;
+                            conversations_used: number;
+                            prepaid_credits: number;
+                            voice_minutes_included: number;
+                            voice_minutes_used: number;
+                            voice_credits: number;
+                            chat_channel: boolean;
+                            phone_numbers: boolean;
+                            campaign_calls_use_daily_budget?: boolean;
+                        };
+                        calling_country_codes: string[];
+                        installed_apps: string[];
+                        capabilities: {
+                            voice_configured: boolean;
+                            tickets: boolean;
+                            conversations: boolean;
+                        };
+                        demo: boolean;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        api_key?: string;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1303,7 +1413,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        workspace_id: string;
+                        name: string;
+                        country: string;
+                        timezone: string;
+                        suspended: boolean;
+                        plan: {
+                            conversations_included: number;
+                            conversations_used: number;
+                            prepaid_credits: number;
+                            voice_minutes_included: number;
+                            voice_minutes_used: number;
+                            voice_credits: number;
+                            chat_channel: boolean;
+                            phone_numbers: boolean;
+                            campaign_calls_use_daily_budget?: boolean;
+                        };
+                        calling_country_codes: string[];
+                        installed_apps: string[];
+                        capabilities: {
+                            voice_configured: boolean;
+                            tickets: boolean;
+                            conversations: boolean;
+                        };
+                        demo: boolean;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1417,7 +1554,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        workspace_id: string;
+                        name: string;
+                        country: string;
+                        timezone: string;
+                        suspended: boolean;
+                        plan: {
+                            conversations_included: number;
+                            conversations_used: number;
+                            prepaid_credits: number;
+                            voice_minutes_included: number;
+                            voice_minutes_used: number;
+                            voice_credits: number;
+                            chat_channel: boolean;
+                            phone_numbers: boolean;
+                            campaign_calls_use_daily_budget?: boolean;
+                        };
+                        calling_country_codes: string[];
+                        installed_apps: string[];
+                        capabilities: {
+                            voice_configured: boolean;
+                            tickets: boolean;
+                            conversations: boolean;
+                        };
+                        demo: boolean;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1505,7 +1669,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            key_id: string;
+                            workspace_id: string;
+                            display_prefix: string;
+                            /** @enum {string} */
+                            environment: "live" | "test";
+                            scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
+                            created_at: string | null;
+                            revoked_at: string | null;
+                            expires_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -1601,7 +1775,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        key_id: string;
+                        workspace_id: string;
+                        display_prefix: string;
+                        /** @enum {string} */
+                        environment: "live" | "test";
+                        scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
+                        created_at: string | null;
+                        revoked_at: string | null;
+                        expires_at: string | null;
+                        api_key: string;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1689,7 +1874,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        key_id: string;
+                        workspace_id: string;
+                        display_prefix: string;
+                        /** @enum {string} */
+                        environment: "live" | "test";
+                        scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
+                        created_at: string | null;
+                        revoked_at: string | null;
+                        expires_at: string | null;
+                        api_key: string;
+                        previous: {
+                            key_id: string;
+                            workspace_id: string;
+                            display_prefix: string;
+                            /** @enum {string} */
+                            environment: "live" | "test";
+                            scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
+                            created_at: string | null;
+                            revoked_at: string | null;
+                            expires_at: string | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1786,7 +1993,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        key_id: string;
+                        workspace_id: string;
+                        display_prefix: string;
+                        /** @enum {string} */
+                        environment: "live" | "test";
+                        scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
+                        created_at: string | null;
+                        revoked_at: string | null;
+                        expires_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -1874,7 +2091,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            agent_id: string;
+                            name: string;
+                            max_call_minutes: number;
+                            voice: {
+                                persona: string;
+                                instructions: string;
+                                voice: string;
+                                language: string;
+                                greeting: string;
+                                idle_seconds: number;
+                            };
+                            voice_set: ("persona" | "instructions" | "voice" | "language" | "greeting" | "idle_seconds")[];
+                            created_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -1960,6 +2191,14 @@ export interface operations {
                     name: string;
                     /** @default 10 */
                     max_call_minutes?: number;
+                    voice?: {
+                        persona?: string;
+                        instructions?: string;
+                        voice?: string;
+                        language?: string;
+                        greeting?: string;
+                        idle_seconds?: number;
+                    };
                 };
             };
         };
@@ -1970,7 +2209,240 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        agent_id: string;
+                        name: string;
+                        max_call_minutes: number;
+                        voice: {
+                            persona: string;
+                            instructions: string;
+                            voice: string;
+                            language: string;
+                            greeting: string;
+                            idle_seconds: number;
+                        };
+                        voice_set: ("persona" | "instructions" | "voice" | "language" | "greeting" | "idle_seconds")[];
+                        created_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_id: string;
+                        name: string;
+                        max_call_minutes: number;
+                        voice: {
+                            persona: string;
+                            instructions: string;
+                            voice: string;
+                            language: string;
+                            greeting: string;
+                            idle_seconds: number;
+                        };
+                        voice_set: ("persona" | "instructions" | "voice" | "language" | "greeting" | "idle_seconds")[];
+                        created_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    max_call_minutes?: number;
+                    voice?: {
+                        persona?: string | null;
+                        instructions?: string | null;
+                        voice?: string | null;
+                        language?: string | null;
+                        greeting?: string | null;
+                        idle_seconds?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The agent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_id: string;
+                        name: string;
+                        max_call_minutes: number;
+                        voice: {
+                            persona: string;
+                            instructions: string;
+                            voice: string;
+                            language: string;
+                            greeting: string;
+                            idle_seconds: number;
+                        };
+                        voice_set: ("persona" | "instructions" | "voice" | "language" | "greeting" | "idle_seconds")[];
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2058,7 +2530,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            number: string;
+                            agent_id: string | null;
+                            active: boolean;
+                            recording: boolean;
+                            team_line: string | null;
+                            created_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -2146,6 +2625,8 @@ export interface operations {
                     agent_id?: string | null;
                     /** @default false */
                     recording?: boolean;
+                    /** @default null */
+                    team_line?: string | null;
                 };
             };
         };
@@ -2156,7 +2637,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        number: string;
+                        agent_id: string | null;
+                        active: boolean;
+                        recording: boolean;
+                        team_line: string | null;
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2251,6 +2739,7 @@ export interface operations {
                     agent_id?: string | null;
                     active?: boolean;
                     recording?: boolean;
+                    team_line?: string | null;
                 };
             };
         };
@@ -2261,7 +2750,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        number: string;
+                        agent_id: string | null;
+                        active: boolean;
+                        recording: boolean;
+                        team_line: string | null;
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2349,7 +2845,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            sender_id: string;
+                            /** @constant */
+                            channel: "whatsapp";
+                            phone: string;
+                            display_name: string;
+                            is_default: boolean;
+                            connected: boolean;
+                            created_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -2446,7 +2951,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        sender_id: string;
+                        /** @constant */
+                        channel: "whatsapp";
+                        phone: string;
+                        display_name: string;
+                        is_default: boolean;
+                        connected: boolean;
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2543,7 +3057,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        sender_id: string;
+                        /** @constant */
+                        channel: "whatsapp";
+                        phone: string;
+                        display_name: string;
+                        is_default: boolean;
+                        connected: boolean;
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2631,7 +3154,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            template_id: string;
+                            name: string;
+                            language: string;
+                            /** @enum {string} */
+                            status: "approved" | "pending" | "rejected";
+                            header: ({
+                                /** @constant */
+                                type: "text";
+                                text: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "image" | "video";
+                                media_url: string | null;
+                            }) | null;
+                            body: string;
+                            buttons: ({
+                                /** @constant */
+                                type: "url";
+                                text: string;
+                                url: string;
+                            } | {
+                                /** @constant */
+                                type: "quick_reply";
+                                text: string;
+                            })[];
+                            created_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -2754,7 +3304,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        template_id: string;
+                        name: string;
+                        language: string;
+                        /** @enum {string} */
+                        status: "approved" | "pending" | "rejected";
+                        header: ({
+                            /** @constant */
+                            type: "text";
+                            text: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "image" | "video";
+                            media_url: string | null;
+                        }) | null;
+                        body: string;
+                        buttons: ({
+                            /** @constant */
+                            type: "url";
+                            text: string;
+                            url: string;
+                        } | {
+                            /** @constant */
+                            type: "quick_reply";
+                            text: string;
+                        })[];
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2858,7 +3435,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        template_id: string;
+                        name: string;
+                        language: string;
+                        /** @enum {string} */
+                        status: "approved" | "pending" | "rejected";
+                        header: ({
+                            /** @constant */
+                            type: "text";
+                            text: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "image" | "video";
+                            media_url: string | null;
+                        }) | null;
+                        body: string;
+                        buttons: ({
+                            /** @constant */
+                            type: "url";
+                            text: string;
+                            url: string;
+                        } | {
+                            /** @constant */
+                            type: "quick_reply";
+                            text: string;
+                        })[];
+                        created_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -2946,7 +3550,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        call_id: string;
+                        /** @description Open vocabulary: ringing, dialing, starting, in_progress, human_handoff, human_active, completed, failed. */
+                        status: string;
+                        /** @enum {string} */
+                        direction: "outbound" | "inbound";
+                        to: string | null;
+                        from_number: string | null;
+                        agent_id: string | null;
+                        duration_seconds: number | null;
+                        outcome: string | null;
+                        summary: string | null;
+                        recording_uri: string | null;
+                        started_at: string | null;
+                        ended_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        result: {
+                            /** @enum {string} */
+                            state: "pending" | "ready" | "failed" | "none";
+                            disposition: string | null;
+                            goal_met: string | null;
+                            success: boolean | null;
+                            summary: string | null;
+                            sentiment: string | null;
+                            next_step: string | null;
+                            next_step_reason: string | null;
+                            fields: {
+                                [key: string]: string | boolean | number | string[];
+                            };
+                            captured: number;
+                            expected: number;
+                            missing_required: string[];
+                            read_at: string | null;
+                        };
+                        placed_at: string | null;
+                        deployment_id: string;
+                        readings: number;
+                        transcript: {
+                            /** @enum {string} */
+                            role: "user" | "model" | "human";
+                            text: string;
+                            at_seconds: number;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3034,7 +3698,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        call_id: string;
+                        reading: number;
+                        workflow_id: string;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3184,7 +3852,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        destination: string;
+                        script: {
+                            /** @default true */
+                            answer: boolean;
+                            /** @default 3 */
+                            ring_seconds: number;
+                            /**
+                             * @default no_answer
+                             * @enum {string}
+                             */
+                            network_outcome: "no_answer" | "busy" | "rejected" | "invalid_number" | "unreachable" | "congestion";
+                            /** @default false */
+                            originate_error: boolean;
+                            /** @default false */
+                            silent: boolean;
+                            /** @default null */
+                            talk_seconds: number | null;
+                            /**
+                             * @default agent_hangup
+                             * @enum {string}
+                             */
+                            end: "agent_hangup" | "caller_hangup" | "idle" | "setup_error" | "never";
+                            /** @default null */
+                            handoff: {
+                                after_seconds: number;
+                            } | null;
+                            /** @default 1.5 */
+                            seconds_per_turn: number;
+                            /** @default null */
+                            turns: {
+                                /** @enum {string} */
+                                role: "user" | "model" | "human";
+                                text: string;
+                            }[] | null;
+                            /** @default {} */
+                            answers: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * @default {
+                             *       "fail_times": 0,
+                             *       "permanent": false
+                             *     }
+                             */
+                            reader: {
+                                /** @default 0 */
+                                fail_times: number;
+                                /** @default false */
+                                permanent: boolean;
+                            };
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3358,7 +4078,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            destination: string;
+                            script: {
+                                /** @default true */
+                                answer: boolean;
+                                /** @default 3 */
+                                ring_seconds: number;
+                                /**
+                                 * @default no_answer
+                                 * @enum {string}
+                                 */
+                                network_outcome: "no_answer" | "busy" | "rejected" | "invalid_number" | "unreachable" | "congestion";
+                                /** @default false */
+                                originate_error: boolean;
+                                /** @default false */
+                                silent: boolean;
+                                /** @default null */
+                                talk_seconds: number | null;
+                                /**
+                                 * @default agent_hangup
+                                 * @enum {string}
+                                 */
+                                end: "agent_hangup" | "caller_hangup" | "idle" | "setup_error" | "never";
+                                /** @default null */
+                                handoff: {
+                                    after_seconds: number;
+                                } | null;
+                                /** @default 1.5 */
+                                seconds_per_turn: number;
+                                /** @default null */
+                                turns: {
+                                    /** @enum {string} */
+                                    role: "user" | "model" | "human";
+                                    text: string;
+                                }[] | null;
+                                /** @default {} */
+                                answers: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @default {
+                                 *       "fail_times": 0,
+                                 *       "permanent": false
+                                 *     }
+                                 */
+                                reader: {
+                                    /** @default 0 */
+                                    fail_times: number;
+                                    /** @default false */
+                                    permanent: boolean;
+                                };
+                            };
+                        }[];
                     };
                 };
             };
@@ -3454,7 +4226,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        call_id: string;
+                        /** @description Open vocabulary: ringing, dialing, starting, in_progress, human_handoff, human_active, completed, failed. */
+                        status: string;
+                        /** @enum {string} */
+                        direction: "outbound" | "inbound";
+                        to: string | null;
+                        from_number: string | null;
+                        agent_id: string | null;
+                        duration_seconds: number | null;
+                        outcome: string | null;
+                        summary: string | null;
+                        recording_uri: string | null;
+                        started_at: string | null;
+                        ended_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        result: {
+                            /** @enum {string} */
+                            state: "pending" | "ready" | "failed" | "none";
+                            disposition: string | null;
+                            goal_met: string | null;
+                            success: boolean | null;
+                            summary: string | null;
+                            sentiment: string | null;
+                            next_step: string | null;
+                            next_step_reason: string | null;
+                            fields: {
+                                [key: string]: string | boolean | number | string[];
+                            };
+                            captured: number;
+                            expected: number;
+                            missing_required: string[];
+                            read_at: string | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3535,8 +4358,13 @@ export interface operations {
     };
     findConsoleCalls: {
         parameters: {
-            query: {
-                to: string;
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "ringing" | "dialing" | "starting" | "in_progress" | "human_handoff" | "human_active" | "completed" | "failed";
+                outcome?: "caller_hangup" | "agent_hangup" | "idle" | "max_duration" | "no_answer" | "busy" | "rejected" | "invalid_number" | "unreachable" | "congestion" | "suspended" | "setup_error" | "originate_error";
+                to?: string;
+                campaign_id?: string;
             };
             header?: never;
             path: {
@@ -3546,7 +4374,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{items}`. */
+            /** @description `{items, next_cursor}`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3554,8 +4382,61 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            [key: string]: unknown;
+                            call_id: string;
+                            /** @description Open vocabulary: ringing, dialing, starting, in_progress, human_handoff, human_active, completed, failed. */
+                            status: string;
+                            /** @enum {string} */
+                            direction: "outbound" | "inbound";
+                            to: string | null;
+                            from_number: string | null;
+                            agent_id: string | null;
+                            duration_seconds: number | null;
+                            outcome: string | null;
+                            summary: string | null;
+                            recording_uri: string | null;
+                            started_at: string | null;
+                            ended_at: string | null;
+                            capture: {
+                                goal: string | null;
+                                fields: {
+                                    key: string;
+                                    label: string;
+                                    /** @enum {string} */
+                                    type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                    hint: string | null;
+                                    options: string[];
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                                }[];
+                                success: {
+                                    field: string;
+                                    equals: string;
+                                } | null;
+                            } | null;
+                            result: {
+                                /** @enum {string} */
+                                state: "pending" | "ready" | "failed" | "none";
+                                disposition: string | null;
+                                goal_met: string | null;
+                                success: boolean | null;
+                                summary: string | null;
+                                sentiment: string | null;
+                                next_step: string | null;
+                                next_step_reason: string | null;
+                                fields: {
+                                    [key: string]: string | boolean | number | string[];
+                                };
+                                captured: number;
+                                expected: number;
+                                missing_required: string[];
+                                read_at: string | null;
+                            };
+                            created_at: string | null;
+                            campaign_id: string | null;
+                            campaign_name: string | null;
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -3713,7 +4594,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            webhook_id: string;
+                            url: string;
+                            event_types: string[];
+                            enabled: boolean;
+                            description: string | null;
+                            previous_secret_expires_at: string | null;
+                            created_at: string | null;
+                            updated_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -3812,7 +4702,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        webhook_id: string;
+                        url: string;
+                        event_types: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        previous_secret_expires_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        secret: string;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3909,7 +4809,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        webhook_id: string;
+                        url: string;
+                        event_types: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        previous_secret_expires_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -3997,7 +4906,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        webhook_id: string;
+                        /** @constant */
+                        deleted: true;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4094,7 +5007,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        webhook_id: string;
+                        url: string;
+                        event_types: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        previous_secret_expires_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4182,7 +5104,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        webhook_id: string;
+                        url: string;
+                        event_types: string[];
+                        enabled: boolean;
+                        description: string | null;
+                        previous_secret_expires_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        secret: string;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4273,13 +5205,38 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The new delivery. */
+            /** @description The new delivery, with `attempts`. */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        delivery_id: string;
+                        webhook_id: string;
+                        event_id: string;
+                        event_type: string;
+                        /** @enum {string} */
+                        trigger: "event" | "replay" | "test";
+                        /** @enum {string} */
+                        status: "pending" | "succeeded" | "failed" | "cancelled";
+                        attempt_count: number;
+                        last_status_code: number | null;
+                        last_error: string | null;
+                        next_attempt_at: string | null;
+                        cancel_reason: string | null;
+                        created_at: string | null;
+                        completed_at: string | null;
+                        attempts: {
+                            attempt: number;
+                            attempted_at: string | null;
+                            url: string;
+                            status_code: number | null;
+                            duration_ms: number | null;
+                            error: string | null;
+                            response_body: string | null;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4376,13 +5333,38 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new delivery. */
+            /** @description The new delivery, with `attempts`. */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        delivery_id: string;
+                        webhook_id: string;
+                        event_id: string;
+                        event_type: string;
+                        /** @enum {string} */
+                        trigger: "event" | "replay" | "test";
+                        /** @enum {string} */
+                        status: "pending" | "succeeded" | "failed" | "cancelled";
+                        attempt_count: number;
+                        last_status_code: number | null;
+                        last_error: string | null;
+                        next_attempt_at: string | null;
+                        cancel_reason: string | null;
+                        created_at: string | null;
+                        completed_at: string | null;
+                        attempts: {
+                            attempt: number;
+                            attempted_at: string | null;
+                            url: string;
+                            status_code: number | null;
+                            duration_ms: number | null;
+                            error: string | null;
+                            response_body: string | null;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4484,7 +5466,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        items: {
+                            delivery_id: string;
+                            webhook_id: string;
+                            event_id: string;
+                            event_type: string;
+                            /** @enum {string} */
+                            trigger: "event" | "replay" | "test";
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed" | "cancelled";
+                            attempt_count: number;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            next_attempt_at: string | null;
+                            cancel_reason: string | null;
+                            created_at: string | null;
+                            completed_at: string | null;
+                            attempts?: {
+                                attempt: number;
+                                attempted_at: string | null;
+                                url: string;
+                                status_code: number | null;
+                                duration_ms: number | null;
+                                error: string | null;
+                                response_body: string | null;
+                            }[];
+                        }[];
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4573,7 +5583,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        delivery_id: string;
+                        webhook_id: string;
+                        event_id: string;
+                        event_type: string;
+                        /** @enum {string} */
+                        trigger: "event" | "replay" | "test";
+                        /** @enum {string} */
+                        status: "pending" | "succeeded" | "failed" | "cancelled";
+                        attempt_count: number;
+                        last_status_code: number | null;
+                        last_error: string | null;
+                        next_attempt_at: string | null;
+                        cancel_reason: string | null;
+                        created_at: string | null;
+                        completed_at: string | null;
+                        attempts: {
+                            attempt: number;
+                            attempted_at: string | null;
+                            url: string;
+                            status_code: number | null;
+                            duration_ms: number | null;
+                            error: string | null;
+                            response_body: string | null;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4660,7 +5695,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        auto_assign: boolean;
+                        /** @enum {string} */
+                        assignment: "round_robin" | "first";
+                        assignees: {
+                            assignee_id: string;
+                            name: string;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4759,7 +5802,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        auto_assign: boolean;
+                        /** @enum {string} */
+                        assignment: "round_robin" | "first";
+                        assignees: {
+                            assignee_id: string;
+                            name: string;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -4847,7 +5898,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            assignee_id: string;
+                            name: string;
+                        }[];
                     };
                 };
             };
@@ -4936,7 +5990,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            ticket_id: string;
+                            public_ref: string;
+                            subject: string;
+                            /** @enum {string} */
+                            status: "new" | "open" | "pending" | "waiting_customer" | "resolved" | "closed";
+                            /** @enum {string} */
+                            priority: "low" | "normal" | "high" | "urgent";
+                            category: string | null;
+                            tags: string[];
+                            requester: {
+                                name: string | null;
+                                email: string | null;
+                                phone: string | null;
+                                external_id: string | null;
+                            };
+                            source: {
+                                channel: string;
+                                thread_id: string | null;
+                                message_id: string | null;
+                            };
+                            assignee_id: string | null;
+                            assignee_name: string | null;
+                            version: number;
+                            message_count: number;
+                            sla_due_at: string | null;
+                            created_at: string | null;
+                            updated_at: string | null;
+                            contact_id: string | null;
+                            triage: {
+                                provider: string;
+                                suggested_category: string | null;
+                                suggested_priority: ("low" | "normal" | "high" | "urgent") | null;
+                                notes: string;
+                                attached_at: string | null;
+                            } | null;
+                            escalation: {
+                                open: boolean;
+                                reason: string | null;
+                                opened_at: string | null;
+                                cleared_at: string | null;
+                            };
+                            status_changed_at: string | null;
+                            resolved_at: string | null;
+                            closed_at: string | null;
+                            created_by: {
+                                /** @constant */
+                                kind: "api_key";
+                                key_id: string;
+                            } | {
+                                /** @constant */
+                                kind: "console";
+                            } | {
+                                /** @constant */
+                                kind: "triage";
+                                provider: string;
+                            };
+                            last_changed_by: {
+                                /** @constant */
+                                kind: "api_key";
+                                key_id: string;
+                            } | {
+                                /** @constant */
+                                kind: "console";
+                            } | {
+                                /** @constant */
+                                kind: "triage";
+                                provider: string;
+                            };
+                        }[];
                     };
                 };
             };
@@ -5025,7 +6148,107 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        ticket_id: string;
+                        public_ref: string;
+                        subject: string;
+                        /** @enum {string} */
+                        status: "new" | "open" | "pending" | "waiting_customer" | "resolved" | "closed";
+                        /** @enum {string} */
+                        priority: "low" | "normal" | "high" | "urgent";
+                        category: string | null;
+                        tags: string[];
+                        requester: {
+                            name: string | null;
+                            email: string | null;
+                            phone: string | null;
+                            external_id: string | null;
+                        };
+                        source: {
+                            channel: string;
+                            thread_id: string | null;
+                            message_id: string | null;
+                        };
+                        assignee_id: string | null;
+                        assignee_name: string | null;
+                        version: number;
+                        message_count: number;
+                        sla_due_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        contact_id: string | null;
+                        triage: {
+                            provider: string;
+                            suggested_category: string | null;
+                            suggested_priority: ("low" | "normal" | "high" | "urgent") | null;
+                            notes: string;
+                            attached_at: string | null;
+                        } | null;
+                        escalation: {
+                            open: boolean;
+                            reason: string | null;
+                            opened_at: string | null;
+                            cleared_at: string | null;
+                        };
+                        status_changed_at: string | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        created_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                        last_changed_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                        messages: {
+                            message_id: string;
+                            /** @enum {string} */
+                            kind: "customer" | "staff_reply" | "note";
+                            author_name: string | null;
+                            text: string;
+                            delivery_state: ("held" | "sent" | "delivered" | "withdrawn") | null;
+                            created_at: string | null;
+                        }[];
+                        history: {
+                            version: number;
+                            actor: {
+                                /** @constant */
+                                kind: "api_key";
+                                key_id: string;
+                            } | {
+                                /** @constant */
+                                kind: "console";
+                            } | {
+                                /** @constant */
+                                kind: "triage";
+                                provider: string;
+                            };
+                            changes: {
+                                [key: string]: {
+                                    from: unknown;
+                                    to: unknown;
+                                };
+                            };
+                            at: string | null;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5121,7 +6344,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        ticket_id: string;
+                        public_ref: string;
+                        subject: string;
+                        /** @enum {string} */
+                        status: "new" | "open" | "pending" | "waiting_customer" | "resolved" | "closed";
+                        /** @enum {string} */
+                        priority: "low" | "normal" | "high" | "urgent";
+                        category: string | null;
+                        tags: string[];
+                        requester: {
+                            name: string | null;
+                            email: string | null;
+                            phone: string | null;
+                            external_id: string | null;
+                        };
+                        source: {
+                            channel: string;
+                            thread_id: string | null;
+                            message_id: string | null;
+                        };
+                        assignee_id: string | null;
+                        assignee_name: string | null;
+                        version: number;
+                        message_count: number;
+                        sla_due_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        contact_id: string | null;
+                        triage: {
+                            provider: string;
+                            suggested_category: string | null;
+                            suggested_priority: ("low" | "normal" | "high" | "urgent") | null;
+                            notes: string;
+                            attached_at: string | null;
+                        } | null;
+                        escalation: {
+                            open: boolean;
+                            reason: string | null;
+                            opened_at: string | null;
+                            cleared_at: string | null;
+                        };
+                        status_changed_at: string | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        created_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                        last_changed_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5215,7 +6507,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        ticket_id: string;
+                        public_ref: string;
+                        subject: string;
+                        /** @enum {string} */
+                        status: "new" | "open" | "pending" | "waiting_customer" | "resolved" | "closed";
+                        /** @enum {string} */
+                        priority: "low" | "normal" | "high" | "urgent";
+                        category: string | null;
+                        tags: string[];
+                        requester: {
+                            name: string | null;
+                            email: string | null;
+                            phone: string | null;
+                            external_id: string | null;
+                        };
+                        source: {
+                            channel: string;
+                            thread_id: string | null;
+                            message_id: string | null;
+                        };
+                        assignee_id: string | null;
+                        assignee_name: string | null;
+                        version: number;
+                        message_count: number;
+                        sla_due_at: string | null;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        contact_id: string | null;
+                        triage: {
+                            provider: string;
+                            suggested_category: string | null;
+                            suggested_priority: ("low" | "normal" | "high" | "urgent") | null;
+                            notes: string;
+                            attached_at: string | null;
+                        } | null;
+                        escalation: {
+                            open: boolean;
+                            reason: string | null;
+                            opened_at: string | null;
+                            cleared_at: string | null;
+                        };
+                        status_changed_at: string | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        created_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                        last_changed_by: {
+                            /** @constant */
+                            kind: "api_key";
+                            key_id: string;
+                        } | {
+                            /** @constant */
+                            kind: "console";
+                        } | {
+                            /** @constant */
+                            kind: "triage";
+                            provider: string;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5359,7 +6720,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        /**
+                         * @default read
+                         * @enum {string}
+                         */
+                        outcome: "sent" | "delivered" | "read" | "failed";
+                        /**
+                         * @default {
+                         *       "code": 131026,
+                         *       "title": "Message undeliverable",
+                         *       "message": "Message undeliverable"
+                         *     }
+                         */
+                        failure: {
+                            code: number;
+                            title: string;
+                            message: string;
+                        };
+                        /** @default null */
+                        refuse: {
+                            code: number;
+                            /** @default null */
+                            subcode: number | null;
+                            message: string;
+                            /** @default null */
+                            user_message: string | null;
+                        } | null;
+                        /** @default 0 */
+                        fail_next: number;
+                        /**
+                         * @default rate_limit
+                         * @enum {string}
+                         */
+                        fail_kind: "rate_limit" | "server";
+                        /**
+                         * @default {
+                         *       "sent": 100,
+                         *       "delivered": 400,
+                         *       "read": 1000,
+                         *       "failed": 400
+                         *     }
+                         */
+                        delays_ms: {
+                            /** @default 100 */
+                            sent: number;
+                            /** @default 400 */
+                            delivered: number;
+                            /** @default 1000 */
+                            read: number;
+                            /** @default 400 */
+                            failed: number;
+                        };
+                        recipient: string;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5447,7 +6862,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        recipient: string;
+                        deleted: boolean;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5535,7 +6953,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            /**
+                             * @default read
+                             * @enum {string}
+                             */
+                            outcome: "sent" | "delivered" | "read" | "failed";
+                            /**
+                             * @default {
+                             *       "code": 131026,
+                             *       "title": "Message undeliverable",
+                             *       "message": "Message undeliverable"
+                             *     }
+                             */
+                            failure: {
+                                code: number;
+                                title: string;
+                                message: string;
+                            };
+                            /** @default null */
+                            refuse: {
+                                code: number;
+                                /** @default null */
+                                subcode: number | null;
+                                message: string;
+                                /** @default null */
+                                user_message: string | null;
+                            } | null;
+                            /** @default 0 */
+                            fail_next: number;
+                            /**
+                             * @default rate_limit
+                             * @enum {string}
+                             */
+                            fail_kind: "rate_limit" | "server";
+                            /**
+                             * @default {
+                             *       "sent": 100,
+                             *       "delivered": 400,
+                             *       "read": 1000,
+                             *       "failed": 400
+                             *     }
+                             */
+                            delays_ms: {
+                                /** @default 100 */
+                                sent: number;
+                                /** @default 400 */
+                                delivered: number;
+                                /** @default 1000 */
+                                read: number;
+                                /** @default 400 */
+                                failed: number;
+                            };
+                            recipient: string;
+                            updated_at: string | null;
+                        }[];
                     };
                 };
             };
@@ -5648,7 +7120,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        message_id: string;
+                        conversation_id: string;
+                        transcript_message_id: string;
+                        sender_id: string;
+                        opted_out: boolean;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5758,7 +7236,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        message_id: string;
+                        conversation_id: string | null;
+                        /** @enum {string} */
+                        action: "sent" | "edited" | "deleted";
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5870,7 +7353,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        conversation_id: string;
+                        message_id: string;
+                        duplicate: boolean;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -5963,8 +7450,401 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            campaign_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            channel: "whatsapp" | "voice";
+                            /** @enum {string} */
+                            type: "whatsapp_broadcast" | "voice_batch";
+                            /** @enum {string} */
+                            status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                            version: number;
+                            recipients: number;
+                            sent: number;
+                            delivered: number;
+                            read: number;
+                            failed: number;
+                            skipped: number;
+                            excluded: {
+                                [key: string]: number;
+                            };
+                            consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                            created_at: string | null;
+                            launched_at: string | null;
+                            completed_at: string | null;
+                            capture: {
+                                goal: string | null;
+                                fields: {
+                                    key: string;
+                                    label: string;
+                                    /** @enum {string} */
+                                    type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                    hint: string | null;
+                                    options: string[];
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                                }[];
+                                success: {
+                                    field: string;
+                                    equals: string;
+                                } | null;
+                            } | null;
+                            updated_at: string | null;
+                            calls?: {
+                                dialled: number;
+                                answered: number;
+                                conversation: number;
+                                completed: number;
+                                call_backs: number;
+                                live: number;
+                            };
+                            counters: {
+                                [key: string]: number;
+                            };
+                            states: {
+                                queued?: number;
+                                sent?: number;
+                                delivered?: number;
+                                read?: number;
+                                failed?: number;
+                                skipped?: number;
+                                calling?: number;
+                                called?: number;
+                            };
+                            schedule: {
+                                start_at: string | null;
+                                timezone: string;
+                                throttle_per_minute: number;
+                                send_window_start_hour: number;
+                                send_window_end_hour: number;
+                                recipient_time_zone?: boolean;
+                            };
+                            audience: {
+                                /** @enum {string} */
+                                kind: "contact_ids" | "segment" | "uploaded_list";
+                                tags: string[];
+                                contact_id_count: number;
+                                list_id?: string;
+                            };
+                            template: {
+                                name: string;
+                                language: string | null;
+                                variables: string[];
+                            } | null;
+                            sender_id: string | null;
+                            consent: {
+                                /** @enum {string} */
+                                basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                                note: string | null;
+                                pinned_at: string | null;
+                                pinned_recipients: number | null;
+                                checksum: string | null;
+                            } | null;
+                            created_by: {
+                                /** @enum {string} */
+                                kind: "api_key" | "app" | "console";
+                                id: string;
+                            };
+                        }[];
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createConsoleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @default whatsapp
+                     * @enum {string}
+                     */
+                    channel?: "whatsapp" | "voice";
+                    audience: {
+                        /**
+                         * @default contact_ids
+                         * @enum {string}
+                         */
+                        kind?: "contact_ids" | "segment" | "uploaded_list";
+                        /** @default [] */
+                        contact_ids?: string[];
+                        /** @default [] */
+                        tags?: string[];
+                        /** @default null */
+                        list_id?: string | null;
+                    };
+                    template?: {
+                        name: string;
+                        /** @default null */
+                        language?: string | null;
+                        variables?: (string | number)[];
+                    } | null;
+                    /** @default null */
+                    agent_id?: string | null;
+                    /** @default null */
+                    purpose?: string | null;
+                    /** @default null */
+                    script?: string | null;
+                    /** @default null */
+                    capture?: {
+                        /** @default null */
+                        goal?: string | null;
+                        /** @default [] */
+                        fields?: {
+                            label: string;
+                            key?: string;
+                            /**
+                             * @default text
+                             * @enum {string}
+                             */
+                            type?: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                            /** @default null */
+                            hint?: string | null;
+                            /** @default [] */
+                            options?: string[];
+                            /** @default false */
+                            required?: boolean;
+                            /** @default auto */
+                            display?: string;
+                        }[];
+                        /** @default null */
+                        success?: {
+                            field: string;
+                            equals: string | number | boolean;
+                        } | null;
+                    } | null;
+                    /** @default false */
+                    call_back_incomplete?: boolean;
+                    schedule?: {
+                        start_at?: string | null;
+                        timezone?: string | null;
+                        throttle_per_minute?: number | null;
+                        send_window_start_hour?: number | null;
+                        send_window_end_hour?: number | null;
+                        recipient_time_zone?: boolean | null;
+                    };
+                    /** @default null */
+                    consent?: {
+                        /** @enum {string} */
+                        basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                        /** @default null */
+                        note?: string | null;
+                    } | null;
+                    /** @default null */
+                    sender_id?: string | null;
+                    /**
+                     * @description Any JSON object, stored and not returned. Keys at every depth: 1 to 100 characters, not starting with `$`, without `.` or NUL. No array directly inside an array. At most 5 levels of nested objects and arrays and 16,384 bytes as compact JSON. Anything else is 400 `Request validation failed.` with `loc` at the offending key.
+                     * @default {}
+                     */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The draft, with what its run will do. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
                     };
                 };
             };
@@ -6053,7 +7933,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6150,7 +8149,8 @@ export interface operations {
                         invalid_rows: {
                             /** @enum {string} */
                             reason: "channel_consent_missing" | "suppressed" | "duplicate_recipient" | "invalid_destination" | "missing_variable" | "country_not_allowed";
-                            contact_id: string;
+                            contact_id?: string;
+                            row?: number;
                             field?: string;
                         }[];
                         sample: {
@@ -6260,13 +8260,141 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The campaign, running or scheduled, with `notices`. */
+            /** @description The campaign, running or scheduled, with `notices` (`allowance_spill`, `window_closed`). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                        notices: {
+                            code: string;
+                            /** @enum {string} */
+                            severity: "block" | "warn" | "info";
+                            message: string;
+                            fix: string;
+                            docs: string;
+                            count: number;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6378,7 +8506,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6490,7 +8737,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6602,7 +8968,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6708,7 +9193,126 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -6818,7 +9422,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: unknown[];
+                        items: {
+                            position: number;
+                            contact_id: string | null;
+                            row?: number;
+                            to: string;
+                            name: string | null;
+                            /** @enum {string} */
+                            state: "queued" | "sent" | "delivered" | "read" | "failed" | "skipped" | "calling" | "called";
+                            reason: string | null;
+                            message_id: string | null;
+                            state_at: string | null;
+                            calls?: {
+                                call_id: string;
+                                /** @enum {string} */
+                                kind: "first" | "call_back";
+                                placed_at: string | null;
+                                answered: boolean | null;
+                                disposition: string | null;
+                            }[];
+                            outcome?: {
+                                disposition: string | null;
+                                goal_met: string | null;
+                                success: boolean | null;
+                                summary: string | null;
+                                sentiment: string | null;
+                                next_step: string | null;
+                                next_step_reason: string | null;
+                                fields: {
+                                    [key: string]: string | boolean | number | string[];
+                                };
+                                evidence: {
+                                    [key: string]: {
+                                        quote: string;
+                                        turn: number;
+                                        call_id: string;
+                                    };
+                                };
+                                captured: number;
+                                expected: number;
+                                missing_required: string[];
+                                call_id: string;
+                            } | null;
+                        }[];
                         next_cursor: string | null;
                     };
                 };
@@ -6908,7 +9554,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        campaign_id: string;
+                        bucket_seconds: number;
+                        recipients: number;
+                        items: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                            at: string;
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -7257,7 +9918,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        throttle_per_minute: number;
+                        send_window_start_hour: number;
+                        send_window_end_hour: number;
+                        timezone: string | null;
+                        effective_timezone: string;
+                        max_recipients_per_campaign: number;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -7354,7 +10022,341 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        throttle_per_minute: number;
+                        send_window_start_hour: number;
+                        send_window_end_hour: number;
+                        timezone: string | null;
+                        effective_timezone: string;
+                        max_recipients_per_campaign: number;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listUploadedLists: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{items, next_cursor}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            list_id: string;
+                            name: string;
+                            file_name: string | null;
+                            columns: {
+                                name: string;
+                                header: string;
+                            }[];
+                            phone_column: string;
+                            variables: string[];
+                            rows: number;
+                            bytes: number;
+                            created_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    uploadList: {
+        parameters: {
+            query: {
+                name: string;
+                phone_column?: string;
+                file_name?: string;
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description The list with its first rows. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        list_id: string;
+                        name: string;
+                        file_name: string | null;
+                        columns: {
+                            name: string;
+                            header: string;
+                        }[];
+                        phone_column: string;
+                        variables: string[];
+                        rows: number;
+                        bytes: number;
+                        created_at: string | null;
+                        preview: {
+                            row: number;
+                            values: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUploadedList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                list_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        list_id: string;
+                        name: string;
+                        file_name: string | null;
+                        columns: {
+                            name: string;
+                            header: string;
+                        }[];
+                        phone_column: string;
+                        variables: string[];
+                        rows: number;
+                        bytes: number;
+                        created_at: string | null;
+                        preview: {
+                            row: number;
+                            values: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -7667,7 +10669,123 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        /** @default 3 */
+                        reminder_offset_days: number;
+                        /**
+                         * @default [
+                         *       3,
+                         *       4
+                         *     ]
+                         */
+                        followup_interval_days: [
+                            number,
+                            number
+                        ];
+                        /** @default 3 */
+                        decline_after_days: number;
+                        /** @default 10 */
+                        send_hour: number;
+                        /**
+                         * @default {
+                         *       "name": "payment_due",
+                         *       "language": null,
+                         *       "variables": [
+                         *         "name",
+                         *         "amount",
+                         *         "due_date"
+                         *       ],
+                         *       "button_variables": [
+                         *         "due_id"
+                         *       ]
+                         *     }
+                         */
+                        template: {
+                            /** @default payment_due */
+                            name: string;
+                            /** @default null */
+                            language: string | null;
+                            /**
+                             * @default [
+                             *       "name",
+                             *       "amount",
+                             *       "due_date"
+                             *     ]
+                             */
+                            variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                            /**
+                             * @default [
+                             *       "due_id"
+                             *     ]
+                             */
+                            button_variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                        };
+                        /**
+                         * @default {
+                         *       "mode": "manual_upi",
+                         *       "upi_id": null,
+                         *       "qr_url": null
+                         *     }
+                         */
+                        collection: {
+                            /**
+                             * @default manual_upi
+                             * @enum {string}
+                             */
+                            mode: "manual_upi" | "payment_link";
+                            /** @default null */
+                            upi_id: string | null;
+                            /** @default null */
+                            qr_url: string | null;
+                        };
+                        /**
+                         * @default {
+                         *       "enabled": false,
+                         *       "template": {
+                         *         "name": "payment_receipt",
+                         *         "language": null,
+                         *         "variables": [
+                         *           "name",
+                         *           "amount",
+                         *           "period"
+                         *         ],
+                         *         "button_variables": []
+                         *       }
+                         *     }
+                         */
+                        receipt: {
+                            /** @default false */
+                            enabled: boolean;
+                            /**
+                             * @default {
+                             *       "name": "payment_receipt",
+                             *       "language": null,
+                             *       "variables": [
+                             *         "name",
+                             *         "amount",
+                             *         "period"
+                             *       ],
+                             *       "button_variables": []
+                             *     }
+                             */
+                            template: {
+                                /** @default payment_receipt */
+                                name: string;
+                                /** @default null */
+                                language: string | null;
+                                /**
+                                 * @default [
+                                 *       "name",
+                                 *       "amount",
+                                 *       "period"
+                                 *     ]
+                                 */
+                                variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                                /** @default [] */
+                                button_variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                            };
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -7874,7 +10992,123 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        /** @default 3 */
+                        reminder_offset_days: number;
+                        /**
+                         * @default [
+                         *       3,
+                         *       4
+                         *     ]
+                         */
+                        followup_interval_days: [
+                            number,
+                            number
+                        ];
+                        /** @default 3 */
+                        decline_after_days: number;
+                        /** @default 10 */
+                        send_hour: number;
+                        /**
+                         * @default {
+                         *       "name": "payment_due",
+                         *       "language": null,
+                         *       "variables": [
+                         *         "name",
+                         *         "amount",
+                         *         "due_date"
+                         *       ],
+                         *       "button_variables": [
+                         *         "due_id"
+                         *       ]
+                         *     }
+                         */
+                        template: {
+                            /** @default payment_due */
+                            name: string;
+                            /** @default null */
+                            language: string | null;
+                            /**
+                             * @default [
+                             *       "name",
+                             *       "amount",
+                             *       "due_date"
+                             *     ]
+                             */
+                            variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                            /**
+                             * @default [
+                             *       "due_id"
+                             *     ]
+                             */
+                            button_variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                        };
+                        /**
+                         * @default {
+                         *       "mode": "manual_upi",
+                         *       "upi_id": null,
+                         *       "qr_url": null
+                         *     }
+                         */
+                        collection: {
+                            /**
+                             * @default manual_upi
+                             * @enum {string}
+                             */
+                            mode: "manual_upi" | "payment_link";
+                            /** @default null */
+                            upi_id: string | null;
+                            /** @default null */
+                            qr_url: string | null;
+                        };
+                        /**
+                         * @default {
+                         *       "enabled": false,
+                         *       "template": {
+                         *         "name": "payment_receipt",
+                         *         "language": null,
+                         *         "variables": [
+                         *           "name",
+                         *           "amount",
+                         *           "period"
+                         *         ],
+                         *         "button_variables": []
+                         *       }
+                         *     }
+                         */
+                        receipt: {
+                            /** @default false */
+                            enabled: boolean;
+                            /**
+                             * @default {
+                             *       "name": "payment_receipt",
+                             *       "language": null,
+                             *       "variables": [
+                             *         "name",
+                             *         "amount",
+                             *         "period"
+                             *       ],
+                             *       "button_variables": []
+                             *     }
+                             */
+                            template: {
+                                /** @default payment_receipt */
+                                name: string;
+                                /** @default null */
+                                language: string | null;
+                                /**
+                                 * @default [
+                                 *       "name",
+                                 *       "amount",
+                                 *       "period"
+                                 *     ]
+                                 */
+                                variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                                /** @default [] */
+                                button_variables: ("name" | "amount" | "due_date" | "period" | "plan_name" | "pay_to" | "due_id")[];
+                            };
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -7965,7 +11199,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        items: {
+                            subscriber_id: string;
+                            tenant_id: string;
+                            contact_id: string | null;
+                            contact_pending: boolean;
+                            name: string;
+                            phone: string;
+                            email: string | null;
+                            plan_name: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            /** @enum {string} */
+                            cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                            cycle_days: number | null;
+                            due_day: number | null;
+                            start_date: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "cancelled";
+                            notes: string | null;
+                            tags: string[];
+                            next_due_date: string | null;
+                            last_paid_at: string | null;
+                            collected_total: number;
+                            outstanding_total: number;
+                            dues_paid: number;
+                            dues_declined: number;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8035,6 +11302,163 @@ export interface operations {
             };
         };
     };
+    createDuesSubscriberConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    phone: string;
+                    email?: string | null;
+                    /** @default Monthly plan */
+                    plan_name?: string;
+                    amount: number;
+                    /**
+                     * @default monthly
+                     * @enum {string}
+                     */
+                    cycle_unit?: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                    /** @default null */
+                    cycle_days?: number | null;
+                    /** @default null */
+                    due_day?: number | null;
+                    /** @default null */
+                    start_date?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscriber, with its next due date and outstanding total. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriber_id: string;
+                        tenant_id: string;
+                        contact_id: string | null;
+                        contact_pending: boolean;
+                        name: string;
+                        phone: string;
+                        email: string | null;
+                        plan_name: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        /** @enum {string} */
+                        cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                        cycle_days: number | null;
+                        due_day: number | null;
+                        start_date: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "cancelled";
+                        notes: string | null;
+                        tags: string[];
+                        next_due_date: string | null;
+                        last_paid_at: string | null;
+                        collected_total: number;
+                        outstanding_total: number;
+                        dues_paid: number;
+                        dues_declined: number;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     pauseDuesSubscriber: {
         parameters: {
             query?: never;
@@ -8053,7 +11477,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        subscriber_id: string;
+                        tenant_id: string;
+                        contact_id: string | null;
+                        contact_pending: boolean;
+                        name: string;
+                        phone: string;
+                        email: string | null;
+                        plan_name: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        /** @enum {string} */
+                        cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                        cycle_days: number | null;
+                        due_day: number | null;
+                        start_date: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "cancelled";
+                        notes: string | null;
+                        tags: string[];
+                        next_due_date: string | null;
+                        last_paid_at: string | null;
+                        collected_total: number;
+                        outstanding_total: number;
+                        dues_paid: number;
+                        dues_declined: number;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8150,7 +11604,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        subscriber_id: string;
+                        tenant_id: string;
+                        contact_id: string | null;
+                        contact_pending: boolean;
+                        name: string;
+                        phone: string;
+                        email: string | null;
+                        plan_name: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        /** @enum {string} */
+                        cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                        cycle_days: number | null;
+                        due_day: number | null;
+                        start_date: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "cancelled";
+                        notes: string | null;
+                        tags: string[];
+                        next_due_date: string | null;
+                        last_paid_at: string | null;
+                        collected_total: number;
+                        outstanding_total: number;
+                        dues_paid: number;
+                        dues_declined: number;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8247,7 +11731,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        subscriber_id: string;
+                        tenant_id: string;
+                        contact_id: string | null;
+                        contact_pending: boolean;
+                        name: string;
+                        phone: string;
+                        email: string | null;
+                        plan_name: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        /** @enum {string} */
+                        cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                        cycle_days: number | null;
+                        due_day: number | null;
+                        start_date: string;
+                        /** @enum {string} */
+                        status: "active" | "paused" | "cancelled";
+                        notes: string | null;
+                        tags: string[];
+                        next_due_date: string | null;
+                        last_paid_at: string | null;
+                        collected_total: number;
+                        outstanding_total: number;
+                        dues_paid: number;
+                        dues_declined: number;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8348,7 +11862,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        items: {
+                            due_id: string;
+                            tenant_id: string;
+                            subscriber_id: string;
+                            subscriber_name: string;
+                            phone: string;
+                            contact_id: string | null;
+                            period_label: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            due_date: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                            /** @enum {string} */
+                            collection_mode: "manual_upi" | "payment_link";
+                            payment_link: string | null;
+                            payment_link_id: string | null;
+                            payment_reference: string | null;
+                            paid_at: string | null;
+                            paid_amount: number | null;
+                            marked_by: string | null;
+                            marked_by_name: string | null;
+                            reminders_sent: number;
+                            last_reminder_at: string | null;
+                            next_action_at: string | null;
+                            campaign_id: string | null;
+                            failure_reason: string | null;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                            chase: {
+                                workflow_id: string;
+                                /** @enum {string} */
+                                state: "running" | "ended";
+                                next_step: string | null;
+                                next_action_at: string | null;
+                                reminders_sent: number;
+                                ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                                failure_reason: string | null;
+                            };
+                        }[];
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8436,7 +11994,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        due_id: string;
+                        tenant_id: string;
+                        subscriber_id: string;
+                        subscriber_name: string;
+                        phone: string;
+                        contact_id: string | null;
+                        period_label: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        due_date: string;
+                        /** @enum {string} */
+                        status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                        /** @enum {string} */
+                        collection_mode: "manual_upi" | "payment_link";
+                        payment_link: string | null;
+                        payment_link_id: string | null;
+                        payment_reference: string | null;
+                        paid_at: string | null;
+                        paid_amount: number | null;
+                        marked_by: string | null;
+                        marked_by_name: string | null;
+                        reminders_sent: number;
+                        last_reminder_at: string | null;
+                        next_action_at: string | null;
+                        campaign_id: string | null;
+                        failure_reason: string | null;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        chase: {
+                            workflow_id: string;
+                            /** @enum {string} */
+                            state: "running" | "ended";
+                            next_step: string | null;
+                            next_action_at: string | null;
+                            reminders_sent: number;
+                            ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                            failure_reason: string | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8533,7 +12132,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        due_id: string;
+                        tenant_id: string;
+                        subscriber_id: string;
+                        subscriber_name: string;
+                        phone: string;
+                        contact_id: string | null;
+                        period_label: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        due_date: string;
+                        /** @enum {string} */
+                        status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                        /** @enum {string} */
+                        collection_mode: "manual_upi" | "payment_link";
+                        payment_link: string | null;
+                        payment_link_id: string | null;
+                        payment_reference: string | null;
+                        paid_at: string | null;
+                        paid_amount: number | null;
+                        marked_by: string | null;
+                        marked_by_name: string | null;
+                        reminders_sent: number;
+                        last_reminder_at: string | null;
+                        next_action_at: string | null;
+                        campaign_id: string | null;
+                        failure_reason: string | null;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        chase: {
+                            workflow_id: string;
+                            /** @enum {string} */
+                            state: "running" | "ended";
+                            next_step: string | null;
+                            next_action_at: string | null;
+                            reminders_sent: number;
+                            ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                            failure_reason: string | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8644,7 +12284,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        due_id: string;
+                        tenant_id: string;
+                        subscriber_id: string;
+                        subscriber_name: string;
+                        phone: string;
+                        contact_id: string | null;
+                        period_label: string;
+                        amount: number;
+                        /** @constant */
+                        currency: "INR";
+                        due_date: string;
+                        /** @enum {string} */
+                        status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                        /** @enum {string} */
+                        collection_mode: "manual_upi" | "payment_link";
+                        payment_link: string | null;
+                        payment_link_id: string | null;
+                        payment_reference: string | null;
+                        paid_at: string | null;
+                        paid_amount: number | null;
+                        marked_by: string | null;
+                        marked_by_name: string | null;
+                        reminders_sent: number;
+                        last_reminder_at: string | null;
+                        next_action_at: string | null;
+                        campaign_id: string | null;
+                        failure_reason: string | null;
+                        version: number;
+                        created_at: string | null;
+                        updated_at: string | null;
+                        chase: {
+                            workflow_id: string;
+                            /** @enum {string} */
+                            state: "running" | "ended";
+                            next_step: string | null;
+                            next_action_at: string | null;
+                            reminders_sent: number;
+                            ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                            failure_reason: string | null;
+                        };
+                    };
                 };
             };
             /** @description `invalid_argument` */
@@ -8761,7 +12442,48 @@ export interface operations {
                 content: {
                     "application/json": {
                         applied: boolean;
-                        due: unknown;
+                        due: {
+                            due_id: string;
+                            tenant_id: string;
+                            subscriber_id: string;
+                            subscriber_name: string;
+                            phone: string;
+                            contact_id: string | null;
+                            period_label: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            due_date: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                            /** @enum {string} */
+                            collection_mode: "manual_upi" | "payment_link";
+                            payment_link: string | null;
+                            payment_link_id: string | null;
+                            payment_reference: string | null;
+                            paid_at: string | null;
+                            paid_amount: number | null;
+                            marked_by: string | null;
+                            marked_by_name: string | null;
+                            reminders_sent: number;
+                            last_reminder_at: string | null;
+                            next_action_at: string | null;
+                            campaign_id: string | null;
+                            failure_reason: string | null;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                            chase: {
+                                workflow_id: string;
+                                /** @enum {string} */
+                                state: "running" | "ended";
+                                next_step: string | null;
+                                next_action_at: string | null;
+                                reminders_sent: number;
+                                ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                                failure_reason: string | null;
+                            };
+                        };
                     };
                 };
             };

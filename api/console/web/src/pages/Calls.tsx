@@ -1,76 +1,218 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { Call } from '../api/views';
 import { ErrorNote, Loading, When } from '../components/common';
+import { EmptyState, Field } from '../components/forms';
+import type { paths } from '../generated/console';
 import { fieldValue, turnLabel } from '../format';
 import { useAction, usePoll } from '../hooks';
 import { Link, navigate } from '../router';
 
-/** Find a call by its id, or a number's recent calls. */
+const CALL_STATUSES = ['ringing', 'dialing', 'starting', 'in_progress', 'human_handoff', 'human_active', 'completed', 'failed'] as const;
+const CALL_OUTCOMES = [
+  'caller_hangup',
+  'agent_hangup',
+  'idle',
+  'max_duration',
+  'no_answer',
+  'busy',
+  'rejected',
+  'invalid_number',
+  'unreachable',
+  'congestion',
+  'suspended',
+  'setup_error',
+  'originate_error',
+] as const;
+
+type CallPage = paths['/console/v1/workspaces/{workspace_id}/calls']['get']['responses'][200]['content']['application/json'];
+type ListedCall = CallPage['items'][number];
+interface Filters {
+  status: string;
+  outcome: string;
+  to: string;
+  campaign_id: string;
+}
+const NO_FILTERS: Filters = { status: '', outcome: '', to: '', campaign_id: '' };
+const words = (s: string) => s.replace(/_/g, ' ');
+
+/**
+ * Recent calls first (newest first, narrowed by status, outcome, number and campaign, a page
+ * at a time), then a box to open one call by its id.
+ */
 export function CallsPage({ ws }: { ws: string }) {
-  const [query, setQuery] = useState('');
-  const [found, setFound] = useState<Call[]>();
-  const action = useAction();
-  const search = () =>
-    action.run(async () => {
-      const q = query.trim();
-      if (/^call_/.test(q)) {
-        navigate(`/w/${ws}/calls/${encodeURIComponent(q)}`);
-        return;
-      }
-      const res = await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls', { params: { path: { workspace_id: ws }, query: { to: q } } }));
-      setFound(res.items as unknown as Call[]);
-    });
+  const path = { workspace_id: ws };
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [older, setOlder] = useState<{ items: ListedCall[]; next: string | null } | null>(null);
+  const query = (cursor?: string) => ({
+    ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')),
+    ...(cursor ? { cursor } : {}),
+  });
+  // Every 15 s: on FerretDB this list scans the calls (docs/decisions.md, "Create flows, empty pages and recent calls").
+  const recent = usePoll(async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls', { params: { path, query: query() as never } })), 15_000, [ws, JSON.stringify(filters)]);
+  const campaigns = usePoll(
+    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path } }))).items.filter((c) => c.channel === 'voice'),
+    0,
+    [ws],
+  );
+  const more = useAction();
+  const setFilter = (key: keyof Filters, value: string) => {
+    setOlder(null);
+    setFilters({ ...filters, [key]: value });
+  };
+  const filtered = Object.values(filters).some((v) => v !== '');
+  const seen = new Set<string>();
+  const rows = [...(recent.data?.items ?? []), ...(older?.items ?? [])].filter((c) => !seen.has(c.call_id) && Boolean(seen.add(c.call_id)));
+  const next = older ? older.next : (recent.data?.next_cursor ?? null);
+
+  const [id, setId] = useState('');
+  const find = useAction();
   return (
     <>
       <h1>Calls</h1>
-      <form
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void search();
-        }}
-      >
-        <label for="call-query">Call id or phone number</label>
-        <input id="call-query" value={query} required onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)} />
-        <button type="submit" disabled={action.busy}>
-          Find
-        </button>
-      </form>
-      <ErrorNote error={action.error} />
-      {found ? (
-        found.length === 0 ? (
-          <p>No calls to that number.</p>
+      <section aria-labelledby="recent-calls">
+        <h2 id="recent-calls">Recent calls</h2>
+        {/* No filters on a workspace with no calls yet: there is nothing to narrow. */}
+        {rows.length === 0 && !filtered ? null : (
+          <form class="filters" aria-label="Filter the calls" onSubmit={(e) => e.preventDefault()}>
+            <Field id="filter-status" label="Status">
+              <select id="filter-status" value={filters.status} onChange={(e) => setFilter('status', (e.currentTarget as HTMLSelectElement).value)}>
+                <option value="">Any</option>
+                {CALL_STATUSES.map((s) => (
+                  <option key={s} value={s}>
+                    {words(s)}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field id="filter-outcome" label="Outcome">
+              <select id="filter-outcome" value={filters.outcome} onChange={(e) => setFilter('outcome', (e.currentTarget as HTMLSelectElement).value)}>
+                <option value="">Any</option>
+                {CALL_OUTCOMES.map((o) => (
+                  <option key={o} value={o}>
+                    {words(o)}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field id="filter-number" label="Number">
+              <input id="filter-number" type="tel" placeholder="+91…" value={filters.to} onChange={(e) => setFilter('to', (e.currentTarget as HTMLInputElement).value.trim())} />
+            </Field>
+            <Field id="filter-campaign" label="Campaign">
+              <select id="filter-campaign" value={filters.campaign_id} onChange={(e) => setFilter('campaign_id', (e.currentTarget as HTMLSelectElement).value)}>
+                <option value="">Any</option>
+                {(campaigns.data ?? []).map((c) => (
+                  <option key={c.campaign_id} value={c.campaign_id}>
+                    {c.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            {filtered ? (
+              <button
+                type="button"
+                onClick={() => {
+                  setOlder(null);
+                  setFilters(NO_FILTERS);
+                }}
+              >
+                Clear filters
+              </button>
+            ) : null}
+          </form>
+        )}
+        <ErrorNote error={recent.error ?? more.error} />
+        {!recent.data ? (
+          recent.error ? null : <Loading what="recent calls" />
+        ) : rows.length === 0 ? (
+          filtered ? (
+            <p>No calls match these filters.</p>
+          ) : (
+            <EmptyState title="No calls yet">
+              <p>
+                Every call an agent makes or takes shows here, newest first: its status, how it ended, and what was learnt. Calls start from your systems (
+                <code>POST /api/v1/calls</code>), from a call campaign, or when someone rings one of your numbers.
+              </p>
+              <p>
+                <Link to={`/w/${ws}/campaigns/new`} class="button">
+                  Create a call campaign
+                </Link>
+              </p>
+              <p>
+                To try one now, have a simulated customer ring your number: <code>npm run console -- call inbound {ws} --from +919800000001</code>.
+              </p>
+            </EmptyState>
+          )
         ) : (
-          <table>
-            <caption>Calls to {query}</caption>
+          <table class="stack" data-testid="recent-calls">
+            <caption class="visually-hidden">Recent calls, newest first</caption>
             <thead>
               <tr>
                 <th scope="col">Call</th>
+                <th scope="col">Created</th>
+                <th scope="col">Number</th>
                 <th scope="col">Status</th>
                 <th scope="col">Outcome</th>
                 <th scope="col">Result</th>
-                <th scope="col">Ended</th>
+                <th scope="col">Campaign</th>
               </tr>
             </thead>
             <tbody>
-              {found.map((c) => (
-                <tr key={c.call_id}>
-                  <td>
-                    <Link to={`/w/${ws}/calls/${c.call_id}`}>{c.call_id}</Link>
+              {rows.map((c) => (
+                <tr key={c.call_id} data-call={c.call_id}>
+                  <td data-label="Call">
+                    <Link to={`/w/${ws}/calls/${c.call_id}`}>
+                      <span class="id">{c.call_id}</span>
+                    </Link>
                   </td>
-                  <td>{c.status}</td>
-                  <td>{c.outcome ?? '—'}</td>
-                  <td>{c.result.state}</td>
-                  <td>
-                    <When at={c.ended_at} />
+                  <td data-label="Created">
+                    <When at={c.created_at} />
                   </td>
+                  <td data-label="Number">{c.to ?? '—'}</td>
+                  <td data-label="Status">{words(c.status)}</td>
+                  <td data-label="Outcome">{c.outcome ? words(c.outcome) : '—'}</td>
+                  <td data-label="Result">{c.result.disposition ? words(c.result.disposition) : c.result.state}</td>
+                  <td data-label="Campaign">{c.campaign_id ? <Link to={`/w/${ws}/campaigns/${c.campaign_id}`}>{c.campaign_name ?? c.campaign_id}</Link> : '—'}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-        )
-      ) : null}
+        )}
+        {next ? (
+          <button
+            type="button"
+            disabled={more.busy}
+            onClick={() =>
+              void more.run(async () => {
+                const page = await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls', { params: { path, query: query(next) as never } }));
+                setOlder({ items: [...(older?.items ?? []), ...page.items], next: page.next_cursor });
+              })
+            }
+          >
+            Older calls
+          </button>
+        ) : null}
+      </section>
+      <section aria-labelledby="find-call">
+        <h2 id="find-call">Find a call</h2>
+        <form
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void find.run(async () => {
+              const q = id.trim();
+              if (/^call_/.test(q)) navigate(`/w/${ws}/calls/${encodeURIComponent(q)}`);
+              else setFilter('to', q);
+            });
+          }}
+        >
+          <label for="call-query">Call id (or a number, to list its calls)</label>
+          <input id="call-query" value={id} required onInput={(e) => setId((e.currentTarget as HTMLInputElement).value)} />
+          <button type="submit" disabled={find.busy}>
+            Find
+          </button>
+        </form>
+        <ErrorNote error={find.error} />
+      </section>
     </>
   );
 }
@@ -78,7 +220,7 @@ export function CallsPage({ ws }: { ws: string }) {
 /** One call: its status timeline, transcript, typed result and the re-read button; polled until read. */
 export function CallPage({ ws, id }: { ws: string; id: string }) {
   const path = { workspace_id: ws, call_id: id };
-  const call = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls/{call_id}', { params: { path } }))) as unknown as Call, 2_000, [ws, id]);
+  const call = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls/{call_id}', { params: { path } }))), 2_000, [ws, id]);
   const reread = useAction();
   const [requested, setRequested] = useState<number>();
   const c = call.data;
@@ -124,7 +266,8 @@ export function CallPage({ ws, id }: { ws: string; id: string }) {
         <p>
           State <strong data-testid="result-state">{c.result.state}</strong>
           {c.result.disposition ? `, disposition ${c.result.disposition}` : ''}
-          {c.result.goal_met != null ? `, goal ${c.result.goal_met ? 'met' : 'not met'}` : ''}
+          {/* `goal_met` is the reader's yes, no or unclear: a string, so never read as true or false. */}
+          {c.result.goal_met != null ? `, goal met: ${c.result.goal_met}` : ''}
         </p>
         {c.result.summary ? <p>{c.result.summary}</p> : null}
         {c.result.fields && Object.keys(c.result.fields).length ? (

@@ -1,55 +1,54 @@
 import { Fragment } from 'preact';
-import { useRef, useState } from 'preact/hooks';
-import { pendingApi, unwrap } from '../api/client';
-import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient } from '../api/views';
-import { Bars, LineChart } from '../components/charts';
+import { useState } from 'preact/hooks';
+import { api, unwrap } from '../api/client';
+import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient, RunExplanation } from '../api/types';
+import { campaignChartData } from '../campaignChart';
+import { Bars, TimeChart } from '../components/charts';
 import { ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
+import { ExcludedRows } from '../components/ExcludedRows';
 
+/** The funnel of a WhatsApp campaign (sent includes delivered, delivered includes read). */
 const COUNTERS = ['sent', 'delivered', 'read', 'failed', 'skipped'] as const;
+/** A call campaign's progress: calls, not messages. `owed` comes from the run (the explanation). */
+const CALL_COUNTERS = [
+  ['dialled', 'dialled'],
+  ['answered', 'answered'],
+  ['completed', 'completed'],
+  ['call_backs', 'call-backs made'],
+  ['owed', 'call-backs owed'],
+  ['live', 'on a call or owed'],
+] as const;
 const SENDING = new Set(['running', 'scheduled']);
 const FINISHED = new Set(['completed', 'failed', 'cancelled', 'archived']);
 
-interface Sample {
-  at: number;
-  counts: Record<(typeof COUNTERS)[number], number>;
-}
-
 /**
- * One campaign, polled every 2 s: counters over time (sampled by this page while it is
- * open), the evaluate findings, the controls (each sends the version just read, so the
- * person never types it; a 409 from a change in between reloads and says so), and for a
- * voice campaign its outcome report.
+ * One campaign, polled every 2 s: what its run is doing and why (the server's explanation),
+ * its progress (the funnel, or a call campaign's calls) and a chart of it over time, the
+ * evaluate findings, the controls (each sends the version just read, so the person never
+ * types it; a 409 from a change in between reloads and says so), and for a voice campaign
+ * its outcome report.
  */
 export function CampaignPage({ ws, id }: { ws: string; id: string }) {
-  const samples = useRef<Sample[]>([]);
   const path = { workspace_id: ws, campaign_id: id };
-  const campaign = usePoll(
-    async () => {
-      const c = await unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}', { params: { path } }));
-      const counts = Object.fromEntries(COUNTERS.map((k) => [k, c[k]])) as Sample['counts'];
-      const last = samples.current[samples.current.length - 1];
-      if (!last || COUNTERS.some((k) => last.counts[k] !== counts[k]) || Date.now() - last.at > 10_000) samples.current = [...samples.current, { at: Date.now(), counts }].slice(-300);
-      return c;
-    },
-    2_000,
-    [ws, id],
-  );
-  // The run's own record of its counts per minute: survives a reload, unlike this page's samples.
+  const campaign = usePoll(async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}', { params: { path } })), 2_000, [ws, id]);
+  // The run's own record of its counts per minute (survives a reload); the chart ends at the read just made.
   const timeline = usePoll(
-    async () => unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/timeline', { params: { path } })),
-    15_000,
+    async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/timeline', { params: { path } })),
+    10_000,
     [ws, id],
   );
   const [evaluation, setEvaluation] = useState<Evaluation>();
   /** Launch waiting for the person's yes: the eligible count the dialog states and that launch then confirms. */
   const [launchAsk, setLaunchAsk] = useState<{ eligible: number }>();
+  /** Cancel waiting for the person's yes, asked in the page as launch is. */
+  const [cancelAsk, setCancelAsk] = useState(false);
   const action = useAction();
   const c = campaign.data;
 
   const evaluate = async () => {
-    const found = await unwrap(pendingApi.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/evaluate', { params: { path } }));
+    const found = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/evaluate', { params: { path } }));
     setEvaluation(found);
     return found;
   };
@@ -59,10 +58,9 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
   const control = (verb: 'launch' | 'pause' | 'resume' | 'cancel', confirmRecipients: number | null = null) =>
     action.run(async () => {
       const current = c!;
-      if (verb === 'cancel' && !confirm(`Cancel "${current.name}" for good? Outstanding recipients are skipped.`)) return;
       const body = verb === 'launch' ? { expected_version: current.version, confirm_recipients: confirmRecipients } : { expected_version: current.version };
       try {
-        await unwrap(pendingApi.POST(`/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/${verb}`, { params: { path }, body }));
+        await unwrap(api.POST(`/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/${verb}`, { params: { path }, body }));
       } finally {
         await campaign.reload();
       }
@@ -71,6 +69,16 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
   if (!c) return campaign.error ? <ErrorNote error={campaign.error} /> : <Loading what="the campaign" />;
   // The counters are a funnel (delivered within sent), so who was reached is everyone not queued.
   const reached = Math.max(0, c.recipients - (c.states?.queued ?? c.recipients));
+  const chart = campaignChartData({
+    channel: c.channel,
+    recipients: c.recipients,
+    launchedAt: c.launched_at,
+    completedAt: FINISHED.has(c.status) ? (c.completed_at ?? c.updated_at ?? null) : null,
+    states: c.states ?? {},
+    timeline: timeline.data?.items ?? [],
+    nowMs: Date.now(),
+    eta: c.explanation?.state === 'sending' ? c.explanation.eta : null,
+  });
   return (
     <>
       <p>
@@ -101,33 +109,52 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
         </dd>
       </dl>
 
-      <section aria-label="Counters">
+      {c.explanation ? <ExplanationView explanation={c.explanation} /> : null}
+
+      <section aria-label="Progress">
         <h2>Progress</h2>
         <p>
           Reached <strong data-testid="reached">{reached}</strong> of {c.recipients} recipients{' '}
           <progress max={Math.max(1, c.recipients)} value={reached} aria-label="Recipients reached" />
         </p>
-        <ul class="counters">
-          {COUNTERS.map((k) => (
-            <li key={k}>
-              <span class="label">{k}</span> <span class="value" data-counter={k}>{c[k]}</span>
-            </li>
-          ))}
-        </ul>
-        {timeline.data && timeline.data.items.length > 0 ? (
-          <LineChart
-            label="Recipients by state, per minute of the run"
-            times={timeline.data.items.map((p) => Date.parse(p.at))}
-            series={COUNTERS.map((k) => ({ name: k, points: timeline.data!.items.map((p) => Number(p[k] ?? 0)) }))}
+        {c.channel === 'voice' ? (
+          <ul class="counters" aria-label="Calls">
+            {CALL_COUNTERS.map(([k, label]) => {
+              const value = k === 'owed' ? c.explanation?.call_backs_owed : c.calls?.[k];
+              return (
+                <li key={k}>
+                  <span class="label">{label}</span>{' '}
+                  <span class="value" data-counter={k}>
+                    {value ?? '—'}
+                  </span>
+                </li>
+              );
+            })}
+          </ul>
+        ) : (
+          <ul class="counters" aria-label="Messages">
+            {COUNTERS.map((k) => (
+              <li key={k}>
+                <span class="label">{k}</span>{' '}
+                <span class="value" data-counter={k}>
+                  {c[k]}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+        {chart.times.length > 1 ? (
+          <TimeChart
+            label={c.channel === 'voice' ? 'People by call state over the run' : 'Messages over the run'}
+            times={chart.times}
+            series={chart.series}
+            timeZone={c.explanation?.time_zone ?? 'UTC'}
+            yLabel="People"
+            yMax={c.recipients}
           />
-        ) : null}
-        {samples.current.length > 1 ? (
-          <LineChart
-            label="Counters since this page opened"
-            times={samples.current.map((s) => s.at)}
-            series={COUNTERS.map((k) => ({ name: k, points: samples.current.map((s) => s.counts[k]) }))}
-          />
-        ) : null}
+        ) : (
+          <p class="muted">The chart starts when the campaign is launched.</p>
+        )}
       </section>
 
       <section aria-label="Controls">
@@ -158,7 +185,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
               disabled={action.busy}
               onClick={() =>
                 void action.run(async () => {
-                  await unwrap(pendingApi.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/archive', { params: { path } }));
+                  await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/archive', { params: { path } }));
                   await campaign.reload();
                 })
               }
@@ -167,7 +194,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             </button>
           ) : null}
           {!FINISHED.has(c.status) ? (
-            <button type="button" disabled={action.busy} onClick={() => void control('cancel')}>
+            <button type="button" disabled={action.busy} onClick={() => setCancelAsk(true)}>
               Cancel campaign
             </button>
           ) : null}
@@ -191,9 +218,77 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
         </ConfirmDialog>
       ) : null}
 
+      {cancelAsk ? (
+        <ConfirmDialog
+          title={`Cancel "${c.name}" for good?`}
+          confirmLabel="Cancel campaign"
+          dismissLabel="Keep it"
+          onCancel={() => setCancelAsk(false)}
+          onConfirm={() => {
+            setCancelAsk(false);
+            void control('cancel');
+          }}
+        >
+          <p>Everyone not yet {c.channel === 'voice' ? 'called' : 'sent to'} is skipped, and the campaign cannot be started again.</p>
+        </ConfirmDialog>
+      ) : null}
+
       {evaluation ? <EvaluationView evaluation={evaluation} /> : null}
       {c.channel === 'voice' ? <OutcomeView ws={ws} campaign={c} /> : null}
     </>
+  );
+}
+
+/** A time as the workspace reads it: `Thu 26 Nov, 10:00`. */
+function zoned(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(iso));
+}
+
+/** What the run is doing and why, as the server words it, with the fix when there is one. */
+function ExplanationView({ explanation: e }: { explanation: NonNullable<RunExplanation> }) {
+  const hours = `${String(e.window.start_hour).padStart(2, '0')}:00–${String(e.window.end_hour).padStart(2, '0')}:00`;
+  return (
+    <section aria-label="What is happening" class={`explanation explanation-${e.state}`} data-state={e.state}>
+      <h2>What is happening</h2>
+      <p class="headline" data-testid="run-explanation">
+        {e.headline}
+      </p>
+      {e.details.length > 0 ? (
+        <ul class="details">
+          {e.details.map((d) => (
+            <li key={d}>{d}</li>
+          ))}
+        </ul>
+      ) : null}
+      {e.fix ? (
+        <p class="fix" data-testid="run-fix">
+          <strong>What to do:</strong> {e.fix}
+          {e.docs ? (
+            <>
+              {' '}
+              <a href={e.docs}>About {e.held_reason?.replace(/_/g, ' ') ?? 'this'}</a>
+            </>
+          ) : null}
+        </p>
+      ) : null}
+      <dl class="facts">
+        <dt>Throttle</dt>
+        <dd>{e.throttle_per_minute} a minute</dd>
+        <dt>Window</dt>
+        <dd>
+          {hours} {e.window.per_recipient_zone ? "in each person's zone" : e.window.time_zone}
+          {e.window.opens_at ? ` (opens ${zoned(e.window.opens_at, e.time_zone)})` : e.window.open ? ' (open)' : ''}
+        </dd>
+        {e.eta ? (
+          <>
+            <dt>Finish estimate</dt>
+            <dd data-testid="eta">
+              {zoned(e.eta, e.time_zone)} <span class="muted">({e.time_zone})</span>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+    </section>
   );
 }
 
@@ -205,6 +300,7 @@ function EvaluationView({ evaluation }: { evaluation: Evaluation }) {
         <strong data-testid="eligible">{evaluation.eligible}</strong> eligible of {evaluation.total_rows} matched.
       </p>
       {Object.keys(evaluation.excluded).length ? <Bars label="Excluded" counts={Object.entries(evaluation.excluded)} /> : null}
+      <ExcludedRows rows={evaluation.invalid_rows} total={Object.values(evaluation.excluded).reduce((a, b) => a + b, 0)} />
       {evaluation.findings.length === 0 ? (
         <p>No findings: nothing blocks a launch.</p>
       ) : (
@@ -226,13 +322,13 @@ function EvaluationView({ evaluation }: { evaluation: Evaluation }) {
 function OutcomeView({ ws, campaign }: { ws: string; campaign: Campaign }) {
   const path = { workspace_id: ws, campaign_id: campaign.campaign_id };
   const report = usePoll(
-    async (): Promise<OutcomeReport> => unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/outcomes', { params: { path } })),
+    async (): Promise<OutcomeReport> => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/outcomes', { params: { path } })),
     5_000,
     [ws, campaign.campaign_id],
   );
   // Evidence lives on each person's merged outcome: the first page of recipients gives quotes to show.
   const recipients = usePoll(
-    async () => (await unwrap(pendingApi.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients', { params: { path, query: { limit: 100 } } }))).items,
+    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients', { params: { path, query: { limit: 100 } } }))).items,
     10_000,
     [ws, campaign.campaign_id],
   );

@@ -1,5 +1,6 @@
 import { api, unwrap } from '../api/client';
 import { ErrorNote, Loading, When } from '../components/common';
+import { EmptyState } from '../components/forms';
 import { turnLabel } from '../format';
 import { usePoll } from '../hooks';
 import { Link } from '../router';
@@ -13,7 +14,15 @@ export function ConversationsPage({ ws }: { ws: string }) {
       {!list.data ? (
         <Loading what="conversations" />
       ) : list.data.length === 0 ? (
-        <p>No conversations yet.</p>
+        <EmptyState title="No conversations yet">
+          <p>
+            Every WhatsApp conversation with a customer shows here with its whole transcript: what the customer wrote, what the AI agent answered, and what your team and your
+            campaigns sent. A conversation starts when a customer messages one of your senders, or when you message them (<code>POST /api/v1/messages</code>, or a campaign).
+          </p>
+          <p>
+            To try one now, have a simulated customer write in: <code>npm run console -- whatsapp inbound {ws} --from +919800000001 --text "Hello"</code>.
+          </p>
+        </EmptyState>
       ) : (
         <table>
           <caption class="visually-hidden">Most recently active conversations</caption>

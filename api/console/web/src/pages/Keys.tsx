@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { ApiKey } from '../api/views';
 import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import { EmptyState } from '../components/forms';
 import { useAction, usePoll } from '../hooks';
 
 /**
@@ -18,7 +18,7 @@ async function loadScopes(): Promise<string[]> {
 /** A workspace's API keys: create with scopes, roll (24 h grace), revoke; a new key is shown once. */
 export function KeysPage({ ws }: { ws: string }) {
   const path = { workspace_id: ws };
-  const keys = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/keys', { params: { path } }))).items as ApiKey[], 15_000, [ws]);
+  const keys = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/keys', { params: { path } }))).items, 15_000, [ws]);
   const scopes = usePoll(loadScopes, 0, []);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [environment, setEnvironment] = useState<'test' | 'live'>('test');
@@ -70,8 +70,16 @@ export function KeysPage({ ws }: { ws: string }) {
       <ErrorNote error={action.error ?? keys.error} />
       {!keys.data ? (
         <Loading what="keys" />
+      ) : keys.data.length === 0 ? (
+        <EmptyState title="No API keys yet">
+          <p>
+            An API key lets your own systems use this workspace (<code>/api/v1</code>): place calls, send messages, create campaigns and tickets. Give each key only the scopes it
+            needs; a test key works with the simulators, a live key with real providers.
+          </p>
+          <p>Choose its scopes above and press Create key: the key is shown once, so copy it then.</p>
+        </EmptyState>
       ) : (
-        <table>
+        <table class="stack">
           <caption class="visually-hidden">API keys</caption>
           <thead>
             <tr>
@@ -87,19 +95,19 @@ export function KeysPage({ ws }: { ws: string }) {
           <tbody>
             {keys.data.map((k) => (
               <tr key={k.key_id}>
-                <td>{k.display_prefix}…</td>
-                <td>{k.environment}</td>
-                <td>{k.scopes.join(', ')}</td>
-                <td>
+                <td data-label="Key">{k.display_prefix}…</td>
+                <td data-label="Environment">{k.environment}</td>
+                <td data-label="Scopes">{k.scopes.join(', ')}</td>
+                <td data-label="Created">
                   <When at={k.created_at} />
                 </td>
-                <td>
+                <td data-label="Expires">
                   <When at={k.expires_at} />
                 </td>
-                <td>
+                <td data-label="Revoked">
                   <When at={k.revoked_at} />
                 </td>
-                <td>
+                <td data-label="Actions">
                   {!k.revoked_at && !k.expires_at ? (
                     <>
                       <button

@@ -1,13 +1,14 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { Delivery, WebhookEndpoint } from '../api/views';
+import type { Delivery, WebhookEndpoint } from '../api/types';
 import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import { EmptyState } from '../components/forms';
 import { useAction, usePoll } from '../hooks';
 
 /** Endpoints, their deliveries with every attempt, replay, test ping and secret rotation. */
 export function WebhooksPage({ ws }: { ws: string }) {
   const endpoints = usePoll(
-    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/webhooks', { params: { path: { workspace_id: ws } } }))).items as WebhookEndpoint[],
+    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/webhooks', { params: { path: { workspace_id: ws } } }))).items,
     10_000,
     [ws],
   );
@@ -39,7 +40,13 @@ export function WebhooksPage({ ws }: { ws: string }) {
       {!endpoints.data ? (
         <Loading what="webhook endpoints" />
       ) : endpoints.data.length === 0 ? (
-        <p>No webhook endpoints.</p>
+        <EmptyState title="No webhook endpoints yet">
+          <p>
+            A webhook endpoint is a URL of yours that receives each event as it happens (a call's outcome, a message read, a payment made), signed so you can check it came
+            from here, and retried for a day until your server answers 2xx.
+          </p>
+          <p>Add your endpoint's URL in the field above: its signing secret is shown once. Then send it a test event from its panel.</p>
+        </EmptyState>
       ) : (
         endpoints.data.map((e) => <Endpoint key={e.webhook_id} ws={ws} endpoint={e} onSecret={(value) => setSecret({ label: `New signing secret for ${e.url}`, value })} />)
       )}
@@ -50,7 +57,7 @@ export function WebhooksPage({ ws }: { ws: string }) {
 function Endpoint({ ws, endpoint, onSecret }: { ws: string; endpoint: WebhookEndpoint; onSecret: (secret: string) => void }) {
   const path = { workspace_id: ws, webhook_id: endpoint.webhook_id };
   const deliveries = usePoll(
-    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/deliveries', { params: { path, query: { limit: 20 } } }))) as { items: Delivery[] },
+    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/deliveries', { params: { path, query: { limit: 20 } } }))),
     5_000,
     [ws, endpoint.webhook_id],
   );
@@ -58,7 +65,7 @@ function Endpoint({ ws, endpoint, onSecret }: { ws: string; endpoint: WebhookEnd
   const action = useAction();
   const showDelivery = (d: Delivery) =>
     action.run(async () =>
-      setOpen((await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: { ...path, delivery_id: d.delivery_id } } }))) as unknown as Delivery),
+      setOpen((await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: { ...path, delivery_id: d.delivery_id } } })))),
     );
   return (
     <section class="endpoint" aria-label={`Endpoint ${endpoint.url}`}>

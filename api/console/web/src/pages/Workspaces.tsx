@@ -1,12 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { Workspace } from '../api/views';
 import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
 
 export function WorkspacesPage({ onChanged }: { onChanged: () => void }) {
-  const list = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces'))).items as Workspace[], 15_000, []);
+  const list = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces'))).items, 15_000, []);
   const [name, setName] = useState('');
   const [demo, setDemo] = useState(false);
   const [key, setKey] = useState<string>();
@@ -40,7 +39,7 @@ export function WorkspacesPage({ onChanged }: { onChanged: () => void }) {
       {!list.data ? (
         <Loading what="workspaces" />
       ) : (
-        <table>
+        <table class="stack">
           <caption class="visually-hidden">Workspaces</caption>
           <thead>
             <tr>
@@ -55,16 +54,16 @@ export function WorkspacesPage({ onChanged }: { onChanged: () => void }) {
           <tbody>
             {list.data.map((w) => (
               <tr key={w.workspace_id}>
-                <td>
+                <td data-label="Name">
                   <Link to={`/w/${w.workspace_id}/campaigns`}>{w.name}</Link>
                 </td>
-                <td>{w.workspace_id}</td>
-                <td>{w.country}</td>
-                <td>{w.suspended ? 'yes' : 'no'}</td>
-                <td>
+                <td data-label="Id">{w.workspace_id}</td>
+                <td data-label="Country">{w.country}</td>
+                <td data-label="Suspended">{w.suspended ? 'yes' : 'no'}</td>
+                <td data-label="Created">
                   <When at={w.created_at} />
                 </td>
-                <td>
+                <td data-label="Keys">
                   <Link to={`/w/${w.workspace_id}/keys`}>
                     Keys<span class="visually-hidden"> of {w.name}</span>
                   </Link>

@@ -1,9 +1,8 @@
-import { CAMPAIGN_LIMITS } from './limits';
-
 /**
- * The send window (campaigns-tickets-dues §4 `schedule`): whole local hours in the
- * campaign's IANA time zone, `[start, end)`. A schedule may narrow the 09:00 floor and the
- * 21:00 ceiling, never widen them; calls are further held to 10:00 to 19:00.
+ * The send window (campaigns-tickets-dues §4 `schedule`): whole local hours in an IANA time
+ * zone, `[start, end)`. A schedule may narrow the 09:00 floor and the 21:00 ceiling, never
+ * widen them; calls are further held to 10:00 to 19:00. Shared by campaigns and the dues
+ * chase (reminders go out inside the message window), so it belongs to neither.
  *
  * Local time comes from Node's `Intl` (the ICU time-zone database that ships with Node and is
  * updated with it), so the workflow can use the same pure functions with its own clock.
@@ -19,8 +18,10 @@ export interface WindowBounds {
   ceilingHour: number;
 }
 
-export const MESSAGE_BOUNDS: WindowBounds = { floorHour: CAMPAIGN_LIMITS.sendWindowFloorHour, ceilingHour: CAMPAIGN_LIMITS.sendWindowCeilingHour };
-export const CALL_BOUNDS: WindowBounds = { floorHour: CAMPAIGN_LIMITS.callWindowFloorHour, ceilingHour: CAMPAIGN_LIMITS.callWindowCeilingHour };
+/** Messages: 09:00 floor, 21:00 ceiling, in the recipient's (or the campaign's) zone. */
+export const MESSAGE_BOUNDS: WindowBounds = { floorHour: 9, ceilingHour: 21 };
+/** Calls are held to 10:00 to 19:00 whatever the schedule says. */
+export const CALL_BOUNDS: WindowBounds = { floorHour: 10, ceilingHour: 19 };
 
 export interface ClampedWindow extends SendWindow {
   /** True when an asked hour lay outside the bounds and was pulled in (`quiet_hours`). */

@@ -1,4 +1,4 @@
-import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isWindowOpen, localTime, nextOpenTime, zonedHourStart } from '../../../src/campaigns/sendWindow';
+import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isWindowOpen, localTime, nextOpenTime, zonedHourStart } from '../../../src/domain/sendWindow';
 
 const DEFAULTS = { startHour: 9, endHour: 21 };
 

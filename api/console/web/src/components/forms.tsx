@@ -1,0 +1,62 @@
+import type { ComponentChildren } from 'preact';
+import { ApiFailure } from '../api/client';
+import { formErrorsOf, type FormErrors } from '../formErrors';
+import '../forms.css';
+
+/** A refused submit as the form shows it: each message beside its field, the rest above the buttons. */
+export function formErrorsOfFailure(error: Error | undefined): FormErrors {
+  if (!error) return { fields: {}, general: null };
+  return formErrorsOf(error instanceof ApiFailure ? error.envelope : null, error.message);
+}
+
+/** What a field's control carries so its note is read with it. */
+export function described(id: string, error: string | undefined, hint?: string) {
+  const ids = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ');
+  return { id, 'aria-invalid': error ? ('true' as const) : undefined, 'aria-describedby': ids || undefined };
+}
+
+/**
+ * One labelled field: its control (given `described(id, …)`), a hint, and the server's
+ * message for it when a submit was refused.
+ */
+export function Field({ id, label, hint, error, children }: { id: string; label: string; hint?: string; error?: string; children: ComponentChildren }) {
+  return (
+    <div class={`field${error ? ' has-error' : ''}`}>
+      <label for={id}>{label}</label>
+      {children}
+      {hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The note above a refused form's buttons (announced), from the envelope's message. */
+export function FormProblem({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <p class="error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+/**
+ * What an empty page is for and how to start: one sentence, then the button (or the command)
+ * that starts it.
+ */
+export function EmptyState({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <section class="empty-state" aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}

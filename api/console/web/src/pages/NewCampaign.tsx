@@ -1,0 +1,309 @@
+import { useState } from 'preact/hooks';
+import { api, unwrap } from '../api/client';
+import { AudiencePicker, audienceRequest, listOf, type Audience } from '../components/AudiencePicker';
+import { described, Field, FormProblem, formErrorsOfFailure } from '../components/forms';
+import { errorsUnder } from '../formErrors';
+import { useAction, usePoll } from '../hooks';
+import { Link, navigate } from '../router';
+
+/** The tokens a contact fills in a template variable (campaigns-tickets-dues §4). */
+const TEMPLATE_TOKENS = ['{{contact.name}}', '{{contact.phone}}', '{{contact.email}}'];
+const CAPTURE_TYPES = ['text', 'yes_no', 'choice', 'multi_choice', 'number', 'rating', 'date'] as const;
+const CONSENT_BASES = ['existing_customer', 'explicit_opt_in', 'inbound_enquiry', 'service_message'] as const;
+
+interface Question {
+  label: string;
+  type: (typeof CAPTURE_TYPES)[number];
+  options: string;
+  required: boolean;
+}
+
+/** How many `{{n}}` placeholders a template's body has: one variable each, in order. */
+export function placeholderCount(body: string): number {
+  let highest = 0;
+  for (const m of body.matchAll(/\{\{\s*(\d+)\s*\}\}/g)) highest = Math.max(highest, Number(m[1]));
+  return highest;
+}
+
+const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
+const blankToUndefined = (s: string) => (s.trim() === '' ? undefined : s.trim());
+const wholeNumber = (s: string) => (s.trim() === '' ? undefined : Number(s));
+
+/**
+ * A new campaign: a WhatsApp broadcast (template and its variables) or a call campaign (agent,
+ * purpose, script, questions), its audience, schedule and consent. The server checks it (the
+ * public create's rules); a refusal shows beside its field, and a draft opens its own page.
+ */
+export function NewCampaignPage({ ws }: { ws: string }) {
+  const path = { workspace_id: ws };
+  const agents = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/agents', { params: { path } }))).items, 0, [ws]);
+  const senders = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/senders', { params: { path } }))).items, 0, [ws]);
+  const templates = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/templates', { params: { path } }))).items, 0, [ws]);
+
+  const [name, setName] = useState('');
+  const [channel, setChannel] = useState<'whatsapp' | 'voice'>('whatsapp');
+  const [audience, setAudience] = useState<Audience>({ kind: 'segment', tags: '' });
+  const [template, setTemplate] = useState('');
+  const [variables, setVariables] = useState<string[]>([]);
+  const [senderId, setSenderId] = useState('');
+  const [agentId, setAgentId] = useState('');
+  const [purpose, setPurpose] = useState('');
+  const [script, setScript] = useState('');
+  const [goal, setGoal] = useState('');
+  const [questions, setQuestions] = useState<Question[]>([]);
+  const [callBack, setCallBack] = useState(false);
+  const [ownZone, setOwnZone] = useState(false);
+  const [startAt, setStartAt] = useState('');
+  const [timezone, setTimezone] = useState('');
+  const [throttle, setThrottle] = useState('');
+  const [windowStart, setWindowStart] = useState('');
+  const [windowEnd, setWindowEnd] = useState('');
+  const [consent, setConsent] = useState('');
+  const [consentNote, setConsentNote] = useState('');
+  const submit = useAction();
+  const errors = formErrorsOfFailure(submit.error);
+  const err = (key: string) => errors.fields[key];
+
+  const templateError = err('template') ?? err('template.name') ?? err('template.language');
+  const chosenTemplate = (templates.data ?? []).find((t) => `${t.name}|${t.language}` === template);
+  const slots = chosenTemplate ? placeholderCount(chosenTemplate.body) : variables.length;
+  const setQuestion = (i: number, change: Partial<Question>) => setQuestions(questions.map((q, j) => (j === i ? { ...q, ...change } : q)));
+
+  function request(): Record<string, unknown> {
+    const schedule = {
+      start_at: startAt ? new Date(startAt).toISOString() : undefined,
+      timezone: blankToUndefined(timezone),
+      throttle_per_minute: wholeNumber(throttle),
+      send_window_start_hour: wholeNumber(windowStart),
+      send_window_end_hour: wholeNumber(windowEnd),
+      ...(channel === 'voice' && ownZone ? { recipient_time_zone: true } : {}),
+    };
+    const body: Record<string, unknown> = {
+      name: name.trim(),
+      channel,
+      audience: audienceRequest(audience),
+      schedule: Object.fromEntries(Object.entries(schedule).filter(([, v]) => v !== undefined)),
+    };
+    if (consent) body.consent = { basis: consent, note: blankToUndefined(consentNote) ?? null };
+    if (channel === 'whatsapp') {
+      // No template chosen: sent without one, so the server's own refusal (template_not_found) says so.
+      if (chosenTemplate) body.template = { name: chosenTemplate.name, language: chosenTemplate.language, variables: variables.slice(0, slots).map((v) => v ?? '') };
+      if (senderId) body.sender_id = senderId;
+    } else {
+      if (agentId) body.agent_id = agentId;
+      if (purpose.trim()) body.purpose = purpose.trim();
+      if (script.trim()) body.script = script.trim();
+      if (questions.length || goal.trim()) {
+        body.capture = {
+          goal: blankToUndefined(goal) ?? null,
+          fields: questions.map((q) => ({ label: q.label, type: q.type, required: q.required, options: q.type === 'choice' || q.type === 'multi_choice' ? listOf(q.options) : [] })),
+        };
+      }
+      if (callBack) body.call_back_incomplete = true;
+    }
+    return body;
+  }
+
+  return (
+    <>
+      <p>
+        <Link to={`/w/${ws}/campaigns`}>All campaigns</Link>
+      </p>
+      <h1>New campaign</h1>
+      <p>A draft messages nobody. Next you evaluate it (who would be reached, and anything that blocks a launch), then launch it.</p>
+      <form
+        class="create"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit.run(async () => {
+            const created = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path }, body: request() as never }));
+            navigate(`/w/${ws}/campaigns/${created.campaign_id}`);
+          });
+        }}
+      >
+        <fieldset>
+          <legend>Campaign</legend>
+          <Field id="campaign-name" label="Name" hint="For you and your team; people never see it." error={err('name')}>
+            <input {...described('campaign-name', err('name'), 'hint')} value={name} maxLength={140} onInput={(e) => setName(value(e))} />
+          </Field>
+          <p class="group-label" id="channel-label">
+            Reach them by
+          </p>
+          <div class="choices" role="group" aria-labelledby="channel-label">
+            <label>
+              <input type="radio" name="channel" value="whatsapp" checked={channel === 'whatsapp'} onChange={() => setChannel('whatsapp')} /> WhatsApp message
+            </label>
+            <label>
+              <input type="radio" name="channel" value="voice" checked={channel === 'voice'} onChange={() => setChannel('voice')} /> AI phone call
+            </label>
+          </div>
+          {err('channel') ? <p class="field-error">{err('channel')}</p> : null}
+        </fieldset>
+
+        <AudiencePicker ws={ws} value={audience} onChange={setAudience} errors={errors.fields} />
+
+        {channel === 'whatsapp' ? (
+          <fieldset>
+            <legend>Message</legend>
+            <Field id="campaign-template" label="Template" hint="An approved template of this workspace; it is checked again at launch." error={templateError}>
+              <select {...described('campaign-template', templateError, 'hint')} value={template} onChange={(e) => setTemplate(value(e))}>
+                <option value="">Choose a template…</option>
+                {(templates.data ?? []).map((t) => (
+                  <option key={t.template_id} value={`${t.name}|${t.language}`}>
+                    {t.name} ({t.language}){t.status === 'approved' ? '' : `: ${t.status}`}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            {chosenTemplate ? <p class="hint">Text: {chosenTemplate.body}</p> : null}
+            <datalist id="template-tokens">
+              {TEMPLATE_TOKENS.map((t) => (
+                <option key={t} value={t} />
+              ))}
+            </datalist>
+            {Array.from({ length: slots }, (_, i) => (
+              <Field key={i} id={`campaign-variable-${i}`} label={`Variable {{${i + 1}}}`} hint="Words as written, or a contact's {{contact.name}}, {{contact.phone}} or {{contact.email}}." error={err(`template.variables.${i}`)}>
+                <input
+                  {...described(`campaign-variable-${i}`, err(`template.variables.${i}`), 'hint')}
+                  list="template-tokens"
+                  value={variables[i] ?? ''}
+                  onInput={(e) => {
+                    const next = [...variables];
+                    next[i] = value(e);
+                    setVariables(next);
+                  }}
+                />
+              </Field>
+            ))}
+            <Field id="campaign-sender" label="Sender" hint="Left as is: the workspace's default sender." error={err('sender_id')}>
+              <select {...described('campaign-sender', err('sender_id'), 'hint')} value={senderId} onChange={(e) => setSenderId(value(e))}>
+                <option value="">Default sender</option>
+                {(senders.data ?? []).map((s) => (
+                  <option key={s.sender_id} value={s.sender_id}>
+                    {s.display_name} ({s.phone}){s.connected ? '' : ', not connected'}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </fieldset>
+        ) : (
+          <fieldset>
+            <legend>Call</legend>
+            <Field id="campaign-agent" label="Agent" hint="The AI agent that speaks; calls go out from its number." error={err('agent_id')}>
+              <select {...described('campaign-agent', err('agent_id'), 'hint')} value={agentId} onChange={(e) => setAgentId(value(e))}>
+                <option value="">Choose an agent…</option>
+                {(agents.data ?? []).map((a) => (
+                  <option key={a.agent_id} value={a.agent_id}>
+                    {a.name} ({a.agent_id})
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field id="campaign-purpose" label="Purpose" hint="Why you are calling, in a sentence (up to 500 characters). {{name}}, {{phone}}, {{email}} are filled per person." error={err('purpose')}>
+              <textarea {...described('campaign-purpose', err('purpose'), 'hint')} value={purpose} maxLength={500} onInput={(e) => setPurpose(value(e))} />
+            </Field>
+            <Field id="campaign-script" label="Script" hint="What the agent should say and ask (up to 3,000 characters); the same {{…}} fill in." error={err('script')}>
+              <textarea {...described('campaign-script', err('script'), 'hint')} value={script} maxLength={3000} onInput={(e) => setScript(value(e))} />
+            </Field>
+            <Field id="campaign-goal" label="Goal of the questions" hint="Optional, e.g. Confirm the delivery." error={err('capture.goal')}>
+              <input {...described('campaign-goal', err('capture.goal'), 'hint')} value={goal} onInput={(e) => setGoal(value(e))} />
+            </Field>
+            <h3>Questions the call answers</h3>
+            {questions.length === 0 ? <p class="hint">None yet: the call is read for its summary and outcome only.</p> : null}
+            {questions.map((q, i) => (
+              <div class="question" key={i} role="group" aria-label={`Question ${i + 1}`}>
+                <Field id={`question-${i}-label`} label={`Question ${i + 1}`} error={err(`capture.fields.${i}.label`) ?? errorsUnder(errors.fields, `capture.fields.${i}`)}>
+                  <input {...described(`question-${i}-label`, err(`capture.fields.${i}.label`))} value={q.label} onInput={(e) => setQuestion(i, { label: value(e) })} />
+                </Field>
+                <div class="row">
+                  <Field id={`question-${i}-type`} label="Answer type">
+                    <select id={`question-${i}-type`} value={q.type} onChange={(e) => setQuestion(i, { type: value(e) as Question['type'] })}>
+                      {CAPTURE_TYPES.map((t) => (
+                        <option key={t} value={t}>
+                          {t.replace('_', ' ')}
+                        </option>
+                      ))}
+                    </select>
+                  </Field>
+                  {q.type === 'choice' || q.type === 'multi_choice' ? (
+                    <Field id={`question-${i}-options`} label="Options" hint="Separated by commas." error={err(`capture.fields.${i}.options`)}>
+                      <input {...described(`question-${i}-options`, err(`capture.fields.${i}.options`), 'hint')} value={q.options} onInput={(e) => setQuestion(i, { options: value(e) })} />
+                    </Field>
+                  ) : null}
+                </div>
+                <label class="check">
+                  <input type="checkbox" checked={q.required} onChange={(e) => setQuestion(i, { required: (e.currentTarget as HTMLInputElement).checked })} /> Required
+                </label>
+                <button type="button" onClick={() => setQuestions(questions.filter((_, j) => j !== i))}>
+                  Remove question {i + 1}
+                </button>
+              </div>
+            ))}
+            {err('capture') ? <p class="field-error">{err('capture')}</p> : null}
+            <button type="button" onClick={() => setQuestions([...questions, { label: '', type: 'text', options: '', required: false }])}>
+              Add a question
+            </button>
+            <label class="check">
+              <input type="checkbox" checked={callBack} onChange={(e) => setCallBack((e.currentTarget as HTMLInputElement).checked)} /> Call back once when a call ends partway with answers missing
+            </label>
+            <label class="check">
+              <input type="checkbox" checked={ownZone} onChange={(e) => setOwnZone((e.currentTarget as HTMLInputElement).checked)} /> Hold each call to the calling window in the person's own time zone
+            </label>
+          </fieldset>
+        )}
+
+        <fieldset>
+          <legend>Schedule</legend>
+          <p class="hint">
+            Left empty, each setting is the workspace's campaign default. {channel === 'voice' ? 'Calls are held to 10:00 to 19:00 whatever is set.' : 'Messages go out between 09:00 and 21:00 at most.'}
+          </p>
+          <Field id="campaign-start" label="Start at" hint="Empty: as soon as it is launched. In your browser's time." error={err('schedule.start_at')}>
+            <input {...described('campaign-start', err('schedule.start_at'), 'hint')} type="datetime-local" value={startAt} onInput={(e) => setStartAt(value(e))} />
+          </Field>
+          <Field id="campaign-timezone" label="Time zone of the window" hint="An IANA zone such as Asia/Kolkata." error={err('schedule.timezone')}>
+            <input {...described('campaign-timezone', err('schedule.timezone'), 'hint')} value={timezone} placeholder="Workspace default" onInput={(e) => setTimezone(value(e))} />
+          </Field>
+          <div class="row">
+            <Field id="campaign-throttle" label={channel === 'voice' ? 'Calls a minute' : 'Messages a minute'} hint="1 to 600." error={err('schedule.throttle_per_minute')}>
+              <input {...described('campaign-throttle', err('schedule.throttle_per_minute'), 'hint')} type="number" inputMode="numeric" value={throttle} onInput={(e) => setThrottle(value(e))} />
+            </Field>
+            <Field id="campaign-window-start" label="Window opens (hour)" hint="0 to 23." error={err('schedule.send_window_start_hour')}>
+              <input {...described('campaign-window-start', err('schedule.send_window_start_hour'), 'hint')} type="number" inputMode="numeric" value={windowStart} onInput={(e) => setWindowStart(value(e))} />
+            </Field>
+            <Field id="campaign-window-end" label="Window closes (hour)" hint="1 to 24." error={err('schedule.send_window_end_hour')}>
+              <input {...described('campaign-window-end', err('schedule.send_window_end_hour'), 'hint')} type="number" inputMode="numeric" value={windowEnd} onInput={(e) => setWindowEnd(value(e))} />
+            </Field>
+          </div>
+        </fieldset>
+
+        <fieldset>
+          <legend>Consent</legend>
+          <Field id="campaign-consent" label="Why you may contact these people" hint="Optional; when given it is pinned at launch with the list's checksum." error={err('consent.basis') ?? err('consent')}>
+            <select {...described('campaign-consent', err('consent.basis'), 'hint')} value={consent} onChange={(e) => setConsent(value(e))}>
+              <option value="">Not stated</option>
+              {CONSENT_BASES.map((b) => (
+                <option key={b} value={b}>
+                  {b.replace(/_/g, ' ')}
+                </option>
+              ))}
+            </select>
+          </Field>
+          {consent ? (
+            <Field id="campaign-consent-note" label="Note" error={err('consent.note')}>
+              <input {...described('campaign-consent-note', err('consent.note'))} value={consentNote} maxLength={400} onInput={(e) => setConsentNote(value(e))} />
+            </Field>
+          ) : null}
+        </fieldset>
+
+        <FormProblem message={errors.general} />
+        <div class="form-actions">
+          <button type="submit" class="primary" disabled={submit.busy}>
+            Create draft
+          </button>
+          <Link to={`/w/${ws}/campaigns`}>Cancel</Link>
+        </div>
+      </form>
+    </>
+  );
+}

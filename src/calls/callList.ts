@@ -1,0 +1,33 @@
+import type { Db, Filter } from 'mongodb';
+import { callCollections, type CallDoc } from './callStore';
+import type { CallOutcome, CallStatus } from './types';
+
+/**
+ * The console's recent calls: a workspace's calls newest first, optionally one status, one
+ * outcome, one number, one campaign. Newest first is `_id` descending (call ids are
+ * time-ordered, src/domain/ids.ts), the one order the calls' `tenant_newest` index serves on
+ * MongoDB and, paged by `_id` below the last one shown, a page never repeats or skips a call
+ * while new ones arrive at the top.
+ */
+
+/** A page's bounds; one place owns them. */
+export const CALL_LIST_LIMITS = { defaultLimit: 25, maxLimit: 100 } as const;
+
+export interface CallListFilter {
+  status?: CallStatus;
+  outcome?: CallOutcome;
+  /** E.164. */
+  to?: string;
+  /** A campaign's calls: the campaign writes its id into each call's metadata (activities/voiceCampaigns.ts). */
+  campaignId?: string;
+}
+
+export async function listCalls(db: Db, tenantId: string, filter: CallListFilter, page: { beforeId: string | null; limit: number }): Promise<CallDoc[]> {
+  const query: Filter<CallDoc> = { tenant_id: tenantId };
+  if (filter.status) query.status = filter.status;
+  if (filter.outcome) query.outcome = filter.outcome;
+  if (filter.to) query.to = filter.to;
+  if (filter.campaignId) (query as Record<string, unknown>)['metadata.campaign_id'] = filter.campaignId;
+  if (page.beforeId) query._id = { $lt: page.beforeId };
+  return callCollections(db).calls.find(query).sort({ _id: -1 }).limit(page.limit).toArray();
+}

@@ -1,0 +1,40 @@
+import { localTime } from '../domain/sendWindow';
+
+/**
+ * Times as a person reads them in a zone: `10:00 today (Asia/Kolkata)`, `10:00 tomorrow
+ * (Asia/Kolkata)`, `10:00 on Sat 28 Nov (Asia/Kolkata)` (the console's campaign page, launch
+ * notices, the CLI). A 24-hour clock, and the zone by its IANA name: ICU's short names are
+ * offsets for most zones in most locales (`GMT+5:30`), which read worse than the name.
+ */
+
+const clocks = new Map<string, Intl.DateTimeFormat>();
+const days = new Map<string, Intl.DateTimeFormat>();
+
+function cached(cache: Map<string, Intl.DateTimeFormat>, timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  let format = cache.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', { timeZone, ...options });
+    cache.set(timeZone, format);
+  }
+  return format;
+}
+
+/** `10:00`, the wall clock in the zone. */
+export function formatClock(at: Date, timeZone: string): string {
+  return cached(clocks, timeZone, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
+}
+
+/** `10:00 tomorrow (Asia/Kolkata)`: the clock, the day counted in the zone from `now`, the zone. */
+export function formatZonedTime(at: Date, timeZone: string, now: Date): string {
+  const dayNumber = (d: Date) => {
+    const t = localTime(d, timeZone);
+    return Date.UTC(t.year, t.month - 1, t.day) / 86_400_000;
+  };
+  const ahead = dayNumber(at) - dayNumber(now);
+  const day =
+    ahead === 0 ? 'today' : ahead === 1 ? 'tomorrow' : ahead === -1 ? 'yesterday' : `on ${cached(days, timeZone, { weekday: 'short', day: 'numeric', month: 'short' }).format(at).replace(',', '')}`;
+  return `${formatClock(at, timeZone)} ${day} (${timeZone})`;
+}
+
+/** `09:00–21:00`. */
+export const formatHours = (startHour: number, endHour: number): string => `${String(startHour).padStart(2, '0')}:00–${String(endHour).padStart(2, '0')}:00`;
