@@ -7,6 +7,8 @@ import { createMediaMetrics } from '../media/mediaMetrics';
 import { createMediaServer, MEDIA_STREAM_PATH } from '../media/mediaServer';
 import { temporalLineEvents } from '../media/lineEvents';
 import { streamOnlyLineControl } from '../media/streamLineControl';
+import { twilioSettingsFrom } from '../providers/voice/twilio/settings';
+import { TwilioVoiceProvider } from '../providers/voice/twilio/twilioVoiceProvider';
 import { ensureEveryIndex } from './indexes';
 import { runMain, shutdownSignal } from './runMain';
 
@@ -26,10 +28,15 @@ runMain(async () => {
   await ensureEveryIndex(db);
   const temporal = await connectTemporalClient(config);
   const registry = createMetricsRegistry('media');
+  // VOICE_PROVIDER=twilio: hang-ups and transfers through Twilio's REST API, and only streams
+  // Twilio signed. Without it (the simulator) no real call reaches this process; a stream is
+  // ended by closing it and a transfer is refused.
+  const twilio = twilioSettingsFrom(config);
   const media = createMediaServer({
     db,
     lineEvents: temporalLineEvents(temporal),
-    lineControl: streamOnlyLineControl,
+    lineControl: twilio ? new TwilioVoiceProvider(db, twilio) : streamOnlyLineControl,
+    streamAuth: twilio ? { authToken: twilio.authToken, streamUrl: twilio.mediaStreamUrl } : null,
     realtime: { url: config.REALTIME_URL, model: config.REALTIME_MODEL, apiKey: config.REALTIME_API_KEY },
     recordingsDir: config.MEDIA_RECORDINGS_DIR,
     maxCallSecondsCap: config.MEDIA_MAX_CALL_SECONDS,
@@ -39,7 +46,7 @@ runMain(async () => {
   });
   await new Promise<void>((resolve) => media.server.listen(config.MEDIA_PORT, config.HOST, resolve));
   logger.info(
-    { streams: `ws://${config.HOST}:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}`, realtime: config.REALTIME_URL, model: config.REALTIME_MODEL, keySet: Boolean(config.REALTIME_API_KEY) },
+    { streams: `ws://${config.HOST}:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}`, realtime: config.REALTIME_URL, model: config.REALTIME_MODEL, keySet: Boolean(config.REALTIME_API_KEY), voiceProvider: config.VOICE_PROVIDER },
     'media listening',
   );
 

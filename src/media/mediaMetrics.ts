@@ -10,6 +10,7 @@ export type FrameDirection = 'inbound' | 'outbound';
 export interface MediaMetrics {
   sessions: Gauge;
   sessionsEnded: Counter<'reason'>;
+  streamsRefused: Counter;
   frames: Counter<'direction'>;
   forwardSeconds: Histogram<'direction'>;
 }
@@ -21,6 +22,11 @@ export function createMediaMetrics(registry: Registry): MediaMetrics {
       name: 'media_sessions_ended_total',
       help: 'Media-stream sessions ended, by why (stop, agent_hangup, idle, max_duration, transfer, dropped, setup_error, refused).',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    streamsRefused: new Counter({
+      name: 'media_streams_refused_total',
+      help: 'Stream handshakes refused: no valid X-Twilio-Signature.',
       registers: [registry],
     }),
     frames: new Counter({

@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Registry } from 'prom-client';
+import twilio from 'twilio';
 import { WebSocketServer } from 'ws';
 import { MediaSession, type MediaBridgeDeps } from './mediaSession';
 import { MEDIA_STREAM_PATH } from './streamMessages';
@@ -15,10 +17,25 @@ export interface MediaServer {
 }
 
 /**
+ * Who may open a stream: Twilio signs the WebSocket handshake (`X-Twilio-Signature`, HMAC of
+ * the stream URL as the TwiML gave it, with the account's auth token), as its webhooks.
+ */
+export interface StreamAuth {
+  authToken: string;
+  /** The `<Stream url>` exactly as the TwiML names it (TWILIO_MEDIA_STREAM_URL). */
+  streamUrl: string;
+}
+
+function signedByTwilio(req: IncomingMessage, auth: StreamAuth): boolean {
+  const signature = req.headers['x-twilio-signature'];
+  return typeof signature === 'string' && twilio.validateRequest(auth.authToken, signature, auth.streamUrl, {});
+}
+
+/**
  * The media process's HTTP server: the media-stream WebSocket, /healthz (200 while it takes
  * streams) and /metrics (Prometheus). Each stream gets a MediaSession of its own.
  */
-export function createMediaServer(deps: MediaBridgeDeps & { registry: Registry }): MediaServer {
+export function createMediaServer(deps: MediaBridgeDeps & { registry: Registry; streamAuth?: StreamAuth | null }): MediaServer {
   const sessions = new Set<MediaSession>();
   let closing = false;
   const streams = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
@@ -40,6 +57,13 @@ export function createMediaServer(deps: MediaBridgeDeps & { registry: Registry }
     const path = (req.url ?? '/').split('?')[0];
     if (path !== MEDIA_STREAM_PATH || closing) {
       socket.end(`HTTP/1.1 ${closing ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\n\r\n`);
+      return;
+    }
+    if (deps.streamAuth && !signedByTwilio(req, deps.streamAuth)) {
+      // Anyone who can reach this port and knows a call id could otherwise speak for a call.
+      deps.metrics.streamsRefused.inc();
+      deps.logger.warn({ address: req.socket.remoteAddress }, 'media stream handshake without a valid X-Twilio-Signature: refused');
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
       return;
     }
     streams.handleUpgrade(req, socket, head, (ws) => {

@@ -1,5 +1,4 @@
 import { mkdtempSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
 import { Registry } from 'prom-client';
@@ -7,6 +6,7 @@ import { callCollections } from '../../src/calls/callStore';
 import { createMediaMetrics } from '../../src/media/mediaMetrics';
 import { createMediaServer, MEDIA_STREAM_PATH, type MediaServer } from '../../src/media/mediaServer';
 import { temporalLineEvents } from '../../src/media/lineEvents';
+import { freePort } from '../../src/local/net';
 import { createLogger } from '../../src/observability/logger';
 import { saveLineCall } from '../../src/providers/voice/line/lineCalls';
 import type { OriginateRequest, VoiceProvider } from '../../src/providers/voice/types';
@@ -70,11 +70,13 @@ export interface TestBridge {
 /** The media bridge in this process on a free port, signalling the test API's workflows. */
 export async function startTestBridge(
   api: TestApi,
-  options: { realtimeUrl: string; apiKey: string; maxCallSecondsCap?: number },
+  options: { realtimeUrl: string; apiKey: string; maxCallSecondsCap?: number; streamAuthToken?: string },
 ): Promise<TestBridge> {
   const registry = new Registry();
   const lineControl = new RecordingLineControl();
   const recordingsDir = mkdtempSync(join(testServers.runDir(), 'recordings-'));
+  const port = await freePort();
+  const url = `ws://127.0.0.1:${port}${MEDIA_STREAM_PATH}`;
   const media = createMediaServer({
     db: api.db,
     lineEvents: temporalLineEvents(api.temporal),
@@ -85,10 +87,10 @@ export async function startTestBridge(
     metrics: createMediaMetrics(registry),
     logger: createLogger({ LOG_LEVEL: 'silent' }, 'media'),
     registry,
+    streamAuth: options.streamAuthToken ? { authToken: options.streamAuthToken, streamUrl: url } : null,
   });
-  await new Promise<void>((resolve) => media.server.listen(0, '127.0.0.1', resolve));
-  const { port } = media.server.address() as AddressInfo;
-  return { media, url: `ws://127.0.0.1:${port}${MEDIA_STREAM_PATH}`, lineControl, recordingsDir, registry, close: () => media.close() };
+  await new Promise<void>((resolve) => media.server.listen(port, '127.0.0.1', resolve));
+  return { media, url, lineControl, recordingsDir, registry, close: () => media.close() };
 }
 
 /**

@@ -56,8 +56,9 @@ export class MediaStreamClient {
     socket.once('close', () => this.#stopClock());
   }
 
-  static async connect(url: string, customParameters: Record<string, string>, hooks: MediaStreamHooks = {}): Promise<MediaStreamClient> {
-    const socket = new WebSocket(url);
+  /** `headers`: the handshake's (Twilio signs it: `X-Twilio-Signature`). */
+  static async connect(url: string, customParameters: Record<string, string>, hooks: MediaStreamHooks = {}, headers: Record<string, string> = {}): Promise<MediaStreamClient> {
+    const socket = new WebSocket(url, { headers });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { getExpectedTwilioSignature } from 'twilio';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collections } from '../../../src/db/collections';
@@ -266,6 +267,27 @@ describe('the media bridge', () => {
       await waitUntil(() => sessionOf(token).closed);
       expect(bridge.media.sessions.size).toBe(0);
       expect(await bridge.registry.metrics()).toMatch(/media_sessions_ended_total\{reason="dropped"\} 1/);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it('refuses a stream whose handshake Twilio did not sign (403) and bridges one it did', async () => {
+    const authToken = 'twilio-auth-token-0123456789';
+    const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY, streamAuthToken: authToken });
+    try {
+      const { ws, callId } = await call({ turns: [{ say: say(OPENING) }, { say: say(GOODBYE), call: 'end_call' }], heard: [PERSON] });
+      const forged = getExpectedTwilioSignature('another-token', bridge.url, {});
+      for (const headers of [{}, { 'X-Twilio-Signature': forged }] as Record<string, string>[]) {
+        await expect(MediaStreamClient.connect(bridge.url, { callId }, {}, headers)).rejects.toThrow('Unexpected server response: 403');
+      }
+      expect(await bridge.registry.metrics()).toMatch(/media_streams_refused_total 2/);
+      const client = await MediaStreamClient.connect(bridge.url, { callId }, {}, { 'X-Twilio-Signature': getExpectedTwilioSignature(authToken, bridge.url, {}) });
+      twilioEndsStreamOnRequest(bridge, client);
+      await client.agentFinished();
+      await client.say(audio[PERSON]!);
+      await client.closed;
+      expect((await pollCall(api, ws.key, callId, (b) => b.status === 'completed')).outcome).toBe('agent_hangup');
     } finally {
       await bridge.close();
     }
