@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from 'mongodb';
 import { moveCampaignFromRun } from '../src/campaigns/control';
 import { CAMPAIGN_CONTROL_CHECK_MS, type CampaignMoveInput, type SendBatchInput, type SendBatchResult } from '../src/campaigns/contracts';
-import { scheduleLateRecounts } from '../src/campaigns/lateRecounts';
+import { scheduleLateRecounts } from '../src/campaigns/whatsapp/lateRecounts';
 import { recount } from '../src/campaigns/progress';
 import { skipOutstanding } from '../src/campaigns/recipients';
 import { sendCampaignBatch, type SendBatchDeps } from '../src/campaigns/whatsapp/sendBatch';
@@ -83,7 +83,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       }
     },
 
-    /** Hands the finished campaign's late recounts to the workers' pass (src/campaigns/lateRecounts.ts). Safe to repeat. */
+    /** Hands the finished campaign's late recounts to the workers' pass (src/campaigns/whatsapp/lateRecounts.ts). Safe to repeat. */
     async handOverLateRecounts(input: { campaignId: string; tenantId: string; recipients: number; at: string }): Promise<void> {
       await scheduleLateRecounts(deps.db, { ...input, at: new Date(input.at) });
     },

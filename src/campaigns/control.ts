@@ -21,7 +21,7 @@ import {
 } from './contracts';
 import type { AudienceCache } from './audienceCache';
 import { evaluateCampaign, type Evaluation } from './evaluate';
-import { docsFor, type Finding } from './findings';
+import { docsFor, type Finding } from './evaluationFindings';
 import { campaignCounts, countedEveryone } from './progress';
 import { windowClosedNotice } from './runExplanation';
 import { checkLaunch } from './launchChecks';

@@ -7,7 +7,7 @@ import { placeholderNumbers } from '../messaging/templateVariables';
 import type { AudienceCache } from './audienceCache';
 import { classifyAudience, recipientChecksum, resolveAudience, type InvalidRow, type Recipient, type ResolvedAudience } from './audience';
 import { EXCLUSION_REASONS, type CampaignDoc, type ExclusionReason } from './campaign';
-import { exclusionFinding, finding, type Finding } from './findings';
+import { exclusionFinding, finding, type Finding } from './evaluationFindings';
 import { CAMPAIGN_LIMITS } from './limits';
 import { campaignSettingsOf } from './settings';
 import { byPlaceholderNumber } from './templateTokens';

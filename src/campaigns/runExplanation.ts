@@ -1,8 +1,8 @@
 import type { CampaignDoc } from './campaign';
-import type { CallProgress } from './callProgress';
+import type { CallProgress } from './voice/callProgress';
 import { CALL_HOLD_POLL_MS, CAMPAIGN_HOLD_POLL_MS } from './contracts';
 import { campaignEta } from './estimate';
-import { docsFor, type Finding } from './findings';
+import { docsFor, type Finding } from './evaluationFindings';
 import { isEmptyWindow, isWindowOpen, nextOpenTime } from '../domain/sendWindow';
 import type { RecipientState } from './staging';
 import { formatHours, formatZonedTime } from './zonedText';

@@ -10,8 +10,8 @@ import { route, type RouteContext, type RouteDef } from '../../route';
 import { controlCampaign, type ControlAction, type ControlResult } from '../../../src/campaigns/control';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts } from '../../../src/campaigns/progress';
-import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/outcomeReading';
-import { docsFor } from '../../../src/campaigns/findings';
+import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/voice/outcomes/served';
+import { docsFor } from '../../../src/campaigns/evaluationFindings';
 import {
   campaignParams,
   campaignRecord,

@@ -4,14 +4,14 @@ import type { Config } from '../../config';
 import { callCollections, type CallDoc } from '../../calls/callStore';
 import type { CallRefusalReason } from '../../calls/guards';
 import { placeCall } from '../../calls/placeCall';
-import { answersSoFar, callBackCapture, mergeCalls, mergeOutcome, owesCallBack, type RecipientCall } from '../callOutcomes';
+import { answersSoFar, callBackCapture, mergeCalls, mergeOutcome, owesCallBack, type RecipientCall } from './mergedOutcome';
 import { findCampaign, type CampaignDoc } from '../campaign';
 import { readVoiceReadiness } from '../evaluate';
 import { chunkOf, recount } from '../progress';
 import type { RecipientReason } from '../recipients';
-import { recipientTimeZone } from '../recipientZone';
+import { recipientTimeZone } from './recipientZone';
 import { isWindowOpen, nextOpenTime } from '../../domain/sendWindow';
-import { callEntry, finishedCall, linkCall } from '../refoldCall';
+import { callEntry, finishedCall, linkCall } from './rereadRefold';
 import { recipientId, stagingCollections, type CampaignRecipientDoc } from '../staging';
 import { CALL_BACK_DELAY_MS, CAMPAIGN_CALL_RING_SECONDS, type DueCallBack, type VoiceStepInput, type VoiceStepResult } from '../contracts';
 import { collections, type WorkspaceDoc } from '../../db/collections';
@@ -114,7 +114,7 @@ function voiceStep(deps: VoiceStepDeps, runner: StepRunner): (input: VoiceStepIn
       callId = newId('call', at);
       await recipients.updateOne({ _id: doc._id }, { $set: { call_pending: { call_id: callId, kind } } });
     }
-    // So a console re-read of the call finds its person (refoldCall.ts).
+    // So a console re-read of the call finds its person (rereadRefold.ts).
     await linkCall(deps.db, { _id: callId, tenant_id: campaign.tenant_id, campaign_id: campaign._id, position: doc.position });
     const outcome = doc.outcome ?? null;
     const callBack = kind === 'call_back' && outcome !== null;

@@ -4,7 +4,7 @@ import type { SendBatchInput, SendBatchResult } from '../contracts';
 import { chunkOf, recount } from '../progress';
 import { moveQueuedRecipients, type QueuedMove, type RecipientReason } from '../recipients';
 import { readRecipientBatch, type CampaignRecipientDoc } from '../staging';
-import { catchUpSendAt } from '../throttle';
+import { catchUpSendAt } from './throttle';
 import { collections } from '../../db/collections';
 import { findByIds } from '../../db/findByIds';
 import { isWindowOpen, nextOpenTime } from '../../domain/sendWindow';

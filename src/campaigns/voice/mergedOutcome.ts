@@ -1,6 +1,6 @@
-import { applySuccessRule, type FieldValue } from '../calls/result';
-import type { FieldEvidence } from '../calls/evidence';
-import type { Capture, CallLearning, CallResult, Disposition } from '../calls/types';
+import { applySuccessRule, type FieldValue } from '../../calls/result';
+import type { FieldEvidence } from '../../calls/evidence';
+import type { Capture, CallLearning, CallResult, Disposition } from '../../calls/types';
 
 /**
  * A call campaign's outcome per person, merged across their calls (campaigns-tickets-dues §4

@@ -1,9 +1,9 @@
 import type { Collection, Db } from 'mongodb';
-import { insertIfAbsent } from '../db/insertIfAbsent';
-import { settleOrphanedHolds } from '../messaging/conversationHold';
-import { periodicPass, type PeriodicPass } from '../async/periodicPass';
-import { CAMPAIGN_SETTLE_DELAYS_MS } from './contracts';
-import { recount } from './progress';
+import { insertIfAbsent } from '../../db/insertIfAbsent';
+import { settleOrphanedHolds } from '../../messaging/conversationHold';
+import { periodicPass, type PeriodicPass } from '../../async/periodicPass';
+import { CAMPAIGN_SETTLE_DELAYS_MS } from '../contracts';
+import { recount } from '../progress';
 
 /**
  * Late statuses (delivered, read, failed) keep moving a finished WhatsApp campaign's
