@@ -6,9 +6,9 @@ import { CAMPAIGN_CONTROL_CHECK_MS, type CampaignMoveInput, type SendBatchInput,
 import { scheduleLateRecounts } from '../src/campaigns/whatsapp/lateRecounts';
 import { recount } from '../src/campaigns/progress';
 import { skipOutstanding } from '../src/campaigns/recipients';
+import { settleOrphanedBatchHolds } from '../src/campaigns/whatsapp/conversationHold';
 import { sendCampaignBatch, type SendBatchDeps } from '../src/campaigns/whatsapp/sendBatch';
 import type { EventPublisher } from '../src/events/publisher';
-import { settleOrphanedHolds } from '../src/messaging/conversationHold';
 import { SendInProgress } from '../src/messaging/sendMessage';
 import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
 
@@ -76,7 +76,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
     async recountCampaign(input: { campaignId: string; tenantId: string; recipients: number; chunks: 'all' | 'movable'; at: string }): Promise<void> {
       const heartbeat = setInterval(() => Context.current().heartbeat(), 5_000);
       try {
-        await settleOrphanedHolds(deps.db, input.tenantId, input.campaignId, now());
+        await settleOrphanedBatchHolds(deps.db, input.tenantId, input.campaignId, now());
         await recount(deps.db, { ...input, at: new Date(input.at) });
       } finally {
         clearInterval(heartbeat);

@@ -10,7 +10,8 @@ import { findByIds } from '../../db/findByIds';
 import { isWindowOpen, nextOpenTime } from '../../domain/sendWindow';
 import type { EventPublisher } from '../../events/publisher';
 import { groupAcceptedSendRecords, type AcceptedSendRecords } from '../../messaging/acceptedSendRecords';
-import { settleConversationHold, takeConversationHold, type HeldConversations } from '../../messaging/conversationHold';
+import { settleConversationHold, type HeldConversations } from '../../messaging/conversationHold';
+import { takeBatchHold } from './conversationHold';
 import { campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc } from '../../messaging/sendIntents';
 import { SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason } from '../../messaging/sendMessage';
 import type { WhatsAppProvider } from '../../providers/whatsapp/provider';
@@ -137,7 +138,7 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
   const looked = queued.length > 0 ? await lookUpSendContext(db, campaign.tenant_id, campaign.sender_id, template) : null;
   // The batch's conversations in one plan write instead of one lease a send; settled below.
   const hold: HeldConversations | null =
-    queued.length > 0 ? await takeConversationHold(db, { tenantId: input.tenantId, campaignId: input.campaignId, from: input.from, positions: count, wanted: queued.length, now }) : null;
+    queued.length > 0 ? await takeBatchHold(db, { tenantId: input.tenantId, campaignId: input.campaignId, from: input.from, positions: count, wanted: queued.length, now }) : null;
   const context: SendContext | null = looked && { ...looked, hold };
   const settle = () => (hold ? settleConversationHold(db, input.tenantId, hold) : Promise.resolve());
   // An earlier attempt's intents, read once for the batch instead of once per send.
