@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import type { EventPublisher } from '../events/publisher';
-import { recordCallConversation } from '../conversations/recordCall';
+import type { EventPublisher } from '../events';
+import { recordCallConversation } from '../conversations';
 import type { VoiceProvider } from '../providers/voice/types';
 import { releaseLiveSlot, returnDailyBudget } from './admission';
 import { billCallMinutes } from './billing';

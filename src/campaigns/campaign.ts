@@ -1,4 +1,4 @@
-import type { Capture } from '../calls/types';
+import type { Capture } from '../calls';
 import type { Collection, Db } from 'mongodb';
 import type { IndexSet } from '../db/collections';
 

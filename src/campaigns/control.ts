@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { collections, type WorkspaceDoc } from '../db/collections';
-import type { EventPublisher } from '../events/publisher';
+import type { EventPublisher } from '../events';
 import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
 import { findCampaign, type CampaignDoc } from './campaign';

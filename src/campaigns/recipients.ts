@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { BULK_WRITE_MAX, bulkWriteInChunks } from '../db/bulkWrite';
 import { CAMPAIGN_SKIP_CHUNK } from './contracts';
-import type { StatusReached } from '../messaging/deliveryStatus';
+import type { StatusReached } from '../messaging';
 import { recipientId, stagingCollections, type CampaignRecipientDoc, type RecipientState } from './staging';
 
 /**

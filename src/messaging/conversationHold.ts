@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { collections, type WorkspaceDoc } from '../db/collections';
 import { findByIds } from '../db/findByIds';
-import { withPlanLease } from '../workspaces/planLease';
+import { withPlanLease } from '../workspaces';
 import type { AllowanceSource } from './allowance';
 import { sendIntentsCollection } from './sendIntents';
 

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import type { CallDoc } from '../../calls/callStore';
+import type { CallDoc } from '../../calls';
 import { findCampaign } from '../campaign';
 import { campaignCallEndedSignal, campaignRunWorkflowId } from '../contracts';
 

@@ -1,6 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { callCollections, type CallDoc } from '../../calls/callStore';
-import { fieldEvidence } from '../../calls/evidence';
+import { callCollections, type CallDoc, fieldEvidence } from '../../calls';
 import { mergeCalls, type FinishedCall, type RecipientCall } from './mergedOutcome';
 import { campaignCollections } from '../campaign';
 import { chunkOf, recount } from '../progress';

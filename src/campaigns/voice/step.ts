@@ -1,9 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../../config';
-import { callCollections, type CallDoc } from '../../calls/callStore';
-import type { CallRefusalReason } from '../../calls/guards';
-import { placeCall } from '../../calls/placeCall';
+import { callCollections, type CallDoc, type CallRefusalReason, placeCall } from '../../calls';
 import { answersSoFar, callBackCapture, mergeCalls, mergeOutcome, owesCallBack, type RecipientCall } from './mergedOutcome';
 import { findCampaign, type CampaignDoc } from '../campaign';
 import { readVoiceReadiness } from '../evaluate';

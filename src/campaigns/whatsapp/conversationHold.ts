@@ -1,6 +1,5 @@
 import type { Db } from 'mongodb';
-import { settleOrphanedHolds, takeConversationHold, type ConversationHoldDoc, type HeldConversations } from '../../messaging/conversationHold';
-import { campaignSendIntentKey } from '../../messaging/sendIntents';
+import { settleOrphanedHolds, takeConversationHold, type ConversationHoldDoc, type HeldConversations, campaignSendIntentKey } from '../../messaging';
 import { recipientId } from '../staging';
 
 /**

@@ -8,12 +8,9 @@ import { catchUpSendAt } from './throttle';
 import { collections } from '../../db/collections';
 import { findByIds } from '../../db/findByIds';
 import { isWindowOpen, nextOpenTime } from '../../domain/sendWindow';
-import type { EventPublisher } from '../../events/publisher';
-import { groupAcceptedSendRecords, type AcceptedSendRecords } from '../../messaging/acceptedSendRecords';
-import { settleConversationHold, type HeldConversations } from '../../messaging/conversationHold';
+import type { EventPublisher } from '../../events';
+import { groupAcceptedSendRecords, type AcceptedSendRecords, settleConversationHold, type HeldConversations, campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc, SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason } from '../../messaging';
 import { takeBatchHold } from './conversationHold';
-import { campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc } from '../../messaging/sendIntents';
-import { SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason } from '../../messaging/sendMessage';
 import type { WhatsAppProvider } from '../../providers/whatsapp/provider';
 import { FailureType, permanentFailure } from '../../temporal/failures';
 

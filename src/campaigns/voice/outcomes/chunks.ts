@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import type { Capture } from '../../../calls/types';
+import type { Capture } from '../../../calls';
 import { campaignCollections } from '../../campaign';
 import { CAMPAIGN_COUNT_CHUNK } from '../../contracts';
 import { OutcomeReportBuilder, type OutcomeRow, type OutcomeTally } from './report';

@@ -1,6 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import type { FieldValue } from '../../../calls/result';
-import type { Capture } from '../../../calls/types';
+import type { FieldValue, Capture } from '../../../calls';
 import type { OutcomeRow } from './report';
 
 /**

@@ -1,5 +1,4 @@
-import type { FieldValue } from '../../../calls/result';
-import { DISPOSITIONS, type Capture, type CaptureDisplay, type CaptureField, type Disposition } from '../../../calls/types';
+import { type FieldValue, DISPOSITIONS, type Capture, type CaptureDisplay, type CaptureField, type Disposition } from '../../../calls';
 import { callProgressOf } from '../callProgress';
 import type { CampaignRecipientDoc } from '../../staging';
 
