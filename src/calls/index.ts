@@ -1,4 +1,5 @@
-/** What other features use of calls: the call record, placing a call (a call campaign places through POST /calls's use case), its refusals and results. */
+/** What other features use of calls: the call record, placing a call (a call campaign places through POST /calls's use case), its refusals and results, an agent's voice settings. */
+export type { AgentVoice } from './agentVoice';
 export { callCollections, type CallDoc } from './callStore';
 export { readDestination } from './destination';
 export { fieldEvidence, type FieldEvidence } from './evidence';
