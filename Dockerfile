@@ -20,5 +20,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The media bridge's recordings (a volume in docker-compose.yml): owned by the user it runs as.
+RUN mkdir -p /var/lib/orchestrator/recordings && chown node:node /var/lib/orchestrator/recordings
 USER node
 CMD ["node", "dist/src/main/api.js"]

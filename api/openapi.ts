@@ -86,6 +86,13 @@ export function openApiDocument(routes: RouteDef[], surface: DocumentSurface): R
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
       };
     }
+    // A file body (route `bodyMedia`, api/middleware/textBody.ts) is refused whole when it is
+    // past the route's size or of another media type, before the route's own checks.
+    if (route.bodyMedia) {
+      const envelope = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } };
+      responses[413] = { description: `\`invalid_argument\`: the file is larger than ${route.bodyMedia.maxBytes} bytes.`, content: envelope };
+      responses[415] = { description: `\`invalid_argument\`: the body is not ${route.bodyMedia.type}.`, content: envelope };
+    }
     // The server answers this before any route runs (api/server.ts), so every operation can give it.
     responses[431] = headersTooLargeResponse;
     if (surface.usesDatabase(route)) responses[503] = unavailableResponse;

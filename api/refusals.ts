@@ -5,6 +5,7 @@ import type { Refusal } from '../src/domain/refusal';
 import { DueRefusal, type DueRefusalReason } from '../src/dues/refusal';
 import { SendRefusal, type SendRefusalReason } from '../src/messaging/sendMessage';
 import { UnknownAssigneeError } from '../src/tickets/consoleTicketActions';
+import { WebhookRefusal, type WebhookRefusalReason } from '../src/webhooks/refusal';
 import type { ErrorCode } from './errorCodes';
 
 /**
@@ -75,6 +76,14 @@ const REFUSAL_CODES: Section[] = [
   }),
   // Dues (campaigns-tickets-dues §3, §4; the public and the console routes alike)
   section<DueRefusalReason>(DueRefusal, { version_conflict: 'conflict', conflict: 'failed_precondition' }),
+  // Webhook endpoints (console; docs/webhooks.md)
+  section<WebhookRefusalReason>(WebhookRefusal, {
+    webhook_limit_reached: 'conflict',
+    webhook_url_private: 'invalid_argument',
+    webhook_url_unresolvable: 'invalid_argument',
+    webhook_secret_rotating: 'conflict',
+    webhook_disabled: 'failed_precondition',
+  }),
 ];
 
 /**

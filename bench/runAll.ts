@@ -3,11 +3,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromRoot } from '../src/local/paths';
 import { loadAverage } from './benchStats';
-import { CALL_TARGETS, CAMPAIGN_TARGETS, WEBHOOK_TARGETS } from './targets';
+import { CALL_TARGETS, CAMPAIGN_TARGETS, VOICE_TARGETS, WEBHOOK_TARGETS } from './targets';
 
 /**
  * `npm run bench`: bench:api, bench:webhooks, bench:calls, bench:campaigns,
- * bench:voice-campaigns and bench:dues one after the other (each starts and stops its own
+ * bench:voice-campaigns, bench:dues and bench:voice one after the other (each starts and stops its own
  * servers), then one screen that sets their figures against issues 13, 14, 15 and 28's targets (issue 16 names sizes, not targets: its rows are figures), with the CPU each process spent per unit of work and each rate as a share of
  * the bare-Koa reference bench:api measured in the same run. Each benchmark's own output
  * scrolls by first; their figures are read back from the files they write to .bench/.
@@ -30,6 +30,7 @@ const STEPS: Step[] = [
   { name: 'bench:campaigns', script: 'campaignBench.js', figures: 'campaigns' },
   { name: 'bench:voice-campaigns', script: 'voiceCampaignBench.js', figures: 'voice-campaigns' },
   { name: 'bench:dues', script: 'duesBench.js', figures: 'dues' },
+  { name: 'bench:voice', script: 'voiceBench.js', figures: 'voice' },
 ];
 
 /** A benchmark's JSON figures, read loosely: each benchmark owns its shape. */
@@ -197,6 +198,17 @@ async function main(): Promise<void> {
     dues ? 'measured' : null,
   ]);
 
+  const bridge = byName.voice;
+  const widest = bridge?.steps?.find((s: Figures) => s.calls === bridge.most_calls_within_target) as Figures | undefined;
+  rows.push([
+    'bench:voice media bridge, live calls',
+    bridge
+      ? `${bridge.most_calls_within_target} calls held; p99 ${fmt(widest?.added_p99_ms, 1)} ms added, ${fmt(widest?.media_cpu_ms_per_call_minute)} ms CPU per call-minute`
+      : '–',
+    `≥ ${VOICE_TARGETS.calls} calls, p99 < ${VOICE_TARGETS.p99AddedMs} ms`,
+    bridge ? bridge.most_calls_within_target >= VOICE_TARGETS.calls : null,
+  ]);
+
   // Issue 28: every rate beside the bare-Koa reference bench:api measured in this same run, so
   // a reader sees how far each path is from the framework's own ceiling on this machine today.
   const bare = (api?.bare_requests_per_second as number | undefined) ?? null;
@@ -229,7 +241,7 @@ async function main(): Promise<void> {
 
 /** Other processes' busy CPU during a benchmark's measured phases, as its figures report it. */
 function otherLoad(f: Figures): string | null {
-  const phases: Figures[] = [...(f.runs ?? []).map((r: Figures) => r.cpu), f.burst?.cpu, f.paced?.cpu, f.hold?.cost, f.sustained?.cost, f.run?.cpu, f.report_large?.cpu, f.chases?.cpu].filter(Boolean);
+  const phases: Figures[] = [...(f.runs ?? []).map((r: Figures) => r.cpu), ...(f.steps ?? []).map((s: Figures) => ({ seconds: s.seconds, others_on_machine: s.others_on_machine_cpu_seconds })), f.burst?.cpu, f.paced?.cpu, f.hold?.cost, f.sustained?.cost, f.run?.cpu, f.report_large?.cpu, f.chases?.cpu].filter(Boolean);
   if (phases.length === 0) return null;
   const others = phases.reduce((sum, p) => sum + (p.others_on_machine ?? p.cpu_seconds?.others_on_machine ?? 0), 0);
   const seconds = phases.reduce((sum, p) => sum + (p.seconds ?? 0), 0);

@@ -33,3 +33,11 @@ export const WEBHOOK_TARGETS = {
   multiEndpoints: 20,
   multiRate: 200,
 } as const;
+
+/** Issue 26's target for the media bridge: `bench:voice` steps calls up against it; `npm run bench`'s summary reads it. */
+export const VOICE_TARGETS = {
+  /** Simultaneous live calls one media process bridges in real time (audio both ways, 20 ms frames). */
+  calls: 50,
+  /** Frame-forwarding latency the bridge adds, p99, each way. */
+  p99AddedMs: 20,
+} as const;

@@ -10,6 +10,7 @@ began=$SECONDS
 bash scripts/ensure-deps.sh
 bash scripts/setup-tools.sh
 bash scripts/ensure-browser.sh
+bash scripts/ensure-audio.sh
 echo "[test] type-checking, linting and compiling" >&2
 npx --no-install tsc -p tsconfig.json --noEmit
 npx --no-install oxlint --type-aware --deny-warnings

@@ -170,6 +170,23 @@ export const serviceEnvSchema = z.object({
   RAZORPAY_KEY_SECRET: z.string().min(1).optional(),
   /** Signs Razorpay's webhook deliveries (X-Razorpay-Signature). */
   RAZORPAY_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** The media process's HTTP port: the media-stream WebSocket (/media-stream), /healthz and /metrics. */
+  MEDIA_PORT: port.default(3100),
+  /**
+   * The realtime speech model the media process bridges a call's audio to: any endpoint that
+   * speaks the OpenAI Realtime WebSocket protocol. `?model=` is added unless the URL has one.
+   */
+  REALTIME_URL: z.string().regex(/^wss?:\/\/\S+$/, 'expected a ws:// or wss:// URL').default('wss://api.openai.com/v1/realtime'),
+  REALTIME_MODEL: z.string().min(1).default('gpt-realtime'),
+  /** Sent as the bearer token. Unset: the media process runs, and each call it is asked to bridge ends as `setup_error`. */
+  REALTIME_API_KEY: z.string().min(1).optional(),
+  /** Where the media process writes recordings (`<dir>/<workspace>/<call>.wav`); relative to the working directory. */
+  MEDIA_RECORDINGS_DIR: z.string().min(1).default('.data/recordings'),
+  /**
+   * A ceiling on any call's length on the media process, below the agent's own maximum
+   * (the call ends as `max_duration` at whichever comes first). Unset: the agent's maximum.
+   */
+  MEDIA_MAX_CALL_SECONDS: z.coerce.number({ error: 'expected seconds' }).min(1, 'expected at least 1 second').max(86_400, 'expected at most 86400 seconds').optional(),
 }).superRefine((env, ctx) => {
   if (env.READER_PROVIDER === 'openai') {
     for (const name of ['READER_BASE_URL', 'READER_API_KEY', 'READER_MODEL'] as const) {

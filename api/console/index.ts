@@ -25,6 +25,8 @@ import { agentAndNumberRoutes } from './routes/numbers';
 import { ticketRoutes } from './routes/tickets';
 import { workspaceRoutes } from './routes/workspaces';
 import { webhookRoutes } from './routes/webhooks';
+import { webhookDeliveryRoutes } from './routes/webhookDeliveries';
+import { webhookTestRoutes } from './routes/webhookTests';
 import { whatsappConsoleRoutes } from './routes/whatsapp';
 
 const consoleSurface: DocumentSurface = {
@@ -71,6 +73,8 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...callConsoleRoutes(deps),
     ...callSearchRoutes(deps),
     ...webhookRoutes(deps),
+    ...webhookTestRoutes(deps),
+    ...webhookDeliveryRoutes(deps),
     ...ticketRoutes(deps),
     ...whatsappConsoleRoutes(deps),
     ...conversationConsoleRoutes(deps),

@@ -14,11 +14,12 @@ import { DEFAULT_LIVENESS_POLICY, httpHealth, mongoPing, temporalHealth, type Li
 import { startWatchdog } from '../local/watchdog';
 import { fromRoot, toolPath } from '../local/paths';
 import { startFerretDb, startTemporalDevServer } from '../local/servers';
+import { MEDIA_STREAM_PATH } from '../media/streamMessages';
 import { runMain } from './runMain';
 
 /**
  * `npm start`: brings up the whole system on loopback (Temporal dev server, FerretDB, the
- * worker, the API), waits for each, seeds the demo workspace, prints where everything is,
+ * worker, the API, the media bridge), waits for each, seeds the demo workspace, prints where everything is,
  * and stops every child in order on Ctrl-C. A child that dies, or stops answering its
  * liveness check, is restarted (src/local/supervisor.ts) while the others keep running. No
  * child outlives the launcher, however it ends (src/local/watchdog.ts). MONGODB_URL or
@@ -68,7 +69,7 @@ runMain(async () => {
   });
   const stopAll = async () => {
     stopping = true;
-    // Reverse start order: the API and worker finish their work before the servers go.
+    // Reverse start order: the media bridge, the API and the worker finish their work before the servers go.
     for (const child of [...children].reverse()) {
       say(`stopping ${child.name}`);
       await child.stop();
@@ -146,6 +147,7 @@ runMain(async () => {
     const config = loadConfig(env);
     await refuseBusyPort(config.PORT, 'the API', 'PORT');
     await refuseBusyPort(config.WORKER_METRICS_PORT, 'the worker', 'WORKER_METRICS_PORT');
+    await refuseBusyPort(config.MEDIA_PORT, 'the media process', 'MEDIA_PORT');
 
     const { client: mongo, db } = await connectMongo(config, 'launcher');
     await ensureEveryIndex(db);
@@ -187,6 +189,23 @@ runMain(async () => {
     keep(await startApi(), startApi, httpHealth(`${apiUrl}/healthz`));
     say(`API ready (${seconds(Date.now() - t0)})`);
 
+    // The media bridge (Twilio media streams ↔ the realtime model); its calls' sockets live
+    // here, so the API stays stateless. Started last, so it stops first.
+    t0 = Date.now();
+    const mediaUrl = `http://127.0.0.1:${config.MEDIA_PORT}`;
+    const startMedia = async () => {
+      const media = startProcess('media', process.execPath, [join(__dirname, 'media.js')], {
+        env,
+        logFile: join(logs, 'media.log'),
+        watchdog,
+        ipc: true,
+      });
+      await untilReady(media, waitFor('media', () => httpOk(`${mediaUrl}/healthz`), 60_000, 200));
+      return media;
+    };
+    keep(await startMedia(), startMedia, httpHealth(`${mediaUrl}/healthz`));
+    say(`media bridge ready (${seconds(Date.now() - t0)})`);
+
     const keyFile = join(dataDir, 'demo-api-key');
     const known = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : null;
     const demo = await seedDemoWorkspace(db, {
@@ -203,6 +222,7 @@ runMain(async () => {
     process.stdout.write(`API: ${apiUrl}\n`);
     process.stdout.write(`Temporal UI: ${temporalUi}\n`);
     process.stdout.write(`Web console: ${apiUrl}/console/\n`);
+    process.stdout.write(`Media streams: ws://127.0.0.1:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}\n`);
     process.stdout.write(`API key: ${demo.apiKey}\n`);
     if (admin.generated) process.stdout.write(`Console token: ${admin.token}\n`);
     const policy = DEFAULT_RESTART_POLICY;

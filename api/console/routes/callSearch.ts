@@ -4,7 +4,7 @@ import type { CallDoc } from '../../../src/calls/callStore';
 import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
-import { callView } from '../../v1/routes/callView';
+import { callView } from '../../shared/callView';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
 import { consoleCallPage, consoleCallsQuery, type consoleCallListItem } from './calls.schema';
 import type { z } from 'zod';

@@ -4,7 +4,7 @@ import { CALL_OUTCOMES, CALL_STATUSES } from '../../../src/calls/types';
 import { CAMPAIGN_ID_PATTERN } from '../../../src/campaigns/campaign';
 import { calleeScript } from '../../../src/providers/voice/simulatorScript';
 import { pageQuery } from '../../pagination';
-import { callSchema } from '../../v1/routes/calls.schema';
+import { callSchema } from '../../shared/calls.schema';
 
 /** Request shapes of the console's calls routes (validated by the route definition, described in its OpenAPI document). */
 

@@ -1,17 +1,14 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
 import { acceptInboundCall } from '../../../src/calls/acceptInboundCall';
 import { callCollections, type CallDoc } from '../../../src/calls/callStore';
-import { calleeScripts, scriptId } from '../../../src/providers/voice/simulatorScript';
-import { rereadCallDefinition, rereadWorkflowId, type ReadCallInput } from '../../../src/calls/contracts';
-import { visibilityOptions } from '../../../src/temporal/searchAttributes';
-import { startWorkflow } from '../../../src/temporal/startWorkflow';
+import { calleeScripts, deleteCalleeScript, putCalleeScript } from '../../../src/providers/voice/simulatorScript';
+import { requestReread } from '../../../src/calls/requestReread';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { callView } from '../../v1/routes/callView';
+import { callView } from '../../shared/callView';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
-import { callSchema } from '../../v1/routes/calls.schema';
+import { callSchema } from '../../shared/calls.schema';
 import { inboundCallBody, calleeScriptBody, calleeScriptRecord, consoleCallRecord, destinationParam, rereadAnswer } from './calls.schema';
 
 const CALL_NOT_FOUND = 'Call not found.';
@@ -69,22 +66,9 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { params }) => {
         const call = await ownCall(ctx.state.workspace!._id, params.call_id);
         if (!call.ended_at) throw new ApiError('conflict', 'The call is still live; it is read when it ends.', { reason: 'call_live' });
-        const bumped = await calls.findOneAndUpdate({ _id: call._id }, { $inc: { read_requests: 1 } }, { returnDocument: 'after' });
-        const reading = Math.max(bumped!.read_requests + 1, call.readings + 1);
-        const input: ReadCallInput = { callId: call._id, tenantId: call.tenant_id, reading, reread: true };
-        try {
-          await startWorkflow(deps.temporal, rereadCallDefinition, {
-            workflowId: rereadWorkflowId(call._id, reading),
-            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-            args: [input],
-            // The call's status stays as it is: a reading changes only its result.
-            ...visibilityOptions({ workspaceId: call.tenant_id, kind: 'call', id: call._id, phoneNumber: call.to, name: call.to }),
-          });
-        } catch (err) {
-          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        }
+        const { reading, workflowId } = await requestReread(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, call);
         ctx.status = 202;
-        ctx.body = { call_id: call._id, reading, workflow_id: rereadWorkflowId(call._id, reading) };
+        ctx.body = { call_id: call._id, reading, workflow_id: workflowId };
       },
     }),
   );
@@ -100,11 +84,8 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The stored script, with its defaults filled in.', schema: calleeScriptRecord },
       errors: ['not_found'],
       handler: async (ctx, { params, body: script }) => {
-        const tenantId = ctx.state.workspace!._id;
-        const destination = params.destination.replace(/\D/g, '');
-        const doc = { _id: scriptId(tenantId, destination), tenant_id: tenantId, destination, script, updated_at: deps.now() };
-        await scripts.replaceOne({ _id: doc._id }, doc, { upsert: true });
-        ctx.body = { destination: `+${destination}`, script };
+        await putCalleeScript(deps.db, ctx.state.workspace!._id, params.destination, script, deps.now());
+        ctx.body = { destination: `+${params.destination.replace(/\D/g, '')}`, script };
       },
     }),
   );
@@ -135,8 +116,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 204, description: 'Deleted (or there was none).' },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
-        const destination = params.destination.replace(/\D/g, '');
-        await scripts.deleteOne({ _id: scriptId(ctx.state.workspace!._id, destination) });
+        await deleteCalleeScript(deps.db, ctx.state.workspace!._id, params.destination);
         ctx.status = 204;
       },
     }),

@@ -15,12 +15,12 @@ import {
   listRecipientsQuery,
   recipientRecord,
   segmentNeedsTag,
-} from '../../v1/routes/campaigns.schema';
+} from '../../shared/campaigns.schema';
 import { workspaceParams } from '../deps';
 
 /**
  * Request and response shapes of the console's campaign routes. The campaign rules are the
- * public API's (api/v1/routes/campaigns.schema.ts): the same id rule, list limits and control
+ * public API's (api/shared/campaigns.schema.ts): the same id rule, list limits and control
  * bodies, and the public record under the console's additions.
  */
 

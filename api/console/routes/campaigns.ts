@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
 import { createCampaign } from '../../../src/campaigns/createCampaign';
@@ -11,15 +10,15 @@ import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/vo
 import { explainCampaignRun } from '../../../src/campaigns/runExplanation';
 import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';
-import { collections } from '../../../src/db/collections';
+import { updateWorkspaceSettings } from '../../../src/workspaces/workspaceActions';
 import { cursorSecret } from '../../../src/auth/secrets';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { validationError } from '../../validation';
-import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, requireCallCampaign } from '../../v1/routes/campaigns';
-import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord, recipientView } from '../../v1/routes/campaigns.schema';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, requireCallCampaign } from '../../shared/campaignAnswers';
+import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord, recipientView } from '../../shared/campaigns.schema';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
 import {
   campaignSettingsBody,
@@ -93,7 +92,6 @@ const CONSOLE_RECIPIENTS = 'console_campaign_recipients';
 
 export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const cursors = new CursorCodec(cursorSecret(deps.config));
-  const { workspaces } = collections(deps.db);
   const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now: deps.now, audiences: deps.audiences });
   /**
    * The record with its counters, for a call campaign its call progress (dialled, answered, …),
@@ -325,9 +323,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
             },
           ]);
         }
-        const set = Object.fromEntries(Object.entries(body).map(([key, value]) => [`campaign_settings.${key}`, value]));
-        const updated = await workspaces.findOneAndUpdate({ _id: ctx.state.workspace!._id }, { $set: { ...set, updated_at: deps.now() } }, { returnDocument: 'after' });
-        credentialsChanged(ctx.state.workspace!._id);
+        const updated = await updateWorkspaceSettings(deps.db, ctx.state.workspace!._id, 'campaign_settings', body, deps.now());
         ctx.body = settingsView(updated!);
       },
     }),

@@ -3,8 +3,8 @@ import { conversationMessagesCollection, conversationsCollection, type Conversat
 import { outboundMessagesCollection, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { conversationItem } from '../../v1/routes/conversations.schema';
-import { conversationView } from '../../v1/routes/conversations';
+import { conversationItem } from '../../shared/conversations.schema';
+import { conversationView } from '../../shared/conversationViews';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
 

@@ -3,12 +3,12 @@ import { cursorSecret } from '../../../src/auth/secrets';
 import { changeSubscriber, closeDue, recordPayment, type PaymentResult, type SubscriberAction } from '../../../src/dues/dueActions';
 import { duesSettingsSchema, readDuesSettings, writeDuesSettings } from '../../../src/dues/settings';
 import { duesCollections, findDue, isOpen, type DueDoc } from '../../../src/dues/store';
-import { findPaymentLinkScript, paymentLinkScript, paymentLinkScripts } from '../../../src/providers/payments/simulatorScript';
+import { deletePaymentLinkScript, findPaymentLinkScript, paymentLinkScript, putPaymentLinkScript } from '../../../src/providers/payments/simulatorScript';
 import { ApiError } from '../../errors';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
-import { answerSubscriberCreate, requireDuesApp } from '../../v1/routes/dues';
-import { dueView, subscriberRecord, subscriberView } from '../../v1/routes/dues.schema';
+import { answerSubscriberCreate, requireDuesApp } from '../../shared/duesAnswers';
+import { dueView, subscriberRecord, subscriberView } from '../../shared/dues.schema';
 import { createSubscriber } from '../../../src/dues/subscribers';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
 import {
@@ -20,6 +20,7 @@ import {
   consoleSubscribersQuery,
   dueParams,
   duesSettingsParams,
+  duesSettingsRecord,
   gatewayPaymentBody,
   subscriberParams,
 } from './dues.schema';
@@ -72,7 +73,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'getDuesSettings',
       summary: 'The dues app settings: reminder offset, follow-up intervals, decline delay, send hour, template, collection and receipt.',
       params: duesSettingsParams,
-      response: { status: 200, description: 'The settings.', schema: duesSettingsSchema },
+      response: { status: 200, description: 'The settings.', schema: duesSettingsRecord },
       handler: async (ctx) => {
         ctx.body = await readDuesSettings(deps.db, ctx.state.workspace!._id);
       },
@@ -84,7 +85,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: 'Replace the dues app settings (omitted keys take their defaults). Chases already running keep the times they planned.',
       params: duesSettingsParams,
       body: duesSettingsSchema,
-      response: { status: 200, description: 'The settings as saved.', schema: duesSettingsSchema },
+      response: { status: 200, description: 'The settings as saved.', schema: duesSettingsRecord },
       handler: async (ctx, { body }) => {
         ctx.body = await writeDuesSettings(deps.db, ctx.state.workspace!._id, body, deps.now());
       },
@@ -250,7 +251,6 @@ const LINK_SCRIPT = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/payme
  * is set (a link already planned to be paid stays planned).
  */
 function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
-  const scripts = paymentLinkScripts(deps.db);
   const params = workspaceParams({});
   return [
     route({
@@ -275,8 +275,7 @@ function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The stored script, with its defaults filled in.', schema: paymentLinkScript },
       errors: ['not_found'],
       handler: async (ctx, { body: script }) => {
-        const tenantId = ctx.state.workspace!._id;
-        await scripts.replaceOne({ _id: tenantId }, { script, updated_at: deps.now() }, { upsert: true });
+        await putPaymentLinkScript(deps.db, ctx.state.workspace!._id, script, deps.now());
         ctx.body = script;
       },
     }),
@@ -289,7 +288,7 @@ function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 204, description: 'Deleted (or there was none).' },
       errors: ['not_found'],
       handler: async (ctx) => {
-        await scripts.deleteOne({ _id: ctx.state.workspace!._id });
+        await deletePaymentLinkScript(deps.db, ctx.state.workspace!._id);
         ctx.status = 204;
       },
     }),

@@ -1,6 +1,5 @@
-import { collections, type SenderDoc, type TemplateDoc } from '../../../src/db/collections';
-import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
-import { newId } from '../../../src/domain/ids';
+import { collections } from '../../../src/db/collections';
+import { createSender, createTemplate, setTemplateStatus, updateSender } from '../../../src/messaging/senderSetup';
 import { ApiError } from '../../errors';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, idParam, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
@@ -15,11 +14,6 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
   const { senders, templates } = collections(deps.db);
   const base = `${CONSOLE_PREFIX}/workspaces/{workspace_id}`;
 
-  /** One default sender per workspace: making one default clears the others. */
-  async function makeDefault(tenantId: string, senderId: string): Promise<void> {
-    await senders.updateMany({ tenant_id: tenantId, _id: { $ne: senderId } }, { $set: { is_default: false } });
-  }
-
   return [
     route({
       method: 'post',
@@ -31,21 +25,7 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 201, description: 'The sender (`sender_id` `snd_…`).', schema: senderRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
-        const tenantId = ctx.state.workspace!._id;
-        const now = deps.now();
-        const isFirst = (await senders.countDocuments({ tenant_id: tenantId })) === 0;
-        const doc: SenderDoc = {
-          _id: newId('snd', now),
-          tenant_id: tenantId,
-          channel: 'whatsapp',
-          phone: body.phone,
-          display_name: body.display_name,
-          is_default: body.is_default || isFirst,
-          connected: true,
-          created_at: now,
-        };
-        await senders.insertOne(doc);
-        if (doc.is_default) await makeDefault(tenantId, doc._id);
+        const doc = await createSender(deps.db, ctx.state.workspace!._id, body, deps.now());
         ctx.status = 201;
         ctx.body = senderView(doc);
       },
@@ -62,10 +42,8 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The sender.', schema: senderRecord },
       errors: ['not_found'],
       handler: async (ctx, { params: { sender_id }, body }) => {
-        const tenantId = ctx.state.workspace!._id;
-        const updated = await senders.findOneAndUpdate({ _id: sender_id, tenant_id: tenantId }, { $set: body }, { returnDocument: 'after' });
+        const updated = await updateSender(deps.db, ctx.state.workspace!._id, sender_id, body);
         if (!updated) throw new ApiError('not_found', SENDER_NOT_FOUND);
-        if (body.is_default) await makeDefault(tenantId, sender_id);
         ctx.body = senderView(updated);
       },
     }),
@@ -79,9 +57,8 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 201, description: 'The template.', schema: templateRecord },
       errors: ['not_found', 'conflict'],
       handler: async (ctx, { body }) => {
-        const now = deps.now();
-        const doc: TemplateDoc = { _id: newId('tpl', now), tenant_id: ctx.state.workspace!._id, ...body, created_at: now };
-        if (!(await insertIfAbsent(templates, doc))) {
+        const doc = await createTemplate(deps.db, ctx.state.workspace!._id, body, deps.now());
+        if (!doc) {
           throw new ApiError('conflict', `A template ${body.name} in ${body.language} already exists.`, { reason: 'template_exists' });
         }
         ctx.status = 201;
@@ -100,11 +77,7 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The template.', schema: templateRecord },
       errors: ['not_found'],
       handler: async (ctx, { params: { template_id }, body }) => {
-        const updated = await templates.findOneAndUpdate(
-          { _id: template_id, tenant_id: ctx.state.workspace!._id },
-          { $set: body },
-          { returnDocument: 'after' },
-        );
+        const updated = await setTemplateStatus(deps.db, ctx.state.workspace!._id, template_id, body);
         if (!updated) throw new ApiError('not_found', TEMPLATE_NOT_FOUND);
         ctx.body = templateView(updated);
       },

@@ -1,15 +1,12 @@
-import type { UpdateFilter } from 'mongodb';
-import { collections, type AgentDoc, type PhoneNumberDoc, type WorkspaceDoc } from '../../../src/db/collections';
+import { agentExists, createAgent, registerNumber, updateAgent, updateNumber } from '../../../src/calls/agentsAndNumbers';
+import { collections, type WorkspaceDoc } from '../../../src/db/collections';
 import { toE164 } from '../../../src/contacts/contactIdentity';
 import { ApiError } from '../../errors';
 import { route, type RouteDef } from '../../route';
 import { validationError } from '../../validation';
-import { unusablePhone } from '../../v1/routes/personFields';
+import { unusablePhone } from '../../shared/personFields';
 import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
 import { agentRecord, agentView, numberRecord, numberView } from '../views';
-import { newId } from '../../../src/domain/ids';
-import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
-import { tenantReadModelChanged } from '../../../src/db/tenantReadCache';
 import {
   agentParams,
   createAgentBody,
@@ -42,7 +39,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
   const { agents, phoneNumbers } = collections(deps.db);
 
   async function ownAgent(tenantId: string, agentId: string | null | undefined): Promise<void> {
-    if (agentId && !(await agents.findOne({ _id: agentId, tenant_id: tenantId }))) {
+    if (agentId && !(await agentExists(deps.db, tenantId, agentId))) {
       throw new ApiError('not_found', AGENT_NOT_FOUND);
     }
   }
@@ -58,11 +55,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 201, description: 'The agent (`agent_id` `bot_…`).', schema: agentRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
-        const now = deps.now();
-        const { voice, ...rest } = body;
-        const agent: AgentDoc = { _id: newId('bot', now), tenant_id: ctx.state.workspace!._id, ...rest, ...(voice && Object.keys(voice).length > 0 ? { voice } : {}), created_at: now };
-        await agents.insertOne(agent);
-        tenantReadModelChanged(agent.tenant_id);
+        const agent = await createAgent(deps.db, ctx.state.workspace!._id, body, deps.now());
         ctx.status = 201;
         ctx.body = agentView(agent);
       },
@@ -94,22 +87,8 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The agent.', schema: agentRecord },
       errors: ['not_found'],
       handler: async (ctx, { params, body }) => {
-        const tenantId = ctx.state.workspace!._id;
-        const set: Record<string, unknown> = {};
-        const unset: Record<string, ''> = {};
-        if (body.name !== undefined) set.name = body.name;
-        if (body.max_call_minutes !== undefined) set.max_call_minutes = body.max_call_minutes;
-        for (const [field, value] of Object.entries(body.voice ?? {})) {
-          if (value === null) unset[`voice.${field}`] = '';
-          else if (value !== undefined) set[`voice.${field}`] = value;
-        }
-        const update: UpdateFilter<AgentDoc> = {};
-        if (Object.keys(set).length > 0) update.$set = set;
-        if (Object.keys(unset).length > 0) update.$unset = unset;
-        const filter = { _id: params.agent_id, tenant_id: tenantId };
-        const updated = Object.keys(update).length > 0 ? await agents.findOneAndUpdate(filter, update, { returnDocument: 'after' }) : await agents.findOne(filter);
+        const updated = await updateAgent(deps.db, ctx.state.workspace!._id, params.agent_id, body);
         if (!updated) throw new ApiError('not_found', AGENT_NOT_FOUND);
-        tenantReadModelChanged(tenantId);
         ctx.body = agentView(updated);
       },
     }),
@@ -126,20 +105,8 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
         const workspace = ctx.state.workspace!;
         const line = teamLine(body.team_line, workspace, body.number);
         await ownAgent(workspace._id, body.agent_id);
-        const doc: PhoneNumberDoc = {
-          _id: body.number.slice(1),
-          tenant_id: workspace._id,
-          number: body.number,
-          agent_id: body.agent_id,
-          active: true,
-          recording: body.recording,
-          team_line: line ?? null,
-          created_at: deps.now(),
-        };
-        if (!(await insertIfAbsent(phoneNumbers, doc))) {
-          throw new ApiError('conflict', 'That number is already registered.', { reason: 'number_taken' });
-        }
-        tenantReadModelChanged(workspace._id);
+        const doc = await registerNumber(deps.db, workspace._id, { ...body, team_line: line ?? null }, deps.now());
+        if (!doc) throw new ApiError('conflict', 'That number is already registered.', { reason: 'number_taken' });
         ctx.status = 201;
         ctx.body = numberView(doc);
       },
@@ -161,9 +128,8 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
         const change = { ...body };
         if (body.team_line !== undefined) change.team_line = teamLine(body.team_line, workspace, `+${digits}`);
         await ownAgent(workspace._id, body.agent_id);
-        const updated = await phoneNumbers.findOneAndUpdate({ _id: digits, tenant_id: workspace._id }, { $set: change }, { returnDocument: 'after' });
+        const updated = await updateNumber(deps.db, workspace._id, digits, change);
         if (!updated) throw new ApiError('not_found', NUMBER_NOT_FOUND);
-        tenantReadModelChanged(workspace._id);
         ctx.body = numberView(updated);
       },
     }),

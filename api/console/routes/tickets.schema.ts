@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TICKET_PRIORITIES } from '../../../src/tickets/ticketRules';
-import { ticketParams, ticketRecord } from '../../v1/routes/tickets.schema';
+import { ticketParams, ticketRecord } from '../../shared/tickets.schema';
 import { workspaceParams } from '../deps';
 
 /** Request and response shapes of the console's tickets routes (validated by the route definition, described in its OpenAPI document). */
@@ -23,7 +23,7 @@ export const escalationBody = z.object({ open: z.boolean(), reason: z.string().t
 
 export const assignBody = z.object({ assignee_id: z.string().max(64).nullable() }).strict();
 
-/** The public API's ticket id rule (api/v1/routes/tickets.schema.ts) under the workspace. */
+/** The public API's ticket id rule (api/shared/tickets.schema.ts) under the workspace. */
 export const consoleTicketParams = workspaceParams(ticketParams.shape);
 
 export const ticketSettingsRecord = z.object({

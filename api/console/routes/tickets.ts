@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { credentialsChanged } from '../../../src/auth/credentialCache';
-import { collections } from '../../../src/db/collections';
+import { updateWorkspaceSettings } from '../../../src/workspaces/workspaceActions';
 import { assignTicket, setEscalation } from '../../../src/tickets/consoleTicketActions';
 import { ticketSettingsOf, type TicketSettings } from '../../../src/tickets/ticketSettings';
 import { findTicket, ticketCollections, type TicketDoc } from '../../../src/tickets/ticketStore';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { ticketView } from '../../v1/routes/ticketView';
+import { ticketView } from '../../shared/ticketView';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
 import { ticketSettingsBody, escalationBody, assignBody, consoleTicketDetail, consoleTicketParams, consoleTicketRecord, ticketSettingsRecord } from './tickets.schema';
@@ -40,7 +39,6 @@ const TICKET_NOT_FOUND = 'Ticket not found.';
 /** Ticket settings (auto-assignment), the assignee list, and the console-only ticket actions. */
 export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   const routes: RouteDef[] = [];
-  const { workspaces } = collections(deps.db);
   const { tickets, messages, versions } = ticketCollections(deps.db);
   const ticketDeps = { db: deps.db, events: deps.events };
 
@@ -70,13 +68,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The settings.', schema: ticketSettingsRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
-        const set = Object.fromEntries(Object.entries(body).map(([key, value]) => [`ticket_settings.${key}`, value]));
-        const updated = await workspaces.findOneAndUpdate(
-          { _id: ctx.state.workspace!._id },
-          { $set: { ...set, updated_at: deps.now() } },
-          { returnDocument: 'after' },
-        );
-        credentialsChanged(ctx.state.workspace!._id);
+        const updated = await updateWorkspaceSettings(deps.db, ctx.state.workspace!._id, 'ticket_settings', body, deps.now());
         ctx.body = settingsView(ticketSettingsOf(updated!));
       },
     }),

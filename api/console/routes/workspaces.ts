@@ -1,23 +1,9 @@
-import { credentialsChanged } from '../../../src/auth/credentialCache';
 import { collections } from '../../../src/db/collections';
-import { seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
-import { newId } from '../../../src/domain/ids';
-import { newWorkspace } from '../../../src/workspaces/workspaces';
+import { createWorkspace, updateWorkspace } from '../../../src/workspaces/workspaceActions';
 import { route, type RouteDef } from '../../route';
 import { CONSOLE_PREFIX, type ConsoleDeps } from '../deps';
 import { issuedKeyRecord, itemsOf, workspaceRecord, workspaceView } from '../views';
 import { createWorkspaceBody, updateWorkspaceBody, workspaceIdParams } from './workspaces.schema';
-
-
-/** Nested objects become dotted paths, so a PATCH changes only the keys it names. */
-function dotted(body: Record<string, unknown>, prefix = ''): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) Object.assign(out, dotted(value as Record<string, unknown>, `${prefix}${key}.`));
-    else out[`${prefix}${key}`] = value;
-  }
-  return out;
-}
 
 export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
   const { workspaces } = collections(deps.db);
@@ -30,22 +16,9 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
       body: createWorkspaceBody,
       response: { status: 201, description: 'The workspace (and `api_key` for a demo workspace).', schema: workspaceRecord.extend({ api_key: issuedKeyRecord.shape.api_key.optional() }) },
       handler: async (ctx, { body }) => {
-        const now = deps.now();
-        if (body.demo) {
-          const workspaceId = newId('ws', now);
-          const seeded = await seedDemoWorkspace(deps.db, { workspaceId, name: body.name, environment: deps.config.API_ENVIRONMENT, now });
-          const changes: Record<string, unknown> = {};
-          if (body.country !== 'IN') changes.country = body.country;
-          if (body.timezone) changes.timezone = body.timezone;
-          if (Object.keys(changes).length) await workspaces.updateOne({ _id: workspaceId }, { $set: changes });
-          ctx.status = 201;
-          ctx.body = { ...workspaceView((await workspaces.findOne({ _id: workspaceId }))!), api_key: seeded.apiKey };
-          return;
-        }
-        const workspace = newWorkspace(body, now);
-        await workspaces.insertOne(workspace);
+        const created = await createWorkspace(deps.db, body, deps.config.API_ENVIRONMENT, deps.now());
         ctx.status = 201;
-        ctx.body = workspaceView(workspace);
+        ctx.body = created.apiKey === undefined ? workspaceView(created.workspace) : { ...workspaceView(created.workspace), api_key: created.apiKey };
       },
     }),
     route({
@@ -81,12 +54,7 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The workspace.', schema: workspaceRecord },
       errors: ['not_found'],
       handler: async (ctx, { body }) => {
-        const updated = await workspaces.findOneAndUpdate(
-          { _id: ctx.state.workspace!._id },
-          { $set: { ...dotted(body), updated_at: deps.now() } },
-          { returnDocument: 'after' },
-        );
-        credentialsChanged(ctx.state.workspace!._id);
+        const updated = await updateWorkspace(deps.db, ctx.state.workspace!._id, body, deps.now());
         ctx.body = workspaceView(updated!);
       },
     }),

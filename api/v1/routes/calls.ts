@@ -5,8 +5,8 @@ import { callWorkflowId, hangupUpdate } from '../../../src/calls/contracts';
 import { ApiError } from '../../errors';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
-import { callView, createdCallView } from './callView';
-import { callIdParams, callSchema, hangupSchema, placeCallBody } from './calls.schema';
+import { callView, createdCallView } from '../../shared/callView';
+import { callIdParams, callSchema, hangupSchema, placeCallBody } from '../../shared/calls.schema';
 
 /** How long POST /calls waits for the network to place the call before answering `ringing` anyway. */
 const PLACEMENT_WAIT_MS = 10_000;

@@ -1,17 +1,16 @@
 import { z } from 'zod';
 import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
-import { createCampaign, type CreateRefusal, type Drafted } from '../../../src/campaigns/createCampaign';
+import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { ApiError } from '../../errors';
 import { page } from '../../pagination';
-import { validationError } from '../../validation';
 import type { PublicDeps } from '../deps';
 import { route, type RouteContext, type RouteDef } from '../../route';
-import { controlCampaign, type ControlAction, type ControlResult } from '../../../src/campaigns/control';
+import { controlCampaign } from '../../../src/campaigns/control';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts } from '../../../src/campaigns/progress';
 import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/voice/outcomes/served';
-import { docsFor } from '../../../src/campaigns/evaluationFindings';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, requireCallCampaign } from '../../shared/campaignAnswers';
 import {
   campaignParams,
   campaignRecord,
@@ -26,47 +25,13 @@ import {
   outcomeReport,
   recipientRecord,
   recipientView,
-} from './campaigns.schema';
+} from '../../shared/campaigns.schema';
 
 const LIST = 'campaigns';
 const RECIPIENTS = 'campaign_recipients';
 
-export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
 const NOT_FOUND = CAMPAIGN_NOT_FOUND;
 const notFound = () => new ApiError('not_found', NOT_FOUND);
-
-/** The outcome routes' guard (the public routes and the console alike): 412 `not_a_call_campaign` on a WhatsApp campaign. */
-export function requireCallCampaign(campaign: CampaignDoc): CampaignDoc {
-  if (campaign.channel !== 'voice') {
-    throw new ApiError('failed_precondition', 'This is a WhatsApp campaign; outcome reports are for call campaigns.', {
-      reason: 'not_a_call_campaign',
-      docs: docsFor('not_a_call_campaign'),
-      fix: 'Read GET /campaigns/{campaign_id}/recipients for a WhatsApp campaign’s per-person states.',
-    });
-  }
-  return campaign;
-}
-
-/** A control's answer, or its refusal as the envelope (the public routes and the console alike). */
-export function answerControl(result: ControlResult): Extract<ControlResult, { kind: 'done' }> {
-  if (result.kind === 'not_found') throw notFound();
-  // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
-  if (result.kind === 'refused') throw result.refusal;
-  return result;
-}
-
-/** A create's draft, or its refusal as the envelope (the public routes and the console alike): a reason with its `field`, or a field rule's validation failure. */
-export function answerCreate(result: Drafted | CreateRefusal): Drafted {
-  if (result.kind === 'refused') throw result.refusal;
-  if (result.kind === 'invalid_field') throw validationError([{ loc: result.loc, msg: result.msg, type: result.type }]);
-  return result;
-}
-
-export const CONTROL_SUMMARIES: Record<Exclude<ControlAction, 'launch' | 'archive'>, string> = {
-  pause: 'Stop sending for now (a scheduled or running campaign). Pausing a paused campaign changes nothing.',
-  resume: 'Continue a paused campaign where it stopped: nobody is sent twice and the audience is not rebuilt.',
-  cancel: 'Stop for good: everyone not yet sent is skipped and completed_at is set.',
-};
 
 export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'temporal' | 'config' | 'events' | 'audiences'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());

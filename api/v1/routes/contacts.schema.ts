@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailField } from './personFields';
+import { emailField } from '../../shared/personFields';
 
 /** Request and response shapes of the contact routes (campaigns-tickets-dues §5). */
 

@@ -13,7 +13,7 @@ import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
-import { unusablePhone } from './personFields';
+import { unusablePhone } from '../../shared/personFields';
 import { contactRecord, lookupContactQuery, upsertContactBody, upsertResponse } from './contacts.schema';
 
 export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {

@@ -4,38 +4,16 @@ import {
   conversationMessagesCollection,
   conversationsCollection,
   type ConversationDoc,
-  type ConversationMessageDoc,
 } from '../../../src/conversations/store';
 import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
-import { formatTimestamp } from '../../format';
 import { page } from '../../pagination';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
-import { conversationItem, conversationParams, conversationsQuery, messagesQuery, transcriptMessage } from './conversations.schema';
+import { conversationView, transcriptView } from '../../shared/conversationViews';
+import { conversationItem, conversationParams, conversationsQuery, messagesQuery, transcriptMessage } from '../../shared/conversations.schema';
 
 const LIST = 'conversations';
-const CHANNELS = new Set(['web', 'whatsapp', 'voice']);
-
-export function conversationView(doc: ConversationDoc): z.infer<typeof conversationItem> {
-  return {
-    conversation_id: doc._id,
-    channel: CHANNELS.has(doc.channel) ? doc.channel : 'web',
-    agent_id: doc.agent_id ?? null,
-    status: 'open',
-    customer: doc.customer ?? {},
-    message_count: doc.message_count ?? 0,
-    preview: doc.preview ?? null,
-    created_at: formatTimestamp(doc.created_at),
-    updated_at: formatTimestamp(doc.updated_at),
-    acquisition: doc.acquisition ?? null,
-  };
-}
-
-export function transcriptView(doc: ConversationMessageDoc): z.infer<typeof transcriptMessage> {
-  return { message_id: doc._id, role: doc.role ?? 'user', text: doc.text ?? null, created_at: formatTimestamp(doc.created_at) };
-}
-
 /** 412 `unsupported_resource` on a deployment without conversations (api-core §7). */
 const requireConversations: Middleware<RequestState> = async (ctx, next) => {
   if (!ctx.state.workspace!.capabilities.conversations) {

@@ -1,16 +1,13 @@
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { zoneDate } from '../../../src/dues/cycle';
 import { recordPayment } from '../../../src/dues/dueActions';
-import { DUES_APP_DOCS_URL } from '../../../src/dues/limits';
-import { duesCollections, OPEN_DUE_STATUSES, type DueDoc, type SubscriberDoc } from '../../../src/dues/store';
-import { createSubscriber, type ContactLinker, type CreateSubscriberResult } from '../../../src/dues/subscribers';
-import type { RequestState } from '../../context';
+import { duesCollections, OPEN_DUE_STATUSES, type DueDoc } from '../../../src/dues/store';
+import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
 import { ApiError } from '../../errors';
-import { validationError } from '../../validation';
 import { page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
 import type { PublicDeps } from '../deps';
+import { answerSubscriberCreate, requireDuesApp } from '../../shared/duesAnswers';
 import {
   createSubscriberBody,
   dueParams,
@@ -22,7 +19,7 @@ import {
   subscriberRecord,
   subscriberView,
   type DueScope,
-} from './dues.schema';
+} from '../../shared/dues.schema';
 
 /**
  * The recurring-dues app (campaigns-tickets-dues §4): add a subscriber, list subscribers and
@@ -31,17 +28,6 @@ import {
 
 export const DUES_APP_PREFIX = '/api/v1/apps/dues';
 const PAYMENT_NOT_FOUND = 'Payment not found.';
-
-/** 412 `not_found` (deliberately not a 404) until the workspace installs the app; before any record is read. */
-export const requireDuesApp: Middleware<RequestState> = async (ctx, next) => {
-  if (!ctx.state.workspace!.installed_apps.includes('dues')) {
-    throw new ApiError('failed_precondition', 'The dues app is not installed in this workspace; install it in the console.', {
-      reason: 'not_found',
-      docs: DUES_APP_DOCS_URL,
-    });
-  }
-  await next();
-};
 
 type Order = 1 | -1;
 interface DueList {
@@ -63,31 +49,6 @@ function dueList(scope: DueScope | undefined, status: DueDoc['status'] | undefin
       return { filter: { status: 'paid' }, order: -1 };
     default:
       return { filter: {}, order: -1 };
-  }
-}
-
-/** A subscriber create's answer, or its refusal as the envelope (the public route and the console alike). */
-export function answerSubscriberCreate(created: CreateSubscriberResult, workspace: { country: string }): SubscriberDoc {
-  switch (created.kind) {
-    case 'invalid_destination':
-      throw new ApiError(
-        'invalid_argument',
-        `That phone number isn't usable: give it with its country code (+…), or as a number of the workspace's country (${workspace.country}).`,
-        { reason: 'invalid_destination' },
-      );
-    case 'below_link_minimum':
-      // A field outside its limits (§7: a validation failure, no reason); the limit is the gateway's, so say so.
-      throw validationError([
-        {
-          loc: ['body', 'amount'],
-          msg: `expected at least ${created.minimum}: this workspace collects by payment link, and a payment link must ask at least Rs ${created.minimum} (the gateway's minimum)`,
-          type: 'too_small',
-        },
-      ]);
-    case 'duplicate':
-      throw new ApiError('conflict', 'A subscriber with this phone number already exists.', { reason: 'duplicate_recipient', subscriber_id: created.subscriberId });
-    case 'created':
-      return created.subscriber;
   }
 }
 

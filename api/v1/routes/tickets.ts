@@ -9,9 +9,9 @@ import type { RequestState } from '../../context';
 import { ApiError } from '../../errors';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
-import { checkPhone } from './personFields';
-import { createTicketBody, patchTicketBody, ticketParams, ticketRecord } from './tickets.schema';
-import { ticketView } from './ticketView';
+import { checkPhone } from '../../shared/personFields';
+import { createTicketBody, patchTicketBody, ticketParams, ticketRecord } from '../../shared/tickets.schema';
+import { ticketView } from '../../shared/ticketView';
 
 /** Tickets answer 412 when the deployment lacks them (api-core §7: not transient). */
 function requireTickets(workspace: WorkspaceDoc): void {

@@ -38,6 +38,16 @@ export async function findPaymentLinkScript(db: Db, tenantId: string): Promise<P
   return doc ? doc.script : paymentLinkScript.parse({});
 }
 
+/** Stores the workspace's script, replacing any it had. */
+export async function putPaymentLinkScript(db: Db, tenantId: string, script: PaymentLinkScript, now: Date): Promise<void> {
+  await paymentLinkScripts(db).replaceOne({ _id: tenantId }, { script, updated_at: now }, { upsert: true });
+}
+
+/** Forgets the workspace's script (nothing happens when it had none). */
+export async function deletePaymentLinkScript(db: Db, tenantId: string): Promise<void> {
+  await paymentLinkScripts(db).deleteOne({ _id: tenantId });
+}
+
 /** What the simulator needs to follow the console's scripts: reading them, and paying a link later. */
 export interface SimulatorScripting {
   scriptFor(tenantId: string): Promise<PaymentLinkScript>;

@@ -63,6 +63,18 @@ export async function findCalleeScript(db: Db, tenantId: string, destination: st
   return doc ? doc.script : calleeScript.parse({});
 }
 
+/** Stores a destination's script, replacing any it had. */
+export async function putCalleeScript(db: Db, tenantId: string, destination: string, script: CalleeScript, now: Date): Promise<void> {
+  const digits = destination.replace(/\D/g, '');
+  const doc: CalleeScriptDoc = { _id: scriptId(tenantId, digits), tenant_id: tenantId, destination: digits, script, updated_at: now };
+  await calleeScripts(db).replaceOne({ _id: doc._id }, doc, { upsert: true });
+}
+
+/** Forgets a destination's script (nothing happens when it had none). */
+export async function deleteCalleeScript(db: Db, tenantId: string, destination: string): Promise<void> {
+  await calleeScripts(db).deleteOne({ _id: scriptId(tenantId, destination) });
+}
+
 /** The simulated reader's failures for a call, from its destination's script. */
 export function readerScriptFromCalleeScripts(db: Db) {
   return async (callId: string): Promise<{ failTimes: number; permanent: boolean } | null> => {

@@ -26,7 +26,6 @@ describe('the web console in a browser', () => {
   beforeAll(async () => {
     base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
     browser = await launchBrowser();
-    browser.page.on('dialog', (dialog) => void dialog.accept());
     receiver = await startWebhookReceiver();
   });
 
@@ -133,7 +132,9 @@ describe('the web console in a browser', () => {
     await page().waitForSelector('section.endpoint tbody tr:nth-child(2)');
     expect(await page().locator('section.endpoint tbody tr td:nth-child(2)').allTextContents()).toEqual(['replay', 'test']);
 
-    await page().click('button:has-text("Rotate secret")');
+    // Rotation asks first in the page (a modal <dialog>), as a campaign's launch and cancel do.
+    await page().click('section.endpoint button:has-text("Rotate secret")');
+    await page().getByRole('dialog', { name: 'Issue a new signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
     await page().waitForSelector('.shown-once input.secret');
     const shown = await page().inputValue('.shown-once input.secret');
     const stored = await webhookEndpoints(api.db).findOne({ _id: created.body.webhook_id });

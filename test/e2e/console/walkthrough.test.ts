@@ -37,7 +37,7 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
     await receiver?.close();
   });
   const { api, ws } = useTestApi({ worker: true });
-  const seeded = { callId: '', conversationId: '', whatsappCampaign: '', voiceCampaign: '' };
+  const seeded = { callId: '', conversationId: '', whatsappCampaign: '', voiceCampaign: '', ticketId: '', listId: '' };
 
   beforeAll(async () => {
     base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
@@ -94,6 +94,23 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
     expect(hook.status).toBe(201);
     expect((await console('post', `/webhooks/${hook.body.webhook_id}/test`)).status).toBe(202);
 
+    // A ticket from the public API, and an uploaded list of three people (one row without a number).
+    const ticket = await request(api.server)
+      .post('/api/v1/tickets')
+      .set(bearer(ws.key))
+      .send({ subject: 'Parcel arrived damaged', description: 'The box was crushed and two jars broke.', requester_name: 'Kiran Shah' });
+    expect(ticket.status).toBe(201);
+    seeded.ticketId = ticket.body.ticket_id;
+    const csv = ['Phone,Name,Order Number,City', '+919811100701,Asha Rao,A-17,Pune', ',No number,A-18,Pune', '+919811100703,Ravi Kumar,B-2,Delhi'].join('\n');
+    const list = await request(api.server)
+      .post(`/console/v1/workspaces/${ws.workspaceId}/lists`)
+      .query({ name: 'March orders' })
+      .set(CONSOLE_AUTH)
+      .set('Content-Type', 'text/csv')
+      .send(csv);
+    expect(list.status).toBe(201);
+    seeded.listId = list.body.list_id;
+
     await pollCall(api, ws.key, seeded.callId, (c) => c.result.state === 'ready');
     await eventually(async () => {
       const c = (await console('get', `/campaigns/${seeded.whatsappCampaign}`)).body;
@@ -125,6 +142,26 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
     }
     await page().setViewportSize(WIDTHS[0]);
     expect({ name, found }).toEqual({ name, found: WIDTHS.map((s) => ({ width: s.width, violations: [] })) });
+  }
+
+  /**
+   * An in-page question (a modal <dialog>) at both widths: screenshot of the window (the
+   * modal covers it), axe-core clean; then back to the desktop width.
+   */
+  async function walkDialog(name: string): Promise<void> {
+    for (const size of WIDTHS) {
+      await page().setViewportSize(size);
+      await page().waitForTimeout(300);
+      await screenshot(page(), `walk-${name}-${size.width}`, { fullPage: false });
+      const widths = await page().evaluate(() => ({ scroll: document.documentElement.scrollWidth, window: innerWidth }));
+      expect({ name, width: size.width, sideways: widths.scroll > widths.window, violations: await seriousA11yViolations(page()) }).toEqual({
+        name,
+        width: size.width,
+        sideways: false,
+        violations: [],
+      });
+    }
+    await page().setViewportSize(WIDTHS[0]);
   }
 
   const open = async (path: string, ready: string, text?: string) => {
@@ -202,6 +239,37 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
     await waitForText(page(), '[data-testid=campaign-status]', (t) => t === 'cancelled');
   });
 
+  it('a new campaign', async () => {
+    await open(`${at('campaigns')}/new`, '#campaign-name');
+    await walk('campaign-new');
+    // A call campaign's form: agent, purpose, script and questions instead of the template.
+    await page().getByLabel('AI phone call').check();
+    await page().waitForSelector('#campaign-agent');
+    await walk('campaign-new-voice');
+  });
+
+  it('uploaded lists, and one list with its rows', async () => {
+    await open(at('lists'), 'main', 'March orders');
+    await walk('lists');
+    await open(`${at('lists')}/${seeded.listId}`, 'main table', 'Ravi Kumar');
+    await walk('list');
+  });
+
+  it('agents and numbers', async () => {
+    await open(at('agents'), 'main', ws.phoneNumber);
+    await walk('agents');
+  });
+
+  it('tickets', async () => {
+    await open(at('tickets'), 'main table', 'Parcel arrived damaged');
+    await walk('tickets');
+  });
+
+  it('a new dues subscriber', async () => {
+    await open(`${at('dues')}/new`, '#subscriber-name');
+    await walk('subscriber-new');
+  });
+
   it('dues', async () => {
     await open(at('dues'), 'table:has(caption:has-text("Dues")) tbody', 'Meera Iyer');
     await walk('dues');
@@ -215,6 +283,26 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
     await walk('webhooks-attempts');
   });
 
+  it('rotating a webhook secret asks in the page; keeping the secret changes nothing', async () => {
+    await open(at('webhooks'), 'section.endpoint');
+    const before = (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/webhooks`).set(CONSOLE_AUTH)).body.items[0];
+    await page().click('section.endpoint button:has-text("Rotate secret")');
+    const dialog = page().getByRole('dialog', { name: 'Issue a new signing secret?' });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('keeps signing beside it for 24 hours');
+    await walkDialog('webhooks-rotate-confirm');
+    await dialog.getByRole('button', { name: 'Keep the current one' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const kept = (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/webhooks`).set(CONSOLE_AUTH)).body.items[0];
+    expect(kept.previous_secret_expires_at).toBe(before.previous_secret_expires_at);
+
+    await page().click('section.endpoint button:has-text("Rotate secret")');
+    await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+    await page().waitForSelector('.shown-once input.secret');
+    await waitForText(page(), 'section.endpoint p', (t) => t.includes('the previous secret also signs until'));
+    await page().click('button:has-text("I have copied it")');
+  });
+
   it('a new key, shown once', async () => {
     await open(at('keys'), 'fieldset label.scope');
     await page().check('label.scope:has-text("agents:read") input');
@@ -222,6 +310,26 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
     await page().waitForSelector('.shown-once input.secret');
     await walk('keys-new-key');
     await page().click('button:has-text("I have copied it")');
+  });
+
+  it('revoking a key asks in the page; keeping it changes nothing', async () => {
+    await open(at('keys'), 'main table');
+    const keys = async () => (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/keys`).set(CONSOLE_AUTH)).body.items as { key_id: string; display_prefix: string; revoked_at: string | null }[];
+    const target = (await keys()).find((k) => k.revoked_at === null && k.key_id !== ws.keyId)!;
+    const revoke = page().getByRole('button', { name: `Revoke ${target.display_prefix}` });
+    await revoke.click();
+    const dialog = page().getByRole('dialog', { name: `Revoke ${target.display_prefix}… for good?` });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('cannot be restored');
+    await walkDialog('keys-revoke-confirm');
+    await dialog.getByRole('button', { name: 'Keep it' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await keys()).find((k) => k.key_id === target.key_id)!.revoked_at).toBeNull();
+
+    await revoke.click();
+    await dialog.getByRole('button', { name: 'Revoke key' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await eventually(async () => (await keys()).find((k) => k.key_id === target.key_id)!.revoked_at !== null, 'the key to be revoked', 10_000);
   });
 
   it('a page that does not exist', async () => {

@@ -56,7 +56,7 @@ function launch(env: Record<string, string>, options: { detached?: boolean } = {
   });
 }
 
-const CHILDREN = ['ferretdb', 'temporal', 'worker', 'api'];
+const CHILDREN = ['ferretdb', 'temporal', 'worker', 'api', 'media'];
 
 /** The child's pid from the launcher's last `running` or `restarted` line for it. */
 function pidOfIn(output: string, name: string): number {
@@ -144,6 +144,7 @@ describe('npm start (the launcher)', () => {
     ports = {
       PORT: await freePort(),
       WORKER_METRICS_PORT: await freePort(),
+      MEDIA_PORT: await freePort(),
       TEMPORAL_PORT: await freePort(),
       TEMPORAL_UI_PORT: await freePort(),
       FERRETDB_PORT: await freePort(),
@@ -171,9 +172,12 @@ describe('npm start (the launcher)', () => {
     const page = await fetch(first.lines['Web console']!);
     expect({ status: page.status, type: page.headers.get('content-type') }).toEqual({ status: 200, type: 'text/html; charset=utf-8' });
     expect((await fetch(`http://127.0.0.1:${ports.WORKER_METRICS_PORT}/metrics`)).status).toBe(200);
+    expect(first.output()).toContain(`Media streams: ws://127.0.0.1:${ports.MEDIA_PORT}/media-stream\n`);
+    expect(await (await fetch(`http://127.0.0.1:${ports.MEDIA_PORT}/healthz`)).json()).toEqual({ status: 'ok', sessions: 0 });
+    expect(await (await fetch(`http://127.0.0.1:${ports.MEDIA_PORT}/metrics`)).text()).toContain('media_sessions_live{service="media"} 0');
 
     expect(await stop(first.child, 'SIGINT')).toBe(0);
-    expect(first.output()).toMatch(/stopping api\n.*stopping worker\n.*stopping ferretdb\n.*stopping temporal\n.*stopped/);
+    expect(first.output()).toMatch(/stopping media\n.*stopping api\n.*stopping worker\n.*stopping ferretdb\n.*stopping temporal\n.*stopped/);
     for (const port of Object.values(ports)) expect({ port, inUse: await portInUse(port) }).toEqual({ port, inUse: false });
 
     const second = await launch(env);
@@ -241,7 +245,7 @@ describe('npm start (the launcher)', () => {
     }
   }, 120_000);
 
-  it('restarts each child killed with SIGKILL (FerretDB, Temporal, worker, API) and answers again: a request, then a message through Temporal and the worker', async () => {
+  it('restarts each child killed with SIGKILL (FerretDB, Temporal, worker, API, media bridge) and answers again: a request, then a message through Temporal and the worker', async () => {
     const running = await launch(env);
     const system = watchSystem(running, ports.FERRETDB_PORT!);
     try {

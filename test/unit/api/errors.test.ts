@@ -7,6 +7,7 @@ import { SendRefusal } from '../../../src/messaging/sendMessage';
 import { CampaignRefusal, guardrail, versionConflict } from '../../../src/campaigns/refusal';
 import { docsFor } from '../../../src/campaigns/evaluationFindings';
 import { paymentChanged, wrongStatus } from '../../../src/dues/refusal';
+import { WebhookRefusal } from '../../../src/webhooks/refusal';
 
 const ids = { requestId: 'req_1', correlationId: 'cor_1' };
 
@@ -96,6 +97,25 @@ describe('domain refusals (api/refusals.ts): one table for every feature', () =>
     const paid = toApiError(wrongStatus('This payment is already paid.', 'waived'));
     expect(paid).toMatchObject({ status: 412, code: 'failed_precondition', message: 'This payment is already paid.' });
     expect(JSON.stringify(paid.details)).toBe('{"reason":"conflict","current_status":"waived"}');
+  });
+
+  it('answers a webhook endpoint refusal with the code and details the console routes always gave', () => {
+    const cases: [WebhookRefusal, number, string, string][] = [
+      [new WebhookRefusal('webhook_limit_reached', 'At most 20.', { limit: 20 }), 409, 'conflict', '{"reason":"webhook_limit_reached","limit":20}'],
+      [
+        new WebhookRefusal('webhook_url_private', 'Private.', { host: 'h.test', address: '10.0.0.5' }),
+        400,
+        'invalid_argument',
+        '{"reason":"webhook_url_private","host":"h.test","address":"10.0.0.5"}',
+      ],
+      [new WebhookRefusal('webhook_url_unresolvable', 'Unresolvable.', { host: 'h.test' }), 400, 'invalid_argument', '{"reason":"webhook_url_unresolvable","host":"h.test"}'],
+      [new WebhookRefusal('webhook_secret_rotating', 'Rotating.'), 409, 'conflict', '{"reason":"webhook_secret_rotating"}'],
+      [new WebhookRefusal('webhook_disabled', 'Disabled.'), 412, 'failed_precondition', '{"reason":"webhook_disabled"}'],
+    ];
+    for (const [refusal, status, code, details] of cases) {
+      const answered = toApiError(refusal);
+      expect({ status: answered.status, code: answered.code, message: answered.message, details: JSON.stringify(answered.details) }).toEqual({ status, code, message: refusal.message, details });
+    }
   });
 
   it('answers a reason missing from the table as an unhandled error', () => {

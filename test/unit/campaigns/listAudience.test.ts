@@ -1,5 +1,11 @@
 import { classifyAudience, listAudienceRows, recipientChecksum } from '../../../src/campaigns/audience';
-import { draftCampaign, type CampaignRequest } from '../../../src/campaigns/createCampaign';
+import { draftCampaign, type CampaignRequest, type CreateRefusal, type Drafted } from '../../../src/campaigns/createCampaign';
+
+/** A create refusal as the API would read it: the domain reason, the sentence and the facts. */
+function refusalOf(out: Drafted | CreateRefusal): { reason: string; message: string; details: Record<string, unknown> } {
+  if (out.kind !== 'refused') throw new Error(`expected a refusal, got ${out.kind}`);
+  return { reason: out.refusal.reason, message: out.refusal.message, details: out.refusal.details };
+}
 import { NOW, workspace } from './fixtures';
 
 /** An uploaded list's rows through the contact audiences' rules (console-only audience). */
@@ -91,30 +97,28 @@ describe('draftCampaign with an uploaded list', () => {
 
   it('refuses a token that is not a column of the list, with the field', () => {
     const out = draftCampaign(request({ template: { name: 'renewal', language: null, variables: ['{{contact.name}}'] } }), { ...context, list: found });
-    expect(out).toEqual({
-      kind: 'refused',
+    expect(refusalOf(out)).toEqual({
       reason: 'unknown_variable',
       message: 'The list "March renewals" has no column for {{contact.name}}; use {{phone}}, {{name}}, {{city}}, {{plan}}.',
-      details: { reason: 'unknown_variable', field: 'contact.name', loc: ['body', 'template', 'variables', 0] },
+      details: { field: 'contact.name', loc: ['body', 'template', 'variables', 0] },
     });
   });
 
   it('refuses a list column on a contact audience: unknown_variable with the field', () => {
     const out = draftCampaign(request({ audience: { kind: 'contact_ids', contact_ids: ['cnt_1'], tags: [] } }), { ...context, list: found });
-    expect(out).toMatchObject({ kind: 'refused', reason: 'unknown_variable', details: { reason: 'unknown_variable', field: 'name', loc: ['body', 'template', 'variables', 0] } });
+    expect(refusalOf(out)).toMatchObject({ reason: 'unknown_variable', details: { field: 'name', loc: ['body', 'template', 'variables', 0] } });
     const call = draftCampaign(
       request({ channel: 'voice', template: null, agent_id: 'bot_1', audience: { kind: 'segment', contact_ids: [], tags: ['vip'] }, script: 'Ask about {{plan}}' }),
       context,
     );
-    expect(call).toMatchObject({ kind: 'refused', reason: 'unknown_variable', details: { reason: 'unknown_variable', field: 'plan', loc: ['body', 'script'] } });
+    expect(refusalOf(call)).toMatchObject({ reason: 'unknown_variable', details: { field: 'plan', loc: ['body', 'script'] } });
   });
 
   it('refuses a list the workspace does not have', () => {
-    expect(draftCampaign(request(), { ...context, list: null })).toEqual({
-      kind: 'refused',
+    expect(refusalOf(draftCampaign(request(), { ...context, list: null }))).toEqual({
       reason: 'invalid_argument',
       message: 'Uploaded list lst_0195d7a0c0001234567890ab not found.',
-      details: { reason: 'invalid_argument', field: 'audience.list_id' },
+      details: { field: 'audience.list_id' },
     });
   });
 });

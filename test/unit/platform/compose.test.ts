@@ -31,9 +31,9 @@ describe('docker-compose.yml', () => {
     });
   });
 
-  it('has Temporal on PostgreSQL with its UI, a MongoDB replica set, the api and the worker', () => {
+  it('has Temporal on PostgreSQL with its UI, a MongoDB replica set, the api, the worker and the media bridge', () => {
     expect(Object.keys(services)).toEqual(
-      expect.arrayContaining(['postgresql', 'temporal', 'temporal-ui', 'mongo1', 'mongo2', 'mongo3', 'mongo-init', 'api', 'worker']),
+      expect.arrayContaining(['postgresql', 'temporal', 'temporal-ui', 'mongo1', 'mongo2', 'mongo3', 'mongo-init', 'api', 'worker', 'media']),
     );
     expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
     for (const member of ['mongo1', 'mongo2', 'mongo3']) {
@@ -47,18 +47,17 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('builds the api and the worker from the Dockerfile, each with its own entry point', () => {
+  it('builds the api, the worker and the media bridge from the Dockerfile, each with its own entry point', () => {
     expect(existsSync(fromRoot('Dockerfile'))).toBe(true);
-    expect(services.api!.build).toBe('.');
-    expect(services.worker!.build).toBe('.');
-    expect(services.api!.command).toEqual(['node', 'dist/src/main/api.js']);
-    expect(services.worker!.command).toEqual(['node', 'dist/src/main/worker.js']);
-    expect(existsSync(fromRoot('src/main/api.ts'))).toBe(true);
-    expect(existsSync(fromRoot('src/main/worker.ts'))).toBe(true);
+    for (const name of ['api', 'worker', 'media']) {
+      expect(services[name]!.build).toBe('.');
+      expect(services[name]!.command).toEqual(['node', `dist/src/main/${name}.js`]);
+      expect(existsSync(fromRoot(`src/main/${name}.ts`))).toBe(true);
+    }
   });
 
-  it('gives the api and the worker only variables the config module reads, with valid values', () => {
-    for (const name of ['api', 'worker']) {
+  it('gives the api, the worker and the media bridge only variables the config module reads, with valid values', () => {
+    for (const name of ['api', 'worker', 'media']) {
       const env = services[name]!.environment!;
       for (const key of Object.keys(env)) expect({ service: name, key, known: serviceEnvNames.includes(key as never) }).toEqual({ service: name, key, known: true });
       // Substitute the compose defaults (`${VAR:-default}`) and a stand-in for required ones.

@@ -95,6 +95,16 @@ const probes: Record<string, string> = {
     "import { callWorkflow } from '../../workflows/call';",
     'export const e = [createCallActivities, startApi, callWorkflow];',
   ].join('\n'),
+  // the console reaches the public API's shared pieces in api/shared/, never its routes
+  'api/console/routes/probe.ts': [
+    "import { answerControl } from '../../v1/routes/campaigns';",
+    "import type { V } from '../../v1/routes/campaigns.schema';",
+    "import { answerCreate } from '../../shared/campaignAnswers';",
+    "import { callWorkflow } from '../../../workflows/call';",
+    "import { createCallActivities } from '../../../activities/calls';",
+    'export const h = [answerControl, answerCreate, callWorkflow, createCallActivities];',
+    'export type I = V;',
+  ].join('\n'),
   'activities/probe.ts': [
     "import { ApiError } from '../api/errors';",
     "import { placeCall } from '../src/calls/placeCall';",
@@ -160,6 +170,11 @@ describe('import rules (.oxlintrc.json)', () => {
         // the API does not import the activities, nor the activities the API
         'api/v1/routes/probe.ts:2',
         'activities/probe.ts:1',
+        // the console keeps the API's layer rules and imports no public route file, not even a type
+        'api/console/routes/probe.ts:1',
+        'api/console/routes/probe.ts:2',
+        'api/console/routes/probe.ts:4',
+        'api/console/routes/probe.ts:5',
         // src/ imports neither the API, the activities nor a composition root, not even a type
         'src/campaigns/probe.ts:1',
         'src/campaigns/probe.ts:2',

@@ -10279,6 +10279,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `invalid_argument`: the file is larger than 10485760 bytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the body is not text/csv. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -10672,16 +10690,7 @@ export interface operations {
                     "application/json": {
                         /** @default 3 */
                         reminder_offset_days: number;
-                        /**
-                         * @default [
-                         *       3,
-                         *       4
-                         *     ]
-                         */
-                        followup_interval_days: [
-                            number,
-                            number
-                        ];
+                        followup_interval_days: number[];
                         /** @default 3 */
                         decline_after_days: number;
                         /** @default 10 */
@@ -10995,16 +11004,7 @@ export interface operations {
                     "application/json": {
                         /** @default 3 */
                         reminder_offset_days: number;
-                        /**
-                         * @default [
-                         *       3,
-                         *       4
-                         *     ]
-                         */
-                        followup_interval_days: [
-                            number,
-                            number
-                        ];
+                        followup_interval_days: number[];
                         /** @default 3 */
                         decline_after_days: number;
                         /** @default 10 */

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import { ConfirmDialog, ErrorNote, Loading, ShownOnce, When } from '../components/common';
 import { EmptyState } from '../components/forms';
 import { useAction, usePoll } from '../hooks';
 
@@ -23,6 +23,8 @@ export function KeysPage({ ws }: { ws: string }) {
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [environment, setEnvironment] = useState<'test' | 'live'>('test');
   const [issued, setIssued] = useState<string>();
+  /** The key waiting for the person's yes before it is revoked. */
+  const [revokeAsk, setRevokeAsk] = useState<{ key_id: string; display_prefix: string }>();
   const action = useAction();
   const issue = (call: () => Promise<unknown>) =>
     action.run(async () => {
@@ -123,13 +125,7 @@ export function KeysPage({ ws }: { ws: string }) {
                     <button
                       type="button"
                       disabled={action.busy}
-                      onClick={() =>
-                        void action.run(async () => {
-                          if (!confirm(`Revoke ${k.display_prefix}… for good?`)) return;
-                          await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys/{key_id}/revoke', { params: { path: { ...path, key_id: k.key_id } } }));
-                          await keys.reload();
-                        })
-                      }
+                      onClick={() => setRevokeAsk(k)}
                     >
                       Revoke<span class="visually-hidden"> {k.display_prefix}</span>
                     </button>
@@ -140,6 +136,24 @@ export function KeysPage({ ws }: { ws: string }) {
           </tbody>
         </table>
       )}
+      {revokeAsk ? (
+        <ConfirmDialog
+          title={`Revoke ${revokeAsk.display_prefix}… for good?`}
+          confirmLabel="Revoke key"
+          dismissLabel="Keep it"
+          onCancel={() => setRevokeAsk(undefined)}
+          onConfirm={() => {
+            const keyId = revokeAsk.key_id;
+            setRevokeAsk(undefined);
+            void action.run(async () => {
+              await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys/{key_id}/revoke', { params: { path: { ...path, key_id: keyId } } }));
+              await keys.reload();
+            });
+          }}
+        >
+          <p>Requests with this key are refused from now on, and a revoked key cannot be restored: the systems using it need a new key.</p>
+        </ConfirmDialog>
+      ) : null}
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import type { Delivery, WebhookEndpoint } from '../api/types';
-import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import { ConfirmDialog, ErrorNote, Loading, ShownOnce, When } from '../components/common';
 import { EmptyState } from '../components/forms';
 import { useAction, usePoll } from '../hooks';
 
@@ -62,6 +62,7 @@ function Endpoint({ ws, endpoint, onSecret }: { ws: string; endpoint: WebhookEnd
     [ws, endpoint.webhook_id],
   );
   const [open, setOpen] = useState<Delivery>();
+  const [rotateAsk, setRotateAsk] = useState(false);
   const action = useAction();
   const showDelivery = (d: Delivery) =>
     action.run(async () =>
@@ -91,17 +92,7 @@ function Endpoint({ ws, endpoint, onSecret }: { ws: string; endpoint: WebhookEnd
         >
           Send test ping
         </button>
-        <button
-          type="button"
-          disabled={action.busy}
-          onClick={() =>
-            void action.run(async () => {
-              if (!confirm('Issue a new signing secret? The old one keeps signing for 24 hours.')) return;
-              const rotated = (await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/rotate-secret', { params: { path } }))) as { secret: string };
-              onSecret(rotated.secret);
-            })
-          }
-        >
+        <button type="button" disabled={action.busy} onClick={() => setRotateAsk(true)}>
           Rotate secret
         </button>
       </div>
@@ -170,6 +161,26 @@ function Endpoint({ ws, endpoint, onSecret }: { ws: string; endpoint: WebhookEnd
             Close attempts
           </button>
         </section>
+      ) : null}
+      {rotateAsk ? (
+        <ConfirmDialog
+          title="Issue a new signing secret?"
+          confirmLabel="Rotate secret"
+          dismissLabel="Keep the current one"
+          onCancel={() => setRotateAsk(false)}
+          onConfirm={() => {
+            setRotateAsk(false);
+            void action.run(async () => {
+              const rotated = (await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/rotate-secret', { params: { path } }))) as { secret: string };
+              onSecret(rotated.secret);
+            });
+          }}
+        >
+          <p>
+            The new secret is shown once. The current one keeps signing beside it for 24 hours, so a receiver has a day to switch; after that only the new one signs
+            deliveries to {endpoint.url}.
+          </p>
+        </ConfirmDialog>
       ) : null}
     </section>
   );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery } from '../../pagination';
+import { pageQuery } from '../pagination';
 
 /** Request and response shapes of the conversation routes (api-core §6). */
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isPlausibleEmail, normaliseEmail, toE164 } from '../../../src/contacts/contactIdentity';
-import { validationError, type FieldError } from '../../validation';
-import type { ApiError } from '../../errors';
+import { isPlausibleEmail, normaliseEmail, toE164 } from '../../src/contacts/contactIdentity';
+import { validationError, type FieldError } from '../validation';
+import type { ApiError } from '../errors';
 
 /**
  * The email and phone fields of every request that names a person (a contact, a ticket's

@@ -1,6 +1,6 @@
-import type { CallDoc } from '../../../src/calls/callStore';
-import { pendingResult } from '../../../src/calls/types';
-import { formatTimestamp } from '../../format';
+import type { CallDoc } from '../../src/calls/callStore';
+import { pendingResult } from '../../src/calls/types';
+import { formatTimestamp } from '../format';
 
 /** GET /calls/{id}: the read model as api-core §2 shows it (`from_number` digits only, `agent_id` the agent that handled it). */
 export function callView(call: CallDoc) {

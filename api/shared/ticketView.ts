@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { TicketDoc } from '../../../src/tickets/ticketStore';
-import { formatTimestamp } from '../../format';
+import type { TicketDoc } from '../../src/tickets/ticketStore';
+import { formatTimestamp } from '../format';
 import type { ticketRecord } from './tickets.schema';
 
 /** The contract's Ticket record; triage, escalation and bookkeeping stay inside. */

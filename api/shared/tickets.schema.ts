@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { TICKET_ID_PATTERN } from '../../../src/tickets/ticketIdentity';
+import { TICKET_ID_PATTERN } from '../../src/tickets/ticketIdentity';
 import { emailField } from './personFields';
-import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../../src/tickets/ticketRules';
+import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../src/tickets/ticketRules';
 
 /** Request and response shapes of the ticket routes (campaigns-tickets-dues §2, §4, §8). */
 

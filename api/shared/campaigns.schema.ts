@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { metadataSchema } from '../../../src/domain/metadata';
-import { CAMPAIGN_CHANNELS, CAMPAIGN_ID_PATTERN, CAMPAIGN_STATUSES, CONSENT_BASES, EXCLUSION_REASONS, type CampaignDoc } from '../../../src/campaigns/campaign';
-import { CAMPAIGN_LIMITS as L } from '../../../src/campaigns/limits';
-import type { CampaignRecipientDoc } from '../../../src/campaigns/staging';
-import { ZERO_CALL_PROGRESS, type CallProgress } from '../../../src/campaigns/progress';
-import { isTimeZone } from '../../../src/workspaces/workspaces';
-import { formatTimestamp } from '../../format';
-import { pageQuery } from '../../pagination';
+import { metadataSchema } from '../../src/domain/metadata';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_ID_PATTERN, CAMPAIGN_STATUSES, CONSENT_BASES, EXCLUSION_REASONS, type CampaignDoc } from '../../src/campaigns/campaign';
+import { CAMPAIGN_LIMITS as L } from '../../src/campaigns/limits';
+import type { CampaignRecipientDoc } from '../../src/campaigns/staging';
+import { ZERO_CALL_PROGRESS, type CallProgress } from '../../src/campaigns/progress';
+import { isTimeZone } from '../../src/workspaces/workspaces';
+import { formatTimestamp } from '../format';
+import { pageQuery } from '../pagination';
 import { captureOut, nullableCapture } from './calls.schema';
 
 /** Request and response shapes of the campaign routes (campaigns-tickets-dues §2, §4, §8). */

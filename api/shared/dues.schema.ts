@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { isPlausibleEmail, normaliseEmail } from '../../../src/contacts/contactIdentity';
-import { CYCLE_UNITS, isCalendarDate } from '../../../src/dues/cycle';
-import { AMOUNT_MESSAGE, START_DATE_MESSAGE, startDateInRange } from '../../../src/dues/inputRules';
-import { DUES_LIMITS as L } from '../../../src/dues/limits';
-import { isWholePaise } from '../../../src/dues/money';
-import { COLLECTION_MODES, DUE_ID_PATTERN, DUE_STATUSES, SUBSCRIBER_STATUSES, type DueDoc, type SubscriberDoc } from '../../../src/dues/store';
-import { formatTimestamp } from '../../format';
-import { pageQuery } from '../../pagination';
+import { isPlausibleEmail, normaliseEmail } from '../../src/contacts/contactIdentity';
+import { CYCLE_UNITS, isCalendarDate } from '../../src/dues/cycle';
+import { AMOUNT_MESSAGE, START_DATE_MESSAGE, startDateInRange } from '../../src/dues/inputRules';
+import { DUES_LIMITS as L } from '../../src/dues/limits';
+import { isWholePaise } from '../../src/dues/money';
+import { COLLECTION_MODES, DUE_ID_PATTERN, DUE_STATUSES, SUBSCRIBER_STATUSES, type DueDoc, type SubscriberDoc } from '../../src/dues/store';
+import { formatTimestamp } from '../format';
+import { pageQuery } from '../pagination';
 
 /** Request and response shapes of the dues app's routes (campaigns-tickets-dues §2, §4, §8). */
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { captureRequest, normaliseCapture } from '../../../src/calls/capture';
-import { detailsRequest } from '../../../src/calls/details';
-import { metadataSchema } from '../../../src/domain/metadata';
-import { CAPTURE_DISPLAYS, CAPTURE_FIELD_TYPES } from '../../../src/calls/types';
+import { captureRequest, normaliseCapture } from '../../src/calls/capture';
+import { detailsRequest } from '../../src/calls/details';
+import { metadataSchema } from '../../src/domain/metadata';
+import { CAPTURE_DISPLAYS, CAPTURE_FIELD_TYPES } from '../../src/calls/types';
 
 /** A capture as calls and call campaigns take it: null by default, keys filled in, each problem at its path. */
 export const nullableCapture = captureRequest

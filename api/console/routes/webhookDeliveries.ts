@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { cursorSecret } from '../../../src/auth/secrets';
+import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
+import { findEndpoint } from '../../../src/webhooks/endpointActions';
+import { ApiError } from '../../errors';
+import { CursorCodec, page } from '../../pagination';
+import { route, type RouteDef } from '../../route';
+import { idParam, workspaceParams, type ConsoleDeps } from '../deps';
+import { deliveryRecord, deliveryView } from '../webhookViews';
+import { DELIVERY_NOT_FOUND, WEBHOOK_NOT_FOUND, WEBHOOKS_PATH } from './webhookParts';
+import { deliveriesQuery } from './webhooks.schema';
+
+/** An endpoint's deliveries, newest first, and one delivery with every attempt. See docs/webhooks.md. */
+export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
+  const deliveries = webhookDeliveries(deps.db);
+  const cursors = new CursorCodec(cursorSecret(deps.config));
+
+  async function ownEndpointId(tenantId: string, webhookId: string): Promise<string> {
+    const endpoint = await findEndpoint(deps.db, tenantId, webhookId);
+    if (!endpoint) throw new ApiError('not_found', WEBHOOK_NOT_FOUND);
+    return endpoint._id;
+  }
+
+  return [
+    route({
+      method: 'get',
+      path: `${WEBHOOKS_PATH}/{webhook_id}/deliveries`,
+      operationId: 'listWebhookDeliveries',
+      summary: "An endpoint's deliveries, newest first, without attempts.",
+      params: workspaceParams({ webhook_id: idParam() }),
+      notFound: { webhook_id: WEBHOOK_NOT_FOUND },
+      query: deliveriesQuery,
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(deliveryRecord), next_cursor: z.string().nullable() }) },
+      errors: ['not_found'],
+      handler: async (ctx, { params, query }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const endpointId = await ownEndpointId(tenantId, params.webhook_id);
+        const list = `webhook-deliveries:${endpointId}`;
+        const filter: Record<string, unknown> = { tenant_id: tenantId, endpoint_id: endpointId };
+        if (query.status) filter.status = query.status;
+        if (query.event_id) filter.event_id = query.event_id;
+        if (query.cursor) {
+          const [ms, id] = cursors.decode(query.cursor, tenantId, list) as [number, string];
+          const at = new Date(ms);
+          filter.$or = [{ created_at: { $lt: at } }, { created_at: at, _id: { $lt: id } }];
+        }
+        const docs = await deliveries.find(filter).sort({ created_at: -1, _id: -1 }).limit(query.limit).toArray();
+        ctx.body = page(
+          docs,
+          query.limit,
+          (d: WebhookDeliveryDoc) => deliveryView(d, false),
+          (last) => cursors.encode(tenantId, list, [last.created_at.getTime(), last._id]),
+        );
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${WEBHOOKS_PATH}/{webhook_id}/deliveries/{delivery_id}`,
+      operationId: 'getWebhookDelivery',
+      summary: 'A delivery with every attempt.',
+      params: workspaceParams({ webhook_id: idParam(), delivery_id: z.string().min(1).max(200) }),
+      notFound: { webhook_id: WEBHOOK_NOT_FOUND, delivery_id: DELIVERY_NOT_FOUND },
+      response: { status: 200, description: 'The delivery with `attempts`.', schema: deliveryRecord.required({ attempts: true }) },
+      errors: ['not_found'],
+      handler: async (ctx, { params: { webhook_id, delivery_id } }) => {
+        const tenantId = ctx.state.workspace!._id;
+        const endpointId = await ownEndpointId(tenantId, webhook_id);
+        const delivery = await deliveries.findOne({ _id: delivery_id, tenant_id: tenantId, endpoint_id: endpointId });
+        if (!delivery) throw new ApiError('not_found', DELIVERY_NOT_FOUND);
+        ctx.body = deliveryView(delivery, true);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,43 @@
+import type { CampaignDoc } from '../../src/campaigns/campaign';
+import type { CreateRefusal, Drafted } from '../../src/campaigns/createCampaign';
+import type { ControlAction, ControlResult } from '../../src/campaigns/control';
+import { docsFor } from '../../src/campaigns/evaluationFindings';
+import { ApiError } from '../errors';
+import { validationError } from '../validation';
+
+/** How a campaign use case's answer becomes the HTTP answer, for the public routes and the console alike. */
+
+export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
+
+/** The outcome routes' guard (the public routes and the console alike): 412 `not_a_call_campaign` on a WhatsApp campaign. */
+export function requireCallCampaign(campaign: CampaignDoc): CampaignDoc {
+  if (campaign.channel !== 'voice') {
+    throw new ApiError('failed_precondition', 'This is a WhatsApp campaign; outcome reports are for call campaigns.', {
+      reason: 'not_a_call_campaign',
+      docs: docsFor('not_a_call_campaign'),
+      fix: 'Read GET /campaigns/{campaign_id}/recipients for a WhatsApp campaign’s per-person states.',
+    });
+  }
+  return campaign;
+}
+
+/** A control's answer, or its refusal as the envelope (the public routes and the console alike). */
+export function answerControl(result: ControlResult): Extract<ControlResult, { kind: 'done' }> {
+  if (result.kind === 'not_found') throw new ApiError('not_found', CAMPAIGN_NOT_FOUND);
+  // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
+  if (result.kind === 'refused') throw result.refusal;
+  return result;
+}
+
+/** A create's draft, or its refusal as the envelope (the public routes and the console alike): a reason with its `field`, or a field rule's validation failure. */
+export function answerCreate(result: Drafted | CreateRefusal): Drafted {
+  if (result.kind === 'refused') throw result.refusal;
+  if (result.kind === 'invalid_field') throw validationError([{ loc: result.loc, msg: result.msg, type: result.type }]);
+  return result;
+}
+
+export const CONTROL_SUMMARIES: Record<Exclude<ControlAction, 'launch' | 'archive'>, string> = {
+  pause: 'Stop sending for now (a scheduled or running campaign). Pausing a paused campaign changes nothing.',
+  resume: 'Continue a paused campaign where it stopped: nobody is sent twice and the audience is not rebuilt.',
+  cancel: 'Stop for good: everyone not yet sent is skipped and completed_at is set.',
+};

@@ -1,0 +1,59 @@
+import { loadConfig } from '../config';
+import { connectMongo } from '../db/mongo';
+import { createLogger } from '../observability/logger';
+import { createMetricsRegistry } from '../observability/metrics';
+import { connectTemporalClient } from '../temporal/client';
+import { createMediaMetrics } from '../media/mediaMetrics';
+import { createMediaServer, MEDIA_STREAM_PATH } from '../media/mediaServer';
+import { temporalLineEvents } from '../media/lineEvents';
+import { streamOnlyLineControl } from '../media/streamLineControl';
+import { twilioSettingsFrom } from '../providers/voice/twilio/settings';
+import { TwilioVoiceProvider } from '../providers/voice/twilio/twilioVoiceProvider';
+import { ensureEveryIndex } from './indexes';
+import { runMain, shutdownSignal } from './runMain';
+
+/**
+ * The media process: bridges each call's Twilio media stream to the realtime speech model
+ * (src/media/). Its sockets live as long as the calls, so it runs apart from the stateless
+ * API and scales on its own; /healthz and /metrics on MEDIA_PORT beside the stream endpoint.
+ */
+runMain(async () => {
+  // The Agents SDK's tracing provider exits the process on SIGTERM or SIGINT once no other
+  // listener is left (@openai/agents-core tracing/provider.js), and shutdownSignal() drops its
+  // own at the first signal: without these the SDK would exit before the live calls are ended.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => undefined);
+  const config = loadConfig();
+  const logger = createLogger(config, 'media');
+  const { client: mongo, db } = await connectMongo(config, 'media');
+  await ensureEveryIndex(db);
+  const temporal = await connectTemporalClient(config);
+  const registry = createMetricsRegistry('media');
+  // VOICE_PROVIDER=twilio: hang-ups and transfers through Twilio's REST API, and only streams
+  // Twilio signed. Without it (the simulator) no real call reaches this process; a stream is
+  // ended by closing it and a transfer is refused.
+  const twilio = twilioSettingsFrom(config);
+  const media = createMediaServer({
+    db,
+    lineEvents: temporalLineEvents(temporal),
+    lineControl: twilio ? new TwilioVoiceProvider(db, twilio) : streamOnlyLineControl,
+    streamAuth: twilio ? { authToken: twilio.authToken, streamUrl: twilio.mediaStreamUrl } : null,
+    realtime: { url: config.REALTIME_URL, model: config.REALTIME_MODEL, apiKey: config.REALTIME_API_KEY },
+    recordingsDir: config.MEDIA_RECORDINGS_DIR,
+    maxCallSecondsCap: config.MEDIA_MAX_CALL_SECONDS,
+    metrics: createMediaMetrics(registry),
+    logger,
+    registry,
+  });
+  await new Promise<void>((resolve) => media.server.listen(config.MEDIA_PORT, config.HOST, resolve));
+  logger.info(
+    { streams: `ws://${config.HOST}:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}`, realtime: config.REALTIME_URL, model: config.REALTIME_MODEL, keySet: Boolean(config.REALTIME_API_KEY), voiceProvider: config.VOICE_PROVIDER },
+    'media listening',
+  );
+
+  const signal = await shutdownSignal();
+  logger.info({ signal, sessions: media.sessions.size }, 'media shutting down');
+  await media.close();
+  await temporal.connection.close();
+  await mongo.close();
+  logger.info('media stopped');
+});

@@ -1,0 +1,378 @@
+import { performance } from 'node:perf_hooks';
+import type { Db } from 'mongodb';
+import WebSocket from 'ws';
+import { TwilioRealtimeTransportLayer } from '@openai/agents-extensions';
+import { RealtimeSession, type TransportLayerAudio } from '@openai/agents-realtime';
+import type { CallOutcome } from '../calls/types';
+import type { Logger } from '../observability/logger';
+import type { LineControl, LineEvent } from '../providers/voice/types';
+import { lineCalls } from '../providers/voice/line/lineCalls';
+import { AgentPlayout } from './agentPlayout';
+import { lineAgent } from './lineAgent';
+import { loadCallContext, type CallContext } from './callContext';
+import { CallRecording, storeRecording } from './callRecording';
+import type { LineEventSink } from './lineEvents';
+import type { MediaMetrics } from './mediaMetrics';
+import { TurnLog } from './turnLog';
+import { parseStreamMessage, type StreamMessage } from './streamMessages';
+
+export interface RealtimeEndpoint {
+  /** A ws:// or wss:// URL speaking the OpenAI Realtime protocol; `?model=` is added unless present. */
+  url: string;
+  model: string;
+  /** Unset: every call ends as `setup_error` (the process still runs and answers health checks). */
+  apiKey: string | undefined;
+}
+
+export interface MediaBridgeDeps {
+  db: Db;
+  lineEvents: LineEventSink;
+  /** The telephony network's hang-up and transfer (the Twilio adapter's in production). */
+  lineControl: LineControl;
+  realtime: RealtimeEndpoint;
+  recordingsDir: string;
+  /** A ceiling on every call's length, below the agent's own maximum (MEDIA_MAX_CALL_SECONDS). */
+  maxCallSecondsCap?: number;
+  metrics: MediaMetrics;
+  logger: Logger;
+}
+
+/**
+ * Why a session ended. `stop`: Twilio ended the stream (the caller hung up, or the call was
+ * ended or moved on the network), and its status callback reports the outcome. The others
+ * are decided here and told to the call's workflow before the network is asked to act.
+ */
+export type EndReason = 'stop' | 'agent_hangup' | 'idle' | 'max_duration' | 'transfer' | 'dropped' | 'setup_error' | 'shutdown';
+
+/** The outcome the call's workflow is told for an end the bridge decided. */
+const OUTCOME: Record<Exclude<EndReason, 'stop'>, CallOutcome> = {
+  agent_hangup: 'agent_hangup',
+  idle: 'idle',
+  max_duration: 'max_duration',
+  // A transfer without a team line cannot be asked for (the tool is only offered with one).
+  transfer: 'agent_hangup',
+  // The media failed after the answer: the agent is no longer on the line (docs/media.md).
+  dropped: 'setup_error',
+  shutdown: 'setup_error',
+  setup_error: 'setup_error',
+};
+
+/** How long the bridge waits for the agent's last words to play before it hangs up or transfers. */
+const DRAIN_LIMIT_MS = 10_000;
+/** After a transfer Twilio ends the stream itself; past this the bridge closes it. */
+const TRANSFER_CLOSE_MS = 10_000;
+
+/**
+ * One Twilio media stream bridged to a realtime model through the Agents SDK's Twilio
+ * transport: the SDK moves the audio both ways and runs the tools; this session decides when
+ * the call ends (the agent's tools, silence, the maximum length, a dropped socket), tells the
+ * workflow, asks the network, and keeps the turns and the recording.
+ */
+export class MediaSession {
+  readonly #socket: WebSocket;
+  readonly #deps: MediaBridgeDeps;
+  readonly #transport: TwilioRealtimeTransportLayer;
+  readonly #playout = new AgentPlayout();
+  #session: RealtimeSession | null = null;
+  #call: CallContext | null = null;
+  #turns: TurnLog | null = null;
+  #recording: CallRecording | null = null;
+  #streamStartedAt = 0;
+  /** Stream time (ms) of the first caller frame the model heard: its input clock's zero. */
+  #modelInputZeroMs: number | null = null;
+  #personSpeaking = false;
+  #idleTimer: NodeJS.Timeout | null = null;
+  #maxTimer: NodeJS.Timeout | null = null;
+  #ending: Promise<void> | null = null;
+  #sawStop = false;
+  /** The message being handled, as the bridge's first listener saw it arrive. */
+  #inbound: { message: StreamMessage; arrived: number } | null = null;
+  #lastModelMessageAt = 0;
+  #agentItemId: string | null = null;
+  readonly ended: Promise<EndReason>;
+  #resolveEnded!: (reason: EndReason) => void;
+
+  constructor(socket: WebSocket, deps: MediaBridgeDeps) {
+    this.#socket = socket;
+    this.#deps = deps;
+    this.ended = new Promise((resolve) => (this.#resolveEnded = resolve));
+    deps.metrics.sessions.inc();
+    // Registered before the transport's own listeners, so they see each message (and the
+    // close, which makes the transport drop the model) first...
+    socket.on('message', (data) => this.#beforeTransport(data));
+    socket.on('close', () => void this.end(this.#sawStop ? 'stop' : 'dropped'));
+    this.#transport = new TwilioRealtimeTransportLayer({
+      twilioWebSocket: socket,
+      createWebSocket: async ({ url, apiKey }) => {
+        const model = new WebSocket(url, { headers: { Authorization: `Bearer ${apiKey}` } });
+        // ...and here before the SDK's, for the outbound latency.
+        model.on('message', () => (this.#lastModelMessageAt = performance.now()));
+        return model;
+      },
+    });
+    // ...and this one after it: the transport has forwarded the frame by now.
+    socket.on('message', () => this.#afterTransport());
+    socket.on('error', (err) => deps.logger.warn({ err }, 'media stream socket error'));
+    // Emitted just before the transport forwards the same delta (its `audio` event): names the item.
+    this.#transport.on('response.output_audio.delta', (event: { item_id: string }) => (this.#agentItemId = event.item_id));
+    this.#transport.on('audio', (event: TransportLayerAudio) => this.#agentAudio(event));
+    this.#transport.on('audio_interrupted', () => this.#interrupted());
+    this.#transport.on('input_audio_buffer.speech_started', (event: { item_id: string; audio_start_ms: number }) => this.#speechStarted(event));
+    this.#transport.on('input_audio_buffer.speech_stopped', () => this.#speechStopped());
+    this.#transport.on('conversation.item.input_audio_transcription.completed', (event: { item_id: string; transcript: string }) =>
+      this.#turns?.complete(event.item_id, 'user', event.transcript, new Date()),
+    );
+    this.#transport.on('response.output_audio_transcript.done', (event: { item_id: string; transcript: string }) =>
+      this.#turns?.complete(event.item_id, 'model', event.transcript, new Date()),
+    );
+    this.#transport.on('connection_change', (status: string) => {
+      if (status === 'disconnected' && this.#session && !this.#ending && socket.readyState === WebSocket.OPEN) {
+        deps.logger.warn({ callId: this.#call?.line._id }, 'the realtime model closed its connection mid-call');
+        void this.end('setup_error');
+      }
+    });
+  }
+
+  #beforeTransport(data: WebSocket.RawData): void {
+    const message = parseStreamMessage(data);
+    if (!message) return;
+    this.#inbound = { message, arrived: performance.now() };
+    switch (message.event) {
+      case 'start':
+        this.#start(message.start.customParameters?.callId ?? null).catch((err: unknown) => {
+          this.#deps.logger.error({ err }, 'media session failed to start');
+          void this.end('setup_error');
+        });
+        break;
+      case 'media': {
+        this.#deps.metrics.frames.inc({ direction: 'inbound' });
+        const audio = Buffer.from(message.media.payload, 'base64');
+        // Twilio stamps every frame; one without a stamp is placed by when it arrived.
+        const stamped = Number(message.media.timestamp);
+        const streamMs = Number.isFinite(stamped) ? stamped : Date.now() - this.#streamStartedAt;
+        this.#recording?.caller(audio, streamMs);
+        if (this.#modelInputZeroMs === null && this.#transport.status === 'connected') this.#modelInputZeroMs = streamMs;
+        break;
+      }
+      case 'stop':
+        this.#sawStop = true;
+        void this.end('stop');
+        break;
+      default:
+        break;
+    }
+  }
+
+  #afterTransport(): void {
+    const inbound = this.#inbound;
+    this.#inbound = null;
+    if (inbound?.message.event === 'media' && this.#transport.status === 'connected') {
+      this.#deps.metrics.forwardSeconds.observe({ direction: 'inbound' }, (performance.now() - inbound.arrived) / 1000);
+    }
+  }
+
+  async #start(callId: string | null): Promise<void> {
+    this.#streamStartedAt = Date.now();
+    const { logger } = this.#deps;
+    if (!callId) {
+      logger.warn('media stream without a callId custom parameter: closed');
+      this.#socket.close();
+      return;
+    }
+    try {
+      this.#call = await loadCallContext(this.#deps.db, callId);
+    } catch (err) {
+      logger.warn({ err, callId }, 'media stream for an unknown call: closed');
+      this.#socket.close();
+      return;
+    }
+    const call = this.#call;
+    this.#turns = new TurnLog(this.#deps.db, { callId, tenantId: call.line.tenant_id }, (err) =>
+      logger.warn({ err, callId }, 'a transcript turn was not stored'),
+    );
+    if (call.line.recording) this.#recording = new CallRecording(this.#streamStartedAt);
+    if (this.#ending) return;
+    const { realtime } = this.#deps;
+    if (!realtime.apiKey) {
+      logger.warn({ callId }, 'REALTIME_API_KEY is not set: the call cannot be bridged');
+      await this.end('setup_error');
+      return;
+    }
+    const agent = lineAgent(call, {
+      endCall: () => void this.end('agent_hangup'),
+      transferToHuman: () => void this.end('transfer'),
+    });
+    const session = new RealtimeSession(agent, {
+      transport: this.#transport,
+      model: realtime.model,
+      tracingDisabled: true,
+      config: {
+        audio: {
+          input: {
+            transcription: { model: 'gpt-4o-mini-transcribe', language: call.voice.language.split('-')[0] },
+            turnDetection: { type: 'server_vad', interruptResponse: true },
+          },
+          output: { voice: call.voice.voice },
+        },
+      },
+    });
+    session.on('error', (event: { error: unknown }) => logger.warn({ err: event.error, callId }, 'realtime session error'));
+    this.#session = session;
+    try {
+      await session.connect({ apiKey: realtime.apiKey, url: withModel(realtime.url, realtime.model) });
+    } catch (err) {
+      logger.warn({ err, callId }, 'could not open the realtime session');
+      await this.end('setup_error');
+      return;
+    }
+    if (this.#ending) return;
+    // The agent speaks first: the outbound opening or the inbound greeting (its instructions).
+    this.#transport.requestResponse();
+    const limitSeconds = Math.min(call.maxCallSeconds, this.#deps.maxCallSecondsCap ?? Infinity);
+    this.#maxTimer = setTimeout(() => void this.end('max_duration'), this.#streamStartedAt + limitSeconds * 1000 - Date.now());
+    this.#armIdle();
+  }
+
+  #agentAudio(event: TransportLayerAudio): void {
+    const now = Date.now();
+    this.#deps.metrics.frames.inc({ direction: 'outbound' });
+    if (this.#lastModelMessageAt) this.#deps.metrics.forwardSeconds.observe({ direction: 'outbound' }, (performance.now() - this.#lastModelMessageAt) / 1000);
+    const audio = new Uint8Array(event.data);
+    const startsAt = this.#playout.place(audio.byteLength, now);
+    this.#recording?.agent(audio, startsAt);
+    const itemId = this.#agentItemId;
+    if (itemId) this.#turns?.begin(itemId, 'model', new Date(startsAt));
+    this.#armIdle();
+  }
+
+  #interrupted(): void {
+    const now = Date.now();
+    this.#playout.interrupt(now);
+    this.#recording?.interrupted(now);
+  }
+
+  #speechStarted(event: { item_id: string; audio_start_ms: number }): void {
+    this.#personSpeaking = true;
+    this.#clearIdle();
+    const zero = this.#modelInputZeroMs ?? Date.now() - this.#streamStartedAt;
+    this.#turns?.begin(event.item_id, 'user', new Date(this.#streamStartedAt + zero + event.audio_start_ms));
+  }
+
+  #speechStopped(): void {
+    this.#personSpeaking = false;
+    this.#armIdle();
+  }
+
+  /** Silence: neither the person speaking nor the agent's audio playing, for the agent's idle seconds. */
+  #armIdle(): void {
+    this.#clearIdle();
+    if (this.#personSpeaking || this.#ending || !this.#call) return;
+    const quietFrom = Math.max(Date.now(), this.#playout.endMs);
+    this.#idleTimer = setTimeout(() => void this.end('idle'), quietFrom - Date.now() + this.#call.voice.idle_seconds * 1000);
+  }
+
+  #clearIdle(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = null;
+  }
+
+  /** Ends the session once, for the first reason given; later calls wait for that end. */
+  end(reason: EndReason): Promise<void> {
+    this.#ending ??= this.#finish(reason).catch((err: unknown) => {
+      this.#deps.logger.error({ err, reason }, 'media session did not end cleanly');
+    });
+    return this.#ending;
+  }
+
+  async #finish(reason: EndReason): Promise<void> {
+    const { logger, lineControl, metrics } = this.#deps;
+    this.#clearIdle();
+    if (this.#maxTimer) clearTimeout(this.#maxTimer);
+    const call = this.#call;
+    const callId = call?.line._id;
+    try {
+      if (call && (reason === 'agent_hangup' || reason === 'transfer')) await this.#drain();
+      if (call && reason !== 'stop') {
+        const at = new Date().toISOString();
+        if (reason === 'transfer' && call.teamLine) {
+          await this.#report(call.line._id, { kind: 'human_handoff', at });
+          this.#session?.close();
+          await lineControl.transferCall(call.line._id, call.teamLine);
+        } else {
+          await this.#report(call.line._id, { kind: 'ended', outcome: OUTCOME[reason], at });
+          this.#session?.close();
+          await lineControl.endCall(call.line._id);
+        }
+      }
+    } catch (err) {
+      logger.warn({ err, callId, reason }, 'ending the call on the line failed');
+    }
+    try {
+      this.#session?.close();
+    } catch (err) {
+      logger.warn({ err, callId }, 'closing the realtime session failed');
+    }
+    if (this.#socket.readyState === WebSocket.OPEN) {
+      // After a transfer Twilio ends the stream itself once the call has moved to the team line.
+      if (reason === 'transfer') this.#closeAfter(TRANSFER_CLOSE_MS);
+      else this.#socket.close();
+    }
+    try {
+      await this.#keep(reason);
+    } finally {
+      metrics.sessions.dec();
+      metrics.sessionsEnded.inc({ reason: call ? reason : 'refused' });
+      logger.info({ callId, reason }, 'media session ended');
+      this.#resolveEnded(reason);
+    }
+  }
+
+  #closeAfter(ms: number): void {
+    const timer = setTimeout(() => this.#socket.close(), ms);
+    this.#socket.once('close', () => clearTimeout(timer));
+  }
+
+  async #report(callId: string, event: LineEvent): Promise<void> {
+    try {
+      await this.#deps.lineEvents.report(callId, event);
+    } catch (err) {
+      // The network's own report of the end still reaches the workflow.
+      this.#deps.logger.warn({ err, callId, event }, 'line event not delivered to the call workflow');
+    }
+  }
+
+  /** Lets the agent's last words play out (goodbye, "connecting you now") before the line changes. */
+  async #drain(): Promise<void> {
+    const wait = Math.min(this.#playout.endMs - Date.now(), DRAIN_LIMIT_MS);
+    if (wait <= 0 || this.#socket.readyState !== WebSocket.OPEN) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      this.#socket.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** The turns and, when the number records, the recording: kept however the call ended. */
+  async #keep(reason: EndReason): Promise<void> {
+    const call = this.#call;
+    if (!call) return;
+    await this.#turns?.flush();
+    if (!this.#recording) return;
+    try {
+      const uri = await storeRecording(this.#deps.recordingsDir, call.line.tenant_id, call.line._id, this.#recording.wav());
+      await lineCalls(this.#deps.db).updateOne({ _id: call.line._id }, { $set: { recording_uri: uri } });
+    } catch (err) {
+      this.#deps.logger.error({ err, callId: call.line._id, reason }, 'the call recording was not stored');
+    }
+  }
+}
+
+/** The endpoint URL with the model named, as OpenAI's expects (`?model=`), unless it already names one. */
+export function withModel(url: string, model: string): string {
+  const parsed = new URL(url);
+  if (!parsed.searchParams.has('model')) parsed.searchParams.set('model', model);
+  return parsed.toString();
+}
+
