@@ -1,23 +1,21 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { releaseLiveSlot, returnDailyBudget } from '../src/calls/admission';
-import { callCollections, type CallDoc } from '../src/calls/callStore';
-import { insertIfAbsent } from '../src/db/insertIfAbsent';
-import { billCallMinutes } from '../src/calls/billing';
-import { callEnded, callReread } from '../src/calls/callHooks';
+import { advanceCall, callCollections, loadCall, type CallDoc } from '../src/calls/callStore';
+import { callReread } from '../src/calls/callHooks';
+import { finishCall, type CallEnd, type FinishedCall } from '../src/calls/finishCall';
 import { callLifecycleEvent, callOutcomeData } from '../src/calls/events';
 import { buildResult, failedResult } from '../src/calls/result';
 import { originateRequestFor } from '../src/calls/originateRequest';
-import type { CallOutcome, CallResult, CallStatus, Reading, ReadInput } from '../src/calls/types';
+import type { CallResult, CallStatus, Reading, ReadInput } from '../src/calls/types';
 import type { EventPublisher } from '../src/events/publisher';
-import { recordCallConversation } from '../src/conversations/recordCall';
 import type { CallReader } from '../src/providers/reader/types';
 import { toActivityFailure } from '../src/providers/reader/failures';
 import type { VoiceProvider } from '../src/providers/voice/types';
 import { OriginateRefused } from '../src/providers/voice/types';
 import { READER_HEARTBEAT_INTERVAL_MS, type Placement } from '../src/calls/contracts';
-import { FailureType, permanentFailure } from '../src/temporal/failures';
+
+export type { CallEnd, FinishedCall } from '../src/calls/finishCall';
 
 export interface CallActivityDeps {
   db: Db;
@@ -37,20 +35,6 @@ export interface CallProgress {
   at: string;
 }
 
-export interface CallEnd {
-  callId: string;
-  step: number;
-  status: 'completed' | 'failed';
-  outcome: CallOutcome;
-  answeredAt: string | null;
-  endedAt: string;
-}
-
-export interface FinishedCall {
-  /** Who decides the result without reading; null when the call must be read. */
-  decided: 'unanswered' | 'no_conversation' | null;
-}
-
 export interface RecordReadingInput {
   callId: string;
   /** Numbers the reading and its `call.outcome`. */
@@ -64,32 +48,11 @@ export interface RecordReadingInput {
   readAt: string;
 }
 
-function secondsBetween(from: string | null, to: string): number {
-  return from ? Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000)) : 0;
-}
-
 export function createCallActivities({ db, temporal, events, voice, reader }: CallActivityDeps) {
-  /** A recorded, answered call's recording: where a real line stored it, else the simulator's conventional reference. */
-  async function recordingUriOf(call: CallDoc, answeredAt: string | null): Promise<string | null> {
-    if (!call.recording || !answeredAt) return null;
-    if (voice.recordingUri) return voice.recordingUri(call._id);
-    return `storage://recordings/${call.tenant_id}/${call._id}.ogg`;
-  }
+  const { calls } = callCollections(db);
 
-  const { calls, effects } = callCollections(db);
-
-  async function loadCall(callId: string): Promise<CallDoc> {
-    const call = await calls.findOne({ _id: callId });
-    // The API writes the read model before it starts the workflow: missing now is missing for good.
-    if (!call) throw permanentFailure(FailureType.ReadModelMissing, `call ${callId} has no read model`);
-    return call;
-  }
-
-  /** Moves the read model forward, never back: only a write from a later step applies. */
-  async function advance(callId: string, step: number, set: Partial<CallDoc>): Promise<boolean> {
-    const updated = await calls.updateOne({ _id: callId, step: { $lt: step } }, { $set: { ...set, step, updated_at: new Date() } });
-    return updated.modifiedCount === 1;
-  }
+  const load = (callId: string) => loadCall(db, callId);
+  const advance = (callId: string, step: number, set: Partial<CallDoc>) => advanceCall(db, callId, step, set);
 
   return {
     /**
@@ -97,7 +60,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
      * call id. A refusal is an answer, not a failure.
      */
     async placeCall(input: { callId: string; requestedAt: string }): Promise<Placement> {
-      const call = await loadCall(input.callId);
+      const call = await load(input.callId);
       try {
         await voice.originate(originateRequestFor(call, input.requestedAt));
         return { placed: true, error: null };
@@ -123,7 +86,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
         { $set: { ...set, step: progress.step, updated_at: new Date() } },
         { returnDocument: 'after' },
       );
-      const call = written ?? (await loadCall(progress.callId));
+      const call = written ?? (await load(progress.callId));
       await events.publish(callLifecycleEvent('call.started', call, new Date(progress.at)));
     },
 
@@ -132,63 +95,8 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
       await voice.hangup(input.callId);
     },
 
-    /**
-     * The call is over: the final state with its transcript, the live place (and, for a
-     * call never placed, the day's reservation) given back, a campaign's run told of the
-     * free place, minutes billed, `call.ended` emitted. Each part with an effect that counts
-     * is guarded so a retry repeats none of them.
-     */
-    async finishCall(end: CallEnd): Promise<FinishedCall> {
-      const call = await loadCall(end.callId);
-      const duration = secondsBetween(end.answeredAt, end.endedAt);
-      const exactSeconds = end.answeredAt ? (Date.parse(end.endedAt) - Date.parse(end.answeredAt)) / 1000 : 0;
-      const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds, end.answeredAt) : [];
-      await advance(call._id, end.step, {
-        status: end.status,
-        outcome: end.outcome,
-        duration_seconds: duration,
-        started_at: end.answeredAt ? new Date(end.answeredAt) : null,
-        ended_at: new Date(end.endedAt),
-        transcript,
-        recording_uri: await recordingUriOf(call, end.answeredAt),
-      });
-
-      // Releasing the live place is idempotent by itself; the day's reservation must be given back once.
-      if (call.direction === 'outbound') await releaseLiveSlot(db, call.tenant_id, call._id);
-      if (end.status === 'failed' && call.direction === 'outbound' && call.budget_reserved !== false && (await insertIfAbsent(effects, { _id: `${call._id}|budget_returned`, at: new Date() }))) {
-        await returnDailyBudget(db, call.tenant_id, call.budget_day, call.reserved_minutes, call._id);
-      }
-      // The place is free: whatever waits for one looks now (a campaign's run, through its
-      // hook: src/calls/callHooks.ts). Best effort (the run's poll finds the place anyway); a
-      // retry of this step may tell it twice, which costs one look.
-      for (const err of await callEnded({ db, temporal }, call)) {
-        log.warn('a call-end hook failed; a campaign run finds the place at its poll', { callId: call._id, error: String(err) });
-      }
-
-      await billCallMinutes(db, call, duration);
-
-      // The transcript joins the conversations (channel `voice`, one per call); idempotent by call id.
-      if (end.answeredAt && transcript.length > 0) {
-        const answered = Date.parse(end.answeredAt);
-        const name = call.detail_lines.find((line) => /name/i.test(line.label))?.value;
-        await recordCallConversation(
-          { db, events },
-          {
-            tenantId: call.tenant_id,
-            callId: call._id,
-            agentId: call.agent_id,
-            customer: name ? { phone: call.to, name } : { phone: call.to },
-            turns: transcript.map((turn) => ({ role: turn.role, text: turn.text, at: new Date(answered + turn.at_seconds * 1000) })),
-          },
-        );
-      }
-
-      const ended = await loadCall(call._id);
-      await events.publish(callLifecycleEvent('call.ended', ended, new Date(end.endedAt)));
-      if (!end.answeredAt) return { decided: 'unanswered' };
-      if (!transcript.some((turn) => turn.role === 'user' && turn.text.trim())) return { decided: 'no_conversation' };
-      return { decided: null };
-    },
+    /** The call is over (src/calls/finishCall.ts); safe to retry. */
+    finishCall: (end: CallEnd): Promise<FinishedCall> => finishCall({ db, temporal, events, voice, warn: (message, meta) => log.warn(message, meta) }, end),
 
     /**
      * Hands the transcript to the reader. Temporary reader errors are retried by the
@@ -197,7 +105,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
      * the reader's request through the signal.
      */
     async readCall(input: { callId: string }): Promise<Reading> {
-      const call = await loadCall(input.callId);
+      const call = await load(input.callId);
       const readInput: ReadInput = {
         callId: call._id,
         direction: call.direction,
@@ -227,7 +135,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
      * guards the write and dedupes the event, and the refold depends only on the calls' readings.
      */
     async recordReading(input: RecordReadingInput): Promise<CallResult['state']> {
-      const call = await loadCall(input.callId);
+      const call = await load(input.callId);
       let result: CallResult;
       if (input.outcome.kind === 'read') result = buildResult(input.outcome.reading, call.capture, input.readAt);
       else if (input.outcome.kind === 'decided') result = buildResult(null, call.capture, input.readAt, input.outcome.decided);

@@ -3,7 +3,7 @@ import { callCollections } from '../src/calls/callStore';
 import type { Capture } from '../src/calls/types';
 import { campaignCollections, type CampaignDoc } from '../src/campaigns/campaign';
 import { draftCampaign, insertDraft } from '../src/campaigns/createCampaign';
-import { OUTCOME_CHUNK, OutcomeFold, outcomeChunkOf, outcomeRow } from '../src/campaigns/outcomeChunks';
+import { OUTCOME_CHUNK, OutcomeFold, outcomeChunkOf, outcomeRow } from '../src/campaigns/voice/outcomes/chunks';
 import { readRecipientBatch, recipientId, stagingCollections, type CampaignRecipientDoc } from '../src/campaigns/staging';
 import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
 import { collections } from '../src/db/collections';
@@ -136,7 +136,7 @@ async function callTimes(db: Db, callIds: string[]): Promise<{ placed: number[];
  * A call campaign of `count` people copied from a finished one's recipients (cycled, their
  * merged outcomes and calls as they are), written straight to the database: what the report
  * reads, without calling them. Its outcome chunks and tallies are written by the code the run's
- * count uses (`OutcomeFold`, src/campaigns/outcomeChunks.ts), from the same recipients, as the
+ * count uses (`OutcomeFold`, src/campaigns/voice/outcomes/chunks.ts), from the same recipients, as the
  * run's final count of every chunk leaves them.
  */
 async function stageCopies(db: Db, source: CampaignDoc, people: CampaignRecipientDoc[], count: number): Promise<string> {

@@ -34,7 +34,7 @@ const LATE_RECOUNTS_OUTSIDE_PATCH = 'campaign-late-recounts-outside-run';
 /**
  * Issue 28: runs that took this marker plan a batch from where the throttle's plan is, up to
  * `CAMPAIGN_CATCH_UP_MS` in the past (the slot timer's and the workflow task's delay), and the
- * batch catches that up (src/campaigns/throttle.ts). Earlier runs planned from the workflow
+ * batch catches that up (src/campaigns/whatsapp/throttle.ts). Earlier runs planned from the workflow
  * task's time, so each late batch moved the plan later for good.
  */
 const CATCH_UP_PATCH = 'campaign-batch-catch-up';
@@ -49,7 +49,7 @@ const CATCH_UP_PATCH = 'campaign-batch-catch-up';
  * workspace (suspended, or out of conversations) is looked at again every
  * `CAMPAIGN_HOLD_POLL_MS`. Pause, resume and cancel are updates; cancel skips everyone left.
  * Once every recipient is final the campaign completes and the run ends; the late statuses
- * that still come are counted by the workers' pass (src/campaigns/lateRecounts.ts). The
+ * that still come are counted by the workers' pass (src/campaigns/whatsapp/lateRecounts.ts). The
  * history continues as new with the cursor carried.
  */
 export async function campaignRun(input: CampaignRunInput): Promise<CampaignRunState> {

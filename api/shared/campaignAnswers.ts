@@ -1,7 +1,7 @@
 import type { CampaignDoc } from '../../src/campaigns/campaign';
 import type { CreateRefusal, Drafted } from '../../src/campaigns/createCampaign';
 import type { ControlAction, ControlResult } from '../../src/campaigns/control';
-import { docsFor } from '../../src/campaigns/findings';
+import { docsFor } from '../../src/campaigns/evaluationFindings';
 import { ApiError } from '../errors';
 import { validationError } from '../validation';
 

@@ -139,7 +139,7 @@ export const launchedCampaign = campaignRecord.extend({ notices: z.array(notice)
 
 const fieldValue = z.union([z.string(), z.boolean(), z.number(), z.array(z.string())]);
 
-/** A call campaign person's outcome merged across their calls (src/campaigns/callOutcomes.ts). */
+/** A call campaign person's outcome merged across their calls (src/campaigns/voice/mergedOutcome.ts). */
 export const mergedOutcomeRecord = z.object({
   disposition: z.string().nullable(),
   goal_met: z.string().nullable(),

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { collections } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import { withPlanLease } from '../workspaces/planLease';
+import { withPlanLease } from '../workspaces';
 import { callCollections, type CallDoc } from './callStore';
 
 /**

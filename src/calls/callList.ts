@@ -18,7 +18,7 @@ export interface CallListFilter {
   outcome?: CallOutcome;
   /** E.164. */
   to?: string;
-  /** A campaign's calls: the campaign writes its id into each call's metadata (activities/voiceCampaigns.ts). */
+  /** A campaign's calls: the campaign writes its id into each call's metadata (src/campaigns/voice/step.ts). */
   campaignId?: string;
 }
 

@@ -1,6 +1,7 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { DetailLine } from './details';
 import { pendingResult, type Capture, type CallDirection, type CallOutcome, type CallResult, type CallStatus, type TranscriptTurn } from './types';
+import { FailureType, permanentFailure } from '../temporal/failures';
 
 /**
  * The call read model. The API writes the first version (so a GET right after the 201
@@ -144,4 +145,17 @@ export function newCallDoc(init: NewCall): CallDoc {
     step: 1,
     updated_at: init.created_at,
   };
+}
+
+/** The call's read model; missing is missing for good (the API writes it before it starts the workflow). */
+export async function loadCall(db: Db, callId: string): Promise<CallDoc> {
+  const call = await callCollections(db).calls.findOne({ _id: callId });
+  if (!call) throw permanentFailure(FailureType.ReadModelMissing, `call ${callId} has no read model`);
+  return call;
+}
+
+/** Moves the read model forward, never back: only a write from a later step applies. */
+export async function advanceCall(db: Db, callId: string, step: number, set: Partial<CallDoc>): Promise<boolean> {
+  const updated = await callCollections(db).calls.updateOne({ _id: callId, step: { $lt: step } }, { $set: { ...set, step, updated_at: new Date() } });
+  return updated.modifiedCount === 1;
 }

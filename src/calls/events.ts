@@ -1,6 +1,6 @@
 import type { CallDoc } from './callStore';
 import type { CallResult } from './types';
-import { eventIdFor, eventTimestamp, type EventInput } from '../events/eventStore';
+import { eventIdFor, eventTimestamp, type EventInput } from '../events';
 
 /**
  * Data of the call events (api-core §6; field lists in docs/webhooks.md). Timestamps in

@@ -106,7 +106,7 @@ export interface ReadInput {
 
 /**
  * What a reading learnt of a call, one shape for one call's `result` and for a call campaign
- * person's outcome merged across their calls (src/campaigns/callOutcomes.ts).
+ * person's outcome merged across their calls (src/campaigns/voice/mergedOutcome.ts).
  */
 export interface CallLearning {
   disposition: Disposition | null;

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { readDestination } from '../calls/destination';
-import { toE164 } from '../contacts/contactIdentity';
-import { contactCollections } from '../contacts/contacts';
+import { readDestination } from '../calls';
+import { toE164, contactCollections } from '../contacts';
 import { findByIds } from '../db/findByIds';
 import { audienceContactIds, type CampaignDoc, type ExclusionReason } from './campaign';
-import { findList, readListRows, type UploadedListDoc } from '../lists/listStore';
+import { findList, readListRows, type UploadedListDoc } from '../lists';
 import { CAMPAIGN_LIMITS } from './limits';
 import { renderCallText, renderListCallText, renderListVariables, renderVariables, type ContactValues, type ListPerson } from './templateTokens';
 

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { readContactsStamp } from '../contacts/contactsStamp';
+import { readContactsStamp } from '../contacts';
 import { resolveAudience, type ResolvedAudience } from './audience';
 import type { CampaignDoc } from './campaign';
 

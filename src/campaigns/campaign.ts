@@ -1,4 +1,4 @@
-import type { Capture } from '../calls/types';
+import type { Capture } from '../calls';
 import type { Collection, Db } from 'mongodb';
 import type { IndexSet } from '../db/collections';
 
@@ -70,7 +70,7 @@ export interface CampaignSchedule {
   requested_end_hour: number | null;
   /**
    * Call campaigns, beyond the contract: the window holds in each person's own zone (from
-   * their number's country; src/campaigns/recipientZone.ts) instead of `timezone`. Absent on
+   * their number's country; src/campaigns/voice/recipientZone.ts) instead of `timezone`. Absent on
    * WhatsApp campaigns and on call campaigns drafted before it (false).
    */
   recipient_time_zone?: boolean;

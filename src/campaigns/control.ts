@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { collections, type WorkspaceDoc } from '../db/collections';
-import type { EventPublisher } from '../events/publisher';
+import type { EventPublisher } from '../events';
 import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
 import { findCampaign, type CampaignDoc } from './campaign';
@@ -21,7 +21,7 @@ import {
 } from './contracts';
 import type { AudienceCache } from './audienceCache';
 import { evaluateCampaign, type Evaluation } from './evaluate';
-import { docsFor, type Finding } from './findings';
+import { docsFor, type Finding } from './evaluationFindings';
 import { campaignCounts, countedEveryone } from './progress';
 import { windowClosedNotice } from './runExplanation';
 import { checkLaunch } from './launchChecks';

@@ -1,4 +1,4 @@
-import type { Capture } from '../calls/types';
+import type { Capture } from '../calls';
 import type { Db } from 'mongodb';
 import type { WorkspaceDoc } from '../db/collections';
 import { newId } from '../domain/ids';
@@ -15,7 +15,7 @@ import {
 import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from '../domain/sendWindow';
 import { CampaignRefusal } from './refusal';
 import { campaignSettingsOf } from './settings';
-import { findList } from '../lists/listStore';
+import { findList } from '../lists';
 import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens, listBroadcastTokens, listCallTokens } from './templateTokens';
 
 /** The uploaded list an `uploaded_list` audience names, as the caller found it (null: no such list in the workspace). */

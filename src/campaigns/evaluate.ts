@@ -1,13 +1,10 @@
 import type { Db } from 'mongodb';
 import { collections, type TemplateDoc, type WorkspaceDoc } from '../db/collections';
-import { suppressedNumbers } from '../messaging/optOut';
-import { resolveSender } from '../messaging/senders';
-import { selectTemplateVariant } from '../messaging/templateLanguage';
-import { placeholderNumbers } from '../messaging/templateVariables';
+import { suppressedNumbers, resolveSender, selectTemplateVariant, placeholderNumbers } from '../messaging';
 import type { AudienceCache } from './audienceCache';
 import { classifyAudience, recipientChecksum, resolveAudience, type InvalidRow, type Recipient, type ResolvedAudience } from './audience';
 import { EXCLUSION_REASONS, type CampaignDoc, type ExclusionReason } from './campaign';
-import { exclusionFinding, finding, type Finding } from './findings';
+import { exclusionFinding, finding, type Finding } from './evaluationFindings';
 import { CAMPAIGN_LIMITS } from './limits';
 import { campaignSettingsOf } from './settings';
 import { byPlaceholderNumber } from './templateTokens';

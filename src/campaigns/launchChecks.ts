@@ -1,6 +1,6 @@
 import type { WorkspaceDoc } from '../db/collections';
-import { walletEmpty } from '../calls/guards';
-import { allowanceLeft } from '../messaging/allowance';
+import { walletEmpty } from '../calls';
+import { allowanceLeft } from '../messaging';
 import type { CampaignDoc } from './campaign';
 import type { Evaluation } from './evaluate';
 import { CampaignRefusal, guardrail as guardrailRefusal, versionConflict } from './refusal';

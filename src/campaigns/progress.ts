@@ -1,10 +1,10 @@
 import type { Collection, Db } from 'mongodb';
 import { findByIds } from '../db/findByIds';
 import type { CampaignCounters, CampaignDoc } from './campaign';
-import { CALL_PROGRESS_NAMES, ZERO_CALL_PROGRESS, callProgressOf, type CallProgress } from './callProgress';
+import { CALL_PROGRESS_NAMES, ZERO_CALL_PROGRESS, callProgressOf, type CallProgress } from './voice/callProgress';
 import { CAMPAIGN_COUNT_CHUNK } from './contracts';
-import { OutcomeFold, outcomeChunkOf, outcomeRow } from './outcomeChunks';
-import type { OutcomeRow } from './outcomeReport';
+import { OutcomeFold, outcomeChunkOf, outcomeRow } from './voice/outcomes/chunks';
+import type { OutcomeRow } from './voice/outcomes/report';
 import { readRecipientBatch, type RecipientState } from './staging';
 import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
 
@@ -194,7 +194,7 @@ export async function recount(
       : input.chunks === 'movable'
         ? all.filter((k) => !chunks[k] || MOVABLE.some((s) => chunks[k]![s] > 0))
         : input.chunks.filter((k) => k >= 0 && k <= lastChunk);
-  // A call campaign's rows go to its outcome chunks as they are read (outcomeChunks.ts), one
+  // A call campaign's rows go to its outcome chunks as they are read (voice/outcomes/chunks.ts), one
   // outcome chunk at a time, so a count of 50,000 people never holds them all.
   let fold: OutcomeFold | null = null;
   const pending = { k: -1, rows: [] as OutcomeRow[] };

@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb';
-import { bulkWriteInChunks } from '../db/bulkWrite';
-import type { StatusReached } from '../messaging/deliveryStatus';
-import { stagingCollections, type CampaignRecipientDoc, type RecipientState } from './staging';
+import { BULK_WRITE_MAX, bulkWriteInChunks } from '../db/bulkWrite';
+import { CAMPAIGN_SKIP_CHUNK } from './contracts';
+import type { StatusReached } from '../messaging';
+import { recipientId, stagingCollections, type CampaignRecipientDoc, type RecipientState } from './staging';
 
 /**
  * A recipient's state follows its message (campaigns-tickets-dues §4 GET …/recipients):
@@ -118,4 +119,26 @@ export async function moveQueuedRecipients(db: Db, moves: readonly QueuedMove[])
     }),
     { ordered: false },
   );
+}
+
+/**
+ * Skips a cancelled campaign's queued recipients from `from` (at most CAMPAIGN_SKIP_CHUNK), one
+ * bulk write of `BULK_WRITE_MAX` at a time, reporting the position reached after each; an
+ * attempt that `resumeAt` a reported position goes on from there. Answers where it stopped.
+ * Safe to repeat.
+ */
+export async function skipOutstanding(
+  db: Db,
+  input: { campaignId: string; from: number; recipients: number; at: Date },
+  progress: { resumeAt: unknown; report(reached: number): void },
+): Promise<number> {
+  const until = Math.min(input.recipients, input.from + CAMPAIGN_SKIP_CHUNK);
+  const start = typeof progress.resumeAt === 'number' ? Math.min(until, Math.max(input.from, progress.resumeAt)) : input.from;
+  for (let n = start; n < until; n += BULK_WRITE_MAX) {
+    const end = Math.min(until, n + BULK_WRITE_MAX);
+    const ids = Array.from({ length: end - n }, (_, i) => recipientId(input.campaignId, n + i));
+    await moveQueuedRecipients(db, ids.map((id) => ({ id, to: 'skipped' as const, at: input.at, reason: 'cancelled' as const })));
+    progress.report(end);
+  }
+  return until;
 }

@@ -1,5 +1,5 @@
 import { Refusal } from '../domain/refusal';
-import { docsFor, type Finding, type FindingCode } from './findings';
+import { docsFor, type Finding, type FindingCode } from './evaluationFindings';
 import type { StatusRefusalReason } from './status';
 
 /**

@@ -1,8 +1,8 @@
 import type { CampaignDoc } from './campaign';
-import type { CallProgress } from './callProgress';
+import type { CallProgress } from './voice/callProgress';
 import { CALL_HOLD_POLL_MS, CAMPAIGN_HOLD_POLL_MS } from './contracts';
 import { campaignEta } from './estimate';
-import { docsFor, type Finding } from './findings';
+import { docsFor, type Finding } from './evaluationFindings';
 import { isEmptyWindow, isWindowOpen, nextOpenTime } from '../domain/sendWindow';
 import type { RecipientState } from './staging';
 import { formatHours, formatZonedTime } from './zonedText';
@@ -87,7 +87,7 @@ interface HeldText {
 
 const MINUTES = (ms: number) => `${Math.round(ms / 60_000)} minutes`;
 
-/** Each reason the runs hold for (activities/campaigns.ts HOLDING, a call's refusals that concern everyone), with its fix. */
+/** Each reason the runs hold for (src/campaigns/whatsapp/sendBatch.ts HOLDING, a call's refusals that concern everyone), with its fix. */
 function heldText(reason: string, channel: CampaignDoc['channel']): HeldText {
   const poll = MINUTES(channel === 'voice' ? CALL_HOLD_POLL_MS : CAMPAIGN_HOLD_POLL_MS);
   const again = `the run looks again every ${poll}`;

@@ -3,7 +3,7 @@ import type { WorkspaceDoc } from '../db/collections';
 import { findByIds } from '../db/findByIds';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import type { Recipient } from './audience';
-import type { MergedOutcome, RecipientCall } from './callOutcomes';
+import type { MergedOutcome, RecipientCall } from './voice/mergedOutcome';
 import type { CampaignDoc, ConsentPin, ExclusionReason } from './campaign';
 import { evaluateCampaign, type Evaluation } from './evaluate';
 
@@ -48,7 +48,7 @@ export interface CampaignRecipientDoc {
   /** Call campaigns: the purpose and script with this person's details filled in at staging. */
   purpose?: string | null;
   script?: string | null;
-  /** Call campaigns: the call being placed or awaited; recorded before it is placed (callOutcomes.ts). */
+  /** Call campaigns: the call being placed or awaited; recorded before it is placed (voice/mergedOutcome.ts). */
   call_pending?: { call_id: string; kind: 'first' | 'call_back' } | null;
   /** Call campaigns: every call placed to this person, in order (at most a first call and one call-back). */
   calls?: RecipientCall[];

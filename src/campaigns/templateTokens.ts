@@ -1,4 +1,4 @@
-import { normaliseVariable } from '../messaging/templateVariables';
+import { normaliseVariable } from '../messaging';
 
 /**
  * A broadcast's template variables (campaigns-tickets-dues §4 `template.variables`): each a

@@ -1,10 +1,11 @@
-/** What other features use to put turns into conversations. */
-export { recordTurn, ensureConversation, type ConversationDeps, type RecordTurnInput, type RecordTurnResult } from './recordTurn';
+/** What other features use to put turns into conversations (messaging's inbound and sends write their turns through these). */
+export { recordTurn, ensureConversation, firstTurnDocuments, startedEvent, turnKeysCollection, type ConversationDeps, type RecordTurnInput, type RecordTurnResult } from './recordTurn';
 export { recordCallConversation, type CallTurn, type RecordCallInput } from './recordCall';
 export {
   conversationIdFor,
   conversationsCollection,
   conversationMessagesCollection,
+  phoneDigits,
   type ConversationChannel,
   type ConversationDoc,
   type ConversationMessageDoc,

@@ -1,8 +1,7 @@
 import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { withLease } from '../db/leaseLock';
-import { eventIdFor, eventsCollection, type EventInput } from '../events/eventStore';
-import type { EventPublisher } from '../events/publisher';
+import { eventIdFor, eventsCollection, type EventInput, type EventPublisher } from '../events';
 import {
   RECENT_MESSAGE_IDS,
   conversationIdFor,

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { collections, type TemplateDoc, type WorkspaceDoc } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import { generateApiKey, hashApiKey, keyRefusal, type KeyEnvironment } from '../auth/apiKeys';
+import { generateApiKey, hashApiKey, keyRefusal, type KeyEnvironment } from '../auth';
 import { newId } from '../domain/ids';
 import { SCOPES } from '../domain/scopes';
-import type { AgentVoice } from '../calls/agentVoice';
+import type { AgentVoice } from '../calls';
 
 /** The workspace `npm start` seeds and prints a key for. */
 export const DEMO_WORKSPACE_ID = 'ws_demo';

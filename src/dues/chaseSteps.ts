@@ -1,8 +1,7 @@
 import type { Db } from 'mongodb';
 import { collections } from '../db/collections';
-import type { EventPublisher } from '../events/publisher';
-import { dueReceiptSendIntentKey, dueReminderSendIntentKey } from '../messaging/sendIntents';
-import { SendOutcomeUnknown, SendRefusal, sendWhatsAppMessage } from '../messaging/sendMessage';
+import type { EventPublisher } from '../events';
+import { dueReceiptSendIntentKey, dueReminderSendIntentKey, SendOutcomeUnknown, SendRefusal, sendWhatsAppMessage } from '../messaging';
 import type { PaymentLinkProvider } from '../providers/payments/provider';
 import type { WhatsAppProvider } from '../providers/whatsapp/provider';
 import { isWindowOpen, nextOpenTime } from '../domain/sendWindow';

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import type { EventPublisher } from '../events/publisher';
+import type { EventPublisher } from '../events';
 import type { Logger } from '../observability/logger';
 import { dueChaseWorkflowId, duesCycleWorkflowId, endCycleSignal, stopChaseSignal } from './contracts';
 import { changeDue } from './dueVersions';

@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { collections } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { plannedSteps, stepTime } from './chasePlan';
-import type { EventPublisher } from '../events/publisher';
+import type { EventPublisher } from '../events';
 import { dueDateOf, periodLabel } from './cycle';
 import { readDuesSettings, type DuesSettings } from './settings';
 import { duesCollections, dueIdFor, type DueDoc, type SubscriberDoc } from './store';

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { matchOrCreateContact } from '../contacts/contacts';
-import { toE164 } from '../contacts/contactIdentity';
+import { matchOrCreateContact, toE164 } from '../contacts';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { newId } from '../domain/ids';
 import type { Logger } from '../observability/logger';

@@ -1,4 +1,4 @@
-import { CAMPAIGN_LIMITS } from '../campaigns/limits';
+import { CAMPAIGN_LIMITS } from '../campaigns';
 
 /**
  * Every limit of an uploaded list (docs/campaigns.md "Uploaded lists"; the contract states

@@ -1,6 +1,6 @@
-import { tellCampaignCallEnded } from '../campaigns/callEndNotice';
+import { tellCampaignCallEnded } from '../campaigns/voice/callEndNotice';
 import { recipientsFollowMessages } from '../campaigns/recipients';
-import { refoldCampaignCall } from '../campaigns/refoldCall';
+import { refoldCampaignCall } from '../campaigns/voice/rereadRefold';
 import { onCallEnded, onCallReread } from '../calls/callHooks';
 import { onMessageStatuses } from '../messaging/deliveryStatus';
 

@@ -25,7 +25,7 @@ import { createEventSweeper } from '../events/sweeper';
 import { startRetentionSweeper } from '../events/retention';
 import { sweepExpiredSendIntents } from '../messaging/sendIntents';
 import { createSetupSweeper } from '../dues/setupSweeper';
-import { startLateRecounts } from '../campaigns/lateRecounts';
+import { startLateRecounts } from '../campaigns/whatsapp/lateRecounts';
 import { runMain, shutdownSignal } from './runMain';
 
 /**

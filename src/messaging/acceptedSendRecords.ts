@@ -1,7 +1,6 @@
 import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
-import { firstTurnDocuments, recordTurn, startedEvent, turnKeysCollection } from '../conversations/recordTurn';
-import { publishEach } from '../events/publisher';
-import { conversationMessagesCollection, conversationsCollection } from '../conversations/store';
+import { firstTurnDocuments, recordTurn, startedEvent, turnKeysCollection, conversationMessagesCollection, conversationsCollection } from '../conversations';
+import { publishEach } from '../events';
 import { insertIfAbsent, insertManyUnordered } from '../db/insertIfAbsent';
 import { outboundMessagesCollection } from './outboundMessages';
 import type { SendIntentDoc } from './sendIntents';

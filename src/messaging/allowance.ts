@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { collections, type WorkspaceDoc } from '../db/collections';
-import { withPlanLease } from '../workspaces/planLease';
+import { withPlanLease } from '../workspaces';
 
 /**
  * The plan's chat allowance (api-core §4 POST /messages rule 6). A template send is one

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { recipientId } from '../campaigns/staging';
 import { collections, type WorkspaceDoc } from '../db/collections';
 import { findByIds } from '../db/findByIds';
-import { withPlanLease } from '../workspaces/planLease';
+import { withPlanLease } from '../workspaces';
 import type { AllowanceSource } from './allowance';
-import { campaignSendIntentKey, sendIntentsCollection } from './sendIntents';
+import { sendIntentsCollection } from './sendIntents';
 
 /**
  * A campaign batch's billable conversations, taken from the plan once per batch instead of
@@ -13,7 +12,9 @@ import { campaignSendIntentKey, sendIntentsCollection } from './sendIntents';
  * written on the workspace document in the same `$set` as the counters it changed, under
  * the plan lease, so a crash leaves either both or neither; each send's intent names the hold
  * that billed it (`hold_id`), so a hold whose attempt died is settled by counting the intents
- * of its recipient range.
+ * of its range. Which intents a range holds is the batch owner's to say (`IntentKeysOf`; a
+ * campaign's: src/campaigns/whatsapp/conversationHold.ts), so this module names no campaign
+ * recipient.
  */
 
 /** The record of a hold, kept on the workspace document (`conversation_holds`). */
@@ -44,6 +45,9 @@ export const HOLD_SERVE_MS = 100_000;
  * between workers to spare.
  */
 export const HOLD_ORPHANED_AFTER_MS = 130_000;
+
+/** The `_id`s of the send intents a hold's positions would have (its batch's sends). */
+export type IntentKeysOf = (hold: ConversationHoldDoc) => string[];
 
 type Plan = WorkspaceDoc['plan'];
 type PlanChange = Pick<Plan, 'conversations_used' | 'prepaid_credits'>;
@@ -102,8 +106,8 @@ const planSet = (change: PlanChange, holds: ConversationHoldDoc[]) => ({
 });
 
 /** What an orphaned hold's sends used: its range's intents billed from it, `sent` or still `sending` (may have gone out). */
-async function usedByIntents(db: Db, tenantId: string, hold: ConversationHoldDoc): Promise<{ included: number; credit: number }> {
-  const ids = Array.from({ length: hold.positions }, (_, i) => campaignSendIntentKey(tenantId, hold.campaign_id, recipientId(hold.campaign_id, hold.from + i)));
+async function usedByIntents(db: Db, hold: ConversationHoldDoc, intentKeysOf: IntentKeysOf): Promise<{ included: number; credit: number }> {
+  const ids = intentKeysOf(hold);
   const used = { included: 0, credit: 0 };
   for (const intent of await findByIds(sendIntentsCollection(db), ids, { projection: { hold_id: 1, billed: 1, state: 1 } })) {
     if (intent.hold_id === hold.id && intent.billed && (intent.state === 'sent' || intent.state === 'sending')) used[intent.billed] += 1;
@@ -115,7 +119,7 @@ const orphaned = (hold: ConversationHoldDoc, campaignId: string, at: Date) =>
   hold.campaign_id === campaignId && at.getTime() - new Date(hold.taken_at).getTime() >= HOLD_ORPHANED_AFTER_MS;
 
 /** Settles the campaign's orphaned holds into `plan`; answers the counters and the holds left. Call under the plan lease. */
-async function settleOrphans(db: Db, workspace: WorkspaceWithHolds, campaignId: string, at: Date): Promise<{ plan: Plan; holds: ConversationHoldDoc[]; settled: number }> {
+async function settleOrphans(db: Db, workspace: WorkspaceWithHolds, campaignId: string, at: Date, intentKeysOf: IntentKeysOf): Promise<{ plan: Plan; holds: ConversationHoldDoc[]; settled: number }> {
   let plan = workspace.plan;
   const holds: ConversationHoldDoc[] = [];
   let settled = 0;
@@ -124,7 +128,7 @@ async function settleOrphans(db: Db, workspace: WorkspaceWithHolds, campaignId: 
       holds.push(hold);
       continue;
     }
-    plan = { ...plan, ...giveBackToPlan(plan, hold, await usedByIntents(db, workspace._id, hold)) };
+    plan = { ...plan, ...giveBackToPlan(plan, hold, await usedByIntents(db, hold, intentKeysOf)) };
     settled += 1;
   }
   return { plan, holds, settled };
@@ -138,14 +142,14 @@ async function settleOrphans(db: Db, workspace: WorkspaceWithHolds, campaignId: 
  */
 export async function takeConversationHold(
   db: Db,
-  input: { tenantId: string; campaignId: string; from: number; positions: number; wanted: number; now: () => Date },
+  input: { tenantId: string; campaignId: string; from: number; positions: number; wanted: number; now: () => Date; intentKeysOf: IntentKeysOf },
 ): Promise<HeldConversations | null> {
   const { workspaces } = collections(db);
   const takenAt = input.now();
   return withPlanLease(db, input.tenantId, async () => {
     const workspace = (await workspaces.findOne({ _id: input.tenantId })) as WorkspaceWithHolds | null;
     if (!workspace) return null;
-    const { plan, holds, settled } = await settleOrphans(db, workspace, input.campaignId, takenAt);
+    const { plan, holds, settled } = await settleOrphans(db, workspace, input.campaignId, takenAt, input.intentKeysOf);
     const taken = workspace.suspended ? { included: 0, credit: 0, plan } : holdFromPlan(plan, input.wanted);
     const record: ConversationHoldDoc = {
       id: `${input.campaignId}|${input.from}|${randomBytes(6).toString('hex')}`,
@@ -179,14 +183,14 @@ export async function settleConversationHold(db: Db, tenantId: string, held: Hel
  * Settles the campaign's orphaned holds (a batch attempt that died), for the run's end and
  * its later recounts. One workspace read when there is none.
  */
-export async function settleOrphanedHolds(db: Db, tenantId: string, campaignId: string, now: Date): Promise<number> {
+export async function settleOrphanedHolds(db: Db, tenantId: string, campaignId: string, now: Date, intentKeysOf: IntentKeysOf): Promise<number> {
   const { workspaces } = collections(db);
   const seen = (await workspaces.findOne({ _id: tenantId }, { projection: { conversation_holds: 1 } })) as WorkspaceWithHolds | null;
   if (!(seen?.conversation_holds ?? []).some((h) => orphaned(h, campaignId, now))) return 0;
   return withPlanLease(db, tenantId, async () => {
     const workspace = (await workspaces.findOne({ _id: tenantId })) as WorkspaceWithHolds | null;
     if (!workspace) return 0;
-    const { plan, holds, settled } = await settleOrphans(db, workspace, campaignId, now);
+    const { plan, holds, settled } = await settleOrphans(db, workspace, campaignId, now, intentKeysOf);
     if (settled) await workspaces.updateOne({ _id: tenantId }, { $set: planSet(plan, holds) });
     return settled;
   });

@@ -1,8 +1,7 @@
 import type { Db } from 'mongodb';
 import { bulkWriteInChunks } from '../db/bulkWrite';
 import { findByIds } from '../db/findByIds';
-import type { EventInput } from '../events/eventStore';
-import { publishEach, type EventPublisher } from '../events/publisher';
+import { type EventInput, publishEach, type EventPublisher } from '../events';
 import { STATUS_RANK, outboundMessagesCollection, type DeliveryStatus, type OutboundMessageDoc } from './outboundMessages';
 
 /** One status the provider reported for a message, with its time. */

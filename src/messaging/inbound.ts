@@ -1,7 +1,6 @@
 import type { Db } from 'mongodb';
-import { recordTurn } from '../conversations/recordTurn';
-import { phoneDigits, type Ctwa } from '../conversations/store';
-import type { EventPublisher } from '../events/publisher';
+import { recordTurn, phoneDigits, type Ctwa } from '../conversations';
+import type { EventPublisher } from '../events';
 import { isOptOutReply, recordOptOut } from './optOut';
 import { openWindow } from './sessionWindow';
 

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { phoneDigits } from '../conversations/store';
+import { phoneDigits } from '../conversations';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { sweepOldestFirst } from '../db/oldestFirst';
-import { retentionCutoff, type RetentionOptions } from '../events/retention';
+import { retentionCutoff, type RetentionOptions } from '../events';
 import type { SendRequest } from '../providers/whatsapp/provider';
 import type { AllowanceSource } from './allowance';
 

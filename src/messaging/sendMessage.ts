@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { Refusal } from '../domain/refusal';
-import { recordTurn, type RecordTurnInput } from '../conversations/recordTurn';
-import { conversationIdFor, phoneDigits } from '../conversations/store';
+import { recordTurn, type RecordTurnInput, conversationIdFor, phoneDigits } from '../conversations';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { keepRenewing } from '../db/leaseRenewal';
 import { LIMITS } from '../domain/limits';
 import { collections, type TemplateDoc } from '../db/collections';
-import type { EventPublisher } from '../events/publisher';
+import type { EventPublisher } from '../events';
 import type { Logger } from '../observability/logger';
 import type { ProviderErrorDetails, SendRequest, WhatsAppProvider } from '../providers/whatsapp/provider';
 import { SEND_RETRY_POLICY, sendWithRetries, type RetryPolicy } from '../providers/whatsapp/retry';

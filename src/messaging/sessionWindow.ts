@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { phoneDigits } from '../conversations/store';
+import { phoneDigits } from '../conversations';
 
 /**
  * The 24-hour customer service window (api-core §4, `text`): free text may go to a customer

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { Refusal } from '../domain/refusal';
-import type { EventPublisher } from '../events/publisher';
+import type { EventPublisher } from '../events';
 import { afterChange } from './patchTicket';
 import { ticketSettingsOf } from './ticketSettings';
 import { applyTicketChange, findTicket, type TicketDoc, type TicketVersionDoc } from './ticketStore';

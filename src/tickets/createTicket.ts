@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
-import { findContactIdFor } from '../contacts/contacts';
+import { findContactIdFor } from '../contacts';
 import type { WorkspaceDoc } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import type { EventPublisher } from '../events/publisher';
+import type { EventPublisher } from '../events';
 import type { Logger } from '../observability/logger';
 import { firstMessageId, publicRefCandidate, ticketIdFor } from './ticketIdentity';
 import { createTags, slaDueAt, type TicketPriority } from './ticketRules';

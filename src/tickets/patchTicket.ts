@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { EventPublisher } from '../events/publisher';
+import type { EventPublisher } from '../events';
 import { normaliseTags } from '../domain/tags';
 import { publishTicketUpdated } from './ticketEvents';
 import { canMove, isFinished, type TicketPriority, type TicketStatus } from './ticketRules';

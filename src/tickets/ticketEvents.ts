@@ -1,4 +1,4 @@
-import type { EventPublisher } from '../events/publisher';
+import type { EventPublisher } from '../events';
 import type { TicketDoc, TicketVersionDoc } from './ticketStore';
 
 /**

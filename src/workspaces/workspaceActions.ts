@@ -1,9 +1,8 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { Db } from 'mongodb';
-import { credentialsChanged } from '../auth/credentialCache';
-import type { KeyEnvironment } from '../auth/apiKeys';
+import { credentialsChanged, type KeyEnvironment } from '../auth';
 import { collections, type WorkspaceDoc } from '../db/collections';
-import { seedDemoWorkspace } from '../demo/seedDemoWorkspace';
+import { seedDemoWorkspace } from '../demo';
 import { newId } from '../domain/ids';
 import { newWorkspace } from './workspaces';
 

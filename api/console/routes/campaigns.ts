@@ -6,7 +6,7 @@ import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts, campaignTimeline, type CampaignCounts } from '../../../src/campaigns/progress';
-import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/outcomeReading';
+import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/voice/outcomes/served';
 import { explainCampaignRun } from '../../../src/campaigns/runExplanation';
 import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';

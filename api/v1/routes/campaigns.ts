@@ -9,7 +9,7 @@ import { route, type RouteContext, type RouteDef } from '../../route';
 import { controlCampaign } from '../../../src/campaigns/control';
 import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts } from '../../../src/campaigns/progress';
-import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/outcomeReading';
+import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/voice/outcomes/served';
 import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, requireCallCampaign } from '../../shared/campaignAnswers';
 import {
   campaignParams,

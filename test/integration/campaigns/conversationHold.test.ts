@@ -7,7 +7,8 @@ import type { SendBatchInput, SendBatchResult } from '../../../src/campaigns/con
 import { readRecipientBatch, stageRecipients } from '../../../src/campaigns/staging';
 import { collections } from '../../../src/db/collections';
 import type { EventPublisher } from '../../../src/events/publisher';
-import { settleOrphanedHolds, takeConversationHold, type WorkspaceWithHolds } from '../../../src/messaging/conversationHold';
+import type { WorkspaceWithHolds } from '../../../src/messaging/conversationHold';
+import { settleOrphanedBatchHolds, takeBatchHold } from '../../../src/campaigns/whatsapp/conversationHold';
 import { campaignSendIntentKey, sendIntentsCollection } from '../../../src/messaging/sendIntents';
 import { lookUpSendContext, sendWhatsAppMessage } from '../../../src/messaging/sendMessage';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/providers/whatsapp/provider';
@@ -15,7 +16,7 @@ import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { insertCampaignDraft, insertContacts, openDbWithWorkspace, zoneOpenAt } from '../../support/campaigns';
 
 /**
- * A campaign batch's conversations held once (src/messaging/conversationHold.ts), through the
+ * A campaign batch's conversations held once (src/messaging/conversationHold.ts, over the batch's recipients by src/campaigns/whatsapp/conversationHold.ts), through the
  * real batch activity in the SDK's mock activity context against FerretDB: the counters end
  * at exactly what was sent, whatever refused, died or was suspended along the way.
  */
@@ -144,7 +145,7 @@ describe('a campaign batch holds its conversations', () => {
 
   /** An attempt that takes a hold, sends `sends` of the batch from it and dies without settling, 140 s ago. */
   async function deadAttempt(campaign: CampaignDoc, provider: WhatsAppProvider, sends: number) {
-    const hold = (await takeConversationHold(db(), { tenantId: tenant(), campaignId: campaign._id, from: 0, positions: 5, wanted: 5, now: () => new Date() }))!;
+    const hold = (await takeBatchHold(db(), { tenantId: tenant(), campaignId: campaign._id, from: 0, positions: 5, wanted: 5, now: () => new Date() }))!;
     const template = { name: campaign.template!.name, language: campaign.template!.language };
     const context = { ...(await lookUpSendContext(db(), tenant(), null, template)), hold };
     for (const doc of (await readRecipientBatch(db(), campaign._id, 0, 5)).slice(0, sends)) {
@@ -186,11 +187,11 @@ describe('a campaign batch holds its conversations', () => {
     await sendIntentsCollection(db()).insertOne({ ...fourth!, _id: campaignSendIntentKey(tenant(), campaign._id, `${campaign._id}:4`), state: 'sending', billed: 'credit' });
     expect(await counters()).toMatchObject({ used: 3, credits: 8, holds: [{ id: hold.record.id, included: 3, credit: 2 }] });
     // A young hold may still be serving its attempt: left alone.
-    expect(await settleOrphanedHolds(db(), tenant(), campaign._id, new Date(hold.record.taken_at.getTime() + 1_000))).toBe(0);
-    expect(await settleOrphanedHolds(db(), tenant(), campaign._id, new Date())).toBe(1);
+    expect(await settleOrphanedBatchHolds(db(), tenant(), campaign._id, new Date(hold.record.taken_at.getTime() + 1_000))).toBe(0);
+    expect(await settleOrphanedBatchHolds(db(), tenant(), campaign._id, new Date())).toBe(1);
     expect(await counters()).toEqual({ used: 3, credits: 8, holds: [] });
     // Settled once: a second look changes nothing.
-    expect(await settleOrphanedHolds(db(), tenant(), campaign._id, new Date())).toBe(0);
+    expect(await settleOrphanedBatchHolds(db(), tenant(), campaign._id, new Date())).toBe(0);
     expect(await counters()).toEqual({ used: 3, credits: 8, holds: [] });
   });
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { callCollections } from '../../../src/calls/callStore';
-import { outcomeCollections } from '../../../src/campaigns/outcomeChunks';
+import { outcomeCollections } from '../../../src/campaigns/voice/outcomes/chunks';
 import { matchOrCreateContact } from '../../../src/contacts/contacts';
 import { collections } from '../../../src/db/collections';
 import { startTestApi, type TestApi } from '../../support/app';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { campaignRunWorkflowId } from '../../../src/campaigns/contracts';
-import { lateRecountsCollection, lateRecountOffsetMs, recountDueCampaigns } from '../../../src/campaigns/lateRecounts';
+import { lateRecountsCollection, lateRecountOffsetMs, recountDueCampaigns } from '../../../src/campaigns/whatsapp/lateRecounts';
 import { campaignCounters } from '../../../src/campaigns/progress';
 import { advanceRecipients } from '../../../src/campaigns/recipients';
 import { readRecipientBatch } from '../../../src/campaigns/staging';

@@ -5,7 +5,7 @@ import { IdentityConflictError, MissingIdentityError } from '../../../src/contac
 import { Refusal } from '../../../src/domain/refusal';
 import { SendRefusal } from '../../../src/messaging/sendMessage';
 import { CampaignRefusal, guardrail, versionConflict } from '../../../src/campaigns/refusal';
-import { docsFor } from '../../../src/campaigns/findings';
+import { docsFor } from '../../../src/campaigns/evaluationFindings';
 import { paymentChanged, wrongStatus } from '../../../src/dues/refusal';
 import { WebhookRefusal } from '../../../src/webhooks/refusal';
 

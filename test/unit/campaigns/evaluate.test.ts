@@ -1,5 +1,5 @@
 import { evaluate, type EvaluateInput } from '../../../src/campaigns/evaluate';
-import { docsFor } from '../../../src/campaigns/findings';
+import { docsFor } from '../../../src/campaigns/evaluationFindings';
 import { campaign, person, template, workspace } from './fixtures';
 
 const input = (overrides: Partial<EvaluateInput> = {}): EvaluateInput => ({

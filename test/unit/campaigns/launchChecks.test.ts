@@ -1,7 +1,7 @@
 import { evaluate } from '../../../src/campaigns/evaluate';
 import { checkLaunch, type LaunchCheck } from '../../../src/campaigns/launchChecks';
 import { CampaignRefusal } from '../../../src/campaigns/refusal';
-import { docsFor } from '../../../src/campaigns/findings';
+import { docsFor } from '../../../src/campaigns/evaluationFindings';
 import type { CampaignDoc } from '../../../src/campaigns/campaign';
 import type { WorkspaceDoc } from '../../../src/db/collections';
 import { NOW, campaign, person, template, workspace } from './fixtures';

@@ -1,9 +1,9 @@
 import type { CallResult, Capture, Disposition } from '../../../src/calls/types';
 import { pendingResult } from '../../../src/calls/types';
-import { mergeCalls, type FinishedCall, type MergedOutcome } from '../../../src/campaigns/callOutcomes';
-import { OUTCOME_CHUNK, chunkTally, mergeParts, outcomeChunkOf, partOf, tallyRows } from '../../../src/campaigns/outcomeChunks';
-import { OutcomeReportBuilder, TEXT_SAMPLES, type OutcomeRow, type OutcomeTally } from '../../../src/campaigns/outcomeReport';
-import { csvColumns, csvHead, csvRowsText, csvRow } from '../../../src/campaigns/outcomesCsv';
+import { mergeCalls, type FinishedCall, type MergedOutcome } from '../../../src/campaigns/voice/mergedOutcome';
+import { OUTCOME_CHUNK, chunkTally, mergeParts, outcomeChunkOf, partOf, tallyRows } from '../../../src/campaigns/voice/outcomes/chunks';
+import { OutcomeReportBuilder, TEXT_SAMPLES, type OutcomeRow, type OutcomeTally } from '../../../src/campaigns/voice/outcomes/report';
+import { csvColumns, csvHead, csvRowsText, csvRow } from '../../../src/campaigns/voice/outcomes/csv';
 import { stringify } from 'csv-stringify';
 import { VOICE_TEST_CAPTURE } from '../../support/campaigns';
 

@@ -1,6 +1,6 @@
-import type { MergedOutcome } from '../../../src/campaigns/callOutcomes';
-import { OutcomeReportBuilder, resolvedDisplay } from '../../../src/campaigns/outcomeReport';
-import { csvColumns, guardCell } from '../../../src/campaigns/outcomesCsv';
+import type { MergedOutcome } from '../../../src/campaigns/voice/mergedOutcome';
+import { OutcomeReportBuilder, resolvedDisplay } from '../../../src/campaigns/voice/outcomes/report';
+import { csvColumns, guardCell } from '../../../src/campaigns/voice/outcomes/csv';
 import type { CampaignRecipientDoc } from '../../../src/campaigns/staging';
 import type { Capture } from '../../../src/calls/types';
 

@@ -1,4 +1,4 @@
-import { recipientTimeZone } from '../../../src/campaigns/recipientZone';
+import { recipientTimeZone } from '../../../src/campaigns/voice/recipientZone';
 
 /** A person's zone for `schedule.recipient_time_zone`: their number's country, else the campaign's zone. */
 describe('recipientTimeZone', () => {

@@ -1,5 +1,5 @@
 import type { CampaignDoc, CampaignSchedule } from '../../../src/campaigns/campaign';
-import { ZERO_CALL_PROGRESS } from '../../../src/campaigns/callProgress';
+import { ZERO_CALL_PROGRESS } from '../../../src/campaigns/voice/callProgress';
 import { campaignEta } from '../../../src/campaigns/estimate';
 import { explainCampaignRun, windowClosedNotice, type ExplainInput } from '../../../src/campaigns/runExplanation';
 import { formatZonedTime } from '../../../src/campaigns/zonedText';

@@ -1,5 +1,5 @@
 import { CAMPAIGN_CATCH_UP_MS } from '../../../src/campaigns/contracts';
-import { catchUpSendAt, sendSpacingMs, sendTimes } from '../../../src/campaigns/throttle';
+import { catchUpSendAt, sendSpacingMs, sendTimes } from '../../../src/campaigns/whatsapp/throttle';
 import { transition } from '../../../src/campaigns/status';
 import type { CampaignStatus } from '../../../src/campaigns/campaign';
 

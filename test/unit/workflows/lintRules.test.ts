@@ -54,9 +54,30 @@ const probes: Record<string, string> = {
     "import type { Args } from '../main/runMain';",
     "import type { ActivityInterceptorsFactory } from '@temporalio/worker';",
     "import { batchWhileBusy } from '../async/batchWhileBusy';",
-    "import { placeCall } from '../calls/placeCall';",
+    "import { placeCall } from '../calls';",
     'export const d = [ApiError, periodicPass, batchWhileBusy, placeCall];',
     'export type E = CallActivities | Args | ActivityInterceptorsFactory;',
+  ].join('\n'),
+  // a feature reaches another only through its entry (index.ts) or its contracts, even for a type
+  'src/messaging/probe.ts': [
+    "import { recipientId } from '../campaigns/staging';",
+    "import { CAMPAIGN_LIMITS } from '../campaigns';",
+    "import type { CallDoc } from '../calls/callStore';",
+    "import { callWorkflowDefinition } from '../calls/contracts';",
+    "import { recordTurn } from '../conversations';",
+    "import { sendWhatsAppMessage } from './sendMessage';",
+    "import { findByIds } from '../db/findByIds';",
+    "import { whatsAppProvider } from '../providers/whatsapp/provider';",
+    'export const m = [recipientId, CAMPAIGN_LIMITS, callWorkflowDefinition, recordTurn, sendWhatsAppMessage, findByIds, whatsAppProvider];',
+    'export type N = CallDoc;',
+  ].join('\n'),
+  'src/campaigns/voice/probe.ts': [
+    "import { placeCall } from '../../calls/placeCall';",
+    "import { callCollections } from '../../calls';",
+    "import { recount } from '../progress';",
+    "import { sendCampaignBatch } from '../whatsapp/sendBatch';",
+    "import { ApiError } from '../../../api/errors';",
+    'export const v = [placeCall, callCollections, recount, sendCampaignBatch, ApiError];',
   ].join('\n'),
   // the shared folders import no feature (a type is fine), nor anything above src/
   'src/db/probe.ts': [
@@ -159,6 +180,12 @@ describe('import rules (.oxlintrc.json)', () => {
         'src/campaigns/probe.ts:2',
         'src/campaigns/probe.ts:3',
         'src/campaigns/probe.ts:4',
+        // a feature imports another's internals neither as a value nor as a type, from any depth
+        'src/messaging/probe.ts:1',
+        'src/messaging/probe.ts:3',
+        'src/campaigns/voice/probe.ts:1',
+        // the layer rules still hold in a feature's own folders
+        'src/campaigns/voice/probe.ts:5',
         // src/db, src/domain and src/async value-import no feature
         'src/db/probe.ts:1',
         'src/db/probe.ts:4',

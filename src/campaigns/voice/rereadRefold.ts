@@ -1,17 +1,16 @@
 import type { Collection, Db } from 'mongodb';
-import { callCollections, type CallDoc } from '../calls/callStore';
-import { fieldEvidence } from '../calls/evidence';
-import { mergeCalls, type FinishedCall, type RecipientCall } from './callOutcomes';
-import { campaignCollections } from './campaign';
-import { chunkOf, recount } from './progress';
-import { recipientId, stagingCollections } from './staging';
+import { callCollections, type CallDoc, fieldEvidence } from '../../calls';
+import { mergeCalls, type FinishedCall, type RecipientCall } from './mergedOutcome';
+import { campaignCollections } from '../campaign';
+import { chunkOf, recount } from '../progress';
+import { recipientId, stagingCollections } from '../staging';
 
 /**
  * A campaign call's way back to its person, and the refold a console re-read asks for (issue
  * 15): when a re-read changes a campaign call's result, the person's merged outcome is
  * recomputed from all their calls as they now read, then their count chunk and outcome chunk
- * are counted again (progress.ts, outcomeChunks.ts), so the counters, GET …/outcomes and the
- * CSV follow. The merge rules hold across the calls (callOutcomes.ts `mergeCalls`): a call-back
+ * are counted again (../progress.ts, outcomes/chunks.ts), so the counters, GET …/outcomes and the
+ * CSV follow. The merge rules hold across the calls (mergedOutcome.ts `mergeCalls`): a call-back
  * that completed keeps the record completed whatever a re-read of the first call says, and an
  * unanswered call never replaces what another call taught.
  */

@@ -1,6 +1,6 @@
 import type { CallResult } from '../../../src/calls/types';
 import { pendingResult } from '../../../src/calls/types';
-import { answersSoFar, callBackCapture, mergeOutcome, owesCallBack, type FinishedCall, type MergedOutcome, type RecipientCall } from '../../../src/campaigns/callOutcomes';
+import { answersSoFar, callBackCapture, mergeOutcome, owesCallBack, type FinishedCall, type MergedOutcome, type RecipientCall } from '../../../src/campaigns/voice/mergedOutcome';
 import { allDetails, renderCallText } from '../../../src/campaigns/templateTokens';
 import { VOICE_TEST_CAPTURE as CAPTURE } from '../../support/campaigns';
 

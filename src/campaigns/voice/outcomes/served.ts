@@ -1,17 +1,17 @@
 import type { Db } from 'mongodb';
 import { PassThrough, type Readable } from 'node:stream';
-import type { CampaignDoc } from './campaign';
-import { CAMPAIGN_COUNT_CHUNK } from './contracts';
-import { OUTCOME_CHUNK, outcomeChunkId, outcomeCollections, outcomeRow, type OutcomeTalliesDoc } from './outcomeChunks';
-import { OutcomeReportBuilder, type OutcomeRow } from './outcomeReport';
-import { csvHead, csvRowsText } from './outcomesCsv';
-import { progressCollection } from './progress';
-import { readRecipientBatch } from './staging';
+import type { CampaignDoc } from '../../campaign';
+import { CAMPAIGN_COUNT_CHUNK } from '../../contracts';
+import { OUTCOME_CHUNK, outcomeChunkId, outcomeCollections, outcomeRow, type OutcomeTalliesDoc } from './chunks';
+import { OutcomeReportBuilder, type OutcomeRow } from './report';
+import { csvHead, csvRowsText } from './csv';
+import { progressCollection } from '../../progress';
+import { readRecipientBatch } from '../../staging';
 
 /**
  * A call campaign's outcome report and CSV (shared by the public routes and the console, whose
  * session callers hold no API key), read from the outcome chunks and their tallies
- * (outcomeChunks.ts): the report is two point reads, the CSV one per `OUTCOME_CHUNK` people
+ * (chunks.ts): the report is two point reads, the CSV one per `OUTCOME_CHUNK` people
  * (their rows kept as CSV text).
  *
  * Campaigns that ran before those documents existed still answer, the slow way: their report
@@ -82,7 +82,7 @@ async function chunkCsv(db: Db, campaign: CampaignDoc, k: number): Promise<strin
 /**
  * The CSV as a stream: the header, then each chunk's rows as they are read (up to
  * CSV_READ_AHEAD chunks read while this one is sent), waiting while the client is behind. Byte for byte what
- * csv-stringify's streaming writer gives (outcomesCsv.ts). A read failure ends the stream
+ * csv-stringify's streaming writer gives (csv.ts). A read failure ends the stream
  * with that error.
  */
 /**

@@ -1,10 +1,10 @@
 import type { Collection, Db } from 'mongodb';
-import type { Capture } from '../calls/types';
-import { campaignCollections } from './campaign';
-import { CAMPAIGN_COUNT_CHUNK } from './contracts';
-import { OutcomeReportBuilder, type OutcomeRow, type OutcomeTally } from './outcomeReport';
-import { csvRowsText } from './outcomesCsv';
-import type { CampaignRecipientDoc } from './staging';
+import type { Capture } from '../../../calls';
+import { campaignCollections } from '../../campaign';
+import { CAMPAIGN_COUNT_CHUNK } from '../../contracts';
+import { OutcomeReportBuilder, type OutcomeRow, type OutcomeTally } from './report';
+import { csvRowsText } from './csv';
+import type { CampaignRecipientDoc } from '../../staging';
 
 /**
  * A call campaign's outcomes kept for reading in bulk (issue 15: GET …/outcomes and the CSV
@@ -14,8 +14,8 @@ import type { CampaignRecipientDoc } from './staging';
  *
  * - `campaign_outcome_chunks` `<campaign_id>:<k>`: positions `[k × OUTCOME_CHUNK,
  *   (k + 1) × OUTCOME_CHUNK)` in parts, one per count chunk (progress.ts, 100 people) the run
- *   has counted: the part's rows as CSV text (outcomesCsv.ts `csvRowsText`, one string) and
- *   their report tally (outcomeReport.ts `OutcomeTally`). Text, not structured rows: FerretDB
+ *   has counted: the part's rows as CSV text (csv.ts `csvRowsText`, one string) and
+ *   their report tally (report.ts `OutcomeTally`). Text, not structured rows: FerretDB
  *   decodes a document value by value (measured: 0.28 ms of CPU per person for structured
  *   rows of ≈ 40 values), and a string is one value.
  * - `campaign_outcome_tallies` `<campaign_id>`: each outcome chunk's tally, its parts' added up.
@@ -24,7 +24,7 @@ import type { CampaignRecipientDoc } from './staging';
  * chunks it has just read, never incremented: a part is replaced whole and the chunk's tally
  * recomputed from its parts, so folding a person twice counts them once, and FerretDB's non-atomic `$inc` is never
  * relied on. The run's activities are its only writers while it runs (one at a time); a
- * console re-read refolds one person the same way (refoldCall.ts).
+ * console re-read refolds one person the same way (../rereadRefold.ts).
  *
  * A position no part holds yet was never counted, so it is still `queued` with no call: the
  * report counts it as staged and outstanding, and the CSV reads its recipient document.
@@ -39,7 +39,7 @@ export interface OutcomePart {
   part: number;
   /** How many people: the count chunk's staged positions. */
   rows: number;
-  /** Their rows as the CSV writes them (outcomesCsv.ts `csvRowsText`). */
+  /** Their rows as the CSV writes them (csv.ts `csvRowsText`). */
   text: string;
   tally: OutcomeTally;
 }
@@ -64,7 +64,7 @@ export interface OutcomeTalliesDoc {
   /**
    * True when every position counted since staging is in the chunks (the tallies began with the
    * run's first count, or a count of every chunk rebuilt them). False for a campaign that ran
-   * before these documents existed: its report reads every person (outcomeReading.ts).
+   * before these documents existed: its report reads every person (served.ts).
    */
   complete: boolean;
   updated_at: Date;

@@ -1,9 +1,9 @@
 import type { Collection, Db } from 'mongodb';
-import { insertIfAbsent } from '../db/insertIfAbsent';
-import { settleOrphanedHolds } from '../messaging/conversationHold';
-import { periodicPass, type PeriodicPass } from '../async/periodicPass';
-import { CAMPAIGN_SETTLE_DELAYS_MS } from './contracts';
-import { recount } from './progress';
+import { insertIfAbsent } from '../../db/insertIfAbsent';
+import { settleOrphanedBatchHolds } from './conversationHold';
+import { periodicPass, type PeriodicPass } from '../../async/periodicPass';
+import { CAMPAIGN_SETTLE_DELAYS_MS } from '../contracts';
+import { recount } from '../progress';
 
 /**
  * Late statuses (delivered, read, failed) keep moving a finished WhatsApp campaign's
@@ -64,7 +64,7 @@ export async function recountDueCampaigns(db: Db, now: Date, options: { batchSiz
   for (const doc of docs) {
     try {
       // As the run's recounts did: a hold a dead batch attempt left is settled first.
-      await settleOrphanedHolds(db, doc.tenant_id, doc._id, now);
+      await settleOrphanedBatchHolds(db, doc.tenant_id, doc._id, now);
       await recount(db, { campaignId: doc._id, tenantId: doc.tenant_id, recipients: doc.recipients, chunks: 'movable', at: now });
       const next = doc.step + 1;
       if (next < CAMPAIGN_SETTLE_DELAYS_MS.length) {

@@ -1,7 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
-import type { FieldValue } from '../calls/result';
-import type { Capture } from '../calls/types';
-import type { OutcomeRow } from './outcomeReport';
+import type { FieldValue, Capture } from '../../../calls';
+import type { OutcomeRow } from './report';
 
 /**
  * GET …/outcomes.csv (campaigns-tickets-dues §4): one row per person in audience order, one
@@ -83,7 +82,7 @@ export function csvHead(capture: Capture | null): string {
  * Rows as the writer would write them after the header (each record ends with CRLF), so a
  * file is `csvHead` followed by the rows' texts in position order, byte for byte what
  * csv-stringify's streaming writer gives with the same options. The run keeps each outcome chunk's rows written this way
- * (outcomeChunks.ts), so the CSV route sends text instead of decoding every person's fields.
+ * (chunks.ts), so the CSV route sends text instead of decoding every person's fields.
  */
 export function csvRowsText(rows: readonly OutcomeRow[], capture: Capture | null): string {
   return stringify(rows.map((row) => csvRow(row, capture)), { record_delimiter: 'windows' });

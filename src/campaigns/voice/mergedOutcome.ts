@@ -1,6 +1,4 @@
-import { applySuccessRule, type FieldValue } from '../calls/result';
-import type { FieldEvidence } from '../calls/evidence';
-import type { Capture, CallLearning, CallResult, Disposition } from '../calls/types';
+import { applySuccessRule, type FieldValue, type FieldEvidence, type Capture, type CallLearning, type CallResult, type Disposition } from '../../calls';
 
 /**
  * A call campaign's outcome per person, merged across their calls (campaigns-tickets-dues §4

@@ -1,6 +1,6 @@
 import { getCountry, getTimezone } from 'countries-and-timezones';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { isTimeZone } from '../workspaces/workspaces';
+import { isTimeZone } from '../../workspaces';
 
 /**
  * The time zone a call campaign holds a person's call window to when its schedule asks for

@@ -1,5 +1,5 @@
-import { CAMPAIGN_CATCH_UP_MS } from './contracts';
-import { CAMPAIGN_LIMITS } from './limits';
+import { CAMPAIGN_CATCH_UP_MS } from '../contracts';
+import { CAMPAIGN_LIMITS } from '../limits';
 
 /**
  * The throttle (campaigns-tickets-dues §4 `throttle_per_minute`, 1 to 600): sends are spread

@@ -1,4 +1,4 @@
-import type { CampaignRecipientDoc } from './staging';
+import type { CampaignRecipientDoc } from '../staging';
 
 /**
  * A call campaign's progress (issue 15), counted per person from their recipient documents:

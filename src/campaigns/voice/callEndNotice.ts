@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import type { CallDoc } from '../calls/callStore';
-import { findCampaign } from './campaign';
-import { campaignCallEndedSignal, campaignRunWorkflowId } from './contracts';
+import type { CallDoc } from '../../calls';
+import { findCampaign } from '../campaign';
+import { campaignCallEndedSignal, campaignRunWorkflowId } from '../contracts';
 
 /**
  * Tells a call campaign's run that one of its calls ended, so its live-call place is free:

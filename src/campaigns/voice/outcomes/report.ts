@@ -1,7 +1,6 @@
-import type { FieldValue } from '../calls/result';
-import { DISPOSITIONS, type Capture, type CaptureDisplay, type CaptureField, type Disposition } from '../calls/types';
-import { callProgressOf } from './callProgress';
-import type { CampaignRecipientDoc } from './staging';
+import { type FieldValue, DISPOSITIONS, type Capture, type CaptureDisplay, type CaptureField, type Disposition } from '../../../calls';
+import { callProgressOf } from '../callProgress';
+import type { CampaignRecipientDoc } from '../../staging';
 
 /** What the report reads of a person: their recipient document, or their row in an outcome chunk. */
 export type OutcomeRow = Pick<CampaignRecipientDoc, 'position' | 'contact_id' | 'name' | 'to' | 'state' | 'calls' | 'outcome'>;
@@ -13,7 +12,7 @@ export type OutcomeRow = Pick<CampaignRecipientDoc, 'position' | 'contact_id' | 
  * order to `OutcomeReportBuilder`, which holds only the tallies (and a number field's values,
  * for its median). A builder's tallies can be kept as plain data (`tally()`, an
  * `OutcomeTally`) and added up again in position order (`absorb`): the run keeps one tally
- * per outcome chunk (outcomeChunks.ts), and the report adds those up instead of reading
+ * per outcome chunk (chunks.ts), and the report adds those up instead of reading
  * every person.
  */
 
@@ -268,7 +267,7 @@ export class OutcomeReportBuilder {
 
   /**
    * People never touched by the run (queued, no call): they are staged and outstanding. The
-   * report counts them so without reading them (outcomeChunks.ts).
+   * report counts them so without reading them (chunks.ts).
    */
   addUntouched(count: number): void {
     if (count <= 0) return;

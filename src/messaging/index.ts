@@ -1,0 +1,11 @@
+/** What other features use of messaging: sending a WhatsApp message (one send or a batch's), send intents, the conversation hold, opt-outs, senders, templates, delivery statuses. */
+export { type AcceptedSendRecords, groupAcceptedSendRecords } from './acceptedSendRecords';
+export { allowanceLeft } from './allowance';
+export { type ConversationHoldDoc, type HeldConversations, settleConversationHold, settleOrphanedHolds, takeConversationHold } from './conversationHold';
+export { type StatusReached } from './deliveryStatus';
+export { suppressedNumbers } from './optOut';
+export { campaignSendIntentKey, dueReceiptSendIntentKey, dueReminderSendIntentKey, type SendIntentDoc, sendIntentsCollection } from './sendIntents';
+export { lookUpSendContext, type SendContext, SendOutcomeUnknown, SendRefusal, type SendRefusalReason, sendWhatsAppMessage } from './sendMessage';
+export { resolveSender } from './senders';
+export { selectTemplateVariant } from './templateLanguage';
+export { normaliseVariable, placeholderNumbers } from './templateVariables';
