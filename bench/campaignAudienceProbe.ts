@@ -22,7 +22,7 @@ import { cpuSeconds, loadAverage } from './benchStats';
  * spend their time, without the API, worker or Temporal. On its own FerretDB (SQLite): writes
  * PROBE_RECIPIENTS (50,000) contacts, then times evaluate (audience read, opt-outs, classify)
  * and staging, each with the FerretDB process's CPU. Used to choose the staging's chunk size
- * (docs/decisions.md, "Campaigns").
+ * (docs/decisions/campaigns.md, "Campaigns").
  */
 
 const count = Number(process.env.PROBE_RECIPIENTS ?? 50_000);

@@ -6,7 +6,7 @@
 // no database: the route factories only need stand-in dependencies to describe themselves),
 // written to a temporary file, and handed to openapi-typescript 7. openapi-typescript lives
 // in the npm workspace scripts/typegen with TypeScript 5, because it needs TypeScript's
-// JavaScript API and the project's TypeScript 7 is native (docs/decisions.md, "Typed client").
+// JavaScript API and the project's TypeScript 7 is native (docs/decisions/api.md, "Typed client").
 //
 //   node scripts/api-types.cjs                 write every target's file
 //   node scripts/api-types.cjs console         write one target's file

@@ -7,7 +7,7 @@ import { WEBHOOK_ATTEMPT, WEBHOOK_ATTEMPT_DEADLINE_MS, WEBHOOK_RECORD } from './
 // One local activity per attempt, not retried by the SDK (see WEBHOOK_ATTEMPT). Local rather
 // than a regular activity: an attempt is short and bounded, and skipping the server's
 // activity task round trip cut the Temporal server's CPU per delivery by about a fifth (see
-// docs/decisions.md, "Webhook benchmark"). A worker that dies mid-attempt loses its workflow
+// docs/decisions/performance.md, "Webhook benchmark"). A worker that dies mid-attempt loses its workflow
 // task; the next worker replays and runs the same attempt again.
 const { attemptWebhookDelivery } = proxyLocalActivities<WebhookActivities>(WEBHOOK_ATTEMPT);
 

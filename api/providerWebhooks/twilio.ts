@@ -59,7 +59,7 @@ function answerTwiml(ctx: Context, twiml: string): void {
  * - `transfer`: the team line's leg of a hand-over; its answer is `human_active`.
  * - `voice`: a call to one of the workspace's numbers starts the inbound lifecycle and the
  *   agent deployed to the number answers; a number that is not ours is rejected, one of ours
- *   that cannot take the call says so and hangs up (docs/decisions.md).
+ *   that cannot take the call says so and hangs up (docs/decisions/README.md).
  *
  * Every step is safe to repeat, so a failure answers 500 and Twilio's retry (where it makes one) finds the same state.
  */

@@ -7,7 +7,7 @@ import { utcDay } from './callStore';
  * The two call limits that must hold under parallel requests (api-core §8): live calls per
  * workspace and the daily budget. FerretDB 1.x applies neither conditional updates nor
  * `$inc` atomically (measured: 15 parallel `$inc`s left a counter at 3; see
- * docs/decisions.md), while an insert of an existing `_id` always fails. So every place is
+ * docs/decisions/README.md), while an insert of an existing `_id` always fails. So every place is
  * claimed by inserting a document whose `_id` names it: two requests can never both take
  * the last one, on FerretDB or MongoDB.
  */

@@ -5,7 +5,7 @@ import type { AgentVoice } from './agentVoice';
  * What an agent's voice settings (src/calls/agentVoice.ts) may hold, in one place: the
  * console's routes validate with these schemas, the web console sizes its inputs from the
  * limits (served in the agent's view), and the defaults are held to them by a unit test.
- * The spec says nothing of these fields; the choices are in docs/decisions.md.
+ * The spec says nothing of these fields; the choices are in docs/decisions/README.md.
  */
 export const AGENT_VOICE_LIMITS = {
   personaChars: 300,

@@ -49,7 +49,7 @@ export interface CallDoc {
   budget_day: string;
   /**
    * False for a campaign call of a workspace whose campaign calls do not count against the
-   * daily budget (docs/decisions.md): nothing was reserved, so nothing is given back. Absent
+   * daily budget (docs/decisions/README.md): nothing was reserved, so nothing is given back. Absent
    * on calls written before the field existed, which all reserved.
    */
   budget_reserved?: boolean;
@@ -78,7 +78,7 @@ export interface CallCollections {
 /**
  * The console's recent calls (src/calls/callList.ts): a workspace's calls newest first, any
  * filter applied to that order. MongoDB answers from it; FerretDB on SQLite answers only `_id`
- * equalities from an index and scans for the rest (docs/decisions.md, "Recent calls").
+ * equalities from an index and scans for the rest (docs/decisions/console.md, "Recent calls").
  */
 export const CALL_INDEXES: Record<string, IndexDescription[]> = {
   calls: [{ key: { tenant_id: 1, _id: -1 }, name: 'tenant_newest' }],

@@ -44,7 +44,7 @@ export interface CallRequestForGuards {
   agent_id: string | null;
   /**
    * `exempt`: the daily budget guard is passed over and nothing is reserved (campaign calls of
-   * a workspace whose plan exempts them; docs/decisions.md). Every other guard holds.
+   * a workspace whose plan exempts them; docs/decisions/README.md). Every other guard holds.
    */
   dailyBudget?: 'count' | 'exempt';
 }

@@ -11,7 +11,7 @@ import { renderCallText, renderListCallText, renderListVariables, renderVariable
 /**
  * Who a campaign reaches (campaigns-tickets-dues §4 `audience`), resolved at evaluate and
  * launch. Reading is shaped by FerretDB on SQLite, where only `_id` equality and `_id: {$in}`
- * use an index (with the repository's patch; docs/decisions.md "Campaigns"): a short
+ * use an index (with the repository's patch; docs/decisions/campaigns.md "Campaigns"): a short
  * `contact_ids` list is read by `_id: {$in}`; a long one, and a segment, by one scan of the
  * workspace's contacts (each evaluate or launch pays it once).
  */
@@ -50,7 +50,7 @@ const PROJECTION = { _id: 1, tenant_id: 1, name: 1, email: 1, phone: 1 } as cons
  * 500 for 50,000 contacts); 2,000 cost 13 % less FerretDB CPU on the probe
  * (`bench/campaignAudienceProbe.ts`) but ten launches scanning together then answered 503:
  * a round trip of 2,000 outlived the API's 2 s socket budget (`API_DATABASE_TIMEOUT_MS`)
- * while the launched campaigns sent. 500 showed no 503 (docs/decisions.md, "Campaigns").
+ * while the launched campaigns sent. 500 showed no 503 (docs/decisions/campaigns.md, "Campaigns").
  */
 export const SCAN_BATCH = 500;
 
@@ -66,7 +66,7 @@ export async function readContactsById(db: Db, tenantId: string, ids: readonly s
 
 /**
  * Up to this many ids are read by `_id`; more by one scan. Measured on the pinned FerretDB
- * (docs/decisions.md "Campaigns"): a point read cost about as much as scanning 500
+ * (docs/decisions/campaigns.md "Campaigns"): a point read cost about as much as scanning 500
  * contacts, so past a few hundred ids the scan was cheaper. Read by `_id: {$in}` since, 500
  * ids cost 0.07 FerretDB CPU-s (0.29 as point reads), and 50,000 ids in reads of 1,000 cost
  * 9.5 s where the scan of a 50,000-contact workspace cost 7.1 s: the scan stays for long lists.

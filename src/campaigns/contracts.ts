@@ -246,7 +246,7 @@ export const CALL_STEP_MAX = 10;
  * How often the run looks at its awaited calls (and for a free live-call place): an activity
  * read of the calls' read models. A run waiting for a place is woken sooner by
  * `campaignCallEndedSignal` when one of its calls ends; this poll is the fallback, and the
- * only way it learns of a place a call of another kind frees (docs/decisions.md "Voice campaigns").
+ * only way it learns of a place a call of another kind frees (docs/decisions/campaigns.md "Voice campaigns").
  */
 export const CALL_PLACE_POLL_MS = 10_000;
 /** A call-back goes no sooner than this after the interrupted call's reading. */

@@ -54,7 +54,7 @@ export interface ControlDeps {
 }
 
 export interface ControlRequest {
-  /** Archive takes none: a finished campaign changes in no other way (docs/decisions.md). */
+  /** Archive takes none: a finished campaign changes in no other way (docs/decisions/README.md). */
   expected_version?: number;
   /** Launch only. */
   confirm_recipients?: number | null;
@@ -186,7 +186,7 @@ async function applyClaim(
   return written;
 }
 
-/** The data of `campaign.launched` (docs/decisions.md). */
+/** The data of `campaign.launched` (docs/decisions/README.md). */
 export function launchedEventData(campaign: CampaignDoc, notices: Notice[]): Record<string, unknown> {
   return {
     campaign_id: campaign._id,

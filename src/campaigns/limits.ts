@@ -27,7 +27,7 @@ export const CAMPAIGN_LIMITS = {
   callWindowCeilingHour: CALL_BOUNDS.ceilingHour,
   listDefaultLimit: 25,
   listMaxLimit: 100,
-  /** GET …/recipients `limit` (not in the contract: docs/decisions.md). */
+  /** GET …/recipients `limit` (not in the contract: docs/decisions/README.md). */
   recipientsDefaultLimit: 50,
   recipientsMaxLimit: 100,
   invalidRows: 200,

@@ -10,7 +10,7 @@ import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
 
 /**
  * The campaign's counters (campaigns-tickets-dues §2 `sent`, `delivered`, `read`, `failed`,
- * `skipped`) are a funnel (docs/decisions.md "Campaign counters are a funnel"): `sent` every
+ * `skipped`) are a funnel (docs/decisions/campaigns.md "Campaign counters are a funnel"): `sent` every
  * message that went out (provider accepted it: states `sent`, `delivered`, `read`, and
  * `failed` with a `message_id`), `delivered` those delivered (`delivered`, `read`), `read`
  * those read; `failed` and `skipped` beside them. Per-state counts (`states`) are kept too,
@@ -24,7 +24,7 @@ import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
  * FerretDB writes a whole document back on every update, so counters written beside the
  * status could undo a parallel status change. Only the campaign's run writes here (its
  * activities run one at a time). Counter changes do not raise the campaign's `version`
- * (docs/decisions.md).
+ * (docs/decisions/README.md).
  */
 
 export type StateCounts = Record<RecipientState, number>;

@@ -75,7 +75,7 @@ export function stagingCollections(db: Db): { recipients: Collection<CampaignRec
 }
 
 /**
- * Documents per `insertMany`, one at a time (measured on FerretDB, docs/decisions.md
+ * Documents per `insertMany`, one at a time (measured on FerretDB, docs/decisions/README.md
  * "Campaigns"): FerretDB's cost is mostly per write, so 5,000 at once took 50,000 in 6.3 s
  * (slowest write 0.8 s, under the API's 2 s database budget) where 1,000 at once took 10.7 s;
  * several in flight were no faster and queued behind SQLite's one writer past the budget.

@@ -3,7 +3,7 @@ import type { CampaignStatus } from './campaign';
 /**
  * Every move of a campaign's `status` (campaigns-tickets-dues §3), in one function. The
  * contract fixes launch (from `draft` or `paused`, else `campaign_frozen`), pause of a
- * sending campaign and cancel of an unfinished one; the rest is chosen in docs/decisions.md
+ * sending campaign and cancel of an unfinished one; the rest is chosen in docs/decisions/README.md
  * ("Campaigns"): which states pause and cancel accept, and the automatic moves.
  */
 

@@ -7,7 +7,7 @@ import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type 
  * froze the database for every client; several smaller commands in flight at once (five of 40)
  * did the same. The pinned build closes each statement's query before the next
  * (scripts/patches/ferretdb-v1.24.2-statement-connections.patch); this bound is the second
- * line, and keeps a real MongoDB's commands small too (docs/decisions.md "FerretDB's pool and
+ * line, and keeps a real MongoDB's commands small too (docs/decisions/platform.md "FerretDB's pool and
  * bulk writes").
  */
 export const BULK_WRITE_MAX = 25;

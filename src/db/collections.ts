@@ -26,7 +26,7 @@ export interface WorkspaceDoc {
     phone_numbers: boolean;
     /**
      * Whether campaign calls count against the daily call budget (api-core §8). Absent or
-     * false: they do not (docs/decisions.md "Voice campaigns"); set in the console.
+     * false: they do not (docs/decisions/campaigns.md "Voice campaigns"); set in the console.
      */
     campaign_calls_use_daily_budget?: boolean;
   };

@@ -4,7 +4,7 @@ import type { Collection, Filter, FindOptions, WithId } from 'mongodb';
  * The most ids one `_id: {$in: [...]}` read carries. The pinned FerretDB answers an `$in` of
  * up to this many string or ObjectId ids (and nothing else beside `$in` in that `_id` value)
  * from its `_id_` index; a longer list would scan the collection (scripts/patches,
- * docs/decisions.md "FerretDB's `_id` index (patched)").
+ * docs/decisions/platform.md "FerretDB's `_id` index (patched)").
  */
 export const ID_IN_MAX = 1000;
 

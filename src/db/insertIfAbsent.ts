@@ -3,7 +3,7 @@ import { MongoBulkWriteError, MongoServerError, type Collection, type Document, 
 /**
  * Inserts the document unless one with its `_id` (or another unique key) exists; true when
  * this call inserted it. Used instead of an upsert with `$setOnInsert`, because FerretDB
- * 1.x drops top-level `null` and `[]` values from `$setOnInsert` (see docs/decisions.md).
+ * 1.x drops top-level `null` and `[]` values from `$setOnInsert` (see docs/decisions/README.md).
  */
 export async function insertIfAbsent<T extends Document>(
   collection: Collection<T>,

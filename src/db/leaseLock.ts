@@ -50,7 +50,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The tail of each lease name's queue in this process. Callers in one process take turns
  * here before they contend in the database: without it, ten campaign batches of one
  * workspace retried the plan lease's insert and read about 2.4 times a send between them
- * (docs/decisions.md, "Leases queue in-process first"). Only an optimisation: exclusion is
+ * (docs/decisions/platform.md, "Leases queue in-process first"). Only an optimisation: exclusion is
  * still the database lease's, so a turn given up after the wait budget is harmless.
  */
 const localTurns = new Map<string, Promise<void>>();

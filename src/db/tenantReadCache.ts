@@ -2,7 +2,7 @@
  * How stale a cached list answer may be: a change written by another API process (or straight
  * to the database) shows in the answer within this long. One made through this process (the
  * console) shows at once, by `tenantReadModelChanged`. FerretDB on SQLite answers a
- * `tenant_id` filter by scanning the collection (docs/decisions.md), so a list read per
+ * `tenant_id` filter by scanning the collection (docs/decisions/README.md), so a list read per
  * request costs milliseconds of database CPU; a short bound turns it into one read per
  * workspace and page per bound.
  */

@@ -5,7 +5,7 @@ import type { SubscriberSetupDoc } from './store';
 
 /**
  * What a subscriber's plan may hold beyond its schema's types (campaigns-tickets-dues §4, §8;
- * docs/decisions.md, "Dues: dates" and "Dues: money"): the request schemas refuse the rest
+ * docs/decisions/dues.md, "Dues: dates" and "Dues: money"): the request schemas refuse the rest
  * with 400, and the setup sweep gives up on a setup recorded before these rules held.
  */
 

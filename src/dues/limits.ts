@@ -12,7 +12,7 @@ export const DUES_LIMITS = {
   amountMin: 0.01,
   amountMax: 10_000_000,
   /**
-   * `start_date` bounds (docs/decisions.md, "Dues: dates"): the cycle math carries
+   * `start_date` bounds (docs/decisions/dues.md, "Dues: dates"): the cycle math carries
    * `YYYY-MM-DD` dates up to 9999-12-31; a start in this range keeps every due raised at a
    * create, its chase and thousands of years of cycles inside that.
    */

@@ -3,7 +3,7 @@
  * the records, always a whole number of paise (at most two decimals, at least one paisa).
  * Every sum and every conversion goes through integer paise, so no float drift reaches a
  * total, a message or a gateway (0.1 + 0.2 is 30 paise, never 0.30000000000000004 rupees).
- * docs/decisions.md, "Dues: money".
+ * docs/decisions/dues.md, "Dues: dates, money and totals".
  */
 
 /** Paise in `rupees`, rounded to the nearest paisa (a record written before whole paise were enforced may hold less). */

@@ -1,7 +1,7 @@
 /**
  * The twenty event types an endpoint can subscribe to (api-core §6; the second document's
  * §6). Seventeen are named by the spec; the last three complete the campaign lifecycle
- * (see docs/decisions.md). An endpoint with no types ticked receives every type here,
+ * (see docs/decisions/README.md). An endpoint with no types ticked receives every type here,
  * including any added later, because it stores `[]` rather than a copy of this list.
  *
  * `ping` (the console's test action) is deliberately not in this list: nobody subscribes to it.

@@ -2,7 +2,7 @@ import { CAMPAIGN_LIMITS } from '../campaigns';
 
 /**
  * Every limit of an uploaded list (docs/campaigns.md "Uploaded lists"; the contract states
- * none: docs/decisions.md "Uploaded lists"), in one place: the upload route's body reader,
+ * none: docs/decisions/campaigns.md "Uploaded lists"), in one place: the upload route's body reader,
  * the parser and the store read them here.
  */
 export const LIST_LIMITS = {

@@ -44,7 +44,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
       '--ui-port', String(options.uiPort),
       '--db-filename', join(options.dataDir, 'temporal.db'),
       // WAL with synchronous=NORMAL: a commit is in the log before the call returns, so a
-      // killed process loses nothing; only a power cut may lose the last commits (docs/decisions.md).
+      // killed process loses nothing; only a power cut may lose the last commits (docs/decisions/README.md).
       '--sqlite-pragma', 'journal_mode=wal',
       '--sqlite-pragma', 'synchronous=normal',
       '--namespace', namespace,

@@ -23,7 +23,7 @@ import { outboundMessageOf, tellProviderAccepted, turnOf, type SendMessageDeps }
  * Only for a provider that reports statuses once told `accepted` (the simulator): its
  * statuses cannot arrive before the outbound message exists. The Cloud API's webhooks may
  * arrive within the flush interval, and a status of an unknown message is skipped, so with
- * it each send is flushed at once (docs/decisions.md).
+ * it each send is flushed at once (docs/decisions/README.md).
  */
 export interface AcceptedSendRecords {
   /** Takes a `sent` intent's records; may write the pending group before answering. */

@@ -8,7 +8,7 @@ import { sendIntentsCollection } from './sendIntents';
 
 /**
  * A campaign batch's billable conversations, taken from the plan once per batch instead of
- * once per send (docs/decisions.md, "A campaign batch holds its conversations"). The hold is
+ * once per send (docs/decisions/campaigns.md, "A campaign batch holds its conversations"). The hold is
  * written on the workspace document in the same `$set` as the counters it changed, under
  * the plan lease, so a crash leaves either both or neither; each send's intent names the hold
  * that billed it (`hold_id`), so a hold whose attempt died is settled by counting the intents

@@ -31,7 +31,7 @@ import {
  * the allowance, the provider with retries, and the record of what was sent (the outbound
  * message for delivery statuses, and a turn in the customer's conversation).
  *
- * Guard order (docs/decisions.md), mirroring the contract's order for calls: empty message,
+ * Guard order (docs/decisions/README.md), mirroring the contract's order for calls: empty message,
  * channel not on the deployment, workspace suspended, allowance exhausted, channel dormant,
  * sender not connected, recipient suppressed, template not found, template media missing,
  * template variables, session window closed; then the billable conversation is taken, the
@@ -125,7 +125,7 @@ export interface SendContext {
 /**
  * Looks up once what a campaign batch's sends share. Up to one batch stale (a batch lasts
  * seconds to about a minute): a sender disconnected or a template changed mid-batch is seen
- * by the next batch (docs/decisions.md, "A campaign batch looks up its sender and template once").
+ * by the next batch (docs/decisions/campaigns.md, "A campaign batch looks up its sender and template once").
  */
 export async function lookUpSendContext(db: Db, tenantId: string, senderId: string | null, template: TemplateRequest): Promise<SendContext> {
   const [sender, variants] = await Promise.all([resolveSender(db, tenantId, senderId), templateVariants(db, tenantId, template.name)]);

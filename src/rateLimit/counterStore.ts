@@ -64,7 +64,7 @@ export const CLAIM_AHEAD_WITHIN_MS = 2_000;
 /**
  * Counts in MongoDB shared by every API replica. A process claims a block of its key's
  * window's request numbers by inserting `<key>:<window>:<first>` and then hands them out from
- * memory: FerretDB 1.x loses concurrent `$inc`s (docs/decisions.md) but never lets two
+ * memory: FerretDB 1.x loses concurrent `$inc`s (docs/decisions/README.md) but never lets two
  * inserts of one `_id` succeed, so no number is handed out twice and no more than `ceiling`
  * requests are admitted per window across processes. A key costs one insert per CLAIM_BLOCK
  * requests (15 a window at the limit instead of 120); a burst claims as many blocks as it

@@ -183,7 +183,7 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
 
   // Reads and POSTs first, the writes together afterwards: FerretDB on SQLite has one writer
   // at a time, and parallel writers wait on each other's locks (measured: a drain of 32 took
-  // 250–800 ms with a write per POST, see docs/decisions.md). A drain that dies before its
+  // 250–800 ms with a write per POST, see docs/decisions/README.md). A drain that dies before its
   // writes records nothing, and its re-run sends again: at least once.
   const writes: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = [];
   const placements: Placement[] = [];

@@ -36,7 +36,7 @@ export const updateWorkspaceBody = z
         voice_credits: count,
         chat_channel: z.boolean(),
         phone_numbers: z.boolean(),
-        /** Campaign calls count against the daily call budget (default false: docs/decisions.md). */
+        /** Campaign calls count against the daily call budget (default false: docs/decisions/README.md). */
         campaign_calls_use_daily_budget: z.boolean(),
       })
       .partial()

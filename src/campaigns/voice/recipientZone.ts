@@ -6,7 +6,7 @@ import { isTimeZone } from '../../workspaces';
  * The time zone a call campaign holds a person's call window to when its schedule asks for
  * `recipient_time_zone` (issue 15, beyond the contract): the zone of the number's country
  * (libphonenumber-js reads the country; countries-and-timezones lists its zones,
- * docs/decisions.md "The recipient's own time zone"). A number cannot say where in a country
+ * docs/decisions/campaigns.md "The recipient's own time zone"). A number cannot say where in a country
  * of several clocks its owner is, so there, and for a number of no known country, it is the
  * campaign's zone. Zones that always read the same clock (Germany's Berlin and Büsingen's
  * Zurich: the same standard and summer offsets) count as one.

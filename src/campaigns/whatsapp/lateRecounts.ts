@@ -10,7 +10,7 @@ import { recount } from '../progress';
  * recipients; its counters follow at `CAMPAIGN_SETTLE_DELAYS_MS` after the run ends. The run
  * no longer waits for them (it would stay Running in the Temporal UI for a day, issue 27): it
  * hands them over here as one document per campaign, and a pass in each worker process
- * recounts the campaigns that are due (docs/decisions.md "Late statuses are counted outside
+ * recounts the campaigns that are due (docs/decisions/platform.md "Late statuses are counted outside
  * the run"). The collection holds only campaigns finished in the last day or so, so a pass
  * reads it by its due time without an index.
  *

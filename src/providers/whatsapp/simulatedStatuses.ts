@@ -57,7 +57,7 @@ interface Arriving {
  * which records every status at its due time, in order, through `applyStatusesOfMessages`
  * (emitting `message.status`); statuses due at the same moment are recorded together, so a
  * message whose statuses all come at once costs one insert and one delete here. Messages
- * accepted together share those commands (docs/decisions.md "Many messages' simulated
+ * accepted together share those commands (docs/decisions/messaging.md "Many messages' simulated
  * statuses recorded together"): `schedule` calls arriving within `GATHER_MS` store their
  * documents in one `insertMany`, and the statuses of every message falling due within `GATHER_MS` are
  * recorded in one pass: one read of their messages, one write of them, one of their

@@ -6,7 +6,7 @@ import { newWebhookEndpoint, webhookEndpoints } from '../../../src/webhooks/endp
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
 
 /**
- * The publisher's two paths (docs/decisions.md "Events no endpoint receives (one write)"):
+ * The publisher's two paths (docs/decisions/webhooks.md "Events no endpoint receives (one write)"):
  * an event no endpoint receives is one insert, stored dispatched with no marker; one that
  * some endpoint receives is stored marker first and handed to the dispatcher, as before.
  * Commands are counted on a client of its own that reports them.

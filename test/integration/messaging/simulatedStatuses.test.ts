@@ -409,7 +409,7 @@ describe('simulated WhatsApp statuses due together', () => {
 
 /**
  * Messages accepted together and statuses falling due together are recorded together
- * (docs/decisions.md "Many messages' simulated statuses recorded together"), through the real publisher's
+ * (docs/decisions/messaging.md "Many messages' simulated statuses recorded together"), through the real publisher's
  * bulk publish; commands are counted on a connection of their own.
  */
 describe('simulated WhatsApp statuses of many messages recorded together', () => {

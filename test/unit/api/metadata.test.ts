@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { METADATA_LIMITS, metadataIssues, metadataSchema } from '../../../src/domain/metadata';
 
-/** The one rule for `metadata` (src/domain/metadata.ts, docs/decisions.md). */
+/** The one rule for `metadata` (src/domain/metadata.ts, docs/decisions/README.md). */
 describe('metadata', () => {
   const nested = (levels: number): Record<string, unknown> => {
     let value: Record<string, unknown> = { leaf: 1 };

@@ -214,7 +214,7 @@ describe('the call campaign run (time-skipping)', () => {
     expect(await campaignCallProgress(db, campaign._id)).toEqual({ dialled: 4, answered: 4, conversation: 4, completed: 2, call_backs: 3, live: 0 });
   });
 
-  describe('the daily call budget (a plan setting: docs/decisions.md)', () => {
+  describe('the daily call budget (a plan setting: docs/decisions/README.md)', () => {
     /** A workspace whose budget for the day of `at` is used up by 100 earlier calls. */
     async function spentWorkspace(at: Date, campaignCallsCount: boolean) {
       const ws = await createTestWorkspace(db);

@@ -10,7 +10,7 @@ export function twilioTime(params: TwilioParams): string | undefined {
   return Number.isNaN(at) ? undefined : new Date(at).toISOString();
 }
 
-/** Answering-machine detection said a machine (or a fax) took the call (docs/decisions.md: it counts as `no_answer`). */
+/** Answering-machine detection said a machine (or a fax) took the call (docs/decisions/README.md: it counts as `no_answer`). */
 export function answeredByMachine(params: TwilioParams): boolean {
   const by = params.AnsweredBy ?? '';
   return by.startsWith('machine') || by === 'fax';
