@@ -3,7 +3,6 @@ import { zoneDate } from '../../../src/dues/cycle';
 import { recordPayment } from '../../../src/dues/dueActions';
 import { duesCollections, OPEN_DUE_STATUSES, type DueDoc } from '../../../src/dues/store';
 import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
-import { ApiError } from '../../errors';
 import { page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
 import type { PublicDeps } from '../deps';

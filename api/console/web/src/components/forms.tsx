@@ -1,12 +1,21 @@
 import type { ComponentChildren } from 'preact';
 import { ApiFailure } from '../api/client';
 import { formErrorsOf, type FormErrors } from '../formErrors';
+import { useAction } from '../hooks';
+import { Link } from '../router';
 import '../forms.css';
 
 /** A refused submit as the form shows it: each message beside its field, the rest above the buttons. */
 export function formErrorsOfFailure(error: Error | undefined): FormErrors {
   if (!error) return { fields: {}, general: null };
   return formErrorsOf(error instanceof ApiFailure ? error.envelope : null, error.message);
+}
+
+/** A create form's submit and its refusal: each field's message (`err('template.name')`), the rest in `errors.general`. */
+export function useFormSubmit() {
+  const submit = useAction();
+  const errors = formErrorsOfFailure(submit.error);
+  return { submit, errors, err: (key: string) => errors.fields[key] };
 }
 
 /** What a field's control carries so its note is read with it. */
@@ -45,6 +54,21 @@ export function FormProblem({ message }: { message: string | null }) {
     <p class="error" role="alert">
       {message}
     </p>
+  );
+}
+
+/** A create form's foot: the refusal no field owns, the submit, and the way back. */
+export function FormFoot({ problem, busy, submit, cancelTo }: { problem: string | null; busy: boolean; submit: string; cancelTo: string }) {
+  return (
+    <>
+      <FormProblem message={problem} />
+      <div class="form-actions">
+        <button type="submit" class="primary" disabled={busy}>
+          {submit}
+        </button>
+        <Link to={cancelTo}>Cancel</Link>
+      </div>
+    </>
   );
 }
 
