@@ -11,11 +11,19 @@ export function formErrorsOfFailure(error: Error | undefined): FormErrors {
   return formErrorsOf(error instanceof ApiFailure ? error.envelope : null, error.message);
 }
 
-/** A create form's submit and its refusal: each field's message (`err('template.name')`), the rest in `errors.general`. */
+/**
+ * A create form's submit and its refusal: `onSubmit(action)` is the form's handler (the page
+ * stays, the action runs once at a time), each field's message is `err('template.name')`, the
+ * rest `errors.general`.
+ */
 export function useFormSubmit() {
   const submit = useAction();
   const errors = formErrorsOfFailure(submit.error);
-  return { submit, errors, err: (key: string) => errors.fields[key] };
+  const onSubmit = (action: () => Promise<unknown>) => (e: Event) => {
+    e.preventDefault();
+    void submit.run(action);
+  };
+  return { submit, onSubmit, errors, err: (key: string) => errors.fields[key] };
 }
 
 /** What a field's control carries so its note is read with it. */

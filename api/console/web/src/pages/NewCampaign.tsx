@@ -60,7 +60,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
   const [windowEnd, setWindowEnd] = useState('');
   const [consent, setConsent] = useState('');
   const [consentNote, setConsentNote] = useState('');
-  const { submit, errors, err } = useFormSubmit();
+  const { submit, onSubmit, errors, err } = useFormSubmit();
 
   const templateError = err('template') ?? err('template.name') ?? err('template.language');
   const chosenTemplate = (templates.data ?? []).find((t) => `${t.name}|${t.language}` === template);
@@ -112,13 +112,10 @@ export function NewCampaignPage({ ws }: { ws: string }) {
       <form
         class="create"
         noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit.run(async () => {
-            const created = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path }, body: request() as never }));
-            navigate(`/w/${ws}/campaigns/${created.campaign_id}`);
-          });
-        }}
+        onSubmit={onSubmit(async () => {
+          const created = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path }, body: request() as never }));
+          navigate(`/w/${ws}/campaigns/${created.campaign_id}`);
+        })}
       >
         <fieldset>
           <legend>Campaign</legend>

@@ -30,7 +30,7 @@ export function NewSubscriberPage({ ws }: { ws: string }) {
   const [cycleDays, setCycleDays] = useState('');
   const [dueDay, setDueDay] = useState('');
   const [startDate, setStartDate] = useState('');
-  const { submit, errors, err } = useFormSubmit();
+  const { submit, onSubmit, errors, err } = useFormSubmit();
 
   function request(): Record<string, unknown> {
     const body: Record<string, unknown> = { name: name.trim(), phone: phone.trim(), amount: number(amount) ?? null, cycle_unit: cycle };
@@ -52,13 +52,10 @@ export function NewSubscriberPage({ ws }: { ws: string }) {
       <form
         class="create"
         noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit.run(async () => {
-            const created = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/apps/dues/subscribers', { params: { path: { workspace_id: ws } }, body: request() as never }));
-            navigate(`/w/${ws}/dues/${created.subscriber_id}`);
-          });
-        }}
+        onSubmit={onSubmit(async () => {
+          const created = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/apps/dues/subscribers', { params: { path: { workspace_id: ws } }, body: request() as never }));
+          navigate(`/w/${ws}/dues/${created.subscriber_id}`);
+        })}
       >
         <fieldset>
           <legend>Who pays</legend>
