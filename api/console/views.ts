@@ -14,23 +14,27 @@ import { AGENT_VOICE_FIELDS } from '../../src/calls/agentVoiceRules';
 const timestamp = z.string().nullable();
 const count = z.number().int();
 
+/** A workspace's plan as shown; its update body is this shape `.partial().strict()` (routes/workspaces.schema.ts). */
+export const workspacePlan = z.object({
+  conversations_included: z.number().int().min(0),
+  conversations_used: z.number().int().min(0),
+  prepaid_credits: z.number().int().min(0),
+  voice_minutes_included: z.number().int().min(0),
+  voice_minutes_used: z.number().int().min(0),
+  voice_credits: z.number().int().min(0),
+  chat_channel: z.boolean(),
+  phone_numbers: z.boolean(),
+  /** Campaign calls count against the daily call budget (default false: docs/decisions/README.md); absent on a workspace that never set it. */
+  campaign_calls_use_daily_budget: z.boolean().optional(),
+});
+
 export const workspaceRecord = z.object({
   workspace_id: z.string(),
   name: z.string(),
   country: z.string(),
   timezone: z.string(),
   suspended: z.boolean(),
-  plan: z.object({
-    conversations_included: count,
-    conversations_used: count,
-    prepaid_credits: count,
-    voice_minutes_included: count,
-    voice_minutes_used: count,
-    voice_credits: count,
-    chat_channel: z.boolean(),
-    phone_numbers: z.boolean(),
-    campaign_calls_use_daily_budget: z.boolean().optional(),
-  }),
+  plan: workspacePlan,
   calling_country_codes: z.array(z.string()),
   installed_apps: z.array(z.string()),
   capabilities: z.object({ voice_configured: z.boolean(), tickets: z.boolean(), conversations: z.boolean() }),

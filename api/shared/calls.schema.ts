@@ -50,8 +50,8 @@ export const captureOut = z.object({
   success: z.object({ field: z.string(), equals: z.string() }).nullable(),
 });
 
-export const callResultSchema = z.object({
-  state: z.enum(['pending', 'ready', 'failed', 'none']),
+/** What a call's result says of the person, shared by a call's result and a call campaign person's merged outcome (campaigns.schema.ts). */
+export const resultSummaryShape = {
   disposition: z.string().nullable(),
   goal_met: z.string().nullable(),
   success: z.boolean().nullable(),
@@ -60,6 +60,11 @@ export const callResultSchema = z.object({
   next_step: z.string().nullable(),
   next_step_reason: z.string().nullable(),
   fields: z.record(z.string(), z.union([z.string(), z.boolean(), z.number(), z.array(z.string())])),
+};
+
+export const callResultSchema = z.object({
+  state: z.enum(['pending', 'ready', 'failed', 'none']),
+  ...resultSummaryShape,
   captured: z.number().int(),
   expected: z.number().int(),
   missing_required: z.array(z.string()),

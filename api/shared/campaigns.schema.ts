@@ -7,7 +7,7 @@ import { ZERO_CALL_PROGRESS, type CallProgress } from '../../src/campaigns/progr
 import { isTimeZone } from '../../src/workspaces/workspaces';
 import { formatTimestamp } from '../format';
 import { pageQuery } from '../pagination';
-import { captureOut, nullableCapture } from './calls.schema';
+import { captureOut, nullableCapture, resultSummaryShape } from './calls.schema';
 
 /** Request and response shapes of the campaign routes (campaigns-tickets-dues §2, §4, §8). */
 
@@ -125,6 +125,7 @@ export const campaignRecord = z.object({
   calls: callProgressRecord.optional(),
 });
 
+/** A launch's notice and an evaluation's finding: one shape. */
 const notice = z.object({
   code: z.string(),
   severity: z.enum(['block', 'warn', 'info']),
@@ -137,18 +138,9 @@ const notice = z.object({
 /** A launch answers the Campaign and, beyond it, the notices (`allowance_spill`). */
 export const launchedCampaign = campaignRecord.extend({ notices: z.array(notice) });
 
-const fieldValue = z.union([z.string(), z.boolean(), z.number(), z.array(z.string())]);
-
 /** A call campaign person's outcome merged across their calls (src/campaigns/voice/mergedOutcome.ts). */
 export const mergedOutcomeRecord = z.object({
-  disposition: z.string().nullable(),
-  goal_met: z.string().nullable(),
-  success: z.boolean().nullable(),
-  summary: z.string().nullable(),
-  sentiment: z.string().nullable(),
-  next_step: z.string().nullable(),
-  next_step_reason: z.string().nullable(),
-  fields: z.record(z.string(), fieldValue),
+  ...resultSummaryShape,
   /** Beyond the contract: where each answer came from (the person's words, the transcript turn, the call). */
   evidence: z.record(z.string(), z.object({ quote: z.string(), turn: count, call_id: z.string() })),
   captured: count,
@@ -258,16 +250,7 @@ export const evaluateResult = z.object({
   /** A contact by `contact_id`; a person of an uploaded list (console-only) by `row`, the file's line. */
   invalid_rows: z.array(z.object({ reason: z.enum(EXCLUSION_REASONS), contact_id: z.string().optional(), row: count.optional(), field: z.string().optional() })),
   sample: z.array(z.object({ to: z.string(), name: z.string().nullable(), variables: z.record(z.string(), z.string()) })),
-  findings: z.array(
-    z.object({
-      code: z.string(),
-      severity: z.enum(['block', 'warn', 'info']),
-      message: z.string(),
-      fix: z.string(),
-      docs: z.string(),
-      count,
-    }),
-  ),
+  findings: z.array(notice),
   checksum: z.string(),
 });
 

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { DUES_APP_DOCS_URL } from '../../src/dues/limits';
-import type { SubscriberDoc } from '../../src/dues/store';
+import type { PaymentResult } from '../../src/dues/dueActions';
+import type { DueDoc, SubscriberDoc } from '../../src/dues/store';
 import type { CreateSubscriberResult } from '../../src/dues/subscribers';
 import type { RequestState } from '../context';
 import { ApiError } from '../errors';
@@ -41,5 +42,21 @@ export function answerSubscriberCreate(created: CreateSubscriberResult, workspac
       throw new ApiError('conflict', 'A subscriber with this phone number already exists.', { reason: 'duplicate_recipient', subscriber_id: created.subscriberId });
     case 'created':
       return created.subscriber;
+  }
+}
+
+/** The 404 of a due the workspace does not have (the public routes and the console alike). */
+export const PAYMENT_NOT_FOUND = 'Payment not found.';
+
+/** The due a recorded payment left, or its refusal as the envelope (the public route and the console alike). */
+export function answerPayment(result: PaymentResult): DueDoc {
+  switch (result.kind) {
+    case 'not_found':
+      throw new ApiError('not_found', PAYMENT_NOT_FOUND);
+    case 'refused':
+      // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
+      throw result.refusal;
+    case 'paid':
+      return result.due;
   }
 }

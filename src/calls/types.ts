@@ -1,6 +1,7 @@
 /**
  * The call's shapes shared by the API, the workflow, the activities and the providers
- * (api-core §2 Call, Capture, Result). Plain data only: workflow code imports these.
+ * (api-core §2 Call, Capture, Result). Plain data only: workflow code imports these, and the
+ * web console takes its call status and outcome lists from here, so this file imports nothing.
  */
 
 export const CAPTURE_FIELD_TYPES = ['text', 'yes_no', 'choice', 'multi_choice', 'number', 'rating', 'date'] as const;

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { claimHolding, claimVersion, isAbandoned as claimAbandoned, writeClaim, type VersionedStore } from '../db/versionedWrite';
+import { claimHolding, claimVersion, isAbandoned as claimAbandoned, nextVersionClaim, writeClaim, type VersionedStore } from '../db/versionedWrite';
 import { campaignCollections, findCampaign, type CampaignDoc } from './campaign';
 import type { CampaignTrigger } from './status';
 
@@ -49,16 +49,7 @@ export async function claimNextVersion(
   set: Record<string, unknown>,
   now: Date,
 ): Promise<ClaimResult> {
-  const version = campaign.version + 1;
-  const claim: CampaignVersionDoc = {
-    _id: campaignVersionId(campaign._id, version),
-    tenant_id: campaign.tenant_id,
-    campaign_id: campaign._id,
-    version,
-    trigger,
-    set: { ...set, updated_at: now },
-    created_at: now,
-  };
+  const claim: CampaignVersionDoc = nextVersionClaim(campaign, campaignVersionId, { campaign_id: campaign._id, trigger }, set, now);
   if (await claimVersion(versioned(db), claim)) return { kind: 'won', claim };
   return { kind: 'lost', winner: await claimHolding(versioned(db), claim._id) };
 }

@@ -34,6 +34,21 @@ export interface VersionedStore<Doc extends VersionedDoc, Claim extends VersionC
   read?: (claim: Claim) => Promise<Doc | null>;
 }
 
+/**
+ * The claim of the version after `record`'s: its `_id` from the feature's `claimId`, `set`
+ * stamped with `updated_at`, and the feature's own fields (`fields`: which record, who, why).
+ */
+export function nextVersionClaim<Fields extends object>(
+  record: { _id: string; tenant_id: string; version: number },
+  claimId: (recordId: string, version: number) => string,
+  fields: Fields,
+  set: Record<string, unknown>,
+  now: Date,
+): Omit<VersionClaimDoc, '_id'> & { _id: string; tenant_id: string } & Fields {
+  const version = record.version + 1;
+  return { _id: claimId(record._id, version), tenant_id: record.tenant_id, ...fields, version, set: { ...set, updated_at: now }, created_at: now };
+}
+
 /** Inserts the claim for its version: true for the one writer that wins it. */
 export function claimVersion<Claim extends VersionClaimDoc>(store: { claims: Collection<Claim> }, claim: Claim): Promise<boolean> {
   return insertIfAbsent(store.claims, claim as OptionalUnlessRequiredId<Claim>);

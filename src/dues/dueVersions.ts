@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { claimHolding, claimVersion, isAbandoned, writeClaim, type VersionedStore } from '../db/versionedWrite';
+import { claimHolding, claimVersion, isAbandoned, nextVersionClaim, writeClaim, type VersionedStore } from '../db/versionedWrite';
 import { duesCollections, type DueDoc, type DueVersionDoc } from './store';
 
 /**
@@ -25,15 +25,7 @@ export type DueChange = { kind: 'written'; due: DueDoc } | { kind: 'lost'; curre
 export async function changeDue(db: Db, due: DueDoc, set: Partial<DueDoc>, now: Date): Promise<DueChange> {
   const { dues } = duesCollections(db);
   const store = versioned(db);
-  const version = due.version + 1;
-  const claim: DueVersionDoc = {
-    _id: versionId(due._id, version),
-    tenant_id: due.tenant_id,
-    due_id: due._id,
-    version,
-    set: { ...set, updated_at: now },
-    created_at: now,
-  };
+  const claim: DueVersionDoc = nextVersionClaim(due, versionId, { due_id: due._id }, set, now);
   if (!(await claimVersion(store, claim))) {
     const winner = await claimHolding(store, claim._id);
     const current = (await dues.findOne({ _id: due._id }))!;

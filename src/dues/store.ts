@@ -115,23 +115,26 @@ export interface SubscriberPhoneDoc {
  * worker's sweep (src/dues/setupSweeper.ts) can finish it. Kept apart from the subscribers so
  * the sweep reads a collection that is nearly always empty, never every subscriber.
  */
+/** A subscriber as asked (campaigns-tickets-dues §4 POST subscribers): `start_date` null for today. */
+export interface SubscriberInput {
+  name: string;
+  phone: string;
+  email: string | null;
+  plan_name: string;
+  amount: number;
+  cycle_unit: CycleUnit;
+  cycle_days: number | null;
+  due_day: number | null;
+  start_date: string | null;
+}
+
 export interface SubscriberSetupDoc {
   _id: string;
   tenant_id: string;
   /** The create's identity (`setupRequestId`); null without an Idempotency-Key. */
   request: string | null;
   /** As asked, with the phone in E.164 and `start_date` resolved at the first attempt. */
-  input: {
-    name: string;
-    phone: string;
-    email: string | null;
-    plan_name: string;
-    amount: number;
-    cycle_unit: CycleUnit;
-    cycle_days: number | null;
-    due_day: number | null;
-    start_date: string;
-  };
+  input: SubscriberInput & { start_date: string };
   created_at: Date;
 }
 

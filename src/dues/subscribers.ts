@@ -4,14 +4,13 @@ import { matchOrCreateContact, toE164 } from '../contacts';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { newId } from '../domain/ids';
 import type { Logger } from '../observability/logger';
-import type { CycleUnit } from './cycle';
 import { zoneDate } from './cycle';
 import { DUES_LIMITS } from './limits';
 import { fromPaise, toPaise } from './money';
 import { PAYMENT_LINK_MIN_PAISE } from '../providers/payments/provider';
 import { raiseDueWithoutRecount, type RaiseDeps } from './raise';
 import { readDuesSettings } from './settings';
-import { duesCollections, findSubscriber, phoneClaimId, type SubscriberDoc, type SubscriberSetupDoc } from './store';
+import { duesCollections, findSubscriber, phoneClaimId, type SubscriberDoc, type SubscriberInput, type SubscriberSetupDoc } from './store';
 import { recountSubscriber, recountSubscriberOf } from './totals';
 import { startCycle } from './workflowStarts';
 
@@ -22,17 +21,6 @@ import { startCycle } from './workflowStarts';
  * create stopped short is finished by its retry or by the worker's sweep, never left half done.
  */
 
-export interface SubscriberInput {
-  name: string;
-  phone: string;
-  email: string | null;
-  plan_name: string;
-  amount: number;
-  cycle_unit: CycleUnit;
-  cycle_days: number | null;
-  due_day: number | null;
-  start_date: string | null;
-}
 
 /** Links the person to a contact; throws when the directory cannot (unreachable, or two contacts). */
 export type ContactLinker = (db: Db, workspace: { _id: string; country: string }, who: { name: string; email: string | null; phone: string }, now: Date) => Promise<string>;

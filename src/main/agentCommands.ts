@@ -1,4 +1,5 @@
 import { UsageError } from './usageError';
+import type { Flags } from './cliFlags';
 
 /**
  * The console CLI's `agents …` commands: an agent's name, maximum call length and the voice
@@ -22,7 +23,6 @@ export const AGENT_USAGE = `  agents list <workspace_id>
      voice flags: [--persona <text>] [--instructions <text>] [--voice alloy] [--language en-IN]
                   [--greeting <text>] [--idle-seconds 20]`;
 
-type Flags = Record<string, string | boolean | undefined>;
 
 /** Flag name → the voice field it sets; text flags stay text, `--idle-seconds` is a number. */
 const VOICE_FLAGS = {

@@ -1,3 +1,4 @@
+import { repeatedFlag, switchOn, type Flags } from './cliFlags';
 import { UsageError } from './usageError';
 
 /**
@@ -31,7 +32,6 @@ export const CALL_USAGE = `  call list <workspace_id> [--status <status>] [--out
                [--answer <key>=<text> …] [--reader-fail-times <n>] [--reader-permanent]
   sim call clear <workspace_id> <destination>`;
 
-type Flags = Record<string, string | boolean | undefined>;
 type Need = (value: string | undefined, what: string) => string;
 
 const SCRIPT_FLAGS = new Set([
@@ -66,26 +66,6 @@ function seconds(flags: Flags, name: string): number | undefined {
   const value = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(value)) throw new UsageError(`--${name} takes a number, not ${JSON.stringify(raw)}`);
   return value;
-}
-
-/** A bare `--silent` (or `--silent true`) is on; `--silent false` is off. */
-function switchOn(flags: Flags, name: string): boolean | undefined {
-  const value = flags[name];
-  if (value === undefined) return undefined;
-  if (value === true || value === 'true') return true;
-  if (value === 'false') return false;
-  throw new UsageError(`--${name} takes true or false, not ${JSON.stringify(value)}`);
-}
-
-/** Every value given to a flag that may repeat (`--answer a=1 --answer b=2`), from the raw arguments. */
-export function repeatedFlag(argv: string[], name: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === `--${name}` && i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) values.push(argv[++i]!);
-    else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
-  }
-  return values;
 }
 
 /** The script a `sim call set` sends: `--json-script` first, each flag over it. */

@@ -1,4 +1,5 @@
 import { formatCampaignForPerson } from './campaignWatch';
+import { repeatedFlag, switchOn, type Flags } from './cliFlags';
 import { UsageError } from './usageError';
 
 /**
@@ -36,7 +37,6 @@ export const CAMPAIGN_USAGE = `  campaigns create <workspace_id> --name <name> (
                      [--send-window-end-hour <10-21>] [--timezone <zone>|none] [--max-recipients-per-campaign <n>]
   campaigns watch <workspace_id> <campaign_id> [--interval <s>]  progress bar and finish estimate until it ends`;
 
-type Flags = Record<string, string | boolean | undefined>;
 type Need = (value: string | undefined, what: string) => string;
 
 const LIST_COLUMNS = ['campaign_id', 'name', 'status', 'version', 'recipients', 'sent', 'delivered', 'read', 'failed', 'skipped', 'updated_at'];
@@ -89,27 +89,12 @@ function integer(flags: Flags, name: string): number | undefined {
   return Number(raw);
 }
 
-/** A bare `--flag` (or `--flag true`) is on; `--flag false` is off. */
-function switchOn(flags: Flags, name: string): boolean | undefined {
-  const value = flags[name];
-  if (value === undefined) return undefined;
-  if (value === true || value === 'true') return true;
-  if (value === 'false') return false;
-  throw new UsageError(`--${name} takes true or false, not ${JSON.stringify(value)}`);
-}
-
 const list = (flags: Flags, name: string) => text(flags, name)?.split(',').map((s) => s.trim()).filter(Boolean);
 
 /** Every value of a flag that may repeat (`--variable a --variable b`), in order, from the raw arguments. */
 function repeated(argv: string[], flags: Flags, name: string): string[] {
   if (argv.length === 0) return [text(flags, name)].filter((v): v is string => v !== undefined);
-  const values: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === `--${name}` && i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) values.push(argv[++i]!);
-    else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
-  }
-  return values;
+  return repeatedFlag(argv, name);
 }
 
 /**

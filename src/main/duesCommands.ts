@@ -1,4 +1,5 @@
 import { UsageError } from './usageError';
+import type { Flags } from './cliFlags';
 
 /**
  * The console CLI's `dues …` commands (docs/dues.md), planned as one console API call each.
@@ -35,7 +36,6 @@ export const DUES_USAGE = `  dues install <workspace_id>
                  (replaces the script; without --paid-after-minutes links are never paid)
   dues reset-links <workspace_id>                         (forget the script: created, never paid)`;
 
-type Flags = Record<string, string | boolean | undefined>;
 
 const text = (flags: Flags, name: string): string | undefined => {
   const value = flags[name];

@@ -1,5 +1,6 @@
 import { basename, extname } from 'node:path';
 import { UsageError } from './usageError';
+import type { Flags } from './cliFlags';
 
 /**
  * The console CLI's `lists …` commands (docs/console.md, "Uploaded lists"): upload a CSV of
@@ -21,7 +22,6 @@ export const LIST_USAGE = `  lists upload <workspace_id> <file.csv> [--name <nam
   lists list <workspace_id> [--limit 50] [--cursor …]
   lists show <workspace_id> <list_id>     columns, variables and the first rows`;
 
-type Flags = Record<string, string | boolean | undefined>;
 type Need = (value: string | undefined, what: string) => string;
 
 const ALLOWED: Record<string, readonly string[]> = { upload: ['name', 'phone-column'], list: ['limit', 'cursor'], show: [] };

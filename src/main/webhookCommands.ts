@@ -4,6 +4,8 @@
  * bodyFromFlags so URLs, descriptions and type lists stay text.
  */
 
+import type { Flags } from './cliFlags';
+
 export interface WebhookCall {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
@@ -23,7 +25,6 @@ export const WEBHOOK_USAGE = `  event-types list
   webhooks delivery <workspace_id> <webhook_id> <delivery_id>
   webhooks replay <workspace_id> <webhook_id> --event-id evt_…`;
 
-type Flags = Record<string, string | boolean | undefined>;
 
 function text(flags: Flags, name: string): string | undefined {
   const value = flags[name];

@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { IndexSet } from '../db/collections';
-import { claimHolding, claimVersion, isAbandoned, writeClaim, type VersionedStore } from '../db/versionedWrite';
+import { claimHolding, claimVersion, isAbandoned, nextVersionClaim, writeClaim, type VersionedStore } from '../db/versionedWrite';
 import type { TicketPriority, TicketStatus } from './ticketRules';
 
 /** Who made a change: an API key (recorded by id), a console operator, or triage. */
@@ -166,18 +166,9 @@ export async function applyTicketChange(
   now: Date,
 ): Promise<ChangeResult> {
   const store = versioned(db);
-  const version = ticket.version + 1;
-  const claim: TicketVersionDoc = {
-    _id: versionId(ticket._id, version),
-    tenant_id: ticket.tenant_id,
-    ticket_id: ticket._id,
-    version,
-    actor: change.actor,
-    set: { ...change.set, updated_at: now, last_changed_by: change.actor },
-    changes: change.changes,
-    event: change.event,
-    created_at: now,
-  };
+  const fields = { ticket_id: ticket._id, actor: change.actor, changes: change.changes, event: change.event };
+  const claim: TicketVersionDoc = nextVersionClaim(ticket, versionId, fields, { ...change.set, last_changed_by: change.actor }, now);
+  const version = claim.version;
   if (await claimVersion(store, claim)) {
     const written = await writeClaim(store, claim);
     if (!written) throw new Error(`ticket ${ticket._id} moved past version ${version - 1} while its claim for ${version} was held`);

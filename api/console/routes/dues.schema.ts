@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DUES_LIMITS as L } from '../../../src/dues/limits';
 import { duesSettingsSchema } from '../../../src/dues/settings';
 import { DUE_STATUSES, SUBSCRIBER_STATUSES } from '../../../src/dues/store';
-import { createSubscriberBody, dueRecord, rupees } from '../../shared/dues.schema';
+import { createSubscriberBody, dueRecord, markPaidBody } from '../../shared/dues.schema';
 import { idParam, workspaceParams } from '../deps';
 
 /** Request and response shapes of the console's dues-app routes (private; docs/dues.md). */
@@ -27,24 +27,14 @@ export const consoleDuesQuery = z.object({
   cursor: z.string().min(1).max(2048).optional(),
 });
 
-/** A payment recorded in the console (`source` manual): the version is optional here. */
-export const consolePaidBody = z.object({
+/** A payment recorded in the console (`source` manual): the public body, with the version optional and who marked it. */
+export const consolePaidBody = markPaidBody.extend({
   expected_version: z.number().int().min(1).nullable().default(null),
-  amount: rupees.nullable().default(null),
-  reference: z.string().max(L.referenceMaxChars).nullable().default(null),
-  paid_at: z.iso
-    .datetime({ offset: true })
-    .transform((s) => new Date(s))
-    .nullable()
-    .default(null),
   marked_by_name: z.string().max(120).nullable().default(null),
 });
 
 /** A simulated gateway payment (what a payment-link provider's paid webhook does): no version, applied once. */
-export const gatewayPaymentBody = z.object({
-  amount: rupees.nullable().default(null),
-  reference: z.string().max(L.referenceMaxChars).nullable().default(null),
-});
+export const gatewayPaymentBody = markPaidBody.pick({ amount: true, reference: true });
 
 /** What the chase of a due is doing: the next step and when, or how it ended (routes/dues.ts chaseView). */
 export const chaseRecord = z.object({

@@ -7,7 +7,7 @@ import { deletePaymentLinkScript, findPaymentLinkScript, paymentLinkScript, putP
 import { ApiError } from '../../errors';
 import { CursorCodec, page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
-import { answerSubscriberCreate, requireDuesApp } from '../../shared/duesAnswers';
+import { answerPayment, answerSubscriberCreate, PAYMENT_NOT_FOUND, requireDuesApp } from '../../shared/duesAnswers';
 import { dueView, subscriberRecord, subscriberView } from '../../shared/dues.schema';
 import { createSubscriber } from '../../../src/dues/subscribers';
 import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
@@ -27,7 +27,6 @@ import {
 
 const APP = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/apps/dues`;
 const SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
-const PAYMENT_NOT_FOUND = 'Payment not found.';
 
 /** What the chase of a due is doing, from its record: the next step and when, or how it ended. */
 const NEXT_STEP: Record<string, string> = { scheduled: 'reminder', reminded: 'followup_1', followup_1: 'followup_2', followup_2: 'decline' };
@@ -55,15 +54,8 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const actions = () => ({ db: deps.db, temporal: deps.temporal, events: deps.events });
 
   function paymentAnswer(result: PaymentResult) {
-    switch (result.kind) {
-      case 'not_found':
-        throw new ApiError('not_found', PAYMENT_NOT_FOUND);
-      case 'refused':
-        // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
-        throw result.refusal;
-      case 'paid':
-        return { ...dueView(result.due), chase: chaseView(result.due) };
-    }
+    const due = answerPayment(result);
+    return { ...dueView(due), chase: chaseView(due) };
   }
 
   return [

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isCountry, isTimeZone } from '../../../src/workspaces/workspaces';
 import { workspaceParams } from '../deps';
+import { workspacePlan } from '../views';
 
 /** Request shapes of the console's workspaces routes (validated by the route definition, described in its OpenAPI document). */
 
@@ -10,8 +11,6 @@ const country = z
   .refine(isCountry, 'expected an ISO 3166 alpha-2 country code, e.g. IN');
 
 const timezone = z.string().max(64).refine(isTimeZone, 'expected an IANA time zone, e.g. Asia/Kolkata');
-
-const count = z.number().int().min(0);
 
 export const createWorkspaceBody = z.object({
   name: z.string().trim().min(1).max(140),
@@ -26,21 +25,7 @@ export const updateWorkspaceBody = z
     country,
     timezone,
     suspended: z.boolean(),
-    plan: z
-      .object({
-        conversations_included: count,
-        conversations_used: count,
-        prepaid_credits: count,
-        voice_minutes_included: count,
-        voice_minutes_used: count,
-        voice_credits: count,
-        chat_channel: z.boolean(),
-        phone_numbers: z.boolean(),
-        /** Campaign calls count against the daily call budget (default false: docs/decisions/README.md). */
-        campaign_calls_use_daily_budget: z.boolean(),
-      })
-      .partial()
-      .strict(),
+    plan: workspacePlan.partial().strict(),
     calling_country_codes: z.array(z.string().regex(/^\d{1,3}$/, 'expected a calling code, digits only')).max(250),
     installed_apps: z.array(z.enum(['dues'])),
     capabilities: z.object({ voice_configured: z.boolean(), tickets: z.boolean(), conversations: z.boolean() }).partial().strict(),

@@ -3,11 +3,10 @@ import { zoneDate } from '../../../src/dues/cycle';
 import { recordPayment } from '../../../src/dues/dueActions';
 import { duesCollections, OPEN_DUE_STATUSES, type DueDoc } from '../../../src/dues/store';
 import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
-import { ApiError } from '../../errors';
 import { page } from '../../pagination';
 import { route, type RouteDef } from '../../route';
 import type { PublicDeps } from '../deps';
-import { answerSubscriberCreate, requireDuesApp } from '../../shared/duesAnswers';
+import { answerPayment, answerSubscriberCreate, PAYMENT_NOT_FOUND, requireDuesApp } from '../../shared/duesAnswers';
 import {
   createSubscriberBody,
   dueParams,
@@ -27,7 +26,6 @@ import {
  */
 
 export const DUES_APP_PREFIX = '/api/v1/apps/dues';
-const PAYMENT_NOT_FOUND = 'Payment not found.';
 
 type Order = 1 | -1;
 interface DueList {
@@ -167,15 +165,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
           },
           now(),
         );
-        switch (result.kind) {
-          case 'not_found':
-            throw new ApiError('not_found', PAYMENT_NOT_FOUND);
-          case 'refused':
-            // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
-            throw result.refusal;
-          case 'paid':
-            ctx.body = dueView(result.due);
-        }
+        ctx.body = dueView(answerPayment(result));
       },
     }),
   ];

@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { SimulatedCallPlan } from '../../calls/contracts';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
 import type { LineEvent } from './types';
-import { periodicPass, type PeriodicPass } from '../../async/periodicPass';
+import { overdueSweep, SWEEP_LIMIT } from '../../async/overdueSweep';
 
 /** One line event the simulated network will report, with the time it is due. */
 export interface ScheduledLineEvent {
@@ -85,7 +85,13 @@ interface RunningLine {
 export class SimulatedLineScheduler {
   /** Calls whose chain runs in this process. */
   private readonly running = new Map<string, RunningLine>();
-  private sweeper: PeriodicPass | null = null;
+  private readonly sweep = overdueSweep({
+    collection: () => pendingLineEventsCollection(this.db),
+    takeOver: (doc) => this.run(doc),
+    graceMs: LINE_SWEEP_GRACE_MS,
+    clock: () => this.clock(),
+    onError: (err) => this.onError(err, '(sweep)'),
+  });
 
   constructor(
     private readonly db: Db,
@@ -113,25 +119,17 @@ export class SimulatedLineScheduler {
   }
 
   /** Takes over at most `limit` calls whose next event is overdue by the grace; how many it took. */
-  async sweepOnce(graceMs = LINE_SWEEP_GRACE_MS, limit = 200): Promise<number> {
-    const late = await pendingLineEventsCollection(this.db)
-      .find({ due_at: { $lt: new Date(this.clock() - graceMs) } })
-      .limit(limit)
-      .toArray();
-    let taken = 0;
-    for (const doc of late) if (this.run(doc)) taken++;
-    return taken;
+  sweepOnce(graceMs = LINE_SWEEP_GRACE_MS, limit = SWEEP_LIMIT): Promise<number> {
+    return this.sweep.once(graceMs, limit);
   }
 
   /** Sweeps now and every `intervalMs` (the worker does); a failed sweep is reported and tried again next time. */
   startSweeping(intervalMs = LINE_SWEEP_INTERVAL_MS): void {
-    this.sweeper ??= periodicPass(() => this.sweepOnce(), intervalMs, (err) => this.onError(err, '(sweep)'));
-    this.sweeper.start();
+    this.sweep.start(intervalMs);
   }
 
-  async stopSweeping(): Promise<void> {
-    await this.sweeper?.stop();
-    this.sweeper = null;
+  stopSweeping(): Promise<void> {
+    return this.sweep.stop();
   }
 
   /** Reports the call's remaining events in order, each at its due time; false if already running here. */

@@ -4,7 +4,7 @@ import { insertManyIfAbsent } from '../../db/insertIfAbsent';
 import type { EventPublisher } from '../../events/publisher';
 import type { SimulatedStatus } from '../../messaging/contracts';
 import { applyStatusesOfMessages } from '../../messaging/deliveryStatus';
-import { periodicPass, type PeriodicPass } from '../../async/periodicPass';
+import { overdueSweep, SWEEP_LIMIT } from '../../async/overdueSweep';
 
 type Failure = { code: number; title: string; message: string } | null;
 
@@ -70,7 +70,13 @@ interface Arriving {
 export class SimulatedStatusScheduler {
   /** Messages whose statuses are reported by this process. */
   private readonly running = new Set<string>();
-  private sweeper: PeriodicPass | null = null;
+  private readonly sweep = overdueSweep({
+    collection: () => pendingStatusesCollection(this.deps.db),
+    takeOver: (doc) => this.run(doc),
+    graceMs: STATUS_SWEEP_GRACE_MS,
+    clock: () => this.clock(),
+    onError: (err) => this.onError(err, '(sweep)'),
+  });
   /** `schedule` calls gathering for one insert. */
   private arriving: Arriving[] = [];
   private arrivingTimer: NodeJS.Timeout | null = null;
@@ -107,25 +113,17 @@ export class SimulatedStatusScheduler {
   }
 
   /** Takes over at most `limit` messages whose next status is overdue by the grace; how many it took. */
-  async sweepOnce(graceMs = STATUS_SWEEP_GRACE_MS, limit = 200): Promise<number> {
-    const late = await pendingStatusesCollection(this.deps.db)
-      .find({ due_at: { $lt: new Date(this.clock() - graceMs) } })
-      .limit(limit)
-      .toArray();
-    let taken = 0;
-    for (const doc of late) if (this.run(doc)) taken++;
-    return taken;
+  sweepOnce(graceMs = STATUS_SWEEP_GRACE_MS, limit = SWEEP_LIMIT): Promise<number> {
+    return this.sweep.once(graceMs, limit);
   }
 
   /** Sweeps now and every `intervalMs` (the worker does); a failed sweep is reported and tried again next time. */
   startSweeping(intervalMs = STATUS_SWEEP_INTERVAL_MS): void {
-    this.sweeper ??= periodicPass(() => this.sweepOnce(), intervalMs, (err) => this.onError(err, '(sweep)'));
-    this.sweeper.start();
+    this.sweep.start(intervalMs);
   }
 
-  async stopSweeping(): Promise<void> {
-    await this.sweeper?.stop();
-    this.sweeper = null;
+  stopSweeping(): Promise<void> {
+    return this.sweep.stop();
   }
 
   /**

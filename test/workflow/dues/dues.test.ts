@@ -7,8 +7,8 @@ import { dueChaseWorkflowId, duesCycleWorkflowId, type DueChaseState } from '../
 import { addDays, dueDateOf, zoneDate } from '../../../src/dues/cycle';
 import { changeSubscriber, closeDue, recordPayment } from '../../../src/dues/dueActions';
 import { duesSettingsSchema, writeDuesSettings } from '../../../src/dues/settings';
-import { duesCollections, type DueDoc, type SubscriberDoc } from '../../../src/dues/store';
-import { createSubscriber, type SubscriberInput } from '../../../src/dues/subscribers';
+import { duesCollections, type DueDoc, type SubscriberDoc, type SubscriberInput } from '../../../src/dues/store';
+import { createSubscriber } from '../../../src/dues/subscribers';
 import type { EventPublisher } from '../../../src/events/publisher';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/providers/whatsapp/provider';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';

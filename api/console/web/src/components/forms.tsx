@@ -1,12 +1,29 @@
 import type { ComponentChildren } from 'preact';
 import { ApiFailure } from '../api/client';
 import { formErrorsOf, type FormErrors } from '../formErrors';
+import { useAction } from '../hooks';
+import { Link } from '../router';
 import '../forms.css';
 
 /** A refused submit as the form shows it: each message beside its field, the rest above the buttons. */
 export function formErrorsOfFailure(error: Error | undefined): FormErrors {
   if (!error) return { fields: {}, general: null };
   return formErrorsOf(error instanceof ApiFailure ? error.envelope : null, error.message);
+}
+
+/**
+ * A create form's submit and its refusal: `onSubmit(action)` is the form's handler (the page
+ * stays, the action runs once at a time), each field's message is `err('template.name')`, the
+ * rest `errors.general`.
+ */
+export function useFormSubmit() {
+  const submit = useAction();
+  const errors = formErrorsOfFailure(submit.error);
+  const onSubmit = (action: () => Promise<unknown>) => (e: Event) => {
+    e.preventDefault();
+    void submit.run(action);
+  };
+  return { submit, onSubmit, errors, err: (key: string) => errors.fields[key] };
 }
 
 /** What a field's control carries so its note is read with it. */
@@ -45,6 +62,21 @@ export function FormProblem({ message }: { message: string | null }) {
     <p class="error" role="alert">
       {message}
     </p>
+  );
+}
+
+/** A create form's foot: the refusal no field owns, the submit, and the way back. */
+export function FormFoot({ problem, busy, submit, cancelTo }: { problem: string | null; busy: boolean; submit: string; cancelTo: string }) {
+  return (
+    <>
+      <FormProblem message={problem} />
+      <div class="form-actions">
+        <button type="submit" class="primary" disabled={busy}>
+          {submit}
+        </button>
+        <Link to={cancelTo}>Cancel</Link>
+      </div>
+    </>
   );
 }
 

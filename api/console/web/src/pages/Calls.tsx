@@ -6,23 +6,8 @@ import type { paths } from '../generated/console';
 import { fieldValue, turnLabel } from '../format';
 import { useAction, usePoll } from '../hooks';
 import { Link, navigate } from '../router';
-
-const CALL_STATUSES = ['ringing', 'dialing', 'starting', 'in_progress', 'human_handoff', 'human_active', 'completed', 'failed'] as const;
-const CALL_OUTCOMES = [
-  'caller_hangup',
-  'agent_hangup',
-  'idle',
-  'max_duration',
-  'no_answer',
-  'busy',
-  'rejected',
-  'invalid_number',
-  'unreachable',
-  'congestion',
-  'suspended',
-  'setup_error',
-  'originate_error',
-] as const;
+// The server's own lists (src/calls/types.ts imports nothing, so the bundle takes only these).
+import { CALL_OUTCOMES, CALL_STATUSES } from '../../../../../src/calls/types';
 
 type CallPage = paths['/console/v1/workspaces/{workspace_id}/calls']['get']['responses'][200]['content']['application/json'];
 type ListedCall = CallPage['items'][number];

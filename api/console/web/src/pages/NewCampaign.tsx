@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import { AudiencePicker, audienceRequest, listOf, type Audience } from '../components/AudiencePicker';
-import { described, Field, FormProblem, formErrorsOfFailure } from '../components/forms';
+import { described, Field, FormFoot, useFormSubmit } from '../components/forms';
 import { errorsUnder } from '../formErrors';
-import { useAction, usePoll } from '../hooks';
+import { usePoll } from '../hooks';
 import { Link, navigate } from '../router';
 
 /** The tokens a contact fills in a template variable (campaigns-tickets-dues §4). */
@@ -60,9 +60,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
   const [windowEnd, setWindowEnd] = useState('');
   const [consent, setConsent] = useState('');
   const [consentNote, setConsentNote] = useState('');
-  const submit = useAction();
-  const errors = formErrorsOfFailure(submit.error);
-  const err = (key: string) => errors.fields[key];
+  const { submit, onSubmit, errors, err } = useFormSubmit();
 
   const templateError = err('template') ?? err('template.name') ?? err('template.language');
   const chosenTemplate = (templates.data ?? []).find((t) => `${t.name}|${t.language}` === template);
@@ -114,13 +112,10 @@ export function NewCampaignPage({ ws }: { ws: string }) {
       <form
         class="create"
         noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit.run(async () => {
-            const created = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path }, body: request() as never }));
-            navigate(`/w/${ws}/campaigns/${created.campaign_id}`);
-          });
-        }}
+        onSubmit={onSubmit(async () => {
+          const created = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path }, body: request() as never }));
+          navigate(`/w/${ws}/campaigns/${created.campaign_id}`);
+        })}
       >
         <fieldset>
           <legend>Campaign</legend>
@@ -296,13 +291,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
           ) : null}
         </fieldset>
 
-        <FormProblem message={errors.general} />
-        <div class="form-actions">
-          <button type="submit" class="primary" disabled={submit.busy}>
-            Create draft
-          </button>
-          <Link to={`/w/${ws}/campaigns`}>Cancel</Link>
-        </div>
+        <FormFoot problem={errors.general} busy={submit.busy} submit="Create draft" cancelTo={`/w/${ws}/campaigns`} />
       </form>
     </>
   );

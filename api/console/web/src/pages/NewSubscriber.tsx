@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import { described, Field, FormProblem, formErrorsOfFailure } from '../components/forms';
-import { useAction } from '../hooks';
+import { described, Field, FormFoot, useFormSubmit } from '../components/forms';
 import { Link, navigate } from '../router';
 
 const CYCLES = [
@@ -31,9 +30,7 @@ export function NewSubscriberPage({ ws }: { ws: string }) {
   const [cycleDays, setCycleDays] = useState('');
   const [dueDay, setDueDay] = useState('');
   const [startDate, setStartDate] = useState('');
-  const submit = useAction();
-  const errors = formErrorsOfFailure(submit.error);
-  const err = (key: string) => errors.fields[key];
+  const { submit, onSubmit, errors, err } = useFormSubmit();
 
   function request(): Record<string, unknown> {
     const body: Record<string, unknown> = { name: name.trim(), phone: phone.trim(), amount: number(amount) ?? null, cycle_unit: cycle };
@@ -55,13 +52,10 @@ export function NewSubscriberPage({ ws }: { ws: string }) {
       <form
         class="create"
         noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit.run(async () => {
-            const created = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/apps/dues/subscribers', { params: { path: { workspace_id: ws } }, body: request() as never }));
-            navigate(`/w/${ws}/dues/${created.subscriber_id}`);
-          });
-        }}
+        onSubmit={onSubmit(async () => {
+          const created = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/apps/dues/subscribers', { params: { path: { workspace_id: ws } }, body: request() as never }));
+          navigate(`/w/${ws}/dues/${created.subscriber_id}`);
+        })}
       >
         <fieldset>
           <legend>Who pays</legend>
@@ -106,13 +100,7 @@ export function NewSubscriberPage({ ws }: { ws: string }) {
             <input {...described('subscriber-start', err('start_date'), 'hint')} type="date" value={startDate} onInput={(e) => setStartDate(value(e))} />
           </Field>
         </fieldset>
-        <FormProblem message={errors.general} />
-        <div class="form-actions">
-          <button type="submit" class="primary" disabled={submit.busy}>
-            Add subscriber
-          </button>
-          <Link to={`/w/${ws}/dues`}>Cancel</Link>
-        </div>
+        <FormFoot problem={errors.general} busy={submit.busy} submit="Add subscriber" cancelTo={`/w/${ws}/dues`} />
       </form>
     </>
   );
