@@ -1,17 +1,46 @@
+import { readFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { LaunchError } from './launchError';
 import { portHolder } from './portHolder';
 
-/** A port the OS considers free right now on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Binds `port` (0: any) on 127.0.0.1 and lets go; answers the port bound, or null when it was taken. */
+function tryPort(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : null));
     });
   });
+}
+
+/** The lowest port the OS hands out for port 0 and outgoing connections (Linux's default when unreadable). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 2_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/**
+ * A port free right now on 127.0.0.1, below the ephemeral range. A port from the ephemeral
+ * range (port 0) can be taken before the caller binds it by any process's outgoing
+ * connection or by a server binding port 0, such as the Temporal dev server's internal
+ * services: `npm start`'s tests saw FerretDB's chosen port taken that way. Falls back to
+ * port 0 when no port below the range is free after a few tries.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const port = await tryPort(10_000 + Math.floor(Math.random() * (low - 10_000)));
+    if (port !== null) return port;
+  }
+  const any = await tryPort(0);
+  if (any === null) throw new Error('no free port');
+  return any;
 }
 
 /** True when something already accepts connections on the port. */
