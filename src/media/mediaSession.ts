@@ -278,9 +278,14 @@ export class MediaSession {
 
   /** Ends the session once, for the first reason given; later calls wait for that end. */
   end(reason: EndReason): Promise<void> {
-    this.#ending ??= this.#finish(reason).catch((err: unknown) => {
-      this.#deps.logger.error({ err, reason }, 'media session did not end cleanly');
-    });
+    // #finish starts a tick later, once #ending is set: it closes the realtime session, whose
+    // `disconnected` event would otherwise find no end under way and end the call a second
+    // time, as setup_error (a caller's hang-up was reported so before Twilio's own report).
+    this.#ending ??= Promise.resolve()
+      .then(() => this.#finish(reason))
+      .catch((err: unknown) => {
+        this.#deps.logger.error({ err, reason }, 'media session did not end cleanly');
+      });
     return this.#ending;
   }
 
