@@ -10,7 +10,7 @@ import { lineCalls } from '../providers/voice/line/lineCalls';
 import { AgentPlayout } from './agentPlayout';
 import { lineAgent } from './lineAgent';
 import { loadCallContext, type CallContext } from './callContext';
-import { CallRecording, storeRecording } from './callRecording';
+import { CallRecording, recordingReference, storeRecording } from './callRecording';
 import type { LineEventSink } from './lineEvents';
 import type { MediaMetrics } from './mediaMetrics';
 import { TurnLog } from './turnLog';
@@ -190,7 +190,12 @@ export class MediaSession {
     this.#turns = new TurnLog(this.#deps.db, { callId, tenantId: call.line.tenant_id }, (err) =>
       logger.warn({ err, callId }, 'a transcript turn was not stored'),
     );
-    if (call.line.recording) this.#recording = new CallRecording(this.#streamStartedAt);
+    if (call.line.recording) {
+      this.#recording = new CallRecording(this.#streamStartedAt);
+      // The reference is the call's from the start: the call's finish step may run before this
+      // session ends and writes the file (Twilio's report of a hang-up races the stream's stop).
+      await lineCalls(this.#deps.db).updateOne({ _id: callId }, { $set: { recording_uri: recordingReference(call.line.tenant_id, callId).uri } });
+    }
     if (this.#ending) return;
     const { realtime } = this.#deps;
     if (!realtime.apiKey) {
@@ -366,8 +371,8 @@ export class MediaSession {
     await this.#turns?.flush();
     if (!this.#recording) return;
     try {
-      const uri = await storeRecording(this.#deps.recordingsDir, call.line.tenant_id, call.line._id, this.#recording.wav());
-      await lineCalls(this.#deps.db).updateOne({ _id: call.line._id }, { $set: { recording_uri: uri } });
+      // Its reference was given to the call when recording started (#start).
+      await storeRecording(this.#deps.recordingsDir, call.line.tenant_id, call.line._id, this.#recording.wav());
     } catch (err) {
       this.#deps.logger.error({ err, callId: call.line._id, reason }, 'the call recording was not stored');
     }
