@@ -6,7 +6,7 @@ import { RealtimeSession, type TransportLayerAudio } from '@openai/agents-realti
 import type { CallOutcome } from '../calls/types';
 import type { Logger } from '../observability/logger';
 import type { LineControl, LineEvent } from '../providers/voice/types';
-import { lineCalls } from '../providers/voice/line/lineCalls';
+import { lineCalls, markMedia } from '../providers/voice/line/lineCalls';
 import { AgentPlayout } from './agentPlayout';
 import { lineAgent } from './lineAgent';
 import { loadCallContext, type CallContext } from './callContext';
@@ -187,6 +187,9 @@ export class MediaSession {
       return;
     }
     const call = this.#call;
+    // Noted so Twilio's report of the call's end can tell a stream this bridge ended from one
+    // lost with a killed media process (api/providerWebhooks/twilio.ts).
+    await markMedia(this.#deps.db, callId, 'started', new Date(this.#streamStartedAt));
     this.#turns = new TurnLog(this.#deps.db, { callId, tenantId: call.line.tenant_id }, (err) =>
       logger.warn({ err, callId }, 'a transcript turn was not stored'),
     );
@@ -300,6 +303,11 @@ export class MediaSession {
     if (this.#maxTimer) clearTimeout(this.#maxTimer);
     const call = this.#call;
     const callId = call?.line._id;
+    try {
+      if (call) await markMedia(this.#deps.db, call.line._id, 'ended', new Date());
+    } catch (err) {
+      logger.warn({ err, callId, reason }, 'the media session’s end was not noted');
+    }
     try {
       if (call && (reason === 'agent_hangup' || reason === 'transfer')) await this.#drain();
       if (call && reason !== 'stop') {

@@ -189,7 +189,7 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
     ]);
     const times = (await transcriptOf(callId)).map((t) => t.at_seconds);
     expect(times).toEqual([...times].sort((a, b) => a - b));
-    expect(times.at(-1)).toBeGreaterThan(times[0]);
+    expect(times.at(-1)).toBeGreaterThan(times[0]!);
     expect(times.at(-1)).toBeLessThanOrEqual(done.duration_seconds);
 
     // Twilio's part: the answer webhook fetched signed and answered with the stream; the
