@@ -112,7 +112,7 @@ export class FakeTwilio {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.allSettled([...this.calls.values()].map((call) => (call.stream?.open ? call.stream.drop() : undefined)));
+    await Promise.allSettled([...this.calls.values()].flatMap((call) => (call.stream?.open ? [call.stream.drop()] : [])));
     await Promise.allSettled([...this.pending]);
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

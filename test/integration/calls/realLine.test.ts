@@ -16,6 +16,7 @@ import { TWILIO_WEBHOOK_PATHS } from '../../../src/providers/voice/twilio/webhoo
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { useTestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
+import { insertContacts, zoneOpenAt } from '../../support/campaigns';
 import { testServers } from '../../support/env';
 import { startFakeRealtime, type FakeRealtime, type ModelScript } from '../../support/fakeRealtime';
 import { FakeTwilio } from '../../support/fakeTwilio';
@@ -301,6 +302,37 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
     expect(streams).toHaveLength(1);
     expect(streams[0]!.received.bytes).toBeGreaterThanOrEqual(audio[GREETING]!.length);
   });
+
+  it('a call campaign of three people on the real line: each dialled once, each conversation bridged, each call agent_hangup with both sides and read', async () => {
+    const { token } = scripted({ turns: [{ say: say(OPENING) }, { say: say(GOODBYE), call: 'end_call' }], heard: [YES_HOME] });
+    const { key } = await ws.addKey(['campaigns:read', 'campaigns:write']);
+    const people = await insertContacts(api.db, ws.workspaceId, 3);
+    for (const p of people) fake.script(p.phone!, { kind: 'answer', ringMs: 100, talkMs: null });
+    fake.media!.person = person([YES_HOME]);
+    const created = await request(api.server)
+      .post('/api/v1/campaigns')
+      .set(bearer(key))
+      .send({
+        name: 'Real line delivery check',
+        channel: 'voice',
+        agent_id: ws.agentId,
+        audience: { contact_ids: people.map((p) => p._id) },
+        purpose: `your delivery, {{name}} ${token}`,
+        schedule: { timezone: zoneOpenAt(new Date()), throttle_per_minute: 600 },
+      });
+    expect(created.status).toBe(201);
+    const campaignId = created.body.campaign_id;
+    const launched = await request(api.server).post(`/api/v1/campaigns/${campaignId}/launch`).set(bearer(key)).send({ expected_version: 1 });
+    expect(launched.body).toMatchObject({ status: 'running', recipients: 3 });
+    const finished = await waitFor(async () => {
+      const res = await request(api.server).get(`/api/v1/campaigns/${campaignId}`).set(bearer(key));
+      return res.body.status === 'completed' ? res.body : null;
+    }, 90_000);
+    expect(finished).toMatchObject({ recipients: 3, sent: 3, failed: 0, calls: { dialled: 3, answered: 3, live: 0 } });
+    for (const p of people) expect(fake.creates.filter((c) => c.To === p.phone)).toHaveLength(1);
+    const calls = await api.db.collection('calls').find({ to: { $in: people.map((p) => p.phone) } }).toArray();
+    expect(calls.map((c) => [c.outcome, c.transcript.map((t: { role: string }) => t.role)])).toEqual(Array(3).fill(['agent_hangup', ['model', 'user', 'model']]));
+  }, 120_000);
 });
 
 /** Polls `check` every 200 ms until it answers something truthy. */
