@@ -332,6 +332,7 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
     for (const p of people) expect(fake.creates.filter((c) => c.To === p.phone)).toHaveLength(1);
     const calls = await api.db.collection('calls').find({ to: { $in: people.map((p) => p.phone) } }).toArray();
     expect(calls.map((c) => [c.outcome, c.transcript.map((t: { role: string }) => t.role)])).toEqual(Array(3).fill(['agent_hangup', ['model', 'user', 'model']]));
+    for (const call of calls) await until(String(call._id), (c) => c.result.state === 'ready');
   }, 120_000);
 });
 
