@@ -285,22 +285,29 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
   it('an inbound call: Twilio’s voice webhook starts the inbound lifecycle, the stream opens, the agent greets, the caller speaks and hangs up', async () => {
     const { token } = scripted({ turns: [{ say: say(GREETING) }, { say: say(GOODBYE) }], heard: [CALLER_ASKS] });
     // The deployed agent's instructions carry the token (its persona), as an inbound call has no purpose.
-    await collections(api.db).agents.updateOne({ _id: ws.agentId }, { $set: { voice: { instructions: `You answer for Acme ${token}.` } } });
-    const streams: MediaStreamClient[] = [];
-    fake.media!.person = async (stream) => {
-      streams.push(stream);
-      await person([CALLER_ASKS])(stream);
-    };
-    const { answer } = await fake.placeInbound({ from: '+919800055511', to: ws.phoneNumber, voicePath: TWILIO_WEBHOOK_PATHS.voice, statusPath: TWILIO_WEBHOOK_PATHS.status, talkMs: 12_000 });
-    const callId = answer.body.match(/name="callId" value="([^"]+)"/)![1]!;
-    const done = await until(callId, (c) => c.result.state !== 'pending');
-    expect(done).toMatchObject({ direction: 'inbound', status: 'completed', outcome: 'caller_hangup' });
-    expect((await said(callId)).slice(0, 2)).toEqual([
-      ['model', GREETING],
-      ['user', CALLER_ASKS],
-    ]);
-    expect(streams).toHaveLength(1);
-    expect(streams[0]!.received.bytes).toBeGreaterThanOrEqual(audio[GREETING]!.length);
+    const { agents } = collections(api.db);
+    const before = (await agents.findOne({ _id: ws.agentId }))!.voice;
+    await agents.updateOne({ _id: ws.agentId }, { $set: { voice: { instructions: `You answer for Acme ${token}.` } } });
+    try {
+      const streams: MediaStreamClient[] = [];
+      fake.media!.person = async (stream) => {
+        streams.push(stream);
+        await person([CALLER_ASKS])(stream);
+      };
+      const { answer } = await fake.placeInbound({ from: '+919800055511', to: ws.phoneNumber, voicePath: TWILIO_WEBHOOK_PATHS.voice, statusPath: TWILIO_WEBHOOK_PATHS.status, talkMs: 12_000 });
+      const callId = answer.body.match(/name="callId" value="([^"]+)"/)![1]!;
+      const done = await until(callId, (c) => c.result.state !== 'pending');
+      expect(done).toMatchObject({ direction: 'inbound', status: 'completed', outcome: 'caller_hangup' });
+      expect((await said(callId)).slice(0, 2)).toEqual([
+        ['model', GREETING],
+        ['user', CALLER_ASKS],
+      ]);
+      expect(streams).toHaveLength(1);
+      expect(streams[0]!.received.bytes).toBeGreaterThanOrEqual(audio[GREETING]!.length);
+    } finally {
+      // The agent's instructions name this test's script: later calls must not find it.
+      await agents.updateOne({ _id: ws.agentId }, { $set: { voice: before } });
+    }
   });
 
   it('a call campaign of three people on the real line: each dialled once, each conversation bridged, each call agent_hangup with both sides and read', async () => {
