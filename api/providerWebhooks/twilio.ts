@@ -9,7 +9,7 @@ import { originateRequestFor } from '../../src/calls/originateRequest';
 import type { Config } from '../../src/config';
 import { collections } from '../../src/db/collections';
 import { LIMITS } from '../../src/domain/limits';
-import { findLineCall, findLineCallByProviderId, saveLineCall, type LineCallDoc } from '../../src/providers/voice/line/lineCalls';
+import { findLineCall, findLineCallByProviderId, mediaLostWithoutEnd, saveLineCall, type LineCallDoc } from '../../src/providers/voice/line/lineCalls';
 import { signalLineEvent } from '../../src/providers/voice/line/signalLine';
 import { answeredByMachine, lineEventFromStatus, lineEventFromTransfer, type TwilioParams } from '../../src/providers/voice/twilio/lineStatus';
 import { twilioSettingsFrom, type TwilioConfig, type TwilioSettings } from '../../src/providers/voice/twilio/settings';
@@ -42,6 +42,13 @@ async function readSignedForm(ctx: Context, settings: TwilioSettings | null): Pr
   }
   return params;
 }
+
+/**
+ * How long a `completed` report waits for the media bridge to note the end of the call's
+ * stream session. Twilio sends the stream's `stop` as the call ends, and the bridge notes it
+ * in milliseconds; a stream still unended after this went with a killed media process.
+ */
+const MEDIA_END_GRACE_MS = 3_000;
 
 function answerTwiml(ctx: Context, twiml: string): void {
   ctx.type = 'text/xml';
@@ -91,7 +98,12 @@ export function createTwilioWebhookRouter(deps: {
     }
     // The first callback may come before the originate recorded the CallSid (or after it stopped short).
     if (!call.provider_call_id && params.CallSid && !params.ParentCallSid) await line!.recordCallSid(call._id, params.CallSid);
-    const event = lineEventFromStatus(params);
+    let event = lineEventFromStatus(params);
+    // The agent's media went with its process while the call was up: Twilio ended the call when
+    // the stream dropped and reports it completed, but nobody hung up (docs/voice.md).
+    if (event?.kind === 'ended' && event.outcome === 'caller_hangup' && !call.ended_by_us_at && (await mediaLostWithoutEnd(deps.db, call._id, MEDIA_END_GRACE_MS))) {
+      event = { ...event, outcome: 'setup_error' };
+    }
     if (!event) {
       ctx.body = { status: 'ignored' };
       return;

@@ -99,18 +99,28 @@ export class CallRecording {
 }
 
 /**
- * Writes the recording under `dir` and answers its storage reference: `storage://recordings/
- * <workspace>/<call>.wav`, a name for the file in the deployment's storage, never a link
- * anyone can play. Written to a temporary name and renamed, so a reader never sees half a file.
+ * Where a call's recording is kept: `storage://recordings/<workspace>/<call>.wav`, a name for
+ * the file in the deployment's storage, never a link anyone can play. Known before a byte is
+ * recorded, so the bridge gives it to the call when recording starts (docs/decisions/calls.md,
+ * "Recording reference given when recording starts").
+ */
+export function recordingReference(tenantId: string, callId: string): { uri: string; relative: string } {
+  const relative = `${safeSegment(tenantId)}/${safeSegment(callId)}.wav`;
+  return { uri: `storage://recordings/${relative}`, relative };
+}
+
+/**
+ * Writes the recording under `dir` at its reference (recordingReference) and answers the
+ * reference. Written to a temporary name and renamed, so a reader never sees half a file.
  */
 export async function storeRecording(dir: string, tenantId: string, callId: string, wav: Buffer): Promise<string> {
-  const relative = `${safeSegment(tenantId)}/${safeSegment(callId)}.wav`;
+  const { uri, relative } = recordingReference(tenantId, callId);
   const path = join(resolve(dir), relative);
   await mkdir(dirname(path), { recursive: true });
   const partial = `${path}.partial`;
   await writeFile(partial, wav);
   await rename(partial, path);
-  return `storage://recordings/${relative}`;
+  return uri;
 }
 
 /** Ids are ours (`ws_…`, `call_…`), but a path segment must never climb out of the directory. */

@@ -6,11 +6,11 @@ import { RealtimeSession, type TransportLayerAudio } from '@openai/agents-realti
 import type { CallOutcome } from '../calls/types';
 import type { Logger } from '../observability/logger';
 import type { LineControl, LineEvent } from '../providers/voice/types';
-import { lineCalls } from '../providers/voice/line/lineCalls';
+import { lineCalls, markMedia } from '../providers/voice/line/lineCalls';
 import { AgentPlayout } from './agentPlayout';
 import { lineAgent } from './lineAgent';
 import { loadCallContext, type CallContext } from './callContext';
-import { CallRecording, storeRecording } from './callRecording';
+import { CallRecording, recordingReference, storeRecording } from './callRecording';
 import type { LineEventSink } from './lineEvents';
 import type { MediaMetrics } from './mediaMetrics';
 import { TurnLog } from './turnLog';
@@ -187,10 +187,18 @@ export class MediaSession {
       return;
     }
     const call = this.#call;
+    // Noted so Twilio's report of the call's end can tell a stream this bridge ended from one
+    // lost with a killed media process (api/providerWebhooks/twilio.ts).
+    await markMedia(this.#deps.db, callId, 'started', new Date(this.#streamStartedAt));
     this.#turns = new TurnLog(this.#deps.db, { callId, tenantId: call.line.tenant_id }, (err) =>
       logger.warn({ err, callId }, 'a transcript turn was not stored'),
     );
-    if (call.line.recording) this.#recording = new CallRecording(this.#streamStartedAt);
+    if (call.line.recording) {
+      this.#recording = new CallRecording(this.#streamStartedAt);
+      // The reference is the call's from the start: the call's finish step may run before this
+      // session ends and writes the file (Twilio's report of a hang-up races the stream's stop).
+      await lineCalls(this.#deps.db).updateOne({ _id: callId }, { $set: { recording_uri: recordingReference(call.line.tenant_id, callId).uri } });
+    }
     if (this.#ending) return;
     const { realtime } = this.#deps;
     if (!realtime.apiKey) {
@@ -278,9 +286,14 @@ export class MediaSession {
 
   /** Ends the session once, for the first reason given; later calls wait for that end. */
   end(reason: EndReason): Promise<void> {
-    this.#ending ??= this.#finish(reason).catch((err: unknown) => {
-      this.#deps.logger.error({ err, reason }, 'media session did not end cleanly');
-    });
+    // #finish starts a tick later, once #ending is set: it closes the realtime session, whose
+    // `disconnected` event would otherwise find no end under way and end the call a second
+    // time, as setup_error (a caller's hang-up was reported so before Twilio's own report).
+    this.#ending ??= Promise.resolve()
+      .then(() => this.#finish(reason))
+      .catch((err: unknown) => {
+        this.#deps.logger.error({ err, reason }, 'media session did not end cleanly');
+      });
     return this.#ending;
   }
 
@@ -290,6 +303,11 @@ export class MediaSession {
     if (this.#maxTimer) clearTimeout(this.#maxTimer);
     const call = this.#call;
     const callId = call?.line._id;
+    try {
+      if (call) await markMedia(this.#deps.db, call.line._id, 'ended', new Date());
+    } catch (err) {
+      logger.warn({ err, callId, reason }, 'the media session’s end was not noted');
+    }
     try {
       if (call && (reason === 'agent_hangup' || reason === 'transfer')) await this.#drain();
       if (call && reason !== 'stop') {
@@ -361,8 +379,8 @@ export class MediaSession {
     await this.#turns?.flush();
     if (!this.#recording) return;
     try {
-      const uri = await storeRecording(this.#deps.recordingsDir, call.line.tenant_id, call.line._id, this.#recording.wav());
-      await lineCalls(this.#deps.db).updateOne({ _id: call.line._id }, { $set: { recording_uri: uri } });
+      // Its reference was given to the call when recording started (#start).
+      await storeRecording(this.#deps.recordingsDir, call.line.tenant_id, call.line._id, this.#recording.wav());
     } catch (err) {
       this.#deps.logger.error({ err, callId: call.line._id, reason }, 'the call recording was not stored');
     }

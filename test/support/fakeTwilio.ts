@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks';
+import { MediaStreamClient } from './mediaStreamClient';
 
 /**
  * What the far end does with a call to one destination (FakeTwilio.script):
@@ -34,6 +35,17 @@ export interface FakeCall {
   answeredBy: string | null;
   /** The TwiML the call ran when answered (from the answer URL, or an update). */
   twiml: string[];
+  /** The media stream of its `<Connect><Stream>`, when FakeTwilio.media is set. */
+  stream?: MediaStreamClient;
+}
+
+/**
+ * Where a `<Connect><Stream>` is opened (the media process, on loopback) and the person's part
+ * on it (what they say, played through the stream as Twilio carries a caller's audio).
+ */
+export interface FakeMedia {
+  localUrl: string;
+  person?: (stream: MediaStreamClient, call: FakeCall) => Promise<void>;
 }
 
 /** One request Twilio made to the app: where, what, and what the app answered. */
@@ -76,6 +88,8 @@ export class FakeTwilio {
   readonly callbacks: FakeCallback[] = [];
   /** Where the app is really listening, set once it is (the public origin is rewritten to it). */
   localOrigin: string | null = null;
+  /** Set: an answered call's `<Connect><Stream>` opens a real media stream (null: the TwiML is only kept). */
+  media: FakeMedia | null = null;
   private readonly scripts = new Map<string, FakeLineScript>();
   private readonly pending = new Set<Promise<unknown>>();
   private server!: Server;
@@ -98,6 +112,7 @@ export class FakeTwilio {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    await Promise.allSettled([...this.calls.values()].flatMap((call) => (call.stream?.open ? [call.stream.drop()] : [])));
     await Promise.allSettled([...this.pending]);
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -137,12 +152,15 @@ export class FakeTwilio {
     if (/<Connect>/.test(answer.body)) {
       call.status = 'in-progress';
       call.answeredAt = new Date();
+      if (input.statusPath) call.params.StatusCallback = `${this.publicOrigin}${input.statusPath}`;
+      if (this.media) this.track(this.openStream(call, answer.body));
       if (input.statusPath && input.talkMs !== undefined) {
         this.track(
           (async () => {
             await sleep(input.talkMs!);
             if (call.status !== 'in-progress') return;
             this.end(call, 'completed');
+            await call.stream?.stop();
             await this.post(`${this.publicOrigin}${input.statusPath}`, this.statusParams(call));
           })(),
         );
@@ -284,10 +302,16 @@ export class FakeTwilio {
     const twiml = call.params.Twiml ?? (await this.post(call.params.Url!, { ...this.callParams(call, 'in-progress'), AnsweredBy: call.answeredBy })).body;
     call.twiml.push(twiml);
     if (/<Hangup\s*\/>/.test(twiml) && call.status === 'in-progress') return this.finish(call, 'completed', '200');
+    if (this.media && call.status === 'in-progress') this.track(this.openStream(call, twiml));
     if (script.kind === 'answer' && script.talkMs !== null) {
       await sleep(script.talkMs);
-      // The person hangs up (unless our side ended the call or handed it over meanwhile).
-      if (call.status === 'in-progress' && call.twiml.length === 1) await this.finish(call, 'completed', '200');
+      // The person hangs up (unless our side ended the call or handed it over meanwhile): the
+      // stream stops, then the status callback reports the end.
+      if (call.status === 'in-progress' && call.twiml.length === 1) {
+        this.end(call, 'completed');
+        await call.stream?.stop();
+        await this.status(call, '200');
+      }
     }
   }
 
@@ -297,6 +321,7 @@ export class FakeTwilio {
       if (live) {
         const final = call.status === 'in-progress' ? 'completed' : 'canceled';
         this.end(call, final);
+        if (call.stream) this.track(call.stream.stop());
         this.track(this.status(call));
       }
       // Hanging up a call that is over changes nothing and answers the call as it is.
@@ -305,6 +330,8 @@ export class FakeTwilio {
     if (form.Twiml || form.Url) {
       if (call.status !== 'in-progress') return error(400, 21220, 'Call is not in-progress. Cannot redirect.');
       call.twiml.push(form.Twiml ?? '');
+      // New TwiML replaces the running <Connect>: its stream stops.
+      if (call.stream) this.track(call.stream.stop());
       reply(200, this.resource(call));
       const dial = (form.Twiml ?? '').match(/<Number([^>]*)>([^<]+)<\/Number>/);
       if (dial) this.track(this.handOver(call, dial[2]!, dial[1]!));
@@ -342,6 +369,27 @@ export class FakeTwilio {
     if (callback && events.includes('completed')) await this.post(callback, { ...this.statusParams(child), ParentCallSid: parent.sid });
     // Nothing follows the Dial: the caller's call ends with it.
     if (parent.status === 'in-progress') await this.finish(parent, 'completed', '200');
+  }
+
+  /**
+   * `<Connect><Stream url><Parameter …/>`: opens the stream to the media process as Twilio
+   * does, the handshake signed (X-Twilio-Signature over the stream URL as the TwiML names it),
+   * `start` carrying the parameters. A stream that closes while the call still runs it (the
+   * media process went away) ends the <Connect>; with nothing after it, the call completes.
+   */
+  private async openStream(call: FakeCall, twiml: string): Promise<void> {
+    const url = twiml.match(/<Stream url="([^"]+)"/)?.[1]?.replace(/&amp;/g, '&');
+    if (!url || !this.media) return;
+    const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [m[1]!, m[2]!]));
+    const stream = await MediaStreamClient.connect(this.media.localUrl, parameters, {}, { 'x-twilio-signature': getExpectedTwilioSignature(this.authToken, url, {}) });
+    call.stream = stream;
+    const twimlRunning = call.twiml.length;
+    this.track(
+      stream.closed.then(async () => {
+        if (call.status === 'in-progress' && call.twiml.length === twimlRunning && !this.stopped) await this.finish(call, 'completed', '200');
+      }),
+    );
+    await this.media.person?.(stream, call);
   }
 
   private end(call: FakeCall, status: FakeCall['status']): void {

@@ -1,7 +1,6 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { callCollections, type CallDoc } from '../../../src/calls/callStore';
 import { placeCall, type PlaceCallDeps } from '../../../src/calls/placeCall';
-import { callWorkflowId, hangupUpdate } from '../../../src/calls/contracts';
+import { hangUpCall } from '../../../src/calls/hangUpCall';
 import { ApiError } from '../../errors';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
@@ -78,15 +77,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
       handler: async (ctx, { params: { call_id } }) => {
         const call = await workspaceCall(call_id, ctx.state.workspace!._id);
         if (!call) throw callNotFound();
-        let ended = false;
-        if (call.status === 'ringing' || call.status === 'in_progress') {
-          try {
-            ended = await deps.temporal.workflow.getHandle(callWorkflowId(call._id)).executeUpdate(hangupUpdate);
-          } catch (err) {
-            // The call finished in the meantime: nothing to end.
-            if (!(err instanceof WorkflowNotFoundError) && !(err instanceof WorkflowUpdateFailedError)) throw err;
-          }
-        }
+        const ended = call.status === 'ringing' || call.status === 'in_progress' ? await hangUpCall(deps.temporal, call._id) : false;
         ctx.body = { call_id: call._id, ended };
       },
     }),

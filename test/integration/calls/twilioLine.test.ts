@@ -216,6 +216,36 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
     await expect(waitFor(() => fake.callsTo(to)[0]!.status === 'completed')).resolves.toBe(true);
   });
 
+  it('a hang-up through the API at the instant the person hangs up answers 200 with ended true or false, never 500; the call ends once', async () => {
+    const answers: [number, unknown][] = [];
+    for (let i = 0; i < 24; i++) {
+      const to = destination();
+      fake.script(to, { kind: 'answer', ringMs: 50, talkMs: null });
+      const callId = await place(to);
+      await until(callId, (c) => c.status === 'in_progress');
+      // The person's hang-up reaches the workflow; the API's arrives while it finishes (its last local-activity task).
+      const pause = () => new Promise((r) => setTimeout(r, (i >> 1) * 12));
+      let signalled: Promise<unknown>;
+      let res: request.Response;
+      if (i % 2 === 0) {
+        signalled = signalLineEvent(api.temporal, callId, { kind: 'ended', outcome: 'caller_hangup' });
+        await pause();
+        res = await request(api.server).post(`/api/v1/calls/${callId}/hangup`).set(bearer(ws.key));
+      } else {
+        const hangup = request(api.server).post(`/api/v1/calls/${callId}/hangup`).set(bearer(ws.key)).then((r) => r);
+        await pause();
+        signalled = signalLineEvent(api.temporal, callId, { kind: 'ended', outcome: 'caller_hangup' });
+        res = await hangup;
+      }
+      await signalled;
+      answers.push([res.status, res.body.ended]);
+      const done = await over(callId);
+      expect(['caller_hangup', 'agent_hangup']).toContain(done.outcome);
+      expect(res.body).toEqual({ call_id: callId, ended: done.outcome === 'agent_hangup' ? expect.any(Boolean) : false });
+    }
+    expect(answers.filter(([status]) => status !== 200)).toEqual([]);
+  }, 120_000);
+
   it('a hand-over: human_handoff, the caller put through to the team line with <Dial>, human_active when the person answers (at Twilio’s time), a hang-up request then answers ended false', async () => {
     const to = destination();
     const teamLine = '+919800077001';

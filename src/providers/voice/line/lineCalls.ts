@@ -25,6 +25,10 @@ export interface LineCallDoc {
    * the workflow's last task, and fail the API hang-up that caused it). Absent: not so.
    */
   ended_by_us_at?: Date;
+  /** The media bridge took the call's stream (the agent is on the line). */
+  media_started_at?: Date;
+  /** The media bridge ended the call's stream session, for whatever reason; absent while it runs or if the bridge died. */
+  media_ended_at?: Date;
   created_at: Date;
 }
 
@@ -53,4 +57,25 @@ export async function findLineCallByProviderId(db: Db, providerCallId: string): 
 /** Notes that the call's workflow is ending the call (see `ended_by_us_at`); the first note stays. */
 export async function markEndedByUs(db: Db, callId: string, at: Date): Promise<void> {
   await lineCalls(db).updateOne({ _id: callId, ended_by_us_at: { $exists: false } }, { $set: { ended_by_us_at: at } });
+}
+
+/** The media bridge took the call's stream, or ended its session (the first note of each stays). */
+export async function markMedia(db: Db, callId: string, what: 'started' | 'ended', at: Date): Promise<void> {
+  const field = what === 'started' ? 'media_started_at' : 'media_ended_at';
+  await lineCalls(db).updateOne({ _id: callId, [field]: { $exists: false } }, { $set: { [field]: at } });
+}
+
+/**
+ * Whether the call's media session, started, went without its bridge ending it: false once the
+ * bridge notes its end (within `graceMs`, polled), true if it never does (the media process
+ * died with the call live). A call whose stream never opened answers false.
+ */
+export async function mediaLostWithoutEnd(db: Db, callId: string, graceMs: number, pollMs = 100): Promise<boolean> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const line = await findLineCall(db, callId);
+    if (!line?.media_started_at || line.media_ended_at) return false;
+    if (Date.now() >= deadline) return true;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
 }
