@@ -282,6 +282,30 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
     }
   });
 
+  it('the person goes quiet: silence past the agent’s idle threshold ends the call idle, hung up through Twilio, with what was said and read', async () => {
+    const { to, token } = scripted({ turns: [{ say: say(OPENING) }], heard: [] });
+    const { agents } = collections(api.db);
+    const before = (await agents.findOne({ _id: ws.agentId }))!.voice;
+    // The shortest threshold the settings allow (src/calls/agentVoiceRules.ts): 5 s.
+    await agents.updateOne({ _id: ws.agentId }, { $set: { voice: { ...(before ?? {}), idle_seconds: 5 } } });
+    try {
+      fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
+      // The person answers and says nothing: the stream carries only silence.
+      fake.media!.person = async () => {};
+      const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `a delivery ${token}` });
+      expect(res.status).toBe(201);
+      const done = await until(res.body.call_id, (c) => c.result.state !== 'pending');
+      expect(done).toMatchObject({ status: 'completed', outcome: 'idle' });
+      // The opening, then the silence: at least the threshold after the agent finished speaking.
+      expect(await said(done.call_id)).toEqual([['model', OPENING]]);
+      expect(done.duration_seconds).toBeGreaterThanOrEqual(5);
+      // The bridge ended it on the network: Twilio's call was hung up through the REST API.
+      expect(fake.callsTo(to)[0]!.status).toBe('completed');
+    } finally {
+      await agents.updateOne({ _id: ws.agentId }, { $set: { voice: before } });
+    }
+  });
+
   it('an inbound call: Twilio’s voice webhook starts the inbound lifecycle, the stream opens, the agent greets, the caller speaks and hangs up', async () => {
     const { token } = scripted({ turns: [{ say: say(GREETING) }, { say: say(GOODBYE) }], heard: [CALLER_ASKS] });
     // The deployed agent's instructions carry the token (its persona), as an inbound call has no purpose.
