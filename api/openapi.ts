@@ -19,17 +19,20 @@ export interface DocumentSurface {
   usesDatabase(route: RouteDef): boolean;
 }
 
+/** Every error answer's body: the one envelope (components.schemas.ErrorEnvelope). */
+const errorEnvelopeContent = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } };
+
 /** The request line and headers together over the server's limit. */
 const headersTooLargeResponse = {
   description: `\`invalid_argument\`: the request line and headers together are over ${MAX_HEADER_BYTES} bytes.`,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  content: errorEnvelopeContent,
 };
 
 /** A route that reads the database, while it does not answer (api/errors.ts `databaseUnavailable`). */
 const unavailableResponse = {
   description: '`internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds.',
   headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  content: errorEnvelopeContent,
 };
 
 const errorEnvelopeSchema = z.object({
@@ -83,15 +86,14 @@ export function openApiDocument(routes: RouteDef[], surface: DocumentSurface): R
     for (const code of errors) {
       responses[ERROR_STATUS[code]] = {
         description: `\`${code}\``,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        content: errorEnvelopeContent,
       };
     }
     // A file body (route `bodyMedia`, api/middleware/textBody.ts) is refused whole when it is
     // past the route's size or of another media type, before the route's own checks.
     if (route.bodyMedia) {
-      const envelope = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } };
-      responses[413] = { description: `\`invalid_argument\`: the file is larger than ${route.bodyMedia.maxBytes} bytes.`, content: envelope };
-      responses[415] = { description: `\`invalid_argument\`: the body is not ${route.bodyMedia.type}.`, content: envelope };
+      responses[413] = { description: `\`invalid_argument\`: the file is larger than ${route.bodyMedia.maxBytes} bytes.`, content: errorEnvelopeContent };
+      responses[415] = { description: `\`invalid_argument\`: the body is not ${route.bodyMedia.type}.`, content: errorEnvelopeContent };
     }
     // The server answers this before any route runs (api/server.ts), so every operation can give it.
     responses[431] = headersTooLargeResponse;

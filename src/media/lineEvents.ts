@@ -1,5 +1,5 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { callWorkflowId, lineEventSignal } from '../calls/contracts';
+import type { Client } from '@temporalio/client';
+import { signalLineEvent } from '../providers/voice/line/signalLine';
 import type { LineEvent } from '../providers/voice/types';
 
 /** Where the bridge tells a call's workflow what happened on the line. */
@@ -14,11 +14,7 @@ export interface LineEventSink {
 export function temporalLineEvents(temporal: Client): LineEventSink {
   return {
     async report(callId, event) {
-      try {
-        await temporal.workflow.getHandle(callWorkflowId(callId)).signal(lineEventSignal, event);
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-      }
+      await signalLineEvent(temporal, callId, event);
     },
   };
 }

@@ -1,10 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
+import { signalLineEvent } from './line/signalLine';
 import type { TranscriptTurn } from '../../calls/types';
 import {
-  callWorkflowId,
-  lineEventSignal,
   simulatedCalleeDefinition,
   simulatedCalleeWorkflowId,
   stopCalleeSignal,
@@ -15,7 +14,7 @@ import { startWorkflow } from '../../temporal/startWorkflow';
 import { conversationSeconds, simulatedTurns } from './simulatedConversation';
 import { lineSchedule, SimulatedLineScheduler, type ScheduledLineEvent } from './simulatedLine';
 import { findCalleeScript } from './simulatorScript';
-import { OriginateRefused, type LineEvent, type OriginateRequest, type VoiceProvider } from './types';
+import { OriginateRefused, type OriginateRequest, type VoiceProvider } from './types';
 
 interface SimulatedCallDoc {
   _id: string;
@@ -64,18 +63,7 @@ export class SimulatedVoiceProvider implements VoiceProvider {
   ) {
     this.calls = db.collection<SimulatedCallDoc>('simulator_calls');
     this.mode = options.mode ?? 'timers';
-    this.line = new SimulatedLineScheduler(db, (callId, event) => this.signalCall(callId, event), options.onLineError);
-  }
-
-  /** The call workflow's `lineEvent` signal; `finished` when the call is over, as the callee workflow took it. */
-  private async signalCall(callId: string, event: LineEvent): Promise<'reported' | 'finished'> {
-    try {
-      await this.temporal.workflow.getHandle(callWorkflowId(callId)).signal(lineEventSignal, event);
-      return 'reported';
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return 'finished';
-      throw err;
-    }
+    this.line = new SimulatedLineScheduler(db, (callId, event) => signalLineEvent(temporal, callId, event), options.onLineError);
   }
 
   async originate(request: OriginateRequest): Promise<{ providerCallId: string }> {
