@@ -146,6 +146,22 @@ export async function waitForText(page: Page, selector: string, ok: (text: strin
   }
 }
 
+/**
+ * The `attr` of each row under `selector` once they are exactly `expected` (or, after the
+ * timeout, as they stand, for the caller's assertion to show). A filter's new rows replace the
+ * old ones only after a "Loading" moment, so a check on the old rows' text can pass too soon.
+ */
+export async function waitForRows(page: Page, selector: string, attr: string, expected: string[], timeoutMs = 30_000): Promise<(string | null)[]> {
+  const read = () => page.locator(selector).evaluateAll((rows, name) => rows.map((r) => r.getAttribute(name)), attr);
+  const deadline = Date.now() + timeoutMs;
+  let rows = await read();
+  while (JSON.stringify(rows) !== JSON.stringify(expected) && Date.now() < deadline) {
+    await page.waitForTimeout(250);
+    rows = await read();
+  }
+  return rows;
+}
+
 /** What every console page must pass: its screenshot saved, axe-core clean of serious and critical issues, every control reachable by Tab. */
 export async function checkPage(page: Page, name: string): Promise<void> {
   await screenshot(page, name);

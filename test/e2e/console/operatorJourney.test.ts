@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { useTestApi } from '../../support/app';
-import { launchBrowser, logIn, screenshot, seriousA11yViolations, waitForText, type TestBrowser } from '../../support/browser';
+import { launchBrowser, logIn, screenshot, seriousA11yViolations, waitForRows, waitForText, type TestBrowser } from '../../support/browser';
 import { insertContacts, zoneAtNineInTheEvening, zoneOpenAt } from '../../support/campaigns';
 
 /**
@@ -174,9 +174,7 @@ describe('an operator’s journey through the web console', () => {
     await page().fill('#filter-number', '+91 98111 00077');
     await page().press('#filter-number', 'Tab');
     expect((await filteredAnswer).status()).toBe(200);
-    const shownIds = () => page().locator('[data-testid=recent-calls] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-call')));
-    for (let tries = 0; tries < 120 && JSON.stringify(await shownIds()) !== JSON.stringify([callId]); tries++) await page().waitForTimeout(250);
-    expect(await shownIds()).toEqual([callId]);
+    expect(await waitForRows(page(), '[data-testid=recent-calls] tbody tr', 'data-call', [callId])).toEqual([callId]);
     await bothWidths('recent-calls');
   });
 });
