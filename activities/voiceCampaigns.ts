@@ -1,17 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import type { Db } from 'mongodb';
 import type { VoiceStepInput, VoiceStepResult } from '../src/campaigns/contracts';
 import { stepVoiceCampaign } from '../src/campaigns/voice/step';
+import type { CampaignActivityDeps } from './campaigns';
 
-export interface VoiceCampaignActivityDeps {
-  db: Db;
+/** What the WhatsApp run's activities take, less the WhatsApp provider and events; `pace` waits out the throttle's spacing between a step's calls. */
+export interface VoiceCampaignActivityDeps extends Pick<CampaignActivityDeps, 'db' | 'deploymentChannels' | 'now' | 'pace'> {
   temporal: Client;
   taskQueue: string;
-  deploymentChannels: readonly string[];
-  now?: () => Date;
-  /** Waits between a step's calls (the throttle's spacing); tests on the time-skipping server skip it. */
-  pace?: (ms: number) => Promise<void>;
 }
 
 const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

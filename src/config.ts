@@ -14,6 +14,16 @@ const port = z.coerce
 
 const hostPort = z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, e.g. 127.0.0.1:7233');
 
+/** A wait in milliseconds, whole, from 100 to `max`. */
+const milliseconds = (max: number) =>
+  z.coerce
+    .number({ error: 'expected milliseconds' })
+    .int('expected a whole number')
+    .min(100, `expected milliseconds from 100 to ${max}`)
+    .max(max, `expected milliseconds from 100 to ${max}`);
+
+const httpUrl = z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL');
+
 export const serviceEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   /** Interface the API binds to. */
@@ -82,16 +92,11 @@ export const serviceEnvSchema = z.object({
    */
   READER_PROVIDER: z.enum(['simulator', 'openai']).default('simulator'),
   /** e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
-  READER_BASE_URL: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL').optional(),
+  READER_BASE_URL: httpUrl.optional(),
   READER_API_KEY: z.string().min(1).optional(),
   READER_MODEL: z.string().min(1).optional(),
   /** How long one read request may take before it counts as a temporary failure. */
-  READER_TIMEOUT_MS: z.coerce
-    .number({ error: 'expected milliseconds' })
-    .int('expected a whole number')
-    .min(100, 'expected milliseconds from 100 to 600000')
-    .max(600_000, 'expected milliseconds from 100 to 600000')
-    .default(30_000),
+  READER_TIMEOUT_MS: milliseconds(600_000).default(30_000),
   /**
    * How the simulated callee reports a call's line events (answered, handoff, ended):
    * `timers` in the worker that placed the call, from a stored schedule, with the worker's
@@ -126,12 +131,7 @@ export const serviceEnvSchema = z.object({
    * fake with it (test/support/fakeTwilio.ts). The request path is kept, only the origin changes.
    */
   TWILIO_API_BASE_URL: z.string().regex(/^https?:\/\/[^\s/]+$/, 'expected an http:// or https:// origin without a path').default('https://api.twilio.com'),
-  TWILIO_TIMEOUT_MS: z.coerce
-    .number({ error: 'expected milliseconds' })
-    .int('expected a whole number')
-    .min(100, 'expected milliseconds from 100 to 60000')
-    .max(60_000, 'expected milliseconds from 100 to 60000')
-    .default(10_000),
+  TWILIO_TIMEOUT_MS: milliseconds(60_000).default(10_000),
   /**
    * Who carries WhatsApp messages: `simulator` (nothing leaves the machine; scriptable per
    * recipient in the console) or `cloud` (the WhatsApp Business Platform Cloud API, which
@@ -140,7 +140,7 @@ export const serviceEnvSchema = z.object({
    */
   WHATSAPP_PROVIDER: z.enum(['simulator', 'cloud']).default('simulator'),
   /** Graph API root with its version; `/{phone-number-id}/messages` is appended. */
-  WHATSAPP_CLOUD_BASE_URL: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL').default('https://graph.facebook.com/v21.0'),
+  WHATSAPP_CLOUD_BASE_URL: httpUrl.default('https://graph.facebook.com/v21.0'),
   WHATSAPP_CLOUD_ACCESS_TOKEN: z.string().min(1).optional(),
   /** The phone-number id messages are sent from. */
   WHATSAPP_CLOUD_PHONE_NUMBER_ID: z.string().regex(/^\d+$/, 'expected the numeric phone-number id').optional(),
@@ -153,19 +153,14 @@ export const serviceEnvSchema = z.object({
   WHATSAPP_CLOUD_APP_SECRET: z.string().min(1).optional(),
   /** What the webhook subscription challenge must present as hub.verify_token. */
   WHATSAPP_CLOUD_VERIFY_TOKEN: z.string().min(1).optional(),
-  WHATSAPP_CLOUD_TIMEOUT_MS: z.coerce
-    .number({ error: 'expected milliseconds' })
-    .int('expected a whole number')
-    .min(100, 'expected milliseconds from 100 to 60000')
-    .max(60_000, 'expected milliseconds from 100 to 60000')
-    .default(10_000),
+  WHATSAPP_CLOUD_TIMEOUT_MS: milliseconds(60_000).default(10_000),
   /**
    * The dues app's payment links: the deterministic simulator, or `razorpay` (Razorpay Payment
    * Links, which needs the key id and secret; its paid webhook at /webhooks/razorpay needs the
    * webhook secret).
    */
   PAYMENT_LINK_PROVIDER: z.enum(['simulator', 'razorpay']).default('simulator'),
-  RAZORPAY_BASE_URL: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL').default('https://api.razorpay.com'),
+  RAZORPAY_BASE_URL: httpUrl.default('https://api.razorpay.com'),
   RAZORPAY_KEY_ID: z.string().min(1).optional(),
   RAZORPAY_KEY_SECRET: z.string().min(1).optional(),
   /** Signs Razorpay's webhook deliveries (X-Razorpay-Signature). */
@@ -217,11 +212,7 @@ export function webhookPrivateUrlsAllowed(config: Pick<Config, 'WEBHOOK_ALLOW_PR
   return config.WEBHOOK_ALLOW_PRIVATE_URLS === undefined ? config.NODE_ENV !== 'production' : config.WEBHOOK_ALLOW_PRIVATE_URLS === 'true';
 }
 
-const launcherMillis = z.coerce
-  .number({ error: 'expected milliseconds' })
-  .int('expected a whole number')
-  .min(100, 'expected milliseconds from 100 to 600000')
-  .max(600_000, 'expected milliseconds from 100 to 600000');
+const launcherMillis = milliseconds(600_000);
 
 /** Settings only the local launcher (`npm start`) reads: where the embedded servers live. */
 export const launcherEnvSchema = z.object({

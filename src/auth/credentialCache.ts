@@ -38,28 +38,28 @@ export class CredentialCache {
     live.add(new WeakRef(this));
   }
 
-  async key(hash: string, load: () => Promise<ApiKeyDoc | null>): Promise<ApiKeyDoc | null> {
-    const cached = this.fresh(this.keys, hash, load, usableKey);
-    if (cached) return cached;
-    const readAt = this.clock();
-    const doc = await load();
-    if (doc && usableKey(doc)) this.keep(this.keys, hash, doc, readAt);
-    return doc;
+  key(hash: string, load: () => Promise<ApiKeyDoc | null>): Promise<ApiKeyDoc | null> {
+    return this.read(this.keys, hash, load, usableKey);
   }
 
-  async workspace(id: string, load: () => Promise<WorkspaceDoc | null>): Promise<WorkspaceDoc | null> {
-    const cached = this.fresh(this.workspaces, id, load, usableWorkspace);
-    if (cached) return cached;
-    const readAt = this.clock();
-    const doc = await load();
-    if (doc && usableWorkspace(doc)) this.keep(this.workspaces, id, doc, readAt);
-    return doc;
+  workspace(id: string, load: () => Promise<WorkspaceDoc | null>): Promise<WorkspaceDoc | null> {
+    return this.read(this.workspaces, id, load, usableWorkspace);
   }
 
   /** Drops what this process knows of a workspace and all its keys. */
   forgetTenant(tenantId: string): void {
     this.workspaces.delete(tenantId);
     for (const [hash, entry] of this.keys) if (entry.doc.tenant_id === tenantId) this.keys.delete(hash);
+  }
+
+  /** The cached document, or what `load` reads (kept when usable). */
+  private async read<T>(map: Map<string, Entry<T>>, id: string, load: () => Promise<T | null>, usable: (doc: T) => boolean): Promise<T | null> {
+    const cached = this.fresh(map, id, load, usable);
+    if (cached) return cached;
+    const readAt = this.clock();
+    const doc = await load();
+    if (doc && usable(doc)) this.keep(map, id, doc, readAt);
+    return doc;
   }
 
   /**

@@ -248,30 +248,29 @@ export function classifyAudience(rows: readonly AudienceRow[], options: Classify
 
 type Filled = { ok: true; variables: string[]; call?: Recipient['call'] } | { ok: false; field: string };
 
-/** A contact's template values, and a call campaign's purpose and script, with `to` as their phone. */
-function fillFromContact(row: AudienceContact, to: string, options: ClassifyOptions): Filled {
-  const contact = { ...row, phone: to };
-  const rendered = renderVariables(options.variables, contact);
-  if (!rendered.ok) return rendered;
-  if (!options.callTexts) return { ok: true, variables: rendered.values };
-  const purpose = options.callTexts.purpose === null ? null : renderCallText(options.callTexts.purpose, contact);
-  const script = options.callTexts.script === null ? null : renderCallText(options.callTexts.script, contact);
+type Rendered = { ok: true; text: string } | { ok: false; field: string };
+
+/** A person's template values and, for a call campaign, its purpose and script, each rendered by the person's own kind of renderer. */
+function fill(variables: { ok: true; values: string[] } | { ok: false; field: string }, renderText: (text: string) => Rendered, options: ClassifyOptions): Filled {
+  if (!variables.ok) return variables;
+  if (!options.callTexts) return { ok: true, variables: variables.values };
+  const purpose = options.callTexts.purpose === null ? null : renderText(options.callTexts.purpose);
+  const script = options.callTexts.script === null ? null : renderText(options.callTexts.script);
   const gap = [purpose, script].find((r) => r !== null && !r.ok);
   if (gap && !gap.ok) return gap;
-  return { ok: true, variables: rendered.values, call: { purpose: purpose?.ok ? purpose.text : null, script: script?.ok ? script.text : null } };
+  return { ok: true, variables: variables.values, call: { purpose: purpose?.ok ? purpose.text : null, script: script?.ok ? script.text : null } };
 }
 
-/** The same from a list's row: its cells by column, the phone column's cell as `to`. */
+/** A contact's values, with `to` as their phone. */
+function fillFromContact(row: AudienceContact, to: string, options: ClassifyOptions): Filled {
+  const contact = { ...row, phone: to };
+  return fill(renderVariables(options.variables, contact), (text) => renderCallText(text, contact), options);
+}
+
+/** A list's row: its cells by column, the phone column's cell as `to`. */
 function fillFromList(row: AudienceListRow, to: string, options: ClassifyOptions): Filled {
   const person: ListPerson = { values: { ...row.values, [row.list.phoneColumn]: to }, labels: row.list.labels };
-  const rendered = renderListVariables(options.variables, person);
-  if (!rendered.ok) return rendered;
-  if (!options.callTexts) return { ok: true, variables: rendered.values };
-  const purpose = options.callTexts.purpose === null ? null : renderListCallText(options.callTexts.purpose, person);
-  const script = options.callTexts.script === null ? null : renderListCallText(options.callTexts.script, person);
-  const gap = [purpose, script].find((r) => r !== null && !r.ok);
-  if (gap && !gap.ok) return gap;
-  return { ok: true, variables: rendered.values, call: { purpose: purpose?.ok ? purpose.text : null, script: script?.ok ? script.text : null } };
+  return fill(renderListVariables(options.variables, person), (text) => renderListCallText(text, person), options);
 }
 
 /**

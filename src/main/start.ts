@@ -153,21 +153,21 @@ runMain(async () => {
     await ensureEveryIndex(db);
     const temporalClient = await connectTemporalClient(config);
 
-    let t0 = Date.now();
-    const workerHealth = `http://127.0.0.1:${config.WORKER_METRICS_PORT}/healthz`;
-    const startWorker = async () => {
-      const worker = startProcess('worker', process.execPath, [join(__dirname, 'worker.js')], {
+    /** One of our own Node processes (`<name>.js` beside this file), ready when `readyUrl` answers 200. */
+    const nodeProcess = (name: string, readyUrl: string, readyWithinMs: number, pollMs: number) => async () => {
+      const child = startProcess(name, process.execPath, [join(__dirname, `${name}.js`)], {
         env,
-        logFile: join(logs, 'worker.log'),
+        logFile: join(logs, `${name}.log`),
         watchdog,
         ipc: true,
       });
-      await untilReady(
-        worker,
-        waitFor('worker', () => httpOk(workerHealth), 120_000, 250),
-      );
-      return worker;
+      await untilReady(child, waitFor(name, () => httpOk(readyUrl), readyWithinMs, pollMs));
+      return child;
     };
+
+    let t0 = Date.now();
+    const workerHealth = `http://127.0.0.1:${config.WORKER_METRICS_PORT}/healthz`;
+    const startWorker = nodeProcess('worker', workerHealth, 120_000, 250);
     const worker = await startWorker();
     // Polling is not proof: a workflow must run an activity that writes MongoDB.
     await untilReady(worker, runSystemCheck(temporalClient, config.TEMPORAL_TASK_QUEUE));
@@ -176,16 +176,7 @@ runMain(async () => {
 
     t0 = Date.now();
     const apiUrl = `http://127.0.0.1:${config.PORT}`;
-    const startApi = async () => {
-      const api = startProcess('api', process.execPath, [join(__dirname, 'api.js')], {
-        env,
-        logFile: join(logs, 'api.log'),
-        watchdog,
-        ipc: true,
-      });
-      await untilReady(api, waitFor('API', () => httpOk(`${apiUrl}/readyz`), 60_000, 200));
-      return api;
-    };
+    const startApi = nodeProcess('api', `${apiUrl}/readyz`, 60_000, 200);
     keep(await startApi(), startApi, httpHealth(`${apiUrl}/healthz`));
     say(`API ready (${seconds(Date.now() - t0)})`);
 
@@ -193,16 +184,7 @@ runMain(async () => {
     // here, so the API stays stateless. Started last, so it stops first.
     t0 = Date.now();
     const mediaUrl = `http://127.0.0.1:${config.MEDIA_PORT}`;
-    const startMedia = async () => {
-      const media = startProcess('media', process.execPath, [join(__dirname, 'media.js')], {
-        env,
-        logFile: join(logs, 'media.log'),
-        watchdog,
-        ipc: true,
-      });
-      await untilReady(media, waitFor('media', () => httpOk(`${mediaUrl}/healthz`), 60_000, 200));
-      return media;
-    };
+    const startMedia = nodeProcess('media', `${mediaUrl}/healthz`, 60_000, 200);
     keep(await startMedia(), startMedia, httpHealth(`${mediaUrl}/healthz`));
     say(`media bridge ready (${seconds(Date.now() - t0)})`);
 

@@ -3,8 +3,8 @@ import { RealtimeAgent, backgroundResult, tool } from '@openai/agents-realtime';
 import type { CallContext } from './callContext';
 
 export interface LineAgentActions {
-  endCall(): void;
-  transferToHuman(): void;
+  endCall: () => void;
+  transferToHuman: () => void;
 }
 
 /**
@@ -15,28 +15,30 @@ export interface LineAgentActions {
  */
 export function lineAgent(call: CallContext, actions: LineAgentActions): RealtimeAgent {
   const tools = [
-    tool({
-      name: 'end_call',
-      description: 'Hang up the call. Use it after you have said goodbye, when the conversation is finished or the person asks to end it.',
-      parameters: z.object({}),
-      execute: async () => {
-        actions.endCall();
-        return backgroundResult('The call is ending.');
-      },
-    }),
+    lineTool('end_call', 'Hang up the call. Use it after you have said goodbye, when the conversation is finished or the person asks to end it.', actions.endCall, 'The call is ending.'),
   ];
   if (call.teamLine) {
     tools.push(
-      tool({
-        name: 'transfer_to_human',
-        description: 'Transfer the caller to a person on the team. Use it when the person asks for a human or you cannot help; tell them first that you are connecting them.',
-        parameters: z.object({}),
-        execute: async () => {
-          actions.transferToHuman();
-          return backgroundResult('Transferring the caller to a person.');
-        },
-      }),
+      lineTool(
+        'transfer_to_human',
+        'Transfer the caller to a person on the team. Use it when the person asks for a human or you cannot help; tell them first that you are connecting them.',
+        actions.transferToHuman,
+        'Transferring the caller to a person.',
+      ),
     );
   }
   return new RealtimeAgent({ name: 'line-agent', instructions: call.instructions, voice: call.voice.voice, tools });
+}
+
+/** A tool without parameters that changes the line and tells the model so without a new response. */
+function lineTool(name: string, description: string, act: () => void, result: string) {
+  return tool({
+    name,
+    description,
+    parameters: z.object({}),
+    execute: async () => {
+      act();
+      return backgroundResult(result);
+    },
+  });
 }

@@ -9,21 +9,28 @@ import type { AllowanceSource } from './allowance';
 
 export type DeliveryStatus = 'sent' | 'delivered' | 'read' | 'failed';
 
-export interface OutboundMessageDoc {
-  /** The provider's message id (the send result's `message_id`). */
-  _id: string;
-  tenant_id: string;
-  provider: 'simulator' | 'cloud';
-  sender_id: string;
-  to: string;
-  conversation_id: string;
-  transcript_message_id: string;
+/**
+ * What a send is, as its intent (src/messaging/sendIntents.ts) records it before the provider
+ * is called and its outbound message keeps it afterwards.
+ */
+export interface SentMessageFacts {
   kind: 'text' | 'template';
   template: { name: string; language: string } | null;
   metadata: Record<string, unknown>;
   /** A campaign's message: its statuses move the recipient `<campaign_id>:<n>`; absent on older records. */
   campaign_id?: string | null;
   campaign_recipient_id?: string | null;
+  provider: 'simulator' | 'cloud';
+}
+
+export interface OutboundMessageDoc extends SentMessageFacts {
+  /** The provider's message id (the send result's `message_id`). */
+  _id: string;
+  tenant_id: string;
+  sender_id: string;
+  to: string;
+  conversation_id: string;
+  transcript_message_id: string;
   /** Where the billable conversation came from; null for text. */
   billed: AllowanceSource | null;
   status: DeliveryStatus;

@@ -5,6 +5,7 @@ import { sweepOldestFirst } from '../db/oldestFirst';
 import { retentionCutoff, type RetentionOptions } from '../events';
 import type { SendRequest } from '../providers/whatsapp/provider';
 import type { AllowanceSource } from './allowance';
+import type { SentMessageFacts } from './outboundMessages';
 
 /**
  * The intent record of one outbound send, written before the provider is called (record
@@ -26,7 +27,7 @@ import type { AllowanceSource } from './allowance';
 
 export type SendIntentState = 'sending' | 'sent';
 
-export interface SendIntentDoc {
+export interface SendIntentDoc extends SentMessageFacts {
   /** The send's key (see the builders below). */
   _id: string;
   tenant_id: string;
@@ -41,13 +42,6 @@ export interface SendIntentDoc {
   /** What goes to the provider, and what the records are made of afterwards. */
   request: SendRequest;
   transcript_text: string;
-  kind: 'text' | 'template';
-  template: { name: string; language: string } | null;
-  metadata: Record<string, unknown>;
-  /** A campaign's send: the campaign and the recipient (`<campaign_id>:<n>`); absent on older intents. */
-  campaign_id?: string | null;
-  campaign_recipient_id?: string | null;
-  provider: 'simulator' | 'cloud';
   /** Set with `sent`: the provider's message id and when it accepted. */
   message_id: string | null;
   sent_at: Date | null;
