@@ -18,53 +18,31 @@ export async function ingestCloudWebhook(
 ): Promise<{ applied: number; skipped: number }> {
   let applied = 0;
   let skipped = 0;
-  const ownerOf = async (business: { phoneNumberId: string | null; displayPhoneNumber: string | null }) => {
+  /** The workspace sender that owns the business number an inbound message or echo names. */
+  const owned = async (business: { phoneNumberId: string | null; displayPhoneNumber: string | null }) => {
     const phone = (business.phoneNumberId && phoneByNumberId[business.phoneNumberId]) || business.displayPhoneNumber;
-    if (!phone) return null;
-    return (await sendersByPhone(deps.db, phone))[0] ?? null;
+    const sender = phone ? ((await sendersByPhone(deps.db, phone))[0] ?? null) : null;
+    if (sender) applied += 1;
+    else skipped += 1;
+    return sender && { tenantId: sender.tenant_id, senderId: sender._id, senderPhone: sender.phone };
   };
   for (const message of batch.inbound) {
-    const sender = await ownerOf(message);
-    if (!sender) {
-      skipped += 1;
-      continue;
+    const sender = await owned(message);
+    if (sender) {
+      const { from, profileName, type, text, referral, at } = message;
+      await receiveInbound(deps, { ...sender, providerMessageId: message.id, from, profileName, type, text, referral, at });
     }
-    await receiveInbound(deps, {
-      tenantId: sender.tenant_id,
-      senderId: sender._id,
-      senderPhone: sender.phone,
-      from: message.from,
-      profileName: message.profileName,
-      providerMessageId: message.id,
-      type: message.type,
-      text: message.text,
-      referral: message.referral,
-      at: message.at,
-    });
-    applied += 1;
   }
   for (const status of batch.statuses) {
     if (await applyDeliveryStatus(deps, { tenantId: null, messageId: status.id, status: status.status, at: status.at, error: status.error })) applied += 1;
     else skipped += 1;
   }
   for (const echo of batch.echoes) {
-    const sender = await ownerOf(echo);
-    if (!sender) {
-      skipped += 1;
-      continue;
+    const sender = await owned(echo);
+    if (sender) {
+      const { to, action, type, text, at } = echo;
+      await receiveEcho(deps, { ...sender, providerMessageId: echo.id, to, action, type, text, at });
     }
-    await receiveEcho(deps, {
-      tenantId: sender.tenant_id,
-      senderId: sender._id,
-      senderPhone: sender.phone,
-      to: echo.to,
-      providerMessageId: echo.id,
-      action: echo.action,
-      type: echo.type,
-      text: echo.text,
-      at: echo.at,
-    });
-    applied += 1;
   }
   return { applied, skipped };
 }
