@@ -1,13 +1,12 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { advanceCall, callCollections, loadCall, type CallDoc } from '../src/calls/callStore';
-import { callReread } from '../src/calls/callHooks';
+import { recordCallProgress, type CallProgress } from '../src/calls/callProgress';
+import { loadCall } from '../src/calls/callStore';
 import { finishCall, type CallEnd, type FinishedCall } from '../src/calls/finishCall';
-import { callLifecycleEvent, callOutcomeData } from '../src/calls/events';
-import { buildResult, failedResult } from '../src/calls/result';
 import { originateRequestFor } from '../src/calls/originateRequest';
-import type { CallResult, CallStatus, Reading, ReadInput } from '../src/calls/types';
+import { readInputFor, recordReading, type RecordReadingInput } from '../src/calls/recordReading';
+import type { CallResult, Reading } from '../src/calls/types';
 import type { EventPublisher } from '../src/events/publisher';
 import type { CallReader } from '../src/providers/reader/types';
 import { toActivityFailure } from '../src/providers/reader/failures';
@@ -16,6 +15,8 @@ import { OriginateRefused } from '../src/providers/voice/types';
 import { READER_HEARTBEAT_INTERVAL_MS, type Placement } from '../src/calls/contracts';
 
 export type { CallEnd, FinishedCall } from '../src/calls/finishCall';
+export type { CallProgress } from '../src/calls/callProgress';
+export type { RecordReadingInput } from '../src/calls/recordReading';
 
 export interface CallActivityDeps {
   db: Db;
@@ -26,33 +27,8 @@ export interface CallActivityDeps {
   reader: CallReader;
 }
 
-export interface CallProgress {
-  callId: string;
-  /** The workflow's step number: a write from an earlier step never overwrites a later one. */
-  step: number;
-  status: CallStatus;
-  /** ISO, from workflow time. */
-  at: string;
-}
-
-export interface RecordReadingInput {
-  callId: string;
-  /** Numbers the reading and its `call.outcome`. */
-  reading: number;
-  outcome: { kind: 'read'; reading: Reading } | { kind: 'decided'; decided: 'unanswered' | 'no_conversation' } | { kind: 'failed' };
-  /** Keep a ready result when this reading failed (console re-reads). */
-  keepReadyOnFailure: boolean;
-  /** A console re-read: the re-read hooks run (a campaign call's person is refolded: src/calls/callHooks.ts). */
-  reread?: boolean;
-  /** ISO, from workflow time. */
-  readAt: string;
-}
-
 export function createCallActivities({ db, temporal, events, voice, reader }: CallActivityDeps) {
-  const { calls } = callCollections(db);
-
   const load = (callId: string) => loadCall(db, callId);
-  const advance = (callId: string, step: number, set: Partial<CallDoc>) => advanceCall(db, callId, step, set);
 
   return {
     /**
@@ -70,25 +46,8 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
       }
     },
 
-    /** Records a live status. The first (placement) also emits `call.started`, once. */
-    async recordCallProgress(progress: CallProgress & { placed?: boolean }): Promise<void> {
-      const set: Partial<CallDoc> = { status: progress.status };
-      if (progress.placed) set.placed_at = new Date(progress.at);
-      if (progress.status === 'in_progress') set.started_at = new Date(progress.at);
-      if (!progress.placed) {
-        await advance(progress.callId, progress.step, set);
-        return;
-      }
-      // The write answers the call as written (issue 28: one round trip where there were two);
-      // a retry whose write no longer applies reads it.
-      const written = await calls.findOneAndUpdate(
-        { _id: progress.callId, step: { $lt: progress.step } },
-        { $set: { ...set, step: progress.step, updated_at: new Date() } },
-        { returnDocument: 'after' },
-      );
-      const call = written ?? (await load(progress.callId));
-      await events.publish(callLifecycleEvent('call.started', call, new Date(progress.at)));
-    },
+    /** Records a live status (src/calls/callProgress.ts). The first (placement) also emits `call.started`, once. */
+    recordCallProgress: (progress: CallProgress): Promise<void> => recordCallProgress({ db, events }, progress),
 
     /** Ends the line if it is still up. Safe to repeat. */
     async hangUpLine(input: { callId: string }): Promise<void> {
@@ -106,15 +65,7 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
      */
     async readCall(input: { callId: string }): Promise<Reading> {
       const call = await load(input.callId);
-      const readInput: ReadInput = {
-        callId: call._id,
-        direction: call.direction,
-        goal: call.capture?.goal ?? call.purpose,
-        purpose: call.purpose,
-        capture: call.capture,
-        transcript: call.transcript ?? [],
-        answeredAt: (call.started_at ?? call.created_at).toISOString(),
-      };
+      const readInput = readInputFor(call);
       const context = Context.current();
       context.heartbeat();
       const beat = setInterval(() => context.heartbeat(), READER_HEARTBEAT_INTERVAL_MS);
@@ -129,38 +80,8 @@ export function createCallActivities({ db, temporal, events, voice, reader }: Ca
       }
     },
 
-    /**
-     * Writes a reading as the call's result and emits its `call.outcome`; a re-read then runs
-     * the re-read hooks (a campaign call's person's merged outcome is refolded). Safe to retry: the reading number
-     * guards the write and dedupes the event, and the refold depends only on the calls' readings.
-     */
-    async recordReading(input: RecordReadingInput): Promise<CallResult['state']> {
-      const call = await load(input.callId);
-      let result: CallResult;
-      if (input.outcome.kind === 'read') result = buildResult(input.outcome.reading, call.capture, input.readAt);
-      else if (input.outcome.kind === 'decided') result = buildResult(null, call.capture, input.readAt, input.outcome.decided);
-      else result = failedResult();
-
-      if (result.state === 'failed' && input.keepReadyOnFailure && call.result.state === 'ready') return 'ready';
-      const stored = { ...result, read_at: result.read_at ? new Date(result.read_at) : null };
-      await calls.updateOne(
-        { _id: call._id, readings: { $lt: input.reading } },
-        { $set: { result: stored, summary: result.summary, readings: input.reading, updated_at: new Date() } },
-      );
-      if (result.state === 'ready') {
-        // The event takes the call's fixed fields and this result: the call read above serves.
-        const dedupeKey = `call.outcome:${call._id}:${input.reading}`;
-        await events.publish({
-          tenantId: call.tenant_id,
-          type: 'call.outcome',
-          dedupeKey,
-          data: callOutcomeData(call, result, dedupeKey),
-          createdAt: new Date(input.readAt),
-        });
-        if (input.reread) await callReread({ db, temporal }, call._id, new Date(input.readAt));
-      }
-      return result.state;
-    },
+    /** Writes a reading as the call's result (src/calls/recordReading.ts); safe to retry. */
+    recordReading: (input: RecordReadingInput): Promise<CallResult['state']> => recordReading({ db, temporal, events }, input),
   };
 }
 

@@ -1,0 +1,68 @@
+import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
+import type { EventPublisher } from '../events';
+import { callReread } from './callHooks';
+import { callCollections, loadCall, type CallDoc } from './callStore';
+import { callOutcomeData } from './events';
+import { buildResult, failedResult } from './result';
+import type { CallResult, Reading, ReadInput } from './types';
+
+export interface RecordReadingInput {
+  callId: string;
+  /** Numbers the reading and its `call.outcome`. */
+  reading: number;
+  outcome: { kind: 'read'; reading: Reading } | { kind: 'decided'; decided: 'unanswered' | 'no_conversation' } | { kind: 'failed' };
+  /** Keep a ready result when this reading failed (console re-reads). */
+  keepReadyOnFailure: boolean;
+  /** A console re-read: the re-read hooks run (a campaign call's person is refolded: src/calls/callHooks.ts). */
+  reread?: boolean;
+  /** ISO, from workflow time. */
+  readAt: string;
+}
+
+/** What the reader is given of a call. */
+export function readInputFor(call: CallDoc): ReadInput {
+  return {
+    callId: call._id,
+    direction: call.direction,
+    goal: call.capture?.goal ?? call.purpose,
+    purpose: call.purpose,
+    capture: call.capture,
+    transcript: call.transcript ?? [],
+    answeredAt: (call.started_at ?? call.created_at).toISOString(),
+  };
+}
+
+/**
+ * Writes a reading as the call's result and emits its `call.outcome`; a re-read then runs
+ * the re-read hooks (a campaign call's person's merged outcome is refolded). Safe to retry:
+ * the reading number guards the write and dedupes the event, and the refold depends only on
+ * the calls' readings.
+ */
+export async function recordReading(deps: { db: Db; temporal?: Client; events: EventPublisher }, input: RecordReadingInput): Promise<CallResult['state']> {
+  const call = await loadCall(deps.db, input.callId);
+  let result: CallResult;
+  if (input.outcome.kind === 'read') result = buildResult(input.outcome.reading, call.capture, input.readAt);
+  else if (input.outcome.kind === 'decided') result = buildResult(null, call.capture, input.readAt, input.outcome.decided);
+  else result = failedResult();
+
+  if (result.state === 'failed' && input.keepReadyOnFailure && call.result.state === 'ready') return 'ready';
+  const stored = { ...result, read_at: result.read_at ? new Date(result.read_at) : null };
+  await callCollections(deps.db).calls.updateOne(
+    { _id: call._id, readings: { $lt: input.reading } },
+    { $set: { result: stored, summary: result.summary, readings: input.reading, updated_at: new Date() } },
+  );
+  if (result.state === 'ready') {
+    // The event takes the call's fixed fields and this result: the call read above serves.
+    const dedupeKey = `call.outcome:${call._id}:${input.reading}`;
+    await deps.events.publish({
+      tenantId: call.tenant_id,
+      type: 'call.outcome',
+      dedupeKey,
+      data: callOutcomeData(call, result, dedupeKey),
+      createdAt: new Date(input.readAt),
+    });
+    if (input.reread) await callReread({ db: deps.db, temporal: deps.temporal }, call._id, new Date(input.readAt));
+  }
+  return result.state;
+}
