@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
+import { takeNumberedPlace } from '../db/numberedPlaces';
 import { LIMITS } from '../domain/limits';
 import { utcDay } from './callStore';
 
@@ -53,14 +54,7 @@ function budgetHeads(db: Db): Collection<BudgetHeadDoc> {
 
 /** Takes one of the workspace's ten live-call places for `callId`; false when all are taken. */
 export async function takeLiveSlot(db: Db, tenantId: string, callId: string, now = new Date()): Promise<boolean> {
-  const slots = liveSlots(db);
-  const taken = new Set((await slots.find({ tenant_id: tenantId }).project<{ _id: string }>({ _id: 1 }).toArray()).map((d) => d._id));
-  for (let n = 0; n < LIMITS.concurrentCallsPerWorkspace; n++) {
-    const _id = `${tenantId}|live|${n}`;
-    if (taken.has(_id)) continue;
-    if (await insertIfAbsent(slots, { _id, tenant_id: tenantId, call_id: callId, taken_at: now })) return true;
-  }
-  return false;
+  return takeNumberedPlace(liveSlots(db), tenantId, 'live', LIMITS.concurrentCallsPerWorkspace, (_id) => ({ _id, tenant_id: tenantId, call_id: callId, taken_at: now }));
 }
 
 /** Gives the place back; safe to repeat. */

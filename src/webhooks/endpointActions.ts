@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
-import type { Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { takeNumberedPlace, type PlaceDoc } from '../db/numberedPlaces';
 import { newId } from '../domain/ids';
 import { eventsCollection, newEventDoc } from '../events/eventStore';
 import { PING_EVENT_TYPE } from '../events/types';
@@ -49,17 +50,63 @@ export async function findEndpoint(db: Db, tenantId: string, webhookId: string):
   return webhookEndpoints(db).findOne({ _id: webhookId, tenant_id: tenantId });
 }
 
-/** A new endpoint with a fresh secret, within the workspace's limit. */
+/** One of a workspace's MAX_ENDPOINTS_PER_WORKSPACE places, held by an endpoint (the limit as claims: src/db/numberedPlaces.ts). */
+interface EndpointPlaceDoc extends PlaceDoc {
+  endpoint_id: string;
+  taken_at: Date;
+}
+
+export function endpointPlaces(db: Db): Collection<EndpointPlaceDoc> {
+  return db.collection<EndpointPlaceDoc>('webhook_endpoint_places');
+}
+
+/** A place older than this whose endpoint does not exist was taken by a create that died before writing it. */
+const ABANDONED_PLACE_MS = 60_000;
+
+/**
+ * Makes the workspace's places match its endpoints before a new one takes a place: an
+ * endpoint stored before places existed takes one (two creates doing this at once may give
+ * it two, which only refuses sooner, never later), and an abandoned place is given back.
+ */
+async function reconcilePlaces(db: Db, tenantId: string, now: Date): Promise<void> {
+  const places = endpointPlaces(db);
+  const [held, stored] = await Promise.all([
+    places.find({ tenant_id: tenantId }).toArray(),
+    webhookEndpoints(db).find({ tenant_id: tenantId }).project<{ _id: string }>({ _id: 1 }).toArray(),
+  ]);
+  const storedIds = new Set(stored.map((e) => e._id));
+  const placed = new Set(held.map((p) => p.endpoint_id));
+  const abandoned = held.filter((p) => !storedIds.has(p.endpoint_id) && now.getTime() - p.taken_at.getTime() > ABANDONED_PLACE_MS);
+  if (abandoned.length > 0) await places.deleteMany({ _id: { $in: abandoned.map((p) => p._id) } });
+  for (const endpoint of stored) {
+    if (placed.has(endpoint._id)) continue;
+    await takeNumberedPlace(places, tenantId, 'whk', MAX_ENDPOINTS_PER_WORKSPACE, (_id) => ({ _id, tenant_id: tenantId, endpoint_id: endpoint._id, taken_at: now }));
+  }
+}
+
+/** A new endpoint with a fresh secret, within the workspace's limit, which holds under parallel requests. */
 export async function createEndpoint(db: Db, tenantId: string, fields: EndpointFields, allowPrivate: boolean, now: Date): Promise<WebhookEndpointDoc> {
-  const endpoints = webhookEndpoints(db);
-  if ((await endpoints.countDocuments({ tenant_id: tenantId })) >= MAX_ENDPOINTS_PER_WORKSPACE) {
+  const doc = newWebhookEndpoint({ _id: newId('whk', now), tenant_id: tenantId, ...fields }, now);
+  await reconcilePlaces(db, tenantId, new Date());
+  const placed = await takeNumberedPlace(endpointPlaces(db), tenantId, 'whk', MAX_ENDPOINTS_PER_WORKSPACE, (_id) => ({
+    _id,
+    tenant_id: tenantId,
+    endpoint_id: doc._id,
+    taken_at: new Date(),
+  }));
+  // The limit is answered before the URL is looked at, as it was when it was a count.
+  if (!placed) {
     throw new WebhookRefusal('webhook_limit_reached', `A workspace can have at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints.`, {
       limit: MAX_ENDPOINTS_PER_WORKSPACE,
     });
   }
-  await refusePrivateUrl(fields.url, allowPrivate);
-  const doc = newWebhookEndpoint({ _id: newId('whk', now), tenant_id: tenantId, ...fields }, now);
-  await endpoints.insertOne(doc);
+  try {
+    await refusePrivateUrl(fields.url, allowPrivate);
+    await webhookEndpoints(db).insertOne(doc);
+  } catch (err) {
+    await endpointPlaces(db).deleteMany({ tenant_id: tenantId, endpoint_id: doc._id });
+    throw err;
+  }
   forgetEndpoints(tenantId);
   return doc;
 }
@@ -105,6 +152,7 @@ export async function rotateEndpointSecret(db: Db, tenantId: string, webhookId: 
 export async function deleteEndpoint(db: Db, tenantId: string, webhookId: string): Promise<boolean> {
   const result = await webhookEndpoints(db).deleteOne({ _id: webhookId, tenant_id: tenantId });
   if (result.deletedCount === 0) return false;
+  await endpointPlaces(db).deleteMany({ tenant_id: tenantId, endpoint_id: webhookId });
   forgetEndpoints(tenantId);
   return true;
 }

@@ -1,8 +1,9 @@
 import type { Db } from 'mongodb';
 import { forgetEndpoints } from '../../../src/webhooks/endpointDirectory';
-import { createEndpoint, deleteEndpoint, rotateEndpointSecret, updateEndpoint } from '../../../src/webhooks/endpointActions';
+import { createEndpoint, deleteEndpoint, endpointPlaces, rotateEndpointSecret, updateEndpoint } from '../../../src/webhooks/endpointActions';
 import { MAX_ENDPOINTS_PER_WORKSPACE, PREVIOUS_SECRET_GRACE_MS, webhookEndpoints } from '../../../src/webhooks/endpoints';
 import { WebhookRefusal } from '../../../src/webhooks/refusal';
+import { newWebhookEndpointDoc } from '../../support/documents';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
 
 /**
@@ -41,6 +42,31 @@ describe('webhook endpoint actions', () => {
       reason: 'webhook_limit_reached',
       details: { limit: MAX_ENDPOINTS_PER_WORKSPACE },
     });
+  });
+
+  it(`keeps the limit under parallel requests: of ${MAX_ENDPOINTS_PER_WORKSPACE + 10} at once, ${MAX_ENDPOINTS_PER_WORKSPACE} are created`, async () => {
+    const tenant = uniqueName('ws');
+    const answers = await Promise.allSettled(Array.from({ length: MAX_ENDPOINTS_PER_WORKSPACE + 10 }, () => createEndpoint(db, tenant, fields, false, now)));
+    const refused = answers.filter((a) => a.status === 'rejected').map((a) => (a as PromiseRejectedResult).reason as WebhookRefusal);
+    expect(refused.map((r) => r.reason)).toEqual(Array(10).fill('webhook_limit_reached'));
+    expect(await webhookEndpoints(db).countDocuments({ tenant_id: tenant })).toBe(MAX_ENDPOINTS_PER_WORKSPACE);
+    // A deleted endpoint gives its place back.
+    const one = answers.find((a) => a.status === 'fulfilled') as PromiseFulfilledResult<Awaited<ReturnType<typeof createEndpoint>>>;
+    expect(await deleteEndpoint(db, tenant, one.value._id)).toBe(true);
+    await createEndpoint(db, tenant, fields, false, now);
+    await expect(createEndpoint(db, tenant, fields, false, now)).rejects.toMatchObject({ reason: 'webhook_limit_reached' });
+  });
+
+  it('counts endpoints stored before places were claimed, and gives back a place whose endpoint was never written', async () => {
+    const tenant = uniqueName('ws');
+    for (let i = 0; i < MAX_ENDPOINTS_PER_WORKSPACE - 1; i++) await webhookEndpoints(db).insertOne(newWebhookEndpointDoc(tenant, fields.url));
+    await createEndpoint(db, tenant, fields, false, now);
+    await expect(createEndpoint(db, tenant, fields, false, now)).rejects.toMatchObject({ reason: 'webhook_limit_reached' });
+    // A place claimed by a create that died before writing its endpoint is reclaimed once it is a minute old.
+    const other = uniqueName('ws');
+    await endpointPlaces(db).insertOne({ _id: `${other}|whk|0`, tenant_id: other, endpoint_id: 'whk_never_written', taken_at: new Date(Date.now() - 120_000) });
+    for (let i = 0; i < MAX_ENDPOINTS_PER_WORKSPACE; i++) await createEndpoint(db, other, fields, false, now);
+    expect(await webhookEndpoints(db).countDocuments({ tenant_id: other })).toBe(MAX_ENDPOINTS_PER_WORKSPACE);
   });
 
   it("answers null for another workspace's endpoint and leaves it as it was", async () => {
