@@ -91,4 +91,22 @@ describe('webhook endpoint actions', () => {
     expect(rotated!.previous_secret_expires_at).toEqual(new Date(later.getTime() + PREVIOUS_SECRET_GRACE_MS));
     forgetEndpoints(tenant);
   });
+
+  it('never loses a secret to parallel rotations: the winners form one chain from the old secret to the stored one', async () => {
+    const tenant = uniqueName('ws');
+    const endpoint = await createEndpoint(db, tenant, fields, false, now);
+    const answers = await Promise.allSettled(Array.from({ length: 8 }, () => rotateEndpointSecret(db, tenant, endpoint._id, now)));
+    const won = answers.filter((a) => a.status === 'fulfilled').map((a) => (a as PromiseFulfilledResult<Awaited<ReturnType<typeof rotateEndpointSecret>>>).value!);
+    const refused = answers.filter((a) => a.status === 'rejected').map((a) => ((a as PromiseRejectedResult).reason as WebhookRefusal).reason);
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    expect(refused).toEqual(Array(8 - won.length).fill('webhook_secret_rotating'));
+    // Each winner replaced the secret the one before it set: a secret shown to a caller is either stored or the previous of the one that replaced it.
+    const bySecretReplaced = new Map(won.map((w) => [w.previous_secret, w.secret]));
+    expect(bySecretReplaced.size).toBe(won.length);
+    let secret = endpoint.secret;
+    for (let i = 0; i < won.length; i++) secret = bySecretReplaced.get(secret) ?? 'chain broken';
+    const stored = await webhookEndpoints(db).findOne({ _id: endpoint._id });
+    expect(stored!.secret).toBe(secret);
+    forgetEndpoints(tenant);
+  });
 });
