@@ -26,3 +26,8 @@ export type Recipient = Item<'listConsoleCampaignRecipients'>;
 export type CampaignTimeline = Answer<'getConsoleCampaignTimeline'>;
 export type Subscriber = Item<'listDuesSubscribersConsole'>;
 export type Due = Item<'listDuesConsole'>;
+/** A row of a list page (the list answers' `items`). */
+export type ListedWorkspace = Item<'listWorkspaces'>;
+export type ListedCampaign = Item<'listConsoleCampaigns'>;
+export type ListedConversation = Item<'listConsoleConversations'>;
+export type Ticket = Item<'listConsoleTickets'>;

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
+import type { Action } from '../hooks';
 
 export function ErrorNote({ error }: { error: Error | undefined }) {
   if (!error) return null;
@@ -28,6 +29,35 @@ export function ErrorNote({ error }: { error: Error | undefined }) {
 
 export function Loading({ what }: { what: string }) {
   return <p aria-live="polite">Loading {what}…</p>;
+}
+
+/**
+ * A loaded list as a page shows it: "Loading…" until its first answer (nothing when that
+ * failed: the page's ErrorNote says why), `empty` (when given) if it holds nothing, else its
+ * items.
+ */
+export function Listing<T>({
+  of,
+  what,
+  empty,
+  children,
+}: {
+  of: { data: T[] | undefined; error: Error | undefined };
+  what: string;
+  empty?: ComponentChildren;
+  children: (items: T[]) => ComponentChildren;
+}) {
+  if (!of.data) return of.error ? null : <Loading what={what} />;
+  return <>{of.data.length === 0 && empty !== undefined ? empty : children(of.data)}</>;
+}
+
+/** A button that runs `run` as `action` (one at a time: disabled while any of its runs is busy). */
+export function ActionButton({ action, run, children }: { action: Action; run: () => Promise<unknown>; children: ComponentChildren }) {
+  return (
+    <button type="button" disabled={action.busy} onClick={() => void action.run(run)}>
+      {children}
+    </button>
+  );
 }
 
 /**
