@@ -1,12 +1,12 @@
 import { api, unwrap } from '../api/client';
-import type { ListedCampaign } from '../api/types';
+import type { Item } from '../api/types';
 import { ErrorNote, Listing, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState, PageHead } from '../components/forms';
 import { usePoll } from '../hooks';
 import { Link } from '../router';
 
-const columns = (ws: string): Column<ListedCampaign>[] => [
+const columns = (ws: string): Column<Item<'listConsoleCampaigns'>>[] => [
   { label: 'Name', cell: (c) => <Link to={`/w/${ws}/campaigns/${c.campaign_id}`}>{c.name}</Link> },
   { label: 'Channel', cell: (c) => c.channel },
   { label: 'Status', cell: (c) => <span class={`status status-${c.status}`}>{c.status}</span> },

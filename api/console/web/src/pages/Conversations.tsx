@@ -1,5 +1,5 @@
 import { api, unwrap } from '../api/client';
-import type { ListedConversation } from '../api/types';
+import type { Item } from '../api/types';
 import { ErrorNote, Listing, Loading, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState } from '../components/forms';
@@ -7,7 +7,7 @@ import { turnLabel } from '../format';
 import { usePoll } from '../hooks';
 import { Link } from '../router';
 
-const columns = (ws: string): Column<ListedConversation>[] => [
+const columns = (ws: string): Column<Item<'listConsoleConversations'>>[] => [
   { label: 'Conversation', cell: (c) => <Link to={`/w/${ws}/conversations/${c.conversation_id}`}>{c.conversation_id}</Link> },
   { label: 'Channel', cell: (c) => c.channel },
   { label: 'Customer', cell: (c) => c.customer.name ?? c.customer.phone ?? '—' },

@@ -1,11 +1,11 @@
 import { api, unwrap } from '../api/client';
-import type { Ticket } from '../api/types';
+import type { Item } from '../api/types';
 import { ErrorNote, Listing, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState } from '../components/forms';
 import { usePoll } from '../hooks';
 
-const COLUMNS: Column<Ticket>[] = [
+const COLUMNS: Column<Item<'listConsoleTickets'>>[] = [
   { label: 'Reference', cell: (t) => t.public_ref },
   { label: 'Subject', cell: (t) => t.subject },
   { label: 'Status', cell: (t) => t.status.replace(/_/g, ' ') },

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { ListedWorkspace } from '../api/types';
+import type { Item } from '../api/types';
 import { ErrorNote, Listing, ShownOnce, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
 
-const COLUMNS: Column<ListedWorkspace>[] = [
+const COLUMNS: Column<Item<'listWorkspaces'>>[] = [
   { label: 'Name', cell: (w) => <Link to={`/w/${w.workspace_id}/campaigns`}>{w.name}</Link> },
   { label: 'Id', cell: (w) => w.workspace_id },
   { label: 'Country', cell: (w) => w.country },
