@@ -51,6 +51,19 @@ export function Listing<T>({
   return <>{of.data.length === 0 && empty !== undefined ? empty : children(of.data)}</>;
 }
 
+/** A select's choices, each `[value, text]`. */
+export function Options({ of }: { of: readonly (readonly [string, string])[] }) {
+  return (
+    <>
+      {of.map(([value, text]) => (
+        <option key={value} value={value}>
+          {text}
+        </option>
+      ))}
+    </>
+  );
+}
+
 /** A button that runs `run` as `action` (one at a time: disabled while any of its runs is busy). */
 export function ActionButton({ action, run, children }: { action: Action; run: () => Promise<unknown>; children: ComponentChildren }) {
   return (

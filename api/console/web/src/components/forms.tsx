@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { ApiFailure } from '../api/client';
+import { Options } from './common';
 import { formErrorsOf, type FormErrors } from '../formErrors';
 import { useAction } from '../hooks';
 import { Link } from '../router';
@@ -61,11 +62,7 @@ export function FilterSelect({ id, label, value, options, onChange }: { id: stri
     <Field id={id} label={label}>
       <select id={id} value={value} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value)}>
         <option value="">Any</option>
-        {options.map(([v, text]) => (
-          <option key={v} value={v}>
-            {text}
-          </option>
-        ))}
+        <Options of={options} />
       </select>
     </Field>
   );

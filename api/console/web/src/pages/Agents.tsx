@@ -2,7 +2,7 @@ import { Fragment, type ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../generated/console';
-import { ErrorNote, Listing } from '../components/common';
+import { ErrorNote, Listing, Options } from '../components/common';
 import { useAction, usePoll, type Action } from '../hooks';
 
 type Agent = paths['/console/v1/workspaces/{workspace_id}/agents/{agent_id}']['get']['responses'][200]['content']['application/json'];
@@ -179,11 +179,7 @@ function NumberSettings({ ws, number, agents, onSaved }: { ws: string; number: N
         <label for={`number-${digits}-agent`}>Agent</label>
         <select id={`number-${digits}-agent`} value={agentId} onChange={(e) => setAgentId((e.currentTarget as HTMLSelectElement).value)}>
           <option value="">None</option>
-          {agents.map((a) => (
-            <option key={a.agent_id} value={a.agent_id}>
-              {a.name} ({a.agent_id})
-            </option>
-          ))}
+          <Options of={agents.map((a) => [a.agent_id, `${a.name} (${a.agent_id})`])} />
         </select>
         <label for={`number-${digits}-team`}>Team line</label>
         <div>
