@@ -32,23 +32,29 @@ export function Loading({ what }: { what: string }) {
 }
 
 /**
- * A loaded list as a page shows it: "Loading…" until its first answer (nothing when that
- * failed: the page's ErrorNote says why), `empty` (when given) if it holds nothing, else its
- * items.
+ * A loaded list as a page shows it: the error note (an action's on the list, such as create,
+ * when it failed, else the load's), then "Loading…" until the first answer (nothing when that
+ * failed), `empty` (when given) if the list holds nothing, else its items.
  */
 export function Listing<T>({
   of,
   what,
+  failed,
   empty,
   children,
 }: {
   of: { data: T[] | undefined; error: Error | undefined };
   what: string;
+  failed?: Error | undefined;
   empty?: ComponentChildren;
   children: (items: T[]) => ComponentChildren;
 }) {
-  if (!of.data) return of.error ? null : <Loading what={what} />;
-  return <>{of.data.length === 0 && empty !== undefined ? empty : children(of.data)}</>;
+  return (
+    <>
+      <ErrorNote error={failed ?? of.error} />
+      {!of.data ? (of.error ? null : <Loading what={what} />) : of.data.length === 0 && empty !== undefined ? empty : children(of.data)}
+    </>
+  );
 }
 
 /** A select's choices, each `[value, text]`. */

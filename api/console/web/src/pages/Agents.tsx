@@ -52,15 +52,13 @@ export function AgentsPage({ ws }: { ws: string }) {
             Create agent
           </button>
         </form>
-        <ErrorNote error={create.error ?? agents.error} />
-        <Listing of={agents} what="agents" empty={<p>No agents yet.</p>}>
+        <Listing of={agents} what="agents" failed={create.error} empty={<p>No agents yet.</p>}>
           {/* Keyed by the whole agent: a saved change starts the form again from what the server kept. */}
           {(rows) => rows.map((a) => <AgentSettings key={JSON.stringify(a)} ws={ws} agent={a} onSaved={() => void agents.reload()} />)}
         </Listing>
       </section>
       <section aria-labelledby="numbers-heading">
         <h2 id="numbers-heading">Numbers</h2>
-        <ErrorNote error={numbers.error} />
         <Listing of={numbers} what="numbers" empty={<p>No numbers yet (add one with the CLI: numbers add).</p>}>
           {(rows) => (
             <ul class="cards">

@@ -102,10 +102,10 @@ export function CallsPage({ ws }: { ws: string }) {
             ) : null}
           </form>
         )}
-        <ErrorNote error={recent.error ?? more.error} />
         <Listing
           of={{ data: recent.data && rows, error: recent.error }}
           what="recent calls"
+          failed={more.error}
           empty={
             filtered ? (
               <p>No calls match these filters.</p>

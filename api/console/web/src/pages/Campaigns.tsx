@@ -1,6 +1,6 @@
 import { api, unwrap } from '../api/client';
 import type { Item } from '../api/types';
-import { ErrorNote, Listing, When } from '../components/common';
+import { Listing, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState, PageHead } from '../components/forms';
 import { usePoll } from '../hooks';
@@ -29,7 +29,6 @@ export function CampaignsPage({ ws }: { ws: string }) {
   return (
     <>
       <PageHead title="Campaigns" createTo={`/w/${ws}/campaigns/new`} create="New campaign" />
-      <ErrorNote error={list.error} />
       <Listing
         of={list}
         what="campaigns"

@@ -21,7 +21,6 @@ export function ConversationsPage({ ws }: { ws: string }) {
   return (
     <>
       <h1>Conversations</h1>
-      <ErrorNote error={list.error} />
       <Listing
         of={list}
         what="conversations"

@@ -1,6 +1,6 @@
 import { api, unwrap } from '../api/client';
 import type { Due, Subscriber } from '../api/types';
-import { ErrorNote, Listing, When } from '../components/common';
+import { Listing, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState, PageHead } from '../components/forms';
 import { usePoll } from '../hooks';
@@ -57,7 +57,6 @@ export function DuesPage({ ws, subscriber }: { ws: string; subscriber?: string }
         </p>
       ) : null}
       <h2>Subscribers</h2>
-      <ErrorNote error={subscribers.error} />
       <Listing
         of={subscribers}
         what="subscribers"
@@ -90,7 +89,6 @@ export function DuesPage({ ws, subscriber }: { ws: string; subscriber?: string }
         )}
       </Listing>
       <h2>{chosen ? `${chosen.name}'s dues and their chases` : 'Dues and their chases'}</h2>
-      <ErrorNote error={dues.error} />
       <Listing of={dues} what="dues" empty={<p>No dues yet: each subscriber's next two dues appear here as soon as they are added.</p>}>
         {(rows) => <DataTable caption="Dues" columns={DUE_COLUMNS} rows={rows} rowKey={(d) => d.due_id} />}
       </Listing>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import type { ApiKey } from '../api/types';
-import { ActionButton, ConfirmDialog, ErrorNote, Listing, ShownOnce, When } from '../components/common';
+import { ActionButton, ConfirmDialog, Listing, ShownOnce, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState } from '../components/forms';
 import { useAction, usePoll } from '../hooks';
@@ -98,10 +98,10 @@ export function KeysPage({ ws }: { ws: string }) {
           Create key
         </button>
       </form>
-      <ErrorNote error={action.error ?? keys.error} />
       <Listing
         of={keys}
         what="keys"
+        failed={action.error}
         empty={
           <EmptyState title="No API keys yet">
             <p>

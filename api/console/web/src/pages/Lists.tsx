@@ -63,7 +63,6 @@ export function ListsPage({ ws }: { ws: string }) {
         </button>
       </form>
       <UploadRefusal error={action.error} />
-      <ErrorNote error={lists.error} />
       <Listing of={lists} what="lists" empty={<p>No lists yet. Upload one above; then create a campaign with “Uploaded list” as its audience.</p>}>
         {(rows) => (
           <ul class="cards" aria-label="Lists">

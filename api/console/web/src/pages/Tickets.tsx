@@ -1,6 +1,6 @@
 import { api, unwrap } from '../api/client';
 import type { Item } from '../api/types';
-import { ErrorNote, Listing, When } from '../components/common';
+import { Listing, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState } from '../components/forms';
 import { usePoll } from '../hooks';
@@ -20,7 +20,6 @@ export function TicketsPage({ ws }: { ws: string }) {
   return (
     <>
       <h1>Tickets</h1>
-      <ErrorNote error={list.error} />
       <Listing
         of={list}
         what="tickets"

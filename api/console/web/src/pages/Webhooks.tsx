@@ -37,10 +37,10 @@ export function WebhooksPage({ ws }: { ws: string }) {
           Add endpoint
         </button>
       </form>
-      <ErrorNote error={create.error ?? endpoints.error} />
       <Listing
         of={endpoints}
         what="webhook endpoints"
+        failed={create.error}
         empty={
           <EmptyState title="No webhook endpoints yet">
             <p>

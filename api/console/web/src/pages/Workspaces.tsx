@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import type { Item } from '../api/types';
-import { ErrorNote, Listing, ShownOnce, When } from '../components/common';
+import { Listing, ShownOnce, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
@@ -53,8 +53,7 @@ export function WorkspacesPage({ onChanged }: { onChanged: () => void }) {
           Create workspace
         </button>
       </form>
-      <ErrorNote error={create.error ?? list.error} />
-      <Listing of={list} what="workspaces">
+      <Listing of={list} what="workspaces" failed={create.error}>
         {(rows) => <DataTable caption="Workspaces" columns={COLUMNS} rows={rows} rowKey={(w) => w.workspace_id} />}
       </Listing>
     </>
