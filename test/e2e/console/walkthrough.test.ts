@@ -134,14 +134,33 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
       await page().waitForTimeout(300);
       await screenshot(page(), `walk-${name}-${size.width}`);
       const widths = await page().evaluate(() => ({ scroll: document.documentElement.scrollWidth, window: innerWidth }));
+      const unlabelled = size.width < 1000 ? await unlabelledCells() : [];
       found.push({
         width: size.width,
         ...(size.width < 1000 && widths.scroll > widths.window ? { scrollWidth: widths.scroll } : {}),
+        ...(unlabelled.length ? { unlabelled } : {}),
         violations: await seriousA11yViolations(page()),
       });
     }
     await page().setViewportSize(WIDTHS[0]);
     expect({ name, found }).toEqual({ name, found: WIDTHS.map((s) => ({ width: s.width, violations: [] })) });
+  }
+
+  /**
+   * The body cells of the page's tables (the bar charts' aside) whose `data-label`, the name a
+   * phone shows before the value once the rows stack as cards, is not their column's header.
+   */
+  async function unlabelledCells(): Promise<string[]> {
+    return page()
+      .locator('main table:not(.bars table)')
+      .evaluateAll((tables) =>
+        tables.flatMap((table) => {
+          const headers = [...table.querySelectorAll('thead th')].map((th) => th.textContent?.trim() ?? '');
+          return [...table.querySelectorAll('tbody tr')].flatMap((row) =>
+            [...row.children].flatMap((cell, i) => (cell.getAttribute('data-label') === headers[i] ? [] : [`${table.querySelector('caption')?.textContent}: column ${headers[i]}`])),
+          );
+        }),
+      );
   }
 
   /**

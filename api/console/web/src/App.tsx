@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, whenSessionEnds } from './api/client';
 import { currentSession, logOut } from './api/session';
-import { Loading } from './components/common';
+import { Loading, Options } from './components/common';
 import { usePoll } from './hooks';
 import { AgentsPage } from './pages/Agents';
 import { CallPage, CallsPage } from './pages/Calls';
@@ -67,11 +67,7 @@ function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
             <option value="" disabled>
               Choose…
             </option>
-            {(workspaces.data ?? []).map((w) => (
-              <option key={w.workspace_id} value={w.workspace_id}>
-                {w.name} ({w.workspace_id})
-              </option>
-            ))}
+            <Options of={(workspaces.data ?? []).map((w) => [w.workspace_id, `${w.name} (${w.workspace_id})`])} />
           </select>
         </label>
         <button type="button" onClick={() => void logOut().then(onLoggedOut)}>

@@ -35,8 +35,14 @@ export function usePoll<T>(load: () => Promise<T>, intervalMs: number, key: unkn
   return { data, error, reload };
 }
 
+export interface Action {
+  busy: boolean;
+  error: Error | undefined;
+  run: (action: () => Promise<unknown>) => Promise<void>;
+}
+
 /** Runs an action, remembering whether it runs and how it failed. */
-export function useAction(): { busy: boolean; error: Error | undefined; run: (action: () => Promise<unknown>) => Promise<void> } {
+export function useAction(): Action {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error>();
   const run = useCallback(async (action: () => Promise<unknown>) => {

@@ -8,7 +8,8 @@ import type { operations } from '../generated/console';
 type Answer<Op extends keyof operations> = operations[Op]['responses'] extends infer R
   ? { [S in keyof R]: R[S] extends { content: { 'application/json': infer T } } ? T : never }[keyof R & (200 | 201 | 202)]
   : never;
-type Item<Op extends keyof operations> = Answer<Op> extends { items: (infer T)[] } ? T : never;
+/** A row of a list answer (its `items`), by the list's operation id. */
+export type Item<Op extends keyof operations> = Answer<Op> extends { items: (infer T)[] } ? T : never;
 
 export type Workspace = Answer<'getWorkspace'>;
 export type ApiKey = Item<'listKeys'>;

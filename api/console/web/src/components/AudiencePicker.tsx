@@ -29,35 +29,56 @@ export const listOf = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-const contactIds: AudienceKind<Extract<Audience, { kind: 'contact_ids' }>> = {
+/** A kind whose value is a list typed in one field (ids, tags), sent as its items under the same name. */
+function typedListKind<A extends Extract<Audience, { kind: 'contact_ids' | 'segment' }>>({
+  kind,
+  field,
+  label,
+  meaning,
+  input,
+}: {
+  kind: A['kind'];
+  field: Exclude<keyof A, 'kind'> & string;
+  label: string;
+  meaning: string;
+  input: { id: string; label: string; hint: string; multiline?: boolean };
+}): AudienceKind<A> {
+  return {
+    kind,
+    label,
+    meaning,
+    initial: () => ({ kind, [field]: '' }) as A,
+    request: (value) => ({ kind, [field]: listOf(value[field] as string) }),
+    Editor: ({ value, onChange, error }) => {
+      const control = {
+        ...described(input.id, error, 'hint'),
+        value: value[field] as string,
+        onInput: (e: Event) => onChange({ ...value, [field]: (e.currentTarget as HTMLInputElement | HTMLTextAreaElement).value }),
+      };
+      return (
+        <Field id={input.id} label={input.label} hint={input.hint} error={error}>
+          {input.multiline ? <textarea {...control} /> : <input {...control} />}
+        </Field>
+      );
+    },
+  };
+}
+
+const contactIds = typedListKind<Extract<Audience, { kind: 'contact_ids' }>>({
   kind: 'contact_ids',
+  field: 'contact_ids',
   label: 'Chosen contacts',
   meaning: 'These contacts, by id (cnt_…); ids of other workspaces are dropped.',
-  initial: () => ({ kind: 'contact_ids', contact_ids: '' }),
-  request: (value) => ({ kind: 'contact_ids', contact_ids: listOf(value.contact_ids) }),
-  Editor: ({ value, onChange, error }) => (
-    <Field id="audience-contact-ids" label="Contact ids" hint="One a line, or separated by commas." error={error}>
-      <textarea
-        {...described('audience-contact-ids', error, 'hint')}
-        value={value.contact_ids}
-        onInput={(e) => onChange({ ...value, contact_ids: (e.currentTarget as HTMLTextAreaElement).value })}
-      />
-    </Field>
-  ),
-};
+  input: { id: 'audience-contact-ids', label: 'Contact ids', hint: 'One a line, or separated by commas.', multiline: true },
+});
 
-const segment: AudienceKind<Extract<Audience, { kind: 'segment' }>> = {
+const segment = typedListKind<Extract<Audience, { kind: 'segment' }>>({
   kind: 'segment',
+  field: 'tags',
   label: 'Segment (tags)',
   meaning: 'Every contact with all of these tags, looked up when you evaluate and again at launch.',
-  initial: () => ({ kind: 'segment', tags: '' }),
-  request: (value) => ({ kind: 'segment', tags: listOf(value.tags) }),
-  Editor: ({ value, onChange, error }) => (
-    <Field id="audience-tags" label="Tags" hint="Separated by commas, e.g. vip, mumbai. A contact needs every tag." error={error}>
-      <input {...described('audience-tags', error, 'hint')} value={value.tags} onInput={(e) => onChange({ ...value, tags: (e.currentTarget as HTMLInputElement).value })} />
-    </Field>
-  ),
-};
+  input: { id: 'audience-tags', label: 'Tags', hint: 'Separated by commas, e.g. vip, mumbai. A contact needs every tag.' },
+});
 
 const uploadedList: AudienceKind<Extract<Audience, { kind: 'uploaded_list' }>> = {
   kind: 'uploaded_list',

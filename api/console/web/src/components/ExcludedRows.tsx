@@ -1,3 +1,5 @@
+import { DataTable } from './DataTable';
+
 /** One excluded person as evaluate names them: a contact by id, an uploaded list's person by the file's row. */
 export interface ExcludedRow {
   reason: string;
@@ -23,19 +25,14 @@ export function ExcludedRows({ rows, total }: { rows: ExcludedRow[]; total: numb
       <summary>
         Who was left out{total > rows.length ? ` (the first ${rows.length} of ${total})` : ` (${rows.length})`}
       </summary>
-      <table>
-        <caption class="visually-hidden">People left out and why</caption>
-        <thead>
-          <tr>
-            <th scope="col">{rows[0]!.row !== undefined ? 'Row' : 'Contact'}</th>
-            <th scope="col">Reason</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r, i) => (
-            <tr key={i} data-reason={r.reason}>
-              <td class={r.row !== undefined ? 'num' : undefined}>{r.row ?? r.contact_id}</td>
-              <td>
+      <DataTable
+        caption="People left out and why"
+        columns={[
+          { label: rows[0]!.row !== undefined ? 'Row' : 'Contact', cell: (r) => r.row ?? r.contact_id, cellProps: (r) => ({ class: r.row !== undefined ? 'num' : undefined }) },
+          {
+            label: 'Reason',
+            cell: (r) => (
+              <>
                 {REASONS[r.reason] ?? r.reason}
                 {r.field ? (
                   <>
@@ -43,11 +40,14 @@ export function ExcludedRows({ rows, total }: { rows: ExcludedRow[]; total: numb
                     (<code>{`{{${r.field}}}`}</code>)
                   </>
                 ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+        ]}
+        rows={rows}
+        rowKey={(_, i) => i}
+        rowProps={(r) => ({ 'data-reason': r.reason })}
+      />
     </details>
   );
 }

@@ -1,7 +1,7 @@
 import { loadLists, type UploadedList } from '../api/lists';
 import { usePoll } from '../hooks';
 import { Link } from '../router';
-import { ErrorNote } from './common';
+import { ErrorNote, Options } from './common';
 
 /**
  * Choose one of the workspace's uploaded lists as a campaign's audience (console only). For
@@ -42,11 +42,7 @@ export function UploadedListPicker({
         onChange={(e) => onChange(lists.data?.find((l) => l.list_id === (e.currentTarget as HTMLSelectElement).value) ?? null)}
       >
         <option value="">{lists.data ? 'Choose a list…' : 'Loading lists…'}</option>
-        {(lists.data ?? []).map((l) => (
-          <option key={l.list_id} value={l.list_id}>
-            {l.name} ({l.rows} {l.rows === 1 ? 'row' : 'rows'})
-          </option>
-        ))}
+        <Options of={(lists.data ?? []).map((l) => [l.list_id, `${l.name} (${l.rows} ${l.rows === 1 ? 'row' : 'rows'})`])} />
       </select>
       {chosen ? (
         <p class="hint" data-testid="list-variables">

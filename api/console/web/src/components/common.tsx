@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
+import type { Action } from '../hooks';
 
 export function ErrorNote({ error }: { error: Error | undefined }) {
   if (!error) return null;
@@ -28,6 +29,54 @@ export function ErrorNote({ error }: { error: Error | undefined }) {
 
 export function Loading({ what }: { what: string }) {
   return <p aria-live="polite">Loading {what}…</p>;
+}
+
+/**
+ * A loaded list as a page shows it: the error note (an action's on the list, such as create,
+ * when it failed, else the load's), then "Loading…" until the first answer (nothing when that
+ * failed), `empty` (when given) if the list holds nothing, else its items.
+ */
+export function Listing<T>({
+  of,
+  what,
+  failed,
+  empty,
+  children,
+}: {
+  of: { data: T[] | undefined; error: Error | undefined };
+  what: string;
+  failed?: Error | undefined;
+  empty?: ComponentChildren;
+  children: (items: T[]) => ComponentChildren;
+}) {
+  return (
+    <>
+      <ErrorNote error={failed ?? of.error} />
+      {!of.data ? (of.error ? null : <Loading what={what} />) : of.data.length === 0 && empty !== undefined ? empty : children(of.data)}
+    </>
+  );
+}
+
+/** A select's choices, each `[value, text]`. */
+export function Options({ of }: { of: readonly (readonly [string, string])[] }) {
+  return (
+    <>
+      {of.map(([value, text]) => (
+        <option key={value} value={value}>
+          {text}
+        </option>
+      ))}
+    </>
+  );
+}
+
+/** A button that runs `run` as `action` (one at a time: disabled while any of its runs is busy). */
+export function ActionButton({ action, run, children }: { action: Action; run: () => Promise<unknown>; children: ComponentChildren }) {
+  return (
+    <button type="button" disabled={action.busy} onClick={() => void action.run(run)}>
+      {children}
+    </button>
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { ApiFailure } from '../api/client';
+import { Options } from './common';
 import { formErrorsOf, type FormErrors } from '../formErrors';
 import { useAction } from '../hooks';
 import { Link } from '../router';
@@ -55,6 +56,18 @@ export function Field({ id, label, hint, error, children }: { id: string; label:
   );
 }
 
+/** A list's filter: a labelled choice of `[value, label]` options, with "Any" (the empty value) first. */
+export function FilterSelect({ id, label, value, options, onChange }: { id: string; label: string; value: string; options: [string, string][]; onChange: (value: string) => void }) {
+  return (
+    <Field id={id} label={label}>
+      <select id={id} value={value} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value)}>
+        <option value="">Any</option>
+        <Options of={options} />
+      </select>
+    </Field>
+  );
+}
+
 /** The note above a refused form's buttons (announced), from the envelope's message. */
 export function FormProblem({ message }: { message: string | null }) {
   if (!message) return null;
@@ -77,6 +90,18 @@ export function FormFoot({ problem, busy, submit, cancelTo }: { problem: string 
         <Link to={cancelTo}>Cancel</Link>
       </div>
     </>
+  );
+}
+
+/** A list page's title with the button that creates one more of what it lists. */
+export function PageHead({ title, createTo, create }: { title: string; createTo: string; create: string }) {
+  return (
+    <div class="page-head">
+      <h1>{title}</h1>
+      <Link to={createTo} class="button">
+        {create}
+      </Link>
+    </div>
   );
 }
 

@@ -1,9 +1,9 @@
-import { Fragment } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../generated/console';
-import { ErrorNote, Loading } from '../components/common';
-import { useAction, usePoll } from '../hooks';
+import { ErrorNote, Listing, Options } from '../components/common';
+import { useAction, usePoll, type Action } from '../hooks';
 
 type Agent = paths['/console/v1/workspaces/{workspace_id}/agents/{agent_id}']['get']['responses'][200]['content']['application/json'];
 type Num = paths['/console/v1/workspaces/{workspace_id}/numbers/{number}']['patch']['responses'][200]['content']['application/json'];
@@ -52,30 +52,22 @@ export function AgentsPage({ ws }: { ws: string }) {
             Create agent
           </button>
         </form>
-        <ErrorNote error={create.error ?? agents.error} />
-        {!agents.data ? (
-          <Loading what="agents" />
-        ) : agents.data.length === 0 ? (
-          <p>No agents yet.</p>
-        ) : (
-          // Keyed by the whole agent: a saved change starts the form again from what the server kept.
-          agents.data.map((a) => <AgentSettings key={JSON.stringify(a)} ws={ws} agent={a} onSaved={() => void agents.reload()} />)
-        )}
+        <Listing of={agents} what="agents" failed={create.error} empty={<p>No agents yet.</p>}>
+          {/* Keyed by the whole agent: a saved change starts the form again from what the server kept. */}
+          {(rows) => rows.map((a) => <AgentSettings key={JSON.stringify(a)} ws={ws} agent={a} onSaved={() => void agents.reload()} />)}
+        </Listing>
       </section>
       <section aria-labelledby="numbers-heading">
         <h2 id="numbers-heading">Numbers</h2>
-        <ErrorNote error={numbers.error} />
-        {!numbers.data ? (
-          <Loading what="numbers" />
-        ) : numbers.data.length === 0 ? (
-          <p>No numbers yet (add one with the CLI: numbers add).</p>
-        ) : (
-          <ul class="cards">
-            {numbers.data.map((n) => (
-              <NumberSettings key={JSON.stringify(n)} ws={ws} number={n} agents={agents.data ?? []} onSaved={() => void numbers.reload()} />
-            ))}
-          </ul>
-        )}
+        <Listing of={numbers} what="numbers" empty={<p>No numbers yet (add one with the CLI: numbers add).</p>}>
+          {(rows) => (
+            <ul class="cards">
+              {rows.map((n) => (
+                <NumberSettings key={JSON.stringify(n)} ws={ws} number={n} agents={agents.data ?? []} onSaved={() => void numbers.reload()} />
+              ))}
+            </ul>
+          )}
+        </Listing>
       </section>
     </>
   );
@@ -142,10 +134,7 @@ function AgentSettings({ ws, agent, onSaved }: { ws: string; agent: Agent; onSav
             </div>
           </Fragment>
         ))}
-        <div class="controls span">
-          <button type="submit" class="primary" disabled={save.busy}>
-            Save<span class="visually-hidden"> {agent.name}</span>
-          </button>
+        <SettingsFoot save={save} name={agent.name} primary>
           <button
             type="button"
             disabled={save.busy || agent.voice_set.length === 0}
@@ -153,10 +142,7 @@ function AgentSettings({ ws, agent, onSaved }: { ws: string; agent: Agent; onSav
           >
             Back to the default voice settings<span class="visually-hidden"> for {agent.name}</span>
           </button>
-        </div>
-        <div class="span">
-          <ErrorNote error={save.error} />
-        </div>
+        </SettingsFoot>
       </form>
     </details>
   );
@@ -191,11 +177,7 @@ function NumberSettings({ ws, number, agents, onSaved }: { ws: string; number: N
         <label for={`number-${digits}-agent`}>Agent</label>
         <select id={`number-${digits}-agent`} value={agentId} onChange={(e) => setAgentId((e.currentTarget as HTMLSelectElement).value)}>
           <option value="">None</option>
-          {agents.map((a) => (
-            <option key={a.agent_id} value={a.agent_id}>
-              {a.name} ({a.agent_id})
-            </option>
-          ))}
+          <Options of={agents.map((a) => [a.agent_id, `${a.name} (${a.agent_id})`])} />
         </select>
         <label for={`number-${digits}-team`}>Team line</label>
         <div>
@@ -204,16 +186,26 @@ function NumberSettings({ ws, number, agents, onSaved }: { ws: string; number: N
             Where the agent hands a caller to a person; empty for no hand-over.
           </p>
         </div>
-        <div class="controls span">
-          <button type="submit" disabled={save.busy}>
-            Save<span class="visually-hidden"> {number.number}</span>
-          </button>
-        </div>
-        <div class="span">
-          <ErrorNote error={save.error} />
-        </div>
+        <SettingsFoot save={save} name={number.number} />
       </form>
     </li>
+  );
+}
+
+/** A settings form's foot: Save (named for what it saves), any other buttons, and the save's refusal. */
+function SettingsFoot({ save, name, primary, children }: { save: Action; name: string; primary?: boolean; children?: ComponentChildren }) {
+  return (
+    <>
+      <div class="controls span">
+        <button type="submit" class={primary ? 'primary' : undefined} disabled={save.busy}>
+          Save<span class="visually-hidden"> {name}</span>
+        </button>
+        {children}
+      </div>
+      <div class="span">
+        <ErrorNote error={save.error} />
+      </div>
+    </>
   );
 }
 

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import { ErrorNote, Loading, When } from '../components/common';
-import { EmptyState, Field } from '../components/forms';
+import { ActionButton, ErrorNote, Listing, Loading, When } from '../components/common';
+import { DataTable, type Column } from '../components/DataTable';
+import { EmptyState, Field, FilterSelect } from '../components/forms';
 import type { paths } from '../generated/console';
 import { fieldValue, turnLabel } from '../format';
 import { useAction, usePoll } from '../hooks';
@@ -19,6 +20,23 @@ interface Filters {
 }
 const NO_FILTERS: Filters = { status: '', outcome: '', to: '', campaign_id: '' };
 const words = (s: string) => s.replace(/_/g, ' ');
+
+const callColumns = (ws: string): Column<ListedCall>[] => [
+  {
+    label: 'Call',
+    cell: (c) => (
+      <Link to={`/w/${ws}/calls/${c.call_id}`}>
+        <span class="id">{c.call_id}</span>
+      </Link>
+    ),
+  },
+  { label: 'Created', cell: (c) => <When at={c.created_at} /> },
+  { label: 'Number', cell: (c) => c.to ?? '—' },
+  { label: 'Status', cell: (c) => words(c.status) },
+  { label: 'Outcome', cell: (c) => (c.outcome ? words(c.outcome) : '—') },
+  { label: 'Result', cell: (c) => (c.result.disposition ? words(c.result.disposition) : c.result.state) },
+  { label: 'Campaign', cell: (c) => (c.campaign_id ? <Link to={`/w/${ws}/campaigns/${c.campaign_id}`}>{c.campaign_name ?? c.campaign_id}</Link> : '—') },
+];
 
 /**
  * Recent calls first (newest first, narrowed by status, outcome, number and campaign, a page
@@ -59,39 +77,18 @@ export function CallsPage({ ws }: { ws: string }) {
         {/* No filters on a workspace with no calls yet: there is nothing to narrow. */}
         {rows.length === 0 && !filtered ? null : (
           <form class="filters" aria-label="Filter the calls" onSubmit={(e) => e.preventDefault()}>
-            <Field id="filter-status" label="Status">
-              <select id="filter-status" value={filters.status} onChange={(e) => setFilter('status', (e.currentTarget as HTMLSelectElement).value)}>
-                <option value="">Any</option>
-                {CALL_STATUSES.map((s) => (
-                  <option key={s} value={s}>
-                    {words(s)}
-                  </option>
-                ))}
-              </select>
-            </Field>
-            <Field id="filter-outcome" label="Outcome">
-              <select id="filter-outcome" value={filters.outcome} onChange={(e) => setFilter('outcome', (e.currentTarget as HTMLSelectElement).value)}>
-                <option value="">Any</option>
-                {CALL_OUTCOMES.map((o) => (
-                  <option key={o} value={o}>
-                    {words(o)}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <FilterSelect id="filter-status" label="Status" value={filters.status} options={CALL_STATUSES.map((s) => [s, words(s)])} onChange={(v) => setFilter('status', v)} />
+            <FilterSelect id="filter-outcome" label="Outcome" value={filters.outcome} options={CALL_OUTCOMES.map((o) => [o, words(o)])} onChange={(v) => setFilter('outcome', v)} />
             <Field id="filter-number" label="Number">
               <input id="filter-number" type="tel" placeholder="+91…" value={filters.to} onChange={(e) => setFilter('to', (e.currentTarget as HTMLInputElement).value.trim())} />
             </Field>
-            <Field id="filter-campaign" label="Campaign">
-              <select id="filter-campaign" value={filters.campaign_id} onChange={(e) => setFilter('campaign_id', (e.currentTarget as HTMLSelectElement).value)}>
-                <option value="">Any</option>
-                {(campaigns.data ?? []).map((c) => (
-                  <option key={c.campaign_id} value={c.campaign_id}>
-                    {c.name}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <FilterSelect
+              id="filter-campaign"
+              label="Campaign"
+              value={filters.campaign_id}
+              options={(campaigns.data ?? []).map((c) => [c.campaign_id, c.name])}
+              onChange={(v) => setFilter('campaign_id', v)}
+            />
             {filtered ? (
               <button
                 type="button"
@@ -105,76 +102,52 @@ export function CallsPage({ ws }: { ws: string }) {
             ) : null}
           </form>
         )}
-        <ErrorNote error={recent.error ?? more.error} />
-        {!recent.data ? (
-          recent.error ? null : <Loading what="recent calls" />
-        ) : rows.length === 0 ? (
-          filtered ? (
-            <p>No calls match these filters.</p>
-          ) : (
-            <EmptyState title="No calls yet">
-              <p>
-                Every call an agent makes or takes shows here, newest first: its status, how it ended, and what was learnt. Calls start from your systems (
-                <code>POST /api/v1/calls</code>), from a call campaign, or when someone rings one of your numbers.
-              </p>
-              <p>
-                <Link to={`/w/${ws}/campaigns/new`} class="button">
-                  Create a call campaign
-                </Link>
-              </p>
-              <p>
-                To try one now, have a simulated customer ring your number: <code>npm run console -- call inbound {ws} --from +919800000001</code>.
-              </p>
-            </EmptyState>
-          )
-        ) : (
-          <table class="stack" data-testid="recent-calls">
-            <caption class="visually-hidden">Recent calls, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Call</th>
-                <th scope="col">Created</th>
-                <th scope="col">Number</th>
-                <th scope="col">Status</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Result</th>
-                <th scope="col">Campaign</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((c) => (
-                <tr key={c.call_id} data-call={c.call_id}>
-                  <td data-label="Call">
-                    <Link to={`/w/${ws}/calls/${c.call_id}`}>
-                      <span class="id">{c.call_id}</span>
-                    </Link>
-                  </td>
-                  <td data-label="Created">
-                    <When at={c.created_at} />
-                  </td>
-                  <td data-label="Number">{c.to ?? '—'}</td>
-                  <td data-label="Status">{words(c.status)}</td>
-                  <td data-label="Outcome">{c.outcome ? words(c.outcome) : '—'}</td>
-                  <td data-label="Result">{c.result.disposition ? words(c.result.disposition) : c.result.state}</td>
-                  <td data-label="Campaign">{c.campaign_id ? <Link to={`/w/${ws}/campaigns/${c.campaign_id}`}>{c.campaign_name ?? c.campaign_id}</Link> : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <Listing
+          of={{ data: recent.data && rows, error: recent.error }}
+          what="recent calls"
+          failed={more.error}
+          empty={
+            filtered ? (
+              <p>No calls match these filters.</p>
+            ) : (
+              <EmptyState title="No calls yet">
+                <p>
+                  Every call an agent makes or takes shows here, newest first: its status, how it ended, and what was learnt. Calls start from your systems (
+                  <code>POST /api/v1/calls</code>), from a call campaign, or when someone rings one of your numbers.
+                </p>
+                <p>
+                  <Link to={`/w/${ws}/campaigns/new`} class="button">
+                    Create a call campaign
+                  </Link>
+                </p>
+                <p>
+                  To try one now, have a simulated customer ring your number: <code>npm run console -- call inbound {ws} --from +919800000001</code>.
+                </p>
+              </EmptyState>
+            )
+          }
+        >
+          {(items) => (
+            <DataTable
+              caption="Recent calls, newest first"
+              testId="recent-calls"
+              columns={callColumns(ws)}
+              rows={items}
+              rowKey={(c) => c.call_id}
+              rowProps={(c) => ({ 'data-call': c.call_id })}
+            />
+          )}
+        </Listing>
         {next ? (
-          <button
-            type="button"
-            disabled={more.busy}
-            onClick={() =>
-              void more.run(async () => {
-                const page = await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls', { params: { path, query: query(next) as never } }));
-                setOlder({ items: [...(older?.items ?? []), ...page.items], next: page.next_cursor });
-              })
-            }
+          <ActionButton
+            action={more}
+            run={async () => {
+              const page = await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls', { params: { path, query: query(next) as never } }));
+              setOlder({ items: [...(older?.items ?? []), ...page.items], next: page.next_cursor });
+            }}
           >
             Older calls
-          </button>
+          </ActionButton>
         ) : null}
       </section>
       <section aria-labelledby="find-call">
@@ -256,23 +229,16 @@ export function CallPage({ ws, id }: { ws: string; id: string }) {
         </p>
         {c.result.summary ? <p>{c.result.summary}</p> : null}
         {c.result.fields && Object.keys(c.result.fields).length ? (
-          <table>
-            <caption>Captured fields</caption>
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {Object.entries(c.result.fields).map(([key, value]) => (
-                <tr key={key}>
-                  <th scope="row">{c.capture?.fields.find((f) => f.key === key)?.label ?? key}</th>
-                  <td>{fieldValue(value)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            caption="Captured fields"
+            showCaption
+            columns={[
+              { label: 'Field', rowHeader: true, cell: ([key]) => c.capture?.fields.find((f) => f.key === key)?.label ?? key },
+              { label: 'Value', cell: ([, value]) => fieldValue(value) },
+            ]}
+            rows={Object.entries(c.result.fields)}
+            rowKey={([key]) => key}
+          />
         ) : null}
         <button
           type="button"

@@ -4,7 +4,7 @@ import { api, unwrap } from '../api/client';
 import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient, RunExplanation } from '../api/types';
 import { campaignChartData } from '../campaignChart';
 import { Bars, TimeChart } from '../components/charts';
-import { ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
+import { ActionButton, ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
 import { ExcludedRows } from '../components/ExcludedRows';
@@ -160,9 +160,9 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
       <section aria-label="Controls">
         <h2>Controls</h2>
         <div class="controls">
-          <button type="button" disabled={action.busy} onClick={() => void action.run(evaluate)}>
+          <ActionButton action={action} run={evaluate}>
             Evaluate
-          </button>
+          </ActionButton>
           {/* The API's launch also resumes a paused campaign; the page offers one way for each state. */}
           {c.status === 'draft' ? (
             <button type="button" disabled={action.busy} onClick={() => void askLaunch()}>
@@ -180,18 +180,15 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             </button>
           ) : null}
           {FINISHED.has(c.status) && c.status !== 'archived' ? (
-            <button
-              type="button"
-              disabled={action.busy}
-              onClick={() =>
-                void action.run(async () => {
-                  await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/archive', { params: { path } }));
-                  await campaign.reload();
-                })
-              }
+            <ActionButton
+              action={action}
+              run={async () => {
+                await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/archive', { params: { path } }));
+                await campaign.reload();
+              }}
             >
               Archive
-            </button>
+            </ActionButton>
           ) : null}
           {!FINISHED.has(c.status) ? (
             <button type="button" disabled={action.busy} onClick={() => setCancelAsk(true)}>

@@ -1,59 +1,44 @@
 import { api, unwrap } from '../api/client';
-import { ErrorNote, Loading, When } from '../components/common';
+import type { Item } from '../api/types';
+import { ErrorNote, Listing, Loading, When } from '../components/common';
+import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState } from '../components/forms';
 import { turnLabel } from '../format';
 import { usePoll } from '../hooks';
 import { Link } from '../router';
+
+const columns = (ws: string): Column<Item<'listConsoleConversations'>>[] => [
+  { label: 'Conversation', cell: (c) => <Link to={`/w/${ws}/conversations/${c.conversation_id}`}>{c.conversation_id}</Link> },
+  { label: 'Channel', cell: (c) => c.channel },
+  { label: 'Customer', cell: (c) => c.customer.name ?? c.customer.phone ?? '—' },
+  { label: 'Messages', num: true, cell: (c) => c.message_count },
+  { label: 'Last', cell: (c) => c.preview ?? '' },
+  { label: 'Updated', cell: (c) => <When at={c.updated_at} /> },
+];
 
 export function ConversationsPage({ ws }: { ws: string }) {
   const list = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/conversations', { params: { path: { workspace_id: ws } } }))).items, 5_000, [ws]);
   return (
     <>
       <h1>Conversations</h1>
-      <ErrorNote error={list.error} />
-      {!list.data ? (
-        <Loading what="conversations" />
-      ) : list.data.length === 0 ? (
-        <EmptyState title="No conversations yet">
-          <p>
-            Every WhatsApp conversation with a customer shows here with its whole transcript: what the customer wrote, what the AI agent answered, and what your team and your
-            campaigns sent. A conversation starts when a customer messages one of your senders, or when you message them (<code>POST /api/v1/messages</code>, or a campaign).
-          </p>
-          <p>
-            To try one now, have a simulated customer write in: <code>npm run console -- whatsapp inbound {ws} --from +919800000001 --text "Hello"</code>.
-          </p>
-        </EmptyState>
-      ) : (
-        <table>
-          <caption class="visually-hidden">Most recently active conversations</caption>
-          <thead>
-            <tr>
-              <th scope="col">Conversation</th>
-              <th scope="col">Channel</th>
-              <th scope="col">Customer</th>
-              <th scope="col">Messages</th>
-              <th scope="col">Last</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((c) => (
-              <tr key={c.conversation_id}>
-                <td>
-                  <Link to={`/w/${ws}/conversations/${c.conversation_id}`}>{c.conversation_id}</Link>
-                </td>
-                <td>{c.channel}</td>
-                <td>{c.customer.name ?? c.customer.phone ?? '—'}</td>
-                <td class="num">{c.message_count}</td>
-                <td>{c.preview ?? ''}</td>
-                <td>
-                  <When at={c.updated_at} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Listing
+        of={list}
+        what="conversations"
+        empty={
+          <EmptyState title="No conversations yet">
+            <p>
+              Every WhatsApp conversation with a customer shows here with its whole transcript: what the customer wrote, what the AI agent answered, and what your team and
+              your campaigns sent. A conversation starts when a customer messages one of your senders, or when you message them (<code>POST /api/v1/messages</code>, or a
+              campaign).
+            </p>
+            <p>
+              To try one now, have a simulated customer write in: <code>npm run console -- whatsapp inbound {ws} --from +919800000001 --text "Hello"</code>.
+            </p>
+          </EmptyState>
+        }
+      >
+        {(rows) => <DataTable caption="Most recently active conversations" columns={columns(ws)} rows={rows} rowKey={(c) => c.conversation_id} />}
+      </Listing>
     </>
   );
 }

@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import { ConfirmDialog, ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import type { ApiKey } from '../api/types';
+import { ActionButton, ConfirmDialog, Listing, ShownOnce, When } from '../components/common';
+import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState } from '../components/forms';
 import { useAction, usePoll } from '../hooks';
 
@@ -26,12 +28,39 @@ export function KeysPage({ ws }: { ws: string }) {
   /** The key waiting for the person's yes before it is revoked. */
   const [revokeAsk, setRevokeAsk] = useState<{ key_id: string; display_prefix: string }>();
   const action = useAction();
-  const issue = (call: () => Promise<unknown>) =>
-    action.run(async () => {
-      const made = (await call()) as { api_key: string };
-      setIssued(made.api_key);
-      await keys.reload();
-    });
+  /** Shows the key a request issued (a new key, a rolled one) and reloads the list. */
+  const issue = (call: () => Promise<unknown>) => async () => {
+    const made = (await call()) as { api_key: string };
+    setIssued(made.api_key);
+    await keys.reload();
+  };
+  const columns: Column<ApiKey>[] = [
+    { label: 'Key', cell: (k) => `${k.display_prefix}…` },
+    { label: 'Environment', cell: (k) => k.environment },
+    { label: 'Scopes', cell: (k) => k.scopes.join(', ') },
+    { label: 'Created', cell: (k) => <When at={k.created_at} /> },
+    { label: 'Expires', cell: (k) => <When at={k.expires_at} /> },
+    { label: 'Revoked', cell: (k) => <When at={k.revoked_at} /> },
+    {
+      label: 'Actions',
+      cell: (k) => (
+        <>
+          {!k.revoked_at && !k.expires_at ? (
+            <>
+              <ActionButton action={action} run={issue(() => unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys/{key_id}/roll', { params: { path: { ...path, key_id: k.key_id } } })))}>
+                Roll<span class="visually-hidden"> {k.display_prefix}</span>
+              </ActionButton>{' '}
+            </>
+          ) : null}
+          {!k.revoked_at ? (
+            <button type="button" disabled={action.busy} onClick={() => setRevokeAsk(k)}>
+              Revoke<span class="visually-hidden"> {k.display_prefix}</span>
+            </button>
+          ) : null}
+        </>
+      ),
+    },
+  ];
   return (
     <>
       <h1>API keys</h1>
@@ -39,7 +68,7 @@ export function KeysPage({ ws }: { ws: string }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          void issue(() => unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys', { params: { path }, body: { scopes: [...chosen] as never, environment } })));
+          void action.run(issue(() => unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys', { params: { path }, body: { scopes: [...chosen] as never, environment } }))));
         }}
       >
         <fieldset>
@@ -69,73 +98,22 @@ export function KeysPage({ ws }: { ws: string }) {
           Create key
         </button>
       </form>
-      <ErrorNote error={action.error ?? keys.error} />
-      {!keys.data ? (
-        <Loading what="keys" />
-      ) : keys.data.length === 0 ? (
-        <EmptyState title="No API keys yet">
-          <p>
-            An API key lets your own systems use this workspace (<code>/api/v1</code>): place calls, send messages, create campaigns and tickets. Give each key only the scopes it
-            needs; a test key works with the simulators, a live key with real providers.
-          </p>
-          <p>Choose its scopes above and press Create key: the key is shown once, so copy it then.</p>
-        </EmptyState>
-      ) : (
-        <table class="stack">
-          <caption class="visually-hidden">API keys</caption>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Environment</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Revoked</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.map((k) => (
-              <tr key={k.key_id}>
-                <td data-label="Key">{k.display_prefix}…</td>
-                <td data-label="Environment">{k.environment}</td>
-                <td data-label="Scopes">{k.scopes.join(', ')}</td>
-                <td data-label="Created">
-                  <When at={k.created_at} />
-                </td>
-                <td data-label="Expires">
-                  <When at={k.expires_at} />
-                </td>
-                <td data-label="Revoked">
-                  <When at={k.revoked_at} />
-                </td>
-                <td data-label="Actions">
-                  {!k.revoked_at && !k.expires_at ? (
-                    <>
-                      <button
-                        type="button"
-                        disabled={action.busy}
-                        onClick={() => void issue(() => unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys/{key_id}/roll', { params: { path: { ...path, key_id: k.key_id } } })))}
-                      >
-                        Roll<span class="visually-hidden"> {k.display_prefix}</span>
-                      </button>{' '}
-                    </>
-                  ) : null}
-                  {!k.revoked_at ? (
-                    <button
-                      type="button"
-                      disabled={action.busy}
-                      onClick={() => setRevokeAsk(k)}
-                    >
-                      Revoke<span class="visually-hidden"> {k.display_prefix}</span>
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Listing
+        of={keys}
+        what="keys"
+        failed={action.error}
+        empty={
+          <EmptyState title="No API keys yet">
+            <p>
+              An API key lets your own systems use this workspace (<code>/api/v1</code>): place calls, send messages, create campaigns and tickets. Give each key only the
+              scopes it needs; a test key works with the simulators, a live key with real providers.
+            </p>
+            <p>Choose its scopes above and press Create key: the key is shown once, so copy it then.</p>
+          </EmptyState>
+        }
+      >
+        {(rows) => <DataTable caption="API keys" columns={columns} rows={rows} rowKey={(k) => k.key_id} />}
+      </Listing>
       {revokeAsk ? (
         <ConfirmDialog
           title={`Revoke ${revokeAsk.display_prefix}… for good?`}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { loadList, loadLists, uploadList, type UploadedListDetail } from '../api/lists';
-import { ErrorNote, Loading, When } from '../components/common';
+import { ErrorNote, Listing, Loading, When } from '../components/common';
+import { DataTable, type Column } from '../components/DataTable';
 import { useAction, usePoll } from '../hooks';
 import { Link, navigate } from '../router';
 
@@ -62,26 +63,23 @@ export function ListsPage({ ws }: { ws: string }) {
         </button>
       </form>
       <UploadRefusal error={action.error} />
-      <ErrorNote error={lists.error} />
-      {!lists.data ? (
-        <Loading what="lists" />
-      ) : lists.data.length === 0 ? (
-        <p>No lists yet. Upload one above; then create a campaign with “Uploaded list” as its audience.</p>
-      ) : (
-        <ul class="cards" aria-label="Lists">
-          {lists.data.map((l) => (
-            <li key={l.list_id} class="card" data-list={l.list_id}>
-              <Link to={`/w/${ws}/lists/${l.list_id}`}>{l.name}</Link>
-              <span class="meta">
-                {l.rows} {l.rows === 1 ? 'row' : 'rows'} · uploaded <When at={l.created_at} />
-              </span>
-              <span class="vars">
-                <code>{l.variables.join(' ')}</code>
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
+      <Listing of={lists} what="lists" empty={<p>No lists yet. Upload one above; then create a campaign with “Uploaded list” as its audience.</p>}>
+        {(rows) => (
+          <ul class="cards" aria-label="Lists">
+            {rows.map((l) => (
+              <li key={l.list_id} class="card" data-list={l.list_id}>
+                <Link to={`/w/${ws}/lists/${l.list_id}`}>{l.name}</Link>
+                <span class="meta">
+                  {l.rows} {l.rows === 1 ? 'row' : 'rows'} · uploaded <When at={l.created_at} />
+                </span>
+                <span class="vars">
+                  <code>{l.variables.join(' ')}</code>
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Listing>
     </>
   );
 }
@@ -111,6 +109,8 @@ export function ListPage({ ws, id }: { ws: string; id: string }) {
     </>
   );
 }
+
+type PreviewRow = UploadedListDetail['preview'][number];
 
 function ListView({ list: l }: { list: UploadedListDetail }) {
   return (
@@ -145,31 +145,17 @@ function ListView({ list: l }: { list: UploadedListDetail }) {
         which names each row left out and why.
       </p>
       <div class="scroll-x" tabIndex={0} role="region" aria-label="First rows">
-        <table>
-          <caption class="visually-hidden">The first {l.preview.length} rows</caption>
-          <thead>
-            <tr>
-              <th scope="col">Row</th>
-              {l.columns.map((c) => (
-                <th key={c.name} scope="col">
-                  {c.header}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {l.preview.map((r) => (
-              <tr key={r.row}>
-                <td class="num">{r.row}</td>
-                {l.columns.map((c) => (
-                  <td key={c.name} title={r.values[c.name] || undefined}>
-                    {r.values[c.name] || <span class="meta">—</span>}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption={`The first ${l.preview.length} rows`}
+          columns={[
+            { label: 'Row', num: true, cell: (r) => r.row },
+            ...l.columns.map(
+              (c): Column<PreviewRow> => ({ label: c.header, cell: (r) => r.values[c.name] || <span class="meta">—</span>, cellProps: (r) => ({ title: r.values[c.name] || undefined }) }),
+            ),
+          ]}
+          rows={l.preview}
+          rowKey={(r) => r.row}
+        />
       </div>
     </>
   );

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import { AudiencePicker, audienceRequest, listOf, type Audience } from '../components/AudiencePicker';
+import { Options } from '../components/common';
 import { described, Field, FormFoot, useFormSubmit } from '../components/forms';
 import { errorsUnder } from '../formErrors';
 import { usePoll } from '../hooks';
@@ -144,11 +145,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
             <Field id="campaign-template" label="Template" hint="An approved template of this workspace; it is checked again at launch." error={templateError}>
               <select {...described('campaign-template', templateError, 'hint')} value={template} onChange={(e) => setTemplate(value(e))}>
                 <option value="">Choose a template…</option>
-                {(templates.data ?? []).map((t) => (
-                  <option key={t.template_id} value={`${t.name}|${t.language}`}>
-                    {t.name} ({t.language}){t.status === 'approved' ? '' : `: ${t.status}`}
-                  </option>
-                ))}
+                <Options of={(templates.data ?? []).map((t) => [`${t.name}|${t.language}`, `${t.name} (${t.language})${t.status === 'approved' ? '' : `: ${t.status}`}`])} />
               </select>
             </Field>
             {chosenTemplate ? <p class="hint">Text: {chosenTemplate.body}</p> : null}
@@ -174,11 +171,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
             <Field id="campaign-sender" label="Sender" hint="Left as is: the workspace's default sender." error={err('sender_id')}>
               <select {...described('campaign-sender', err('sender_id'), 'hint')} value={senderId} onChange={(e) => setSenderId(value(e))}>
                 <option value="">Default sender</option>
-                {(senders.data ?? []).map((s) => (
-                  <option key={s.sender_id} value={s.sender_id}>
-                    {s.display_name} ({s.phone}){s.connected ? '' : ', not connected'}
-                  </option>
-                ))}
+                <Options of={(senders.data ?? []).map((s) => [s.sender_id, `${s.display_name} (${s.phone})${s.connected ? '' : ', not connected'}`])} />
               </select>
             </Field>
           </fieldset>
@@ -188,11 +181,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
             <Field id="campaign-agent" label="Agent" hint="The AI agent that speaks; calls go out from its number." error={err('agent_id')}>
               <select {...described('campaign-agent', err('agent_id'), 'hint')} value={agentId} onChange={(e) => setAgentId(value(e))}>
                 <option value="">Choose an agent…</option>
-                {(agents.data ?? []).map((a) => (
-                  <option key={a.agent_id} value={a.agent_id}>
-                    {a.name} ({a.agent_id})
-                  </option>
-                ))}
+                <Options of={(agents.data ?? []).map((a) => [a.agent_id, `${a.name} (${a.agent_id})`])} />
               </select>
             </Field>
             <Field id="campaign-purpose" label="Purpose" hint="Why you are calling, in a sentence (up to 500 characters). {{name}}, {{phone}}, {{email}} are filled per person." error={err('purpose')}>
@@ -214,11 +203,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
                 <div class="row">
                   <Field id={`question-${i}-type`} label="Answer type">
                     <select id={`question-${i}-type`} value={q.type} onChange={(e) => setQuestion(i, { type: value(e) as Question['type'] })}>
-                      {CAPTURE_TYPES.map((t) => (
-                        <option key={t} value={t}>
-                          {t.replace('_', ' ')}
-                        </option>
-                      ))}
+                      <Options of={CAPTURE_TYPES.map((t) => [t, t.replace('_', ' ')])} />
                     </select>
                   </Field>
                   {q.type === 'choice' || q.type === 'multi_choice' ? (
@@ -277,11 +262,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
           <Field id="campaign-consent" label="Why you may contact these people" hint="Optional; when given it is pinned at launch with the list's checksum." error={err('consent.basis') ?? err('consent')}>
             <select {...described('campaign-consent', err('consent.basis'), 'hint')} value={consent} onChange={(e) => setConsent(value(e))}>
               <option value="">Not stated</option>
-              {CONSENT_BASES.map((b) => (
-                <option key={b} value={b}>
-                  {b.replace(/_/g, ' ')}
-                </option>
-              ))}
+              <Options of={CONSENT_BASES.map((b) => [b, b.replace(/_/g, ' ')])} />
             </select>
           </Field>
           {consent ? (

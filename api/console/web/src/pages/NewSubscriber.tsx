@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
+import { Options } from '../components/common';
 import { described, Field, FormFoot, useFormSubmit } from '../components/forms';
 import { Link, navigate } from '../router';
 
@@ -80,11 +81,7 @@ export function NewSubscriberPage({ ws }: { ws: string }) {
           <div class="row">
             <Field id="subscriber-cycle" label="How often" error={err('cycle_unit')}>
               <select {...described('subscriber-cycle', err('cycle_unit'))} value={cycle} onChange={(e) => setCycle(value(e) as typeof cycle)}>
-                {CYCLES.map(([unit, label]) => (
-                  <option key={unit} value={unit}>
-                    {label}
-                  </option>
-                ))}
+                <Options of={CYCLES} />
               </select>
             </Field>
             {cycle === 'custom_days' ? (

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import type { Delivery, WebhookEndpoint } from '../api/types';
-import { ConfirmDialog, ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import { ActionButton, ConfirmDialog, ErrorNote, Listing, ShownOnce, When } from '../components/common';
+import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState } from '../components/forms';
 import { useAction, usePoll } from '../hooks';
 
@@ -36,20 +37,22 @@ export function WebhooksPage({ ws }: { ws: string }) {
           Add endpoint
         </button>
       </form>
-      <ErrorNote error={create.error ?? endpoints.error} />
-      {!endpoints.data ? (
-        <Loading what="webhook endpoints" />
-      ) : endpoints.data.length === 0 ? (
-        <EmptyState title="No webhook endpoints yet">
-          <p>
-            A webhook endpoint is a URL of yours that receives each event as it happens (a call's outcome, a message read, a payment made), signed so you can check it came
-            from here, and retried for a day until your server answers 2xx.
-          </p>
-          <p>Add your endpoint's URL in the field above: its signing secret is shown once. Then send it a test event from its panel.</p>
-        </EmptyState>
-      ) : (
-        endpoints.data.map((e) => <Endpoint key={e.webhook_id} ws={ws} endpoint={e} onSecret={(value) => setSecret({ label: `New signing secret for ${e.url}`, value })} />)
-      )}
+      <Listing
+        of={endpoints}
+        what="webhook endpoints"
+        failed={create.error}
+        empty={
+          <EmptyState title="No webhook endpoints yet">
+            <p>
+              A webhook endpoint is a URL of yours that receives each event as it happens (a call's outcome, a message read, a payment made), signed so you can check it
+              came from here, and retried for a day until your server answers 2xx.
+            </p>
+            <p>Add your endpoint's URL in the field above: its signing secret is shown once. Then send it a test event from its panel.</p>
+          </EmptyState>
+        }
+      >
+        {(rows) => rows.map((e) => <Endpoint key={e.webhook_id} ws={ws} endpoint={e} onSecret={(value) => setSecret({ label: `New signing secret for ${e.url}`, value })} />)}
+      </Listing>
     </>
   );
 }
@@ -68,6 +71,33 @@ function Endpoint({ ws, endpoint, onSecret }: { ws: string; endpoint: WebhookEnd
     action.run(async () =>
       setOpen((await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: { ...path, delivery_id: d.delivery_id } } })))),
     );
+  const columns: Column<Delivery>[] = [
+    { label: 'Event', cell: (d) => d.event_type },
+    { label: 'Trigger', cell: (d) => d.trigger },
+    { label: 'Status', cell: (d) => d.status },
+    { label: 'Attempts', num: true, cell: (d) => d.attempt_count },
+    { label: 'Last answer', cell: (d) => d.last_status_code ?? d.last_error ?? '—' },
+    { label: 'Created', cell: (d) => <When at={d.created_at} /> },
+    {
+      label: 'Actions',
+      cell: (d) => (
+        <>
+          <button type="button" onClick={() => void showDelivery(d)}>
+            Attempts<span class="visually-hidden"> of {d.delivery_id}</span>
+          </button>{' '}
+          <ActionButton
+            action={action}
+            run={async () => {
+              await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/replay', { params: { path }, body: { event_id: d.event_id } }));
+              await deliveries.reload();
+            }}
+          >
+            Replay<span class="visually-hidden"> {d.event_id}</span>
+          </ActionButton>
+        </>
+      ),
+    },
+  ];
   return (
     <section class="endpoint" aria-label={`Endpoint ${endpoint.url}`}>
       <h2>{endpoint.url}</h2>
@@ -80,69 +110,22 @@ function Endpoint({ ws, endpoint, onSecret }: { ws: string; endpoint: WebhookEnd
         ) : null}
       </p>
       <div class="controls">
-        <button
-          type="button"
-          disabled={action.busy}
-          onClick={() =>
-            void action.run(async () => {
-              await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/test', { params: { path } }));
-              await deliveries.reload();
-            })
-          }
+        <ActionButton
+          action={action}
+          run={async () => {
+            await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/test', { params: { path } }));
+            await deliveries.reload();
+          }}
         >
           Send test ping
-        </button>
+        </ActionButton>
         <button type="button" disabled={action.busy} onClick={() => setRotateAsk(true)}>
           Rotate secret
         </button>
       </div>
       <ErrorNote error={action.error ?? deliveries.error} />
       {deliveries.data?.items.length ? (
-        <table>
-          <caption>Recent deliveries</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Trigger</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last answer</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.data.items.map((d) => (
-              <tr key={d.delivery_id}>
-                <td>{d.event_type}</td>
-                <td>{d.trigger}</td>
-                <td>{d.status}</td>
-                <td class="num">{d.attempt_count}</td>
-                <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
-                <td>
-                  <When at={d.created_at} />
-                </td>
-                <td>
-                  <button type="button" onClick={() => void showDelivery(d)}>
-                    Attempts<span class="visually-hidden"> of {d.delivery_id}</span>
-                  </button>{' '}
-                  <button
-                    type="button"
-                    disabled={action.busy}
-                    onClick={() =>
-                      void action.run(async () => {
-                        await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/replay', { params: { path }, body: { event_id: d.event_id } }));
-                        await deliveries.reload();
-                      })
-                    }
-                  >
-                    Replay<span class="visually-hidden"> {d.event_id}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable caption="Recent deliveries" showCaption columns={columns} rows={deliveries.data.items} rowKey={(d) => d.delivery_id} />
       ) : (
         <p>No deliveries yet.</p>
       )}

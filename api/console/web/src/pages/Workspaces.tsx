@@ -1,8 +1,26 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import { ErrorNote, Loading, ShownOnce, When } from '../components/common';
+import type { Item } from '../api/types';
+import { Listing, ShownOnce, When } from '../components/common';
+import { DataTable, type Column } from '../components/DataTable';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
+
+const COLUMNS: Column<Item<'listWorkspaces'>>[] = [
+  { label: 'Name', cell: (w) => <Link to={`/w/${w.workspace_id}/campaigns`}>{w.name}</Link> },
+  { label: 'Id', cell: (w) => w.workspace_id },
+  { label: 'Country', cell: (w) => w.country },
+  { label: 'Suspended', cell: (w) => (w.suspended ? 'yes' : 'no') },
+  { label: 'Created', cell: (w) => <When at={w.created_at} /> },
+  {
+    label: 'Keys',
+    cell: (w) => (
+      <Link to={`/w/${w.workspace_id}/keys`}>
+        Keys<span class="visually-hidden"> of {w.name}</span>
+      </Link>
+    ),
+  },
+];
 
 export function WorkspacesPage({ onChanged }: { onChanged: () => void }) {
   const list = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces'))).items, 15_000, []);
@@ -35,44 +53,9 @@ export function WorkspacesPage({ onChanged }: { onChanged: () => void }) {
           Create workspace
         </button>
       </form>
-      <ErrorNote error={create.error ?? list.error} />
-      {!list.data ? (
-        <Loading what="workspaces" />
-      ) : (
-        <table class="stack">
-          <caption class="visually-hidden">Workspaces</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Id</th>
-              <th scope="col">Country</th>
-              <th scope="col">Suspended</th>
-              <th scope="col">Created</th>
-              <th scope="col">Keys</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((w) => (
-              <tr key={w.workspace_id}>
-                <td data-label="Name">
-                  <Link to={`/w/${w.workspace_id}/campaigns`}>{w.name}</Link>
-                </td>
-                <td data-label="Id">{w.workspace_id}</td>
-                <td data-label="Country">{w.country}</td>
-                <td data-label="Suspended">{w.suspended ? 'yes' : 'no'}</td>
-                <td data-label="Created">
-                  <When at={w.created_at} />
-                </td>
-                <td data-label="Keys">
-                  <Link to={`/w/${w.workspace_id}/keys`}>
-                    Keys<span class="visually-hidden"> of {w.name}</span>
-                  </Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Listing of={list} what="workspaces" failed={create.error}>
+        {(rows) => <DataTable caption="Workspaces" columns={COLUMNS} rows={rows} rowKey={(w) => w.workspace_id} />}
+      </Listing>
     </>
   );
 }
