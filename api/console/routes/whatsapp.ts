@@ -5,8 +5,8 @@ import { resolveSender } from '../../../src/messaging/senders';
 import { clearScript, setScript, simulatorScriptSchema, simulatorScriptsCollection, type SimulatorScriptDoc } from '../../../src/providers/whatsapp/simulatorScripts';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { route, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
+import type { RouteDef } from '../../route';
+import { tenantList, workspaceRoute, type ConsoleDeps } from '../deps';
 import { phone, inboundBody, echoBody, echoInjected, inboundInjected, scriptDeleted, whatsappScriptRecord } from './whatsapp.schema';
 
 export const scriptView = (s: SimulatorScriptDoc): z.infer<typeof whatsappScriptRecord> => ({
@@ -29,35 +29,29 @@ const wamid = (kind: string) => `wamid.${kind}${randomBytes(12).toString('hex').
 export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const routes: RouteDef[] = [];
   routes.push(
-    route({
+    workspaceRoute({
       method: 'put',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/whatsapp/{recipient}`,
+      path: 'simulator/whatsapp/{recipient}',
       operationId: 'putWhatsAppScript',
       summary: "Script the WhatsApp simulator for a recipient; replaces the recipient's script as a whole.",
-      params: workspaceParams({ recipient: phone }),
+      params: { recipient: phone },
       body: simulatorScriptSchema,
       response: { status: 200, description: 'The script.', schema: whatsappScriptRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params: { recipient }, body: script }) => {
-        ctx.body = scriptView(await setScript(deps.db, ctx.state.workspace!._id, recipient, script, deps.now()));
-      },
+      handler: async (ctx, { params: { recipient }, body: script, tenantId }) => scriptView(await setScript(deps.db, tenantId, recipient, script, deps.now())),
     }),
   );
 
   routes.push(tenantList('simulator/whatsapp', 'listWhatsAppScripts', simulatorScriptsCollection(deps.db), scriptView, whatsappScriptRecord, { recipient: 1 }));
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'delete',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/whatsapp/{recipient}`,
+      path: 'simulator/whatsapp/{recipient}',
       operationId: 'deleteWhatsAppScript',
       summary: 'Forget the script of a recipient; it gets the default again.',
-      params: workspaceParams({ recipient: phone }),
+      params: { recipient: phone },
       response: { status: 200, description: '`{recipient, deleted}`.', schema: scriptDeleted },
-      errors: ['not_found'],
-      handler: async (ctx, { params: { recipient } }) => {
-        ctx.body = { recipient, deleted: await clearScript(deps.db, ctx.state.workspace!._id, recipient) };
-      },
+      handler: async (ctx, { params: { recipient }, tenantId }) => ({ recipient, deleted: await clearScript(deps.db, tenantId, recipient) }),
     }),
   );
 
@@ -68,17 +62,15 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/whatsapp/inbound`,
+      path: 'whatsapp/inbound',
       operationId: 'injectWhatsAppInbound',
       summary: "Inject a customer's WhatsApp message as the provider's webhook would bring it.",
-      params: workspaceParams({}),
       body: inboundBody,
       response: { status: 201, description: '`{message_id, conversation_id, transcript_message_id, sender_id, opted_out}`.', schema: inboundInjected },
-      errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { body }) => {
-        const tenantId = ctx.state.workspace!._id;
+      errors: ['failed_precondition'],
+      handler: async (ctx, { body, tenantId }) => {
         const sender = await senderFor(tenantId, body.sender_id);
         const providerMessageId = body.message_id ?? wamid('IN');
         const received = await receiveInbound(deps, {
@@ -93,8 +85,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
           referral: body.referral ?? null,
           at: body.received_at ? new Date(body.received_at) : deps.now(),
         });
-        ctx.status = 201;
-        ctx.body = {
+        return {
           message_id: providerMessageId,
           conversation_id: received.conversationId,
           transcript_message_id: received.messageId,
@@ -106,17 +97,15 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/whatsapp/echo`,
+      path: 'whatsapp/echo',
       operationId: 'injectWhatsAppEcho',
       summary: 'Inject a business-app echo (a message the business sent, edited or deleted from the WhatsApp Business app).',
-      params: workspaceParams({}),
       body: echoBody,
       response: { status: 201, description: '`{message_id, conversation_id, action}`.', schema: echoInjected },
-      errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { body }) => {
-        const tenantId = ctx.state.workspace!._id;
+      errors: ['failed_precondition'],
+      handler: async (ctx, { body, tenantId }) => {
         const sender = await senderFor(tenantId, body.sender_id);
         const providerMessageId = body.message_id ?? wamid('ECHO');
         const echoed = await receiveEcho(deps, {
@@ -130,8 +119,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
           text: body.action === 'deleted' ? null : (body.text ?? null),
           at: deps.now(),
         });
-        ctx.status = 201;
-        ctx.body = { message_id: providerMessageId, conversation_id: echoed.conversationId, action: body.action };
+        return { message_id: providerMessageId, conversation_id: echoed.conversationId, action: body.action };
       },
     }),
   );
