@@ -1,25 +1,33 @@
 import { z } from 'zod';
-import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
+import type { CampaignDoc } from '../../../src/campaigns/campaign';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
 import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
-import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
+import { listCampaigns } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts, campaignTimeline, type CampaignCounts } from '../../../src/campaigns/progress';
-import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/voice/outcomes/served';
+import { buildOutcomeReport } from '../../../src/campaigns/voice/outcomes/served';
 import { explainCampaignRun } from '../../../src/campaigns/runExplanation';
 import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';
 import { updateWorkspaceSettings } from '../../../src/workspaces/workspaceActions';
 import { cursorSecret } from '../../../src/auth/secrets';
-import { found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import type { RouteDef } from '../../route';
 import type { WorkspaceDoc } from '../../../src/db/collections';
 import { validationError } from '../../validation';
-import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, requireCallCampaign } from '../../shared/campaignAnswers';
-import { campaignParams, campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord, recipientView } from '../../shared/campaigns.schema';
+import {
+  CAMPAIGN_NOT_FOUND,
+  CONTROL_SUMMARIES,
+  answerControl,
+  answerCreate,
+  campaignOf,
+  recipientsAnswer,
+  requireCallCampaign,
+  sendOutcomesCsv,
+} from '../../shared/campaignAnswers';
+import { campaignParams, campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord } from '../../shared/campaigns.schema';
 import { workspaceRoute, type ConsoleDeps } from '../deps';
 import {
   campaignSettingsBody,
@@ -107,7 +115,6 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const params = campaignParams.shape;
   const notFound = { campaign_id: CAMPAIGN_NOT_FOUND };
 
-  const campaignOf = async (tenantId: string, id: string): Promise<CampaignDoc> => found(await findCampaign(deps.db, tenantId, id), CAMPAIGN_NOT_FOUND);
 
   const control = (tenantId: string, campaignId: string, action: ControlAction, request: { expected_version?: number; confirm_recipients?: number | null }) =>
     controlCampaign(controlDeps(), { tenantId, campaignId, action, request }).then(answerControl);
@@ -151,7 +158,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       params,
       notFound,
       response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
-      handler: async (ctx, { params, workspace }) => withCounters(workspace, await campaignOf(workspace._id, params.campaign_id), true),
+      handler: async (ctx, { params, workspace }) => withCounters(workspace, await campaignOf(deps.db, workspace._id, params.campaign_id), true),
     }),
     workspaceRoute({
       method: 'post',
@@ -162,7 +169,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       notFound,
       response: { status: 200, description: 'The evaluate result.', schema: evaluateResult },
       handler: async (ctx, { params, workspace }) => {
-        const campaign = await campaignOf(workspace._id, params.campaign_id);
+        const campaign = await campaignOf(deps.db, workspace._id, params.campaign_id);
         return (await evaluateCampaign(deps.db, campaign, workspace, { audiences: deps.audiences })).result;
       },
     }),
@@ -216,13 +223,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       notFound,
       query: consoleRecipientsQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(recipientRecord), next_cursor: z.string().nullable() }) },
-      handler: async (ctx, { params, query: { limit, cursor }, tenantId }) => {
-        const campaign = await campaignOf(tenantId, params.campaign_id);
-        const list = `${CONSOLE_RECIPIENTS}:${campaign._id}`;
-        const from = cursor ? Number((cursors.decode(cursor, campaign.tenant_id, list) as [unknown])[0]) : 0;
-        const { docs, next } = await recipientPage(deps.db, campaign, from, limit);
-        return { items: docs.map(recipientView), next_cursor: next === null ? null : cursors.encode(campaign.tenant_id, list, [next]) };
-      },
+      handler: async (ctx, { params, query, tenantId }) => recipientsAnswer(deps.db, cursors, CONSOLE_RECIPIENTS, await campaignOf(deps.db, tenantId, params.campaign_id), query),
     }),
     workspaceRoute({
       method: 'get',
@@ -234,7 +235,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       notFound,
       response: { status: 200, description: '`{campaign_id, bucket_seconds, recipients, items}`.', schema: campaignTimelineRecord },
       handler: async (ctx, { params, tenantId }) => {
-        const campaign = await campaignOf(tenantId, params.campaign_id);
+        const campaign = await campaignOf(deps.db, tenantId, params.campaign_id);
         return { campaign_id: campaign._id, bucket_seconds: 60, recipients: campaign.recipients, items: await campaignTimeline(deps.db, campaign._id) };
       },
     }),
@@ -247,7 +248,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       notFound,
       response: { status: 200, description: 'The outcome report.', schema: outcomeReport },
       errors: ['failed_precondition'],
-      handler: async (ctx, { params, tenantId }) => buildOutcomeReport(deps.db, requireCallCampaign(await campaignOf(tenantId, params.campaign_id)), deps.now()),
+      handler: async (ctx, { params, tenantId }) => buildOutcomeReport(deps.db, requireCallCampaign(await campaignOf(deps.db, tenantId, params.campaign_id)), deps.now()),
     }),
     workspaceRoute({
       method: 'get',
@@ -259,10 +260,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The CSV.', mediaType: 'text/csv', schema: z.string() },
       errors: ['failed_precondition'],
       handler: async (ctx, { params, tenantId }) => {
-        const campaign = requireCallCampaign(await campaignOf(tenantId, params.campaign_id));
-        ctx.type = 'text/csv; charset=utf-8';
-        ctx.set('Content-Disposition', `attachment; filename="${campaign._id}-outcomes.csv"`);
-        ctx.body = streamOutcomesCsv(deps.db, campaign);
+        sendOutcomesCsv(ctx, deps.db, requireCallCampaign(await campaignOf(deps.db, tenantId, params.campaign_id)));
       },
     }),
     workspaceRoute({

@@ -60,7 +60,7 @@ export function agentsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'listCach
           const after = new Date(createdAt);
           filter.$or = [{ created_at: { $gt: after } }, { created_at: after, _id: { $gt: id } }];
         }
-        ctx.body = await pages.read(tenantId, `${LIST}:${limit}:${cursor ?? ''}`, () => readPage(tenantId, filter, limit));
+        return pages.read(tenantId, `${LIST}:${limit}:${cursor ?? ''}`, () => readPage(tenantId, filter, limit));
       },
     }),
   ];

@@ -6,7 +6,7 @@ import {
   type ConversationDoc,
 } from '../../../src/conversations/store';
 import type { RequestState } from '../../context';
-import { ApiError } from '../../errors';
+import { ApiError, found } from '../../errors';
 import { page } from '../../pagination';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
@@ -23,7 +23,6 @@ const requireConversations: Middleware<RequestState> = async (ctx, next) => {
 };
 
 const CONVERSATION_NOT_FOUND = 'Conversation not found.';
-const notFound = () => new ApiError('not_found', CONVERSATION_NOT_FOUND);
 
 export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): RouteDef[] {
   const conversations = conversationsCollection(deps.db);
@@ -31,8 +30,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
 
   async function findConversation(tenantId: string, id: string): Promise<ConversationDoc> {
     const doc = await conversations.findOne({ _id: id });
-    if (!doc || doc.tenant_id !== tenantId) throw notFound();
-    return doc;
+    return found(doc?.tenant_id === tenantId ? doc : null, CONVERSATION_NOT_FOUND);
   }
 
   return [
@@ -60,7 +58,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
           filter.$or = [{ updated_at: { $lt: at } }, { updated_at: at, _id: { $lt: id } }];
         }
         const docs = await conversations.find(filter).sort({ updated_at: -1, _id: -1 }).limit(limit).toArray();
-        ctx.body = page(docs, limit, conversationView, (last) =>
+        return page(docs, limit, conversationView, (last) =>
           deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]),
         );
       },
@@ -76,9 +74,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       requires: requireConversations,
       response: { status: 200, description: 'The conversation.', schema: conversationItem },
       errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { params: { conversation_id } }) => {
-        ctx.body = conversationView(await findConversation(ctx.state.workspace!._id, conversation_id));
-      },
+      handler: async (ctx, { params: { conversation_id } }) => conversationView(await findConversation(ctx.state.workspace!._id, conversation_id)),
     }),
     route({
       method: 'get',
@@ -105,7 +101,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
         const read = await messages.find(filter).sort({ _id: 1 }).limit(limit).toArray();
         // The page is read first and trail rows dropped after, as the contract describes.
         const shown = read.filter((m) => m.kind !== 'trail');
-        ctx.body = page(shown, limit, transcriptView, (last) => last._id);
+        return page(shown, limit, transcriptView, (last) => last._id);
       },
     }),
   ];

@@ -83,9 +83,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
           now(),
           idempotencyKey ? { keyId: ctx.state.apiKey!.key_id, idempotencyKey } : undefined,
         );
-        const subscriber = answerSubscriberCreate(created, workspace);
-        ctx.status = 201;
-        ctx.body = subscriberView(subscriber);
+        return subscriberView(answerSubscriberCreate(created, workspace));
       },
     }),
     route({
@@ -105,7 +103,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
         // Subscriber ids are time-ordered: newest first is `_id` descending.
         if (cursor) filter._id = { $lt: String((deps.cursors.decode(cursor, tenantId, list) as [unknown])[0]) };
         const docs = await duesCollections(deps.db).subscribers.find(filter).sort({ _id: -1 }).limit(limit).toArray();
-        ctx.body = page(docs, limit, subscriberView, (last) => deps.cursors.encode(tenantId, list, [last._id]));
+        return page(docs, limit, subscriberView, (last) => deps.cursors.encode(tenantId, list, [last._id]));
       },
     }),
     route({
@@ -131,7 +129,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
           and.push({ $or: [{ due_date: { [beyond]: dueDate } }, { due_date: dueDate, _id: { [beyond]: id } }] });
         }
         const docs = await duesCollections(deps.db).dues.find({ $and: and }).sort({ due_date: order, _id: order }).limit(limit).toArray();
-        ctx.body = page(docs, limit, dueView, (last) => deps.cursors.encode(tenantId, listName, [last.due_date, last._id]));
+        return page(docs, limit, dueView, (last) => deps.cursors.encode(tenantId, listName, [last.due_date, last._id]));
       },
     }),
     route({
@@ -165,7 +163,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
           },
           now(),
         );
-        ctx.body = dueView(answerPayment(result));
+        return dueView(answerPayment(result));
       },
     }),
   ];
