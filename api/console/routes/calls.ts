@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { acceptInboundCall } from '../../../src/calls/acceptInboundCall';
-import { callCollections, type CallDoc } from '../../../src/calls/callStore';
+import { findCall, type CallDoc } from '../../../src/calls/callStore';
 import { calleeScripts, deleteCalleeScript, putCalleeScript } from '../../../src/providers/voice/simulatorScript';
 import { requestReread } from '../../../src/calls/requestReread';
-import { ApiError } from '../../errors';
+import { ApiError, found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { callView } from '../../shared/callView';
 import { itemsOf } from '../views';
@@ -20,15 +20,9 @@ const CALL_NOT_FOUND = 'Call not found.';
  */
 export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const routes: RouteDef[] = [];
-  const { calls } = callCollections(deps.db);
   const scripts = calleeScripts(deps.db);
 
-  async function ownCall(tenantId: string, callId: string): Promise<CallDoc> {
-    // By `_id` alone, the one filter FerretDB on SQLite answers without decoding every call.
-    const call = await calls.findOne({ _id: callId });
-    if (!call || call.tenant_id !== tenantId) throw new ApiError('not_found', CALL_NOT_FOUND);
-    return call;
-  }
+  const ownCall = async (tenantId: string, callId: string): Promise<CallDoc> => found(await findCall(deps.db, tenantId, callId), CALL_NOT_FOUND);
 
   routes.push(
     workspaceRoute({

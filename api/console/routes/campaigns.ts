@@ -17,16 +17,7 @@ import { CursorCodec, page } from '../../pagination';
 import type { RouteDef } from '../../route';
 import type { WorkspaceDoc } from '../../../src/db/collections';
 import { validationError } from '../../validation';
-import {
-  CAMPAIGN_NOT_FOUND,
-  CONTROL_SUMMARIES,
-  answerControl,
-  answerCreate,
-  campaignOf,
-  recipientsAnswer,
-  requireCallCampaign,
-  sendOutcomesCsv,
-} from '../../shared/campaignAnswers';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, campaignOf, recipientsAnswer, requireCallCampaign, sendOutcomesCsv } from '../../shared/campaignAnswers';
 import { campaignParams, campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord } from '../../shared/campaigns.schema';
 import { workspaceRoute, type ConsoleDeps } from '../deps';
 import {

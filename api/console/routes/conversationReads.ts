@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { conversationMessagesCollection, conversationsCollection, type ConversationMessageDoc } from '../../../src/conversations/store';
+import { conversationMessagesCollection, conversationsCollection, findConversation, type ConversationMessageDoc } from '../../../src/conversations/store';
 import { outboundMessagesCollection, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
-import { ApiError } from '../../errors';
+import { found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { conversationItem } from '../../shared/conversations.schema';
 import { conversationView } from '../../shared/conversationViews';
@@ -78,8 +78,7 @@ export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
         schema: z.object({ conversation: conversationItem, items: z.array(consoleTurn) }),
       },
       handler: async (ctx, { params, tenantId }) => {
-        const conversation = await conversations.findOne({ _id: params.conversation_id });
-        if (!conversation || conversation.tenant_id !== tenantId) throw new ApiError('not_found', CONVERSATION_NOT_FOUND);
+        const conversation = found(await findConversation(deps.db, tenantId, params.conversation_id), CONVERSATION_NOT_FOUND);
         const turns = await messages
           .find({ tenant_id: tenantId, conversation_id: conversation._id })
           .sort({ _id: 1 })

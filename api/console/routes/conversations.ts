@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { conversationsCollection, recordTurn } from '../../../src/conversations';
-import { ApiError } from '../../errors';
+import { findConversation, recordTurn } from '../../../src/conversations';
+import { found } from '../../errors';
 import type { RouteDef } from '../../route';
 import { idParam, workspaceRoute, type ConsoleDeps } from '../deps';
 import { turnBody, turnRecorded } from './conversations.schema';
@@ -23,8 +23,7 @@ export function conversationConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       body: turnBody,
       response: { status: 201, description: '`{conversation_id, message_id, duplicate}`.', schema: turnRecorded },
       handler: async (ctx, { params: { conversation_id }, body, tenantId }) => {
-        const conversation = await conversationsCollection(deps.db).findOne({ _id: conversation_id });
-        if (!conversation || conversation.tenant_id !== tenantId) throw new ApiError('not_found', CONVERSATION_NOT_FOUND);
+        const conversation = found(await findConversation(deps.db, tenantId, conversation_id), CONVERSATION_NOT_FOUND);
         const turn = await recordTurn(deps, {
           tenantId,
           channel: conversation.channel,

@@ -55,10 +55,16 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
     }),
   );
 
-  async function senderFor(tenantId: string, senderId: string | undefined) {
-    const sender = await resolveSender(deps.db, tenantId, senderId);
-    if (!sender.ok) throw new ApiError('failed_precondition', sender.message, { reason: 'channel_not_connected' });
-    return sender.sender;
+  /**
+   * What the provider's webhook would bring about the business side of an injected message:
+   * the workspace's sender (the named one, else its default; 412 when none is connected) and
+   * the provider's message id (the one given, else a new `wamid.<kind>…`).
+   */
+  async function asProvider(tenantId: string, given: { sender_id?: string; message_id?: string }, kind: string) {
+    const resolved = await resolveSender(deps.db, tenantId, given.sender_id);
+    if (!resolved.ok) throw new ApiError('failed_precondition', resolved.message, { reason: 'channel_not_connected' });
+    const { sender } = resolved;
+    return { tenantId, senderId: sender._id, senderPhone: sender.phone, providerMessageId: given.message_id ?? wamid(kind) };
   }
 
   routes.push(
@@ -71,25 +77,21 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 201, description: '`{message_id, conversation_id, transcript_message_id, sender_id, opted_out}`.', schema: inboundInjected },
       errors: ['failed_precondition'],
       handler: async (ctx, { body, tenantId }) => {
-        const sender = await senderFor(tenantId, body.sender_id);
-        const providerMessageId = body.message_id ?? wamid('IN');
+        const provider = await asProvider(tenantId, body, 'IN');
         const received = await receiveInbound(deps, {
-          tenantId,
-          senderId: sender._id,
-          senderPhone: sender.phone,
+          ...provider,
           from: body.from,
           profileName: body.name ?? null,
-          providerMessageId,
           type: 'text',
           text: body.text,
           referral: body.referral ?? null,
           at: body.received_at ? new Date(body.received_at) : deps.now(),
         });
         return {
-          message_id: providerMessageId,
+          message_id: provider.providerMessageId,
           conversation_id: received.conversationId,
           transcript_message_id: received.messageId,
-          sender_id: sender._id,
+          sender_id: provider.senderId,
           opted_out: received.optedOut,
         };
       },
@@ -106,20 +108,16 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 201, description: '`{message_id, conversation_id, action}`.', schema: echoInjected },
       errors: ['failed_precondition'],
       handler: async (ctx, { body, tenantId }) => {
-        const sender = await senderFor(tenantId, body.sender_id);
-        const providerMessageId = body.message_id ?? wamid('ECHO');
+        const provider = await asProvider(tenantId, body, 'ECHO');
         const echoed = await receiveEcho(deps, {
-          tenantId,
-          senderId: sender._id,
-          senderPhone: sender.phone,
+          ...provider,
           to: body.to,
-          providerMessageId,
           action: body.action,
           type: 'text',
           text: body.action === 'deleted' ? null : (body.text ?? null),
           at: deps.now(),
         });
-        return { message_id: providerMessageId, conversation_id: echoed.conversationId, action: body.action };
+        return { message_id: provider.providerMessageId, conversation_id: echoed.conversationId, action: body.action };
       },
     }),
   );

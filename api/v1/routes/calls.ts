@@ -1,4 +1,4 @@
-import { callCollections, type CallDoc } from '../../../src/calls/callStore';
+import { findCall } from '../../../src/calls/callStore';
 import { placeCall, type PlaceCallDeps } from '../../../src/calls/placeCall';
 import { hangUpCall } from '../../../src/calls/hangUpCall';
 import { ApiError, found } from '../../errors';
@@ -13,17 +13,9 @@ const PLACEMENT_WAIT_MS = 10_000;
 const CALL_NOT_FOUND = 'Call not found.';
 
 export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'now'>): RouteDef[] {
-  const { calls } = callCollections(deps.db);
   const placing: PlaceCallDeps = { ...deps, now: deps.now ?? (() => new Date()), placementWaitMs: PLACEMENT_WAIT_MS };
 
-  /**
-   * A call of the workspace, or its 404, read by `_id` alone: on FerretDB (SQLite) any other
-   * filter makes it decode every call in the collection (DESIGN.md), and GET is what clients poll.
-   */
-  async function workspaceCall(callId: string, tenantId: string): Promise<CallDoc> {
-    const call = await calls.findOne({ _id: callId });
-    return found(call?.tenant_id === tenantId ? call : null, CALL_NOT_FOUND);
-  }
+  const workspaceCall = async (callId: string, tenantId: string) => found(await findCall(deps.db, tenantId, callId), CALL_NOT_FOUND);
 
   return [
     route({

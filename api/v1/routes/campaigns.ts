@@ -9,16 +9,7 @@ import { controlCampaign } from '../../../src/campaigns/control';
 import { listCampaigns } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts } from '../../../src/campaigns/progress';
 import { buildOutcomeReport } from '../../../src/campaigns/voice/outcomes/served';
-import {
-  CAMPAIGN_NOT_FOUND,
-  CONTROL_SUMMARIES,
-  answerControl,
-  answerCreate,
-  campaignOf,
-  recipientsAnswer,
-  requireCallCampaign,
-  sendOutcomesCsv,
-} from '../../shared/campaignAnswers';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, campaignOf, recipientsAnswer, requireCallCampaign, sendOutcomesCsv } from '../../shared/campaignAnswers';
 import {
   campaignParams,
   campaignRecord,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import {
   conversationMessagesCollection,
   conversationsCollection,
-  type ConversationDoc,
+  findConversation,
 } from '../../../src/conversations/store';
 import type { RequestState } from '../../context';
 import { ApiError, found } from '../../errors';
@@ -28,10 +28,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
   const conversations = conversationsCollection(deps.db);
   const messages = conversationMessagesCollection(deps.db);
 
-  async function findConversation(tenantId: string, id: string): Promise<ConversationDoc> {
-    const doc = await conversations.findOne({ _id: id });
-    return found(doc?.tenant_id === tenantId ? doc : null, CONVERSATION_NOT_FOUND);
-  }
+  const ownConversation = async (tenantId: string, id: string) => found(await findConversation(deps.db, tenantId, id), CONVERSATION_NOT_FOUND);
 
   return [
     route({
@@ -74,7 +71,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       requires: requireConversations,
       response: { status: 200, description: 'The conversation.', schema: conversationItem },
       errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { params: { conversation_id } }) => conversationView(await findConversation(ctx.state.workspace!._id, conversation_id)),
+      handler: async (ctx, { params: { conversation_id } }) => conversationView(await ownConversation(ctx.state.workspace!._id, conversation_id)),
     }),
     route({
       method: 'get',
@@ -95,7 +92,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params: { conversation_id }, query: { limit, cursor } }) => {
         const tenantId = ctx.state.workspace!._id;
-        const conversation = await findConversation(tenantId, conversation_id);
+        const conversation = await ownConversation(tenantId, conversation_id);
         const filter: Record<string, unknown> = { tenant_id: tenantId, conversation_id: conversation._id };
         if (cursor) filter._id = { $gt: cursor };
         const read = await messages.find(filter).sort({ _id: 1 }).limit(limit).toArray();
