@@ -13,7 +13,7 @@ import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../..
 import { updateWorkspaceSettings } from '../../../src/workspaces/workspaceActions';
 import { cursorSecret } from '../../../src/auth/secrets';
 import { formatTimestamp } from '../../format';
-import { CursorCodec, page } from '../../pagination';
+import { CursorCodec, page, pageOf } from '../../pagination';
 import type { RouteDef } from '../../route';
 import type { WorkspaceDoc } from '../../../src/db/collections';
 import { validationError } from '../../validation';
@@ -130,7 +130,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'listConsoleCampaigns',
       summary: 'The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest.',
       query: consoleListCampaignsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(consoleCampaignListItem), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(consoleCampaignListItem) },
       handler: async (ctx, { query: { limit, cursor, status, include_archived: includeArchived }, tenantId }) => {
         let after: { updatedAt: Date; id: string } | null = null;
         if (cursor) {
@@ -213,7 +213,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       params,
       notFound,
       query: consoleRecipientsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(recipientRecord), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(recipientRecord) },
       handler: async (ctx, { params, query, tenantId }) => recipientsAnswer(deps.db, cursors, CONSOLE_RECIPIENTS, await campaignOf(deps.db, tenantId, params.campaign_id), query),
     }),
     workspaceRoute({

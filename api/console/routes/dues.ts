@@ -5,7 +5,7 @@ import { duesSettingsSchema, readDuesSettings, writeDuesSettings } from '../../.
 import { duesCollections, findDue, isOpen, type DueDoc } from '../../../src/dues/store';
 import { deletePaymentLinkScript, findPaymentLinkScript, paymentLinkScript, putPaymentLinkScript } from '../../../src/providers/payments/simulatorScript';
 import { ApiError } from '../../errors';
-import { CursorCodec, page } from '../../pagination';
+import { CursorCodec, page, pageOf } from '../../pagination';
 import type { RouteDef } from '../../route';
 import { answerPayment, answerSubscriberCreate, PAYMENT_NOT_FOUND, requireDuesApp } from '../../shared/duesAnswers';
 import { dueView, subscriberRecord, subscriberView } from '../../shared/dues.schema';
@@ -78,7 +78,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'listDuesSubscribersConsole',
       summary: 'Subscribers, newest first; optionally one status.',
       query: consoleSubscribersQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(subscriberRecord), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(subscriberRecord) },
       handler: async (ctx, { query, tenantId }) => {
         const list = `console_dues_subscribers:${query.status ?? ''}`;
         const filter: Record<string, unknown> = { tenant_id: tenantId, ...(query.status ? { status: query.status } : {}) };
@@ -129,7 +129,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       operationId: 'listDuesConsole',
       summary: "Dues with each chase's state, latest due date first; optionally one subscriber's, or one status.",
       query: consoleDuesQuery,
-      response: { status: 200, description: '`{items, next_cursor}`: each due with `chase`.', schema: z.object({ items: z.array(consoleDueRecord), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`: each due with `chase`.', schema: pageOf(consoleDueRecord) },
       handler: async (ctx, { query, tenantId }) => {
         const list = `console_dues:${query.subscriber_id ?? ''}:${query.status ?? ''}`;
         const and: Record<string, unknown>[] = [{ tenant_id: tenantId }];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LIST_LIMITS as L } from '../../../src/lists/limits';
 import { LIST_ID_PATTERN } from '../../../src/lists/listStore';
-import { pageQuery } from '../../pagination';
+import { pageQuery, pageOf } from '../../pagination';
 
 /** Request and response shapes of the console's uploaded lists (docs/console.md "Uploaded lists"). */
 
@@ -41,4 +41,4 @@ export const uploadedListDetail = uploadedListRecord.extend({
   preview: z.array(z.object({ row: z.number().int(), values: z.record(z.string(), z.string()) })),
 });
 
-export const uploadedListPage = z.object({ items: z.array(uploadedListRecord), next_cursor: z.string().nullable() });
+export const uploadedListPage = pageOf(uploadedListRecord);

@@ -3,7 +3,7 @@ import { cursorSecret } from '../../../src/auth/secrets';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
 import { findEndpoint } from '../../../src/webhooks/endpointActions';
 import { found } from '../../errors';
-import { CursorCodec, page } from '../../pagination';
+import { CursorCodec, page, pageOf } from '../../pagination';
 import type { RouteDef } from '../../route';
 import { workspaceRoute, type ConsoleDeps } from '../deps';
 import { deliveryRecord, deliveryView } from '../webhookViews';
@@ -28,7 +28,7 @@ export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
       params: webhookParam,
       notFound: webhookNotFound,
       query: deliveriesQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(deliveryRecord), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(deliveryRecord) },
       handler: async (ctx, { params, query, tenantId }) => {
         const endpointId = await ownEndpointId(tenantId, params.webhook_id);
         const list = `webhook-deliveries:${endpointId}`;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CampaignDoc } from '../../../src/campaigns/campaign';
 import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
-import { page } from '../../pagination';
+import { page, pageOf } from '../../pagination';
 import type { PublicDeps } from '../deps';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { controlCampaign } from '../../../src/campaigns/control';
@@ -63,11 +63,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       summary: 'List campaigns, most recently changed first; archived ones only when asked for with status=archived.',
       auth: { scope: 'campaigns:read' },
       query: listCampaignsQuery,
-      response: {
-        status: 200,
-        description: 'A page of campaigns.',
-        schema: z.object({ items: z.array(campaignRecord), next_cursor: z.string().nullable() }),
-      },
+      response: { status: 200, description: 'A page of campaigns.', schema: pageOf(campaignRecord) },
       handler: async (ctx, { query: { limit, cursor, status } }) => {
         const tenantId = ctx.state.workspace!._id;
         let after = null;
@@ -159,11 +155,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       auth: { scope: 'campaigns:read' },
       params: campaignParams,
       query: listRecipientsQuery,
-      response: {
-        status: 200,
-        description: 'A page of recipients.',
-        schema: z.object({ items: z.array(recipientRecord), next_cursor: z.string().nullable() }),
-      },
+      response: { status: 200, description: 'A page of recipients.', schema: pageOf(recipientRecord) },
       notFound: { campaign_id: NOT_FOUND },
       errors: ['not_found'],
       handler: async (ctx, { params, query }) => recipientsAnswer(deps.db, deps.cursors, RECIPIENTS, await ownCampaign(ctx, params.campaign_id), query),

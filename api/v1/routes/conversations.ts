@@ -1,5 +1,4 @@
 import type { Middleware } from 'koa';
-import { z } from 'zod';
 import {
   conversationMessagesCollection,
   conversationsCollection,
@@ -7,7 +6,7 @@ import {
 } from '../../../src/conversations/store';
 import type { RequestState } from '../../context';
 import { ApiError, found } from '../../errors';
-import { page } from '../../pagination';
+import { page, pageOf } from '../../pagination';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
 import { conversationView, transcriptView } from '../../shared/conversationViews';
@@ -38,11 +37,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       summary: 'List conversations, most recently active first.',
       auth: { scope: 'conversations:read' },
       query: conversationsQuery,
-      response: {
-        status: 200,
-        description: 'A page of conversations.',
-        schema: z.object({ items: z.array(conversationItem), next_cursor: z.string().nullable() }),
-      },
+      response: { status: 200, description: 'A page of conversations.', schema: pageOf(conversationItem) },
       errors: ['failed_precondition'],
       requires: requireConversations,
       handler: async (ctx, { query: { limit, cursor, agent_id } }) => {
@@ -84,11 +79,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       notFound: { conversation_id: CONVERSATION_NOT_FOUND },
       requires: requireConversations,
       query: messagesQuery,
-      response: {
-        status: 200,
-        description: 'A page of transcript messages.',
-        schema: z.object({ items: z.array(transcriptMessage), next_cursor: z.string().nullable() }),
-      },
+      response: { status: 200, description: 'A page of transcript messages.', schema: pageOf(transcriptMessage) },
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params: { conversation_id }, query: { limit, cursor } }) => {
         const tenantId = ctx.state.workspace!._id;

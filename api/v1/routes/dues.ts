@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { zoneDate } from '../../../src/dues/cycle';
 import { recordPayment } from '../../../src/dues/dueActions';
 import { duesCollections, OPEN_DUE_STATUSES, type DueDoc } from '../../../src/dues/store';
 import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
-import { page } from '../../pagination';
+import { page, pageOf } from '../../pagination';
 import { route, type RouteDef } from '../../route';
 import type { PublicDeps } from '../deps';
 import { answerPayment, answerSubscriberCreate, PAYMENT_NOT_FOUND, requireDuesApp } from '../../shared/duesAnswers';
@@ -94,7 +93,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
       auth: { scope: 'campaigns:read' },
       query: listSubscribersQuery,
       requires: requireDuesApp,
-      response: { status: 200, description: 'A page of subscribers.', schema: z.object({ items: z.array(subscriberRecord), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: 'A page of subscribers.', schema: pageOf(subscriberRecord) },
       errors: ['failed_precondition'],
       handler: async (ctx, { query: { limit, cursor } }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -115,7 +114,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
       auth: { scope: 'campaigns:read' },
       query: listDuesQuery,
       requires: requireDuesApp,
-      response: { status: 200, description: 'A page of dues.', schema: z.object({ items: z.array(dueRecord), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: 'A page of dues.', schema: pageOf(dueRecord) },
       errors: ['failed_precondition'],
       handler: async (ctx, { query: { limit, cursor, scope, status } }) => {
         const workspace = ctx.state.workspace!;
