@@ -37,6 +37,15 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The record a lookup found, or the 404 of the thing it names: the get-one-or-404 step of a
+ * route that reads, changes or acts on one record (`message` as the route's `notFound` says it).
+ */
+export function found<T>(record: T | null | undefined, message: string): T {
+  if (record === null || record === undefined) throw new ApiError('not_found', message);
+  return record;
+}
+
 export function errorEnvelope(
   err: Pick<ApiError, 'code' | 'message' | 'details'>,
   ids: { requestId: string; correlationId: string },

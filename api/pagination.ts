@@ -42,6 +42,9 @@ export function pageQuery(maxLimit: number, defaultLimit: number) {
   });
 }
 
+/** A page's answer: `{items, next_cursor}` of the record (`page` builds it). */
+export const pageOf = <T extends z.ZodType>(record: T) => z.object({ items: z.array(record), next_cursor: z.string().nullable() });
+
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;

@@ -63,7 +63,12 @@ export interface RouteSpec<
   };
   /** Failures beyond those every route of its kind can give (keyed: 400, 401, 403, 429, 500). */
   errors?: ErrorCode[];
-  /** Method syntax on purpose: it lets a typed route sit in a list of `RouteDef`. */
+  /**
+   * What the handler returns is the answer: the body, sent with `response.status` (api/validation.ts
+   * `routeTail`). A handler that returns nothing answers through `ctx` itself: a 204, a status
+   * chosen at run time, a download.
+   * Method syntax on purpose: it lets a typed route sit in a list of `RouteDef`.
+   */
   handler(ctx: RouteContext, input: RouteInput<Q, P, B>): unknown;
 }
 

@@ -76,7 +76,8 @@ export function validateParams(schema: z.ZodObject, notFound: Partial<Record<str
 
 /**
  * The end of every route's chain: query and body validation, the route's preconditions,
- * path parameters, then the handler with the parsed input. `checkResponses` (test runs)
+ * path parameters, then the handler with the parsed input; what it returns is the body, with
+ * the route's documented status. `checkResponses` (test runs)
  * also holds the handler's answer to the route's response schema (api/responseCheck.ts).
  */
 export function routeTail(route: RouteDef, { checkResponses = false }: { checkResponses?: boolean } = {}): Middleware<RequestState>[] {
@@ -88,7 +89,11 @@ export function routeTail(route: RouteDef, { checkResponses = false }: { checkRe
   chain.push(async (ctx) => {
     // The one place input meets its type: it was produced above by exactly this route's schemas.
     const input = { query: undefined, params: undefined, body: undefined, ...ctx.state.input } as Parameters<RouteDef['handler']>[1];
-    await route.handler(ctx, input);
+    const answer = await route.handler(ctx, input);
+    if (answer !== undefined) {
+      ctx.status = route.response.status;
+      ctx.body = answer;
+    }
   });
   return chain;
 }

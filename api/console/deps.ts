@@ -5,10 +5,13 @@ import type { Client } from '@temporalio/client';
 import type { AudienceCache } from '../../src/campaigns/audienceCache';
 import type { Config } from '../../src/config';
 import type { EventPublisher } from '../../src/events/publisher';
+import type { WorkspaceDoc } from '../../src/db/collections';
 import { findWorkspace } from '../../src/workspaces/workspaces';
 import type { RequestState } from '../context';
+import type { ErrorCode } from '../errorCodes';
 import { ApiError } from '../errors';
-import { route, type RouteDef } from '../route';
+import { route, type RouteContext, type RouteDef, type RouteInput, type RouteSpec } from '../route';
+import { itemsOf } from './views';
 
 export interface ConsoleDeps {
   config: Config & { CONSOLE_TOKEN: string };
@@ -31,6 +34,49 @@ export const idParam = () => z.string().min(1).max(64);
 /** The path parameters of `/workspaces/{workspace_id}/…`, plus the route's own. */
 export function workspaceParams<S extends z.ZodRawShape>(shape: S) {
   return z.object({ workspace_id: idParam(), ...shape });
+}
+
+type WorkspaceParams<S extends z.ZodRawShape> = ReturnType<typeof workspaceParams<S>>;
+
+/** A workspace route's input: its parsed query, path and body, and the workspace of its path. */
+export interface WorkspaceRouteInput<Q, S extends z.ZodRawShape, B> extends RouteInput<Q, WorkspaceParams<S>, B> {
+  workspace: WorkspaceDoc;
+  /** The workspace's id: what the records of the workspace carry as `tenant_id`. */
+  tenantId: string;
+}
+
+/** A route under `/workspaces/{workspace_id}/`, described as `route` describes one. */
+export interface WorkspaceRouteSpec<Q extends z.ZodObject | undefined, S extends z.ZodRawShape, B extends z.ZodType | undefined>
+  extends Omit<RouteSpec<Q, WorkspaceParams<S>, B>, 'path' | 'params' | 'handler'> {
+  /** The path below `/console/v1/workspaces/{workspace_id}/`, e.g. `calls/{call_id}`. */
+  path: string;
+  /** The route's own path parameters; `workspace_id` comes first. */
+  params?: S;
+  /** Failures beyond `not_found`, which every workspace route gives for an unknown workspace. */
+  errors?: ErrorCode[];
+  /** As `RouteSpec.handler`: what it returns is the answer, with `response.status`. */
+  handler(ctx: RouteContext, input: WorkspaceRouteInput<Q, S, B>): unknown;
+}
+
+/**
+ * A console route of one workspace: the prefix, the `workspace_id` parameter, its 404 and
+ * the workspace `loadWorkspace` found (handed to the handler with its `tenantId`) belong here.
+ */
+export function workspaceRoute<
+  Q extends z.ZodObject | undefined = undefined,
+  S extends z.ZodRawShape = Record<never, never>,
+  B extends z.ZodType | undefined = undefined,
+>({ path, params, errors = [], ...spec }: WorkspaceRouteSpec<Q, S, B>): RouteDef {
+  return route<Q, WorkspaceParams<S>, B>({
+    ...spec,
+    path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/${path}`,
+    params: workspaceParams(params ?? ({} as S)),
+    errors: ['not_found', ...errors],
+    handler: (ctx, input) => {
+      const workspace = ctx.state.workspace!;
+      return spec.handler(ctx, { ...input, workspace, tenantId: workspace._id });
+    },
+  });
 }
 
 /**
@@ -58,16 +104,15 @@ export function tenantList<T extends { tenant_id: string }, R extends z.ZodType>
   record: R,
   sort: Sort = { created_at: 1, _id: 1 },
 ): RouteDef {
-  return route({
+  return workspaceRoute({
     method: 'get',
-    path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/${what}`,
+    path: what,
     operationId,
     summary: `List the workspace's ${what.replace('/', ' ')}.`,
-    params: workspaceParams({}),
-    response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(record) }) },
-    handler: async (ctx) => {
-      const docs = await collection.find({ tenant_id: ctx.state.workspace!._id } as never).sort(sort).toArray();
-      ctx.body = { items: docs.map((doc) => view(doc as T)) };
+    response: { status: 200, description: '`{items}`.', schema: itemsOf(record) },
+    handler: async (ctx, { tenantId }) => {
+      const docs = await collection.find({ tenant_id: tenantId } as never).sort(sort).toArray();
+      return { items: docs.map((doc) => view(doc as T)) };
     },
   });
 }

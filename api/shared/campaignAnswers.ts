@@ -1,11 +1,17 @@
-import type { CampaignDoc } from '../../src/campaigns/campaign';
+import type { Db } from 'mongodb';
+import { findCampaign, type CampaignDoc } from '../../src/campaigns/campaign';
 import type { CreateRefusal, Drafted } from '../../src/campaigns/createCampaign';
 import type { ControlAction, ControlResult } from '../../src/campaigns/control';
 import { docsFor } from '../../src/campaigns/evaluationFindings';
-import { ApiError } from '../errors';
+import { recipientPage } from '../../src/campaigns/listing';
+import { streamOutcomesCsv } from '../../src/campaigns/voice/outcomes/served';
+import { ApiError, found } from '../errors';
+import type { CursorCodec } from '../pagination';
+import type { RouteContext } from '../route';
 import { validationError } from '../validation';
+import { recipientView } from './campaigns.schema';
 
-/** How a campaign use case's answer becomes the HTTP answer, for the public routes and the console alike. */
+/** How a campaign use case's answer becomes the HTTP answer, for the public routes and the console alike; and the reads both surfaces answer alike. */
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
 
@@ -41,3 +47,28 @@ export const CONTROL_SUMMARIES: Record<Exclude<ControlAction, 'launch' | 'archiv
   resume: 'Continue a paused campaign where it stopped: nobody is sent twice and the audience is not rebuilt.',
   cancel: 'Stop for good: everyone not yet sent is skipped and completed_at is set.',
 };
+
+/** The workspace's campaign, or its 404. */
+export async function campaignOf(db: Db, tenantId: string, campaignId: string): Promise<CampaignDoc> {
+  return found(await findCampaign(db, tenantId, campaignId), CAMPAIGN_NOT_FOUND);
+}
+
+/**
+ * A page of a campaign's staged people in audience order, `{items, next_cursor}`. Pages by
+ * position: the next page's keys are known, so each is read by `_id`. `list` names the
+ * surface's cursor list, so one surface's cursor is refused by the other.
+ */
+export async function recipientsAnswer(db: Db, cursors: CursorCodec, list: string, campaign: CampaignDoc, { limit, cursor }: { limit: number; cursor?: string }) {
+  const tenantId = campaign.tenant_id;
+  const of = `${list}:${campaign._id}`;
+  const from = cursor ? Number((cursors.decode(cursor, tenantId, of) as [unknown])[0]) : 0;
+  const { docs, next } = await recipientPage(db, campaign, from, limit);
+  return { items: docs.map(recipientView), next_cursor: next === null ? null : cursors.encode(tenantId, of, [next]) };
+}
+
+/** A call campaign's outcomes as a CSV download, streamed. */
+export function sendOutcomesCsv(ctx: RouteContext, db: Db, campaign: CampaignDoc): void {
+  ctx.type = 'text/csv; charset=utf-8';
+  ctx.set('Content-Disposition', `attachment; filename="${campaign._id}-outcomes.csv"`);
+  ctx.body = streamOutcomesCsv(db, campaign);
+}

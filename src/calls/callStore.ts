@@ -147,6 +147,16 @@ export function newCallDoc(init: NewCall): CallDoc {
   };
 }
 
+/**
+ * A call of the workspace by id; another workspace's call is as missing as an unknown one.
+ * Read by `_id` alone and the workspace compared here: on FerretDB (SQLite) any other filter
+ * makes it decode every call in the collection (DESIGN.md), and GET is what clients poll.
+ */
+export async function findCall(db: Db, tenantId: string, callId: string): Promise<CallDoc | null> {
+  const call = await callCollections(db).calls.findOne({ _id: callId });
+  return call?.tenant_id === tenantId ? call : null;
+}
+
 /** The call's read model; missing is missing for good (the API writes it before it starts the workflow). */
 export async function loadCall(db: Db, callId: string): Promise<CallDoc> {
   const call = await callCollections(db).calls.findOne({ _id: callId });

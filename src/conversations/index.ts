@@ -5,6 +5,7 @@ export {
   conversationIdFor,
   conversationsCollection,
   conversationMessagesCollection,
+  findConversation,
   phoneDigits,
   type ConversationChannel,
   type ConversationDoc,

@@ -74,6 +74,16 @@ export function conversationsCollection(db: Db): Collection<ConversationDoc> {
   return db.collection<ConversationDoc>('conversations');
 }
 
+/**
+ * A conversation of the workspace by id; another workspace's is as missing as an unknown one.
+ * Read by `_id` alone and the workspace compared here (the bare `{_id}` filter is the one
+ * FerretDB on SQLite answers from its index, as src/tickets/ticketStore.ts `findTicket`).
+ */
+export async function findConversation(db: Db, tenantId: string, conversationId: string): Promise<ConversationDoc | null> {
+  const conversation = await conversationsCollection(db).findOne({ _id: conversationId });
+  return conversation?.tenant_id === tenantId ? conversation : null;
+}
+
 export function conversationMessagesCollection(db: Db): Collection<ConversationMessageDoc> {
   return db.collection<ConversationMessageDoc>('conversation_messages');
 }

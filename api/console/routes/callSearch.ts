@@ -3,9 +3,9 @@ import { CALL_LIST_LIMITS, listCalls } from '../../../src/calls/callList';
 import type { CallDoc } from '../../../src/calls/callStore';
 import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
-import { route, type RouteDef } from '../../route';
+import type { RouteDef } from '../../route';
 import { callView } from '../../shared/callView';
-import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
+import { workspaceRoute, type ConsoleDeps } from '../deps';
 import { consoleCallPage, consoleCallsQuery, type consoleCallListItem } from './calls.schema';
 import type { z } from 'zod';
 
@@ -29,24 +29,21 @@ function listItem(call: CallDoc): z.infer<typeof consoleCallListItem> {
 export function callSearchRoutes(deps: ConsoleDeps): RouteDef[] {
   const cursors = new CursorCodec(cursorSecret(deps.config));
   return [
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/calls`,
+      path: 'calls',
       operationId: 'findConsoleCalls',
       summary: `Recent calls, newest first (\`limit\` 1 to ${CALL_LIST_LIMITS.maxLimit}, default ${CALL_LIST_LIMITS.defaultLimit}; \`cursor\` for the next page), each as GET /api/v1/calls/{id} shows it plus \`created_at\` and its campaign. Filters, together: \`status\`, \`outcome\`, \`to\` (a number, separators forgiven), \`campaign_id\`.`,
-      params: workspaceParams({}),
       query: consoleCallsQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: consoleCallPage },
-      errors: ['not_found'],
-      handler: async (ctx, { query }) => {
-        const tenantId = ctx.state.workspace!._id;
+      handler: async (ctx, { query, tenantId }) => {
         const to = query.to === undefined ? undefined : `+${query.to.replace(/\D/g, '')}`;
         const filter = { status: query.status, outcome: query.outcome, to, campaignId: query.campaign_id };
         // The cursor belongs to these filters: another filter's cursor is refused, not misread.
         const list = `${LIST}:${JSON.stringify([query.status ?? '', query.outcome ?? '', to ?? '', query.campaign_id ?? ''])}`;
         const beforeId = query.cursor ? String((cursors.decode(query.cursor, tenantId, list) as [unknown])[0]) : null;
         const docs = await listCalls(deps.db, tenantId, filter, { beforeId, limit: query.limit });
-        ctx.body = page(docs, query.limit, listItem, (last) => cursors.encode(tenantId, list, [last._id]));
+        return page(docs, query.limit, listItem, (last) => cursors.encode(tenantId, list, [last._id]));
       },
     }),
   ];

@@ -3,7 +3,7 @@ import { CALL_LIST_LIMITS } from '../../../src/calls/callList';
 import { CALL_OUTCOMES, CALL_STATUSES } from '../../../src/calls/types';
 import { CAMPAIGN_ID_PATTERN } from '../../../src/campaigns/campaign';
 import { calleeScript } from '../../../src/providers/voice/simulatorScript';
-import { pageQuery } from '../../pagination';
+import { pageQuery, pageOf } from '../../pagination';
 import { callSchema } from '../../shared/calls.schema';
 
 /** Request shapes of the console's calls routes (validated by the route definition, described in its OpenAPI document). */
@@ -49,4 +49,4 @@ export const consoleCallListItem = callSchema.extend({
   campaign_name: z.string().nullable(),
 });
 
-export const consoleCallPage = z.object({ items: z.array(consoleCallListItem), next_cursor: z.string().nullable() });
+export const consoleCallPage = pageOf(consoleCallListItem);

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { acceptInboundCall } from '../../../src/calls/acceptInboundCall';
-import { callCollections, type CallDoc } from '../../../src/calls/callStore';
+import { findCall, type CallDoc } from '../../../src/calls/callStore';
 import { calleeScripts, deleteCalleeScript, putCalleeScript } from '../../../src/providers/voice/simulatorScript';
 import { requestReread } from '../../../src/calls/requestReread';
-import { ApiError } from '../../errors';
+import { ApiError, found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { callView } from '../../shared/callView';
-import { route, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
+import { itemsOf } from '../views';
+import type { RouteDef } from '../../route';
+import { idParam, workspaceRoute, type ConsoleDeps } from '../deps';
 import { callSchema } from '../../shared/calls.schema';
 import { inboundCallBody, calleeScriptBody, calleeScriptRecord, consoleCallRecord, destinationParam, rereadAnswer } from './calls.schema';
 
@@ -19,29 +20,22 @@ const CALL_NOT_FOUND = 'Call not found.';
  */
 export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const routes: RouteDef[] = [];
-  const { calls } = callCollections(deps.db);
   const scripts = calleeScripts(deps.db);
 
-  async function ownCall(tenantId: string, callId: string): Promise<CallDoc> {
-    // By `_id` alone, the one filter FerretDB on SQLite answers without decoding every call.
-    const call = await calls.findOne({ _id: callId });
-    if (!call || call.tenant_id !== tenantId) throw new ApiError('not_found', CALL_NOT_FOUND);
-    return call;
-  }
+  const ownCall = async (tenantId: string, callId: string): Promise<CallDoc> => found(await findCall(deps.db, tenantId, callId), CALL_NOT_FOUND);
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/calls/{call_id}`,
+      path: 'calls/{call_id}',
       operationId: 'getConsoleCall',
       summary: 'Read a call as GET /api/v1/calls/{id} shows it, plus placement, readings and transcript.',
-      params: workspaceParams({ call_id: idParam() }),
+      params: { call_id: idParam() },
       notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 200, description: 'The call.', schema: consoleCallRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params }) => {
-        const call = await ownCall(ctx.state.workspace!._id, params.call_id);
-        ctx.body = {
+      handler: async (ctx, { params, tenantId }) => {
+        const call = await ownCall(tenantId, params.call_id);
+        return {
           ...callView(call),
           placed_at: formatTimestamp(call.placed_at),
           deployment_id: call.deployment_id,
@@ -54,69 +48,64 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
 
   /** Reads a finished call again: result `ready` and `call.outcome` sent again. */
   routes.push(
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/calls/{call_id}/reread`,
+      path: 'calls/{call_id}/reread',
       operationId: 'rereadCall',
       summary: 'Read a finished call again: result `ready` and `call.outcome` sent again.',
-      params: workspaceParams({ call_id: idParam() }),
+      params: { call_id: idParam() },
       notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 202, description: '`{call_id, reading, workflow_id}`.', schema: rereadAnswer },
-      errors: ['not_found', 'conflict'],
-      handler: async (ctx, { params }) => {
-        const call = await ownCall(ctx.state.workspace!._id, params.call_id);
+      errors: ['conflict'],
+      handler: async (ctx, { params, tenantId }) => {
+        const call = await ownCall(tenantId, params.call_id);
         if (!call.ended_at) throw new ApiError('conflict', 'The call is still live; it is read when it ends.', { reason: 'call_live' });
         const { reading, workflowId } = await requestReread(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, call);
-        ctx.status = 202;
-        ctx.body = { call_id: call._id, reading, workflow_id: workflowId };
+        return { call_id: call._id, reading, workflow_id: workflowId };
       },
     }),
   );
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'put',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/calls/{destination}`,
+      path: 'simulator/calls/{destination}',
       operationId: 'putCalleeScript',
       summary: 'Script the simulated callee of a destination; replaces its script as a whole.',
-      params: workspaceParams({ destination: destinationParam }),
+      params: { destination: destinationParam },
       body: calleeScriptBody,
       response: { status: 200, description: 'The stored script, with its defaults filled in.', schema: calleeScriptRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params, body: script }) => {
-        await putCalleeScript(deps.db, ctx.state.workspace!._id, params.destination, script, deps.now());
-        ctx.body = { destination: `+${params.destination.replace(/\D/g, '')}`, script };
+      handler: async (ctx, { params, body: script, tenantId }) => {
+        await putCalleeScript(deps.db, tenantId, params.destination, script, deps.now());
+        return { destination: `+${params.destination.replace(/\D/g, '')}`, script };
       },
     }),
   );
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/calls`,
+      path: 'simulator/calls',
       operationId: 'listCalleeScripts',
       summary: "List the workspace's callee scripts.",
-      params: workspaceParams({}),
-      response: { status: 200, description: '`{items: [{destination, script}]}`.', schema: z.object({ items: z.array(calleeScriptRecord) }) },
-      errors: ['not_found'],
-      handler: async (ctx) => {
-        const docs = await scripts.find({ tenant_id: ctx.state.workspace!._id }).sort({ _id: 1 }).toArray();
-        ctx.body = { items: docs.map((d) => ({ destination: `+${d.destination}`, script: d.script })) };
+      response: { status: 200, description: '`{items: [{destination, script}]}`.', schema: itemsOf(calleeScriptRecord) },
+      handler: async (ctx, { tenantId }) => {
+        const docs = await scripts.find({ tenant_id: tenantId }).sort({ _id: 1 }).toArray();
+        return { items: docs.map((d) => ({ destination: `+${d.destination}`, script: d.script })) };
       },
     }),
   );
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'delete',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/calls/{destination}`,
+      path: 'simulator/calls/{destination}',
       operationId: 'deleteCalleeScript',
       summary: 'Forget the callee script of a destination.',
-      params: workspaceParams({ destination: destinationParam }),
+      params: { destination: destinationParam },
       response: { status: 204, description: 'Deleted (or there was none).' },
-      errors: ['not_found'],
-      handler: async (ctx, { params }) => {
-        await deleteCalleeScript(deps.db, ctx.state.workspace!._id, params.destination);
+      handler: async (ctx, { params, tenantId }) => {
+        await deleteCalleeScript(deps.db, tenantId, params.destination);
         ctx.status = 204;
       },
     }),
@@ -124,21 +113,19 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
 
   /** A simulated customer calls one of the workspace's numbers; its agent answers. */
   routes.push(
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/calls/inbound`,
+      path: 'calls/inbound',
       operationId: 'placeInboundCall',
       summary: "A simulated customer calls one of the workspace's numbers; its agent answers.",
-      params: workspaceParams({}),
       body: inboundCallBody,
       response: { status: 201, description: 'The call.', schema: callSchema },
-      errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { body }) => {
-        const answered = await acceptInboundCall(deps, ctx.state.workspace!, body);
+      errors: ['failed_precondition'],
+      handler: async (ctx, { body, workspace }) => {
+        const answered = await acceptInboundCall(deps, workspace, body);
         // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
         if (answered.kind === 'refused') throw answered.refusal;
-        ctx.status = 201;
-        ctx.body = callView(answered.call);
+        return callView(answered.call);
       },
     }),
   );

@@ -7,7 +7,6 @@ import { LIST_ID_PATTERN } from '../../../src/lists/listStore';
 import { RUN_STATES } from '../../../src/campaigns/runExplanation';
 import {
   audienceLists,
-  campaignParams,
   campaignRecord,
   createCampaignBody,
   launchedCampaign,
@@ -16,16 +15,12 @@ import {
   recipientRecord,
   segmentNeedsTag,
 } from '../../shared/campaigns.schema';
-import { workspaceParams } from '../deps';
 
 /**
  * Request and response shapes of the console's campaign routes. The campaign rules are the
  * public API's (api/shared/campaigns.schema.ts): the same id rule, list limits and control
  * bodies, and the public record under the console's additions.
  */
-
-/** The public campaign id rule under the workspace: an id that cannot exist is a 404 without a lookup. */
-export const consoleCampaignParams = workspaceParams(campaignParams.shape);
 
 const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 

@@ -1,31 +1,30 @@
 import { z } from 'zod';
-import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
+import type { CampaignDoc } from '../../../src/campaigns/campaign';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
 import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
-import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
+import { listCampaigns } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts, campaignTimeline, type CampaignCounts } from '../../../src/campaigns/progress';
-import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/voice/outcomes/served';
+import { buildOutcomeReport } from '../../../src/campaigns/voice/outcomes/served';
 import { explainCampaignRun } from '../../../src/campaigns/runExplanation';
 import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';
 import { updateWorkspaceSettings } from '../../../src/workspaces/workspaceActions';
 import { cursorSecret } from '../../../src/auth/secrets';
-import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { CursorCodec, page } from '../../pagination';
-import { route, type RouteContext, type RouteDef } from '../../route';
+import { CursorCodec, page, pageOf } from '../../pagination';
+import type { RouteDef } from '../../route';
+import type { WorkspaceDoc } from '../../../src/db/collections';
 import { validationError } from '../../validation';
-import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, requireCallCampaign } from '../../shared/campaignAnswers';
-import { campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord, recipientView } from '../../shared/campaigns.schema';
-import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, campaignOf, recipientsAnswer, requireCallCampaign, sendOutcomesCsv } from '../../shared/campaignAnswers';
+import { campaignParams, campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord } from '../../shared/campaigns.schema';
+import { workspaceRoute, type ConsoleDeps } from '../deps';
 import {
   campaignSettingsBody,
   campaignSettingsRecord,
   campaignTimelineRecord,
   consoleCampaignListItem,
-  consoleCampaignParams,
   consoleCampaignRecord,
   consoleCreateCampaignBody,
   consoleLaunchedCampaign,
@@ -39,9 +38,6 @@ import {
  * key, plus what only the console has: archive, the counters over time, and the workspace's
  * campaign defaults.
  */
-
-const BASE = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/campaigns`;
-const ONE = `${BASE}/{campaign_id}`;
 
 /** The public record plus what the console shows: the counters as one object, the recipients by state, the schedule, audience, template and consent pin. */
 export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>): z.infer<typeof consoleCampaignListItem> {
@@ -99,219 +95,182 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
    * campaign's run for its state (held and why); the answers to a control leave it out, so a
    * launch or pause never waits on the run's query.
    */
-  const withCounters = async (ctx: RouteContext, c: CampaignDoc, askRun = false) => {
+  const withCounters = async (workspace: WorkspaceDoc, c: CampaignDoc, askRun = false) => {
     const counts = await campaignCounts(deps.db, c);
     const calls = c.channel === 'voice' ? await campaignCallProgress(deps.db, c._id) : undefined;
     const run = askRun && (c.status === 'running' || c.status === 'scheduled') ? await readRunSnapshot(deps.temporal, c._id) : null;
-    const explanation = explainCampaignRun({ campaign: c, ...counts, calls, run, workspaceZone: ctx.state.workspace!.timezone, now: deps.now() });
+    const explanation = explainCampaignRun({ campaign: c, ...counts, calls, run, workspaceZone: workspace.timezone, now: deps.now() });
     return { ...consoleCampaignView({ ...c, ...counts, ...(calls ? { calls } : {}) }), explanation };
   };
+  /** The public campaign id rule: an id that cannot exist is a 404 without a lookup. */
+  const params = campaignParams.shape;
   const notFound = { campaign_id: CAMPAIGN_NOT_FOUND };
 
-  async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
-    const campaign = await findCampaign(deps.db, ctx.state.workspace!._id, id);
-    if (!campaign) throw new ApiError('not_found', CAMPAIGN_NOT_FOUND);
-    return campaign;
-  }
 
-  const control = (ctx: RouteContext, campaignId: string, action: ControlAction, request: { expected_version?: number; confirm_recipients?: number | null }) =>
-    controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId, action, request }).then(answerControl);
+  const control = (tenantId: string, campaignId: string, action: ControlAction, request: { expected_version?: number; confirm_recipients?: number | null }) =>
+    controlCampaign(controlDeps(), { tenantId, campaignId, action, request }).then(answerControl);
 
   const routes: RouteDef[] = [
-    route({
+    workspaceRoute({
       method: 'post',
-      path: BASE,
+      path: 'campaigns',
       operationId: 'createConsoleCampaign',
       summary:
         'Create a draft (version 1) that messages nobody, as POST /api/v1/campaigns does: the same body, rules and refusals (400 `template_not_found`, `invalid_argument`, `unknown_variable` with `field`). The audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`. Recorded as created by the console.',
-      params: workspaceParams({}),
       body: consoleCreateCampaignBody,
       response: { status: 201, description: 'The draft, with what its run will do.', schema: consoleCampaignRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { body }) => {
-        const created = answerCreate(await createCampaign(deps.db, body, { workspace: ctx.state.workspace!, createdBy: { kind: 'console', id: 'console' }, now: deps.now() }));
-        ctx.status = 201;
-        ctx.body = await withCounters(ctx, created.campaign);
+      handler: async (ctx, { body, workspace }) => {
+        const created = answerCreate(await createCampaign(deps.db, body, { workspace, createdBy: { kind: 'console', id: 'console' }, now: deps.now() }));
+        return withCounters(workspace, created.campaign);
       },
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: BASE,
+      path: 'campaigns',
       operationId: 'listConsoleCampaigns',
       summary: 'The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest.',
-      params: workspaceParams({}),
       query: consoleListCampaignsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(consoleCampaignListItem), next_cursor: z.string().nullable() }) },
-      errors: ['not_found'],
-      handler: async (ctx, { query: { limit, cursor, status, include_archived: includeArchived } }) => {
-        const tenantId = ctx.state.workspace!._id;
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(consoleCampaignListItem) },
+      handler: async (ctx, { query: { limit, cursor, status, include_archived: includeArchived }, tenantId }) => {
         let after: { updatedAt: Date; id: string } | null = null;
         if (cursor) {
           const [updatedAt, id] = cursors.decode(cursor, tenantId, CONSOLE_LIST) as [string, string];
           after = { updatedAt: new Date(updatedAt), id };
         }
         const docs = await listCampaigns(deps.db, tenantId, { ...(status ? { status } : {}), includeArchived, after, limit });
-        ctx.body = page(docs, limit, consoleCampaignView, (last) => cursors.encode(tenantId, CONSOLE_LIST, [last.updated_at.toISOString(), last._id]));
+        return page(docs, limit, consoleCampaignView, (last) => cursors.encode(tenantId, CONSOLE_LIST, [last.updated_at.toISOString(), last._id]));
       },
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: ONE,
+      path: 'campaigns/{campaign_id}',
       operationId: 'getConsoleCampaign',
       summary: 'One campaign with its live counters, schedule, audience, template and consent pin, and `explanation`: what its run is doing and why (sending, waiting for its window, held, paused, settling), times in the workspace’s zone.',
-      params: consoleCampaignParams,
+      params,
       notFound,
       response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params }) => {
-        ctx.body = await withCounters(ctx, await campaignOf(ctx, params.campaign_id), true);
-      },
+      handler: async (ctx, { params, workspace }) => withCounters(workspace, await campaignOf(deps.db, workspace._id, params.campaign_id), true),
     }),
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${ONE}/evaluate`,
+      path: 'campaigns/{campaign_id}/evaluate',
       operationId: 'evaluateConsoleCampaign',
       summary: 'Dry-run the launch checks, as the public evaluate; changes nothing.',
-      params: consoleCampaignParams,
+      params,
       notFound,
       response: { status: 200, description: 'The evaluate result.', schema: evaluateResult },
-      errors: ['not_found'],
-      handler: async (ctx, { params }) => {
-        const campaign = await campaignOf(ctx, params.campaign_id);
-        ctx.body = (await evaluateCampaign(deps.db, campaign, ctx.state.workspace!, { audiences: deps.audiences })).result;
+      handler: async (ctx, { params, workspace }) => {
+        const campaign = await campaignOf(deps.db, workspace._id, params.campaign_id);
+        return (await evaluateCampaign(deps.db, campaign, workspace, { audiences: deps.audiences })).result;
       },
     }),
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${ONE}/launch`,
+      path: 'campaigns/{campaign_id}/launch',
       operationId: 'launchConsoleCampaign',
       summary: 'Launch a draft or relaunch a paused campaign: the public launch’s checks, order and refusals.',
-      params: consoleCampaignParams,
+      params,
       notFound,
       body: launchCampaignBody,
       response: { status: 200, description: 'The campaign, running or scheduled, with `notices` (`allowance_spill`, `window_closed`).', schema: consoleLaunchedCampaign },
-      errors: ['not_found', 'conflict', 'failed_precondition'],
-      handler: async (ctx, { params, body }) => {
-        const done = await control(ctx, params.campaign_id, 'launch', body);
-        ctx.body = { ...(await withCounters(ctx, done.campaign)), notices: done.notices };
+      errors: ['conflict', 'failed_precondition'],
+      handler: async (ctx, { params, body, workspace }) => {
+        const done = await control(workspace._id, params.campaign_id, 'launch', body);
+        return { ...(await withCounters(workspace, done.campaign)), notices: done.notices };
       },
     }),
     ...(['pause', 'resume', 'cancel'] as const).map((action) =>
-      route({
+      workspaceRoute({
         method: 'post',
-        path: `${ONE}/${action}`,
+        path: `campaigns/{campaign_id}/${action}`,
         operationId: `${action}ConsoleCampaign`,
         summary: `${CONTROL_SUMMARIES[action]} Takes \`expected_version\`, as the public route.`,
-        params: consoleCampaignParams,
+        params,
         notFound,
         body: controlCampaignBody,
         response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
-        errors: ['not_found', 'conflict', 'failed_precondition'],
-        handler: async (ctx, { params, body }) => {
-          ctx.body = await withCounters(ctx, (await control(ctx, params.campaign_id, action, body)).campaign);
-        },
+        errors: ['conflict', 'failed_precondition'],
+        handler: async (ctx, { params, body, workspace }) => withCounters(workspace, (await control(workspace._id, params.campaign_id, action, body)).campaign),
       }),
     ),
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${ONE}/archive`,
+      path: 'campaigns/{campaign_id}/archive',
       operationId: 'archiveConsoleCampaign',
       summary:
         'Hide a finished (completed, failed or cancelled) campaign from the default list; a new version. No body: a finished campaign changes in no other way. Archiving an archived campaign changes nothing.',
-      params: consoleCampaignParams,
+      params,
       notFound,
       response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
-      errors: ['not_found', 'conflict', 'failed_precondition'],
-      handler: async (ctx, { params }) => {
-        ctx.body = await withCounters(ctx, (await control(ctx, params.campaign_id, 'archive', {})).campaign);
-      },
+      errors: ['conflict', 'failed_precondition'],
+      handler: async (ctx, { params, workspace }) => withCounters(workspace, (await control(workspace._id, params.campaign_id, 'archive', {})).campaign),
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${ONE}/recipients`,
+      path: 'campaigns/{campaign_id}/recipients',
       operationId: 'listConsoleCampaignRecipients',
       summary: 'Each staged person in audience order with their state and its reason, as the public route.',
-      params: consoleCampaignParams,
+      params,
       notFound,
       query: consoleRecipientsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(recipientRecord), next_cursor: z.string().nullable() }) },
-      errors: ['not_found'],
-      handler: async (ctx, { params, query: { limit, cursor } }) => {
-        const campaign = await campaignOf(ctx, params.campaign_id);
-        const list = `${CONSOLE_RECIPIENTS}:${campaign._id}`;
-        const from = cursor ? Number((cursors.decode(cursor, campaign.tenant_id, list) as [unknown])[0]) : 0;
-        const { docs, next } = await recipientPage(deps.db, campaign, from, limit);
-        ctx.body = { items: docs.map(recipientView), next_cursor: next === null ? null : cursors.encode(campaign.tenant_id, list, [next]) };
-      },
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(recipientRecord) },
+      handler: async (ctx, { params, query, tenantId }) => recipientsAnswer(deps.db, cursors, CONSOLE_RECIPIENTS, await campaignOf(deps.db, tenantId, params.campaign_id), query),
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${ONE}/timeline`,
+      path: 'campaigns/{campaign_id}/timeline',
       operationId: 'getConsoleCampaignTimeline',
       summary:
         'The counters over time: a point per minute in which the run counted (after each batch, at the end, while settling), each the recipients by state as last counted in that minute. Minutes with no count are left out (nothing was sent: paused, waiting for the window).',
-      params: consoleCampaignParams,
+      params,
       notFound,
       response: { status: 200, description: '`{campaign_id, bucket_seconds, recipients, items}`.', schema: campaignTimelineRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params }) => {
-        const campaign = await campaignOf(ctx, params.campaign_id);
-        ctx.body = { campaign_id: campaign._id, bucket_seconds: 60, recipients: campaign.recipients, items: await campaignTimeline(deps.db, campaign._id) };
+      handler: async (ctx, { params, tenantId }) => {
+        const campaign = await campaignOf(deps.db, tenantId, params.campaign_id);
+        return { campaign_id: campaign._id, bucket_seconds: 60, recipients: campaign.recipients, items: await campaignTimeline(deps.db, campaign._id) };
       },
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${ONE}/outcomes`,
+      path: 'campaigns/{campaign_id}/outcomes',
       operationId: 'getConsoleCampaignOutcomes',
       summary: 'A call campaign\'s outcome report, as GET /api/v1/campaigns/{campaign_id}/outcomes gives it. 412 not_a_call_campaign on a WhatsApp campaign.',
-      params: consoleCampaignParams,
+      params,
       notFound,
       response: { status: 200, description: 'The outcome report.', schema: outcomeReport },
-      errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { params }) => {
-        const campaign = requireCallCampaign(await campaignOf(ctx, params.campaign_id));
-        ctx.body = await buildOutcomeReport(deps.db, campaign, deps.now());
-      },
+      errors: ['failed_precondition'],
+      handler: async (ctx, { params, tenantId }) => buildOutcomeReport(deps.db, requireCallCampaign(await campaignOf(deps.db, tenantId, params.campaign_id)), deps.now()),
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${ONE}/outcomes.csv`,
+      path: 'campaigns/{campaign_id}/outcomes.csv',
       operationId: 'getConsoleCampaignOutcomesCsv',
       summary: 'A call campaign\'s outcomes as CSV, as GET /api/v1/campaigns/{campaign_id}/outcomes.csv gives it (one row per person, evidence columns, UTF-8 with a BOM). 412 not_a_call_campaign on a WhatsApp campaign.',
-      params: consoleCampaignParams,
+      params,
       notFound,
       response: { status: 200, description: 'The CSV.', mediaType: 'text/csv', schema: z.string() },
-      errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { params }) => {
-        const campaign = requireCallCampaign(await campaignOf(ctx, params.campaign_id));
-        ctx.type = 'text/csv; charset=utf-8';
-        ctx.set('Content-Disposition', `attachment; filename="${campaign._id}-outcomes.csv"`);
-        ctx.body = streamOutcomesCsv(deps.db, campaign);
+      errors: ['failed_precondition'],
+      handler: async (ctx, { params, tenantId }) => {
+        sendOutcomesCsv(ctx, deps.db, requireCallCampaign(await campaignOf(deps.db, tenantId, params.campaign_id)));
       },
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/campaign-settings`,
+      path: 'campaign-settings',
       operationId: 'getCampaignSettings',
       summary: 'The workspace’s campaign defaults: throttle, send window, time zone, the plan’s per-campaign recipient limit.',
-      params: workspaceParams({}),
       response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },
-      errors: ['not_found'],
-      handler: (ctx) => {
-        ctx.body = settingsView(ctx.state.workspace!);
-      },
+      handler: (ctx, { workspace }) => settingsView(workspace),
     }),
-    route({
+    workspaceRoute({
       method: 'patch',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/campaign-settings`,
+      path: 'campaign-settings',
       operationId: 'updateCampaignSettings',
       summary: 'Change any of the campaign defaults; drafts created afterwards take them (existing campaigns keep theirs).',
-      params: workspaceParams({}),
       body: campaignSettingsBody,
       response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { body }) => {
-        const current = campaignSettingsOf(ctx.state.workspace!);
+      handler: async (ctx, { body, workspace }) => {
+        const current = campaignSettingsOf(workspace);
         const start = body.send_window_start_hour ?? current.send_window_start_hour;
         const end = body.send_window_end_hour ?? current.send_window_end_hour;
         if (start >= end) {
@@ -323,8 +282,8 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
             },
           ]);
         }
-        const updated = await updateWorkspaceSettings(deps.db, ctx.state.workspace!._id, 'campaign_settings', body, deps.now());
-        ctx.body = settingsView(updated!);
+        const updated = await updateWorkspaceSettings(deps.db, workspace._id, 'campaign_settings', body, deps.now());
+        return settingsView(updated!);
       },
     }),
   ];

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { conversationMessagesCollection, conversationsCollection, type ConversationMessageDoc } from '../../../src/conversations/store';
+import { conversationMessagesCollection, conversationsCollection, findConversation, type ConversationMessageDoc } from '../../../src/conversations/store';
 import { outboundMessagesCollection, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
-import { ApiError } from '../../errors';
+import { found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { conversationItem } from '../../shared/conversations.schema';
 import { conversationView } from '../../shared/conversationViews';
-import { route, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
+import type { RouteDef } from '../../route';
+import { idParam, workspaceRoute, type ConsoleDeps } from '../deps';
+import { itemsOf } from '../views';
 
 /** How many recent conversations the console lists, and how many turns of one it shows. */
 export const CONSOLE_CONVERSATIONS_LIMIT = 50;
@@ -48,49 +49,43 @@ async function sentMessagesOf(deps: ConsoleDeps, tenantId: string, turns: Conver
 export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
   const conversations = conversationsCollection(deps.db);
   const messages = conversationMessagesCollection(deps.db);
-  const base = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/conversations`;
   return [
-    route({
+    workspaceRoute({
       method: 'get',
-      path: base,
+      path: 'conversations',
       operationId: 'listConsoleConversations',
       summary: `The workspace's most recently active conversations (at most ${CONSOLE_CONVERSATIONS_LIMIT}).`,
-      params: workspaceParams({}),
-      response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(conversationItem) }) },
-      errors: ['not_found'],
-      handler: async (ctx) => {
+      response: { status: 200, description: '`{items}`.', schema: itemsOf(conversationItem) },
+      handler: async (ctx, { tenantId }) => {
         const docs = await conversations
-          .find({ tenant_id: ctx.state.workspace!._id })
+          .find({ tenant_id: tenantId })
           .sort({ updated_at: -1, _id: -1 })
           .limit(CONSOLE_CONVERSATIONS_LIMIT)
           .toArray();
-        ctx.body = { items: docs.map(conversationView) };
+        return { items: docs.map(conversationView) };
       },
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${base}/{conversation_id}/transcript`,
+      path: 'conversations/{conversation_id}/transcript',
       operationId: 'getConsoleTranscript',
       summary: `A conversation with its turns, oldest first (the first ${CONSOLE_TRANSCRIPT_LIMIT}), notes and trail rows included.`,
-      params: workspaceParams({ conversation_id: idParam() }),
+      params: { conversation_id: idParam() },
       notFound: { conversation_id: CONVERSATION_NOT_FOUND },
       response: {
         status: 200,
         description: '`{conversation, items}`.',
         schema: z.object({ conversation: conversationItem, items: z.array(consoleTurn) }),
       },
-      errors: ['not_found'],
-      handler: async (ctx, { params }) => {
-        const tenantId = ctx.state.workspace!._id;
-        const conversation = await conversations.findOne({ _id: params.conversation_id });
-        if (!conversation || conversation.tenant_id !== tenantId) throw new ApiError('not_found', CONVERSATION_NOT_FOUND);
+      handler: async (ctx, { params, tenantId }) => {
+        const conversation = found(await findConversation(deps.db, tenantId, params.conversation_id), CONVERSATION_NOT_FOUND);
         const turns = await messages
           .find({ tenant_id: tenantId, conversation_id: conversation._id })
           .sort({ _id: 1 })
           .limit(CONSOLE_TRANSCRIPT_LIMIT)
           .toArray();
         const sent = await sentMessagesOf(deps, tenantId, turns);
-        ctx.body = {
+        return {
           conversation: conversationView(conversation),
           items: turns.map((t) => {
             const out = t.dedupe_key?.startsWith(SENT_TURN_PREFIX) ? sent.get(t.dedupe_key.slice(SENT_TURN_PREFIX.length)) : undefined;

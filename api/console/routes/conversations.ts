@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { conversationsCollection, recordTurn } from '../../../src/conversations';
-import { ApiError } from '../../errors';
-import { route, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, idParam, workspaceParams, type ConsoleDeps } from '../deps';
+import { findConversation, recordTurn } from '../../../src/conversations';
+import { found } from '../../errors';
+import type { RouteDef } from '../../route';
+import { idParam, workspaceRoute, type ConsoleDeps } from '../deps';
 import { turnBody, turnRecorded } from './conversations.schema';
 
 const CONVERSATION_NOT_FOUND = 'Conversation not found.';
@@ -13,20 +13,17 @@ const CONVERSATION_NOT_FOUND = 'Conversation not found.';
  */
 export function conversationConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   return [
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/conversations/{conversation_id}/turns`,
+      path: 'conversations/{conversation_id}/turns',
       operationId: 'addConversationTurn',
       summary: 'Add a turn to a conversation; repeating a `turn_id` changes nothing.',
-      params: workspaceParams({ conversation_id: idParam() }),
+      params: { conversation_id: idParam() },
       notFound: { conversation_id: CONVERSATION_NOT_FOUND },
       body: turnBody,
       response: { status: 201, description: '`{conversation_id, message_id, duplicate}`.', schema: turnRecorded },
-      errors: ['not_found'],
-      handler: async (ctx, { params: { conversation_id }, body }) => {
-        const tenantId = ctx.state.workspace!._id;
-        const conversation = await conversationsCollection(deps.db).findOne({ _id: conversation_id });
-        if (!conversation || conversation.tenant_id !== tenantId) throw new ApiError('not_found', CONVERSATION_NOT_FOUND);
+      handler: async (ctx, { params: { conversation_id }, body, tenantId }) => {
+        const conversation = found(await findConversation(deps.db, tenantId, conversation_id), CONVERSATION_NOT_FOUND);
         const turn = await recordTurn(deps, {
           tenantId,
           channel: conversation.channel,
@@ -39,8 +36,7 @@ export function conversationConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
           at: deps.now(),
           dedupeKey: `console:${body.turn_id ?? randomBytes(12).toString('hex')}`,
         });
-        ctx.status = 201;
-        ctx.body = { conversation_id: turn.conversationId, message_id: turn.messageId, duplicate: turn.duplicate };
+        return { conversation_id: turn.conversationId, message_id: turn.messageId, duplicate: turn.duplicate };
       },
     }),
   ];

@@ -3,13 +3,13 @@ import { DUES_LIMITS as L } from '../../../src/dues/limits';
 import { duesSettingsSchema } from '../../../src/dues/settings';
 import { DUE_STATUSES, SUBSCRIBER_STATUSES } from '../../../src/dues/store';
 import { createSubscriberBody, dueRecord, markPaidBody } from '../../shared/dues.schema';
-import { idParam, workspaceParams } from '../deps';
+import { idParam } from '../deps';
 
 /** Request and response shapes of the console's dues-app routes (private; docs/dues.md). */
 
-export const duesSettingsParams = workspaceParams({});
-export const subscriberParams = workspaceParams({ subscriber_id: idParam() });
-export const dueParams = workspaceParams({ due_id: idParam() });
+/** The path parameters of one subscriber and of one due, below their workspace's. */
+export const subscriberParam = { subscriber_id: idParam() };
+export const dueParam = { due_id: idParam() };
 
 /** A subscriber added in the console: the public request as it is (docs/dues.md). */
 export const consoleCreateSubscriberBody = createSubscriberBody;

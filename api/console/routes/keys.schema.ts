@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SCOPES } from '../../../src/domain/scopes';
-import { idParam, workspaceParams } from '../deps';
+import { idParam } from '../deps';
 
 /** Request shapes of the console's keys routes (validated by the route definition, described in its OpenAPI document). */
 
@@ -9,4 +9,5 @@ export const createKeyBody = z.object({
   environment: z.enum(['live', 'test']).optional(),
 });
 
-export const keyParams = workspaceParams({ key_id: idParam() });
+/** The path parameter of one key, below its workspace's. */
+export const keyParam = { key_id: idParam() };

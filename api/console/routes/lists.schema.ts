@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { LIST_LIMITS as L } from '../../../src/lists/limits';
 import { LIST_ID_PATTERN } from '../../../src/lists/listStore';
-import { pageQuery } from '../../pagination';
-import { workspaceParams } from '../deps';
+import { pageQuery, pageOf } from '../../pagination';
 
 /** Request and response shapes of the console's uploaded lists (docs/console.md "Uploaded lists"). */
 
-export const listParams = workspaceParams({ list_id: z.string().regex(LIST_ID_PATTERN) });
+/** The path parameter of one uploaded list, below its workspace's. */
+export const listParam = { list_id: z.string().regex(LIST_ID_PATTERN) };
 
 /** The upload's settings go in the query: the body is the file itself (text/csv). */
 export const uploadListQuery = z.object({
@@ -41,4 +41,4 @@ export const uploadedListDetail = uploadedListRecord.extend({
   preview: z.array(z.object({ row: z.number().int(), values: z.record(z.string(), z.string()) })),
 });
 
-export const uploadedListPage = z.object({ items: z.array(uploadedListRecord), next_cursor: z.string().nullable() });
+export const uploadedListPage = pageOf(uploadedListRecord);

@@ -3,19 +3,18 @@ import { cursorSecret } from '../../../src/auth/secrets';
 import { LIST_LIMITS } from '../../../src/lists/limits';
 import { findList, listLists, readListRows, type UploadedListDoc } from '../../../src/lists/listStore';
 import { uploadList } from '../../../src/lists/uploadList';
-import { ApiError } from '../../errors';
+import { ApiError, found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
-import { route, type RouteContext, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, workspaceParams, type ConsoleDeps } from '../deps';
-import { listListsQuery, listParams, uploadedListDetail, uploadedListPage, uploadedListRecord, uploadListBody, uploadListQuery } from './lists.schema';
+import type { RouteDef } from '../../route';
+import { workspaceRoute, type ConsoleDeps } from '../deps';
+import { listListsQuery, listParam, uploadedListDetail, uploadedListPage, uploadedListRecord, uploadListBody, uploadListQuery } from './lists.schema';
 
 /**
  * Uploaded lists (docs/console.md "Uploaded lists"): an operator's CSV of people, the
  * console-only audience of a campaign (campaigns-tickets-dues §4). Upload, list, read one.
  */
 
-const BASE = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/lists`;
 export const LIST_NOT_FOUND = 'Uploaded list not found.';
 const CURSOR_LIST = 'console_uploaded_lists';
 
@@ -45,27 +44,19 @@ export function uploadedListRoutes(deps: ConsoleDeps): RouteDef[] {
     };
   }
 
-  async function listOf(ctx: RouteContext, id: string): Promise<UploadedListDoc> {
-    const list = await findList(deps.db, ctx.state.workspace!._id, id);
-    if (!list) throw new ApiError('not_found', LIST_NOT_FOUND);
-    return list;
-  }
-
   return [
-    route({
+    workspaceRoute({
       method: 'post',
-      path: BASE,
+      path: 'lists',
       operationId: 'uploadList',
       summary: `Upload a list of people: the body is the CSV file (text/csv, UTF-8, a header row, up to ${LIST_LIMITS.maxRows} rows and ${LIST_LIMITS.maxBytes} bytes); \`name\` in the query. Its columns become \`{{variables}}\`. A file that breaks a rule is refused whole (400 with \`reason\` and the \`row\`).`,
-      params: workspaceParams({}),
       query: uploadListQuery,
       body: uploadListBody,
       bodyMedia: { type: 'text/csv', maxBytes: LIST_LIMITS.maxBytes },
       response: { status: 201, description: 'The list with its first rows.', schema: uploadedListDetail },
-      errors: ['not_found'],
-      handler: async (ctx, { query, body }) => {
+      handler: async (ctx, { query, body, tenantId }) => {
         const uploaded = await uploadList(deps.db, {
-          tenantId: ctx.state.workspace!._id,
+          tenantId,
           name: query.name,
           fileName: query.file_name ?? null,
           phoneColumn: query.phone_column ?? null,
@@ -77,38 +68,31 @@ export function uploadedListRoutes(deps: ConsoleDeps): RouteDef[] {
           const { reason, message, row, column } = uploaded.refusal;
           throw new ApiError('invalid_argument', message, { reason, ...(row !== undefined ? { row } : {}), ...(column !== undefined ? { column } : {}) });
         }
-        ctx.status = 201;
-        ctx.body = await detail(uploaded.list);
+        return detail(uploaded.list);
       },
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: BASE,
+      path: 'lists',
       operationId: 'listUploadedLists',
       summary: 'The workspace’s uploaded lists, newest first.',
-      params: workspaceParams({}),
       query: listListsQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: uploadedListPage },
-      errors: ['not_found'],
-      handler: async (ctx, { query: { limit, cursor } }) => {
-        const tenantId = ctx.state.workspace!._id;
+      handler: async (ctx, { query: { limit, cursor }, tenantId }) => {
         const afterId = cursor ? String((cursors.decode(cursor, tenantId, CURSOR_LIST) as [unknown])[0]) : null;
         const docs = await listLists(deps.db, tenantId, { afterId, limit });
-        ctx.body = page(docs, limit, listView, (last) => cursors.encode(tenantId, CURSOR_LIST, [last._id]));
+        return page(docs, limit, listView, (last) => cursors.encode(tenantId, CURSOR_LIST, [last._id]));
       },
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${BASE}/{list_id}`,
+      path: 'lists/{list_id}',
       operationId: 'getUploadedList',
       summary: `One uploaded list: its columns, the variables they give, the row count and the first ${LIST_LIMITS.previewRows} rows.`,
-      params: listParams,
+      params: listParam,
       notFound: { list_id: LIST_NOT_FOUND },
       response: { status: 200, description: 'The list.', schema: uploadedListDetail },
-      errors: ['not_found'],
-      handler: async (ctx, { params }) => {
-        ctx.body = await detail(await listOf(ctx, params.list_id));
-      },
+      handler: async (ctx, { params, tenantId }) => detail(found(await findList(deps.db, tenantId, params.list_id), LIST_NOT_FOUND)),
     }),
   ];
 }

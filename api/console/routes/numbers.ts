@@ -1,17 +1,17 @@
 import { agentExists, createAgent, registerNumber, updateAgent, updateNumber } from '../../../src/calls/agentsAndNumbers';
 import { collections, type WorkspaceDoc } from '../../../src/db/collections';
 import { toE164 } from '../../../src/contacts/contactIdentity';
-import { ApiError } from '../../errors';
-import { route, type RouteDef } from '../../route';
+import { ApiError, found } from '../../errors';
+import type { RouteDef } from '../../route';
 import { validationError } from '../../validation';
 import { unusablePhone } from '../../shared/personFields';
-import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
+import { tenantList, workspaceRoute, type ConsoleDeps } from '../deps';
 import { agentRecord, agentView, numberRecord, numberView } from '../views';
 import {
-  agentParams,
+  agentParam,
   createAgentBody,
   createNumberBody,
-  numberParams,
+  numberParam,
   updateAgentBody,
   updateNumberBody,
 } from './numbers.schema';
@@ -45,92 +45,69 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   return [
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/agents`,
+      path: 'agents',
       operationId: 'createAgent',
       summary: 'Create an agent, optionally with its voice settings (persona, instructions, voice, language, greeting, idle_seconds).',
-      params: workspaceParams({}),
       body: createAgentBody,
       response: { status: 201, description: 'The agent (`agent_id` `bot_…`).', schema: agentRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { body }) => {
-        const agent = await createAgent(deps.db, ctx.state.workspace!._id, body, deps.now());
-        ctx.status = 201;
-        ctx.body = agentView(agent);
-      },
+      handler: async (ctx, { body, tenantId }) => agentView(await createAgent(deps.db, tenantId, body, deps.now())),
     }),
     tenantList('agents', 'listAgents', agents, agentView, agentRecord),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/agents/{agent_id}`,
+      path: 'agents/{agent_id}',
       operationId: 'getAgent',
       summary: 'Read an agent with its voice settings (defaults filled in; `voice_set` names the ones it set).',
-      params: agentParams,
+      params: agentParam,
       notFound: { agent_id: AGENT_NOT_FOUND },
       response: { status: 200, description: 'The agent.', schema: agentRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params }) => {
-        const agent = await agents.findOne({ _id: params.agent_id, tenant_id: ctx.state.workspace!._id });
-        if (!agent) throw new ApiError('not_found', AGENT_NOT_FOUND);
-        ctx.body = agentView(agent);
-      },
+      handler: async (ctx, { params, tenantId }) => agentView(found(await agents.findOne({ _id: params.agent_id, tenant_id: tenantId }), AGENT_NOT_FOUND)),
     }),
-    route({
+    workspaceRoute({
       method: 'patch',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/agents/{agent_id}`,
+      path: 'agents/{agent_id}',
       operationId: 'updateAgent',
       summary: 'Change an agent’s name, maximum call length or voice settings; a voice field set to null goes back to its default.',
-      params: agentParams,
+      params: agentParam,
       notFound: { agent_id: AGENT_NOT_FOUND },
       body: updateAgentBody,
       response: { status: 200, description: 'The agent.', schema: agentRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params, body }) => {
-        const updated = await updateAgent(deps.db, ctx.state.workspace!._id, params.agent_id, body);
-        if (!updated) throw new ApiError('not_found', AGENT_NOT_FOUND);
-        ctx.body = agentView(updated);
-      },
+      handler: async (ctx, { params, body, tenantId }) => agentView(found(await updateAgent(deps.db, tenantId, params.agent_id, body), AGENT_NOT_FOUND)),
     }),
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/numbers`,
+      path: 'numbers',
       operationId: 'createNumber',
       summary: 'Register a phone number, optionally with the agent deployed to it and its team line.',
-      params: workspaceParams({}),
       body: createNumberBody,
       response: { status: 201, description: 'The number.', schema: numberRecord },
-      errors: ['not_found', 'conflict'],
-      handler: async (ctx, { body }) => {
-        const workspace = ctx.state.workspace!;
+      errors: ['conflict'],
+      handler: async (ctx, { body, workspace }) => {
         const line = teamLine(body.team_line, workspace, body.number);
         await ownAgent(workspace._id, body.agent_id);
         const doc = await registerNumber(deps.db, workspace._id, { ...body, team_line: line ?? null }, deps.now());
         if (!doc) throw new ApiError('conflict', 'That number is already registered.', { reason: 'number_taken' });
-        ctx.status = 201;
-        ctx.body = numberView(doc);
+        return numberView(doc);
       },
     }),
     tenantList('numbers', 'listNumbers', phoneNumbers, numberView, numberRecord),
-    route({
+    workspaceRoute({
       method: 'patch',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/numbers/{number}`,
+      path: 'numbers/{number}',
       operationId: 'updateNumber',
       summary: 'Deploy an agent to a number (or `null` to undeploy), set its team line (or `null` for none), or change its state. `{number}` with or without `+`.',
-      params: numberParams,
+      params: numberParam,
       notFound: { number: NUMBER_NOT_FOUND },
       body: updateNumberBody,
       response: { status: 200, description: 'The number.', schema: numberRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params, body }) => {
-        const workspace = ctx.state.workspace!;
+      handler: async (ctx, { params, body, workspace }) => {
         const digits = params.number.replace(/\D/g, '');
         const change = { ...body };
         if (body.team_line !== undefined) change.team_line = teamLine(body.team_line, workspace, `+${digits}`);
         await ownAgent(workspace._id, body.agent_id);
-        const updated = await updateNumber(deps.db, workspace._id, digits, change);
-        if (!updated) throw new ApiError('not_found', NUMBER_NOT_FOUND);
-        ctx.body = numberView(updated);
+        return numberView(found(await updateNumber(deps.db, workspace._id, digits, change), NUMBER_NOT_FOUND));
       },
     }),
   ];

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { TICKET_PRIORITIES } from '../../../src/tickets/ticketRules';
-import { ticketParams, ticketRecord } from '../../shared/tickets.schema';
-import { workspaceParams } from '../deps';
+import { ticketRecord } from '../../shared/tickets.schema';
 
 /** Request and response shapes of the console's tickets routes (validated by the route definition, described in its OpenAPI document). */
 
@@ -22,9 +21,6 @@ export const ticketSettingsBody = z
 export const escalationBody = z.object({ open: z.boolean(), reason: z.string().trim().max(400).nullable().default(null) }).strict();
 
 export const assignBody = z.object({ assignee_id: z.string().max(64).nullable() }).strict();
-
-/** The public API's ticket id rule (api/shared/tickets.schema.ts) under the workspace. */
-export const consoleTicketParams = workspaceParams(ticketParams.shape);
 
 export const ticketSettingsRecord = z.object({
   auto_assign: z.boolean(),

@@ -3,12 +3,13 @@ import { updateWorkspaceSettings } from '../../../src/workspaces/workspaceAction
 import { assignTicket, setEscalation } from '../../../src/tickets/consoleTicketActions';
 import { ticketSettingsOf, type TicketSettings } from '../../../src/tickets/ticketSettings';
 import { findTicket, ticketCollections, type TicketDoc } from '../../../src/tickets/ticketStore';
-import { ApiError } from '../../errors';
+import { found } from '../../errors';
 import { formatTimestamp } from '../../format';
+import { ticketParams } from '../../shared/tickets.schema';
 import { ticketView } from '../../shared/ticketView';
-import { route, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
-import { ticketSettingsBody, escalationBody, assignBody, consoleTicketDetail, consoleTicketParams, consoleTicketRecord, ticketSettingsRecord } from './tickets.schema';
+import type { RouteDef } from '../../route';
+import { tenantList, workspaceRoute, type ConsoleDeps } from '../deps';
+import { ticketSettingsBody, escalationBody, assignBody, consoleTicketDetail, consoleTicketRecord, ticketSettingsRecord } from './tickets.schema';
 
 const settingsView = (s: TicketSettings): z.infer<typeof ticketSettingsRecord> => ({
   auto_assign: s.auto_assign,
@@ -43,73 +44,60 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   const ticketDeps = { db: deps.db, events: deps.events };
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/ticket-settings`,
+      path: 'ticket-settings',
       operationId: 'getTicketSettings',
       summary: 'Ticket settings: auto-assignment and the assignee list.',
-      params: workspaceParams({}),
       response: { status: 200, description: 'The settings.', schema: ticketSettingsRecord },
-      errors: ['not_found'],
-      handler: (ctx) => {
-        ctx.body = settingsView(ticketSettingsOf(ctx.state.workspace!));
-      },
+      handler: (ctx, { workspace }) => settingsView(ticketSettingsOf(workspace)),
     }),
   );
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'patch',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/ticket-settings`,
+      path: 'ticket-settings',
       operationId: 'updateTicketSettings',
       summary: 'Change any of `auto_assign`, `assignment`, `assignees` (replaces the list).',
-      params: workspaceParams({}),
       body: ticketSettingsBody,
       response: { status: 200, description: 'The settings.', schema: ticketSettingsRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { body }) => {
-        const updated = await updateWorkspaceSettings(deps.db, ctx.state.workspace!._id, 'ticket_settings', body, deps.now());
-        ctx.body = settingsView(ticketSettingsOf(updated!));
+      handler: async (ctx, { body, tenantId }) => {
+        const updated = await updateWorkspaceSettings(deps.db, tenantId, 'ticket_settings', body, deps.now());
+        return settingsView(ticketSettingsOf(updated!));
       },
     }),
   );
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/ticket-assignees`,
+      path: 'ticket-assignees',
       operationId: 'listTicketAssignees',
       summary: "The workspace's ticket assignees.",
-      params: workspaceParams({}),
       response: { status: 200, description: '`{items}`.', schema: z.object({ items: ticketSettingsRecord.shape.assignees }) },
-      errors: ['not_found'],
-      handler: (ctx) => {
-        ctx.body = { items: settingsView(ticketSettingsOf(ctx.state.workspace!)).assignees };
-      },
+      handler: (ctx, { workspace }) => ({ items: settingsView(ticketSettingsOf(workspace)).assignees }),
     }),
   );
 
   routes.push(tenantList('tickets', 'listConsoleTickets', tickets, consoleTicketView, consoleTicketRecord, { created_at: -1, _id: -1 }));
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/tickets/{ticket_id}`,
+      path: 'tickets/{ticket_id}',
       operationId: 'getConsoleTicket',
       summary: 'A ticket with its console-only fields, messages and history.',
-      params: consoleTicketParams,
+      params: ticketParams.shape,
       notFound: { ticket_id: TICKET_NOT_FOUND },
       response: { status: 200, description: 'The ticket.', schema: consoleTicketDetail },
-      errors: ['not_found'],
-      handler: async (ctx, { params: { ticket_id: ticketId } }) => {
-        const tenantId = ctx.state.workspace!._id;
-        const ticket = await findTicket(deps.db, tenantId, ticketId);
-        if (!ticket) throw new ApiError('not_found', TICKET_NOT_FOUND);
+      handler: async (ctx, { params: { ticket_id: ticketId }, tenantId }) => {
+        const ticket = found(await findTicket(deps.db, tenantId, ticketId), TICKET_NOT_FOUND);
         const [thread, history] = await Promise.all([
           messages.find({ tenant_id: tenantId, ticket_id: ticketId }).sort({ seq: 1 }).toArray(),
           versions.find({ tenant_id: tenantId, ticket_id: ticketId }).sort({ version: 1 }).toArray(),
         ]);
-        ctx.body = {
+        return {
           ...consoleTicketView(ticket),
           messages: thread.map((m) => ({
             message_id: m._id,
@@ -126,41 +114,35 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/tickets/{ticket_id}/escalation`,
+      path: 'tickets/{ticket_id}/escalation',
       operationId: 'setTicketEscalation',
       summary: 'Open or clear the escalation flag of a ticket.',
-      params: consoleTicketParams,
+      params: ticketParams.shape,
       notFound: { ticket_id: TICKET_NOT_FOUND },
       body: escalationBody,
       response: { status: 200, description: 'The ticket.', schema: consoleTicketRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params: { ticket_id: ticketId }, body }) => {
+      handler: async (ctx, { params: { ticket_id: ticketId }, body, tenantId }) => {
         const escalation = { open: body.open, reason: body.open ? body.reason : null };
-        const ticket = await setEscalation(ticketDeps, ctx.state.workspace!._id, ticketId, escalation, deps.now);
-        if (!ticket) throw new ApiError('not_found', TICKET_NOT_FOUND);
-        ctx.body = consoleTicketView(ticket);
+        return consoleTicketView(found(await setEscalation(ticketDeps, tenantId, ticketId, escalation, deps.now), TICKET_NOT_FOUND));
       },
     }),
   );
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/tickets/{ticket_id}/assign`,
+      path: 'tickets/{ticket_id}/assign',
       operationId: 'assignTicket',
       summary: 'Assign a ticket to one of the assignees, or `null` to unassign.',
-      params: consoleTicketParams,
+      params: ticketParams.shape,
       notFound: { ticket_id: TICKET_NOT_FOUND },
       body: assignBody,
       response: { status: 200, description: 'The ticket.', schema: consoleTicketRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params: { ticket_id: ticketId }, body }) => {
+      handler: async (ctx, { params: { ticket_id: ticketId }, body, workspace }) => {
         // An unknown assignee is a refusal the error handler answers (api/refusals.ts).
-        const ticket = await assignTicket(ticketDeps, ctx.state.workspace!, ticketId, body.assignee_id, deps.now);
-        if (!ticket) throw new ApiError('not_found', TICKET_NOT_FOUND);
-        ctx.body = consoleTicketView(ticket);
+        return consoleTicketView(found(await assignTicket(ticketDeps, workspace, ticketId, body.assignee_id, deps.now), TICKET_NOT_FOUND));
       },
     }),
   );

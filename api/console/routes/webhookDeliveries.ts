@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { cursorSecret } from '../../../src/auth/secrets';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
 import { findEndpoint } from '../../../src/webhooks/endpointActions';
-import { ApiError } from '../../errors';
-import { CursorCodec, page } from '../../pagination';
-import { route, type RouteDef } from '../../route';
-import { idParam, workspaceParams, type ConsoleDeps } from '../deps';
+import { found } from '../../errors';
+import { CursorCodec, page, pageOf } from '../../pagination';
+import type { RouteDef } from '../../route';
+import { workspaceRoute, type ConsoleDeps } from '../deps';
 import { deliveryRecord, deliveryView } from '../webhookViews';
-import { DELIVERY_NOT_FOUND, WEBHOOK_NOT_FOUND, WEBHOOKS_PATH } from './webhookParts';
+import { DELIVERY_NOT_FOUND, WEBHOOK_NOT_FOUND, webhookNotFound, webhookParam } from './webhookParts';
 import { deliveriesQuery } from './webhooks.schema';
 
 /** An endpoint's deliveries, newest first, and one delivery with every attempt. See docs/webhooks.md. */
@@ -16,24 +16,20 @@ export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
   const cursors = new CursorCodec(cursorSecret(deps.config));
 
   async function ownEndpointId(tenantId: string, webhookId: string): Promise<string> {
-    const endpoint = await findEndpoint(deps.db, tenantId, webhookId);
-    if (!endpoint) throw new ApiError('not_found', WEBHOOK_NOT_FOUND);
-    return endpoint._id;
+    return found(await findEndpoint(deps.db, tenantId, webhookId), WEBHOOK_NOT_FOUND)._id;
   }
 
   return [
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${WEBHOOKS_PATH}/{webhook_id}/deliveries`,
+      path: 'webhooks/{webhook_id}/deliveries',
       operationId: 'listWebhookDeliveries',
       summary: "An endpoint's deliveries, newest first, without attempts.",
-      params: workspaceParams({ webhook_id: idParam() }),
-      notFound: { webhook_id: WEBHOOK_NOT_FOUND },
+      params: webhookParam,
+      notFound: webhookNotFound,
       query: deliveriesQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: z.object({ items: z.array(deliveryRecord), next_cursor: z.string().nullable() }) },
-      errors: ['not_found'],
-      handler: async (ctx, { params, query }) => {
-        const tenantId = ctx.state.workspace!._id;
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(deliveryRecord) },
+      handler: async (ctx, { params, query, tenantId }) => {
         const endpointId = await ownEndpointId(tenantId, params.webhook_id);
         const list = `webhook-deliveries:${endpointId}`;
         const filter: Record<string, unknown> = { tenant_id: tenantId, endpoint_id: endpointId };
@@ -45,7 +41,7 @@ export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
           filter.$or = [{ created_at: { $lt: at } }, { created_at: at, _id: { $lt: id } }];
         }
         const docs = await deliveries.find(filter).sort({ created_at: -1, _id: -1 }).limit(query.limit).toArray();
-        ctx.body = page(
+        return page(
           docs,
           query.limit,
           (d: WebhookDeliveryDoc) => deliveryView(d, false),
@@ -53,21 +49,17 @@ export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
         );
       },
     }),
-    route({
+    workspaceRoute({
       method: 'get',
-      path: `${WEBHOOKS_PATH}/{webhook_id}/deliveries/{delivery_id}`,
+      path: 'webhooks/{webhook_id}/deliveries/{delivery_id}',
       operationId: 'getWebhookDelivery',
       summary: 'A delivery with every attempt.',
-      params: workspaceParams({ webhook_id: idParam(), delivery_id: z.string().min(1).max(200) }),
-      notFound: { webhook_id: WEBHOOK_NOT_FOUND, delivery_id: DELIVERY_NOT_FOUND },
+      params: { ...webhookParam, delivery_id: z.string().min(1).max(200) },
+      notFound: { ...webhookNotFound, delivery_id: DELIVERY_NOT_FOUND },
       response: { status: 200, description: 'The delivery with `attempts`.', schema: deliveryRecord.required({ attempts: true }) },
-      errors: ['not_found'],
-      handler: async (ctx, { params: { webhook_id, delivery_id } }) => {
-        const tenantId = ctx.state.workspace!._id;
+      handler: async (ctx, { params: { webhook_id, delivery_id }, tenantId }) => {
         const endpointId = await ownEndpointId(tenantId, webhook_id);
-        const delivery = await deliveries.findOne({ _id: delivery_id, tenant_id: tenantId, endpoint_id: endpointId });
-        if (!delivery) throw new ApiError('not_found', DELIVERY_NOT_FOUND);
-        ctx.body = deliveryView(delivery, true);
+        return deliveryView(found(await deliveries.findOne({ _id: delivery_id, tenant_id: tenantId, endpoint_id: endpointId }), DELIVERY_NOT_FOUND), true);
       },
     }),
   ];

@@ -1,12 +1,15 @@
 import { webhookPrivateUrlsAllowed } from '../../../src/config';
 import type { DeliveryStarter } from '../../../src/webhooks/endpointActions';
-import { CONSOLE_PREFIX, type ConsoleDeps } from '../deps';
+import { idParam, type ConsoleDeps } from '../deps';
 
-/** What the console's webhook route modules share: the path, the not-found sentences, the deps the use cases take. */
+/** What the console's webhook route modules share: the endpoint's path parameter, the not-found sentences, the deps the use cases take. */
 
 export const WEBHOOK_NOT_FOUND = 'Webhook endpoint not found.';
 export const DELIVERY_NOT_FOUND = 'Delivery not found.';
-export const WEBHOOKS_PATH = `${CONSOLE_PREFIX}/workspaces/{workspace_id}/webhooks`;
+
+/** The path parameter of one endpoint (`webhooks/{webhook_id}`), and its 404 when it cannot name one. */
+export const webhookParam = { webhook_id: idParam() };
+export const webhookNotFound = { webhook_id: WEBHOOK_NOT_FOUND };
 
 export const allowPrivateUrls = (deps: ConsoleDeps): boolean => webhookPrivateUrlsAllowed(deps.config);
 

@@ -5,8 +5,8 @@ import { resolveSender } from '../../../src/messaging/senders';
 import { clearScript, setScript, simulatorScriptSchema, simulatorScriptsCollection, type SimulatorScriptDoc } from '../../../src/providers/whatsapp/simulatorScripts';
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
-import { route, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, tenantList, workspaceParams, type ConsoleDeps } from '../deps';
+import type { RouteDef } from '../../route';
+import { tenantList, workspaceRoute, type ConsoleDeps } from '../deps';
 import { phone, inboundBody, echoBody, echoInjected, inboundInjected, scriptDeleted, whatsappScriptRecord } from './whatsapp.schema';
 
 export const scriptView = (s: SimulatorScriptDoc): z.infer<typeof whatsappScriptRecord> => ({
@@ -29,76 +29,69 @@ const wamid = (kind: string) => `wamid.${kind}${randomBytes(12).toString('hex').
 export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const routes: RouteDef[] = [];
   routes.push(
-    route({
+    workspaceRoute({
       method: 'put',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/whatsapp/{recipient}`,
+      path: 'simulator/whatsapp/{recipient}',
       operationId: 'putWhatsAppScript',
       summary: "Script the WhatsApp simulator for a recipient; replaces the recipient's script as a whole.",
-      params: workspaceParams({ recipient: phone }),
+      params: { recipient: phone },
       body: simulatorScriptSchema,
       response: { status: 200, description: 'The script.', schema: whatsappScriptRecord },
-      errors: ['not_found'],
-      handler: async (ctx, { params: { recipient }, body: script }) => {
-        ctx.body = scriptView(await setScript(deps.db, ctx.state.workspace!._id, recipient, script, deps.now()));
-      },
+      handler: async (ctx, { params: { recipient }, body: script, tenantId }) => scriptView(await setScript(deps.db, tenantId, recipient, script, deps.now())),
     }),
   );
 
   routes.push(tenantList('simulator/whatsapp', 'listWhatsAppScripts', simulatorScriptsCollection(deps.db), scriptView, whatsappScriptRecord, { recipient: 1 }));
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'delete',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/simulator/whatsapp/{recipient}`,
+      path: 'simulator/whatsapp/{recipient}',
       operationId: 'deleteWhatsAppScript',
       summary: 'Forget the script of a recipient; it gets the default again.',
-      params: workspaceParams({ recipient: phone }),
+      params: { recipient: phone },
       response: { status: 200, description: '`{recipient, deleted}`.', schema: scriptDeleted },
-      errors: ['not_found'],
-      handler: async (ctx, { params: { recipient } }) => {
-        ctx.body = { recipient, deleted: await clearScript(deps.db, ctx.state.workspace!._id, recipient) };
-      },
+      handler: async (ctx, { params: { recipient }, tenantId }) => ({ recipient, deleted: await clearScript(deps.db, tenantId, recipient) }),
     }),
   );
 
-  async function senderFor(tenantId: string, senderId: string | undefined) {
-    const sender = await resolveSender(deps.db, tenantId, senderId);
-    if (!sender.ok) throw new ApiError('failed_precondition', sender.message, { reason: 'channel_not_connected' });
-    return sender.sender;
+  /**
+   * What the provider's webhook would bring about the business side of an injected message:
+   * the workspace's sender (the named one, else its default; 412 when none is connected) and
+   * the provider's message id (the one given, else a new `wamid.<kind>…`).
+   */
+  async function asProvider(tenantId: string, given: { sender_id?: string; message_id?: string }, kind: string) {
+    const resolved = await resolveSender(deps.db, tenantId, given.sender_id);
+    if (!resolved.ok) throw new ApiError('failed_precondition', resolved.message, { reason: 'channel_not_connected' });
+    const { sender } = resolved;
+    return { tenantId, senderId: sender._id, senderPhone: sender.phone, providerMessageId: given.message_id ?? wamid(kind) };
   }
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/whatsapp/inbound`,
+      path: 'whatsapp/inbound',
       operationId: 'injectWhatsAppInbound',
       summary: "Inject a customer's WhatsApp message as the provider's webhook would bring it.",
-      params: workspaceParams({}),
       body: inboundBody,
       response: { status: 201, description: '`{message_id, conversation_id, transcript_message_id, sender_id, opted_out}`.', schema: inboundInjected },
-      errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { body }) => {
-        const tenantId = ctx.state.workspace!._id;
-        const sender = await senderFor(tenantId, body.sender_id);
-        const providerMessageId = body.message_id ?? wamid('IN');
+      errors: ['failed_precondition'],
+      handler: async (ctx, { body, tenantId }) => {
+        const provider = await asProvider(tenantId, body, 'IN');
         const received = await receiveInbound(deps, {
-          tenantId,
-          senderId: sender._id,
-          senderPhone: sender.phone,
+          ...provider,
           from: body.from,
           profileName: body.name ?? null,
-          providerMessageId,
           type: 'text',
           text: body.text,
           referral: body.referral ?? null,
           at: body.received_at ? new Date(body.received_at) : deps.now(),
         });
-        ctx.status = 201;
-        ctx.body = {
-          message_id: providerMessageId,
+        return {
+          message_id: provider.providerMessageId,
           conversation_id: received.conversationId,
           transcript_message_id: received.messageId,
-          sender_id: sender._id,
+          sender_id: provider.senderId,
           opted_out: received.optedOut,
         };
       },
@@ -106,32 +99,25 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    route({
+    workspaceRoute({
       method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}/whatsapp/echo`,
+      path: 'whatsapp/echo',
       operationId: 'injectWhatsAppEcho',
       summary: 'Inject a business-app echo (a message the business sent, edited or deleted from the WhatsApp Business app).',
-      params: workspaceParams({}),
       body: echoBody,
       response: { status: 201, description: '`{message_id, conversation_id, action}`.', schema: echoInjected },
-      errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { body }) => {
-        const tenantId = ctx.state.workspace!._id;
-        const sender = await senderFor(tenantId, body.sender_id);
-        const providerMessageId = body.message_id ?? wamid('ECHO');
+      errors: ['failed_precondition'],
+      handler: async (ctx, { body, tenantId }) => {
+        const provider = await asProvider(tenantId, body, 'ECHO');
         const echoed = await receiveEcho(deps, {
-          tenantId,
-          senderId: sender._id,
-          senderPhone: sender.phone,
+          ...provider,
           to: body.to,
-          providerMessageId,
           action: body.action,
           type: 'text',
           text: body.action === 'deleted' ? null : (body.text ?? null),
           at: deps.now(),
         });
-        ctx.status = 201;
-        ctx.body = { message_id: providerMessageId, conversation_id: echoed.conversationId, action: body.action };
+        return { message_id: provider.providerMessageId, conversation_id: echoed.conversationId, action: body.action };
       },
     }),
   );

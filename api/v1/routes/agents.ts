@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { collections, type AgentDoc } from '../../../src/db/collections';
 import { TenantReadCache } from '../../../src/db/tenantReadCache';
 import { formatTimestamp } from '../../format';
-import { page, type Page } from '../../pagination';
+import { page, type Page, pageOf } from '../../pagination';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
 import { agentItem, agentsQuery } from './agents.schema';
@@ -45,11 +45,7 @@ export function agentsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'listCach
       summary: 'List agents, oldest first, with the numbers each is deployed to.',
       auth: { scope: 'agents:read' },
       query: agentsQuery,
-      response: {
-        status: 200,
-        description: 'A page of agents.',
-        schema: z.object({ items: z.array(agentItem), next_cursor: z.string().nullable() }),
-      },
+      response: { status: 200, description: 'A page of agents.', schema: pageOf(agentItem) },
       handler: async (ctx, { query }) => {
         const tenantId = ctx.state.workspace!._id;
         const { limit, cursor } = query;
@@ -60,7 +56,7 @@ export function agentsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'listCach
           const after = new Date(createdAt);
           filter.$or = [{ created_at: { $gt: after } }, { created_at: after, _id: { $gt: id } }];
         }
-        ctx.body = await pages.read(tenantId, `${LIST}:${limit}:${cursor ?? ''}`, () => readPage(tenantId, filter, limit));
+        return pages.read(tenantId, `${LIST}:${limit}:${cursor ?? ''}`, () => readPage(tenantId, filter, limit));
       },
     }),
   ];

@@ -1,7 +1,7 @@
-import { callCollections, type CallDoc } from '../../../src/calls/callStore';
+import { findCall } from '../../../src/calls/callStore';
 import { placeCall, type PlaceCallDeps } from '../../../src/calls/placeCall';
 import { hangUpCall } from '../../../src/calls/hangUpCall';
-import { ApiError } from '../../errors';
+import { ApiError, found } from '../../errors';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
 import { callView, createdCallView } from '../../shared/callView';
@@ -11,20 +11,11 @@ import { callIdParams, callSchema, hangupSchema, placeCallBody } from '../../sha
 const PLACEMENT_WAIT_MS = 10_000;
 
 const CALL_NOT_FOUND = 'Call not found.';
-const callNotFound = () => new ApiError('not_found', CALL_NOT_FOUND);
 
 export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'now'>): RouteDef[] {
-  const { calls } = callCollections(deps.db);
   const placing: PlaceCallDeps = { ...deps, now: deps.now ?? (() => new Date()), placementWaitMs: PLACEMENT_WAIT_MS };
 
-  /**
-   * A call of the workspace, read by `_id` alone: on FerretDB (SQLite) any other filter makes
-   * it decode every call in the collection (DESIGN.md), and GET is what clients poll.
-   */
-  async function workspaceCall(callId: string, tenantId: string): Promise<CallDoc | null> {
-    const call = await calls.findOne({ _id: callId });
-    return call && call.tenant_id === tenantId ? call : null;
-  }
+  const workspaceCall = async (callId: string, tenantId: string) => found(await findCall(deps.db, tenantId, callId), CALL_NOT_FOUND);
 
   return [
     route({
@@ -44,8 +35,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
         if (placed.kind === 'not_placed') {
           throw new ApiError('internal', 'The call could not be placed on the network.', { reason: 'originate_failed', call_id: placed.call._id });
         }
-        ctx.status = 201;
-        ctx.body = createdCallView(placed.call);
+        return createdCallView(placed.call);
       },
     }),
     route({
@@ -58,11 +48,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
       notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 200, description: 'The call.', schema: callSchema },
       errors: ['not_found'],
-      handler: async (ctx, { params: { call_id } }) => {
-        const call = await workspaceCall(call_id, ctx.state.workspace!._id);
-        if (!call) throw callNotFound();
-        ctx.body = callView(call);
-      },
+      handler: async (ctx, { params: { call_id } }) => callView(await workspaceCall(call_id, ctx.state.workspace!._id)),
     }),
     route({
       method: 'post',
@@ -76,9 +62,8 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
       errors: ['not_found'],
       handler: async (ctx, { params: { call_id } }) => {
         const call = await workspaceCall(call_id, ctx.state.workspace!._id);
-        if (!call) throw callNotFound();
         const ended = call.status === 'ringing' || call.status === 'in_progress' ? await hangUpCall(deps.temporal, call._id) : false;
-        ctx.body = { call_id: call._id, ended };
+        return { call_id: call._id, ended };
       },
     }),
   ];

@@ -1,16 +1,15 @@
 import { z } from 'zod';
-import { findCampaign, type CampaignDoc } from '../../../src/campaigns/campaign';
+import type { CampaignDoc } from '../../../src/campaigns/campaign';
 import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
-import { ApiError } from '../../errors';
-import { page } from '../../pagination';
+import { page, pageOf } from '../../pagination';
 import type { PublicDeps } from '../deps';
 import { route, type RouteContext, type RouteDef } from '../../route';
 import { controlCampaign } from '../../../src/campaigns/control';
-import { listCampaigns, recipientPage } from '../../../src/campaigns/listing';
+import { listCampaigns } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts } from '../../../src/campaigns/progress';
-import { buildOutcomeReport, streamOutcomesCsv } from '../../../src/campaigns/voice/outcomes/served';
-import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, requireCallCampaign } from '../../shared/campaignAnswers';
+import { buildOutcomeReport } from '../../../src/campaigns/voice/outcomes/served';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, campaignOf, recipientsAnswer, requireCallCampaign, sendOutcomesCsv } from '../../shared/campaignAnswers';
 import {
   campaignParams,
   campaignRecord,
@@ -24,14 +23,12 @@ import {
   listRecipientsQuery,
   outcomeReport,
   recipientRecord,
-  recipientView,
 } from '../../shared/campaigns.schema';
 
 const LIST = 'campaigns';
 const RECIPIENTS = 'campaign_recipients';
 
 const NOT_FOUND = CAMPAIGN_NOT_FOUND;
-const notFound = () => new ApiError('not_found', NOT_FOUND);
 
 export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'temporal' | 'config' | 'events' | 'audiences'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
@@ -39,17 +36,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
   /** The record with its counters and, for a call campaign, its call progress (kept apart: src/campaigns/progress.ts). */
   const withCounters = async (c: CampaignDoc) =>
     campaignView({ ...c, counters: (await campaignCounts(deps.db, c)).counters, ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
-
-  async function campaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
-    const campaign = await findCampaign(deps.db, ctx.state.workspace!._id, id);
-    if (!campaign) throw notFound();
-    return campaign;
-  }
-
-  /** The outcome routes: a call campaign, else 412 `not_a_call_campaign`. */
-  async function callCampaignOf(ctx: RouteContext, id: string): Promise<CampaignDoc> {
-    return requireCallCampaign(await campaignOf(ctx, id));
-  }
+  const ownCampaign = (ctx: RouteContext, id: string) => campaignOf(deps.db, ctx.state.workspace!._id, id);
 
   return [
     route({
@@ -66,8 +53,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         const created = answerCreate(
           await createCampaign(deps.db, body, { workspace: ctx.state.workspace!, createdBy: { kind: 'api_key', id: ctx.state.apiKey!.key_id }, now: now() }),
         );
-        ctx.status = 201;
-        ctx.body = campaignView(created.campaign);
+        return campaignView(created.campaign);
       },
     }),
     route({
@@ -77,11 +63,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       summary: 'List campaigns, most recently changed first; archived ones only when asked for with status=archived.',
       auth: { scope: 'campaigns:read' },
       query: listCampaignsQuery,
-      response: {
-        status: 200,
-        description: 'A page of campaigns.',
-        schema: z.object({ items: z.array(campaignRecord), next_cursor: z.string().nullable() }),
-      },
+      response: { status: 200, description: 'A page of campaigns.', schema: pageOf(campaignRecord) },
       handler: async (ctx, { query: { limit, cursor, status } }) => {
         const tenantId = ctx.state.workspace!._id;
         let after = null;
@@ -91,7 +73,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         }
         const docs = await listCampaigns(deps.db, tenantId, { ...(status ? { status } : {}), after, limit });
         const calls = new Map(await Promise.all(docs.filter((d) => d.channel === 'voice').map(async (d) => [d._id, await campaignCallProgress(deps.db, d._id)] as const)));
-        ctx.body = page(
+        return page(
           docs,
           limit,
           (d) => campaignView({ ...d, ...(calls.has(d._id) ? { calls: calls.get(d._id)! } : {}) }),
@@ -109,9 +91,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       response: { status: 200, description: 'The campaign.', schema: campaignRecord },
       notFound: { campaign_id: NOT_FOUND },
       errors: ['not_found'],
-      handler: async (ctx, { params }) => {
-        ctx.body = await withCounters(await campaignOf(ctx, params.campaign_id));
-      },
+      handler: async (ctx, { params }) => withCounters(await ownCampaign(ctx, params.campaign_id)),
     }),
     route({
       method: 'post',
@@ -125,9 +105,8 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       notFound: { campaign_id: NOT_FOUND },
       errors: ['not_found'],
       handler: async (ctx, { params }) => {
-        const campaign = await campaignOf(ctx, params.campaign_id);
-        const { result } = await evaluateCampaign(deps.db, campaign, ctx.state.workspace!, { audiences: deps.audiences });
-        ctx.body = result;
+        const campaign = await ownCampaign(ctx, params.campaign_id);
+        return (await evaluateCampaign(deps.db, campaign, ctx.state.workspace!, { audiences: deps.audiences })).result;
       },
     }),
     route({
@@ -146,7 +125,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         const done = answerControl(
           await controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId: params.campaign_id, action: 'launch', request: body }),
         );
-        ctx.body = { ...(await withCounters(done.campaign)), notices: done.notices };
+        return { ...(await withCounters(done.campaign)), notices: done.notices };
       },
     }),
     ...(['pause', 'resume', 'cancel'] as const).map((action) =>
@@ -163,7 +142,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         errors: ['not_found', 'conflict', 'failed_precondition'],
         handler: async (ctx, { params, body }) => {
           const done = answerControl(await controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId: params.campaign_id, action, request: body }));
-          ctx.body = await withCounters(done.campaign);
+          return withCounters(done.campaign);
         },
       }),
     ),
@@ -176,22 +155,10 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       auth: { scope: 'campaigns:read' },
       params: campaignParams,
       query: listRecipientsQuery,
-      response: {
-        status: 200,
-        description: 'A page of recipients.',
-        schema: z.object({ items: z.array(recipientRecord), next_cursor: z.string().nullable() }),
-      },
+      response: { status: 200, description: 'A page of recipients.', schema: pageOf(recipientRecord) },
       notFound: { campaign_id: NOT_FOUND },
       errors: ['not_found'],
-      handler: async (ctx, { params, query: { limit, cursor } }) => {
-        const campaign = await campaignOf(ctx, params.campaign_id);
-        const tenantId = campaign.tenant_id;
-        const list = `${RECIPIENTS}:${campaign._id}`;
-        // Pages by position: the next page's keys are known, so each is read by `_id`.
-        const from = cursor ? Number((deps.cursors.decode(cursor, tenantId, list) as [unknown])[0]) : 0;
-        const { docs, next } = await recipientPage(deps.db, campaign, from, limit);
-        ctx.body = { items: docs.map(recipientView), next_cursor: next === null ? null : deps.cursors.encode(tenantId, list, [next]) };
-      },
+      handler: async (ctx, { params, query }) => recipientsAnswer(deps.db, deps.cursors, RECIPIENTS, await ownCampaign(ctx, params.campaign_id), query),
     }),
     route({
       method: 'get',
@@ -204,10 +171,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       response: { status: 200, description: 'The outcome report.', schema: outcomeReport },
       notFound: { campaign_id: NOT_FOUND },
       errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { params }) => {
-        const campaign = await callCampaignOf(ctx, params.campaign_id);
-        ctx.body = await buildOutcomeReport(deps.db, campaign, now());
-      },
+      handler: async (ctx, { params }) => buildOutcomeReport(deps.db, requireCallCampaign(await ownCampaign(ctx, params.campaign_id)), now()),
     }),
     route({
       method: 'get',
@@ -221,10 +185,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       notFound: { campaign_id: NOT_FOUND },
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params }) => {
-        const campaign = await callCampaignOf(ctx, params.campaign_id);
-        ctx.type = 'text/csv; charset=utf-8';
-        ctx.set('Content-Disposition', `attachment; filename="${campaign._id}-outcomes.csv"`);
-        ctx.body = streamOutcomesCsv(deps.db, campaign);
+        sendOutcomesCsv(ctx, deps.db, requireCallCampaign(await ownCampaign(ctx, params.campaign_id)));
       },
     }),
   ];

@@ -30,7 +30,7 @@ export function channelsRoutes(deps: Pick<PublicDeps, 'db' | 'config'>): RouteDe
         const chat = offered.includes('whatsapp') && workspace.plan.chat_channel && senders.length > 0;
         const voice = offered.includes('voice') && workspace.capabilities.voice_configured && workspace.plan.phone_numbers;
         const defaultSender = effectiveDefault(senders);
-        ctx.body = {
+        return {
           message_channels: chat ? ['whatsapp'] : [],
           call_channels: voice ? ['voice'] : [],
           senders: chat

@@ -9,7 +9,7 @@ import {
   matchOrCreateContact,
   type ContactDoc,
 } from '../../../src/contacts/contacts';
-import { ApiError } from '../../errors';
+import { found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
@@ -45,8 +45,7 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
         const workspace = ctx.state.workspace!;
         try {
           const match = await matchOrCreateContact(deps.db, workspace, body, now());
-          ctx.status = 201;
-          ctx.body = { ...contactView(match.contact), created: match.created, matched_on: match.matchedOn };
+          return { ...contactView(match.contact), created: match.created, matched_on: match.matchedOn };
         } catch (err) {
           // A phone is a field of the request: its refusal is a validation failure at its place.
           // Refusals (no identity, an identity conflict) go up to the error handler.
@@ -79,8 +78,7 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
           const id = await contactIdByIdentity(deps.db, workspace._id, 'phone', phone);
           contact = id ? await findContactById(deps.db, workspace._id, id) : null;
         }
-        if (!contact) throw new ApiError('not_found', 'Contact not found.');
-        ctx.body = contactView(contact);
+        return contactView(found(contact, 'Contact not found.'));
       },
     }),
   ];

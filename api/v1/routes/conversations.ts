@@ -1,13 +1,12 @@
 import type { Middleware } from 'koa';
-import { z } from 'zod';
 import {
   conversationMessagesCollection,
   conversationsCollection,
-  type ConversationDoc,
+  findConversation,
 } from '../../../src/conversations/store';
 import type { RequestState } from '../../context';
-import { ApiError } from '../../errors';
-import { page } from '../../pagination';
+import { ApiError, found } from '../../errors';
+import { page, pageOf } from '../../pagination';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
 import { conversationView, transcriptView } from '../../shared/conversationViews';
@@ -23,17 +22,12 @@ const requireConversations: Middleware<RequestState> = async (ctx, next) => {
 };
 
 const CONVERSATION_NOT_FOUND = 'Conversation not found.';
-const notFound = () => new ApiError('not_found', CONVERSATION_NOT_FOUND);
 
 export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): RouteDef[] {
   const conversations = conversationsCollection(deps.db);
   const messages = conversationMessagesCollection(deps.db);
 
-  async function findConversation(tenantId: string, id: string): Promise<ConversationDoc> {
-    const doc = await conversations.findOne({ _id: id });
-    if (!doc || doc.tenant_id !== tenantId) throw notFound();
-    return doc;
-  }
+  const ownConversation = async (tenantId: string, id: string) => found(await findConversation(deps.db, tenantId, id), CONVERSATION_NOT_FOUND);
 
   return [
     route({
@@ -43,11 +37,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       summary: 'List conversations, most recently active first.',
       auth: { scope: 'conversations:read' },
       query: conversationsQuery,
-      response: {
-        status: 200,
-        description: 'A page of conversations.',
-        schema: z.object({ items: z.array(conversationItem), next_cursor: z.string().nullable() }),
-      },
+      response: { status: 200, description: 'A page of conversations.', schema: pageOf(conversationItem) },
       errors: ['failed_precondition'],
       requires: requireConversations,
       handler: async (ctx, { query: { limit, cursor, agent_id } }) => {
@@ -60,7 +50,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
           filter.$or = [{ updated_at: { $lt: at } }, { updated_at: at, _id: { $lt: id } }];
         }
         const docs = await conversations.find(filter).sort({ updated_at: -1, _id: -1 }).limit(limit).toArray();
-        ctx.body = page(docs, limit, conversationView, (last) =>
+        return page(docs, limit, conversationView, (last) =>
           deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]),
         );
       },
@@ -76,9 +66,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       requires: requireConversations,
       response: { status: 200, description: 'The conversation.', schema: conversationItem },
       errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { params: { conversation_id } }) => {
-        ctx.body = conversationView(await findConversation(ctx.state.workspace!._id, conversation_id));
-      },
+      handler: async (ctx, { params: { conversation_id } }) => conversationView(await ownConversation(ctx.state.workspace!._id, conversation_id)),
     }),
     route({
       method: 'get',
@@ -91,21 +79,17 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       notFound: { conversation_id: CONVERSATION_NOT_FOUND },
       requires: requireConversations,
       query: messagesQuery,
-      response: {
-        status: 200,
-        description: 'A page of transcript messages.',
-        schema: z.object({ items: z.array(transcriptMessage), next_cursor: z.string().nullable() }),
-      },
+      response: { status: 200, description: 'A page of transcript messages.', schema: pageOf(transcriptMessage) },
       errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params: { conversation_id }, query: { limit, cursor } }) => {
         const tenantId = ctx.state.workspace!._id;
-        const conversation = await findConversation(tenantId, conversation_id);
+        const conversation = await ownConversation(tenantId, conversation_id);
         const filter: Record<string, unknown> = { tenant_id: tenantId, conversation_id: conversation._id };
         if (cursor) filter._id = { $gt: cursor };
         const read = await messages.find(filter).sort({ _id: 1 }).limit(limit).toArray();
         // The page is read first and trail rows dropped after, as the contract describes.
         const shown = read.filter((m) => m.kind !== 'trail');
-        ctx.body = page(shown, limit, transcriptView, (last) => last._id);
+        return page(shown, limit, transcriptView, (last) => last._id);
       },
     }),
   ];

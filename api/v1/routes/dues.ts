@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { zoneDate } from '../../../src/dues/cycle';
 import { recordPayment } from '../../../src/dues/dueActions';
 import { duesCollections, OPEN_DUE_STATUSES, type DueDoc } from '../../../src/dues/store';
 import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
-import { page } from '../../pagination';
+import { page, pageOf } from '../../pagination';
 import { route, type RouteDef } from '../../route';
 import type { PublicDeps } from '../deps';
 import { answerPayment, answerSubscriberCreate, PAYMENT_NOT_FOUND, requireDuesApp } from '../../shared/duesAnswers';
@@ -83,9 +82,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
           now(),
           idempotencyKey ? { keyId: ctx.state.apiKey!.key_id, idempotencyKey } : undefined,
         );
-        const subscriber = answerSubscriberCreate(created, workspace);
-        ctx.status = 201;
-        ctx.body = subscriberView(subscriber);
+        return subscriberView(answerSubscriberCreate(created, workspace));
       },
     }),
     route({
@@ -96,7 +93,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
       auth: { scope: 'campaigns:read' },
       query: listSubscribersQuery,
       requires: requireDuesApp,
-      response: { status: 200, description: 'A page of subscribers.', schema: z.object({ items: z.array(subscriberRecord), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: 'A page of subscribers.', schema: pageOf(subscriberRecord) },
       errors: ['failed_precondition'],
       handler: async (ctx, { query: { limit, cursor } }) => {
         const tenantId = ctx.state.workspace!._id;
@@ -105,7 +102,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
         // Subscriber ids are time-ordered: newest first is `_id` descending.
         if (cursor) filter._id = { $lt: String((deps.cursors.decode(cursor, tenantId, list) as [unknown])[0]) };
         const docs = await duesCollections(deps.db).subscribers.find(filter).sort({ _id: -1 }).limit(limit).toArray();
-        ctx.body = page(docs, limit, subscriberView, (last) => deps.cursors.encode(tenantId, list, [last._id]));
+        return page(docs, limit, subscriberView, (last) => deps.cursors.encode(tenantId, list, [last._id]));
       },
     }),
     route({
@@ -117,7 +114,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
       auth: { scope: 'campaigns:read' },
       query: listDuesQuery,
       requires: requireDuesApp,
-      response: { status: 200, description: 'A page of dues.', schema: z.object({ items: z.array(dueRecord), next_cursor: z.string().nullable() }) },
+      response: { status: 200, description: 'A page of dues.', schema: pageOf(dueRecord) },
       errors: ['failed_precondition'],
       handler: async (ctx, { query: { limit, cursor, scope, status } }) => {
         const workspace = ctx.state.workspace!;
@@ -131,7 +128,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
           and.push({ $or: [{ due_date: { [beyond]: dueDate } }, { due_date: dueDate, _id: { [beyond]: id } }] });
         }
         const docs = await duesCollections(deps.db).dues.find({ $and: and }).sort({ due_date: order, _id: order }).limit(limit).toArray();
-        ctx.body = page(docs, limit, dueView, (last) => deps.cursors.encode(tenantId, listName, [last.due_date, last._id]));
+        return page(docs, limit, dueView, (last) => deps.cursors.encode(tenantId, listName, [last.due_date, last._id]));
       },
     }),
     route({
@@ -165,7 +162,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
           },
           now(),
         );
-        ctx.body = dueView(answerPayment(result));
+        return dueView(answerPayment(result));
       },
     }),
   ];

@@ -42,8 +42,7 @@ export function messagesRoutes(
             { db: deps.db, events: deps.events, provider: whatsapp(), deploymentChannels: deps.config.DEPLOYMENT_CHANNELS, now, logger: ctx.state.log },
             { tenantId, to: body.to, text: body.text, template: body.template, senderId: body.sender_id, metadata: body.metadata ?? {}, intentKey },
           );
-          ctx.status = 201;
-          ctx.body = { message_id: sent.message_id, channel: sent.channel, to: sent.to, status: sent.status };
+          return { message_id: sent.message_id, channel: sent.channel, to: sent.to, status: sent.status };
         } catch (err) {
           // A SendRefusal goes up as it is: the error handler answers it (api/refusals.ts).
           if (err instanceof SendInProgress) {

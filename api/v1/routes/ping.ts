@@ -12,7 +12,7 @@ export function pingRoutes(): RouteDef[] {
       response: { status: 200, description: 'The key works.', schema: pingResponse },
       handler: (ctx) => {
         const key = ctx.state.apiKey!;
-        ctx.body = { ok: true, workspace_id: key.tenant_id, environment: key.environment, scopes: key.scopes };
+        return { ok: true, workspace_id: key.tenant_id, environment: key.environment, scopes: key.scopes };
       },
     }),
   ];

@@ -6,7 +6,7 @@ import { findTicket } from '../../../src/tickets/ticketStore';
 import { createSimulatedTriage } from '../../../src/tickets/triage/simulatedTriage';
 import type { TriageProvider } from '../../../src/tickets/triage/triageProvider';
 import type { RequestState } from '../../context';
-import { ApiError } from '../../errors';
+import { ApiError, found } from '../../errors';
 import type { PublicDeps } from '../deps';
 import { route, type RouteDef } from '../../route';
 import { checkPhone } from '../../shared/personFields';
@@ -76,8 +76,7 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
           },
           now,
         );
-        ctx.status = 201;
-        ctx.body = ticketView(ticket);
+        return ticketView(ticket);
       },
     }),
     route({
@@ -91,11 +90,7 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
       requires: ticketsAvailable,
       response: { status: 200, description: 'The ticket.', schema: ticketRecord },
       errors: ['not_found', 'failed_precondition'],
-      handler: async (ctx, { params: { ticket_id } }) => {
-        const ticket = await findTicket(deps.db, ctx.state.workspace!._id, ticket_id);
-        if (!ticket) throw notFound();
-        ctx.body = ticketView(ticket);
-      },
+      handler: async (ctx, { params: { ticket_id } }) => ticketView(found(await findTicket(deps.db, ctx.state.workspace!._id, ticket_id), TICKET_NOT_FOUND)),
     }),
     route({
       method: 'patch',
@@ -127,7 +122,7 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
             throw new ApiError('invalid_argument', `Cannot move a ticket from ${outcome.from} to ${outcome.to}.`);
           case 'unchanged':
           case 'updated':
-            ctx.body = ticketView(outcome.ticket);
+            return ticketView(outcome.ticket);
         }
       },
     }),
