@@ -95,12 +95,20 @@ runMain(async () => {
   process.on('SIGHUP', onSignal);
 
   try {
+    /** Starts one of the embedded servers, supervised (restarted the same way), and answers its address. */
+    const embedded = async (label: string, start: () => Promise<{ process: ManagedProcess; address: string }>, probe: (address: string) => LivenessProbe) => {
+      const t0 = Date.now();
+      const server = await start();
+      keep(server.process, async () => (await start()).process, probe(server.address));
+      say(`${label} ready on ${server.address} (${seconds(Date.now() - t0)})`);
+      return server.address;
+    };
+
     let temporalAddress = settings.TEMPORAL_ADDRESS;
     let temporalUi = process.env.TEMPORAL_UI_URL ?? '(external Temporal: open its own Web UI)';
     if (process.env.TEMPORAL_ADDRESS) {
       say(`using Temporal at ${temporalAddress}`);
     } else {
-      const t0 = Date.now();
       const startTemporal = () =>
         startTemporalDevServer({
           binary: toolPath(launcher.TOOLS_DIR, 'temporal'),
@@ -111,18 +119,14 @@ runMain(async () => {
           logFile: join(logs, 'temporal.log'),
           watchdog,
         });
-      const temporal = await startTemporal();
-      keep(temporal.process, async () => (await startTemporal()).process, temporalHealth(temporal.address));
-      temporalAddress = temporal.address;
+      temporalAddress = await embedded('Temporal dev server', startTemporal, temporalHealth);
       temporalUi = `http://127.0.0.1:${launcher.TEMPORAL_UI_PORT}`;
-      say(`Temporal dev server ready on ${temporalAddress} (${seconds(Date.now() - t0)})`);
     }
 
     let mongoUrl = settings.MONGODB_URL;
     if (process.env.MONGODB_URL) {
       say('using MongoDB at MONGODB_URL');
     } else {
-      const t0 = Date.now();
       const startFerret = () =>
         startFerretDb({
           binary: toolPath(launcher.TOOLS_DIR, 'ferretdb'),
@@ -131,10 +135,7 @@ runMain(async () => {
           logFile: join(logs, 'ferretdb.log'),
           watchdog,
         });
-      const ferret = await startFerret();
-      keep(ferret.process, async () => (await startFerret()).process, mongoPing(ferret.address));
-      mongoUrl = ferret.address;
-      say(`FerretDB ready on ${mongoUrl} (${seconds(Date.now() - t0)})`);
+      mongoUrl = await embedded('FerretDB', startFerret, mongoPing);
     }
 
     const admin = consoleToken(dataDir, settings.CONSOLE_TOKEN);
