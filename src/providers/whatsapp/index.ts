@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { Config } from '../../config';
-import type { EventPublisher } from '../../events/publisher';
+import type { EventPublisher } from '../../events';
 import { CloudWhatsAppProvider, type CloudSettings } from './cloud';
 import type { WhatsAppProvider } from './provider';
 import { SimulatedWhatsAppProvider } from './simulator';

@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { bulkWriteInChunks } from '../../db/bulkWrite';
 import { insertManyIfAbsent } from '../../db/insertIfAbsent';
-import type { EventPublisher } from '../../events/publisher';
+import type { EventPublisher } from '../../events';
 import type { SimulatedStatus } from '../../messaging/contracts';
 import { applyStatusesOfMessages } from '../../messaging/deliveryStatus';
 import { overdueSweep, SWEEP_LIMIT } from '../../async/overdueSweep';

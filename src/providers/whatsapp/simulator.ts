@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
-import type { EventPublisher } from '../../events/publisher';
+import type { EventPublisher } from '../../events';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from './provider';
 import { SimulatedStatusScheduler } from './simulatedStatuses';
 import { DEFAULT_SCRIPT, deliverySteps, scriptFor, simulatorScriptsCollection, type SimulatorScript } from './simulatorScripts';

@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { z } from 'zod';
-import { phoneDigits } from '../../conversations/store';
+import { phoneDigits } from '../../conversations';
 
 /**
  * What the WhatsApp simulator does for one recipient of one workspace, set through the

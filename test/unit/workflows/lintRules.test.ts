@@ -110,6 +110,20 @@ const probes: Record<string, string> = {
     "import { placeCall } from '../src/calls/placeCall';",
     'export const f = [ApiError, placeCall];',
   ].join('\n'),
+  // a provider adapter belongs to its feature's slice: its own feature's internals, other features' entries
+  'src/providers/whatsapp/probe.ts': [
+    "import { phoneDigits } from '../../conversations/store';",
+    "import { applyDeliveryStatus } from '../../messaging/deliveryStatus';",
+    "import { recordTurn } from '../../conversations';",
+    "import type { CallDoc } from '../../calls/callStore';",
+    'export const p = [phoneDigits, applyDeliveryStatus, recordTurn];',
+    'export type Q = CallDoc;',
+  ].join('\n'),
+  'src/providers/voice/probe.ts': [
+    "import { loadCall } from '../../calls/callStore';",
+    "import { dueView } from '../../dues/store';",
+    'export const v = [loadCall, dueView];',
+  ].join('\n'),
   // a circle, even one whose way back is a type
   'src/cycle/a.ts': ["import { b } from './b';", 'export const a = () => b;'].join('\n'),
   'src/cycle/b.ts': ["import type { A } from './c';", 'export const b = 1;', 'export type B = A;'].join('\n'),
@@ -186,6 +200,10 @@ describe('import rules (.oxlintrc.json)', () => {
         'src/campaigns/voice/probe.ts:1',
         // the layer rules still hold in a feature's own folders
         'src/campaigns/voice/probe.ts:5',
+        // a provider reaches another feature's internals neither as a value nor as a type
+        'src/providers/whatsapp/probe.ts:1',
+        'src/providers/whatsapp/probe.ts:4',
+        'src/providers/voice/probe.ts:2',
         // src/db, src/domain and src/async value-import no feature
         'src/db/probe.ts:1',
         'src/db/probe.ts:4',
