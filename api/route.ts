@@ -88,3 +88,64 @@ export function route<
 export function koaPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
+
+/** What the routes of one resource share: set once on their group, merged into each route. */
+export interface RouteDefaults<P extends z.ZodObject | undefined> {
+  auth?: RouteSpec['auth'];
+  params?: P;
+  notFound?: RouteSpec<undefined, P>['notFound'];
+  requires?: RouteSpec['requires'];
+  /** Failures every route of the group can give; a route lists only those beyond them. */
+  errors?: ErrorCode[];
+}
+
+/** A route of a group: its own description, without the method and path of the call. Its path parameters default to the group's. */
+export type GroupRouteSpec<Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined, B extends z.ZodType | undefined> = Omit<
+  RouteSpec<Q, P, B>,
+  'method' | 'path'
+>;
+
+const METHODS: readonly HttpMethod[] = ['get', 'post', 'patch', 'put', 'delete'];
+
+/** The five method calls of a group, each made by `define` from its method. */
+export function methodsOf<M>(define: (method: HttpMethod) => M): Record<HttpMethod, M> {
+  return Object.fromEntries(METHODS.map((method) => [method, define(method)])) as Record<HttpMethod, M>;
+}
+
+/** Group errors first, then the route's own: one fixed order. */
+export function mergeErrors(shared: ErrorCode[] | undefined, own: ErrorCode[] | undefined): ErrorCode[] | undefined {
+  return shared || own ? [...(shared ?? []), ...(own ?? [])] : undefined;
+}
+
+/** One method of a group: `group.get(path, spec)`, the route's own query and body types flowing into its handler. */
+type PublicGroupRoute<GP extends z.ZodObject | undefined> = <
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  P extends z.ZodObject | undefined = GP,
+>(
+  path: string,
+  spec: GroupRouteSpec<Q, P, B>,
+) => RouteDef;
+
+export type RouteGroup<P extends z.ZodObject | undefined> = Record<HttpMethod, PublicGroupRoute<P>> & {
+  /** A narrower group inside this one (a record of the resource): its defaults added to these. */
+  group<P2 extends z.ZodObject | undefined = P>(more: RouteDefaults<P2>): RouteGroup<P2>;
+};
+
+/**
+ * The routes of one resource: what they share (key scope, path parameters and their 404s,
+ * precondition, errors) is given once, and each route is `group.get(path, {...})` with its
+ * own operation, schemas, response and handler. A route's fields win over the group's,
+ * except `errors`, which adds to the group's.
+ */
+export function routeGroup<P extends z.ZodObject | undefined = undefined>(defaults: RouteDefaults<P>): RouteGroup<P> {
+  return {
+    ...methodsOf<PublicGroupRoute<P>>(
+      (method) =>
+        (path, spec) =>
+          route({ ...defaults, ...spec, method, path, errors: mergeErrors(defaults.errors, spec.errors) }),
+    ),
+    group: <P2 extends z.ZodObject | undefined = P>(more: RouteDefaults<P2>) =>
+      routeGroup<P2>({ ...(defaults as RouteDefaults<P2>), ...more, errors: mergeErrors(defaults.errors, more.errors) }),
+  };
+}

@@ -10,7 +10,7 @@ import { findWorkspace } from '../../src/workspaces/workspaces';
 import type { RequestState } from '../context';
 import type { ErrorCode } from '../errorCodes';
 import { ApiError } from '../errors';
-import { route, type RouteContext, type RouteDef, type RouteInput, type RouteSpec } from '../route';
+import { mergeErrors, methodsOf, route, routeGroup, type HttpMethod, type RouteContext, type RouteDef, type RouteInput, type RouteSpec } from '../route';
 import { itemsOf } from './views';
 
 export interface ConsoleDeps {
@@ -28,6 +28,9 @@ export const CONSOLE_PREFIX = '/console/v1';
 
 export const WORKSPACE_NOT_FOUND = 'Workspace not found.';
 
+/** Console routes outside a workspace (`/console/v1/workspaces`, `/console/v1/event-types`): nothing shared but the router. */
+export const consoleApi = routeGroup({});
+
 /** An id path parameter: ids are short; a longer one cannot name a record. */
 export const idParam = () => z.string().min(1).max(64);
 
@@ -35,6 +38,8 @@ export const idParam = () => z.string().min(1).max(64);
 export function workspaceParams<S extends z.ZodRawShape>(shape: S) {
   return z.object({ workspace_id: idParam(), ...shape });
 }
+
+type IdParam = ReturnType<typeof idParam>;
 
 type WorkspaceParams<S extends z.ZodRawShape> = ReturnType<typeof workspaceParams<S>>;
 
@@ -79,6 +84,58 @@ export function workspaceRoute<
   });
 }
 
+/** What the workspace routes of one resource share: its path parameters, their 404s, a precondition, errors. */
+export interface WorkspaceDefaults<S extends z.ZodRawShape> {
+  /** The resource's own path parameters; `workspace_id` comes first. */
+  params?: S;
+  notFound?: WorkspaceRouteSpec<undefined, S, undefined>['notFound'];
+  requires?: WorkspaceRouteSpec<undefined, S, undefined>['requires'];
+  /** Failures every route of the group can give, beyond the workspace's `not_found`. */
+  errors?: ErrorCode[];
+}
+
+/** One method of a workspace group: `ws.get('calls/{call_id}', spec)`. Its path parameters default to the group's. */
+type WorkspaceGroupRoute<GS extends z.ZodRawShape> = <
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  S extends z.ZodRawShape = GS,
+>(
+  path: string,
+  spec: Omit<WorkspaceRouteSpec<Q, S, B>, 'method' | 'path'>,
+) => RouteDef;
+
+export type WorkspaceGroup<S extends z.ZodRawShape> = Record<HttpMethod, WorkspaceGroupRoute<S>> & {
+  /** A narrower group (a record of the workspace, e.g. one call): its defaults added to these. */
+  group<S2 extends z.ZodRawShape = S>(more: WorkspaceDefaults<S2>): WorkspaceGroup<S2>;
+  /**
+   * The routes of one record, named by a path parameter (by default `idParam`) added to the
+   * group's: a value that cannot name a record answers `notFound`, as an unknown one does.
+   */
+  record<K extends string, T extends z.ZodType = IdParam>(param: K, notFound: string, schema?: T): WorkspaceGroup<S & Record<K, T>>;
+};
+
+/**
+ * Workspace routes as a group: `ws.get(path, {...})` is `workspaceRoute` with that method and
+ * path, the group's defaults merged in (a route's fields win, except `errors`, which add up).
+ */
+export function workspaceGroup<S extends z.ZodRawShape = Record<never, never>>(defaults: WorkspaceDefaults<S> = {}): WorkspaceGroup<S> {
+  return {
+    ...methodsOf<WorkspaceGroupRoute<S>>(
+      (method) => (path, spec) =>
+        // A route naming its own path parameters names its own 404s too: its fields replace the group's.
+        workspaceRoute({ ...(defaults as WorkspaceDefaults<never>), ...spec, method, path, errors: mergeErrors(defaults.errors, spec.errors) }),
+    ),
+    group: <S2 extends z.ZodRawShape = S>(more: WorkspaceDefaults<S2>) =>
+      workspaceGroup<S2>({ ...(defaults as WorkspaceDefaults<S2>), ...more, errors: mergeErrors(defaults.errors, more.errors) }),
+    record: <K extends string, T extends z.ZodType = IdParam>(param: K, notFound: string, schema?: T) =>
+      workspaceGroup({
+        ...defaults,
+        params: { ...defaults.params, [param]: schema ?? idParam() } as S & Record<K, T>,
+        notFound: { ...defaults.notFound, [param]: notFound },
+      }),
+  };
+}
+
 /**
  * For `/workspaces/{workspace_id}/…`: the workspace on `ctx.state.workspace`, or 404. Runs
  * before the body is read; an id that cannot name a workspace costs no lookup.
@@ -104,9 +161,7 @@ export function tenantList<T extends { tenant_id: string }, R extends z.ZodType>
   record: R,
   sort: Sort = { created_at: 1, _id: 1 },
 ): RouteDef {
-  return workspaceRoute({
-    method: 'get',
-    path: what,
+  return workspaceGroup().get(what, {
     operationId,
     summary: `List the workspace's ${what.replace('/', ' ')}.`,
     response: { status: 200, description: '`{items}`.', schema: itemsOf(record) },

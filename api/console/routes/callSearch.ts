@@ -5,9 +5,11 @@ import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import type { RouteDef } from '../../route';
 import { callView } from '../../shared/callView';
-import { workspaceRoute, type ConsoleDeps } from '../deps';
+import { workspaceGroup, type ConsoleDeps } from '../deps';
 import { consoleCallPage, consoleCallsQuery, type consoleCallListItem } from './calls.schema';
 import type { z } from 'zod';
+
+const ws = workspaceGroup();
 
 const LIST = 'console_calls';
 
@@ -29,9 +31,7 @@ function listItem(call: CallDoc): z.infer<typeof consoleCallListItem> {
 export function callSearchRoutes(deps: ConsoleDeps): RouteDef[] {
   const cursors = new CursorCodec(cursorSecret(deps.config));
   return [
-    workspaceRoute({
-      method: 'get',
-      path: 'calls',
+    ws.get('calls', {
       operationId: 'findConsoleCalls',
       summary: `Recent calls, newest first (\`limit\` 1 to ${CALL_LIST_LIMITS.maxLimit}, default ${CALL_LIST_LIMITS.defaultLimit}; \`cursor\` for the next page), each as GET /api/v1/calls/{id} shows it plus \`created_at\` and its campaign. Filters, together: \`status\`, \`outcome\`, \`to\` (a number, separators forgiven), \`campaign_id\`.`,
       query: consoleCallsQuery,

@@ -8,11 +8,17 @@ import { formatTimestamp } from '../../format';
 import { callView } from '../../shared/callView';
 import { itemsOf } from '../views';
 import type { RouteDef } from '../../route';
-import { idParam, workspaceRoute, type ConsoleDeps } from '../deps';
+import { workspaceGroup, type ConsoleDeps } from '../deps';
 import { callSchema } from '../../shared/calls.schema';
 import { inboundCallBody, calleeScriptBody, calleeScriptRecord, consoleCallRecord, destinationParam, rereadAnswer } from './calls.schema';
 
+const ws = workspaceGroup();
+
 const CALL_NOT_FOUND = 'Call not found.';
+/** `calls/{call_id}…`: a call of the workspace, or 404. */
+const call = ws.record('call_id', CALL_NOT_FOUND);
+/** `simulator/calls/{destination}`: the simulated callee of one destination. */
+const calleeScript = ws.group({ params: { destination: destinationParam } });
 
 /**
  * Calls in the console: operators read a call with its transcript, re-read it, script the
@@ -25,13 +31,9 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const ownCall = async (tenantId: string, callId: string): Promise<CallDoc> => found(await findCall(deps.db, tenantId, callId), CALL_NOT_FOUND);
 
   routes.push(
-    workspaceRoute({
-      method: 'get',
-      path: 'calls/{call_id}',
+    call.get('calls/{call_id}', {
       operationId: 'getConsoleCall',
       summary: 'Read a call as GET /api/v1/calls/{id} shows it, plus placement, readings and transcript.',
-      params: { call_id: idParam() },
-      notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 200, description: 'The call.', schema: consoleCallRecord },
       handler: async (ctx, { params, tenantId }) => {
         const call = await ownCall(tenantId, params.call_id);
@@ -48,13 +50,9 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
 
   /** Reads a finished call again: result `ready` and `call.outcome` sent again. */
   routes.push(
-    workspaceRoute({
-      method: 'post',
-      path: 'calls/{call_id}/reread',
+    call.post('calls/{call_id}/reread', {
       operationId: 'rereadCall',
       summary: 'Read a finished call again: result `ready` and `call.outcome` sent again.',
-      params: { call_id: idParam() },
-      notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 202, description: '`{call_id, reading, workflow_id}`.', schema: rereadAnswer },
       errors: ['conflict'],
       handler: async (ctx, { params, tenantId }) => {
@@ -67,12 +65,9 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    workspaceRoute({
-      method: 'put',
-      path: 'simulator/calls/{destination}',
+    calleeScript.put('simulator/calls/{destination}', {
       operationId: 'putCalleeScript',
       summary: 'Script the simulated callee of a destination; replaces its script as a whole.',
-      params: { destination: destinationParam },
       body: calleeScriptBody,
       response: { status: 200, description: 'The stored script, with its defaults filled in.', schema: calleeScriptRecord },
       handler: async (ctx, { params, body: script, tenantId }) => {
@@ -83,9 +78,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    workspaceRoute({
-      method: 'get',
-      path: 'simulator/calls',
+    ws.get('simulator/calls', {
       operationId: 'listCalleeScripts',
       summary: "List the workspace's callee scripts.",
       response: { status: 200, description: '`{items: [{destination, script}]}`.', schema: itemsOf(calleeScriptRecord) },
@@ -97,12 +90,9 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    workspaceRoute({
-      method: 'delete',
-      path: 'simulator/calls/{destination}',
+    calleeScript.delete('simulator/calls/{destination}', {
       operationId: 'deleteCalleeScript',
       summary: 'Forget the callee script of a destination.',
-      params: { destination: destinationParam },
       response: { status: 204, description: 'Deleted (or there was none).' },
       handler: async (ctx, { params, tenantId }) => {
         await deleteCalleeScript(deps.db, tenantId, params.destination);
@@ -113,9 +103,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
 
   /** A simulated customer calls one of the workspace's numbers; its agent answers. */
   routes.push(
-    workspaceRoute({
-      method: 'post',
-      path: 'calls/inbound',
+    ws.post('calls/inbound', {
       operationId: 'placeInboundCall',
       summary: "A simulated customer calls one of the workspace's numbers; its agent answers.",
       body: inboundCallBody,

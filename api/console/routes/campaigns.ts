@@ -19,7 +19,7 @@ import type { WorkspaceDoc } from '../../../src/db/collections';
 import { validationError } from '../../validation';
 import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, campaignOf, recipientsAnswer, requireCallCampaign, sendOutcomesCsv } from '../../shared/campaignAnswers';
 import { campaignParams, campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord } from '../../shared/campaigns.schema';
-import { workspaceRoute, type ConsoleDeps } from '../deps';
+import { workspaceGroup, type ConsoleDeps } from '../deps';
 import {
   campaignSettingsBody,
   campaignSettingsRecord,
@@ -31,6 +31,10 @@ import {
   consoleListCampaignsQuery,
   consoleRecipientsQuery,
 } from './campaigns.schema';
+
+const ws = workspaceGroup();
+/** `campaigns/{campaign_id}…`, by the public campaign id rule: an id that cannot exist is a 404 without a lookup. */
+const campaign = ws.record('campaign_id', CAMPAIGN_NOT_FOUND, campaignParams.shape.campaign_id);
 
 /**
  * The console's campaigns (docs/console.md, "Campaigns"): the public routes' use cases
@@ -102,18 +106,12 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
     const explanation = explainCampaignRun({ campaign: c, ...counts, calls, run, workspaceZone: workspace.timezone, now: deps.now() });
     return { ...consoleCampaignView({ ...c, ...counts, ...(calls ? { calls } : {}) }), explanation };
   };
-  /** The public campaign id rule: an id that cannot exist is a 404 without a lookup. */
-  const params = campaignParams.shape;
-  const notFound = { campaign_id: CAMPAIGN_NOT_FOUND };
-
 
   const control = (tenantId: string, campaignId: string, action: ControlAction, request: { expected_version?: number; confirm_recipients?: number | null }) =>
     controlCampaign(controlDeps(), { tenantId, campaignId, action, request }).then(answerControl);
 
   const routes: RouteDef[] = [
-    workspaceRoute({
-      method: 'post',
-      path: 'campaigns',
+    ws.post('campaigns', {
       operationId: 'createConsoleCampaign',
       summary:
         'Create a draft (version 1) that messages nobody, as POST /api/v1/campaigns does: the same body, rules and refusals (400 `template_not_found`, `invalid_argument`, `unknown_variable` with `field`). The audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`. Recorded as created by the console.',
@@ -124,9 +122,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         return withCounters(workspace, created.campaign);
       },
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'campaigns',
+    ws.get('campaigns', {
       operationId: 'listConsoleCampaigns',
       summary: 'The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest.',
       query: consoleListCampaignsQuery,
@@ -141,36 +137,24 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         return page(docs, limit, consoleCampaignView, (last) => cursors.encode(tenantId, CONSOLE_LIST, [last.updated_at.toISOString(), last._id]));
       },
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'campaigns/{campaign_id}',
+    campaign.get('campaigns/{campaign_id}', {
       operationId: 'getConsoleCampaign',
       summary: 'One campaign with its live counters, schedule, audience, template and consent pin, and `explanation`: what its run is doing and why (sending, waiting for its window, held, paused, settling), times in the workspace’s zone.',
-      params,
-      notFound,
       response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       handler: async (ctx, { params, workspace }) => withCounters(workspace, await campaignOf(deps.db, workspace._id, params.campaign_id), true),
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'campaigns/{campaign_id}/evaluate',
+    campaign.post('campaigns/{campaign_id}/evaluate', {
       operationId: 'evaluateConsoleCampaign',
       summary: 'Dry-run the launch checks, as the public evaluate; changes nothing.',
-      params,
-      notFound,
       response: { status: 200, description: 'The evaluate result.', schema: evaluateResult },
       handler: async (ctx, { params, workspace }) => {
         const campaign = await campaignOf(deps.db, workspace._id, params.campaign_id);
         return (await evaluateCampaign(deps.db, campaign, workspace, { audiences: deps.audiences })).result;
       },
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'campaigns/{campaign_id}/launch',
+    campaign.post('campaigns/{campaign_id}/launch', {
       operationId: 'launchConsoleCampaign',
       summary: 'Launch a draft or relaunch a paused campaign: the public launch’s checks, order and refusals.',
-      params,
-      notFound,
       body: launchCampaignBody,
       response: { status: 200, description: 'The campaign, running or scheduled, with `notices` (`allowance_spill`, `window_closed`).', schema: consoleLaunchedCampaign },
       errors: ['conflict', 'failed_precondition'],
@@ -180,91 +164,63 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     ...(['pause', 'resume', 'cancel'] as const).map((action) =>
-      workspaceRoute({
-        method: 'post',
-        path: `campaigns/{campaign_id}/${action}`,
+      campaign.post(`campaigns/{campaign_id}/${action}`, {
         operationId: `${action}ConsoleCampaign`,
         summary: `${CONTROL_SUMMARIES[action]} Takes \`expected_version\`, as the public route.`,
-        params,
-        notFound,
         body: controlCampaignBody,
         response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
         errors: ['conflict', 'failed_precondition'],
         handler: async (ctx, { params, body, workspace }) => withCounters(workspace, (await control(workspace._id, params.campaign_id, action, body)).campaign),
       }),
     ),
-    workspaceRoute({
-      method: 'post',
-      path: 'campaigns/{campaign_id}/archive',
+    campaign.post('campaigns/{campaign_id}/archive', {
       operationId: 'archiveConsoleCampaign',
       summary:
         'Hide a finished (completed, failed or cancelled) campaign from the default list; a new version. No body: a finished campaign changes in no other way. Archiving an archived campaign changes nothing.',
-      params,
-      notFound,
       response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       errors: ['conflict', 'failed_precondition'],
       handler: async (ctx, { params, workspace }) => withCounters(workspace, (await control(workspace._id, params.campaign_id, 'archive', {})).campaign),
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'campaigns/{campaign_id}/recipients',
+    campaign.get('campaigns/{campaign_id}/recipients', {
       operationId: 'listConsoleCampaignRecipients',
       summary: 'Each staged person in audience order with their state and its reason, as the public route.',
-      params,
-      notFound,
       query: consoleRecipientsQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(recipientRecord) },
       handler: async (ctx, { params, query, tenantId }) => recipientsAnswer(deps.db, cursors, CONSOLE_RECIPIENTS, await campaignOf(deps.db, tenantId, params.campaign_id), query),
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'campaigns/{campaign_id}/timeline',
+    campaign.get('campaigns/{campaign_id}/timeline', {
       operationId: 'getConsoleCampaignTimeline',
       summary:
         'The counters over time: a point per minute in which the run counted (after each batch, at the end, while settling), each the recipients by state as last counted in that minute. Minutes with no count are left out (nothing was sent: paused, waiting for the window).',
-      params,
-      notFound,
       response: { status: 200, description: '`{campaign_id, bucket_seconds, recipients, items}`.', schema: campaignTimelineRecord },
       handler: async (ctx, { params, tenantId }) => {
         const campaign = await campaignOf(deps.db, tenantId, params.campaign_id);
         return { campaign_id: campaign._id, bucket_seconds: 60, recipients: campaign.recipients, items: await campaignTimeline(deps.db, campaign._id) };
       },
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'campaigns/{campaign_id}/outcomes',
+    campaign.get('campaigns/{campaign_id}/outcomes', {
       operationId: 'getConsoleCampaignOutcomes',
       summary: 'A call campaign\'s outcome report, as GET /api/v1/campaigns/{campaign_id}/outcomes gives it. 412 not_a_call_campaign on a WhatsApp campaign.',
-      params,
-      notFound,
       response: { status: 200, description: 'The outcome report.', schema: outcomeReport },
       errors: ['failed_precondition'],
       handler: async (ctx, { params, tenantId }) => buildOutcomeReport(deps.db, requireCallCampaign(await campaignOf(deps.db, tenantId, params.campaign_id)), deps.now()),
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'campaigns/{campaign_id}/outcomes.csv',
+    campaign.get('campaigns/{campaign_id}/outcomes.csv', {
       operationId: 'getConsoleCampaignOutcomesCsv',
       summary: 'A call campaign\'s outcomes as CSV, as GET /api/v1/campaigns/{campaign_id}/outcomes.csv gives it (one row per person, evidence columns, UTF-8 with a BOM). 412 not_a_call_campaign on a WhatsApp campaign.',
-      params,
-      notFound,
       response: { status: 200, description: 'The CSV.', mediaType: 'text/csv', schema: z.string() },
       errors: ['failed_precondition'],
       handler: async (ctx, { params, tenantId }) => {
         sendOutcomesCsv(ctx, deps.db, requireCallCampaign(await campaignOf(deps.db, tenantId, params.campaign_id)));
       },
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'campaign-settings',
+    ws.get('campaign-settings', {
       operationId: 'getCampaignSettings',
       summary: 'The workspace’s campaign defaults: throttle, send window, time zone, the plan’s per-campaign recipient limit.',
       response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },
       handler: (ctx, { workspace }) => settingsView(workspace),
     }),
-    workspaceRoute({
-      method: 'patch',
-      path: 'campaign-settings',
+    ws.patch('campaign-settings', {
       operationId: 'updateCampaignSettings',
       summary: 'Change any of the campaign defaults; drafts created afterwards take them (existing campaigns keep theirs).',
       body: campaignSettingsBody,

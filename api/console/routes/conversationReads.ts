@@ -6,14 +6,17 @@ import { formatTimestamp } from '../../format';
 import { conversationItem } from '../../shared/conversations.schema';
 import { conversationView } from '../../shared/conversationViews';
 import type { RouteDef } from '../../route';
-import { idParam, workspaceRoute, type ConsoleDeps } from '../deps';
+import { workspaceGroup, type ConsoleDeps } from '../deps';
 import { itemsOf } from '../views';
+
+const ws = workspaceGroup();
 
 /** How many recent conversations the console lists, and how many turns of one it shows. */
 export const CONSOLE_CONVERSATIONS_LIMIT = 50;
 export const CONSOLE_TRANSCRIPT_LIMIT = 1000;
 
 const CONVERSATION_NOT_FOUND = 'Conversation not found.';
+const conversation = ws.record('conversation_id', CONVERSATION_NOT_FOUND);
 
 /** A turn as an operator sees it: every kind, notes and trail rows included (the public transcript hides trail rows). */
 const consoleTurn = z.object({
@@ -50,9 +53,7 @@ export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
   const conversations = conversationsCollection(deps.db);
   const messages = conversationMessagesCollection(deps.db);
   return [
-    workspaceRoute({
-      method: 'get',
-      path: 'conversations',
+    ws.get('conversations', {
       operationId: 'listConsoleConversations',
       summary: `The workspace's most recently active conversations (at most ${CONSOLE_CONVERSATIONS_LIMIT}).`,
       response: { status: 200, description: '`{items}`.', schema: itemsOf(conversationItem) },
@@ -65,13 +66,9 @@ export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
         return { items: docs.map(conversationView) };
       },
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'conversations/{conversation_id}/transcript',
+    conversation.get('conversations/{conversation_id}/transcript', {
       operationId: 'getConsoleTranscript',
       summary: `A conversation with its turns, oldest first (the first ${CONSOLE_TRANSCRIPT_LIMIT}), notes and trail rows included.`,
-      params: { conversation_id: idParam() },
-      notFound: { conversation_id: CONVERSATION_NOT_FOUND },
       response: {
         status: 200,
         description: '`{conversation, items}`.',

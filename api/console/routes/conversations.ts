@@ -2,10 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { findConversation, recordTurn } from '../../../src/conversations';
 import { found } from '../../errors';
 import type { RouteDef } from '../../route';
-import { idParam, workspaceRoute, type ConsoleDeps } from '../deps';
+import { workspaceGroup, type ConsoleDeps } from '../deps';
 import { turnBody, turnRecorded } from './conversations.schema';
 
+const ws = workspaceGroup();
+
 const CONVERSATION_NOT_FOUND = 'Conversation not found.';
+const conversation = ws.record('conversation_id', CONVERSATION_NOT_FOUND);
 
 /**
  * Adds a turn to an existing conversation: an agent's reply, a team member's note or an
@@ -13,13 +16,9 @@ const CONVERSATION_NOT_FOUND = 'Conversation not found.';
  */
 export function conversationConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   return [
-    workspaceRoute({
-      method: 'post',
-      path: 'conversations/{conversation_id}/turns',
+    conversation.post('conversations/{conversation_id}/turns', {
       operationId: 'addConversationTurn',
       summary: 'Add a turn to a conversation; repeating a `turn_id` changes nothing.',
-      params: { conversation_id: idParam() },
-      notFound: { conversation_id: CONVERSATION_NOT_FOUND },
       body: turnBody,
       response: { status: 201, description: '`{conversation_id, message_id, duplicate}`.', schema: turnRecorded },
       handler: async (ctx, { params: { conversation_id }, body, tenantId }) => {

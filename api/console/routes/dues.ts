@@ -10,7 +10,7 @@ import type { RouteDef } from '../../route';
 import { answerPayment, answerSubscriberCreate, PAYMENT_NOT_FOUND, requireDuesApp } from '../../shared/duesAnswers';
 import { dueView, subscriberRecord, subscriberView } from '../../shared/dues.schema';
 import { createSubscriber } from '../../../src/dues/subscribers';
-import { workspaceRoute, type ConsoleDeps } from '../deps';
+import { workspaceGroup, type ConsoleDeps } from '../deps';
 import {
   chaseRecord,
   consoleCreateSubscriberBody,
@@ -24,7 +24,12 @@ import {
   subscriberParam,
 } from './dues.schema';
 
+const ws = workspaceGroup();
+
 const SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
+/** `apps/dues/subscribers/{subscriber_id}/…` and `apps/dues/dues/{due_id}/…`: one subscriber, one due. */
+const subscriber = ws.group({ params: subscriberParam });
+const due = ws.group({ params: dueParam });
 
 /** What the chase of a due is doing, from its record: the next step and when, or how it ended. */
 const NEXT_STEP: Record<string, string> = { scheduled: 'reminder', reminded: 'followup_1', followup_1: 'followup_2', followup_2: 'decline' };
@@ -55,26 +60,20 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const actions = () => ({ db: deps.db, temporal: deps.temporal, events: deps.events });
 
   return [
-    workspaceRoute({
-      method: 'get',
-      path: 'apps/dues/settings',
+    ws.get('apps/dues/settings', {
       operationId: 'getDuesSettings',
       summary: 'The dues app settings: reminder offset, follow-up intervals, decline delay, send hour, template, collection and receipt.',
       response: { status: 200, description: 'The settings.', schema: duesSettingsRecord },
       handler: (ctx, { tenantId }) => readDuesSettings(deps.db, tenantId),
     }),
-    workspaceRoute({
-      method: 'put',
-      path: 'apps/dues/settings',
+    ws.put('apps/dues/settings', {
       operationId: 'putDuesSettings',
       summary: 'Replace the dues app settings (omitted keys take their defaults). Chases already running keep the times they planned.',
       body: duesSettingsSchema,
       response: { status: 200, description: 'The settings as saved.', schema: duesSettingsRecord },
       handler: (ctx, { body, tenantId }) => writeDuesSettings(deps.db, tenantId, body, deps.now()),
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'apps/dues/subscribers',
+    ws.get('apps/dues/subscribers', {
       operationId: 'listDuesSubscribersConsole',
       summary: 'Subscribers, newest first; optionally one status.',
       query: consoleSubscribersQuery,
@@ -87,9 +86,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         return page(docs, query.limit, subscriberView, (last) => cursors().encode(tenantId, list, [last._id]));
       },
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'apps/dues/subscribers',
+    ws.post('apps/dues/subscribers', {
       operationId: 'createDuesSubscriberConsole',
       summary:
         'Put a customer on a recurring plan, as POST /api/v1/apps/dues/subscribers does: the same body, rules and refusals (400 `invalid_destination`, 409 `duplicate_recipient` with `subscriber_id`, 412 `not_found` until the app is installed); the next two dues are raised at once.',
@@ -103,16 +100,13 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     ...(['pause', 'resume', 'cancel'] as SubscriberAction[]).map((action) =>
-      workspaceRoute({
-        method: 'post',
-        path: `apps/dues/subscribers/{subscriber_id}/${action}`,
+      subscriber.post(`apps/dues/subscribers/{subscriber_id}/${action}`, {
         operationId: `${action}DuesSubscriber`,
         summary: {
           pause: 'Pause: no new dues are raised (those already raised are still chased). Repeating changes nothing.',
           resume: 'Resume a paused subscriber: dues are raised again from the next cycle (skipped cycles are not owed).',
           cancel: 'Cancel for good: the cycle ends and every open due is cancelled.',
         }[action],
-        params: subscriberParam,
         response: { status: 200, description: 'The subscriber.', schema: subscriberRecord },
         errors: ['failed_precondition'],
         handler: async (ctx, { params, tenantId }) => {
@@ -123,9 +117,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         },
       }),
     ),
-    workspaceRoute({
-      method: 'get',
-      path: 'apps/dues/dues',
+    ws.get('apps/dues/dues', {
       operationId: 'listDuesConsole',
       summary: "Dues with each chase's state, latest due date first; optionally one subscriber's, or one status.",
       query: consoleDuesQuery,
@@ -144,12 +136,9 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     ...(['waive', 'cancel'] as const).map((action) =>
-      workspaceRoute({
-        method: 'post',
-        path: `apps/dues/dues/{due_id}/${action}`,
+      due.post(`apps/dues/dues/{due_id}/${action}`, {
         operationId: `${action}Due`,
         summary: action === 'waive' ? 'Waive an open due: the business will not collect it; its chase stops.' : 'Cancel an open due: no longer owed; its chase stops.',
-        params: dueParam,
         response: { status: 200, description: 'The due with its chase.', schema: consoleDueRecord },
         errors: ['failed_precondition'],
         handler: async (ctx, { params, tenantId }) => {
@@ -160,12 +149,9 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         },
       }),
     ),
-    workspaceRoute({
-      method: 'post',
-      path: 'apps/dues/dues/{due_id}/paid',
+    due.post('apps/dues/dues/{due_id}/paid', {
       operationId: 'markDuePaidConsole',
       summary: 'Record a payment by hand (payment.paid source manual). expected_version is optional here.',
-      params: dueParam,
       body: consolePaidBody,
       response: { status: 200, description: 'The due, paid, with its chase.', schema: consoleDueRecord },
       errors: ['conflict', 'failed_precondition'],
@@ -189,13 +175,10 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         return withChase(answerPayment(result));
       },
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'apps/dues/dues/{due_id}/gateway-payment',
+    due.post('apps/dues/dues/{due_id}/gateway-payment', {
       operationId: 'simulateGatewayPayment',
       summary:
         "Simulate the payment gateway's paid notice for a due (source gateway). Applied once: a repeat, or a due already settled by hand, answers the due as it is with applied false.",
-      params: dueParam,
       body: gatewayPaymentBody,
       response: { status: 200, description: '`{applied, due}`.', schema: z.object({ applied: z.boolean(), due: consoleDueRecord }) },
       handler: async (ctx, { params, body, tenantId }) => {
@@ -219,17 +202,13 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
  */
 function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
   return [
-    workspaceRoute({
-      method: 'get',
-      path: 'simulator/payment-links',
+    ws.get('simulator/payment-links', {
       operationId: 'getPaymentLinkScript',
       summary: "The simulated payment-link gateway's script for the workspace (the default when none is set).",
       response: { status: 200, description: 'The script.', schema: paymentLinkScript },
       handler: (ctx, { tenantId }) => findPaymentLinkScript(deps.db, tenantId),
     }),
-    workspaceRoute({
-      method: 'put',
-      path: 'simulator/payment-links',
+    ws.put('simulator/payment-links', {
       operationId: 'putPaymentLinkScript',
       summary: "Script the simulated payment-link gateway for the workspace: `create` `ok`/`fail`, `paid_after_minutes` (null: never paid). Replaces the script as a whole.",
       body: paymentLinkScript,
@@ -239,9 +218,7 @@ function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
         return script;
       },
     }),
-    workspaceRoute({
-      method: 'delete',
-      path: 'simulator/payment-links',
+    ws.delete('simulator/payment-links', {
       operationId: 'deletePaymentLinkScript',
       summary: 'Forget the script: links are created and never paid.',
       response: { status: 204, description: 'Deleted (or there was none).' },

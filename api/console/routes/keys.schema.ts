@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { SCOPES } from '../../../src/domain/scopes';
-import { idParam } from '../deps';
 
 /** Request shapes of the console's keys routes (validated by the route definition, described in its OpenAPI document). */
 
@@ -8,6 +7,3 @@ export const createKeyBody = z.object({
   scopes: z.array(z.enum(SCOPES)).max(SCOPES.length),
   environment: z.enum(['live', 'test']).optional(),
 });
-
-/** The path parameter of one key, below its workspace's. */
-export const keyParam = { key_id: idParam() };

@@ -1,18 +1,20 @@
 import { KeyStore } from '../../../src/auth/keyStore';
 import { ApiError, found } from '../../errors';
 import type { RouteDef } from '../../route';
-import { workspaceRoute, type ConsoleDeps } from '../deps';
+import { workspaceGroup, type ConsoleDeps } from '../deps';
 import { issuedKeyRecord, itemsOf, keyRecord, keyView } from '../views';
-import { createKeyBody, keyParam } from './keys.schema';
+import { createKeyBody } from './keys.schema';
+
+const ws = workspaceGroup();
 
 const KEY_NOT_FOUND = 'Key not found.';
+/** `keys/{key_id}/…`: a key of the workspace, or 404. */
+const key = ws.record('key_id', KEY_NOT_FOUND);
 
 export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
   const keys = new KeyStore(deps.db, deps.now);
   return [
-    workspaceRoute({
-      method: 'post',
-      path: 'keys',
+    ws.post('keys', {
       operationId: 'createKey',
       summary: 'Create an API key with fixed scopes; the key is shown this once.',
       body: createKeyBody,
@@ -22,21 +24,15 @@ export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
         return { ...keyView(issued.key), api_key: issued.plaintext };
       },
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'keys',
+    ws.get('keys', {
       operationId: 'listKeys',
       summary: "List the workspace's keys, never their secrets.",
       response: { status: 200, description: '`{items}`.', schema: itemsOf(keyRecord) },
       handler: async (ctx, { tenantId }) => ({ items: (await keys.list(tenantId)).map(keyView) }),
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'keys/{key_id}/roll',
+    key.post('keys/{key_id}/roll', {
       operationId: 'rollKey',
       summary: 'Create a new key with the same scopes; the old one keeps working for 24 hours.',
-      params: keyParam,
-      notFound: { key_id: KEY_NOT_FOUND },
       response: { status: 201, description: 'The new key plus `api_key`, and `previous`.', schema: issuedKeyRecord.extend({ previous: keyRecord }) },
       errors: ['conflict'],
       handler: async (ctx, { params: { key_id }, tenantId }) => {
@@ -47,13 +43,9 @@ export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
         return { ...keyView(issued.key), api_key: issued.plaintext, previous: keyView(old) };
       },
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'keys/{key_id}/revoke',
+    key.post('keys/{key_id}/revoke', {
       operationId: 'revokeKey',
       summary: 'Revoke a key for good; revoking again keeps the first time.',
-      params: keyParam,
-      notFound: { key_id: KEY_NOT_FOUND },
       response: { status: 200, description: 'The key with `revoked_at`.', schema: keyRecord },
       handler: async (ctx, { params: { key_id }, tenantId }) => keyView(found(await keys.revoke(tenantId, key_id), KEY_NOT_FOUND)),
     }),

@@ -6,7 +6,7 @@ import { pageQuery, pageOf } from '../../pagination';
 /** Request and response shapes of the console's uploaded lists (docs/console.md "Uploaded lists"). */
 
 /** The path parameter of one uploaded list, below its workspace's. */
-export const listParam = { list_id: z.string().regex(LIST_ID_PATTERN) };
+export const listParam = z.string().regex(LIST_ID_PATTERN);
 
 /** The upload's settings go in the query: the body is the file itself (text/csv). */
 export const uploadListQuery = z.object({

@@ -7,8 +7,10 @@ import { ApiError, found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import type { RouteDef } from '../../route';
-import { workspaceRoute, type ConsoleDeps } from '../deps';
+import { workspaceGroup, type ConsoleDeps } from '../deps';
 import { listListsQuery, listParam, uploadedListDetail, uploadedListPage, uploadedListRecord, uploadListBody, uploadListQuery } from './lists.schema';
+
+const ws = workspaceGroup();
 
 /**
  * Uploaded lists (docs/console.md "Uploaded lists"): an operator's CSV of people, the
@@ -16,6 +18,7 @@ import { listListsQuery, listParam, uploadedListDetail, uploadedListPage, upload
  */
 
 export const LIST_NOT_FOUND = 'Uploaded list not found.';
+const list = ws.record('list_id', LIST_NOT_FOUND, listParam);
 const CURSOR_LIST = 'console_uploaded_lists';
 
 export function listView(list: UploadedListDoc): z.infer<typeof uploadedListRecord> {
@@ -45,9 +48,7 @@ export function uploadedListRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   return [
-    workspaceRoute({
-      method: 'post',
-      path: 'lists',
+    ws.post('lists', {
       operationId: 'uploadList',
       summary: `Upload a list of people: the body is the CSV file (text/csv, UTF-8, a header row, up to ${LIST_LIMITS.maxRows} rows and ${LIST_LIMITS.maxBytes} bytes); \`name\` in the query. Its columns become \`{{variables}}\`. A file that breaks a rule is refused whole (400 with \`reason\` and the \`row\`).`,
       query: uploadListQuery,
@@ -71,9 +72,7 @@ export function uploadedListRoutes(deps: ConsoleDeps): RouteDef[] {
         return detail(uploaded.list);
       },
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'lists',
+    ws.get('lists', {
       operationId: 'listUploadedLists',
       summary: 'The workspace’s uploaded lists, newest first.',
       query: listListsQuery,
@@ -84,13 +83,9 @@ export function uploadedListRoutes(deps: ConsoleDeps): RouteDef[] {
         return page(docs, limit, listView, (last) => cursors.encode(tenantId, CURSOR_LIST, [last._id]));
       },
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'lists/{list_id}',
+    list.get('lists/{list_id}', {
       operationId: 'getUploadedList',
       summary: `One uploaded list: its columns, the variables they give, the row count and the first ${LIST_LIMITS.previewRows} rows.`,
-      params: listParam,
-      notFound: { list_id: LIST_NOT_FOUND },
       response: { status: 200, description: 'The list.', schema: uploadedListDetail },
       handler: async (ctx, { params, tenantId }) => detail(found(await findList(deps.db, tenantId, params.list_id), LIST_NOT_FOUND)),
     }),

@@ -2,20 +2,22 @@ import { collections } from '../../../src/db/collections';
 import { createSender, createTemplate, setTemplateStatus, updateSender } from '../../../src/messaging/senderSetup';
 import { ApiError, found } from '../../errors';
 import type { RouteDef } from '../../route';
-import { idParam, tenantList, workspaceRoute, type ConsoleDeps } from '../deps';
+import { tenantList, workspaceGroup, type ConsoleDeps } from '../deps';
 import { senderRecord, senderView, templateRecord, templateView } from '../views';
 import { createSenderBody, updateSenderBody, createTemplateBody, updateTemplateBody } from './messaging.schema';
 
+const ws = workspaceGroup();
+
 const SENDER_NOT_FOUND = 'Sender not found in this workspace.';
 const TEMPLATE_NOT_FOUND = 'Template not found in this workspace.';
+const sender = ws.record('sender_id', SENDER_NOT_FOUND);
+const template = ws.record('template_id', TEMPLATE_NOT_FOUND);
 
 /** WhatsApp senders and message templates with their approval status. */
 export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
   const { senders, templates } = collections(deps.db);
   return [
-    workspaceRoute({
-      method: 'post',
-      path: 'senders',
+    ws.post('senders', {
       operationId: 'createSender',
       summary: 'Connect a WhatsApp sender; the first, or one made default, is the only default.',
       body: createSenderBody,
@@ -23,20 +25,14 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { body, tenantId }) => senderView(await createSender(deps.db, tenantId, body, deps.now())),
     }),
     tenantList('senders', 'listSenders', senders, senderView, senderRecord),
-    workspaceRoute({
-      method: 'patch',
-      path: 'senders/{sender_id}',
+    sender.patch('senders/{sender_id}', {
       operationId: 'updateSender',
       summary: 'Rename a sender, make it the default, or (dis)connect it.',
-      params: { sender_id: idParam() },
-      notFound: { sender_id: SENDER_NOT_FOUND },
       body: updateSenderBody,
       response: { status: 200, description: 'The sender.', schema: senderRecord },
       handler: async (ctx, { params: { sender_id }, body, tenantId }) => senderView(found(await updateSender(deps.db, tenantId, sender_id, body), SENDER_NOT_FOUND)),
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'templates',
+    ws.post('templates', {
       operationId: 'createTemplate',
       summary: 'Add a message template (approved by default).',
       body: createTemplateBody,
@@ -51,13 +47,9 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     tenantList('templates', 'listTemplates', templates, templateView, templateRecord, { name: 1, language: 1 }),
-    workspaceRoute({
-      method: 'patch',
-      path: 'templates/{template_id}',
+    template.patch('templates/{template_id}', {
       operationId: 'updateTemplate',
       summary: "Change a template's approval status.",
-      params: { template_id: idParam() },
-      notFound: { template_id: TEMPLATE_NOT_FOUND },
       body: updateTemplateBody,
       response: { status: 200, description: 'The template.', schema: templateRecord },
       handler: async (ctx, { params: { template_id }, body, tenantId }) =>

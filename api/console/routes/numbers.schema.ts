@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { agentVoiceChange, agentVoiceSettings } from '../../../src/calls/agentVoiceRules';
-import { idParam } from '../deps';
 
 /** Request and response shapes of the console's agents and numbers routes (validated by the route definition, described in its OpenAPI document). */
 
@@ -25,9 +24,6 @@ export const createAgentBody = z.object({
 /** Every key optional; in `voice`, a field set to null goes back to its default. */
 export const updateAgentBody = z.object({ name: agentName, max_call_minutes: maxCallMinutes, voice: agentVoiceChange }).partial().strict();
 
-/** The path parameter of one agent, below its workspace's. */
-export const agentParam = { agent_id: idParam() };
-
 export const createNumberBody = z.object({
   number: e164,
   agent_id: z.string().max(64).nullable().default(null),
@@ -41,7 +37,7 @@ export const updateNumberBody = z
   .strict();
 
 /** The path parameter of one number (with or without `+`), below its workspace's. */
-export const numberParam = { number: z.string().max(20) };
+export const numberParam = z.string().max(20);
 
 /** What an agent's voice settings answer: every field, the default where none was set. */
 

@@ -5,10 +5,9 @@ import { ApiError, found } from '../../errors';
 import type { RouteDef } from '../../route';
 import { validationError } from '../../validation';
 import { unusablePhone } from '../../shared/personFields';
-import { tenantList, workspaceRoute, type ConsoleDeps } from '../deps';
+import { tenantList, workspaceGroup, type ConsoleDeps } from '../deps';
 import { agentRecord, agentView, numberRecord, numberView } from '../views';
 import {
-  agentParam,
   createAgentBody,
   createNumberBody,
   numberParam,
@@ -16,8 +15,13 @@ import {
   updateNumberBody,
 } from './numbers.schema';
 
+const ws = workspaceGroup();
+
 const NUMBER_NOT_FOUND = 'Number not found in this workspace.';
 const AGENT_NOT_FOUND = 'Agent not found in this workspace.';
+/** `agents/{agent_id}`: an agent of the workspace, or 404. */
+const agent = ws.record('agent_id', AGENT_NOT_FOUND);
+const phoneNumber = ws.record('number', NUMBER_NOT_FOUND, numberParam);
 
 /**
  * A team line as stored: E.164 by the project's phone rule, read in the workspace's country;
@@ -45,9 +49,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   return [
-    workspaceRoute({
-      method: 'post',
-      path: 'agents',
+    ws.post('agents', {
       operationId: 'createAgent',
       summary: 'Create an agent, optionally with its voice settings (persona, instructions, voice, language, greeting, idle_seconds).',
       body: createAgentBody,
@@ -55,30 +57,20 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { body, tenantId }) => agentView(await createAgent(deps.db, tenantId, body, deps.now())),
     }),
     tenantList('agents', 'listAgents', agents, agentView, agentRecord),
-    workspaceRoute({
-      method: 'get',
-      path: 'agents/{agent_id}',
+    agent.get('agents/{agent_id}', {
       operationId: 'getAgent',
       summary: 'Read an agent with its voice settings (defaults filled in; `voice_set` names the ones it set).',
-      params: agentParam,
-      notFound: { agent_id: AGENT_NOT_FOUND },
       response: { status: 200, description: 'The agent.', schema: agentRecord },
       handler: async (ctx, { params, tenantId }) => agentView(found(await agents.findOne({ _id: params.agent_id, tenant_id: tenantId }), AGENT_NOT_FOUND)),
     }),
-    workspaceRoute({
-      method: 'patch',
-      path: 'agents/{agent_id}',
+    agent.patch('agents/{agent_id}', {
       operationId: 'updateAgent',
       summary: 'Change an agent’s name, maximum call length or voice settings; a voice field set to null goes back to its default.',
-      params: agentParam,
-      notFound: { agent_id: AGENT_NOT_FOUND },
       body: updateAgentBody,
       response: { status: 200, description: 'The agent.', schema: agentRecord },
       handler: async (ctx, { params, body, tenantId }) => agentView(found(await updateAgent(deps.db, tenantId, params.agent_id, body), AGENT_NOT_FOUND)),
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'numbers',
+    ws.post('numbers', {
       operationId: 'createNumber',
       summary: 'Register a phone number, optionally with the agent deployed to it and its team line.',
       body: createNumberBody,
@@ -93,13 +85,9 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     tenantList('numbers', 'listNumbers', phoneNumbers, numberView, numberRecord),
-    workspaceRoute({
-      method: 'patch',
-      path: 'numbers/{number}',
+    phoneNumber.patch('numbers/{number}', {
       operationId: 'updateNumber',
       summary: 'Deploy an agent to a number (or `null` to undeploy), set its team line (or `null` for none), or change its state. `{number}` with or without `+`.',
-      params: numberParam,
-      notFound: { number: NUMBER_NOT_FOUND },
       body: updateNumberBody,
       response: { status: 200, description: 'The number.', schema: numberRecord },
       handler: async (ctx, { params, body, workspace }) => {

@@ -8,8 +8,10 @@ import { formatTimestamp } from '../../format';
 import { ticketParams } from '../../shared/tickets.schema';
 import { ticketView } from '../../shared/ticketView';
 import type { RouteDef } from '../../route';
-import { tenantList, workspaceRoute, type ConsoleDeps } from '../deps';
+import { tenantList, workspaceGroup, type ConsoleDeps } from '../deps';
 import { ticketSettingsBody, escalationBody, assignBody, consoleTicketDetail, consoleTicketRecord, ticketSettingsRecord } from './tickets.schema';
+
+const ws = workspaceGroup();
 
 const settingsView = (s: TicketSettings): z.infer<typeof ticketSettingsRecord> => ({
   auto_assign: s.auto_assign,
@@ -36,6 +38,8 @@ const consoleTicketView = (t: TicketDoc): z.infer<typeof consoleTicketRecord> =>
 });
 
 const TICKET_NOT_FOUND = 'Ticket not found.';
+/** `tickets/{ticket_id}…`: a ticket of the workspace, or 404. */
+const ticket = ws.record('ticket_id', TICKET_NOT_FOUND, ticketParams.shape.ticket_id);
 
 /** Ticket settings (auto-assignment), the assignee list, and the console-only ticket actions. */
 export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
@@ -44,9 +48,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   const ticketDeps = { db: deps.db, events: deps.events };
 
   routes.push(
-    workspaceRoute({
-      method: 'get',
-      path: 'ticket-settings',
+    ws.get('ticket-settings', {
       operationId: 'getTicketSettings',
       summary: 'Ticket settings: auto-assignment and the assignee list.',
       response: { status: 200, description: 'The settings.', schema: ticketSettingsRecord },
@@ -55,9 +57,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    workspaceRoute({
-      method: 'patch',
-      path: 'ticket-settings',
+    ws.patch('ticket-settings', {
       operationId: 'updateTicketSettings',
       summary: 'Change any of `auto_assign`, `assignment`, `assignees` (replaces the list).',
       body: ticketSettingsBody,
@@ -70,9 +70,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    workspaceRoute({
-      method: 'get',
-      path: 'ticket-assignees',
+    ws.get('ticket-assignees', {
       operationId: 'listTicketAssignees',
       summary: "The workspace's ticket assignees.",
       response: { status: 200, description: '`{items}`.', schema: z.object({ items: ticketSettingsRecord.shape.assignees }) },
@@ -83,13 +81,9 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   routes.push(tenantList('tickets', 'listConsoleTickets', tickets, consoleTicketView, consoleTicketRecord, { created_at: -1, _id: -1 }));
 
   routes.push(
-    workspaceRoute({
-      method: 'get',
-      path: 'tickets/{ticket_id}',
+    ticket.get('tickets/{ticket_id}', {
       operationId: 'getConsoleTicket',
       summary: 'A ticket with its console-only fields, messages and history.',
-      params: ticketParams.shape,
-      notFound: { ticket_id: TICKET_NOT_FOUND },
       response: { status: 200, description: 'The ticket.', schema: consoleTicketDetail },
       handler: async (ctx, { params: { ticket_id: ticketId }, tenantId }) => {
         const ticket = found(await findTicket(deps.db, tenantId, ticketId), TICKET_NOT_FOUND);
@@ -114,13 +108,9 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    workspaceRoute({
-      method: 'post',
-      path: 'tickets/{ticket_id}/escalation',
+    ticket.post('tickets/{ticket_id}/escalation', {
       operationId: 'setTicketEscalation',
       summary: 'Open or clear the escalation flag of a ticket.',
-      params: ticketParams.shape,
-      notFound: { ticket_id: TICKET_NOT_FOUND },
       body: escalationBody,
       response: { status: 200, description: 'The ticket.', schema: consoleTicketRecord },
       handler: async (ctx, { params: { ticket_id: ticketId }, body, tenantId }) => {
@@ -131,13 +121,9 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    workspaceRoute({
-      method: 'post',
-      path: 'tickets/{ticket_id}/assign',
+    ticket.post('tickets/{ticket_id}/assign', {
       operationId: 'assignTicket',
       summary: 'Assign a ticket to one of the assignees, or `null` to unassign.',
-      params: ticketParams.shape,
-      notFound: { ticket_id: TICKET_NOT_FOUND },
       body: assignBody,
       response: { status: 200, description: 'The ticket.', schema: consoleTicketRecord },
       handler: async (ctx, { params: { ticket_id: ticketId }, body, workspace }) => {

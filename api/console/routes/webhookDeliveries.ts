@@ -5,10 +5,13 @@ import { findEndpoint } from '../../../src/webhooks/endpointActions';
 import { found } from '../../errors';
 import { CursorCodec, page, pageOf } from '../../pagination';
 import type { RouteDef } from '../../route';
-import { workspaceRoute, type ConsoleDeps } from '../deps';
+import type { ConsoleDeps } from '../deps';
 import { deliveryRecord, deliveryView } from '../webhookViews';
-import { DELIVERY_NOT_FOUND, WEBHOOK_NOT_FOUND, webhookNotFound, webhookParam } from './webhookParts';
+import { DELIVERY_NOT_FOUND, webhook, WEBHOOK_NOT_FOUND } from './webhookParts';
 import { deliveriesQuery } from './webhooks.schema';
+
+/** One delivery of an endpoint: its ids are longer than `idParam` allows. */
+const delivery = webhook.record('delivery_id', DELIVERY_NOT_FOUND, z.string().min(1).max(200));
 
 /** An endpoint's deliveries, newest first, and one delivery with every attempt. See docs/webhooks.md. */
 export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
@@ -20,13 +23,9 @@ export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   return [
-    workspaceRoute({
-      method: 'get',
-      path: 'webhooks/{webhook_id}/deliveries',
+    webhook.get('webhooks/{webhook_id}/deliveries', {
       operationId: 'listWebhookDeliveries',
       summary: "An endpoint's deliveries, newest first, without attempts.",
-      params: webhookParam,
-      notFound: webhookNotFound,
       query: deliveriesQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(deliveryRecord) },
       handler: async (ctx, { params, query, tenantId }) => {
@@ -49,13 +48,9 @@ export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
         );
       },
     }),
-    workspaceRoute({
-      method: 'get',
-      path: 'webhooks/{webhook_id}/deliveries/{delivery_id}',
+    delivery.get('webhooks/{webhook_id}/deliveries/{delivery_id}', {
       operationId: 'getWebhookDelivery',
       summary: 'A delivery with every attempt.',
-      params: { ...webhookParam, delivery_id: z.string().min(1).max(200) },
-      notFound: { ...webhookNotFound, delivery_id: DELIVERY_NOT_FOUND },
       response: { status: 200, description: 'The delivery with `attempts`.', schema: deliveryRecord.required({ attempts: true }) },
       handler: async (ctx, { params: { webhook_id, delivery_id }, tenantId }) => {
         const endpointId = await ownEndpointId(tenantId, webhook_id);

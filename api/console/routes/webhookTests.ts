@@ -1,34 +1,26 @@
 import { pingEndpoint, replayEvent } from '../../../src/webhooks/endpointActions';
 import { ApiError, found } from '../../errors';
 import type { RouteDef } from '../../route';
-import { workspaceRoute, type ConsoleDeps } from '../deps';
+import type { ConsoleDeps } from '../deps';
 import { deliveryRecord, deliveryView } from '../webhookViews';
-import { deliveryStarter, WEBHOOK_NOT_FOUND, webhookNotFound, webhookParam } from './webhookParts';
+import { deliveryStarter, webhook, WEBHOOK_NOT_FOUND } from './webhookParts';
 import { replayBody } from './webhooks.schema';
 
 /** An endpoint's test action (a `ping`) and the replay of a stored event. See docs/webhooks.md. */
 export function webhookTestRoutes(deps: ConsoleDeps): RouteDef[] {
   const answer = { status: 202, description: 'The new delivery, with `attempts`.', schema: deliveryRecord.required({ attempts: true }) } as const;
   return [
-    workspaceRoute({
-      method: 'post',
-      path: 'webhooks/{webhook_id}/test',
+    webhook.post('webhooks/{webhook_id}/test', {
       operationId: 'testWebhook',
       summary: 'Send a `ping` event to this endpoint only.',
-      params: webhookParam,
-      notFound: webhookNotFound,
       response: answer,
       errors: ['failed_precondition'],
       handler: async (ctx, { params, tenantId }) =>
         deliveryView(found(await pingEndpoint(deps.db, deliveryStarter(deps), tenantId, params.webhook_id, deps.now()), WEBHOOK_NOT_FOUND), true),
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'webhooks/{webhook_id}/replay',
+    webhook.post('webhooks/{webhook_id}/replay', {
       operationId: 'replayWebhookEvent',
       summary: 'Deliver a stored event to this endpoint again.',
-      params: webhookParam,
-      notFound: webhookNotFound,
       body: replayBody,
       response: answer,
       errors: ['failed_precondition'],

@@ -3,11 +3,13 @@ import { SUBSCRIBABLE_EVENT_TYPES } from '../../../src/events/types';
 import { createEndpoint, deleteEndpoint, findEndpoint, rotateEndpointSecret, updateEndpoint } from '../../../src/webhooks/endpointActions';
 import { webhookEndpoints } from '../../../src/webhooks/endpoints';
 import { ApiError, found } from '../../errors';
-import { route, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, tenantList, workspaceRoute, type ConsoleDeps } from '../deps';
+import type { RouteDef } from '../../route';
+import { consoleApi, CONSOLE_PREFIX, tenantList, workspaceGroup, type ConsoleDeps } from '../deps';
 import { issuedWebhookRecord, webhookRecord, webhookView } from '../webhookViews';
-import { allowPrivateUrls, WEBHOOK_NOT_FOUND, webhookNotFound, webhookParam } from './webhookParts';
+import { allowPrivateUrls, webhook, WEBHOOK_NOT_FOUND } from './webhookParts';
 import { createWebhookBody, updateWebhookBody } from './webhooks.schema';
+
+const ws = workspaceGroup();
 
 /**
  * Webhook endpoints (URL, event types, secret, enabled); the test action and replay are
@@ -15,9 +17,7 @@ import { createWebhookBody, updateWebhookBody } from './webhooks.schema';
  */
 export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
   return [
-    route({
-      method: 'get',
-      path: `${CONSOLE_PREFIX}/event-types`,
+    consoleApi.get(`${CONSOLE_PREFIX}/event-types`, {
       operationId: 'listEventTypes',
       summary: 'The subscribable event types (`ping` is not one).',
       response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.string()) }) },
@@ -25,9 +25,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
         ctx.body = { items: [...SUBSCRIBABLE_EVENT_TYPES] };
       },
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'webhooks',
+    ws.post('webhooks', {
       operationId: 'createWebhook',
       summary: 'Add a webhook endpoint; its signing secret is shown this once.',
       body: createWebhookBody,
@@ -40,23 +38,15 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     tenantList('webhooks', 'listWebhooks', webhookEndpoints(deps.db), (doc) => webhookView(doc, deps.now()), webhookRecord),
-    workspaceRoute({
-      method: 'get',
-      path: 'webhooks/{webhook_id}',
+    webhook.get('webhooks/{webhook_id}', {
       operationId: 'getWebhook',
       summary: 'Read a webhook endpoint; never its secret.',
-      params: webhookParam,
-      notFound: webhookNotFound,
       response: { status: 200, description: 'The endpoint.', schema: webhookRecord },
       handler: async (ctx, { params, tenantId }) => webhookView(found(await findEndpoint(deps.db, tenantId, params.webhook_id), WEBHOOK_NOT_FOUND), deps.now()),
     }),
-    workspaceRoute({
-      method: 'patch',
-      path: 'webhooks/{webhook_id}',
+    webhook.patch('webhooks/{webhook_id}', {
       operationId: 'updateWebhook',
       summary: 'Change any of `url`, `event_types`, `enabled`, `description`.',
-      params: webhookParam,
-      notFound: webhookNotFound,
       body: updateWebhookBody,
       response: { status: 200, description: 'The endpoint.', schema: webhookRecord },
       handler: async (ctx, { params, body, tenantId }) => {
@@ -64,13 +54,9 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
         return webhookView(found(await updateEndpoint(deps.db, tenantId, params.webhook_id, body, allowPrivateUrls(deps), now), WEBHOOK_NOT_FOUND), now);
       },
     }),
-    workspaceRoute({
-      method: 'post',
-      path: 'webhooks/{webhook_id}/rotate-secret',
+    webhook.post('webhooks/{webhook_id}/rotate-secret', {
       operationId: 'rotateWebhookSecret',
       summary: 'Issue a new signing secret; the old one keeps signing for 24 hours.',
-      params: webhookParam,
-      notFound: webhookNotFound,
       response: { status: 200, description: 'The endpoint plus the new `secret`.', schema: issuedWebhookRecord },
       errors: ['conflict'],
       handler: async (ctx, { params, tenantId }) => {
@@ -79,13 +65,9 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
         return { ...webhookView(rotated, now), secret: rotated.secret };
       },
     }),
-    workspaceRoute({
-      method: 'delete',
-      path: 'webhooks/{webhook_id}',
+    webhook.delete('webhooks/{webhook_id}', {
       operationId: 'deleteWebhook',
       summary: 'Delete a webhook endpoint; its pending deliveries end `cancelled`.',
-      params: webhookParam,
-      notFound: webhookNotFound,
       response: { status: 200, description: '`{webhook_id, deleted: true}`.', schema: z.object({ webhook_id: z.string(), deleted: z.literal(true) }) },
       handler: async (ctx, { params, tenantId }) => {
         if (!(await deleteEndpoint(deps.db, tenantId, params.webhook_id))) throw new ApiError('not_found', WEBHOOK_NOT_FOUND);

@@ -6,8 +6,12 @@ import { clearScript, setScript, simulatorScriptSchema, simulatorScriptsCollecti
 import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import type { RouteDef } from '../../route';
-import { tenantList, workspaceRoute, type ConsoleDeps } from '../deps';
+import { tenantList, workspaceGroup, type ConsoleDeps } from '../deps';
 import { phone, inboundBody, echoBody, echoInjected, inboundInjected, scriptDeleted, whatsappScriptRecord } from './whatsapp.schema';
+
+const ws = workspaceGroup();
+/** `simulator/whatsapp/{recipient}`: the simulated replies of one recipient. */
+const recipientScript = ws.group({ params: { recipient: phone } });
 
 export const scriptView = (s: SimulatorScriptDoc): z.infer<typeof whatsappScriptRecord> => ({
   recipient: s.recipient,
@@ -29,12 +33,9 @@ const wamid = (kind: string) => `wamid.${kind}${randomBytes(12).toString('hex').
 export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const routes: RouteDef[] = [];
   routes.push(
-    workspaceRoute({
-      method: 'put',
-      path: 'simulator/whatsapp/{recipient}',
+    recipientScript.put('simulator/whatsapp/{recipient}', {
       operationId: 'putWhatsAppScript',
       summary: "Script the WhatsApp simulator for a recipient; replaces the recipient's script as a whole.",
-      params: { recipient: phone },
       body: simulatorScriptSchema,
       response: { status: 200, description: 'The script.', schema: whatsappScriptRecord },
       handler: async (ctx, { params: { recipient }, body: script, tenantId }) => scriptView(await setScript(deps.db, tenantId, recipient, script, deps.now())),
@@ -44,12 +45,9 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   routes.push(tenantList('simulator/whatsapp', 'listWhatsAppScripts', simulatorScriptsCollection(deps.db), scriptView, whatsappScriptRecord, { recipient: 1 }));
 
   routes.push(
-    workspaceRoute({
-      method: 'delete',
-      path: 'simulator/whatsapp/{recipient}',
+    recipientScript.delete('simulator/whatsapp/{recipient}', {
       operationId: 'deleteWhatsAppScript',
       summary: 'Forget the script of a recipient; it gets the default again.',
-      params: { recipient: phone },
       response: { status: 200, description: '`{recipient, deleted}`.', schema: scriptDeleted },
       handler: async (ctx, { params: { recipient }, tenantId }) => ({ recipient, deleted: await clearScript(deps.db, tenantId, recipient) }),
     }),
@@ -68,9 +66,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   routes.push(
-    workspaceRoute({
-      method: 'post',
-      path: 'whatsapp/inbound',
+    ws.post('whatsapp/inbound', {
       operationId: 'injectWhatsAppInbound',
       summary: "Inject a customer's WhatsApp message as the provider's webhook would bring it.",
       body: inboundBody,
@@ -99,9 +95,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    workspaceRoute({
-      method: 'post',
-      path: 'whatsapp/echo',
+    ws.post('whatsapp/echo', {
       operationId: 'injectWhatsAppEcho',
       summary: 'Inject a business-app echo (a message the business sent, edited or deleted from the WhatsApp Business app).',
       body: echoBody,

@@ -1,16 +1,17 @@
 import { collections } from '../../../src/db/collections';
 import { createWorkspace, updateWorkspace } from '../../../src/workspaces/workspaceActions';
-import { route, type RouteDef } from '../../route';
-import { CONSOLE_PREFIX, type ConsoleDeps } from '../deps';
+import type { RouteDef } from '../../route';
+import { consoleApi, CONSOLE_PREFIX, type ConsoleDeps } from '../deps';
 import { issuedKeyRecord, itemsOf, workspaceRecord, workspaceView } from '../views';
 import { createWorkspaceBody, updateWorkspaceBody, workspaceIdParams } from './workspaces.schema';
+
+/** `/workspaces/{workspace_id}`: the workspace (loaded before the route runs), or 404. */
+const workspace = consoleApi.group({ params: workspaceIdParams, errors: ['not_found'] });
 
 export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
   const { workspaces } = collections(deps.db);
   return [
-    route({
-      method: 'post',
-      path: `${CONSOLE_PREFIX}/workspaces`,
+    consoleApi.post(`${CONSOLE_PREFIX}/workspaces`, {
       operationId: 'createWorkspace',
       summary: 'Create a workspace; with `demo: true`, seeded like the demo workspace and with a full-scope key.',
       body: createWorkspaceBody,
@@ -21,9 +22,7 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
         ctx.body = created.apiKey === undefined ? workspaceView(created.workspace) : { ...workspaceView(created.workspace), api_key: created.apiKey };
       },
     }),
-    route({
-      method: 'get',
-      path: `${CONSOLE_PREFIX}/workspaces`,
+    consoleApi.get(`${CONSOLE_PREFIX}/workspaces`, {
       operationId: 'listWorkspaces',
       summary: 'List workspaces, newest first (at most 500).',
       response: { status: 200, description: '`{items}`.', schema: itemsOf(workspaceRecord) },
@@ -32,27 +31,19 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
         ctx.body = { items: docs.map(workspaceView) };
       },
     }),
-    route({
-      method: 'get',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}`,
+    workspace.get(`${CONSOLE_PREFIX}/workspaces/{workspace_id}`, {
       operationId: 'getWorkspace',
       summary: 'Read a workspace.',
-      params: workspaceIdParams,
       response: { status: 200, description: 'The workspace.', schema: workspaceRecord },
-      errors: ['not_found'],
       handler: (ctx) => {
         ctx.body = workspaceView(ctx.state.workspace!);
       },
     }),
-    route({
-      method: 'patch',
-      path: `${CONSOLE_PREFIX}/workspaces/{workspace_id}`,
+    workspace.patch(`${CONSOLE_PREFIX}/workspaces/{workspace_id}`, {
       operationId: 'updateWorkspace',
       summary: 'Change the named keys of a workspace (nested objects change only the keys they name).',
-      params: workspaceIdParams,
       body: updateWorkspaceBody,
       response: { status: 200, description: 'The workspace.', schema: workspaceRecord },
-      errors: ['not_found'],
       handler: async (ctx, { body }) => {
         const updated = await updateWorkspace(deps.db, ctx.state.workspace!._id, body, deps.now());
         ctx.body = workspaceView(updated!);

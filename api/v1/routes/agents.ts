@@ -4,12 +4,14 @@ import { TenantReadCache } from '../../../src/db/tenantReadCache';
 import { formatTimestamp } from '../../format';
 import { page, type Page, pageOf } from '../../pagination';
 import type { PublicDeps } from '../deps';
-import { route, type RouteDef } from '../../route';
+import { routeGroup, type RouteDef } from '../../route';
 import { agentItem, agentsQuery } from './agents.schema';
 
 const LIST = 'agents';
 
 type AgentsPage = Page<z.infer<typeof agentItem>>;
+
+const agents = routeGroup({ auth: { scope: 'agents:read' } });
 
 export function agentsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'listCache'>): RouteDef[] {
   const c = collections(deps.db);
@@ -38,12 +40,9 @@ export function agentsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'listCach
   }
 
   return [
-    route({
-      method: 'get',
-      path: '/api/v1/agents',
+    agents.get('/api/v1/agents', {
       operationId: 'listAgents',
       summary: 'List agents, oldest first, with the numbers each is deployed to.',
-      auth: { scope: 'agents:read' },
       query: agentsQuery,
       response: { status: 200, description: 'A page of agents.', schema: pageOf(agentItem) },
       handler: async (ctx, { query }) => {

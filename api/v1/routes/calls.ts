@@ -3,7 +3,7 @@ import { placeCall, type PlaceCallDeps } from '../../../src/calls/placeCall';
 import { hangUpCall } from '../../../src/calls/hangUpCall';
 import { ApiError, found } from '../../errors';
 import type { PublicDeps } from '../deps';
-import { route, type RouteDef } from '../../route';
+import { routeGroup, type RouteDef } from '../../route';
 import { callView, createdCallView } from '../../shared/callView';
 import { callIdParams, callSchema, hangupSchema, placeCallBody } from '../../shared/calls.schema';
 
@@ -12,18 +12,19 @@ const PLACEMENT_WAIT_MS = 10_000;
 
 const CALL_NOT_FOUND = 'Call not found.';
 
+const calls = routeGroup({ auth: { scope: 'calls:write' } });
+/** `/calls/{call_id}…`: a call of the workspace, or 404. */
+const call = calls.group({ params: callIdParams, notFound: { call_id: CALL_NOT_FOUND }, errors: ['not_found'] });
+
 export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'now'>): RouteDef[] {
   const placing: PlaceCallDeps = { ...deps, now: deps.now ?? (() => new Date()), placementWaitMs: PLACEMENT_WAIT_MS };
 
   const workspaceCall = async (callId: string, tenantId: string) => found(await findCall(deps.db, tenantId, callId), CALL_NOT_FOUND);
 
   return [
-    route({
-      method: 'post',
-      path: '/api/v1/calls',
+    calls.post('/api/v1/calls', {
       operationId: 'placeCall',
       summary: 'Place an outbound AI call; answers 201 while the phone rings.',
-      auth: { scope: 'calls:write' },
       idempotent: true,
       body: placeCallBody,
       response: { status: 201, description: 'The call, ringing.', schema: callSchema },
@@ -38,28 +39,16 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
         return createdCallView(placed.call);
       },
     }),
-    route({
-      method: 'get',
-      path: '/api/v1/calls/{call_id}',
+    call.get('/api/v1/calls/{call_id}', {
       operationId: 'getCall',
       summary: 'Read a call of the workspace: outbound, inbound or campaign.',
-      auth: { scope: 'calls:write' },
-      params: callIdParams,
-      notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 200, description: 'The call.', schema: callSchema },
-      errors: ['not_found'],
       handler: async (ctx, { params: { call_id } }) => callView(await workspaceCall(call_id, ctx.state.workspace!._id)),
     }),
-    route({
-      method: 'post',
-      path: '/api/v1/calls/{call_id}/hangup',
+    call.post('/api/v1/calls/{call_id}/hangup', {
       operationId: 'hangupCall',
       summary: 'End a ringing or connected call; safe to repeat.',
-      auth: { scope: 'calls:write' },
-      params: callIdParams,
-      notFound: { call_id: CALL_NOT_FOUND },
       response: { status: 200, description: '`ended` is true when a hang-up was sent.', schema: hangupSchema },
-      errors: ['not_found'],
       handler: async (ctx, { params: { call_id } }) => {
         const call = await workspaceCall(call_id, ctx.state.workspace!._id);
         const ended = call.status === 'ringing' || call.status === 'in_progress' ? await hangUpCall(deps.temporal, call._id) : false;

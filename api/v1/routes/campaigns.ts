@@ -4,7 +4,7 @@ import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { page, pageOf } from '../../pagination';
 import type { PublicDeps } from '../deps';
-import { route, type RouteContext, type RouteDef } from '../../route';
+import { routeGroup, type RouteContext, type RouteDef, type RouteDefaults } from '../../route';
 import { controlCampaign } from '../../../src/campaigns/control';
 import { listCampaigns } from '../../../src/campaigns/listing';
 import { campaignCallProgress, campaignCounts } from '../../../src/campaigns/progress';
@@ -30,6 +30,13 @@ const RECIPIENTS = 'campaign_recipients';
 
 const NOT_FOUND = CAMPAIGN_NOT_FOUND;
 
+const readCampaigns = routeGroup({ auth: { scope: 'campaigns:read' } });
+const writeCampaigns = routeGroup({ auth: { scope: 'campaigns:write' } });
+/** `/campaigns/{campaign_id}…`: a campaign of the workspace, or 404. */
+const ofCampaign: RouteDefaults<typeof campaignParams> = { params: campaignParams, notFound: { campaign_id: NOT_FOUND }, errors: ['not_found'] };
+const readCampaign = readCampaigns.group(ofCampaign);
+const writeCampaign = writeCampaigns.group(ofCampaign);
+
 export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'temporal' | 'config' | 'events' | 'audiences'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
   const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now, audiences: deps.audiences });
@@ -39,12 +46,9 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
   const ownCampaign = (ctx: RouteContext, id: string) => campaignOf(deps.db, ctx.state.workspace!._id, id);
 
   return [
-    route({
-      method: 'post',
-      path: '/api/v1/campaigns',
+    writeCampaigns.post('/api/v1/campaigns', {
       operationId: 'createCampaign',
       summary: 'Create a draft (version 1) that messages nobody; launch it after evaluating. The API cannot edit a draft: replace a wrong one.',
-      auth: { scope: 'campaigns:write' },
       idempotent: true,
       body: createCampaignBody,
       response: { status: 201, description: 'The draft.', schema: campaignRecord },
@@ -56,12 +60,9 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         return campaignView(created.campaign);
       },
     }),
-    route({
-      method: 'get',
-      path: '/api/v1/campaigns',
+    readCampaigns.get('/api/v1/campaigns', {
       operationId: 'listCampaigns',
       summary: 'List campaigns, most recently changed first; archived ones only when asked for with status=archived.',
-      auth: { scope: 'campaigns:read' },
       query: listCampaignsQuery,
       response: { status: 200, description: 'A page of campaigns.', schema: pageOf(campaignRecord) },
       handler: async (ctx, { query: { limit, cursor, status } }) => {
@@ -81,46 +82,29 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         );
       },
     }),
-    route({
-      method: 'get',
-      path: '/api/v1/campaigns/{campaign_id}',
+    readCampaign.get('/api/v1/campaigns/{campaign_id}', {
       operationId: 'getCampaign',
       summary: 'Read one campaign with its counters.',
-      auth: { scope: 'campaigns:read' },
-      params: campaignParams,
       response: { status: 200, description: 'The campaign.', schema: campaignRecord },
-      notFound: { campaign_id: NOT_FOUND },
-      errors: ['not_found'],
       handler: async (ctx, { params }) => withCounters(await ownCampaign(ctx, params.campaign_id)),
     }),
-    route({
-      method: 'post',
-      path: '/api/v1/campaigns/{campaign_id}/evaluate',
+    readCampaign.post('/api/v1/campaigns/{campaign_id}/evaluate', {
       operationId: 'evaluateCampaign',
       summary:
         'Dry-run the launch checks: who would be messaged, who is left out and why, samples, findings and the checksum of the exact list. No body; changes nothing.',
-      auth: { scope: 'campaigns:read' },
-      params: campaignParams,
       response: { status: 200, description: 'The evaluate result.', schema: evaluateResult },
-      notFound: { campaign_id: NOT_FOUND },
-      errors: ['not_found'],
       handler: async (ctx, { params }) => {
         const campaign = await ownCampaign(ctx, params.campaign_id);
         return (await evaluateCampaign(deps.db, campaign, ctx.state.workspace!, { audiences: deps.audiences })).result;
       },
     }),
-    route({
-      method: 'post',
-      path: '/api/v1/campaigns/{campaign_id}/launch',
+    writeCampaign.post('/api/v1/campaigns/{campaign_id}/launch', {
       operationId: 'launchCampaign',
       summary:
         'Start sending a draft (or continue a paused campaign without rebuilding its audience). The checks run in the contract\'s order and the first refusal answers; the audience is staged and its consent pinned.',
-      auth: { scope: 'campaigns:write' },
-      params: campaignParams,
       body: launchCampaignBody,
       response: { status: 200, description: 'The campaign, running or scheduled, with launch notices.', schema: launchedCampaign },
-      notFound: { campaign_id: NOT_FOUND },
-      errors: ['not_found', 'conflict', 'failed_precondition'],
+      errors: ['conflict', 'failed_precondition'],
       handler: async (ctx, { params, body }) => {
         const done = answerControl(
           await controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId: params.campaign_id, action: 'launch', request: body }),
@@ -129,61 +113,40 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       },
     }),
     ...(['pause', 'resume', 'cancel'] as const).map((action) =>
-      route({
-        method: 'post',
-        path: `/api/v1/campaigns/{campaign_id}/${action}`,
+      writeCampaign.post(`/api/v1/campaigns/{campaign_id}/${action}`, {
         operationId: `${action}Campaign`,
         summary: CONTROL_SUMMARIES[action],
-        auth: { scope: 'campaigns:write' },
-        params: campaignParams,
         body: controlCampaignBody,
         response: { status: 200, description: 'The campaign.', schema: campaignRecord },
-        notFound: { campaign_id: NOT_FOUND },
-        errors: ['not_found', 'conflict', 'failed_precondition'],
+        errors: ['conflict', 'failed_precondition'],
         handler: async (ctx, { params, body }) => {
           const done = answerControl(await controlCampaign(controlDeps(), { tenantId: ctx.state.workspace!._id, campaignId: params.campaign_id, action, request: body }));
           return withCounters(done.campaign);
         },
       }),
     ),
-    route({
-      method: 'get',
-      path: '/api/v1/campaigns/{campaign_id}/recipients',
+    readCampaign.get('/api/v1/campaigns/{campaign_id}/recipients', {
       operationId: 'listCampaignRecipients',
       summary:
         'Each staged person in audience order with their state (queued, sent, delivered, read, failed, skipped) and its reason. A draft has none until launch.',
-      auth: { scope: 'campaigns:read' },
-      params: campaignParams,
       query: listRecipientsQuery,
       response: { status: 200, description: 'A page of recipients.', schema: pageOf(recipientRecord) },
-      notFound: { campaign_id: NOT_FOUND },
-      errors: ['not_found'],
       handler: async (ctx, { params, query }) => recipientsAnswer(deps.db, deps.cursors, RECIPIENTS, await ownCampaign(ctx, params.campaign_id), query),
     }),
-    route({
-      method: 'get',
-      path: '/api/v1/campaigns/{campaign_id}/outcomes',
+    readCampaign.get('/api/v1/campaigns/{campaign_id}/outcomes', {
       operationId: 'getCampaignOutcomes',
       summary:
         'A call campaign\'s outcome report from each person\'s merged outcome: totals, the funnel (staged, dialled, answered, conversation, completed), dispositions, a summary of every capture field by its display, and calls by hour. 412 not_a_call_campaign on a WhatsApp campaign.',
-      auth: { scope: 'campaigns:read' },
-      params: campaignParams,
       response: { status: 200, description: 'The outcome report.', schema: outcomeReport },
-      notFound: { campaign_id: NOT_FOUND },
-      errors: ['not_found', 'failed_precondition'],
+      errors: ['failed_precondition'],
       handler: async (ctx, { params }) => buildOutcomeReport(deps.db, requireCallCampaign(await ownCampaign(ctx, params.campaign_id)), now()),
     }),
-    route({
-      method: 'get',
-      path: '/api/v1/campaigns/{campaign_id}/outcomes.csv',
+    writeCampaign.get('/api/v1/campaigns/{campaign_id}/outcomes.csv', {
       operationId: 'getCampaignOutcomesCsv',
       summary:
         'One row per person (audience order) with their merged outcome, one column per capture field key, then each field\'s evidence (quote and transcript turn). UTF-8 with a BOM, streamed; cells a spreadsheet would run as a formula start with \'. 412 not_a_call_campaign on a WhatsApp campaign.',
-      auth: { scope: 'campaigns:write' },
-      params: campaignParams,
       response: { status: 200, description: 'The CSV.', mediaType: 'text/csv', schema: z.string() },
-      notFound: { campaign_id: NOT_FOUND },
-      errors: ['not_found', 'failed_precondition'],
+      errors: ['failed_precondition'],
       handler: async (ctx, { params }) => {
         sendOutcomesCsv(ctx, deps.db, requireCallCampaign(await ownCampaign(ctx, params.campaign_id)));
       },

@@ -1,8 +1,11 @@
 import { collections } from '../../../src/db/collections';
 import { connectedSenders, effectiveDefault } from '../../../src/messaging/senders';
 import type { PublicDeps } from '../deps';
-import { route, type RouteDef } from '../../route';
+import { routeGroup, type RouteDef } from '../../route';
 import { channelsResponse } from './channels.schema';
+
+/** Any key may read them. */
+const channels = routeGroup({ auth: { scope: null } });
 
 /**
  * What the workspace can send on and call from right now: `whatsapp` when the deployment
@@ -13,12 +16,9 @@ import { channelsResponse } from './channels.schema';
 export function channelsRoutes(deps: Pick<PublicDeps, 'db' | 'config'>): RouteDef[] {
   const c = collections(deps.db);
   return [
-    route({
-      method: 'get',
-      path: '/api/v1/channels',
+    channels.get('/api/v1/channels', {
       operationId: 'listChannels',
       summary: 'Sendable identities (senders) and callable channels.',
-      auth: { scope: null },
       response: { status: 200, description: 'The workspace’s channels.', schema: channelsResponse },
       handler: async (ctx) => {
         const workspace = ctx.state.workspace!;

@@ -12,9 +12,11 @@ import {
 import { found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import type { PublicDeps } from '../deps';
-import { route, type RouteDef } from '../../route';
+import { routeGroup, type RouteDef } from '../../route';
 import { unusablePhone } from '../../shared/personFields';
 import { contactRecord, lookupContactQuery, upsertContactBody, upsertResponse } from './contacts.schema';
+
+const contacts = routeGroup({ auth: { scope: 'contacts:write' } });
 
 export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {
   return {
@@ -32,12 +34,9 @@ export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {
 export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
   return [
-    route({
-      method: 'post',
-      path: '/api/v1/contacts',
+    contacts.post('/api/v1/contacts', {
       operationId: 'upsertContact',
       summary: 'Create a contact, or match the existing one by email, then phone (filling only its blank fields).',
-      auth: { scope: 'contacts:write' },
       body: upsertContactBody,
       response: { status: 201, description: 'The contact, created or matched.', schema: upsertResponse },
       errors: ['conflict'],
@@ -54,12 +53,9 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
         }
       },
     }),
-    route({
-      method: 'get',
-      path: '/api/v1/contacts/lookup',
+    contacts.get('/api/v1/contacts/lookup', {
       operationId: 'lookupContact',
       summary: 'Find a contact by email, else by phone.',
-      auth: { scope: 'contacts:write' },
       query: lookupContactQuery,
       response: { status: 200, description: 'The contact.', schema: contactRecord },
       errors: ['not_found'],

@@ -8,7 +8,7 @@ import type { RequestState } from '../../context';
 import { ApiError, found } from '../../errors';
 import { page, pageOf } from '../../pagination';
 import type { PublicDeps } from '../deps';
-import { route, type RouteDef } from '../../route';
+import { routeGroup, type RouteDef } from '../../route';
 import { conversationView, transcriptView } from '../../shared/conversationViews';
 import { conversationItem, conversationParams, conversationsQuery, messagesQuery, transcriptMessage } from '../../shared/conversations.schema';
 
@@ -23,23 +23,23 @@ const requireConversations: Middleware<RequestState> = async (ctx, next) => {
 
 const CONVERSATION_NOT_FOUND = 'Conversation not found.';
 
+/** Conversations answer 412 on a deployment without them. */
+const conversations = routeGroup({ auth: { scope: 'conversations:read' }, requires: requireConversations, errors: ['failed_precondition'] });
+/** `/conversations/{conversation_id}…`: the conversation or 404. */
+const conversation = conversations.group({ params: conversationParams, notFound: { conversation_id: CONVERSATION_NOT_FOUND }, errors: ['not_found'] });
+
 export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): RouteDef[] {
-  const conversations = conversationsCollection(deps.db);
+  const conversationDocs = conversationsCollection(deps.db);
   const messages = conversationMessagesCollection(deps.db);
 
   const ownConversation = async (tenantId: string, id: string) => found(await findConversation(deps.db, tenantId, id), CONVERSATION_NOT_FOUND);
 
   return [
-    route({
-      method: 'get',
-      path: '/api/v1/conversations',
+    conversations.get('/api/v1/conversations', {
       operationId: 'listConversations',
       summary: 'List conversations, most recently active first.',
-      auth: { scope: 'conversations:read' },
       query: conversationsQuery,
       response: { status: 200, description: 'A page of conversations.', schema: pageOf(conversationItem) },
-      errors: ['failed_precondition'],
-      requires: requireConversations,
       handler: async (ctx, { query: { limit, cursor, agent_id } }) => {
         const tenantId = ctx.state.workspace!._id;
         const filter: Record<string, unknown> = { tenant_id: tenantId };
@@ -49,38 +49,24 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
           const at = new Date(updatedAt);
           filter.$or = [{ updated_at: { $lt: at } }, { updated_at: at, _id: { $lt: id } }];
         }
-        const docs = await conversations.find(filter).sort({ updated_at: -1, _id: -1 }).limit(limit).toArray();
+        const docs = await conversationDocs.find(filter).sort({ updated_at: -1, _id: -1 }).limit(limit).toArray();
         return page(docs, limit, conversationView, (last) =>
           deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]),
         );
       },
     }),
-    route({
-      method: 'get',
-      path: '/api/v1/conversations/{conversation_id}',
+    conversation.get('/api/v1/conversations/{conversation_id}', {
       operationId: 'getConversation',
       summary: 'Read one conversation.',
-      auth: { scope: 'conversations:read' },
-      params: conversationParams,
-      notFound: { conversation_id: CONVERSATION_NOT_FOUND },
-      requires: requireConversations,
       response: { status: 200, description: 'The conversation.', schema: conversationItem },
-      errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params: { conversation_id } }) => conversationView(await ownConversation(ctx.state.workspace!._id, conversation_id)),
     }),
-    route({
-      method: 'get',
-      path: '/api/v1/conversations/{conversation_id}/messages',
+    conversation.get('/api/v1/conversations/{conversation_id}/messages', {
       operationId: 'listConversationMessages',
       summary:
         'Read a transcript, oldest first. Trail rows are filtered after a page is read, so a page may be short, with no next_cursor, while more turns follow: compare with message_count.',
-      auth: { scope: 'conversations:read' },
-      params: conversationParams,
-      notFound: { conversation_id: CONVERSATION_NOT_FOUND },
-      requires: requireConversations,
       query: messagesQuery,
       response: { status: 200, description: 'A page of transcript messages.', schema: pageOf(transcriptMessage) },
-      errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params: { conversation_id }, query: { limit, cursor } }) => {
         const tenantId = ctx.state.workspace!._id;
         const conversation = await ownConversation(tenantId, conversation_id);

@@ -3,7 +3,7 @@ import { recordPayment } from '../../../src/dues/dueActions';
 import { duesCollections, OPEN_DUE_STATUSES, type DueDoc } from '../../../src/dues/store';
 import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
 import { page, pageOf } from '../../pagination';
-import { route, type RouteDef } from '../../route';
+import { routeGroup, type RouteDef } from '../../route';
 import type { PublicDeps } from '../deps';
 import { answerPayment, answerSubscriberCreate, PAYMENT_NOT_FOUND, requireDuesApp } from '../../shared/duesAnswers';
 import {
@@ -25,6 +25,11 @@ import {
  */
 
 export const DUES_APP_PREFIX = '/api/v1/apps/dues';
+
+/** The app answers 412 where the workspace has not turned it on. */
+const duesApp = routeGroup({ requires: requireDuesApp, errors: ['failed_precondition'] });
+const readDues = duesApp.group({ auth: { scope: 'campaigns:read' } });
+const writeDues = duesApp.group({ auth: { scope: 'campaigns:write' } });
 
 type Order = 1 | -1;
 interface DueList {
@@ -59,18 +64,14 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
   // Read on use, so describing the routes (OpenAPI) needs no configuration.
   const starter = () => ({ temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE });
   return [
-    route({
-      method: 'post',
-      path: `${DUES_APP_PREFIX}/subscribers`,
+    writeDues.post(`${DUES_APP_PREFIX}/subscribers`, {
       operationId: 'createDuesSubscriber',
       summary:
         'Put a customer on a recurring plan: the phone in E.164, the person linked to a contact (or contact_pending), and the next two dues raised at once (payment.due_created for each). One subscriber per phone.',
-      auth: { scope: 'campaigns:write' },
       idempotent: true,
       body: createSubscriberBody,
-      requires: requireDuesApp,
       response: { status: 201, description: 'The subscriber, with its next due date and outstanding total.', schema: subscriberRecord },
-      errors: ['conflict', 'failed_precondition'],
+      errors: ['conflict'],
       handler: async (ctx, { body }) => {
         const workspace = ctx.state.workspace!;
         // The key layer has checked the header; a retry under it resumes a create stopped short.
@@ -85,16 +86,11 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
         return subscriberView(answerSubscriberCreate(created, workspace));
       },
     }),
-    route({
-      method: 'get',
-      path: `${DUES_APP_PREFIX}/subscribers`,
+    readDues.get(`${DUES_APP_PREFIX}/subscribers`, {
       operationId: 'listDuesSubscribers',
       summary: 'List subscribers, newest first.',
-      auth: { scope: 'campaigns:read' },
       query: listSubscribersQuery,
-      requires: requireDuesApp,
       response: { status: 200, description: 'A page of subscribers.', schema: pageOf(subscriberRecord) },
-      errors: ['failed_precondition'],
       handler: async (ctx, { query: { limit, cursor } }) => {
         const tenantId = ctx.state.workspace!._id;
         const list = 'dues_subscribers';
@@ -105,17 +101,12 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
         return page(docs, limit, subscriberView, (last) => deps.cursors.encode(tenantId, list, [last._id]));
       },
     }),
-    route({
-      method: 'get',
-      path: `${DUES_APP_PREFIX}/dues`,
+    readDues.get(`${DUES_APP_PREFIX}/dues`, {
       operationId: 'listDues',
       summary:
         'List dues. scope: open (latest due date first), overdue (open and due before today, oldest first), upcoming (scheduled, due today or later, soonest first), paid (latest first); none: every due, latest first. status wins over scope. Today is the workspace\'s zone date.',
-      auth: { scope: 'campaigns:read' },
       query: listDuesQuery,
-      requires: requireDuesApp,
       response: { status: 200, description: 'A page of dues.', schema: pageOf(dueRecord) },
-      errors: ['failed_precondition'],
       handler: async (ctx, { query: { limit, cursor, scope, status } }) => {
         const workspace = ctx.state.workspace!;
         const tenantId = workspace._id;
@@ -131,19 +122,15 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
         return page(docs, limit, dueView, (last) => deps.cursors.encode(tenantId, listName, [last.due_date, last._id]));
       },
     }),
-    route({
-      method: 'post',
-      path: `${DUES_APP_PREFIX}/dues/{due_id}/paid`,
+    writeDues.post(`${DUES_APP_PREFIX}/dues/{due_id}/paid`, {
       operationId: 'markDuePaid',
       summary:
         'Record a payment collected outside the payment link. expected_version is checked first (a retry of a successful call usually gets 409); a due no longer open is 412. Stops the chase and fires payment.paid.',
-      auth: { scope: 'campaigns:write' },
       params: dueParams,
       body: markPaidBody,
-      requires: requireDuesApp,
       notFound: { due_id: PAYMENT_NOT_FOUND },
       response: { status: 200, description: 'The due, paid, version plus 1.', schema: dueRecord },
-      errors: ['not_found', 'conflict', 'failed_precondition'],
+      errors: ['not_found', 'conflict'],
       handler: async (ctx, { params, body }) => {
         const key = ctx.state.apiKey!;
         const result = await recordPayment(

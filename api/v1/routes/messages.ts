@@ -4,8 +4,10 @@ import { sendWhatsAppMessage, SendInProgress, SendOutcomeUnknown } from '../../.
 import { ApiError } from '../../errors';
 import { createWhatsAppProvider, type WhatsAppProvider } from '../../../src/providers/whatsapp';
 import type { PublicDeps } from '../deps';
-import { route, type RouteDef } from '../../route';
+import { routeGroup, type RouteDef } from '../../route';
 import { sendMessageBody, sendMessageResult } from './messages.schema';
+
+const messages = routeGroup({ auth: { scope: 'messages:send' } });
 
 export function messagesRoutes(
   deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' | 'events' | 'now' | 'logger'>,
@@ -21,12 +23,9 @@ export function messagesRoutes(
       onStatusError: (err, messageId) => deps.logger.warn({ err, messageId }, 'simulated WhatsApp status not recorded; the worker’s sweep retries'),
     }));
   return [
-    route({
-      method: 'post',
-      path: '/api/v1/messages',
+    messages.post('/api/v1/messages', {
       operationId: 'sendMessage',
       summary: 'Send a WhatsApp message: free text inside the 24-hour window, or an approved template at any time.',
-      auth: { scope: 'messages:send' },
       idempotent: true,
       body: sendMessageBody,
       response: { status: 201, description: 'Accepted for delivery (not delivered).', schema: sendMessageResult },

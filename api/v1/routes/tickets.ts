@@ -8,7 +8,7 @@ import type { TriageProvider } from '../../../src/tickets/triage/triageProvider'
 import type { RequestState } from '../../context';
 import { ApiError, found } from '../../errors';
 import type { PublicDeps } from '../deps';
-import { route, type RouteDef } from '../../route';
+import { routeGroup, type RouteDef } from '../../route';
 import { checkPhone } from '../../shared/personFields';
 import { createTicketBody, patchTicketBody, ticketParams, ticketRecord } from '../../shared/tickets.schema';
 import { ticketView } from '../../shared/ticketView';
@@ -29,6 +29,15 @@ const ticketsAvailable: Middleware<RequestState> = async (ctx, next) => {
 const TICKET_NOT_FOUND = 'Ticket not found.';
 const notFound = () => new ApiError('not_found', TICKET_NOT_FOUND);
 
+const tickets = routeGroup({ auth: { scope: 'tickets:write' } });
+/** `/tickets/{ticket_id}`: 412 on a deployment without tickets, then the ticket or 404. */
+const ticket = tickets.group({
+  params: ticketParams,
+  notFound: { ticket_id: TICKET_NOT_FOUND },
+  requires: ticketsAvailable,
+  errors: ['not_found', 'failed_precondition'],
+});
+
 const blankToNull = (value: string | null) => (value !== null && value.trim() !== '' ? value.trim() : null);
 
 export interface TicketRouteOptions {
@@ -41,13 +50,10 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
   const now = deps.now ?? (() => new Date());
   const triage = options.triage ?? createSimulatedTriage();
   return [
-    route({
-      method: 'post',
-      path: '/api/v1/tickets',
+    tickets.post('/api/v1/tickets', {
       operationId: 'createTicket',
       summary:
         'Open a ticket. The id derives from the raw body: byte-identical bodies return the same ticket (201) for as long as it exists.',
-      auth: { scope: 'tickets:write' },
       idempotent: true,
       body: createTicketBody,
       response: { status: 201, description: 'The ticket (new, or the one these bytes created before).', schema: ticketRecord },
@@ -79,31 +85,18 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
         return ticketView(ticket);
       },
     }),
-    route({
-      method: 'get',
-      path: '/api/v1/tickets/{ticket_id}',
+    ticket.get('/api/v1/tickets/{ticket_id}', {
       operationId: 'getTicket',
       summary: 'Read a ticket as it is now; the conversation is not included.',
-      auth: { scope: 'tickets:write' },
-      params: ticketParams,
-      notFound: { ticket_id: TICKET_NOT_FOUND },
-      requires: ticketsAvailable,
       response: { status: 200, description: 'The ticket.', schema: ticketRecord },
-      errors: ['not_found', 'failed_precondition'],
       handler: async (ctx, { params: { ticket_id } }) => ticketView(found(await findTicket(deps.db, ctx.state.workspace!._id, ticket_id), TICKET_NOT_FOUND)),
     }),
-    route({
-      method: 'patch',
-      path: '/api/v1/tickets/{ticket_id}',
+    ticket.patch('/api/v1/tickets/{ticket_id}', {
       operationId: 'updateTicket',
       summary: 'Change status (allowed moves only), priority, category or tags, at the version last read.',
-      auth: { scope: 'tickets:write' },
-      params: ticketParams,
-      notFound: { ticket_id: TICKET_NOT_FOUND },
-      requires: ticketsAvailable,
       body: patchTicketBody,
       response: { status: 200, description: 'The ticket; version plus one when something changed.', schema: ticketRecord },
-      errors: ['not_found', 'conflict', 'failed_precondition'],
+      errors: ['conflict'],
       handler: async (ctx, { params: { ticket_id: ticketId }, body: patch }) => {
         const outcome = await patchTicket(
           { db: deps.db, events: deps.events },
