@@ -12,6 +12,8 @@ import { phone, inboundBody, echoBody, echoInjected, inboundInjected, scriptDele
 const ws = workspaceGroup();
 /** `simulator/whatsapp/{recipient}`: the simulated replies of one recipient. */
 const recipientScript = ws.group({ params: { recipient: phone } });
+/** Injecting what the provider's webhook would bring: 412 `channel_not_connected` without a connected sender. */
+const injection = ws.group({ errors: ['failed_precondition'] });
 
 export const scriptView = (s: SimulatorScriptDoc): z.infer<typeof whatsappScriptRecord> => ({
   recipient: s.recipient,
@@ -66,12 +68,11 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   routes.push(
-    ws.post('whatsapp/inbound', {
+    injection.post('whatsapp/inbound', {
       operationId: 'injectWhatsAppInbound',
       summary: "Inject a customer's WhatsApp message as the provider's webhook would bring it.",
       body: inboundBody,
       response: { status: 201, description: '`{message_id, conversation_id, transcript_message_id, sender_id, opted_out}`.', schema: inboundInjected },
-      errors: ['failed_precondition'],
       handler: async (ctx, { body, tenantId }) => {
         const provider = await asProvider(tenantId, body, 'IN');
         const received = await receiveInbound(deps, {
@@ -95,12 +96,11 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    ws.post('whatsapp/echo', {
+    injection.post('whatsapp/echo', {
       operationId: 'injectWhatsAppEcho',
       summary: 'Inject a business-app echo (a message the business sent, edited or deleted from the WhatsApp Business app).',
       body: echoBody,
       response: { status: 201, description: '`{message_id, conversation_id, action}`.', schema: echoInjected },
-      errors: ['failed_precondition'],
       handler: async (ctx, { body, tenantId }) => {
         const provider = await asProvider(tenantId, body, 'ECHO');
         const echoed = await receiveEcho(deps, {

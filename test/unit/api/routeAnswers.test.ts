@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import { workspaceRoute } from '../../../api/console/deps';
+import { workspaceGroup, workspaceRoute } from '../../../api/console/deps';
 import { ApiError, found } from '../../../api/errors';
-import { route, type RouteContext, type RouteDef } from '../../../api/route';
+import { route, routeGroup, type RouteContext, type RouteDef } from '../../../api/route';
 import { routeTail } from '../../../api/validation';
 
 /**
  * How a handler answers (api/validation.ts routeTail): what it returns is the body, sent
  * with the route's documented status; a handler that returns nothing answers through ctx.
- * And what a console workspace route (api/console/deps.ts workspaceRoute) adds to its own.
+ * And what a console workspace route (api/console/deps.ts workspaceRoute) adds to its own,
+ * and what a route group (api/route.ts routeGroup, api/console/deps.ts workspaceGroup) merges in.
  */
 async function run(def: RouteDef, state: Record<string, unknown> = {}, params: Record<string, string> = {}): Promise<RouteContext> {
   const ctx = { state, params, status: 404, body: undefined } as unknown as RouteContext;
@@ -94,6 +95,91 @@ describe('a console workspace route', () => {
     await expect(run(def, { workspace: { _id: 'ws_1', name: 'Acme' } }, { workspace_id: 'ws_1', thing_id: 'far_too_long' })).rejects.toMatchObject({
       code: 'not_found',
       message: 'Thing not found.',
+    });
+  });
+});
+
+describe('a route group', () => {
+  const things = routeGroup({ auth: { scope: 'calls:write' }, errors: ['failed_precondition'] });
+  const thing = things.group({ params: z.object({ thing_id: z.string().max(8) }), notFound: { thing_id: 'Thing not found.' }, errors: ['not_found'] });
+  const poke = thing.post('/things/{thing_id}/poke', {
+    operationId: 'pokeThing',
+    summary: 'Poke a thing.',
+    body: z.object({ times: z.number() }),
+    response: { status: 200, description: 'Poked.', schema: z.object({ thing: z.string(), times: z.number() }) },
+    errors: ['conflict'],
+    // The parsed types reach the handler: `params.thing_id` is a string, `body.times` a number.
+    handler: (ctx, { params, body }) => ({ thing: params.thing_id.toUpperCase(), times: body.times + 1 }),
+  });
+
+  it('gives each route its method and path, and the group’s shared fields', () => {
+    expect(poke).toMatchObject({ method: 'post', path: '/things/{thing_id}/poke', auth: { scope: 'calls:write' }, notFound: { thing_id: 'Thing not found.' } });
+    expect(Object.keys(poke.params!.shape)).toEqual(['thing_id']);
+  });
+
+  it('adds a route’s errors after the group’s, outer group first', () => {
+    expect(poke.errors).toEqual(['failed_precondition', 'not_found', 'conflict']);
+  });
+
+  it('lets a route’s own field win over the group’s', () => {
+    const open = things.get('/things/open', {
+      operationId: 'openThings',
+      summary: 'Any key may read.',
+      auth: { scope: null },
+      response: { status: 200, description: 'Open.' },
+      handler: () => ({}),
+    });
+    expect(open.auth).toEqual({ scope: null });
+    expect(open.errors).toEqual(['failed_precondition']);
+  });
+
+  it('types a route’s path parameters from the group’s schema', () => {
+    const get = thing.get('/things/{thing_id}', {
+      operationId: 'getThing',
+      summary: 'Read a thing.',
+      response: { status: 200, description: 'The thing.' },
+      handler: (ctx, { params }) => {
+        // @ts-expect-error the group's params are typed: there is no `other_id` (tsc checks this line).
+        return params.other_id;
+      },
+    });
+    expect(get.params).toBe(poke.params);
+  });
+});
+
+describe('a console workspace group', () => {
+  const ws = workspaceGroup();
+  const thing = ws.record('thing_id', 'Thing not found.');
+  const part = thing.record('part_id', 'Part not found.', z.string().max(200));
+  const def = part.get('things/{thing_id}/parts/{part_id}', {
+    operationId: 'getPart',
+    summary: 'Read a part of a thing.',
+    response: { status: 200, description: 'The part.', schema: z.object({ tenant: z.string(), thing: z.string(), part: z.string() }) },
+    errors: ['conflict'],
+    handler: (ctx, { params, tenantId }) => ({ tenant: tenantId, thing: params.thing_id, part: params.part_id }),
+  });
+
+  it('is a workspaceRoute: the prefix, workspace_id first, then each record’s parameter, and not_found first', () => {
+    expect(def.method).toBe('get');
+    expect(def.path).toBe('/console/v1/workspaces/{workspace_id}/things/{thing_id}/parts/{part_id}');
+    expect(Object.keys(def.params!.shape)).toEqual(['workspace_id', 'thing_id', 'part_id']);
+    expect(def.notFound).toEqual({ thing_id: 'Thing not found.', part_id: 'Part not found.' });
+    expect(def.errors).toEqual(['not_found', 'conflict']);
+  });
+
+  it('hands the handler both records’ ids and the tenant id', async () => {
+    const ctx = await run(def, { workspace: { _id: 'ws_1', name: 'Acme' } }, { workspace_id: 'ws_1', thing_id: 'th_1', part_id: 'p'.repeat(100) });
+    expect(ctx.body).toEqual({ tenant: 'ws_1', thing: 'th_1', part: 'p'.repeat(100) });
+  });
+
+  it('answers a record’s own 404 for an id that cannot name one (idParam: at most 64)', async () => {
+    await expect(run(def, { workspace: { _id: 'ws_1', name: 'Acme' } }, { workspace_id: 'ws_1', thing_id: 't'.repeat(65), part_id: 'p1' })).rejects.toMatchObject({
+      code: 'not_found',
+      message: 'Thing not found.',
+    });
+    await expect(run(def, { workspace: { _id: 'ws_1', name: 'Acme' } }, { workspace_id: 'ws_1', thing_id: 'th_1', part_id: 'p'.repeat(201) })).rejects.toMatchObject({
+      code: 'not_found',
+      message: 'Part not found.',
     });
   });
 });
