@@ -28,12 +28,10 @@ import {
 const LIST = 'campaigns';
 const RECIPIENTS = 'campaign_recipients';
 
-const NOT_FOUND = CAMPAIGN_NOT_FOUND;
-
 const readCampaigns = routeGroup({ auth: { scope: 'campaigns:read' } });
 const writeCampaigns = routeGroup({ auth: { scope: 'campaigns:write' } });
 /** `/campaigns/{campaign_id}…`: a campaign of the workspace, or 404. */
-const ofCampaign: RouteDefaults<typeof campaignParams> = { params: campaignParams, notFound: { campaign_id: NOT_FOUND }, errors: ['not_found'] };
+const ofCampaign: RouteDefaults<typeof campaignParams> = { params: campaignParams, notFound: { campaign_id: CAMPAIGN_NOT_FOUND }, errors: ['not_found'] };
 const readCampaign = readCampaigns.group(ofCampaign);
 const writeCampaign = writeCampaigns.group(ofCampaign);
 
