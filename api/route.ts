@@ -99,10 +99,10 @@ export interface RouteDefaults<P extends z.ZodObject | undefined> {
   errors?: ErrorCode[];
 }
 
-/** A route of a group: its own description, without the method and path of the call. Its path parameters default to the group's. */
+/** A route of a group: its own description, without the method, name and path of the call. Its path parameters default to the group's. */
 export type GroupRouteSpec<Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined, B extends z.ZodType | undefined> = Omit<
   RouteSpec<Q, P, B>,
-  'method' | 'path'
+  'method' | 'operationId' | 'path'
 >;
 
 const METHODS: readonly HttpMethod[] = ['get', 'post', 'patch', 'put', 'delete'];
@@ -117,12 +117,17 @@ export function mergeErrors(shared: ErrorCode[] | undefined, own: ErrorCode[] | 
   return shared || own ? [...(shared ?? []), ...(own ?? [])] : undefined;
 }
 
-/** One method of a group: `group.get(path, spec)`, the route's own query and body types flowing into its handler. */
+/**
+ * One method of a group: `group.get(operationId, path, spec)`, named first as @koa/router
+ * names its routes (the name is the OpenAPI operationId), the route's own query and body
+ * types flowing into its handler.
+ */
 type PublicGroupRoute<GP extends z.ZodObject | undefined> = <
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   P extends z.ZodObject | undefined = GP,
 >(
+  operationId: string,
   path: string,
   spec: GroupRouteSpec<Q, P, B>,
 ) => RouteDef;
@@ -134,16 +139,16 @@ export type RouteGroup<P extends z.ZodObject | undefined> = Record<HttpMethod, P
 
 /**
  * The routes of one resource: what they share (key scope, path parameters and their 404s,
- * precondition, errors) is given once, and each route is `group.get(path, {...})` with its
- * own operation, schemas, response and handler. A route's fields win over the group's,
+ * precondition, errors) is given once, and each route is `group.get(operationId, path, {...})`
+ * with its own summary, schemas, response and handler. A route's fields win over the group's,
  * except `errors`, which adds to the group's.
  */
 export function routeGroup<P extends z.ZodObject | undefined = undefined>(defaults: RouteDefaults<P>): RouteGroup<P> {
   return {
     ...methodsOf<PublicGroupRoute<P>>(
       (method) =>
-        (path, spec) =>
-          route({ ...defaults, ...spec, method, path, errors: mergeErrors(defaults.errors, spec.errors) }),
+        (operationId, path, spec) =>
+          route({ ...defaults, ...spec, method, operationId, path, errors: mergeErrors(defaults.errors, spec.errors) }),
     ),
     group: <P2 extends z.ZodObject | undefined = P>(more: RouteDefaults<P2>) =>
       routeGroup<P2>({ ...(defaults as RouteDefaults<P2>), ...more, errors: mergeErrors(defaults.errors, more.errors) }),

@@ -94,14 +94,15 @@ export interface WorkspaceDefaults<S extends z.ZodRawShape> {
   errors?: ErrorCode[];
 }
 
-/** One method of a workspace group: `ws.get('calls/{call_id}', spec)`. Its path parameters default to the group's. */
+/** One method of a workspace group: `ws.get('getConsoleCall', 'calls/{call_id}', spec)`, named first (api/route.ts). Its path parameters default to the group's. */
 type WorkspaceGroupRoute<GS extends z.ZodRawShape> = <
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   S extends z.ZodRawShape = GS,
 >(
+  operationId: string,
   path: string,
-  spec: Omit<WorkspaceRouteSpec<Q, S, B>, 'method' | 'path'>,
+  spec: Omit<WorkspaceRouteSpec<Q, S, B>, 'method' | 'operationId' | 'path'>,
 ) => RouteDef;
 
 export type WorkspaceGroup<S extends z.ZodRawShape> = Record<HttpMethod, WorkspaceGroupRoute<S>> & {
@@ -115,15 +116,15 @@ export type WorkspaceGroup<S extends z.ZodRawShape> = Record<HttpMethod, Workspa
 };
 
 /**
- * Workspace routes as a group: `ws.get(path, {...})` is `workspaceRoute` with that method and
- * path, the group's defaults merged in (a route's fields win, except `errors`, which add up).
+ * Workspace routes as a group: `ws.get(operationId, path, {...})` is `workspaceRoute` with that
+ * method, name and path, the group's defaults merged in (a route's fields win, except `errors`, which add up).
  */
 export function workspaceGroup<S extends z.ZodRawShape = Record<never, never>>(defaults: WorkspaceDefaults<S> = {}): WorkspaceGroup<S> {
   return {
     ...methodsOf<WorkspaceGroupRoute<S>>(
-      (method) => (path, spec) =>
+      (method) => (operationId, path, spec) =>
         // A route naming its own path parameters names its own 404s too: its fields replace the group's.
-        workspaceRoute({ ...(defaults as WorkspaceDefaults<never>), ...spec, method, path, errors: mergeErrors(defaults.errors, spec.errors) }),
+        workspaceRoute({ ...(defaults as WorkspaceDefaults<never>), ...spec, method, operationId, path, errors: mergeErrors(defaults.errors, spec.errors) }),
     ),
     group: <S2 extends z.ZodRawShape = S>(more: WorkspaceDefaults<S2>) =>
       workspaceGroup<S2>({ ...(defaults as WorkspaceDefaults<S2>), ...more, errors: mergeErrors(defaults.errors, more.errors) }),
@@ -161,8 +162,7 @@ export function tenantList<T extends { tenant_id: string }, R extends z.ZodType>
   record: R,
   sort: Sort = { created_at: 1, _id: 1 },
 ): RouteDef {
-  return workspaceGroup().get(what, {
-    operationId,
+  return workspaceGroup().get(operationId, what, {
     summary: `List the workspace's ${what.replace('/', ' ')}.`,
     response: { status: 200, description: '`{items}`.', schema: itemsOf(record) },
     handler: async (ctx, { tenantId }) => {

@@ -31,8 +31,7 @@ function listItem(call: CallDoc): z.infer<typeof consoleCallListItem> {
 export function callSearchRoutes(deps: ConsoleDeps): RouteDef[] {
   const cursors = new CursorCodec(cursorSecret(deps.config));
   return [
-    ws.get('calls', {
-      operationId: 'findConsoleCalls',
+    ws.get('findConsoleCalls', 'calls', {
       summary: `Recent calls, newest first (\`limit\` 1 to ${CALL_LIST_LIMITS.maxLimit}, default ${CALL_LIST_LIMITS.defaultLimit}; \`cursor\` for the next page), each as GET /api/v1/calls/{id} shows it plus \`created_at\` and its campaign. Filters, together: \`status\`, \`outcome\`, \`to\` (a number, separators forgiven), \`campaign_id\`.`,
       query: consoleCallsQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: consoleCallPage },

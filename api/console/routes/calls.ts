@@ -31,8 +31,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const ownCall = async (tenantId: string, callId: string): Promise<CallDoc> => found(await findCall(deps.db, tenantId, callId), CALL_NOT_FOUND);
 
   routes.push(
-    call.get('calls/{call_id}', {
-      operationId: 'getConsoleCall',
+    call.get('getConsoleCall', 'calls/{call_id}', {
       summary: 'Read a call as GET /api/v1/calls/{id} shows it, plus placement, readings and transcript.',
       response: { status: 200, description: 'The call.', schema: consoleCallRecord },
       handler: async (ctx, { params, tenantId }) => {
@@ -50,8 +49,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
 
   /** Reads a finished call again: result `ready` and `call.outcome` sent again. */
   routes.push(
-    call.post('calls/{call_id}/reread', {
-      operationId: 'rereadCall',
+    call.post('rereadCall', 'calls/{call_id}/reread', {
       summary: 'Read a finished call again: result `ready` and `call.outcome` sent again.',
       response: { status: 202, description: '`{call_id, reading, workflow_id}`.', schema: rereadAnswer },
       errors: ['conflict'],
@@ -65,8 +63,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    calleeScript.put('simulator/calls/{destination}', {
-      operationId: 'putCalleeScript',
+    calleeScript.put('putCalleeScript', 'simulator/calls/{destination}', {
       summary: 'Script the simulated callee of a destination; replaces its script as a whole.',
       body: calleeScriptBody,
       response: { status: 200, description: 'The stored script, with its defaults filled in.', schema: calleeScriptRecord },
@@ -78,8 +75,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    ws.get('simulator/calls', {
-      operationId: 'listCalleeScripts',
+    ws.get('listCalleeScripts', 'simulator/calls', {
       summary: "List the workspace's callee scripts.",
       response: { status: 200, description: '`{items: [{destination, script}]}`.', schema: itemsOf(calleeScriptRecord) },
       handler: async (ctx, { tenantId }) => {
@@ -90,8 +86,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    calleeScript.delete('simulator/calls/{destination}', {
-      operationId: 'deleteCalleeScript',
+    calleeScript.delete('deleteCalleeScript', 'simulator/calls/{destination}', {
       summary: 'Forget the callee script of a destination.',
       response: { status: 204, description: 'Deleted (or there was none).' },
       handler: async (ctx, { params, tenantId }) => {
@@ -103,8 +98,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
 
   /** A simulated customer calls one of the workspace's numbers; its agent answers. */
   routes.push(
-    ws.post('calls/inbound', {
-      operationId: 'placeInboundCall',
+    ws.post('placeInboundCall', 'calls/inbound', {
       summary: "A simulated customer calls one of the workspace's numbers; its agent answers.",
       body: inboundCallBody,
       response: { status: 201, description: 'The call.', schema: callSchema },

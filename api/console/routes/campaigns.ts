@@ -111,8 +111,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
     controlCampaign(controlDeps(), { tenantId, campaignId, action, request }).then(answerControl);
 
   const routes: RouteDef[] = [
-    ws.post('campaigns', {
-      operationId: 'createConsoleCampaign',
+    ws.post('createConsoleCampaign', 'campaigns', {
       summary:
         'Create a draft (version 1) that messages nobody, as POST /api/v1/campaigns does: the same body, rules and refusals (400 `template_not_found`, `invalid_argument`, `unknown_variable` with `field`). The audience may also be an uploaded list (`kind: uploaded_list`, `list_id`), whose columns are the `{{variables}}`. Recorded as created by the console.',
       body: consoleCreateCampaignBody,
@@ -122,8 +121,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         return withCounters(workspace, created.campaign);
       },
     }),
-    ws.get('campaigns', {
-      operationId: 'listConsoleCampaigns',
+    ws.get('listConsoleCampaigns', 'campaigns', {
       summary: 'The workspace’s campaigns with live counters, most recently changed first; `status` for one status, `include_archived` to show archived ones with the rest.',
       query: consoleListCampaignsQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(consoleCampaignListItem) },
@@ -137,14 +135,12 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         return page(docs, limit, consoleCampaignView, (last) => cursors.encode(tenantId, CONSOLE_LIST, [last.updated_at.toISOString(), last._id]));
       },
     }),
-    campaign.get('campaigns/{campaign_id}', {
-      operationId: 'getConsoleCampaign',
+    campaign.get('getConsoleCampaign', 'campaigns/{campaign_id}', {
       summary: 'One campaign with its live counters, schedule, audience, template and consent pin, and `explanation`: what its run is doing and why (sending, waiting for its window, held, paused, settling), times in the workspace’s zone.',
       response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       handler: async (ctx, { params, workspace }) => withCounters(workspace, await campaignOf(deps.db, workspace._id, params.campaign_id), true),
     }),
-    campaign.post('campaigns/{campaign_id}/evaluate', {
-      operationId: 'evaluateConsoleCampaign',
+    campaign.post('evaluateConsoleCampaign', 'campaigns/{campaign_id}/evaluate', {
       summary: 'Dry-run the launch checks, as the public evaluate; changes nothing.',
       response: { status: 200, description: 'The evaluate result.', schema: evaluateResult },
       handler: async (ctx, { params, workspace }) => {
@@ -152,8 +148,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         return (await evaluateCampaign(deps.db, campaign, workspace, { audiences: deps.audiences })).result;
       },
     }),
-    campaign.post('campaigns/{campaign_id}/launch', {
-      operationId: 'launchConsoleCampaign',
+    campaign.post('launchConsoleCampaign', 'campaigns/{campaign_id}/launch', {
       summary: 'Launch a draft or relaunch a paused campaign: the public launch’s checks, order and refusals.',
       body: launchCampaignBody,
       response: { status: 200, description: 'The campaign, running or scheduled, with `notices` (`allowance_spill`, `window_closed`).', schema: consoleLaunchedCampaign },
@@ -164,8 +159,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     ...(['pause', 'resume', 'cancel'] as const).map((action) =>
-      campaign.post(`campaigns/{campaign_id}/${action}`, {
-        operationId: `${action}ConsoleCampaign`,
+      campaign.post(`${action}ConsoleCampaign`, `campaigns/{campaign_id}/${action}`, {
         summary: `${CONTROL_SUMMARIES[action]} Takes \`expected_version\`, as the public route.`,
         body: controlCampaignBody,
         response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
@@ -173,23 +167,20 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         handler: async (ctx, { params, body, workspace }) => withCounters(workspace, (await control(workspace._id, params.campaign_id, action, body)).campaign),
       }),
     ),
-    campaign.post('campaigns/{campaign_id}/archive', {
-      operationId: 'archiveConsoleCampaign',
+    campaign.post('archiveConsoleCampaign', 'campaigns/{campaign_id}/archive', {
       summary:
         'Hide a finished (completed, failed or cancelled) campaign from the default list; a new version. No body: a finished campaign changes in no other way. Archiving an archived campaign changes nothing.',
       response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       errors: ['conflict', 'failed_precondition'],
       handler: async (ctx, { params, workspace }) => withCounters(workspace, (await control(workspace._id, params.campaign_id, 'archive', {})).campaign),
     }),
-    campaign.get('campaigns/{campaign_id}/recipients', {
-      operationId: 'listConsoleCampaignRecipients',
+    campaign.get('listConsoleCampaignRecipients', 'campaigns/{campaign_id}/recipients', {
       summary: 'Each staged person in audience order with their state and its reason, as the public route.',
       query: consoleRecipientsQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(recipientRecord) },
       handler: async (ctx, { params, query, tenantId }) => recipientsAnswer(deps.db, cursors, CONSOLE_RECIPIENTS, await campaignOf(deps.db, tenantId, params.campaign_id), query),
     }),
-    campaign.get('campaigns/{campaign_id}/timeline', {
-      operationId: 'getConsoleCampaignTimeline',
+    campaign.get('getConsoleCampaignTimeline', 'campaigns/{campaign_id}/timeline', {
       summary:
         'The counters over time: a point per minute in which the run counted (after each batch, at the end, while settling), each the recipients by state as last counted in that minute. Minutes with no count are left out (nothing was sent: paused, waiting for the window).',
       response: { status: 200, description: '`{campaign_id, bucket_seconds, recipients, items}`.', schema: campaignTimelineRecord },
@@ -198,15 +189,13 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         return { campaign_id: campaign._id, bucket_seconds: 60, recipients: campaign.recipients, items: await campaignTimeline(deps.db, campaign._id) };
       },
     }),
-    campaign.get('campaigns/{campaign_id}/outcomes', {
-      operationId: 'getConsoleCampaignOutcomes',
+    campaign.get('getConsoleCampaignOutcomes', 'campaigns/{campaign_id}/outcomes', {
       summary: 'A call campaign\'s outcome report, as GET /api/v1/campaigns/{campaign_id}/outcomes gives it. 412 not_a_call_campaign on a WhatsApp campaign.',
       response: { status: 200, description: 'The outcome report.', schema: outcomeReport },
       errors: ['failed_precondition'],
       handler: async (ctx, { params, tenantId }) => buildOutcomeReport(deps.db, requireCallCampaign(await campaignOf(deps.db, tenantId, params.campaign_id)), deps.now()),
     }),
-    campaign.get('campaigns/{campaign_id}/outcomes.csv', {
-      operationId: 'getConsoleCampaignOutcomesCsv',
+    campaign.get('getConsoleCampaignOutcomesCsv', 'campaigns/{campaign_id}/outcomes.csv', {
       summary: 'A call campaign\'s outcomes as CSV, as GET /api/v1/campaigns/{campaign_id}/outcomes.csv gives it (one row per person, evidence columns, UTF-8 with a BOM). 412 not_a_call_campaign on a WhatsApp campaign.',
       response: { status: 200, description: 'The CSV.', mediaType: 'text/csv', schema: z.string() },
       errors: ['failed_precondition'],
@@ -214,14 +203,12 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         sendOutcomesCsv(ctx, deps.db, requireCallCampaign(await campaignOf(deps.db, tenantId, params.campaign_id)));
       },
     }),
-    ws.get('campaign-settings', {
-      operationId: 'getCampaignSettings',
+    ws.get('getCampaignSettings', 'campaign-settings', {
       summary: 'The workspace’s campaign defaults: throttle, send window, time zone, the plan’s per-campaign recipient limit.',
       response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },
       handler: (ctx, { workspace }) => settingsView(workspace),
     }),
-    ws.patch('campaign-settings', {
-      operationId: 'updateCampaignSettings',
+    ws.patch('updateCampaignSettings', 'campaign-settings', {
       summary: 'Change any of the campaign defaults; drafts created afterwards take them (existing campaigns keep theirs).',
       body: campaignSettingsBody,
       response: { status: 200, description: 'The settings.', schema: campaignSettingsRecord },

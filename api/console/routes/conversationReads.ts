@@ -53,8 +53,7 @@ export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
   const conversations = conversationsCollection(deps.db);
   const messages = conversationMessagesCollection(deps.db);
   return [
-    ws.get('conversations', {
-      operationId: 'listConsoleConversations',
+    ws.get('listConsoleConversations', 'conversations', {
       summary: `The workspace's most recently active conversations (at most ${CONSOLE_CONVERSATIONS_LIMIT}).`,
       response: { status: 200, description: '`{items}`.', schema: itemsOf(conversationItem) },
       handler: async (ctx, { tenantId }) => {
@@ -66,8 +65,7 @@ export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
         return { items: docs.map(conversationView) };
       },
     }),
-    conversation.get('conversations/{conversation_id}/transcript', {
-      operationId: 'getConsoleTranscript',
+    conversation.get('getConsoleTranscript', 'conversations/{conversation_id}/transcript', {
       summary: `A conversation with its turns, oldest first (the first ${CONSOLE_TRANSCRIPT_LIMIT}), notes and trail rows included.`,
       response: {
         status: 200,

@@ -16,8 +16,7 @@ const conversation = ws.record('conversation_id', CONVERSATION_NOT_FOUND);
  */
 export function conversationConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   return [
-    conversation.post('conversations/{conversation_id}/turns', {
-      operationId: 'addConversationTurn',
+    conversation.post('addConversationTurn', 'conversations/{conversation_id}/turns', {
       summary: 'Add a turn to a conversation; repeating a `turn_id` changes nothing.',
       body: turnBody,
       response: { status: 201, description: '`{conversation_id, message_id, duplicate}`.', schema: turnRecorded },

@@ -60,21 +60,18 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const actions = () => ({ db: deps.db, temporal: deps.temporal, events: deps.events });
 
   return [
-    ws.get('apps/dues/settings', {
-      operationId: 'getDuesSettings',
+    ws.get('getDuesSettings', 'apps/dues/settings', {
       summary: 'The dues app settings: reminder offset, follow-up intervals, decline delay, send hour, template, collection and receipt.',
       response: { status: 200, description: 'The settings.', schema: duesSettingsRecord },
       handler: (ctx, { tenantId }) => readDuesSettings(deps.db, tenantId),
     }),
-    ws.put('apps/dues/settings', {
-      operationId: 'putDuesSettings',
+    ws.put('putDuesSettings', 'apps/dues/settings', {
       summary: 'Replace the dues app settings (omitted keys take their defaults). Chases already running keep the times they planned.',
       body: duesSettingsSchema,
       response: { status: 200, description: 'The settings as saved.', schema: duesSettingsRecord },
       handler: (ctx, { body, tenantId }) => writeDuesSettings(deps.db, tenantId, body, deps.now()),
     }),
-    ws.get('apps/dues/subscribers', {
-      operationId: 'listDuesSubscribersConsole',
+    ws.get('listDuesSubscribersConsole', 'apps/dues/subscribers', {
       summary: 'Subscribers, newest first; optionally one status.',
       query: consoleSubscribersQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(subscriberRecord) },
@@ -86,8 +83,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         return page(docs, query.limit, subscriberView, (last) => cursors().encode(tenantId, list, [last._id]));
       },
     }),
-    ws.post('apps/dues/subscribers', {
-      operationId: 'createDuesSubscriberConsole',
+    ws.post('createDuesSubscriberConsole', 'apps/dues/subscribers', {
       summary:
         'Put a customer on a recurring plan, as POST /api/v1/apps/dues/subscribers does: the same body, rules and refusals (400 `invalid_destination`, 409 `duplicate_recipient` with `subscriber_id`, 412 `not_found` until the app is installed); the next two dues are raised at once.',
       body: consoleCreateSubscriberBody,
@@ -100,8 +96,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     ...(['pause', 'resume', 'cancel'] as SubscriberAction[]).map((action) =>
-      subscriber.post(`apps/dues/subscribers/{subscriber_id}/${action}`, {
-        operationId: `${action}DuesSubscriber`,
+      subscriber.post(`${action}DuesSubscriber`, `apps/dues/subscribers/{subscriber_id}/${action}`, {
         summary: {
           pause: 'Pause: no new dues are raised (those already raised are still chased). Repeating changes nothing.',
           resume: 'Resume a paused subscriber: dues are raised again from the next cycle (skipped cycles are not owed).',
@@ -117,8 +112,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         },
       }),
     ),
-    ws.get('apps/dues/dues', {
-      operationId: 'listDuesConsole',
+    ws.get('listDuesConsole', 'apps/dues/dues', {
       summary: "Dues with each chase's state, latest due date first; optionally one subscriber's, or one status.",
       query: consoleDuesQuery,
       response: { status: 200, description: '`{items, next_cursor}`: each due with `chase`.', schema: pageOf(consoleDueRecord) },
@@ -136,8 +130,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     ...(['waive', 'cancel'] as const).map((action) =>
-      due.post(`apps/dues/dues/{due_id}/${action}`, {
-        operationId: `${action}Due`,
+      due.post(`${action}Due`, `apps/dues/dues/{due_id}/${action}`, {
         summary: action === 'waive' ? 'Waive an open due: the business will not collect it; its chase stops.' : 'Cancel an open due: no longer owed; its chase stops.',
         response: { status: 200, description: 'The due with its chase.', schema: consoleDueRecord },
         errors: ['failed_precondition'],
@@ -149,8 +142,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         },
       }),
     ),
-    due.post('apps/dues/dues/{due_id}/paid', {
-      operationId: 'markDuePaidConsole',
+    due.post('markDuePaidConsole', 'apps/dues/dues/{due_id}/paid', {
       summary: 'Record a payment by hand (payment.paid source manual). expected_version is optional here.',
       body: consolePaidBody,
       response: { status: 200, description: 'The due, paid, with its chase.', schema: consoleDueRecord },
@@ -175,8 +167,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         return withChase(answerPayment(result));
       },
     }),
-    due.post('apps/dues/dues/{due_id}/gateway-payment', {
-      operationId: 'simulateGatewayPayment',
+    due.post('simulateGatewayPayment', 'apps/dues/dues/{due_id}/gateway-payment', {
       summary:
         "Simulate the payment gateway's paid notice for a due (source gateway). Applied once: a repeat, or a due already settled by hand, answers the due as it is with applied false.",
       body: gatewayPaymentBody,
@@ -202,14 +193,12 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
  */
 function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
   return [
-    ws.get('simulator/payment-links', {
-      operationId: 'getPaymentLinkScript',
+    ws.get('getPaymentLinkScript', 'simulator/payment-links', {
       summary: "The simulated payment-link gateway's script for the workspace (the default when none is set).",
       response: { status: 200, description: 'The script.', schema: paymentLinkScript },
       handler: (ctx, { tenantId }) => findPaymentLinkScript(deps.db, tenantId),
     }),
-    ws.put('simulator/payment-links', {
-      operationId: 'putPaymentLinkScript',
+    ws.put('putPaymentLinkScript', 'simulator/payment-links', {
       summary: "Script the simulated payment-link gateway for the workspace: `create` `ok`/`fail`, `paid_after_minutes` (null: never paid). Replaces the script as a whole.",
       body: paymentLinkScript,
       response: { status: 200, description: 'The stored script, with its defaults filled in.', schema: paymentLinkScript },
@@ -218,8 +207,7 @@ function paymentLinkSimulatorRoutes(deps: ConsoleDeps): RouteDef[] {
         return script;
       },
     }),
-    ws.delete('simulator/payment-links', {
-      operationId: 'deletePaymentLinkScript',
+    ws.delete('deletePaymentLinkScript', 'simulator/payment-links', {
       summary: 'Forget the script: links are created and never paid.',
       response: { status: 204, description: 'Deleted (or there was none).' },
       handler: async (ctx, { tenantId }) => {

@@ -14,8 +14,7 @@ const key = ws.record('key_id', KEY_NOT_FOUND);
 export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
   const keys = new KeyStore(deps.db, deps.now);
   return [
-    ws.post('keys', {
-      operationId: 'createKey',
+    ws.post('createKey', 'keys', {
       summary: 'Create an API key with fixed scopes; the key is shown this once.',
       body: createKeyBody,
       response: { status: 201, description: 'The key plus `api_key`.', schema: issuedKeyRecord },
@@ -24,14 +23,12 @@ export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
         return { ...keyView(issued.key), api_key: issued.plaintext };
       },
     }),
-    ws.get('keys', {
-      operationId: 'listKeys',
+    ws.get('listKeys', 'keys', {
       summary: "List the workspace's keys, never their secrets.",
       response: { status: 200, description: '`{items}`.', schema: itemsOf(keyRecord) },
       handler: async (ctx, { tenantId }) => ({ items: (await keys.list(tenantId)).map(keyView) }),
     }),
-    key.post('keys/{key_id}/roll', {
-      operationId: 'rollKey',
+    key.post('rollKey', 'keys/{key_id}/roll', {
       summary: 'Create a new key with the same scopes; the old one keeps working for 24 hours.',
       response: { status: 201, description: 'The new key plus `api_key`, and `previous`.', schema: issuedKeyRecord.extend({ previous: keyRecord }) },
       errors: ['conflict'],
@@ -43,8 +40,7 @@ export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
         return { ...keyView(issued.key), api_key: issued.plaintext, previous: keyView(old) };
       },
     }),
-    key.post('keys/{key_id}/revoke', {
-      operationId: 'revokeKey',
+    key.post('revokeKey', 'keys/{key_id}/revoke', {
       summary: 'Revoke a key for good; revoking again keeps the first time.',
       response: { status: 200, description: 'The key with `revoked_at`.', schema: keyRecord },
       handler: async (ctx, { params: { key_id }, tenantId }) => keyView(found(await keys.revoke(tenantId, key_id), KEY_NOT_FOUND)),

@@ -48,8 +48,7 @@ export function uploadedListRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   return [
-    ws.post('lists', {
-      operationId: 'uploadList',
+    ws.post('uploadList', 'lists', {
       summary: `Upload a list of people: the body is the CSV file (text/csv, UTF-8, a header row, up to ${LIST_LIMITS.maxRows} rows and ${LIST_LIMITS.maxBytes} bytes); \`name\` in the query. Its columns become \`{{variables}}\`. A file that breaks a rule is refused whole (400 with \`reason\` and the \`row\`).`,
       query: uploadListQuery,
       body: uploadListBody,
@@ -72,8 +71,7 @@ export function uploadedListRoutes(deps: ConsoleDeps): RouteDef[] {
         return detail(uploaded.list);
       },
     }),
-    ws.get('lists', {
-      operationId: 'listUploadedLists',
+    ws.get('listUploadedLists', 'lists', {
       summary: 'The workspace’s uploaded lists, newest first.',
       query: listListsQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: uploadedListPage },
@@ -83,8 +81,7 @@ export function uploadedListRoutes(deps: ConsoleDeps): RouteDef[] {
         return page(docs, limit, listView, (last) => cursors.encode(tenantId, CURSOR_LIST, [last._id]));
       },
     }),
-    list.get('lists/{list_id}', {
-      operationId: 'getUploadedList',
+    list.get('getUploadedList', 'lists/{list_id}', {
       summary: `One uploaded list: its columns, the variables they give, the row count and the first ${LIST_LIMITS.previewRows} rows.`,
       response: { status: 200, description: 'The list.', schema: uploadedListDetail },
       handler: async (ctx, { params, tenantId }) => detail(found(await findList(deps.db, tenantId, params.list_id), LIST_NOT_FOUND)),

@@ -17,23 +17,20 @@ const template = ws.record('template_id', TEMPLATE_NOT_FOUND);
 export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
   const { senders, templates } = collections(deps.db);
   return [
-    ws.post('senders', {
-      operationId: 'createSender',
+    ws.post('createSender', 'senders', {
       summary: 'Connect a WhatsApp sender; the first, or one made default, is the only default.',
       body: createSenderBody,
       response: { status: 201, description: 'The sender (`sender_id` `snd_…`).', schema: senderRecord },
       handler: async (ctx, { body, tenantId }) => senderView(await createSender(deps.db, tenantId, body, deps.now())),
     }),
     tenantList('senders', 'listSenders', senders, senderView, senderRecord),
-    sender.patch('senders/{sender_id}', {
-      operationId: 'updateSender',
+    sender.patch('updateSender', 'senders/{sender_id}', {
       summary: 'Rename a sender, make it the default, or (dis)connect it.',
       body: updateSenderBody,
       response: { status: 200, description: 'The sender.', schema: senderRecord },
       handler: async (ctx, { params: { sender_id }, body, tenantId }) => senderView(found(await updateSender(deps.db, tenantId, sender_id, body), SENDER_NOT_FOUND)),
     }),
-    ws.post('templates', {
-      operationId: 'createTemplate',
+    ws.post('createTemplate', 'templates', {
       summary: 'Add a message template (approved by default).',
       body: createTemplateBody,
       response: { status: 201, description: 'The template.', schema: templateRecord },
@@ -47,8 +44,7 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     tenantList('templates', 'listTemplates', templates, templateView, templateRecord, { name: 1, language: 1 }),
-    template.patch('templates/{template_id}', {
-      operationId: 'updateTemplate',
+    template.patch('updateTemplate', 'templates/{template_id}', {
       summary: "Change a template's approval status.",
       body: updateTemplateBody,
       response: { status: 200, description: 'The template.', schema: templateRecord },

@@ -49,29 +49,25 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   return [
-    ws.post('agents', {
-      operationId: 'createAgent',
+    ws.post('createAgent', 'agents', {
       summary: 'Create an agent, optionally with its voice settings (persona, instructions, voice, language, greeting, idle_seconds).',
       body: createAgentBody,
       response: { status: 201, description: 'The agent (`agent_id` `bot_…`).', schema: agentRecord },
       handler: async (ctx, { body, tenantId }) => agentView(await createAgent(deps.db, tenantId, body, deps.now())),
     }),
     tenantList('agents', 'listAgents', agents, agentView, agentRecord),
-    agent.get('agents/{agent_id}', {
-      operationId: 'getAgent',
+    agent.get('getAgent', 'agents/{agent_id}', {
       summary: 'Read an agent with its voice settings (defaults filled in; `voice_set` names the ones it set).',
       response: { status: 200, description: 'The agent.', schema: agentRecord },
       handler: async (ctx, { params, tenantId }) => agentView(found(await agents.findOne({ _id: params.agent_id, tenant_id: tenantId }), AGENT_NOT_FOUND)),
     }),
-    agent.patch('agents/{agent_id}', {
-      operationId: 'updateAgent',
+    agent.patch('updateAgent', 'agents/{agent_id}', {
       summary: 'Change an agent’s name, maximum call length or voice settings; a voice field set to null goes back to its default.',
       body: updateAgentBody,
       response: { status: 200, description: 'The agent.', schema: agentRecord },
       handler: async (ctx, { params, body, tenantId }) => agentView(found(await updateAgent(deps.db, tenantId, params.agent_id, body), AGENT_NOT_FOUND)),
     }),
-    ws.post('numbers', {
-      operationId: 'createNumber',
+    ws.post('createNumber', 'numbers', {
       summary: 'Register a phone number, optionally with the agent deployed to it and its team line.',
       body: createNumberBody,
       response: { status: 201, description: 'The number.', schema: numberRecord },
@@ -85,8 +81,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     tenantList('numbers', 'listNumbers', phoneNumbers, numberView, numberRecord),
-    phoneNumber.patch('numbers/{number}', {
-      operationId: 'updateNumber',
+    phoneNumber.patch('updateNumber', 'numbers/{number}', {
       summary: 'Deploy an agent to a number (or `null` to undeploy), set its team line (or `null` for none), or change its state. `{number}` with or without `+`.',
       body: updateNumberBody,
       response: { status: 200, description: 'The number.', schema: numberRecord },

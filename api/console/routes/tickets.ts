@@ -48,8 +48,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   const ticketDeps = { db: deps.db, events: deps.events };
 
   routes.push(
-    ws.get('ticket-settings', {
-      operationId: 'getTicketSettings',
+    ws.get('getTicketSettings', 'ticket-settings', {
       summary: 'Ticket settings: auto-assignment and the assignee list.',
       response: { status: 200, description: 'The settings.', schema: ticketSettingsRecord },
       handler: (ctx, { workspace }) => settingsView(ticketSettingsOf(workspace)),
@@ -57,8 +56,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    ws.patch('ticket-settings', {
-      operationId: 'updateTicketSettings',
+    ws.patch('updateTicketSettings', 'ticket-settings', {
       summary: 'Change any of `auto_assign`, `assignment`, `assignees` (replaces the list).',
       body: ticketSettingsBody,
       response: { status: 200, description: 'The settings.', schema: ticketSettingsRecord },
@@ -70,8 +68,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    ws.get('ticket-assignees', {
-      operationId: 'listTicketAssignees',
+    ws.get('listTicketAssignees', 'ticket-assignees', {
       summary: "The workspace's ticket assignees.",
       response: { status: 200, description: '`{items}`.', schema: z.object({ items: ticketSettingsRecord.shape.assignees }) },
       handler: (ctx, { workspace }) => ({ items: settingsView(ticketSettingsOf(workspace)).assignees }),
@@ -81,8 +78,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   routes.push(tenantList('tickets', 'listConsoleTickets', tickets, consoleTicketView, consoleTicketRecord, { created_at: -1, _id: -1 }));
 
   routes.push(
-    ticket.get('tickets/{ticket_id}', {
-      operationId: 'getConsoleTicket',
+    ticket.get('getConsoleTicket', 'tickets/{ticket_id}', {
       summary: 'A ticket with its console-only fields, messages and history.',
       response: { status: 200, description: 'The ticket.', schema: consoleTicketDetail },
       handler: async (ctx, { params: { ticket_id: ticketId }, tenantId }) => {
@@ -108,8 +104,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    ticket.post('tickets/{ticket_id}/escalation', {
-      operationId: 'setTicketEscalation',
+    ticket.post('setTicketEscalation', 'tickets/{ticket_id}/escalation', {
       summary: 'Open or clear the escalation flag of a ticket.',
       body: escalationBody,
       response: { status: 200, description: 'The ticket.', schema: consoleTicketRecord },
@@ -121,8 +116,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    ticket.post('tickets/{ticket_id}/assign', {
-      operationId: 'assignTicket',
+    ticket.post('assignTicket', 'tickets/{ticket_id}/assign', {
       summary: 'Assign a ticket to one of the assignees, or `null` to unassign.',
       body: assignBody,
       response: { status: 200, description: 'The ticket.', schema: consoleTicketRecord },

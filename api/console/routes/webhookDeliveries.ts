@@ -23,8 +23,7 @@ export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   return [
-    webhook.get('webhooks/{webhook_id}/deliveries', {
-      operationId: 'listWebhookDeliveries',
+    webhook.get('listWebhookDeliveries', 'webhooks/{webhook_id}/deliveries', {
       summary: "An endpoint's deliveries, newest first, without attempts.",
       query: deliveriesQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(deliveryRecord) },
@@ -48,8 +47,7 @@ export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
         );
       },
     }),
-    delivery.get('webhooks/{webhook_id}/deliveries/{delivery_id}', {
-      operationId: 'getWebhookDelivery',
+    delivery.get('getWebhookDelivery', 'webhooks/{webhook_id}/deliveries/{delivery_id}', {
       summary: 'A delivery with every attempt.',
       response: { status: 200, description: 'The delivery with `attempts`.', schema: deliveryRecord.required({ attempts: true }) },
       handler: async (ctx, { params: { webhook_id, delivery_id }, tenantId }) => {

@@ -10,16 +10,14 @@ import { replayBody } from './webhooks.schema';
 export function webhookTestRoutes(deps: ConsoleDeps): RouteDef[] {
   const answer = { status: 202, description: 'The new delivery, with `attempts`.', schema: deliveryRecord.required({ attempts: true }) } as const;
   return [
-    webhook.post('webhooks/{webhook_id}/test', {
-      operationId: 'testWebhook',
+    webhook.post('testWebhook', 'webhooks/{webhook_id}/test', {
       summary: 'Send a `ping` event to this endpoint only.',
       response: answer,
       errors: ['failed_precondition'],
       handler: async (ctx, { params, tenantId }) =>
         deliveryView(found(await pingEndpoint(deps.db, deliveryStarter(deps), tenantId, params.webhook_id, deps.now()), WEBHOOK_NOT_FOUND), true),
     }),
-    webhook.post('webhooks/{webhook_id}/replay', {
-      operationId: 'replayWebhookEvent',
+    webhook.post('replayWebhookEvent', 'webhooks/{webhook_id}/replay', {
       summary: 'Deliver a stored event to this endpoint again.',
       body: replayBody,
       response: answer,

@@ -17,16 +17,14 @@ const ws = workspaceGroup();
  */
 export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
   return [
-    consoleApi.get(`${CONSOLE_PREFIX}/event-types`, {
-      operationId: 'listEventTypes',
+    consoleApi.get('listEventTypes', `${CONSOLE_PREFIX}/event-types`, {
       summary: 'The subscribable event types (`ping` is not one).',
       response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.string()) }) },
       handler: async (ctx) => {
         ctx.body = { items: [...SUBSCRIBABLE_EVENT_TYPES] };
       },
     }),
-    ws.post('webhooks', {
-      operationId: 'createWebhook',
+    ws.post('createWebhook', 'webhooks', {
       summary: 'Add a webhook endpoint; its signing secret is shown this once.',
       body: createWebhookBody,
       response: { status: 201, description: 'The endpoint plus `secret`.', schema: issuedWebhookRecord },
@@ -38,14 +36,12 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     tenantList('webhooks', 'listWebhooks', webhookEndpoints(deps.db), (doc) => webhookView(doc, deps.now()), webhookRecord),
-    webhook.get('webhooks/{webhook_id}', {
-      operationId: 'getWebhook',
+    webhook.get('getWebhook', 'webhooks/{webhook_id}', {
       summary: 'Read a webhook endpoint; never its secret.',
       response: { status: 200, description: 'The endpoint.', schema: webhookRecord },
       handler: async (ctx, { params, tenantId }) => webhookView(found(await findEndpoint(deps.db, tenantId, params.webhook_id), WEBHOOK_NOT_FOUND), deps.now()),
     }),
-    webhook.patch('webhooks/{webhook_id}', {
-      operationId: 'updateWebhook',
+    webhook.patch('updateWebhook', 'webhooks/{webhook_id}', {
       summary: 'Change any of `url`, `event_types`, `enabled`, `description`.',
       body: updateWebhookBody,
       response: { status: 200, description: 'The endpoint.', schema: webhookRecord },
@@ -54,8 +50,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
         return webhookView(found(await updateEndpoint(deps.db, tenantId, params.webhook_id, body, allowPrivateUrls(deps), now), WEBHOOK_NOT_FOUND), now);
       },
     }),
-    webhook.post('webhooks/{webhook_id}/rotate-secret', {
-      operationId: 'rotateWebhookSecret',
+    webhook.post('rotateWebhookSecret', 'webhooks/{webhook_id}/rotate-secret', {
       summary: 'Issue a new signing secret; the old one keeps signing for 24 hours.',
       response: { status: 200, description: 'The endpoint plus the new `secret`.', schema: issuedWebhookRecord },
       errors: ['conflict'],
@@ -65,8 +60,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
         return { ...webhookView(rotated, now), secret: rotated.secret };
       },
     }),
-    webhook.delete('webhooks/{webhook_id}', {
-      operationId: 'deleteWebhook',
+    webhook.delete('deleteWebhook', 'webhooks/{webhook_id}', {
       summary: 'Delete a webhook endpoint; its pending deliveries end `cancelled`.',
       response: { status: 200, description: '`{webhook_id, deleted: true}`.', schema: z.object({ webhook_id: z.string(), deleted: z.literal(true) }) },
       handler: async (ctx, { params, tenantId }) => {

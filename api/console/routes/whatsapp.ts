@@ -35,8 +35,7 @@ const wamid = (kind: string) => `wamid.${kind}${randomBytes(12).toString('hex').
 export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const routes: RouteDef[] = [];
   routes.push(
-    recipientScript.put('simulator/whatsapp/{recipient}', {
-      operationId: 'putWhatsAppScript',
+    recipientScript.put('putWhatsAppScript', 'simulator/whatsapp/{recipient}', {
       summary: "Script the WhatsApp simulator for a recipient; replaces the recipient's script as a whole.",
       body: simulatorScriptSchema,
       response: { status: 200, description: 'The script.', schema: whatsappScriptRecord },
@@ -47,8 +46,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   routes.push(tenantList('simulator/whatsapp', 'listWhatsAppScripts', simulatorScriptsCollection(deps.db), scriptView, whatsappScriptRecord, { recipient: 1 }));
 
   routes.push(
-    recipientScript.delete('simulator/whatsapp/{recipient}', {
-      operationId: 'deleteWhatsAppScript',
+    recipientScript.delete('deleteWhatsAppScript', 'simulator/whatsapp/{recipient}', {
       summary: 'Forget the script of a recipient; it gets the default again.',
       response: { status: 200, description: '`{recipient, deleted}`.', schema: scriptDeleted },
       handler: async (ctx, { params: { recipient }, tenantId }) => ({ recipient, deleted: await clearScript(deps.db, tenantId, recipient) }),
@@ -68,8 +66,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   }
 
   routes.push(
-    injection.post('whatsapp/inbound', {
-      operationId: 'injectWhatsAppInbound',
+    injection.post('injectWhatsAppInbound', 'whatsapp/inbound', {
       summary: "Inject a customer's WhatsApp message as the provider's webhook would bring it.",
       body: inboundBody,
       response: { status: 201, description: '`{message_id, conversation_id, transcript_message_id, sender_id, opted_out}`.', schema: inboundInjected },
@@ -96,8 +93,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   );
 
   routes.push(
-    injection.post('whatsapp/echo', {
-      operationId: 'injectWhatsAppEcho',
+    injection.post('injectWhatsAppEcho', 'whatsapp/echo', {
       summary: 'Inject a business-app echo (a message the business sent, edited or deleted from the WhatsApp Business app).',
       body: echoBody,
       response: { status: 201, description: '`{message_id, conversation_id, action}`.', schema: echoInjected },

@@ -11,8 +11,7 @@ const workspace = consoleApi.group({ params: workspaceIdParams, errors: ['not_fo
 export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
   const { workspaces } = collections(deps.db);
   return [
-    consoleApi.post(`${CONSOLE_PREFIX}/workspaces`, {
-      operationId: 'createWorkspace',
+    consoleApi.post('createWorkspace', `${CONSOLE_PREFIX}/workspaces`, {
       summary: 'Create a workspace; with `demo: true`, seeded like the demo workspace and with a full-scope key.',
       body: createWorkspaceBody,
       response: { status: 201, description: 'The workspace (and `api_key` for a demo workspace).', schema: workspaceRecord.extend({ api_key: issuedKeyRecord.shape.api_key.optional() }) },
@@ -22,8 +21,7 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
         ctx.body = created.apiKey === undefined ? workspaceView(created.workspace) : { ...workspaceView(created.workspace), api_key: created.apiKey };
       },
     }),
-    consoleApi.get(`${CONSOLE_PREFIX}/workspaces`, {
-      operationId: 'listWorkspaces',
+    consoleApi.get('listWorkspaces', `${CONSOLE_PREFIX}/workspaces`, {
       summary: 'List workspaces, newest first (at most 500).',
       response: { status: 200, description: '`{items}`.', schema: itemsOf(workspaceRecord) },
       handler: async (ctx) => {
@@ -31,16 +29,14 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
         ctx.body = { items: docs.map(workspaceView) };
       },
     }),
-    workspace.get(`${CONSOLE_PREFIX}/workspaces/{workspace_id}`, {
-      operationId: 'getWorkspace',
+    workspace.get('getWorkspace', `${CONSOLE_PREFIX}/workspaces/{workspace_id}`, {
       summary: 'Read a workspace.',
       response: { status: 200, description: 'The workspace.', schema: workspaceRecord },
       handler: (ctx) => {
         ctx.body = workspaceView(ctx.state.workspace!);
       },
     }),
-    workspace.patch(`${CONSOLE_PREFIX}/workspaces/{workspace_id}`, {
-      operationId: 'updateWorkspace',
+    workspace.patch('updateWorkspace', `${CONSOLE_PREFIX}/workspaces/{workspace_id}`, {
       summary: 'Change the named keys of a workspace (nested objects change only the keys they name).',
       body: updateWorkspaceBody,
       response: { status: 200, description: 'The workspace.', schema: workspaceRecord },

@@ -40,8 +40,7 @@ export function agentsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'listCach
   }
 
   return [
-    agents.get('/api/v1/agents', {
-      operationId: 'listAgents',
+    agents.get('listAgents', '/api/v1/agents', {
       summary: 'List agents, oldest first, with the numbers each is deployed to.',
       query: agentsQuery,
       response: { status: 200, description: 'A page of agents.', schema: pageOf(agentItem) },

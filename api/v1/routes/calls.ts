@@ -22,8 +22,7 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
   const workspaceCall = async (callId: string, tenantId: string) => found(await findCall(deps.db, tenantId, callId), CALL_NOT_FOUND);
 
   return [
-    calls.post('/api/v1/calls', {
-      operationId: 'placeCall',
+    calls.post('placeCall', '/api/v1/calls', {
       summary: 'Place an outbound AI call; answers 201 while the phone rings.',
       idempotent: true,
       body: placeCallBody,
@@ -39,14 +38,12 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
         return createdCallView(placed.call);
       },
     }),
-    call.get('/api/v1/calls/{call_id}', {
-      operationId: 'getCall',
+    call.get('getCall', '/api/v1/calls/{call_id}', {
       summary: 'Read a call of the workspace: outbound, inbound or campaign.',
       response: { status: 200, description: 'The call.', schema: callSchema },
       handler: async (ctx, { params: { call_id } }) => callView(await workspaceCall(call_id, ctx.state.workspace!._id)),
     }),
-    call.post('/api/v1/calls/{call_id}/hangup', {
-      operationId: 'hangupCall',
+    call.post('hangupCall', '/api/v1/calls/{call_id}/hangup', {
       summary: 'End a ringing or connected call; safe to repeat.',
       response: { status: 200, description: '`ended` is true when a hang-up was sent.', schema: hangupSchema },
       handler: async (ctx, { params: { call_id } }) => {

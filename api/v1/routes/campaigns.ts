@@ -44,8 +44,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
   const ownCampaign = (ctx: RouteContext, id: string) => campaignOf(deps.db, ctx.state.workspace!._id, id);
 
   return [
-    writeCampaigns.post('/api/v1/campaigns', {
-      operationId: 'createCampaign',
+    writeCampaigns.post('createCampaign', '/api/v1/campaigns', {
       summary: 'Create a draft (version 1) that messages nobody; launch it after evaluating. The API cannot edit a draft: replace a wrong one.',
       idempotent: true,
       body: createCampaignBody,
@@ -58,8 +57,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         return campaignView(created.campaign);
       },
     }),
-    readCampaigns.get('/api/v1/campaigns', {
-      operationId: 'listCampaigns',
+    readCampaigns.get('listCampaigns', '/api/v1/campaigns', {
       summary: 'List campaigns, most recently changed first; archived ones only when asked for with status=archived.',
       query: listCampaignsQuery,
       response: { status: 200, description: 'A page of campaigns.', schema: pageOf(campaignRecord) },
@@ -80,14 +78,12 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         );
       },
     }),
-    readCampaign.get('/api/v1/campaigns/{campaign_id}', {
-      operationId: 'getCampaign',
+    readCampaign.get('getCampaign', '/api/v1/campaigns/{campaign_id}', {
       summary: 'Read one campaign with its counters.',
       response: { status: 200, description: 'The campaign.', schema: campaignRecord },
       handler: async (ctx, { params }) => withCounters(await ownCampaign(ctx, params.campaign_id)),
     }),
-    readCampaign.post('/api/v1/campaigns/{campaign_id}/evaluate', {
-      operationId: 'evaluateCampaign',
+    readCampaign.post('evaluateCampaign', '/api/v1/campaigns/{campaign_id}/evaluate', {
       summary:
         'Dry-run the launch checks: who would be messaged, who is left out and why, samples, findings and the checksum of the exact list. No body; changes nothing.',
       response: { status: 200, description: 'The evaluate result.', schema: evaluateResult },
@@ -96,8 +92,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         return (await evaluateCampaign(deps.db, campaign, ctx.state.workspace!, { audiences: deps.audiences })).result;
       },
     }),
-    writeCampaign.post('/api/v1/campaigns/{campaign_id}/launch', {
-      operationId: 'launchCampaign',
+    writeCampaign.post('launchCampaign', '/api/v1/campaigns/{campaign_id}/launch', {
       summary:
         'Start sending a draft (or continue a paused campaign without rebuilding its audience). The checks run in the contract\'s order and the first refusal answers; the audience is staged and its consent pinned.',
       body: launchCampaignBody,
@@ -111,8 +106,7 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
       },
     }),
     ...(['pause', 'resume', 'cancel'] as const).map((action) =>
-      writeCampaign.post(`/api/v1/campaigns/{campaign_id}/${action}`, {
-        operationId: `${action}Campaign`,
+      writeCampaign.post(`${action}Campaign`, `/api/v1/campaigns/{campaign_id}/${action}`, {
         summary: CONTROL_SUMMARIES[action],
         body: controlCampaignBody,
         response: { status: 200, description: 'The campaign.', schema: campaignRecord },
@@ -123,24 +117,21 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
         },
       }),
     ),
-    readCampaign.get('/api/v1/campaigns/{campaign_id}/recipients', {
-      operationId: 'listCampaignRecipients',
+    readCampaign.get('listCampaignRecipients', '/api/v1/campaigns/{campaign_id}/recipients', {
       summary:
         'Each staged person in audience order with their state (queued, sent, delivered, read, failed, skipped) and its reason. A draft has none until launch.',
       query: listRecipientsQuery,
       response: { status: 200, description: 'A page of recipients.', schema: pageOf(recipientRecord) },
       handler: async (ctx, { params, query }) => recipientsAnswer(deps.db, deps.cursors, RECIPIENTS, await ownCampaign(ctx, params.campaign_id), query),
     }),
-    readCampaign.get('/api/v1/campaigns/{campaign_id}/outcomes', {
-      operationId: 'getCampaignOutcomes',
+    readCampaign.get('getCampaignOutcomes', '/api/v1/campaigns/{campaign_id}/outcomes', {
       summary:
         'A call campaign\'s outcome report from each person\'s merged outcome: totals, the funnel (staged, dialled, answered, conversation, completed), dispositions, a summary of every capture field by its display, and calls by hour. 412 not_a_call_campaign on a WhatsApp campaign.',
       response: { status: 200, description: 'The outcome report.', schema: outcomeReport },
       errors: ['failed_precondition'],
       handler: async (ctx, { params }) => buildOutcomeReport(deps.db, requireCallCampaign(await ownCampaign(ctx, params.campaign_id)), now()),
     }),
-    writeCampaign.get('/api/v1/campaigns/{campaign_id}/outcomes.csv', {
-      operationId: 'getCampaignOutcomesCsv',
+    writeCampaign.get('getCampaignOutcomesCsv', '/api/v1/campaigns/{campaign_id}/outcomes.csv', {
       summary:
         'One row per person (audience order) with their merged outcome, one column per capture field key, then each field\'s evidence (quote and transcript turn). UTF-8 with a BOM, streamed; cells a spreadsheet would run as a formula start with \'. 412 not_a_call_campaign on a WhatsApp campaign.',
       response: { status: 200, description: 'The CSV.', mediaType: 'text/csv', schema: z.string() },

@@ -16,8 +16,7 @@ const channels = routeGroup({ auth: { scope: null } });
 export function channelsRoutes(deps: Pick<PublicDeps, 'db' | 'config'>): RouteDef[] {
   const c = collections(deps.db);
   return [
-    channels.get('/api/v1/channels', {
-      operationId: 'listChannels',
+    channels.get('listChannels', '/api/v1/channels', {
       summary: 'Sendable identities (senders) and callable channels.',
       response: { status: 200, description: 'The workspace’s channels.', schema: channelsResponse },
       handler: async (ctx) => {

@@ -34,8 +34,7 @@ export function contactView(c: ContactDoc): z.infer<typeof contactRecord> {
 export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[] {
   const now = deps.now ?? (() => new Date());
   return [
-    contacts.post('/api/v1/contacts', {
-      operationId: 'upsertContact',
+    contacts.post('upsertContact', '/api/v1/contacts', {
       summary: 'Create a contact, or match the existing one by email, then phone (filling only its blank fields).',
       body: upsertContactBody,
       response: { status: 201, description: 'The contact, created or matched.', schema: upsertResponse },
@@ -53,8 +52,7 @@ export function contactsRoutes(deps: Pick<PublicDeps, 'db' | 'now'>): RouteDef[]
         }
       },
     }),
-    contacts.get('/api/v1/contacts/lookup', {
-      operationId: 'lookupContact',
+    contacts.get('lookupContact', '/api/v1/contacts/lookup', {
       summary: 'Find a contact by email, else by phone.',
       query: lookupContactQuery,
       response: { status: 200, description: 'The contact.', schema: contactRecord },

@@ -35,8 +35,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
   const ownConversation = async (tenantId: string, id: string) => found(await findConversation(deps.db, tenantId, id), CONVERSATION_NOT_FOUND);
 
   return [
-    conversations.get('/api/v1/conversations', {
-      operationId: 'listConversations',
+    conversations.get('listConversations', '/api/v1/conversations', {
       summary: 'List conversations, most recently active first.',
       query: conversationsQuery,
       response: { status: 200, description: 'A page of conversations.', schema: pageOf(conversationItem) },
@@ -55,14 +54,12 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
         );
       },
     }),
-    conversation.get('/api/v1/conversations/{conversation_id}', {
-      operationId: 'getConversation',
+    conversation.get('getConversation', '/api/v1/conversations/{conversation_id}', {
       summary: 'Read one conversation.',
       response: { status: 200, description: 'The conversation.', schema: conversationItem },
       handler: async (ctx, { params: { conversation_id } }) => conversationView(await ownConversation(ctx.state.workspace!._id, conversation_id)),
     }),
-    conversation.get('/api/v1/conversations/{conversation_id}/messages', {
-      operationId: 'listConversationMessages',
+    conversation.get('listConversationMessages', '/api/v1/conversations/{conversation_id}/messages', {
       summary:
         'Read a transcript, oldest first. Trail rows are filtered after a page is read, so a page may be short, with no next_cursor, while more turns follow: compare with message_count.',
       query: messagesQuery,

@@ -64,8 +64,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
   // Read on use, so describing the routes (OpenAPI) needs no configuration.
   const starter = () => ({ temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE });
   return [
-    writeDues.post(`${DUES_APP_PREFIX}/subscribers`, {
-      operationId: 'createDuesSubscriber',
+    writeDues.post('createDuesSubscriber', `${DUES_APP_PREFIX}/subscribers`, {
       summary:
         'Put a customer on a recurring plan: the phone in E.164, the person linked to a contact (or contact_pending), and the next two dues raised at once (payment.due_created for each). One subscriber per phone.',
       idempotent: true,
@@ -86,8 +85,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
         return subscriberView(answerSubscriberCreate(created, workspace));
       },
     }),
-    readDues.get(`${DUES_APP_PREFIX}/subscribers`, {
-      operationId: 'listDuesSubscribers',
+    readDues.get('listDuesSubscribers', `${DUES_APP_PREFIX}/subscribers`, {
       summary: 'List subscribers, newest first.',
       query: listSubscribersQuery,
       response: { status: 200, description: 'A page of subscribers.', schema: pageOf(subscriberRecord) },
@@ -101,8 +99,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
         return page(docs, limit, subscriberView, (last) => deps.cursors.encode(tenantId, list, [last._id]));
       },
     }),
-    readDues.get(`${DUES_APP_PREFIX}/dues`, {
-      operationId: 'listDues',
+    readDues.get('listDues', `${DUES_APP_PREFIX}/dues`, {
       summary:
         'List dues. scope: open (latest due date first), overdue (open and due before today, oldest first), upcoming (scheduled, due today or later, soonest first), paid (latest first); none: every due, latest first. status wins over scope. Today is the workspace\'s zone date.',
       query: listDuesQuery,
@@ -122,8 +119,7 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
         return page(docs, limit, dueView, (last) => deps.cursors.encode(tenantId, listName, [last.due_date, last._id]));
       },
     }),
-    writeDues.post(`${DUES_APP_PREFIX}/dues/{due_id}/paid`, {
-      operationId: 'markDuePaid',
+    writeDues.post('markDuePaid', `${DUES_APP_PREFIX}/dues/{due_id}/paid`, {
       summary:
         'Record a payment collected outside the payment link. expected_version is checked first (a retry of a successful call usually gets 409); a due no longer open is 412. Stops the chase and fires payment.paid.',
       params: dueParams,

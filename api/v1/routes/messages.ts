@@ -23,8 +23,7 @@ export function messagesRoutes(
       onStatusError: (err, messageId) => deps.logger.warn({ err, messageId }, 'simulated WhatsApp status not recorded; the worker’s sweep retries'),
     }));
   return [
-    messages.post('/api/v1/messages', {
-      operationId: 'sendMessage',
+    messages.post('sendMessage', '/api/v1/messages', {
       summary: 'Send a WhatsApp message: free text inside the 24-hour window, or an approved template at any time.',
       idempotent: true,
       body: sendMessageBody,

@@ -6,8 +6,7 @@ const ping = routeGroup({ auth: { scope: null } });
 
 export function pingRoutes(): RouteDef[] {
   return [
-    ping.get('/api/v1/ping', {
-      operationId: 'ping',
+    ping.get('ping', '/api/v1/ping', {
       summary: 'Verify a key, with no side effects beyond counting against the rate limit.',
       response: { status: 200, description: 'The key works.', schema: pingResponse },
       handler: (ctx) => {

@@ -50,8 +50,7 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
   const now = deps.now ?? (() => new Date());
   const triage = options.triage ?? createSimulatedTriage();
   return [
-    tickets.post('/api/v1/tickets', {
-      operationId: 'createTicket',
+    tickets.post('createTicket', '/api/v1/tickets', {
       summary:
         'Open a ticket. The id derives from the raw body: byte-identical bodies return the same ticket (201) for as long as it exists.',
       idempotent: true,
@@ -85,14 +84,12 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
         return ticketView(ticket);
       },
     }),
-    ticket.get('/api/v1/tickets/{ticket_id}', {
-      operationId: 'getTicket',
+    ticket.get('getTicket', '/api/v1/tickets/{ticket_id}', {
       summary: 'Read a ticket as it is now; the conversation is not included.',
       response: { status: 200, description: 'The ticket.', schema: ticketRecord },
       handler: async (ctx, { params: { ticket_id } }) => ticketView(found(await findTicket(deps.db, ctx.state.workspace!._id, ticket_id), TICKET_NOT_FOUND)),
     }),
-    ticket.patch('/api/v1/tickets/{ticket_id}', {
-      operationId: 'updateTicket',
+    ticket.patch('updateTicket', '/api/v1/tickets/{ticket_id}', {
       summary: 'Change status (allowed moves only), priority, category or tags, at the version last read.',
       body: patchTicketBody,
       response: { status: 200, description: 'The ticket; version plus one when something changed.', schema: ticketRecord },

@@ -102,8 +102,7 @@ describe('a console workspace route', () => {
 describe('a route group', () => {
   const things = routeGroup({ auth: { scope: 'calls:write' }, errors: ['failed_precondition'] });
   const thing = things.group({ params: z.object({ thing_id: z.string().max(8) }), notFound: { thing_id: 'Thing not found.' }, errors: ['not_found'] });
-  const poke = thing.post('/things/{thing_id}/poke', {
-    operationId: 'pokeThing',
+  const poke = thing.post('pokeThing', '/things/{thing_id}/poke', {
     summary: 'Poke a thing.',
     body: z.object({ times: z.number() }),
     response: { status: 200, description: 'Poked.', schema: z.object({ thing: z.string(), times: z.number() }) },
@@ -112,8 +111,8 @@ describe('a route group', () => {
     handler: (ctx, { params, body }) => ({ thing: params.thing_id.toUpperCase(), times: body.times + 1 }),
   });
 
-  it('gives each route its method and path, and the group’s shared fields', () => {
-    expect(poke).toMatchObject({ method: 'post', path: '/things/{thing_id}/poke', auth: { scope: 'calls:write' }, notFound: { thing_id: 'Thing not found.' } });
+  it('gives each route its method, name and path, and the group’s shared fields', () => {
+    expect(poke).toMatchObject({ method: 'post', operationId: 'pokeThing', path: '/things/{thing_id}/poke', auth: { scope: 'calls:write' }, notFound: { thing_id: 'Thing not found.' } });
     expect(Object.keys(poke.params!.shape)).toEqual(['thing_id']);
   });
 
@@ -122,8 +121,7 @@ describe('a route group', () => {
   });
 
   it('lets a route’s own field win over the group’s', () => {
-    const open = things.get('/things/open', {
-      operationId: 'openThings',
+    const open = things.get('openThings', '/things/open', {
       summary: 'Any key may read.',
       auth: { scope: null },
       response: { status: 200, description: 'Open.' },
@@ -134,8 +132,7 @@ describe('a route group', () => {
   });
 
   it('types a route’s path parameters from the group’s schema', () => {
-    const get = thing.get('/things/{thing_id}', {
-      operationId: 'getThing',
+    const get = thing.get('getThing', '/things/{thing_id}', {
       summary: 'Read a thing.',
       response: { status: 200, description: 'The thing.' },
       handler: (ctx, { params }) => {
@@ -151,8 +148,7 @@ describe('a console workspace group', () => {
   const ws = workspaceGroup();
   const thing = ws.record('thing_id', 'Thing not found.');
   const part = thing.record('part_id', 'Part not found.', z.string().max(200));
-  const def = part.get('things/{thing_id}/parts/{part_id}', {
-    operationId: 'getPart',
+  const def = part.get('getPart', 'things/{thing_id}/parts/{part_id}', {
     summary: 'Read a part of a thing.',
     response: { status: 200, description: 'The part.', schema: z.object({ tenant: z.string(), thing: z.string(), part: z.string() }) },
     errors: ['conflict'],
