@@ -19,10 +19,17 @@ describe('withLease', () => {
     await counters.insertOne({ _id: 'c', n: 0 });
     await Promise.all(
       Array.from({ length: 30 }, () =>
-        withDatabaseLease(db, 'counter:c', async () => {
-          const doc = await counters.findOne({ _id: 'c' });
-          await counters.updateOne({ _id: 'c' }, { $set: { n: doc!.n + 1 } });
-        }),
+        withDatabaseLease(
+          db,
+          'counter:c',
+          async () => {
+            const doc = await counters.findOne({ _id: 'c' });
+            await counters.updateOne({ _id: 'c' }, { $set: { n: doc!.n + 1 } });
+          },
+          // What is asserted is that none is lost, not how fast 30 take turns: on a loaded
+          // machine the last of them waited past the default 5 s (a CI run at load ~10).
+          { waitMs: 60_000 },
+        ),
       ),
     );
     expect((await counters.findOne({ _id: 'c' }))!.n).toBe(30);
