@@ -129,12 +129,23 @@ function need(id: string | undefined, what: string): string {
   return id;
 }
 
+/** The workspace's records kept with `<resource> list|add|update`: the id an update names, and the columns of the list. */
+const WORKSPACE_RECORDS: Record<string, { id: string; columns: string[] }> = {
+  numbers: { id: '<number>', columns: ['number', 'agent_id', 'active', 'recording', 'team_line'] },
+  senders: { id: '<sender_id>', columns: ['sender_id', 'phone', 'display_name', 'is_default', 'connected'] },
+  templates: { id: '<template_id>', columns: ['template_id', 'name', 'language', 'status'] },
+};
+
 /** `argv`, when given, lets a command read a flag given more than once (`--answer a=1 --answer b=2`). */
 export function planCall(positionals: string[], flags: Record<string, string | boolean | undefined>, argv: string[] = []): Call {
   const [resource, action, first, second] = positionals;
   const body = bodyFromFlags(flags);
   const ws = () => `/workspaces/${encodeURIComponent(need(first, '<workspace_id>'))}`;
   const item = (what: string) => encodeURIComponent(need(second, what));
+  const records = resource !== undefined && Object.hasOwn(WORKSPACE_RECORDS, resource) ? WORKSPACE_RECORDS[resource] : undefined;
+  if (records && action === 'list') return { method: 'GET', path: `${ws()}/${resource}`, columns: records.columns };
+  if (records && action === 'add') return { method: 'POST', path: `${ws()}/${resource}`, body };
+  if (records && action === 'update') return { method: 'PATCH', path: `${ws()}/${resource}/${item(records.id)}`, body };
   switch (`${resource} ${action}`) {
     case 'workspaces list':
       return { method: 'GET', path: '/workspaces', columns: ['workspace_id', 'name', 'country', 'suspended', 'demo'] };
@@ -152,24 +163,6 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       return { method: 'POST', path: `${ws()}/keys/${item('<key_id>')}/roll`, body: {} };
     case 'keys revoke':
       return { method: 'POST', path: `${ws()}/keys/${item('<key_id>')}/revoke`, body: {} };
-    case 'numbers list':
-      return { method: 'GET', path: `${ws()}/numbers`, columns: ['number', 'agent_id', 'active', 'recording', 'team_line'] };
-    case 'numbers add':
-      return { method: 'POST', path: `${ws()}/numbers`, body };
-    case 'numbers update':
-      return { method: 'PATCH', path: `${ws()}/numbers/${item('<number>')}`, body };
-    case 'senders list':
-      return { method: 'GET', path: `${ws()}/senders`, columns: ['sender_id', 'phone', 'display_name', 'is_default', 'connected'] };
-    case 'senders add':
-      return { method: 'POST', path: `${ws()}/senders`, body };
-    case 'senders update':
-      return { method: 'PATCH', path: `${ws()}/senders/${item('<sender_id>')}`, body };
-    case 'templates list':
-      return { method: 'GET', path: `${ws()}/templates`, columns: ['template_id', 'name', 'language', 'status'] };
-    case 'templates add':
-      return { method: 'POST', path: `${ws()}/templates`, body };
-    case 'templates update':
-      return { method: 'PATCH', path: `${ws()}/templates/${item('<template_id>')}`, body };
     case 'tickets list':
       return { method: 'GET', path: `${ws()}/tickets`, columns: ['ticket_id', 'public_ref', 'status', 'priority', 'assignee_name', 'subject'] };
     case 'tickets show':

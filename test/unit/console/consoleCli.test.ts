@@ -41,6 +41,11 @@ describe('the console CLI', () => {
     });
     expect(() => planCall(['keys', 'roll', 'ws_1'], {})).toThrow('missing <key_id>');
     expect(() => planCall(['nope', 'x'], {})).toThrow('unknown command: nope x');
+    // numbers, senders and templates are one kind of command: list with its columns, add, update by id
+    expect(planCall(['senders', 'list', 'ws_1'], {})).toEqual({ method: 'GET', path: '/workspaces/ws_1/senders', columns: ['sender_id', 'phone', 'display_name', 'is_default', 'connected'] });
+    expect(planCall(['templates', 'add', 'ws_1'], { name: 'order_update' })).toEqual({ method: 'POST', path: '/workspaces/ws_1/templates', body: { name: 'order_update' } });
+    expect(() => planCall(['senders', 'update', 'ws_1'], {})).toThrow('missing <sender_id>');
+    expect(() => planCall(['constructor', 'list', 'ws_1'], {})).toThrow('unknown command: constructor list');
   });
 
   it('agents: voice flags go under voice (idle seconds a number), --reset sends null, a team line stays text', () => {
