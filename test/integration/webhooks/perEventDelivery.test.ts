@@ -31,8 +31,9 @@ describe('per-event delivery (runs started before issue 13)', () => {
 
   async function setUp(path: string) {
     const tenantId = uniqueName('ws');
-    const all = newWebhookEndpointDoc(tenantId, receiver.url(path));
-    const ticketsOnly = newWebhookEndpointDoc(tenantId, receiver.url(path), { event_types: ['ticket.created'] });
+    // Created a second apart: the listing is oldest first.
+    const all = newWebhookEndpointDoc(tenantId, receiver.url(path), { created_at: new Date(Date.now() - 2_000) });
+    const ticketsOnly = newWebhookEndpointDoc(tenantId, receiver.url(path), { event_types: ['ticket.created'], created_at: new Date(Date.now() - 1_000) });
     const callsOnly = newWebhookEndpointDoc(tenantId, receiver.url(path), { event_types: ['call.outcome'] });
     const disabled = newWebhookEndpointDoc(tenantId, receiver.url(path), { enabled: false });
     await webhookEndpoints(db).insertMany([all, ticketsOnly, callsOnly, disabled]);

@@ -77,7 +77,10 @@ function AgentSettings({ ws, agent, onSaved }: { ws: string; agent: Agent; onSav
   const [draft, setDraft] = useState({ name: agent.name, max_call_minutes: String(agent.max_call_minutes), ...stringValues(agent.voice) });
   const save = useAction();
   const id = (field: string) => `${agent.agent_id}-${field}`;
-  const set = (field: string) => (e: Event) => setDraft({ ...draft, [field]: (e.currentTarget as HTMLInputElement).value });
+  const set = (field: string) => (e: Event) => {
+    const value = (e.currentTarget as HTMLInputElement).value;
+    setDraft((current) => ({ ...current, [field]: value }));
+  };
   const path = { workspace_id: ws, agent_id: agent.agent_id };
   const submit = (body: Record<string, unknown>) =>
     save.run(async () => {

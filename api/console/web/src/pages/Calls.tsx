@@ -60,7 +60,9 @@ export function CallsPage({ ws }: { ws: string }) {
   const more = useAction();
   const setFilter = (key: keyof Filters, value: string) => {
     setOlder(null);
-    setFilters({ ...filters, [key]: value });
+    // From the latest filters, not this render's: two changes before the next render (leave
+    // the number box, then pick an outcome) must both stay.
+    setFilters((current) => ({ ...current, [key]: value }));
   };
   const filtered = Object.values(filters).some((v) => v !== '');
   const seen = new Set<string>();
