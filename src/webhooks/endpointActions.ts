@@ -68,7 +68,8 @@ const ABANDONED_PLACE_MS = 60_000;
  * endpoint stored before places existed takes one (two creates doing this at once may give
  * it two, which only refuses sooner, never later), and an abandoned place is given back.
  */
-async function reconcilePlaces(db: Db, tenantId: string, now: Date): Promise<void> {
+async function reconcilePlaces(db: Db, tenantId: string): Promise<void> {
+  const now = Date.now();
   const places = endpointPlaces(db);
   const [held, stored] = await Promise.all([
     places.find({ tenant_id: tenantId }).toArray(),
@@ -76,24 +77,33 @@ async function reconcilePlaces(db: Db, tenantId: string, now: Date): Promise<voi
   ]);
   const storedIds = new Set(stored.map((e) => e._id));
   const placed = new Set(held.map((p) => p.endpoint_id));
-  const abandoned = held.filter((p) => !storedIds.has(p.endpoint_id) && now.getTime() - p.taken_at.getTime() > ABANDONED_PLACE_MS);
+  const abandoned = held.filter((p) => !storedIds.has(p.endpoint_id) && now - p.taken_at.getTime() > ABANDONED_PLACE_MS);
   if (abandoned.length > 0) await places.deleteMany({ _id: { $in: abandoned.map((p) => p._id) } });
   for (const endpoint of stored) {
     if (placed.has(endpoint._id)) continue;
-    await takeNumberedPlace(places, tenantId, 'whk', MAX_ENDPOINTS_PER_WORKSPACE, (_id) => ({ _id, tenant_id: tenantId, endpoint_id: endpoint._id, taken_at: now }));
+    await takePlaceFor(db, tenantId, endpoint._id);
   }
+}
+
+/**
+ * Takes one of the workspace's places for the endpoint; false when all are taken. Stamped with
+ * the wall clock, which the abandonment check compares against (a create's `now` is the
+ * caller's and may be any time).
+ */
+function takePlaceFor(db: Db, tenantId: string, endpointId: string): Promise<boolean> {
+  return takeNumberedPlace(endpointPlaces(db), tenantId, 'whk', MAX_ENDPOINTS_PER_WORKSPACE, (_id) => ({
+    _id,
+    tenant_id: tenantId,
+    endpoint_id: endpointId,
+    taken_at: new Date(),
+  }));
 }
 
 /** A new endpoint with a fresh secret, within the workspace's limit, which holds under parallel requests. */
 export async function createEndpoint(db: Db, tenantId: string, fields: EndpointFields, allowPrivate: boolean, now: Date): Promise<WebhookEndpointDoc> {
   const doc = newWebhookEndpoint({ _id: newId('whk', now), tenant_id: tenantId, ...fields }, now);
-  await reconcilePlaces(db, tenantId, new Date());
-  const placed = await takeNumberedPlace(endpointPlaces(db), tenantId, 'whk', MAX_ENDPOINTS_PER_WORKSPACE, (_id) => ({
-    _id,
-    tenant_id: tenantId,
-    endpoint_id: doc._id,
-    taken_at: new Date(),
-  }));
+  await reconcilePlaces(db, tenantId);
+  const placed = await takePlaceFor(db, tenantId, doc._id);
   // The limit is answered before the URL is looked at, as it was when it was a count.
   if (!placed) {
     throw new WebhookRefusal('webhook_limit_reached', `A workspace can have at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints.`, {
