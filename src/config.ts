@@ -212,8 +212,6 @@ export function webhookPrivateUrlsAllowed(config: Pick<Config, 'WEBHOOK_ALLOW_PR
   return config.WEBHOOK_ALLOW_PRIVATE_URLS === undefined ? config.NODE_ENV !== 'production' : config.WEBHOOK_ALLOW_PRIVATE_URLS === 'true';
 }
 
-const launcherMillis = milliseconds(600_000);
-
 /** Settings only the local launcher (`npm start`) reads: where the embedded servers live. */
 export const launcherEnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
@@ -222,8 +220,8 @@ export const launcherEnvSchema = z.object({
   TEMPORAL_UI_PORT: port.default(8233),
   FERRETDB_PORT: port.default(27017),
   /** The launcher's liveness checks on its children; defaults in src/local/liveness.ts. */
-  LIVENESS_INTERVAL_MS: launcherMillis.optional(),
-  LIVENESS_TIMEOUT_MS: launcherMillis.optional(),
+  LIVENESS_INTERVAL_MS: milliseconds(600_000).optional(),
+  LIVENESS_TIMEOUT_MS: milliseconds(600_000).optional(),
   LIVENESS_FAILURES: z.coerce.number({ error: 'expected a count' }).int('expected a whole number').min(1, 'expected 1 or more').optional(),
 });
 
