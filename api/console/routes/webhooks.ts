@@ -20,9 +20,7 @@ export function webhookRoutes(deps: ConsoleDeps): RouteDef[] {
     consoleApi.get('listEventTypes', `${CONSOLE_PREFIX}/event-types`, {
       summary: 'The subscribable event types (`ping` is not one).',
       response: { status: 200, description: '`{items}`.', schema: z.object({ items: z.array(z.string()) }) },
-      handler: async (ctx) => {
-        ctx.body = { items: [...SUBSCRIBABLE_EVENT_TYPES] };
-      },
+      handler: () => ({ items: [...SUBSCRIBABLE_EVENT_TYPES] }),
     }),
     ws.post('createWebhook', 'webhooks', {
       summary: 'Add a webhook endpoint; its signing secret is shown this once.',

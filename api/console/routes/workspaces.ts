@@ -17,24 +17,21 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 201, description: 'The workspace (and `api_key` for a demo workspace).', schema: workspaceRecord.extend({ api_key: issuedKeyRecord.shape.api_key.optional() }) },
       handler: async (ctx, { body }) => {
         const created = await createWorkspace(deps.db, body, deps.config.API_ENVIRONMENT, deps.now());
-        ctx.status = 201;
-        ctx.body = created.apiKey === undefined ? workspaceView(created.workspace) : { ...workspaceView(created.workspace), api_key: created.apiKey };
+        return created.apiKey === undefined ? workspaceView(created.workspace) : { ...workspaceView(created.workspace), api_key: created.apiKey };
       },
     }),
     consoleApi.get('listWorkspaces', `${CONSOLE_PREFIX}/workspaces`, {
       summary: 'List workspaces, newest first (at most 500).',
       response: { status: 200, description: '`{items}`.', schema: itemsOf(workspaceRecord) },
-      handler: async (ctx) => {
+      handler: async () => {
         const docs = await workspaces.find({}).sort({ created_at: -1 }).limit(500).toArray();
-        ctx.body = { items: docs.map(workspaceView) };
+        return { items: docs.map(workspaceView) };
       },
     }),
     workspace.get('getWorkspace', `${CONSOLE_PREFIX}/workspaces/{workspace_id}`, {
       summary: 'Read a workspace.',
       response: { status: 200, description: 'The workspace.', schema: workspaceRecord },
-      handler: (ctx) => {
-        ctx.body = workspaceView(ctx.state.workspace!);
-      },
+      handler: (ctx) => workspaceView(ctx.state.workspace!),
     }),
     workspace.patch('updateWorkspace', `${CONSOLE_PREFIX}/workspaces/{workspace_id}`, {
       summary: 'Change the named keys of a workspace (nested objects change only the keys they name).',
@@ -42,7 +39,7 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The workspace.', schema: workspaceRecord },
       handler: async (ctx, { body }) => {
         const updated = await updateWorkspace(deps.db, ctx.state.workspace!._id, body, deps.now());
-        ctx.body = workspaceView(updated!);
+        return workspaceView(updated!);
       },
     }),
   ];
