@@ -12,6 +12,7 @@ import type { ProviderErrorDetails, SendRequest, WhatsAppProvider } from '../pro
 import { SEND_RETRY_POLICY, sendWithRetries, type RetryPolicy } from '../providers/whatsapp/retry';
 import { allowanceLeft, consumeConversation, refundConversation, type AllowanceSource } from './allowance';
 import type { HeldConversations } from './conversationHold';
+import { applyParkedStatuses } from './earlyStatuses';
 import { markdownToWhatsApp } from './markdown';
 import { isSuppressed } from './optOut';
 import { outboundMessagesCollection, type OutboundMessageDoc } from './outboundMessages';
@@ -383,6 +384,7 @@ async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Prom
 export async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc): Promise<SendMessageResult> {
   const turn = await recordTurn(deps, turnOf(intent));
   await insertIfAbsent<OutboundMessageDoc>(outboundMessagesCollection(deps.db), outboundMessageOf(intent, turn));
+  await applyEarlyStatuses(deps, [intent.message_id!]);
   await tellProviderAccepted(deps, intent);
   return sentResult(intent, turn.conversationId);
 }
@@ -408,6 +410,21 @@ export function outboundMessageOf(intent: SendIntentDoc, turn: { conversationId:
     status_at: at,
     created_at: at,
   };
+}
+
+/**
+ * After the outbound records exist: the statuses the provider reported before them, parked
+ * by its webhook (src/messaging/earlyStatuses.ts), are applied now. Only a provider that
+ * reports statuses on its own (not after `accepted`) can have any. A failure is logged, not
+ * thrown: the message went out, and the worker's retention pass applies what is left.
+ */
+export async function applyEarlyStatuses(deps: Pick<SendMessageDeps, 'db' | 'events' | 'provider' | 'logger'>, messageIds: readonly string[]): Promise<void> {
+  if (deps.provider.accepted) return;
+  try {
+    await applyParkedStatuses(deps, messageIds);
+  } catch (err) {
+    deps.logger?.warn({ err, messageIds }, 'early statuses of sent messages not applied; the retention pass applies them');
+  }
 }
 
 /** After the outbound record exists (the simulator's statuses join on it). */
