@@ -18,6 +18,7 @@ import { isSuppressed } from './optOut';
 import { outboundMessagesCollection, type OutboundMessageDoc } from './outboundMessages';
 import { claimSendIntent, isOneOffSendIntentKey, sendIntentsCollection, type SendIntentDoc } from './sendIntents';
 import { resolveSender, type SenderResolution } from './senders';
+import { claimRefund, refundUnknownOutcome } from './unknownOutcomeRefunds';
 import { windowOpen } from './sessionWindow';
 import { selectTemplateVariant } from './templateLanguage';
 import {
@@ -331,13 +332,13 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     attempt = await sendWithRetries(deps.provider, prepared.request, deps.retry ?? SEND_RETRY_POLICY);
   } catch (err) {
     await renewal.stop();
-    await abandonIntent(db, intent, giveBack);
+    await abandonIntent(db, intent, giveBack, deps.now());
     throw err;
   }
   // Stopped before the next write to the intent, which must be the last (src/db/leaseRenewal.ts).
   await renewal.stop();
   if (!attempt.ok) {
-    await abandonIntent(db, intent, giveBack);
+    await abandonIntent(db, intent, giveBack, deps.now());
     throw providerRefusal(attempt.error);
   }
 
@@ -363,15 +364,19 @@ async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: Se
     return finishRecording(deps, intent);
   }
   if (intent.lease_until > deps.now()) throw new SendInProgress();
+  // It ends failed with no message: its charge is given back (once, however many retries say so).
+  await refundUnknownOutcome(deps.db, intent, deps.now());
   throw new SendOutcomeUnknown();
 }
 
 /**
  * Nothing went out (a refusal, or a failure before the provider accepted): the conversation
- * taken is given back and the intent removed, so a retry sends afresh.
+ * taken is given back and the intent removed, so a retry sends afresh. An attempt stalled
+ * past its lease may have been declared of unknown outcome meanwhile, its charge given back
+ * then: the claim lets only one of the two give it back.
  */
-async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Promise<void>): Promise<void> {
-  await giveBack();
+async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Promise<void>, now: Date): Promise<void> {
+  if (!intent.billed || (await claimRefund(db, intent, now))) await giveBack();
   await sendIntentsCollection(db).deleteOne({ _id: intent._id });
 }
 
