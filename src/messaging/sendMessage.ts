@@ -323,8 +323,15 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   }
 
   let attempt;
+  // Until when this attempt surely held its intent: past it, a retry may have found the outcome unknown.
+  let heldUntil = intent.lease_until;
   const renewal = keepRenewing(
-    async () => (await intents.updateOne({ _id: intent._id, owner: intent.owner, state: 'sending' }, { $set: { lease_until: new Date(deps.now().getTime() + SEND_INTENT_LEASE_MS) } })).matchedCount > 0,
+    async () => {
+      const until = new Date(deps.now().getTime() + SEND_INTENT_LEASE_MS);
+      const held = (await intents.updateOne({ _id: intent._id, owner: intent.owner, state: 'sending' }, { $set: { lease_until: until } })).matchedCount > 0;
+      if (held) heldUntil = until;
+      return held;
+    },
     SEND_INTENT_RENEW_MS,
     (problem) => deps.logger?.warn({ intent: intent._id, ...(problem.lost ? {} : { err: problem.err }) }, problem.lost ? 'send intent lost while its provider call ran' : 'send intent lease renewal failed'),
   );
@@ -332,13 +339,13 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     attempt = await sendWithRetries(deps.provider, prepared.request, deps.retry ?? SEND_RETRY_POLICY);
   } catch (err) {
     await renewal.stop();
-    await abandonIntent(db, intent, giveBack, deps.now());
+    await abandonIntent(db, intent, giveBack, heldUntil, deps.now());
     throw err;
   }
   // Stopped before the next write to the intent, which must be the last (src/db/leaseRenewal.ts).
   await renewal.stop();
   if (!attempt.ok) {
-    await abandonIntent(db, intent, giveBack, deps.now());
+    await abandonIntent(db, intent, giveBack, heldUntil, deps.now());
     throw providerRefusal(attempt.error);
   }
 
@@ -372,11 +379,13 @@ async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: Se
 /**
  * Nothing went out (a refusal, or a failure before the provider accepted): the conversation
  * taken is given back and the intent removed, so a retry sends afresh. An attempt stalled
- * past its lease may have been declared of unknown outcome meanwhile, its charge given back
- * then: the claim lets only one of the two give it back.
+ * past its lease (less a renewal's interval, for the clocks of other processes) may have been
+ * declared of unknown outcome meanwhile, its charge given back then: it takes the same claim,
+ * so only one of the two gives it back. An attempt that held its lease writes no claim.
  */
-async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Promise<void>, now: Date): Promise<void> {
-  if (!intent.billed || (await claimRefund(db, intent, now))) await giveBack();
+async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Promise<void>, heldUntil: Date, now: Date): Promise<void> {
+  const mayHaveLapsed = now.getTime() >= heldUntil.getTime() - SEND_INTENT_RENEW_MS;
+  if (!intent.billed || !mayHaveLapsed || (await claimRefund(db, intent, now))) await giveBack();
   await sendIntentsCollection(db).deleteOne({ _id: intent._id });
 }
 

@@ -11,8 +11,8 @@ import type { SendIntentDoc } from './sendIntents';
  * conversations billed for 2,169 messages).
  *
  * Once, whoever decides it: a campaign batch's retry, a due's reminder step, a client's
- * retry with its Idempotency-Key, several at a time, or the attempt itself when it was only
- * stalled and then hears the provider refuse (`abandonIntent`). The claim is a unique insert
+ * retry with its Idempotency-Key, several at a time, or the attempt itself when it stalled
+ * past its lease and then hears the provider refuse (`abandonIntent`). The claim is a unique insert
  * keyed by the intent and the attempt that wrote it (`send_refunds`, FerretDB's one-winner
  * write: an intent removed after a refusal is written afresh by the next attempt, which may
  * be charged and given back again); its winner gives the conversation back. A process dying

@@ -75,7 +75,9 @@ describe('a send is billed only when the provider accepted it', () => {
     const provider = new LosingProvider(1);
     const before = await used();
     const key = dueReminderSendIntentKey(tenant(), `due_lost${n}`, 0);
-    const lost = sendWhatsAppMessage(depsAt(provider, () => new Date()), orderUpdate(fresh(), key));
+    // The lost attempt's clock: its process stalls, and reads a later time when it wakes.
+    let stalledMs = 0;
+    const lost = sendWhatsAppMessage(depsAt(provider, () => new Date(Date.now() + stalledMs)), orderUpdate(fresh(), key));
     await eventually(async () => (await sendIntentsCollection(db()).findOne({ _id: key }))?.state === 'sending', 'the lost send’s intent');
     // Charged while the send is in flight.
     expect(await used()).toBe(before + 1);
@@ -88,7 +90,8 @@ describe('a send is billed only when the provider accepted it', () => {
     await expect(sendWhatsAppMessage(depsAt(provider, later), orderUpdate('+919600000000', key))).rejects.toBeInstanceOf(SendOutcomeUnknown);
     expect(await used()).toBe(before);
 
-    // The lost attempt was only stalled and now hears a refusal: it gives back nothing more.
+    // The lost attempt was only stalled, past its lease, and now hears a refusal: it gives back nothing more.
+    stalledMs = SEND_INTENT_LEASE_MS + 60_000;
     provider.wake();
     await expect(lost).rejects.toMatchObject({ reason: 'provider_error' });
     expect(await used()).toBe(before);
