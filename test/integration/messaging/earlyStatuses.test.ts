@@ -4,7 +4,7 @@ import request from 'supertest';
 import { stageRecipients, stagingCollections } from '../../../src/campaigns/staging';
 import { sendCampaignBatch } from '../../../src/campaigns/whatsapp/sendBatch';
 import { collections } from '../../../src/db/collections';
-import { PARKED_STATUS_TTL_MS, parkedStatusesCollection, settleParkedStatuses } from '../../../src/messaging/earlyStatuses';
+import { PARKED_STATUS_TTL_MS, parkStatuses, parkedStatusesCollection, settleParkedStatuses } from '../../../src/messaging/earlyStatuses';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { CloudWhatsAppProvider } from '../../../src/providers/whatsapp/cloud';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
@@ -117,6 +117,17 @@ describe('statuses the Cloud API posts before the send is recorded', () => {
     const messages = await outboundMessagesCollection(api.db).find({ campaign_id: campaign._id }).toArray();
     expect(messages.map((m) => m.status)).toEqual(['delivered', 'delivered']);
     expect(answers.map((a) => a.body)).toEqual(Array.from({ length: 4 }, () => ({ status: 'ok', applied: 0, parked: 1, skipped: 0 })));
+  });
+
+  it('a status parked just as its message is recorded is applied by the parking side (whichever writes second applies)', async () => {
+    graph.beforeAnswer = null;
+    const sent = await request(api.server).post('/api/v1/messages').set(bearer(ws.key)).send({ to: fresh(), template: { name: 'welcome' } });
+    const id = sent.body.message_id as string;
+    // The webhook's read found no message; the send then recorded it and found nothing parked; the webhook parks now.
+    const { events } = buildActivityDeps({ db: api.db, temporal: {} as Client, taskQueue: 'unused' });
+    expect(await parkStatuses({ db: api.db, events }, id, [{ status: 'delivered', at: new Date(), error: null }], new Date())).toBe(true);
+    expect(await outboundMessagesCollection(api.db).findOne({ _id: id })).toMatchObject({ status: 'delivered' });
+    expect(await parkedStatusesCollection(api.db).countDocuments({ message_id: id })).toBe(0);
   });
 
   it('the retention pass applies statuses whose message appeared, and deletes those unmatched after a day', async () => {
