@@ -46,7 +46,7 @@ export function createWhatsAppWebhookRouter(deps: {
       signatureValid(raw, ctx.get('x-hub-signature-256') || undefined, secret),
     );
     if (!signed) return;
-    const result = await ingestCloudWebhook({ db: deps.db, events: deps.events }, parseCloudWebhook(signed.payload, now()), phoneByNumberId);
+    const result = await ingestCloudWebhook({ db: deps.db, events: deps.events }, parseCloudWebhook(signed.payload, now()), phoneByNumberId, now());
     ctx.body = { status: 'ok', ...result };
   });
   return router;

@@ -59,12 +59,12 @@ const COLUMN_NAME = /^[a-z][a-z0-9_]*$/;
 
 /**
  * `First name` → `first_name`: lower case, each run of spaces, `_` and `-` one underscore,
- * none at either end. Null when the header has another character, or does not start with a
- * letter once normalised.
+ * none at the end. Null when the header has another character or does not start with a
+ * letter (`__proto__` is refused, not read as `proto`: a name the operator did not write).
  */
 export function normaliseColumnName(header: string): string | null {
   const trimmed = header.trim();
-  if (!HEADER_CHARS.test(trimmed)) return null;
+  if (!HEADER_CHARS.test(trimmed) || !/^[A-Za-z]/.test(trimmed)) return null;
   const name = trimmed
     .toLowerCase()
     .replace(/[\s_-]+/g, '_')
@@ -126,6 +126,15 @@ function headerRefusal(headers: string[], phoneColumn: string): { columns: strin
   return { columns };
 }
 
+/**
+ * A NUL is no character of a CSV text: a file holding one is UTF-16 or not text at all, and
+ * the byte would be stored and sent as it is. Answers the line it is on, or null.
+ */
+function lineOfNul(text: string): number | null {
+  const at = text.indexOf('\0');
+  return at === -1 ? null : text.slice(0, at).split('\n').length;
+}
+
 /** Line breaks inside a row's cells: the row started that many lines before csv-parse's line count. */
 const breaksIn = (cells: readonly string[]) => cells.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0);
 
@@ -135,6 +144,10 @@ const breaksIn = (cells: readonly string[]) => cells.reduce((n, cell) => n + (ce
  */
 export function parseList(text: string, options: { phoneColumn?: string | null } = {}): ParseOutcome {
   const phoneColumn = normaliseColumnName(options.phoneColumn ?? 'phone') ?? (options.phoneColumn ?? '').trim();
+  const nulAt = lineOfNul(text);
+  if (nulAt !== null) {
+    return refuse('invalid_encoding', `Line ${nulAt} holds a NUL character: the file is not CSV text. Save it as CSV UTF-8.`, { row: nulAt });
+  }
   let records: { record: string[]; info: { lines: number } }[];
   try {
     records = parse(text, {
@@ -164,7 +177,9 @@ export function parseList(text: string, options: { phoneColumn?: string | null }
   const rows: ParsedRow[] = [];
   for (const { record, info } of body) {
     const line = info.lines - breaksIn(record);
-    let cells = record;
+    // csv-parse trims around quotes only: `"\tAsha"` keeps its tab, and every cell is trimmed.
+    let cells = record.map((cell) => cell.trim());
+    if (cells.every((c) => c === '')) continue;
     if (cells.length > columns.length) {
       // A spreadsheet's trailing empty cells are nothing; a value past the header has no column to go in.
       if (cells.slice(columns.length).some((c) => c !== '')) {
@@ -180,5 +195,6 @@ export function parseList(text: string, options: { phoneColumn?: string | null }
     while (cells.length < columns.length) cells = [...cells, ''];
     rows.push({ line, cells });
   }
+  if (rows.length === 0) return refuse('empty_list', 'The file has a header but no rows.', { row: 1 });
   return { ok: true, list: { headers, columns, phoneColumn, rows } };
 }

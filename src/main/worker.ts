@@ -23,6 +23,7 @@ import { connectTemporalClient } from '../temporal/client';
 import { createTemporalDispatcher } from '../events/dispatcher';
 import { createEventSweeper } from '../events/sweeper';
 import { startRetentionSweeper } from '../events/retention';
+import { settleParkedStatuses } from '../messaging/earlyStatuses';
 import { sweepExpiredSendIntents } from '../messaging/sendIntents';
 import { createSetupSweeper } from '../dues/setupSweeper';
 import { startLateRecounts } from '../campaigns/whatsapp/lateRecounts';
@@ -113,7 +114,12 @@ runMain(async () => {
   });
   setups.start();
   // No TTL indexes on FerretDB: events and deliveries past their retention are deleted here.
-  const retention = startRetentionSweeper({ db, also: [sweepExpiredSendIntents], onError: (err) => logger.warn({ err }, 'event retention sweep failed') });
+  // Also WhatsApp statuses parked for a message never recorded: applied once it is, gone after a day.
+  const retention = startRetentionSweeper({
+    db,
+    also: [sweepExpiredSendIntents, (options) => settleParkedStatuses({ ...options, events: deps.events })],
+    onError: (err) => logger.warn({ err }, 'event retention sweep failed'),
+  });
   // Finished campaigns' counters follow late delivery statuses from here (the run has ended).
   const lateRecounts = startLateRecounts({ db, onError: (err) => logger.warn({ err }, 'late campaign recount failed; retried next pass') });
 

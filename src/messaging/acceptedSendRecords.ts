@@ -4,7 +4,7 @@ import { publishEach } from '../events';
 import { insertIfAbsent, insertManyUnordered } from '../db/insertIfAbsent';
 import { outboundMessagesCollection } from './outboundMessages';
 import type { SendIntentDoc } from './sendIntents';
-import { outboundMessageOf, tellProviderAccepted, turnOf, type SendMessageDeps } from './sendMessage';
+import { applyEarlyStatuses, outboundMessageOf, tellProviderAccepted, turnOf, type SendMessageDeps } from './sendMessage';
 
 /**
  * The records of a campaign batch's accepted sends, written for a group of sends together:
@@ -22,8 +22,9 @@ import { outboundMessageOf, tellProviderAccepted, turnOf, type SendMessageDeps }
  *
  * Only for a provider that reports statuses once told `accepted` (the simulator): its
  * statuses cannot arrive before the outbound message exists. The Cloud API's webhooks may
- * arrive within the flush interval, and a status of an unknown message is skipped, so with
- * it each send is flushed at once (docs/decisions/README.md).
+ * arrive within the flush interval: a status of an unknown message is parked until its
+ * outbound message is written (src/messaging/earlyStatuses.ts), but it would wait for the
+ * whole group, so with it each send is flushed at once (docs/decisions/README.md).
  */
 export interface AcceptedSendRecords {
   /** Takes a `sent` intent's records; may write the pending group before answering. */
@@ -106,5 +107,6 @@ async function writeGroup(deps: SendMessageDeps, intents: readonly SendIntentDoc
   const written = await insertEach(outboundMessagesCollection(deps.db), outbound);
   // A duplicate is an earlier attempt's record (same document); any other failure is retried alone.
   await Promise.all(outbound.filter((_doc, n) => !written[n]).map((doc) => insertIfAbsent(outboundMessagesCollection(deps.db), doc)));
+  await applyEarlyStatuses(deps, outbound.map((doc) => doc._id));
   await Promise.all(items.map((item) => tellProviderAccepted(deps, item.intent)));
 }

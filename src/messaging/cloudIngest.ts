@@ -1,12 +1,14 @@
 import type { CloudWebhookBatch } from '../providers/whatsapp/cloudWebhook';
 import { applyDeliveryStatus } from './deliveryStatus';
+import { parkStatuses } from './earlyStatuses';
 import { receiveEcho, receiveInbound, type MessagingDeps } from './inbound';
 import { sendersByPhone } from './senders';
 
 /**
  * A Cloud API webhook delivery, applied: inbound messages and echoes go to the workspace
  * whose connected sender owns the business number written to (the oldest such sender when
- * several share it); statuses find their workspace through the message they are about.
+ * several share it); statuses find their workspace through the message they are about, and
+ * a status of a message not recorded yet is parked until it is (src/messaging/earlyStatuses.ts).
  * Whatever no workspace owns is counted and skipped, never an error (the provider would
  * retry it forever).
  */
@@ -15,8 +17,10 @@ export async function ingestCloudWebhook(
   batch: CloudWebhookBatch,
   /** Phone-number id → business number digits, from the deployment's configuration. */
   phoneByNumberId: Record<string, string>,
-): Promise<{ applied: number; skipped: number }> {
+  now: Date = new Date(),
+): Promise<{ applied: number; parked: number; skipped: number }> {
   let applied = 0;
+  let parked = 0;
   let skipped = 0;
   /** The workspace sender that owns the business number an inbound message or echo names. */
   const owned = async (business: { phoneNumberId: string | null; displayPhoneNumber: string | null }) => {
@@ -34,8 +38,10 @@ export async function ingestCloudWebhook(
     }
   }
   for (const status of batch.statuses) {
-    if (await applyDeliveryStatus(deps, { tenantId: null, messageId: status.id, status: status.status, at: status.at, error: status.error })) applied += 1;
-    else skipped += 1;
+    const report = { status: status.status, at: status.at, error: status.error };
+    if (await applyDeliveryStatus(deps, { tenantId: null, messageId: status.id, ...report })) applied += 1;
+    else if (await parkStatuses(deps, status.id, [report], now)) applied += 1;
+    else parked += 1;
   }
   for (const echo of batch.echoes) {
     const sender = await owned(echo);
@@ -44,5 +50,5 @@ export async function ingestCloudWebhook(
       await receiveEcho(deps, { ...sender, providerMessageId: echo.id, to, action, type, text, at });
     }
   }
-  return { applied, skipped };
+  return { applied, parked, skipped };
 }

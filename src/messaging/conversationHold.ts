@@ -105,7 +105,11 @@ const planSet = (change: PlanChange, holds: ConversationHoldDoc[]) => ({
   conversation_holds: holds,
 });
 
-/** What an orphaned hold's sends used: its range's intents billed from it, `sent` or still `sending` (may have gone out). */
+/**
+ * What an orphaned hold's sends used: its range's intents billed from it, `sent` or still
+ * `sending` (may have gone out). A `sending` one whose outcome is then found unknown is given
+ * back from the plan by itself, once (src/messaging/unknownOutcomeRefunds.ts).
+ */
 async function usedByIntents(db: Db, hold: ConversationHoldDoc, intentKeysOf: IntentKeysOf): Promise<{ included: number; credit: number }> {
   const ids = intentKeysOf(hold);
   const used = { included: 0, credit: 0 };

@@ -12,11 +12,13 @@ import type { ProviderErrorDetails, SendRequest, WhatsAppProvider } from '../pro
 import { SEND_RETRY_POLICY, sendWithRetries, type RetryPolicy } from '../providers/whatsapp/retry';
 import { allowanceLeft, consumeConversation, refundConversation, type AllowanceSource } from './allowance';
 import type { HeldConversations } from './conversationHold';
+import { applyParkedStatuses } from './earlyStatuses';
 import { markdownToWhatsApp } from './markdown';
 import { isSuppressed } from './optOut';
 import { outboundMessagesCollection, type OutboundMessageDoc } from './outboundMessages';
 import { claimSendIntent, isOneOffSendIntentKey, sendIntentsCollection, type SendIntentDoc } from './sendIntents';
 import { resolveSender, type SenderResolution } from './senders';
+import { claimRefund, refundUnknownOutcome } from './unknownOutcomeRefunds';
 import { windowOpen } from './sessionWindow';
 import { selectTemplateVariant } from './templateLanguage';
 import {
@@ -321,8 +323,15 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   }
 
   let attempt;
+  // Until when this attempt surely held its intent: past it, a retry may have found the outcome unknown.
+  let heldUntil = intent.lease_until;
   const renewal = keepRenewing(
-    async () => (await intents.updateOne({ _id: intent._id, owner: intent.owner, state: 'sending' }, { $set: { lease_until: new Date(deps.now().getTime() + SEND_INTENT_LEASE_MS) } })).matchedCount > 0,
+    async () => {
+      const until = new Date(deps.now().getTime() + SEND_INTENT_LEASE_MS);
+      const held = (await intents.updateOne({ _id: intent._id, owner: intent.owner, state: 'sending' }, { $set: { lease_until: until } })).matchedCount > 0;
+      if (held) heldUntil = until;
+      return held;
+    },
     SEND_INTENT_RENEW_MS,
     (problem) => deps.logger?.warn({ intent: intent._id, ...(problem.lost ? {} : { err: problem.err }) }, problem.lost ? 'send intent lost while its provider call ran' : 'send intent lease renewal failed'),
   );
@@ -330,13 +339,13 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     attempt = await sendWithRetries(deps.provider, prepared.request, deps.retry ?? SEND_RETRY_POLICY);
   } catch (err) {
     await renewal.stop();
-    await abandonIntent(db, intent, giveBack);
+    await abandonIntent(db, intent, giveBack, heldUntil, deps.now());
     throw err;
   }
   // Stopped before the next write to the intent, which must be the last (src/db/leaseRenewal.ts).
   await renewal.stop();
   if (!attempt.ok) {
-    await abandonIntent(db, intent, giveBack);
+    await abandonIntent(db, intent, giveBack, heldUntil, deps.now());
     throw providerRefusal(attempt.error);
   }
 
@@ -362,15 +371,21 @@ async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: Se
     return finishRecording(deps, intent);
   }
   if (intent.lease_until > deps.now()) throw new SendInProgress();
+  // It ends failed with no message: its charge is given back (once, however many retries say so).
+  await refundUnknownOutcome(deps.db, intent, deps.now());
   throw new SendOutcomeUnknown();
 }
 
 /**
  * Nothing went out (a refusal, or a failure before the provider accepted): the conversation
- * taken is given back and the intent removed, so a retry sends afresh.
+ * taken is given back and the intent removed, so a retry sends afresh. An attempt stalled
+ * past its lease (less a renewal's interval, for the clocks of other processes) may have been
+ * declared of unknown outcome meanwhile, its charge given back then: it takes the same claim,
+ * so only one of the two gives it back. An attempt that held its lease writes no claim.
  */
-async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Promise<void>): Promise<void> {
-  await giveBack();
+async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Promise<void>, heldUntil: Date, now: Date): Promise<void> {
+  const mayHaveLapsed = now.getTime() >= heldUntil.getTime() - SEND_INTENT_RENEW_MS;
+  if (!intent.billed || !mayHaveLapsed || (await claimRefund(db, intent, now))) await giveBack();
   await sendIntentsCollection(db).deleteOne({ _id: intent._id });
 }
 
@@ -383,6 +398,7 @@ async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Prom
 export async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc): Promise<SendMessageResult> {
   const turn = await recordTurn(deps, turnOf(intent));
   await insertIfAbsent<OutboundMessageDoc>(outboundMessagesCollection(deps.db), outboundMessageOf(intent, turn));
+  await applyEarlyStatuses(deps, [intent.message_id!]);
   await tellProviderAccepted(deps, intent);
   return sentResult(intent, turn.conversationId);
 }
@@ -408,6 +424,21 @@ export function outboundMessageOf(intent: SendIntentDoc, turn: { conversationId:
     status_at: at,
     created_at: at,
   };
+}
+
+/**
+ * After the outbound records exist: the statuses the provider reported before them, parked
+ * by its webhook (src/messaging/earlyStatuses.ts), are applied now. Only a provider that
+ * reports statuses on its own (not after `accepted`) can have any. A failure is logged, not
+ * thrown: the message went out, and the worker's retention pass applies what is left.
+ */
+export async function applyEarlyStatuses(deps: Pick<SendMessageDeps, 'db' | 'events' | 'provider' | 'logger'>, messageIds: readonly string[]): Promise<void> {
+  if (deps.provider.accepted) return;
+  try {
+    await applyParkedStatuses(deps, messageIds);
+  } catch (err) {
+    deps.logger?.warn({ err, messageIds }, 'early statuses of sent messages not applied; the retention pass applies them');
+  }
 }
 
 /** After the outbound record exists (the simulator's statuses join on it). */

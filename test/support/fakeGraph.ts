@@ -5,6 +5,12 @@ import type { AddressInfo } from 'node:net';
 export class FakeGraph {
   readonly requests: { url: string; authorization: string | undefined; body: Record<string, unknown> }[] = [];
   readonly answers: { status: number; body: unknown; delayMs?: number }[] = [];
+  /**
+   * Runs before an accepted send is answered, given the message id it will answer with: the
+   * real platform posts `sent` (and more) to the webhook as it accepts, so a status can come
+   * before the sender has the answer.
+   */
+  beforeAnswer: ((messageId: string, body: Record<string, unknown>) => Promise<void>) | null = null;
   private server!: Server;
   private count = 0;
 
@@ -18,7 +24,14 @@ export class FakeGraph {
           status: 200,
           body: { messaging_product: 'whatsapp', contacts: [{ input: 'x', wa_id: 'x' }], messages: [{ id: `wamid.CLOUD${++this.count}` }] },
         };
-        const reply = () => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+        const body = this.requests.at(-1)!.body;
+        const send = () => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+        const accepted = (answer.body as { messages?: { id?: unknown }[] } | null)?.messages?.[0]?.id;
+        const before = this.beforeAnswer;
+        const reply = () => {
+          if (before && typeof accepted === 'string') void before(accepted, body).then(send, (err: unknown) => res.destroy(err as Error));
+          else send();
+        };
         if (answer.delayMs) setTimeout(reply, answer.delayMs);
         else reply();
       });

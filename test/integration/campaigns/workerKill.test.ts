@@ -112,9 +112,10 @@ describe('a worker killed mid-campaign', () => {
     expect(unknown.length).toBeLessThanOrEqual(1);
     expect(graph.requests.length).toBe(perRecipient.size);
     expect(await campaignCounters(api.db, campaign._id)).toEqual({ sent: sent.length, delivered: 0, read: 0, failed: unknown.length, skipped: 0 });
-    // Charged once for each send that went out or may have: the killed batch's hold was settled from its intents.
+    // Charged once for each send the provider accepted: the killed batch's hold was settled from its intents,
+    // and a send of unknown outcome had its conversation given back (issue 32: 2,170 billed for 2,169 sent).
     const workspace = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId })) as WorkspaceWithHolds;
-    expect(workspace.plan.conversations_used).toBe(sent.length + unknown.length);
+    expect(workspace.plan.conversations_used).toBe(sent.length);
     expect(workspace.conversation_holds ?? []).toEqual([]);
   }, 1_200_000); // about 250 s alone; 590 s seen on a loaded 2-core machine
 });

@@ -234,7 +234,7 @@ describe('the WhatsApp Cloud API adapter against a local fake', () => {
       });
       const first = await webhook(payload);
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ status: 'ok', applied: 1, skipped: 0 });
+      expect(first.body).toEqual({ status: 'ok', applied: 1, parked: 0, skipped: 0 });
       expect((await webhook(payload)).status).toBe(200);
       const received = (await eventsOf(api.db, ws.workspaceId, 'message.received')).filter((e) => e.data.from === `+${from}`);
       expect(received).toHaveLength(1);
@@ -264,7 +264,7 @@ describe('the WhatsApp Cloud API adapter against a local fake', () => {
         ],
       });
       const res = await webhook(statuses);
-      expect(res.body).toEqual({ status: 'ok', applied: 2, skipped: 1 });
+      expect(res.body).toEqual({ status: 'ok', applied: 2, parked: 1, skipped: 0 });
       const events = (await eventsOf(api.db, ws.workspaceId, 'message.status')).filter((e) => e.data.message_id === id);
       expect(events.map((e) => String(e.data.status)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(['delivered', 'read']);
       expect(events[0]!.data).toMatchObject({ channel: 'whatsapp', to: `+${to}` });
@@ -279,13 +279,13 @@ describe('the WhatsApp Cloud API adapter against a local fake', () => {
       const echo = change('smb_message_echoes', {
         message_echoes: [{ from: senderDigits, to, id: `wamid.echo.${to}`, timestamp: '1772359600', type: 'text', text: { body: 'Sent from the app' } }],
       });
-      expect((await webhook(echo)).body).toEqual({ status: 'ok', applied: 1, skipped: 0 });
+      expect((await webhook(echo)).body).toEqual({ status: 'ok', applied: 1, parked: 0, skipped: 0 });
       const events = (await eventsOf(api.db, ws.workspaceId, 'message.echo')).filter((e) => e.data.to === `+${to}`);
       expect(events).toHaveLength(1);
       expect(events[0]!.data).toMatchObject({ action: 'sent', text: 'Sent from the app', sender_id: ws.senderId });
       const stranger = inboundText(fresh(), 'wamid.stranger', 'hi');
       stranger.entry[0]!.changes[0]!.value.metadata = { display_phone_number: '15550009999', phone_number_id: '9999' };
-      expect((await webhook(stranger)).body).toEqual({ status: 'ok', applied: 0, skipped: 1 });
+      expect((await webhook(stranger)).body).toEqual({ status: 'ok', applied: 0, parked: 0, skipped: 1 });
     });
   });
 });

@@ -7,7 +7,13 @@ describe('normaliseColumnName', () => {
     expect(normaliseColumnName(' First  Name ')).toBe('first_name');
     expect(normaliseColumnName('due-date')).toBe('due_date');
     expect(normaliseColumnName('Plan_2')).toBe('plan_2');
-    expect(normaliseColumnName('__phone__')).toBe('phone');
+  });
+
+  it('refuses a header that does not start with a letter, underscores too (issue 32)', () => {
+    expect(normaliseColumnName('__proto__')).toBeNull();
+    expect(normaliseColumnName('__phone__')).toBeNull();
+    expect(normaliseColumnName('_name')).toBeNull();
+    expect(normaliseColumnName(' name_ ')).toBe('name');
   });
 
   it('refuses what it would have to drop or guess', () => {
@@ -82,6 +88,32 @@ describe('parseList', () => {
     const out = parseList(text);
     expect(out.ok).toBe(false);
     expect(!out.ok && out.refusal).toMatchObject(refusal);
+  });
+
+  it('refuses a `__proto__` header instead of reading it as `proto` (issue 32)', () => {
+    expect(parseList('phone,__proto__\n1,2\n')).toEqual({
+      ok: false,
+      refusal: {
+        reason: 'invalid_column_name',
+        message: 'Column 2 ("__proto__") cannot name a variable: a column name starts with a letter and holds only letters A to Z, digits, spaces, "_" and "-", up to 40 characters.',
+        row: 1,
+        column: '__proto__',
+      },
+    });
+  });
+
+  it('refuses a file holding a NUL, with its line, instead of storing it (issue 32)', () => {
+    expect(parseList('phone,name\n+919800000001,Asha\n+919800000002,Ra\0vi\n')).toEqual({
+      ok: false,
+      refusal: { reason: 'invalid_encoding', message: 'Line 3 holds a NUL character: the file is not CSV text. Save it as CSV UTF-8.', row: 3 },
+    });
+  });
+
+  it('trims a quoted cell too: a leading tab or space inside the quotes goes (issue 32)', () => {
+    const out = parseList('phone,name,city\n"\t+919800000001","\t Asha ", "Pune\t"\n"\t",""," "\n');
+    expect(out).toMatchObject({ ok: true, list: { rows: [{ line: 2, cells: ['+919800000001', 'Asha', 'Pune'] }] } });
+    // Rows whose cells are only spaces once trimmed hold no value: none is left, so the list is empty.
+    expect(parseList('phone,name\n"\t"," "\n')).toEqual({ ok: false, refusal: { reason: 'empty_list', message: 'The file has a header but no rows.', row: 1 } });
   });
 
   it('refuses more columns or rows than a list holds', () => {
