@@ -4,7 +4,7 @@ import type { EventPublisher } from '../src/events/publisher';
 import type { CallReader } from '../src/providers/reader/types';
 import type { PaymentLinkProvider } from '../src/providers/payments/provider';
 import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
-import type { VoiceProvider } from '../src/providers/voice/types';
+import type { VoiceProvider } from '../src/calls/voiceLine';
 import { createCallActivities } from './calls';
 import { createCampaignActivities } from './campaigns';
 import { createVoiceCampaignActivities } from './voiceCampaigns';

@@ -5,7 +5,7 @@ import { TwilioRealtimeTransportLayer } from '@openai/agents-extensions';
 import { RealtimeSession, type TransportLayerAudio } from '@openai/agents-realtime';
 import type { CallOutcome } from '../calls/types';
 import type { Logger } from '../observability/logger';
-import type { LineControl, LineEvent } from '../providers/voice/types';
+import type { LineControl, LineEvent } from '../calls/voiceLine';
 import { lineCalls, markMedia } from '../providers/voice/line/lineCalls';
 import { AgentPlayout } from './agentPlayout';
 import { lineAgent } from './lineAgent';

@@ -9,7 +9,7 @@ import { temporalLineEvents } from '../../src/media/lineEvents';
 import { freePort } from '../../src/local/net';
 import { createLogger } from '../../src/observability/logger';
 import { saveLineCall } from '../../src/providers/voice/line/lineCalls';
-import type { OriginateRequest, VoiceProvider } from '../../src/providers/voice/types';
+import type { OriginateRequest, VoiceProvider } from '../../src/calls/voiceLine';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
 import type { TestApi } from './app';
 import { scriptCallee } from './calls';

@@ -14,7 +14,7 @@ import { startWorkflow } from '../../temporal/startWorkflow';
 import { conversationSeconds, simulatedTurns } from './simulatedConversation';
 import { lineSchedule, SimulatedLineScheduler, type ScheduledLineEvent } from './simulatedLine';
 import { findCalleeScript } from './simulatorScript';
-import { OriginateRefused, type OriginateRequest, type VoiceProvider } from './types';
+import { OriginateRefused, type OriginateRequest, type VoiceProvider } from '../../calls';
 
 interface SimulatedCallDoc {
   _id: string;

@@ -10,7 +10,7 @@ import type { EventDoc, EventInput } from '../../../src/events/eventStore';
 import type { EventPublisher } from '../../../src/events/publisher';
 import { connectMongo } from '../../../src/db/mongo';
 import type { CallReader } from '../../../src/providers/reader/types';
-import type { VoiceProvider } from '../../../src/providers/voice/types';
+import type { VoiceProvider } from '../../../src/calls/voiceLine';
 import { FailureType } from '../../../src/temporal/failures';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { openTestDb, testConfig } from '../../support/env';

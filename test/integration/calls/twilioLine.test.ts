@@ -8,7 +8,7 @@ import { signalLineEvent } from '../../../src/providers/voice/line/signalLine';
 import { twilioSettingsFrom } from '../../../src/providers/voice/twilio/settings';
 import { TwilioVoiceProvider } from '../../../src/providers/voice/twilio/twilioVoiceProvider';
 import { TWILIO_WEBHOOK_PATHS } from '../../../src/providers/voice/twilio/webhookUrls';
-import type { LineEvent } from '../../../src/providers/voice/types';
+import type { LineEvent } from '../../../src/calls/voiceLine';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { useTestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';

@@ -4,7 +4,7 @@ import { callCollections } from '../../../calls/callStore';
 import type { TranscriptTurn } from '../../../calls/types';
 import { findLineCall, lineCalls, markEndedByUs, saveLineCall, type LineCallDoc } from '../line/lineCalls';
 import { readLineTurns } from '../line/lineTurns';
-import { OriginateRefused, type LineControl, type OriginateRequest, type VoiceProvider } from '../types';
+import { OriginateRefused, type LineControl, type OriginateRequest, type VoiceProvider } from '../../../calls';
 import { createTwilioRestClient } from './restClient';
 import type { TwilioSettings } from './settings';
 import { transferTwiml } from './twiml';
