@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { signalLineEvent } from '../providers/voice/line/signalLine';
+import { signalLineEvent } from '../calls/line/signalLine';
 import type { LineEvent } from '../calls/voiceLine';
 
 /** Where the bridge tells a call's workflow what happened on the line. */

@@ -6,7 +6,7 @@ import { RealtimeSession, type TransportLayerAudio } from '@openai/agents-realti
 import type { CallOutcome } from '../calls/types';
 import type { Logger } from '../observability/logger';
 import type { LineControl, LineEvent } from '../calls/voiceLine';
-import { lineCalls, markMedia } from '../providers/voice/line/lineCalls';
+import { lineCalls, markMedia } from '../calls/line/lineCalls';
 import { AgentPlayout } from './agentPlayout';
 import { lineAgent } from './lineAgent';
 import { loadCallContext, type CallContext } from './callContext';

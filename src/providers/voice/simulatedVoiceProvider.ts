@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
-import { signalLineEvent } from './line/signalLine';
+import { signalLineEvent } from '../../calls/line/signalLine';
 import type { TranscriptTurn } from '../../calls/types';
 import {
   simulatedCalleeDefinition,
