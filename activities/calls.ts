@@ -8,7 +8,7 @@ import { originateRequestFor } from '../src/calls/originateRequest';
 import { readInputFor, recordReading, type RecordReadingInput } from '../src/calls/recordReading';
 import type { CallResult, Reading } from '../src/calls/types';
 import type { EventPublisher } from '../src/events/publisher';
-import type { CallReader } from '../src/providers/reader/types';
+import type { CallReader } from '../src/calls/reader';
 import { toActivityFailure } from '../src/providers/reader/failures';
 import type { VoiceProvider } from '../src/calls/voiceLine';
 import { OriginateRefused } from '../src/calls/voiceLine';

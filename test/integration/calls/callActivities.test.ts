@@ -9,7 +9,7 @@ import { newId } from '../../../src/domain/ids';
 import type { EventDoc, EventInput } from '../../../src/events/eventStore';
 import type { EventPublisher } from '../../../src/events/publisher';
 import { connectMongo } from '../../../src/db/mongo';
-import type { CallReader } from '../../../src/providers/reader/types';
+import type { CallReader } from '../../../src/calls/reader';
 import type { VoiceProvider } from '../../../src/calls/voiceLine';
 import { FailureType } from '../../../src/temporal/failures';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
