@@ -6,7 +6,7 @@ import { nextRaise, raiseCycle } from '../src/dues/cycleSteps';
 import { recordPayment } from '../src/dues/dueActions';
 import type { EventPublisher } from '../src/events/publisher';
 import type { PaymentLinkProvider } from '../src/providers/payments/provider';
-import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
+import type { WhatsAppProvider } from '../src/messaging/whatsAppSender';
 
 export interface DuesActivityDeps {
   db: Db;

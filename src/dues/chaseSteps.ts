@@ -3,7 +3,7 @@ import { collections } from '../db/collections';
 import type { EventPublisher } from '../events';
 import { dueReceiptSendIntentKey, dueReminderSendIntentKey, SendOutcomeUnknown, SendRefusal, sendWhatsAppMessage } from '../messaging';
 import type { PaymentLinkProvider } from '../providers/payments/provider';
-import type { WhatsAppProvider } from '../providers/whatsapp/provider';
+import type { WhatsAppProvider } from '../messaging';
 import { isWindowOpen, nextOpenTime } from '../domain/sendWindow';
 import { chaseTimes, MESSAGE_WINDOW } from './chasePlan';
 import type { ChasePlan, ChaseStep, ChaseStepInput, ChaseStepResult } from './contracts';
