@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { collections } from '../db/collections';
 import type { EventPublisher } from '../events';
 import { dueReceiptSendIntentKey, dueReminderSendIntentKey, SendOutcomeUnknown, SendRefusal, sendWhatsAppMessage } from '../messaging';
-import type { PaymentLinkProvider } from '../providers/payments/provider';
+import type { PaymentLinkProvider } from './paymentGateway';
 import type { WhatsAppProvider } from '../messaging';
 import { isWindowOpen, nextOpenTime } from '../domain/sendWindow';
 import { chaseTimes, MESSAGE_WINDOW } from './chasePlan';
