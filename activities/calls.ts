@@ -8,10 +8,10 @@ import { originateRequestFor } from '../src/calls/originateRequest';
 import { readInputFor, recordReading, type RecordReadingInput } from '../src/calls/recordReading';
 import type { CallResult, Reading } from '../src/calls/types';
 import type { EventPublisher } from '../src/events/publisher';
-import type { CallReader } from '../src/providers/reader/types';
+import type { CallReader } from '../src/calls/reader';
 import { toActivityFailure } from '../src/providers/reader/failures';
-import type { VoiceProvider } from '../src/providers/voice/types';
-import { OriginateRefused } from '../src/providers/voice/types';
+import type { VoiceProvider } from '../src/calls/voiceLine';
+import { OriginateRefused } from '../src/calls/voiceLine';
 import { READER_HEARTBEAT_INTERVAL_MS, type Placement } from '../src/calls/contracts';
 
 export type { CallEnd, FinishedCall } from '../src/calls/finishCall';

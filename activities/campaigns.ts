@@ -10,7 +10,7 @@ import { settleOrphanedBatchHolds } from '../src/campaigns/whatsapp/conversation
 import { sendCampaignBatch, type SendBatchDeps } from '../src/campaigns/whatsapp/sendBatch';
 import type { EventPublisher } from '../src/events/publisher';
 import { SendInProgress } from '../src/messaging/sendMessage';
-import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
+import type { WhatsAppProvider } from '../src/messaging/whatsAppSender';
 
 export interface CampaignActivityDeps {
   db: Db;

@@ -5,8 +5,8 @@ import { finishChase, planChase, runChaseStep, type ChaseDeps } from '../src/due
 import { nextRaise, raiseCycle } from '../src/dues/cycleSteps';
 import { recordPayment } from '../src/dues/dueActions';
 import type { EventPublisher } from '../src/events/publisher';
-import type { PaymentLinkProvider } from '../src/providers/payments/provider';
-import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
+import type { PaymentLinkProvider } from '../src/dues/paymentGateway';
+import type { WhatsAppProvider } from '../src/messaging/whatsAppSender';
 
 export interface DuesActivityDeps {
   db: Db;

@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { EventPublisher } from '../src/events/publisher';
-import type { CallReader } from '../src/providers/reader/types';
-import type { PaymentLinkProvider } from '../src/providers/payments/provider';
-import type { WhatsAppProvider } from '../src/providers/whatsapp/provider';
-import type { VoiceProvider } from '../src/providers/voice/types';
+import type { CallReader } from '../src/calls/reader';
+import type { PaymentLinkProvider } from '../src/dues/paymentGateway';
+import type { WhatsAppProvider } from '../src/messaging/whatsAppSender';
+import type { VoiceProvider } from '../src/calls/voiceLine';
 import { createCallActivities } from './calls';
 import { createCampaignActivities } from './campaigns';
 import { createVoiceCampaignActivities } from './voiceCampaigns';

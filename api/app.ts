@@ -23,7 +23,7 @@ import { attemptGuard } from './middleware/authFailures';
 import type { TenantReadCache } from '../src/db/tenantReadCache';
 import { createAudienceCache } from '../src/campaigns/audienceCache';
 import { createEventPublisher, type EventPublisher } from '../src/events/publisher';
-import { createTemporalDispatcher } from '../src/events/dispatcher';
+import { createTemporalDispatcher } from '../src/webhooks/dispatcher';
 import { createRazorpayWebhookRouter } from './providerWebhooks/razorpay';
 import { createWhatsAppWebhookRouter } from './providerWebhooks/whatsapp';
 import { createTwilioWebhookRouter } from './providerWebhooks/twilio';

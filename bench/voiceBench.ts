@@ -6,7 +6,7 @@ import { freePort, waitFor } from '../src/local/net';
 import { fromRoot } from '../src/local/paths';
 import { OUTBOUND_OPENING } from '../src/calls/opening';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
-import { saveLineCall } from '../src/providers/voice/line/lineCalls';
+import { saveLineCall } from '../src/calls/line/lineCalls';
 import { startFakeRealtime, type FakeModelSession } from '../test/support/fakeRealtime';
 import { MediaStreamClient } from '../test/support/mediaStreamClient';
 import { FRAME_BYTES, speechMulaw } from '../test/support/speechAudio';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
-import { createTemporalDispatcher } from '../src/events/dispatcher';
+import { createTemporalDispatcher } from '../src/webhooks/dispatcher';
 import { createEventPublisher } from '../src/events/publisher';
 import { endpointWorkflowId } from '../src/webhooks/contracts';
 import { newWebhookEndpoint, webhookEndpoints } from '../src/webhooks/endpoints';

@@ -1,7 +1,7 @@
 import { condition, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { CallActivities } from '../activities/calls';
 import type { CallOutcome, CallStatus } from '../src/calls/types';
-import type { LineEvent } from '../src/providers/voice/types';
+import type { LineEvent } from '../src/calls/voiceLine';
 import {
   hangupUpdate,
   lineEventSignal,

@@ -1,5 +1,5 @@
 import { condition, getExternalWorkflowHandle, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { LineEvent } from '../src/providers/voice/types';
+import type { LineEvent } from '../src/calls/voiceLine';
 import { lineEventSignal, stopCalleeSignal, type SimulatedCallPlan } from '../src/calls/contracts';
 
 /** Issue 26: each event carries its planned time (`at`); runs started before send none. */

@@ -1,4 +1,4 @@
-import type { OriginateRequest } from '../providers/voice/types';
+import type { OriginateRequest } from './voiceLine';
 import type { AgentVoice } from './agentVoice';
 import { renderCaptureForAgent } from './capture';
 import { detailLine } from './details';

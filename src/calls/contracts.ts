@@ -9,7 +9,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineWorkflow } from '../temporal/workflowDefinition';
 import type { CallDirection, CallOutcome, CallResult, CallStatus, NetworkOutcome } from './types';
-import type { LineEvent } from '../providers/voice/types';
+import type { LineEvent } from './voiceLine';
 
 export interface CallWorkflowInput {
   callId: string;

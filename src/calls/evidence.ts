@@ -1,4 +1,4 @@
-import { askingTurns, normalise, replyAfter } from '../providers/reader/transcriptAnswers';
+import { askingTurns, normalise, replyAfter } from './transcriptAnswers';
 import type { FieldValue } from './result';
 import type { Capture, TranscriptTurn } from './types';
 

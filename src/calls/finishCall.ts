@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import type { EventPublisher } from '../events';
 import { recordCallConversation } from '../conversations';
-import type { VoiceProvider } from '../providers/voice/types';
+import type { VoiceProvider } from './voiceLine';
 import { releaseLiveSlot, returnDailyBudget } from './admission';
 import { billCallMinutes } from './billing';
 import { callEnded } from './callHooks';

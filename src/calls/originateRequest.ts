@@ -1,4 +1,4 @@
-import type { OriginateRequest } from '../providers/voice/types';
+import type { OriginateRequest } from './voiceLine';
 import type { CallDoc } from './callStore';
 import { OUTBOUND_OPENING } from './opening';
 

@@ -1,5 +1,4 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import type { AgentVoice } from '../calls/agentVoice';
 import type { Scope } from '../domain/scopes';
 
 /**
@@ -52,6 +51,27 @@ export interface ApiKeyDoc {
   revoked_at: Date | null;
   /** Set on the old half of a rolled key: refused after this instant. */
   expires_at: Date | null;
+}
+
+/**
+ * What a voice agent needs on a real line beyond its name and maximum call length. Stored on
+ * the agent (`agents.voice`, each field optional); declared beside the agent's record so this
+ * file imports no feature. The defaults and their reading are the calls slice's
+ * (src/calls/agentVoice.ts).
+ */
+export interface AgentVoice {
+  /** Who the agent is, in a sentence ("a friendly assistant for Acme's billing team"). */
+  persona: string;
+  /** Standing instructions added to every call's own (tone, what never to say). */
+  instructions: string;
+  /** The realtime model's voice name. */
+  voice: string;
+  /** BCP 47 language the agent speaks and transcribes. */
+  language: string;
+  /** What the agent says first on an inbound call (an outbound call opens with the fixed opening). */
+  greeting: string;
+  /** Silence, in seconds, after which the agent ends the call as `idle`. */
+  idle_seconds: number;
 }
 
 export interface AgentDoc {

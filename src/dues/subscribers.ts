@@ -7,7 +7,7 @@ import type { Logger } from '../observability/logger';
 import { zoneDate } from './cycle';
 import { DUES_LIMITS } from './limits';
 import { fromPaise, toPaise } from './money';
-import { PAYMENT_LINK_MIN_PAISE } from '../providers/payments/provider';
+import { PAYMENT_LINK_MIN_PAISE } from './paymentGateway';
 import { raiseDueWithoutRecount, type RaiseDeps } from './raise';
 import { readDuesSettings } from './settings';
 import { duesCollections, findSubscriber, phoneClaimId, type SubscriberDoc, type SubscriberInput, type SubscriberSetupDoc } from './store';

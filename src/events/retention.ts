@@ -1,6 +1,5 @@
 import type { Db } from 'mongodb';
 import { sweepOldestFirst } from '../db/oldestFirst';
-import { webhookDeliveries, type WebhookDeliveryDoc } from '../webhooks/deliveries';
 import { eventsCollection, type EventDoc } from './eventStore';
 import { periodicPass } from '../async/periodicPass';
 
@@ -26,12 +25,13 @@ export function retentionCutoff(options: Pick<RetentionOptions, 'now' | 'retenti
 }
 
 /**
- * Deletes events and deliveries past the retention, from the oldest end of each collection,
- * a bounded number per pass (src/db/oldestFirst.ts): no TTL indexes on FerretDB. An event
- * still undispatched stays whatever its age (the dispatch sweeper owns it); a delivery past
- * the retention goes in any state, since none can still be retrying by then.
+ * Deletes events past the retention, from the oldest end of the collection, a bounded number
+ * per pass (src/db/oldestFirst.ts): no TTL indexes on FerretDB. An event still undispatched
+ * stays whatever its age (the dispatch sweeper owns it). The webhook deliveries of events go
+ * by the same retention in their own sweep (src/webhooks/deliveryRetention.ts), registered
+ * by the composition roots like every feature's.
  */
-export async function sweepExpiredEvents(options: RetentionOptions): Promise<{ events: number; deliveries: number }> {
+export async function sweepExpiredEvents(options: RetentionOptions): Promise<{ events: number }> {
   const cutoff = retentionCutoff(options);
   const batch = { batchSize: options.batchSize, maxBatches: options.maxBatches };
   const events = await sweepOldestFirst<EventDoc>(eventsCollection(options.db), {
@@ -39,12 +39,7 @@ export async function sweepExpiredEvents(options: RetentionOptions): Promise<{ e
     projection: { _id: 1, created_at: 1, dispatched_at: 1 },
     mayGo: (event) => event.created_at < cutoff && event.dispatched_at !== null,
   });
-  const deliveries = await sweepOldestFirst<WebhookDeliveryDoc>(webhookDeliveries(options.db), {
-    ...batch,
-    projection: { _id: 1, created_at: 1 },
-    mayGo: (delivery) => delivery.created_at < cutoff,
-  });
-  return { events, deliveries };
+  return { events };
 }
 
 /** A feature's own sweep of records kept as long as the events (the composition roots register them). */
@@ -52,7 +47,7 @@ export type RetentionSweep = (options: RetentionOptions) => Promise<unknown>;
 
 /**
  * Runs the retention sweep now and then every interval, then each feature's sweep registered
- * with it (`also`: the messaging send intents); a pass is never overlapped by the next.
+ * with it (`also`: the webhook deliveries, the messaging send intents); a pass is never overlapped by the next.
  */
 export function startRetentionSweeper(options: RetentionOptions & { also?: readonly RetentionSweep[]; intervalMs?: number; onError?: (err: unknown) => void }): { stop(): Promise<void> } {
   const sweeper = periodicPass(

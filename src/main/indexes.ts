@@ -4,8 +4,8 @@ import { CAMPAIGN_INDEXES } from '../campaigns/campaign';
 import { CONVERSATION_INDEXES } from '../conversations/store';
 import { ensureIndexes, type IndexSet } from '../db/collections';
 import { DUES_INDEXES } from '../dues/store';
-import { LINE_CALL_INDEXES } from '../providers/voice/line/lineCalls';
-import { LINE_TURN_INDEXES } from '../providers/voice/line/lineTurns';
+import { LINE_CALL_INDEXES } from '../calls/line/lineCalls';
+import { LINE_TURN_INDEXES } from '../calls/line/lineTurns';
 import { TICKET_INDEXES } from '../tickets/ticketStore';
 
 /**

@@ -20,11 +20,12 @@ import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScrip
 import { SimulatedVoiceProvider } from '../providers/voice/simulatedVoiceProvider';
 import { createVoiceProvider } from '../providers/voice';
 import { connectTemporalClient } from '../temporal/client';
-import { createTemporalDispatcher } from '../events/dispatcher';
+import { createTemporalDispatcher } from '../webhooks/dispatcher';
 import { createEventSweeper } from '../events/sweeper';
 import { startRetentionSweeper } from '../events/retention';
 import { settleParkedStatuses } from '../messaging/earlyStatuses';
 import { sweepExpiredSendIntents } from '../messaging/sendIntents';
+import { sweepExpiredDeliveries } from '../webhooks/deliveryRetention';
 import { createSetupSweeper } from '../dues/setupSweeper';
 import { startLateRecounts } from '../campaigns/whatsapp/lateRecounts';
 import { runMain, shutdownSignal } from './runMain';
@@ -117,7 +118,7 @@ runMain(async () => {
   // Also WhatsApp statuses parked for a message never recorded: applied once it is, gone after a day.
   const retention = startRetentionSweeper({
     db,
-    also: [sweepExpiredSendIntents, (options) => settleParkedStatuses({ ...options, events: deps.events })],
+    also: [sweepExpiredDeliveries, sweepExpiredSendIntents, (options) => settleParkedStatuses({ ...options, events: deps.events })],
     onError: (err) => logger.warn({ err }, 'event retention sweep failed'),
   });
   // Finished campaigns' counters follow late delivery statuses from here (the run has ended).

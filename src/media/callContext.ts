@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { agentInstructions } from '../calls/agentInstructions';
 import { agentVoice, type AgentVoice } from '../calls/agentVoice';
 import { collections } from '../db/collections';
-import { findLineCall, type LineCallDoc } from '../providers/voice/line/lineCalls';
+import { findLineCall, type LineCallDoc } from '../calls/line/lineCalls';
 
 /** What one bridged call needs: the call as placed, its agent's voice and limits, its number's team line. */
 export interface CallContext {

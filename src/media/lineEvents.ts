@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { signalLineEvent } from '../providers/voice/line/signalLine';
-import type { LineEvent } from '../providers/voice/types';
+import { signalLineEvent } from '../calls/line/signalLine';
+import type { LineEvent } from '../calls/voiceLine';
 
 /** Where the bridge tells a call's workflow what happened on the line. */
 export interface LineEventSink {

@@ -1,4 +1,4 @@
-import type { LineControl } from '../providers/voice/types';
+import type { LineControl } from '../calls/voiceLine';
 
 /**
  * The line control the media process has without a telephony adapter (VOICE_PROVIDER is not

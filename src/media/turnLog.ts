@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { TranscriptTurn } from '../calls/types';
-import { appendLineTurn } from '../providers/voice/line/lineTurns';
+import { appendLineTurn } from '../calls/line/lineTurns';
 
 interface OpenTurn {
   seq: number;

@@ -1,4 +1,4 @@
-import type { CloudWebhookBatch } from '../providers/whatsapp/cloudWebhook';
+import type { CloudWebhookBatch } from './cloudWebhookBatch';
 import { applyDeliveryStatus } from './deliveryStatus';
 import { parkStatuses } from './earlyStatuses';
 import { receiveEcho, receiveInbound, type MessagingDeps } from './inbound';

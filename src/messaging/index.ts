@@ -1,4 +1,4 @@
-/** What other features use of messaging: sending a WhatsApp message (one send or a batch's), send intents, the conversation hold, opt-outs, senders, templates, delivery statuses. */
+/** What other features use of messaging: sending a WhatsApp message (one send or a batch's), send intents, the conversation hold, opt-outs, senders, templates, delivery statuses; the WhatsApp sender a provider adapter implements (`whatsAppSender.ts`). */
 export { type AcceptedSendRecords, groupAcceptedSendRecords } from './acceptedSendRecords';
 export { allowanceLeft } from './allowance';
 export { type ConversationHoldDoc, type HeldConversations, settleConversationHold, settleOrphanedHolds, takeConversationHold } from './conversationHold';
@@ -9,3 +9,4 @@ export { lookUpSendContext, type SendContext, SendOutcomeUnknown, SendRefusal, t
 export { resolveSender } from './senders';
 export { selectTemplateVariant } from './templateLanguage';
 export { normaliseVariable, placeholderNumbers } from './templateVariables';
+export { isRetryable, type ProviderErrorDetails, type SendAttempt, type SendRequest, type WhatsAppProvider } from './whatsAppSender';

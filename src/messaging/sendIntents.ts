@@ -3,7 +3,7 @@ import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { sweepOldestFirst } from '../db/oldestFirst';
 import { retentionCutoff, type RetentionOptions } from '../events';
-import type { SendRequest } from '../providers/whatsapp/provider';
+import type { SendRequest } from './whatsAppSender';
 import type { AllowanceSource } from './allowance';
 import type { SentMessageFacts } from './outboundMessages';
 

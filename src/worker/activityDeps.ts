@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { ActivityDeps } from '../../activities';
-import { createTemporalDispatcher } from '../events/dispatcher';
+import { createTemporalDispatcher } from '../webhooks/dispatcher';
 import { createEventPublisher } from '../events/publisher';
 import { createSimulatedReader } from '../providers/reader/simulatedReader';
 import { SimulatedVoiceProvider, type SimulatedVoiceOptions } from '../providers/voice/simulatedVoiceProvider';

@@ -9,7 +9,7 @@ import { collections, type WorkspaceDoc } from '../../src/db/collections';
 import { ensureEveryIndex } from '../../src/main/indexes';
 import { seedDemoWorkspace } from '../../src/demo/seedDemoWorkspace';
 import { openTestDb, testConfig, uniqueName } from './env';
-import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../src/providers/whatsapp/provider';
+import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../src/messaging/whatsAppSender';
 
 /** A private database with the indexes and one demo-shaped workspace, for tests below the API. */
 export async function openDbWithWorkspace(): Promise<{ db: Awaited<ReturnType<typeof openTestDb>>; workspace: WorkspaceDoc }> {

@@ -8,8 +8,8 @@ import { createMediaServer, MEDIA_STREAM_PATH, type MediaServer } from '../../sr
 import { temporalLineEvents } from '../../src/media/lineEvents';
 import { freePort } from '../../src/local/net';
 import { createLogger } from '../../src/observability/logger';
-import { saveLineCall } from '../../src/providers/voice/line/lineCalls';
-import type { OriginateRequest, VoiceProvider } from '../../src/providers/voice/types';
+import { saveLineCall } from '../../src/calls/line/lineCalls';
+import type { OriginateRequest, VoiceProvider } from '../../src/calls/voiceLine';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
 import type { TestApi } from './app';
 import { scriptCallee } from './calls';
@@ -21,7 +21,7 @@ import type { TestWorkspace } from './workspaces';
 
 /**
  * The simulated network with one thing a real telephony adapter does: each call it places is
- * saved as a line call (src/providers/voice/line/lineCalls.ts), which the media bridge loads
+ * saved as a line call (src/calls/line/lineCalls.ts), which the media bridge loads
  * when the call's media stream opens.
  */
 export function lineCallsSaved(api: TestApi, voice: VoiceProvider): VoiceProvider {

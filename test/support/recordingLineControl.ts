@@ -1,4 +1,4 @@
-import type { LineControl } from '../../src/providers/voice/types';
+import type { LineControl } from '../../src/calls/voiceLine';
 
 /**
  * A LineControl that notes what the bridge asked of the network and then does what Twilio

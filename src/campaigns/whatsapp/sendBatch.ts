@@ -11,7 +11,7 @@ import { isWindowOpen, nextOpenTime } from '../../domain/sendWindow';
 import type { EventPublisher } from '../../events';
 import { groupAcceptedSendRecords, type AcceptedSendRecords, settleConversationHold, type HeldConversations, campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc, SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason } from '../../messaging';
 import { takeBatchHold } from './conversationHold';
-import type { WhatsAppProvider } from '../../providers/whatsapp/provider';
+import type { WhatsAppProvider } from '../../messaging';
 import { FailureType, permanentFailure } from '../../temporal/failures';
 
 export interface SendBatchDeps {

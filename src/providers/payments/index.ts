@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import type { PaymentLinkProvider } from './provider';
+import type { PaymentLinkProvider } from '../../dues';
 import { RazorpayPaymentLinkProvider } from './razorpay';
 import { SimulatedPaymentLinkProvider } from './simulator';
 import type { SimulatorScripting } from './simulatorScript';

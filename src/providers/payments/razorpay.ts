@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { fromPaise } from '../../dues/money';
-import { belowLinkMinimum, type PaymentLinkProvider, type PaymentLinkRequest, type PaymentLinkResult } from './provider';
+import { belowLinkMinimum, type PaymentLinkProvider, type PaymentLinkRequest, type PaymentLinkResult } from '../../dues';
 
 /**
  * Razorpay Payment Links: `POST /v1/payment_links` (amount in paise, `reference_id` = the due

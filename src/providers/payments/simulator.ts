@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { belowLinkMinimum, type PaymentLinkProvider, type PaymentLinkRequest, type PaymentLinkResult } from './provider';
+import { belowLinkMinimum, type PaymentLinkProvider, type PaymentLinkRequest, type PaymentLinkResult } from '../../dues';
 import type { SimulatorScripting } from './simulatorScript';
 
 /**

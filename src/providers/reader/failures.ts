@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { READER_PERMANENT_FAILURE, READER_TEMPORARY_FAILURE, ReaderPermanentError, ReaderTemporaryError } from './types';
+import { READER_PERMANENT_FAILURE, READER_TEMPORARY_FAILURE, ReaderPermanentError, ReaderTemporaryError } from '../../calls';
 
 /**
  * How a reader error leaves the read activity: a permanent one as a non-retryable

@@ -1,10 +1,10 @@
 import { type Config, ConfigError } from '../../config';
 import { createOpenAiReader } from './openAiReader';
 import { createSimulatedReader, type ReaderScriptLookup } from './simulatedReader';
-import type { CallReader } from './types';
+import type { CallReader } from '../../calls';
 
-export type { CallReader, ReadOptions } from './types';
-export { READER_PERMANENT_FAILURE, READER_TEMPORARY_FAILURE, ReaderPermanentError, ReaderTemporaryError } from './types';
+export type { CallReader, ReadOptions } from '../../calls';
+export { READER_PERMANENT_FAILURE, READER_TEMPORARY_FAILURE, ReaderPermanentError, ReaderTemporaryError } from '../../calls';
 export type { ReaderFailureScript, ReaderScriptLookup } from './simulatedReader';
 export { toActivityFailure } from './failures';
 

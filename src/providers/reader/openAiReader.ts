@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Capture, Reading, ReadInput, TranscriptTurn } from '../../calls/types';
 import { readingJsonSchema, readingResponse, toReading } from './readingSchema';
-import { type CallReader, type ReadOptions, ReaderPermanentError, ReaderTemporaryError } from './types';
+import { type CallReader, type ReadOptions, ReaderPermanentError, ReaderTemporaryError } from '../../calls';
 
 /**
  * The real reader: one request to an OpenAI-compatible `POST {baseUrl}/chat/completions`

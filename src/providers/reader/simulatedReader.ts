@@ -1,11 +1,11 @@
 import { applySuccessRule, typedFields } from '../../calls/result';
 import type { Disposition, GoalMet, NextStep, Reading, ReadInput, Sentiment } from '../../calls/types';
-import { mentions, readAnswers } from './transcriptAnswers';
-import { type CallReader, type ReadOptions, ReaderPermanentError, ReaderTemporaryError } from './types';
+import { mentions, readAnswers } from '../../calls/transcriptAnswers';
+import { type CallReader, type ReadOptions, ReaderPermanentError, ReaderTemporaryError } from '../../calls';
 
 /**
  * The default reader: deterministic, and it really reads the transcript's text (word lists
- * and the question-then-reply pattern in transcriptAnswers.ts), so a person trying the API
+ * and the question-then-reply pattern in src/calls/transcriptAnswers.ts), so a person trying the API
  * sees answers that come from what was said. Reader failures can be scripted per call.
  */
 

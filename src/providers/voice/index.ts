@@ -4,7 +4,7 @@ import type { Config } from '../../config';
 import { SimulatedVoiceProvider, type SimulatedVoiceOptions } from './simulatedVoiceProvider';
 import { twilioSettingsFrom, type TwilioConfig } from './twilio/settings';
 import { TwilioVoiceProvider } from './twilio/twilioVoiceProvider';
-import type { VoiceProvider } from './types';
+import type { VoiceProvider } from '../../calls';
 
 /** The deployment's voice provider (VOICE_PROVIDER): one per process. */
 export function createVoiceProvider(
@@ -16,4 +16,4 @@ export function createVoiceProvider(
   return new SimulatedVoiceProvider(deps.db, deps.temporal, deps.taskQueue, { mode: config.VOICE_SIMULATOR, onLineError: deps.onLineError });
 }
 
-export type { VoiceProvider } from './types';
+export type { VoiceProvider } from '../../calls';

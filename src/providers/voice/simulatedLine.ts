@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import type { SimulatedCallPlan } from '../../calls/contracts';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
-import type { LineEvent } from './types';
+import type { LineEvent } from '../../calls';
 import { overdueSweep, SWEEP_LIMIT } from '../../async/overdueSweep';
 
 /** One line event the simulated network will report, with the time it is due. */

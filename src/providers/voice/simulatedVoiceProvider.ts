@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
-import { signalLineEvent } from './line/signalLine';
+import { signalLineEvent } from '../../calls/line/signalLine';
 import type { TranscriptTurn } from '../../calls/types';
 import {
   simulatedCalleeDefinition,
@@ -14,7 +14,7 @@ import { startWorkflow } from '../../temporal/startWorkflow';
 import { conversationSeconds, simulatedTurns } from './simulatedConversation';
 import { lineSchedule, SimulatedLineScheduler, type ScheduledLineEvent } from './simulatedLine';
 import { findCalleeScript } from './simulatorScript';
-import { OriginateRefused, type OriginateRequest, type VoiceProvider } from './types';
+import { OriginateRefused, type OriginateRequest, type VoiceProvider } from '../../calls';
 
 interface SimulatedCallDoc {
   _id: string;

@@ -1,4 +1,4 @@
-import { isRetryable, type ProviderErrorDetails, type SendAttempt, type SendRequest, type WhatsAppProvider } from './provider';
+import { isRetryable, type ProviderErrorDetails, type SendAttempt, type SendRequest, type WhatsAppProvider } from '../../messaging';
 
 /**
  * The real provider: the WhatsApp Business Platform Cloud API (Graph API

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Referral } from '../../messaging/inbound';
+import type { Business, CloudStatus, CloudWebhookBatch } from '../../messaging/cloudWebhookBatch';
 
 /**
  * The Cloud API's webhook, as pure functions: the subscription challenge, the
@@ -27,45 +28,6 @@ export function signatureValid(rawBody: Buffer, header: string | undefined, appS
   const given = Buffer.from(header.trim().toLowerCase());
   const expected = Buffer.from(signatureFor(rawBody, appSecret));
   return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-interface Business {
-  phoneNumberId: string | null;
-  /** Digits, as the Cloud API reports it. */
-  displayPhoneNumber: string | null;
-}
-
-export interface CloudInbound extends Business {
-  id: string;
-  from: string;
-  profileName: string | null;
-  at: Date;
-  type: string;
-  text: string | null;
-  referral: Referral | null;
-}
-
-export interface CloudStatus extends Business {
-  id: string;
-  status: 'sent' | 'delivered' | 'read' | 'failed';
-  recipient: string | null;
-  at: Date;
-  error: { code: number | null; title: string | null; message: string | null } | null;
-}
-
-export interface CloudEcho extends Business {
-  id: string;
-  to: string;
-  action: 'sent' | 'edited' | 'deleted';
-  type: string;
-  text: string | null;
-  at: Date;
-}
-
-export interface CloudWebhookBatch {
-  inbound: CloudInbound[];
-  statuses: CloudStatus[];
-  echoes: CloudEcho[];
 }
 
 type Json = Record<string, unknown>;

@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import type { Config } from '../../config';
 import type { EventPublisher } from '../../events';
 import { CloudWhatsAppProvider, type CloudSettings } from './cloud';
-import type { WhatsAppProvider } from './provider';
+import type { WhatsAppProvider } from '../../messaging';
 import { SimulatedWhatsAppProvider } from './simulator';
 
 type WhatsAppConfig = Pick<
@@ -48,4 +48,4 @@ export function createWhatsAppProvider(
     : new SimulatedWhatsAppProvider(deps.db, deps.events, deps.onStatusError);
 }
 
-export type { WhatsAppProvider } from './provider';
+export type { WhatsAppProvider } from '../../messaging';

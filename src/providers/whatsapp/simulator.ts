@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { EventPublisher } from '../../events';
-import type { SendAttempt, SendRequest, WhatsAppProvider } from './provider';
+import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../messaging';
 import { SimulatedStatusScheduler } from './simulatedStatuses';
 import { DEFAULT_SCRIPT, deliverySteps, scriptFor, simulatorScriptsCollection, type SimulatorScript } from './simulatorScripts';
 

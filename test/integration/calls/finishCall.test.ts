@@ -5,7 +5,7 @@ import { finishCall } from '../../../src/calls/finishCall';
 import { newId } from '../../../src/domain/ids';
 import type { EventDoc, EventInput } from '../../../src/events/eventStore';
 import type { EventPublisher } from '../../../src/events/publisher';
-import type { VoiceProvider } from '../../../src/providers/voice/types';
+import type { VoiceProvider } from '../../../src/calls/voiceLine';
 import { openTestDb, testConfig } from '../../support/env';
 
 /**

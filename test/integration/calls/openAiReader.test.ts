@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { buildResult } from '../../../src/calls/result';
 import type { Capture, ReadInput } from '../../../src/calls/types';
 import { createOpenAiReader } from '../../../src/providers/reader/openAiReader';
-import { ReaderPermanentError, ReaderTemporaryError } from '../../../src/providers/reader/types';
+import { ReaderPermanentError, ReaderTemporaryError } from '../../../src/calls/reader';
 
 /**
  * The real reader adapter against a local stand-in for an OpenAI-compatible endpoint: the

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import type { LineEvent } from '../../../src/providers/voice/types';
+import type { LineEvent } from '../../../src/calls/voiceLine';
 import {
   LINE_SWEEP_GRACE_MS,
   pendingLineEventsCollection,

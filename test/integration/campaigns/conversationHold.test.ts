@@ -11,7 +11,7 @@ import type { WorkspaceWithHolds } from '../../../src/messaging/conversationHold
 import { settleOrphanedBatchHolds, takeBatchHold } from '../../../src/campaigns/whatsapp/conversationHold';
 import { campaignSendIntentKey, sendIntentsCollection } from '../../../src/messaging/sendIntents';
 import { lookUpSendContext, sendWhatsAppMessage } from '../../../src/messaging/sendMessage';
-import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/providers/whatsapp/provider';
+import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { insertCampaignDraft, insertContacts, openDbWithWorkspace, zoneOpenAt } from '../../support/campaigns';
 

@@ -5,7 +5,7 @@ import { controlCampaign } from '../../../src/campaigns/control';
 import { campaignCounters } from '../../../src/campaigns/progress';
 import { readRecipientBatch } from '../../../src/campaigns/staging';
 import { collections } from '../../../src/db/collections';
-import { createTemporalDispatcher } from '../../../src/events/dispatcher';
+import { createTemporalDispatcher } from '../../../src/webhooks/dispatcher';
 import { createEventPublisher } from '../../../src/events/publisher';
 import type { ManagedProcess } from '../../../src/local/childProcess';
 import { waitFor } from '../../../src/local/net';

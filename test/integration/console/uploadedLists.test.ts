@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { LIST_LIMITS } from '../../../src/lists/limits';
 import { recordOptOut } from '../../../src/messaging/optOut';
-import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/providers/whatsapp/provider';
+import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { startTestApi, type TestApi } from '../../support/app';
 import { zoneOpenAt } from '../../support/campaigns';
 import { bearer, envelope } from '../../support/http';

@@ -4,7 +4,7 @@ import { createEventPublisher } from '../../../src/events/publisher';
 import { groupAcceptedSendRecords } from '../../../src/messaging/acceptedSendRecords';
 import { sendIntentsCollection, type SendIntentDoc } from '../../../src/messaging/sendIntents';
 import { sendWhatsAppMessage, type SendMessageDeps } from '../../../src/messaging/sendMessage';
-import type { SendAttempt, WhatsAppProvider } from '../../../src/providers/whatsapp/provider';
+import type { SendAttempt, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { openTestDb, testConfig } from '../../support/env';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 

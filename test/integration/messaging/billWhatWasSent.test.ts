@@ -6,7 +6,7 @@ import { createEventPublisher } from '../../../src/events/publisher';
 import { HOLD_ORPHANED_AFTER_MS } from '../../../src/messaging/conversationHold';
 import { campaignSendIntentKey, dueReminderSendIntentKey, sendIntentsCollection } from '../../../src/messaging/sendIntents';
 import { SEND_INTENT_LEASE_MS, SendOutcomeUnknown, sendWhatsAppMessage, type SendMessageDeps } from '../../../src/messaging/sendMessage';
-import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/providers/whatsapp/provider';
+import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { insertCampaignDraft, insertContacts, openDbWithWorkspace, zoneOpenAt } from '../../support/campaigns';
 import { eventually } from '../../support/messaging';

@@ -3,7 +3,7 @@ import { createEventPublisher } from '../../../src/events/publisher';
 import { collections } from '../../../src/db/collections';
 import { lookUpSendContext, SendRefusal, sendWhatsAppMessage } from '../../../src/messaging/sendMessage';
 import { recordOptOut } from '../../../src/messaging/optOut';
-import type { SendAttempt, WhatsAppProvider } from '../../../src/providers/whatsapp/provider';
+import type { SendAttempt, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { openTestDb, testConfig } from '../../support/env';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 

@@ -6,6 +6,7 @@ import { sendIntentsCollection, type SendIntentDoc } from '../../../src/messagin
 import { createEventSweeper } from '../../../src/events/sweeper';
 import { IdempotencyStore, type ClaimScope } from '../../../src/idempotency/store';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
+import { sweepExpiredDeliveries } from '../../../src/webhooks/deliveryRetention';
 import { openTestDb, testConfig } from '../../support/env';
 
 /** What expires (issue 12 point 9): each sweep deletes only what may go, a bounded number per pass. */
@@ -79,9 +80,11 @@ describe('events and deliveries', () => {
       delivery(`${youngDispatched._id}:whk_ret`, young, 'succeeded'),
     ]);
 
-    expect(await sweepExpiredEvents({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toEqual({ events: 2, deliveries: 2 });
-    expect(await sweepExpiredEvents({ db, now: () => now })).toEqual({ events: 1, deliveries: 0 });
-    expect(await sweepExpiredEvents({ db, now: () => now })).toEqual({ events: 0, deliveries: 0 });
+    // The worker runs both: the events' sweep, then the deliveries' registered with it.
+    const sweep = async (options: Parameters<typeof sweepExpiredEvents>[0]) => ({ ...(await sweepExpiredEvents(options)), ...(await sweepExpiredDeliveries(options)) });
+    expect(await sweep({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toEqual({ events: 2, deliveries: 2 });
+    expect(await sweep({ db, now: () => now })).toEqual({ events: 1, deliveries: 0 });
+    expect(await sweep({ db, now: () => now })).toEqual({ events: 0, deliveries: 0 });
     expect((await eventsCollection(db).find({}).toArray()).map((e) => e._id).sort()).toEqual([oldUndispatched._id, youngDispatched._id].sort());
     expect((await webhookDeliveries(db).find({}).toArray()).map((d) => d._id)).toEqual([`${youngDispatched._id}:whk_ret`]);
   });

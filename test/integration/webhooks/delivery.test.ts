@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTemporalDispatcher } from '../../../src/events/dispatcher';
+import { createTemporalDispatcher } from '../../../src/webhooks/dispatcher';
 import { appendEvent, eventsCollection, undispatchedEvents } from '../../../src/events/eventStore';
 import { createEventPublisher, type EventPublisher } from '../../../src/events/publisher';
 import { createEventSweeper } from '../../../src/events/sweeper';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { webhookPrivateUrlsAllowed } from '../../../src/config';
-import { createTemporalDispatcher } from '../../../src/events/dispatcher';
+import { createTemporalDispatcher } from '../../../src/webhooks/dispatcher';
 import { createEventPublisher } from '../../../src/events/publisher';
 import type { ManagedProcess } from '../../../src/local/childProcess';
 import { waitFor } from '../../../src/local/net';

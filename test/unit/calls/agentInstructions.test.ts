@@ -3,7 +3,7 @@ import { DEFAULT_AGENT_VOICE, agentVoice, type AgentVoice } from '../../../src/c
 import { captureRequest, normaliseCapture } from '../../../src/calls/capture';
 import { normaliseDetails } from '../../../src/calls/details';
 import { OUTBOUND_OPENING } from '../../../src/calls/opening';
-import type { OriginateRequest } from '../../../src/providers/voice/types';
+import type { OriginateRequest } from '../../../src/calls/voiceLine';
 
 /**
  * What a voice agent on a real line is told for one call (api-core §4 POST /calls): the fixed

@@ -1,7 +1,7 @@
 import type { Capture, CaptureField, CaptureFieldType, ReadInput, TranscriptTurn } from '../../../src/calls/types';
 import { buildResult } from '../../../src/calls/result';
 import { createSimulatedReader, readTranscript, type ReaderFailureScript } from '../../../src/providers/reader/simulatedReader';
-import { ReaderPermanentError, ReaderTemporaryError } from '../../../src/providers/reader/types';
+import { ReaderPermanentError, ReaderTemporaryError } from '../../../src/calls/reader';
 
 function field(key: string, label: string, type: CaptureFieldType, extra: Partial<CaptureField> = {}): CaptureField {
   return { key, label, type, hint: null, options: [], required: false, display: 'auto', ...extra };

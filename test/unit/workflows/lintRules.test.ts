@@ -31,14 +31,16 @@ const probes: Record<string, string> = {
     "import type { A } from '../../../activities/calls';",
     "import type { W } from '../../../workflows/call';",
     "import { k } from '../webhooks/contracts';",
+    "import type { LineEvent } from '../providers/voice/types';",
     'export const a = [defineSignal, g, h, k];',
-    'export type X = T | A | W;',
+    'export type X = T | A | W | LineEvent;',
   ].join('\n'),
   'src/webhooks/startDelivery.ts': [
     "import type { D } from '../../../workflows/deliverWebhook';",
     "import { s } from './send';",
+    "import { eventsCollection } from '../events/eventStore';",
     'export type Y = D;',
-    'export const b = s;',
+    'export const b = [s, eventsCollection];',
   ].join('\n'),
   'api/v1/routes/probe.ts': [
     "import { callWorkflow } from '../../../workflows/call';",
@@ -79,21 +81,55 @@ const probes: Record<string, string> = {
     "import { ApiError } from '../../../api/errors';",
     'export const v = [placeCall, callCollections, recount, sendCampaignBatch, ApiError];',
   ].join('\n'),
-  // the shared folders import no feature (a type is fine), nor anything above src/
+  // the shared folders import no feature, not even a type, nor anything above src/
   'src/db/probe.ts': [
     "import { DUES_INDEXES } from '../dues/store';",
     "import type { AgentVoice } from '../calls/agentVoice';",
     "import { insertIfAbsent } from './insertIfAbsent';",
     "import { ApiError } from '../../api/errors';",
-    'export const g = [DUES_INDEXES, insertIfAbsent, ApiError];',
-    'export type H = AgentVoice;',
+    "import type { ListDoc } from '../lists/store';",
+    "import { lineCalls } from '../media';",
+    "import type { Scope } from '../domain/scopes';",
+    'export const g = [DUES_INDEXES, insertIfAbsent, ApiError, lineCalls];',
+    'export type H = AgentVoice | ListDoc | Scope;',
+  ].join('\n'),
+  // providers depend on features, never the reverse: no feature imports an adapter, not even a type
+  'src/calls/probe.ts': [
+    "import type { VoiceProvider } from '../providers/voice';",
+    "import { createCallReader } from '../providers/reader';",
+    "import type { VoiceProvider as Port } from './voiceLine';",
+    'export const r = createCallReader;',
+    'export type P = VoiceProvider | Port;',
+  ].join('\n'),
+  'src/media/probe.ts': [
+    "import type { LineCallDoc } from '../providers/voice/line/lineCalls';",
+    "import { findLineCall } from '../calls/line/lineCalls';",
+    'export const l = findLineCall;',
+    'export type L = LineCallDoc;',
+  ].join('\n'),
+  'src/campaigns/whatsapp/probe.ts': [
+    "import type { WhatsAppProvider } from '../../providers/whatsapp/provider';",
+    "import type { WhatsAppProvider as Port } from '../../messaging';",
+    'export type W = WhatsAppProvider | Port;',
+  ].join('\n'),
+  'src/temporal/probe.ts': ["import { createPaymentLinkProvider } from '../providers/payments';", 'export const t = createPaymentLinkProvider;'].join('\n'),
+  // the event store is generic: the webhooks are handed to it, it imports none of them
+  'src/events/probe.ts': [
+    "import { createTemporalDispatcher } from '../webhooks/dispatcher';",
+    "import type { WebhookDeliveryDoc } from '../webhooks/deliveries';",
+    "import { deliveryWorkflowId } from '../webhooks/contracts';",
+    "import { eventsCollection } from './eventStore';",
+    "import { batchWhileBusy } from '../async/batchWhileBusy';",
+    'export const q = [createTemporalDispatcher, deliveryWorkflowId, eventsCollection, batchWhileBusy];',
+    'export type D = WebhookDeliveryDoc;',
   ].join('\n'),
   // a composition root imports everything below the workflows
   'src/worker/probe.ts': [
     "import { createCallActivities } from '../../activities/calls';",
     "import { startApi } from '../main/api';",
     "import { callWorkflow } from '../../workflows/call';",
-    'export const e = [createCallActivities, startApi, callWorkflow];',
+    "import { createVoiceProvider } from '../providers/voice';",
+    'export const e = [createCallActivities, startApi, callWorkflow, createVoiceProvider];',
   ].join('\n'),
   // the console reaches the public API's shared pieces in api/shared/, never its routes
   'api/console/routes/probe.ts': [
@@ -122,7 +158,8 @@ const probes: Record<string, string> = {
   'src/providers/voice/probe.ts': [
     "import { loadCall } from '../../calls/callStore';",
     "import { dueView } from '../../dues/store';",
-    'export const v = [loadCall, dueView];',
+    "import { OriginateRefused } from '../../calls';",
+    'export const v = [loadCall, dueView, OriginateRefused];',
   ].join('\n'),
   // a circle, even one whose way back is a type
   'src/cycle/a.ts': ["import { b } from './b';", 'export const a = () => b;'].join('\n'),
@@ -177,6 +214,8 @@ describe('import rules (.oxlintrc.json)', () => {
         'src/calls/contracts.ts:4',
         'src/calls/contracts.ts:5',
         'src/calls/contracts.ts:6',
+        // ... nor a provider's type
+        'src/calls/contracts.ts:8',
         // below the workflows: no import of them at all, not even a type
         'src/webhooks/startDelivery.ts:1',
         'api/v1/routes/probe.ts:1',
@@ -204,9 +243,24 @@ describe('import rules (.oxlintrc.json)', () => {
         'src/providers/whatsapp/probe.ts:1',
         'src/providers/whatsapp/probe.ts:4',
         'src/providers/voice/probe.ts:2',
-        // src/db, src/domain and src/async value-import no feature
+        // src/db, src/domain and src/async import no feature, not even a type
         'src/db/probe.ts:1',
+        'src/db/probe.ts:2',
         'src/db/probe.ts:4',
+        'src/db/probe.ts:5',
+        'src/db/probe.ts:6',
+        // no feature imports a provider adapter, as a value or a type, from any depth; the
+        // feature's own port is what it imports (the composition roots choose the adapter)
+        'src/messaging/probe.ts:8',
+        'src/calls/probe.ts:1',
+        'src/calls/probe.ts:2',
+        'src/media/probe.ts:1',
+        'src/campaigns/whatsapp/probe.ts:1',
+        'src/temporal/probe.ts:1',
+        // the event store imports no webhook module, not even a type or the contracts
+        'src/events/probe.ts:1',
+        'src/events/probe.ts:2',
+        'src/events/probe.ts:3',
         // no circle of imports (each step of it is flagged)
         'src/cycle/a.ts:1',
         'src/cycle/b.ts:1',

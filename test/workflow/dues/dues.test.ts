@@ -10,7 +10,7 @@ import { duesSettingsSchema, writeDuesSettings } from '../../../src/dues/setting
 import { duesCollections, type DueDoc, type SubscriberDoc, type SubscriberInput } from '../../../src/dues/store';
 import { createSubscriber } from '../../../src/dues/subscribers';
 import type { EventPublisher } from '../../../src/events/publisher';
-import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/providers/whatsapp/provider';
+import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { SimulatedPaymentLinkProvider } from '../../../src/providers/payments/simulator';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { Db } from 'mongodb';
-import { createTemporalDispatcher } from '../../../src/events/dispatcher';
+import { createTemporalDispatcher } from '../../../src/webhooks/dispatcher';
 import { createEventPublisher, type EventPublisher } from '../../../src/events/publisher';
 import { webhookDeliveries } from '../../../src/webhooks/deliveries';
 import type { WebhookEndpointDoc } from '../../../src/webhooks/endpoints';

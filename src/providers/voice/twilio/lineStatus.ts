@@ -1,5 +1,5 @@
 import type { CallOutcome } from '../../../calls/types';
-import type { LineEvent } from '../types';
+import type { LineEvent } from '../../../calls';
 
 /** The form parameters of one Twilio request (status callback, TwiML request). */
 export type TwilioParams = Record<string, string>;

@@ -2,9 +2,9 @@ import twilio from 'twilio';
 import type { Db } from 'mongodb';
 import { callCollections } from '../../../calls/callStore';
 import type { TranscriptTurn } from '../../../calls/types';
-import { findLineCall, lineCalls, markEndedByUs, saveLineCall, type LineCallDoc } from '../line/lineCalls';
-import { readLineTurns } from '../line/lineTurns';
-import { OriginateRefused, type LineControl, type OriginateRequest, type VoiceProvider } from '../types';
+import { findLineCall, lineCalls, markEndedByUs, saveLineCall, type LineCallDoc } from '../../../calls/line/lineCalls';
+import { readLineTurns } from '../../../calls/line/lineTurns';
+import { OriginateRefused, type LineControl, type OriginateRequest, type VoiceProvider } from '../../../calls';
 import { createTwilioRestClient } from './restClient';
 import type { TwilioSettings } from './settings';
 import { transferTwiml } from './twiml';
@@ -26,7 +26,7 @@ function callAlreadyOver(err: unknown): boolean {
 
 /**
  * Calls on real telephone lines through Twilio Programmable Voice (VOICE_PROVIDER=twilio).
- * Placing a call stores its line call (src/providers/voice/line/lineCalls.ts) before dialling
+ * Placing a call stores its line call (src/calls/line/lineCalls.ts) before dialling
  * and the CallSid after, so a retried originate never dials twice (docs/voice.md says how a
  * crash between the two is settled). What happens on the line arrives at the status callback
  * (api/providerWebhooks/twilio.ts); the media bridge ends or hands over a call through the

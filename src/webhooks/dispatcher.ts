@@ -2,11 +2,11 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { batchWhileBusy } from '../async/batchWhileBusy';
 import { ID_IN_MAX } from '../db/findByIds';
-import { eventsCollection, undispatchedEvents, type EventDoc } from './eventStore';
-import type { EventDispatcher } from './publisher';
-import { deliveryWorkflowId } from '../webhooks/contracts';
-import { createDeliverySignaller } from '../webhooks/deliverySignals';
-import { createEndpointDirectory, type EndpointDirectory } from '../webhooks/endpointDirectory';
+import { eventsCollection, undispatchedEvents, type EventDoc } from '../events/eventStore';
+import type { EventDispatcher } from '../events/publisher';
+import { deliveryWorkflowId } from './contracts';
+import { createDeliverySignaller } from './deliverySignals';
+import { createEndpointDirectory, type EndpointDirectory } from './endpointDirectory';
 
 /**
  * Hands a stored event to each enabled endpoint of its workspace that receives its type: a

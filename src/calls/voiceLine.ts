@@ -1,5 +1,5 @@
-import type { Capture, CallDirection, CallOutcome, TranscriptTurn } from '../../calls/types';
-import type { DetailLine } from '../../calls/details';
+import type { Capture, CallDirection, CallOutcome, TranscriptTurn } from './types';
+import type { DetailLine } from './details';
 
 /**
  * The voice provider (a telephony platform with the AI agent on the line). It places and

@@ -1,4 +1,4 @@
-import type { ResolvedVariables } from '../../messaging/templateVariables';
+import type { ResolvedVariables } from './templateVariables';
 
 /**
  * The WhatsApp provider seen by the rest of the system: one send attempt at a time. Retries

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { callWorkflowId, lineEventSignal } from '../../../calls/contracts';
-import type { LineEvent } from '../types';
+import { callWorkflowId, lineEventSignal } from '../contracts';
+import type { LineEvent } from '../voiceLine';
 
 /**
  * Tells a call's workflow what happened on its line (a real line's webhooks, the media

@@ -1,5 +1,5 @@
-import { coerceAnswer } from '../../calls/result';
-import type { Capture, CaptureField, TranscriptTurn } from '../../calls/types';
+import { coerceAnswer } from './result';
+import type { Capture, CaptureField, TranscriptTurn } from './types';
 
 /**
  * How the simulated reader finds answers in a transcript's text: the agent asks each field

@@ -1,4 +1,4 @@
-import type { SendAttempt, SendRequest, WhatsAppProvider } from './provider';
+import type { SendAttempt, SendRequest, WhatsAppProvider } from './whatsAppSender';
 
 /**
  * Provider rate-limit and server errors are retried a few times before the caller hears a

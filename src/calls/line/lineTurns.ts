@@ -1,6 +1,6 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import { insertIfAbsent } from '../../../db/insertIfAbsent';
-import type { TranscriptTurn } from '../../../calls/types';
+import { insertIfAbsent } from '../../db/insertIfAbsent';
+import type { TranscriptTurn } from '../types';
 
 /**
  * One spoken turn on a real line, as the media bridge heard it: the transcript the reader

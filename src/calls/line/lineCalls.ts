@@ -1,6 +1,6 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import { insertIfAbsent } from '../../../db/insertIfAbsent';
-import type { OriginateRequest } from '../types';
+import { insertIfAbsent } from '../../db/insertIfAbsent';
+import type { OriginateRequest } from '../voiceLine';
 
 /**
  * A call on a real telephone line, as the telephony adapter placed (or accepted) it: what the

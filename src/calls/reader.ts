@@ -1,5 +1,5 @@
-import type { Reading, ReadInput } from '../../calls/types';
-import { FailureType } from '../../temporal/failures';
+import type { Reading, ReadInput } from './types';
+import { FailureType } from '../temporal/failures';
 
 /**
  * The call reader (DESIGN: providers): turns one finished call's transcript, goal and

@@ -1,0 +1,20 @@
+import { sweepOldestFirst } from '../db/oldestFirst';
+import { retentionCutoff, type RetentionOptions } from '../events';
+import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
+
+/**
+ * Deletes deliveries past the events' retention, from the oldest end of the collection, a
+ * bounded number per pass (src/db/oldestFirst.ts): no TTL indexes on FerretDB. A delivery past
+ * the retention goes in any state, since none can still be retrying by then. The composition
+ * roots register it with the retention sweeper (src/events/retention.ts).
+ */
+export async function sweepExpiredDeliveries(options: RetentionOptions): Promise<{ deliveries: number }> {
+  const cutoff = retentionCutoff(options);
+  const deliveries = await sweepOldestFirst<WebhookDeliveryDoc>(webhookDeliveries(options.db), {
+    batchSize: options.batchSize,
+    maxBatches: options.maxBatches,
+    projection: { _id: 1, created_at: 1 },
+    mayGo: (delivery) => delivery.created_at < cutoff,
+  });
+  return { deliveries };
+}
