@@ -79,11 +79,13 @@ export function supervise(options: SuperviseOptions): Supervised {
     let startedAt = Date.now();
     let fastFailures = 0;
     let downSince = 0;
+    /** A restart that never came up counts however long it took to fail (a readiness wait is 60 s). */
+    let cameUp = true;
     let exit: number | string = await current.exited;
     for (;;) {
       if (stopping) return;
       const ran = Date.now() - startedAt;
-      fastFailures = ran < policy.fastFailureMs ? fastFailures + 1 : 1;
+      fastFailures = !cameUp || ran < policy.fastFailureMs ? fastFailures + 1 : 1;
       if (fastFailures === 1) downSince = Date.now();
       const backoff = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** (fastFailures - 1));
       const how = stoppedForSilence ? 'was stopped for not answering' : 'exited unexpectedly';
@@ -110,8 +112,10 @@ export function supervise(options: SuperviseOptions): Supervised {
       startedAt = Date.now();
       try {
         current = await options.start();
+        cameUp = true;
       } catch (err) {
         exit = `failed to start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+        cameUp = false;
         continue;
       }
       if (stopping) {

@@ -135,6 +135,28 @@ describe('supervise', () => {
     }
   });
 
+  it('counts a restart that takes longer than a fast failure to fail coming up as a failure in a row all the same', async () => {
+    const lines: string[] = [];
+    const slow: RestartPolicy = { ...policy, fastFailureMs: 50 };
+    const supervised = supervise({
+      name: 'slow',
+      first: node('slow', 'process.exit(1)'),
+      start: async () => {
+        // Longer than `fastFailureMs`: a readiness wait that runs out.
+        await new Promise((r) => setTimeout(r, 150));
+        throw new Error('slow was not ready within 0.15 s');
+      },
+      policy: slow,
+      log: (l) => lines.push(l),
+    });
+    try {
+      await until(() => lines.length >= 4);
+    } finally {
+      await supervised.stop();
+    }
+    expect(lines.slice(0, 4).map((l) => /failure (\d) in a row/.exec(l)?.[1])).toEqual(['1', '2', '3', '4']);
+  });
+
   it('stops a child that stops answering its liveness check (frozen with SIGSTOP), says why in one line, and restarts it', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/healthz`;
