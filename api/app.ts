@@ -64,6 +64,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     db: deps.db,
     temporalProbe: deps.temporalProbe,
     registry: deps.registry,
+    launcherStatusFile: deps.config.LAUNCHER_STATUS_FILE,
   });
   app.use(health.routes());
   app.use(health.allowedMethods());

@@ -168,6 +168,11 @@ export const serviceEnvSchema = z.object({
   /** The media process's HTTP port: the media-stream WebSocket (/media-stream), /healthz and /metrics. */
   MEDIA_PORT: port.default(3100),
   /**
+   * Set by the launcher (`npm start`) for its children: the file where it keeps the state of
+   * each child (src/local/childrenStatus.ts), which the API's /readyz reports. Unset elsewhere.
+   */
+  LAUNCHER_STATUS_FILE: z.string().min(1).optional(),
+  /**
    * The realtime speech model the media process bridges a call's audio to: any endpoint that
    * speaks the OpenAI Realtime WebSocket protocol. `?model=` is added unless the URL has one.
    */
@@ -223,6 +228,9 @@ export const launcherEnvSchema = z.object({
   LIVENESS_INTERVAL_MS: milliseconds(600_000).optional(),
   LIVENESS_TIMEOUT_MS: milliseconds(600_000).optional(),
   LIVENESS_FAILURES: z.coerce.number({ error: 'expected a count' }).int('expected a whole number').min(1, 'expected 1 or more').optional(),
+  /** The pause before a dead child's first restart, and the most it grows to; defaults in src/local/supervisor.ts. */
+  RESTART_BACKOFF_MS: milliseconds(600_000).optional(),
+  RESTART_MAX_BACKOFF_MS: milliseconds(3_600_000).optional(),
 });
 
 export type LauncherConfig = z.infer<typeof launcherEnvSchema>;

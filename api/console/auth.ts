@@ -57,10 +57,9 @@ export function consoleAuth(token: string, sessions: ConsoleSessionStore, attemp
     if (authorization) {
       const match = /^Bearer\s+(.+)$/i.exec(authorization);
       const given = match ? match[1]!.trim() : authorization;
-      attempts.guard(ctx, given);
-      const ok = match !== null && sameSecret(given, token);
-      attempts.settle(ctx, given, ok);
-      if (!ok) throw noConsoleToken();
+      // Compared in memory, so checked first: the real token passes from a guesser's address too.
+      if (match === null || !sameSecret(given, token)) throw attempts.failed(ctx, given, noConsoleToken());
+      attempts.succeeded(ctx, given);
       await next();
       return;
     }

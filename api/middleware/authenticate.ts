@@ -27,9 +27,10 @@ function presentedKey(authorization: string, xApiKey: string): string | null {
 
 /**
  * api-core §5, in its order: presence and format (a malformed key is refused without a
- * lookup), lookup, revoked or expired, environment, then workspace standing. An address
- * past its failed attempts is refused (429) before any of them but presence, unless the key
- * has worked from there (api/middleware/authFailures.ts). The rate limit
+ * lookup), lookup, revoked or expired, environment, then workspace standing. A valid key
+ * passes however many failures its address has made; past them, the address's refusals are
+ * 429 and its lookups wait their turn, unless the key is in the cache or has worked from
+ * there (api/middleware/authFailures.ts). The rate limit
  * and the scope check follow as their own middleware. Lookups go through the credential
  * cache: a change made in another API process is seen within its bound; expiry is checked
  * against the clock on every request.
@@ -49,15 +50,12 @@ export function authenticate(deps: {
   return async (ctx, next) => {
     const key = presentedKey(ctx.get('authorization'), ctx.get('x-api-key'));
     if (!key) throw unauthenticated('missing_api_key', 'Send an API key as Authorization: Bearer <key> or X-Api-Key.');
-    // Before any check, so a limited address's guesses cost neither a lookup nor an answer.
-    attempts.guard(ctx, key);
-    const refuse = (reason: string, message: string) => {
-      attempts.settle(ctx, key, false);
-      return unauthenticated(reason, message);
-    };
+    const refuse = (reason: string, message: string) => attempts.failed(ctx, key, unauthenticated(reason, message));
     if (!API_KEY_PATTERN.test(key)) throw refuse('malformed_api_key', 'That API key is not in the expected format.');
 
     const hash = hashApiKey(key);
+    // A key this process holds costs no read; any other from a limited address waits its turn.
+    if (!cache.holdsKey(hash)) await attempts.beforeLookup(ctx, key);
     const found = await cache.key(hash, () => apiKeys.findOne({ _id: hash }));
     if (!found) throw refuse('invalid_api_key', 'That API key is not valid.');
     const refusal = keyRefusal(found, deps.environment, now());
@@ -65,7 +63,7 @@ export function authenticate(deps: {
 
     const workspace = await cache.workspace(found.tenant_id, () => workspaces.findOne({ _id: found.tenant_id }));
     if (!workspace) throw refuse('invalid_api_key', 'That API key is not valid.');
-    attempts.settle(ctx, key, true);
+    attempts.succeeded(ctx, key);
     if (workspace.suspended) {
       throw new ApiError('permission_denied', 'This workspace is suspended for billing; keys work again once billing is restored.', {
         reason: 'workspace_suspended',

@@ -8,6 +8,7 @@ import type { EventPublisher } from '../../src/events/publisher';
 import { parsePaymentLinkPaid, razorpaySignatureValid } from '../../src/providers/payments/razorpay';
 import type { RequestState } from '../context';
 import { createAppRouter } from '../routerMethods';
+import { PROVIDER_BODY_LIMITS } from './providerBody';
 import { readSignedJson } from './signedJson';
 
 export const RAZORPAY_WEBHOOK_PATH = '/webhooks/razorpay';
@@ -29,8 +30,11 @@ export function createRazorpayWebhookRouter(deps: {
   const router = createAppRouter();
   const now = deps.now ?? (() => new Date());
   router.post(RAZORPAY_WEBHOOK_PATH, async (ctx) => {
-    const signed = await readSignedJson(ctx, deps.config.RAZORPAY_WEBHOOK_SECRET, (raw, secret) =>
-      razorpaySignatureValid(raw, ctx.get('x-razorpay-signature') || undefined, secret),
+    const signed = await readSignedJson(
+      ctx,
+      deps.config.RAZORPAY_WEBHOOK_SECRET,
+      (raw, secret) => razorpaySignatureValid(raw, ctx.get('x-razorpay-signature') || undefined, secret),
+      PROVIDER_BODY_LIMITS.razorpay,
     );
     if (!signed) return;
     const paid = parsePaymentLinkPaid(signed.payload);

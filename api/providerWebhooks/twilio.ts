@@ -2,13 +2,11 @@ import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Context } from 'koa';
 import type { Db } from 'mongodb';
-import getRawBody from 'raw-body';
 import twilio from 'twilio';
 import { acceptInboundCall } from '../../src/calls/acceptInboundCall';
 import { originateRequestFor } from '../../src/calls/originateRequest';
 import type { Config } from '../../src/config';
 import { collections } from '../../src/db/collections';
-import { LIMITS } from '../../src/domain/limits';
 import { findLineCall, findLineCallByProviderId, mediaLostWithoutEnd, saveLineCall, type LineCallDoc } from '../../src/calls/line/lineCalls';
 import { signalLineEvent } from '../../src/calls/line/signalLine';
 import { answeredByMachine, lineEventFromStatus, lineEventFromTransfer, type TwilioParams } from '../../src/providers/voice/twilio/lineStatus';
@@ -18,13 +16,16 @@ import { TwilioVoiceProvider } from '../../src/providers/voice/twilio/twilioVoic
 import { TWILIO_WEBHOOK_PATHS } from '../../src/providers/voice/twilio/webhookUrls';
 import type { RequestState } from '../context';
 import { createAppRouter } from '../routerMethods';
+import { PROVIDER_BODY_LIMITS, readProviderForm, TWILIO_MAX_PARAMETERS } from './providerBody';
 
 /**
  * Reads a Twilio request after the checks every provider webhook makes (signedJson.ts): the
  * provider is configured (404 `not_configured`) and `X-Twilio-Signature` is the auth token's
  * signature of the public URL Twilio called (TWILIO_PUBLIC_URL + path + query) and the form
  * parameters (401 `invalid_signature`, nothing read further). Checked by the `twilio`
- * library's own validateRequest.
+ * library's own validateRequest, which needs the form parsed: so first the body is bounded
+ * (413 `too_large` past 64 KiB or 500 parameters, before parsing; providerBody.ts), and
+ * a request without a signature header is refused before it is read.
  */
 async function readSignedForm(ctx: Context, settings: TwilioSettings | null): Promise<TwilioParams | undefined> {
   if (!settings) {
@@ -32,9 +33,9 @@ async function readSignedForm(ctx: Context, settings: TwilioSettings | null): Pr
     ctx.body = { status: 'not_configured' };
     return undefined;
   }
-  const raw = await getRawBody(ctx.req, { limit: LIMITS.maxBodyBytes, encoding: 'utf8' });
-  const params: TwilioParams = Object.fromEntries(new URLSearchParams(raw));
   const signature = ctx.get('x-twilio-signature');
+  const params: TwilioParams | undefined = signature ? await readProviderForm(ctx, PROVIDER_BODY_LIMITS.twilio, TWILIO_MAX_PARAMETERS) : {};
+  if (!params) return undefined;
   if (!signature || !twilio.validateRequest(settings.authToken, signature, `${settings.publicUrl}${ctx.originalUrl}`, params)) {
     ctx.status = 401;
     ctx.body = { status: 'invalid_signature' };

@@ -7,6 +7,7 @@ import { parsePhoneNumberIds } from '../../src/providers/whatsapp';
 import { parseCloudWebhook, signatureValid, verificationChallenge } from '../../src/providers/whatsapp/cloudWebhook';
 import type { RequestState } from '../context';
 import { createAppRouter } from '../routerMethods';
+import { PROVIDER_BODY_LIMITS } from './providerBody';
 import { readSignedJson } from './signedJson';
 
 export const WHATSAPP_WEBHOOK_PATH = '/webhooks/whatsapp';
@@ -42,8 +43,11 @@ export function createWhatsAppWebhookRouter(deps: {
   });
 
   router.post(WHATSAPP_WEBHOOK_PATH, async (ctx) => {
-    const signed = await readSignedJson(ctx, deps.config.WHATSAPP_CLOUD_APP_SECRET, (raw, secret) =>
-      signatureValid(raw, ctx.get('x-hub-signature-256') || undefined, secret),
+    const signed = await readSignedJson(
+      ctx,
+      deps.config.WHATSAPP_CLOUD_APP_SECRET,
+      (raw, secret) => signatureValid(raw, ctx.get('x-hub-signature-256') || undefined, secret),
+      PROVIDER_BODY_LIMITS.whatsapp,
     );
     if (!signed) return;
     const result = await ingestCloudWebhook({ db: deps.db, events: deps.events }, parseCloudWebhook(signed.payload, now()), phoneByNumberId, now());

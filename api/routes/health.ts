@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import { pingMongo } from '../../src/db/mongo';
+import { describeChild, readChildrenStatus } from '../../src/local/childrenStatus';
 import type { TemporalProbe } from '../../src/temporal/client';
 import type { RequestState } from '../context';
 import { createAppRouter } from '../routerMethods';
@@ -12,6 +13,8 @@ export interface HealthDeps {
   registry: Registry;
   /** Longest a readiness probe waits on one dependency before calling it down. */
   probeTimeoutMs?: number;
+  /** The launcher's file on its children (LAUNCHER_STATUS_FILE), when run by `npm start`. */
+  launcherStatusFile?: string;
 }
 
 async function probe(check: () => Promise<void>, timeoutMs: number): Promise<string> {
@@ -45,7 +48,16 @@ export function createHealthRouter(deps: HealthDeps): Router<RequestState> {
     ]);
     const ready = mongodb === 'ok' && temporal === 'ok';
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'unavailable', checks: { mongodb, temporal } };
+    const children = deps.launcherStatusFile ? await readChildrenStatus(deps.launcherStatusFile) : null;
+    if (!children) {
+      ctx.body = { status: ready ? 'ready' : 'unavailable', checks: { mongodb, temporal } };
+      return;
+    }
+    // Another child down (the media bridge, the worker) leaves this API ready for its own
+    // traffic: it stays 200 and says which part is degraded.
+    const processes = Object.fromEntries(Object.entries(children).map(([name, child]) => [name, describeChild(child)]));
+    const degraded = Object.values(processes).some((state) => state !== 'ok');
+    ctx.body = { status: !ready ? 'unavailable' : degraded ? 'degraded' : 'ready', checks: { mongodb, temporal }, processes };
   });
 
   router.get('/metrics', async (ctx) => {

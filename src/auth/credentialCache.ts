@@ -42,6 +42,12 @@ export class CredentialCache {
     return this.read(this.keys, hash, load, usableKey);
   }
 
+  /** Whether a usable key is held within its bound: checking it reads nothing. */
+  holdsKey(hash: string): boolean {
+    const entry = this.keys.get(hash);
+    return entry !== undefined && entry.until > this.clock();
+  }
+
   workspace(id: string, load: () => Promise<WorkspaceDoc | null>): Promise<WorkspaceDoc | null> {
     return this.read(this.workspaces, id, load, usableWorkspace);
   }

@@ -2,15 +2,18 @@ import { createHash } from 'node:crypto';
 
 /**
  * Failed authentication attempts per source address, so guessing a secret (an API key, the
- * console token) costs time: past `limit` failures in a window of `windowMs` from one
- * address, that address's further attempts are refused with 429 until the window ends,
- * without being checked. Only failures count; a request without any credential does not.
+ * console token) costs time and the database little: past `limit` failures in a window of
+ * `windowMs` from one address, that address's failures are answered 429 until the window
+ * ends, and its keys that need a database read are read one at a time, at most one every
+ * `LOOKUP_SPACING_MS`, with at most `MAX_WAITING` waiting for their turn (more: 429 without
+ * a read). Only failures count; a request without any credential does not.
  *
- * A guesser must not lock out the real credential, which may share its address (a NAT, a
- * proxy, the API's own load balancer): a credential that has authenticated from the address
- * in the last `knownForMs` is still checked while the address is limited. A credential new
- * to a limited address waits for the window's end, like the guesser; another address is not
- * affected at all.
+ * A guesser must not lock out a real credential, which may share its address (a NAT, a
+ * proxy, the API's own load balancer; issue 32: a freshly issued key was refused): every
+ * credential presented is still checked, and one that is valid is let through however many
+ * failures the address has made. One that has authenticated from the address in the last
+ * `KNOWN_FOR_MS` skips the queue; one the process holds in its credential cache costs no
+ * read at all. Another address is not affected at all.
  *
  * In this process's memory: each API process limits alone, so with N processes behind a
  * balancer that spreads one address's requests, a guesser gets up to N × `limit` attempts a
@@ -27,12 +30,19 @@ const KNOWN_FOR_MS = 24 * 3_600_000;
 const MAX_SOURCES = 20_000;
 /** Credentials remembered per address (the most recent). */
 const MAX_KNOWN_PER_SOURCE = 64;
+/** A limited address's database reads (an `_id` point read each): ten a second, whatever it sends. */
+const LOOKUP_SPACING_MS = 100;
+/** A limited address's attempts waiting for a read (2 s of them); one more is refused at once: a flood, not a person. */
+const MAX_WAITING = 20;
 
 interface SourceState {
   windowStart: number;
   failures: number;
   /** sha256 of each credential that authenticated from here → when it last did. */
   known: Map<string, number>;
+  /** When this address's next database read may start while it is limited. */
+  nextLookupAt: number;
+  waiting: number;
 }
 
 export type FailureCheck = { limited: false } | { limited: true; retryAfterSeconds: number };
@@ -48,7 +58,7 @@ export class AuthFailureLimiter {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** Whether an attempt from `source` with this credential may be checked at all. */
+  /** Whether `source` is past its budget (a credential that worked from there is not held back by it). */
   check(source: string, fingerprint: string): FailureCheck {
     const state = this.sources.get(source);
     if (!state) return { limited: false };
@@ -58,6 +68,26 @@ export class AuthFailureLimiter {
     const knownAt = state.known.get(fingerprint);
     if (knownAt !== undefined && now - knownAt < KNOWN_FOR_MS) return { limited: false };
     return { limited: true, retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)) };
+  }
+
+  /**
+   * Waits for a limited address's turn to read the database; false (at once) when
+   * `MAX_WAITING` of its attempts already wait.
+   */
+  async lookupTurn(source: string): Promise<boolean> {
+    const state = this.touch(source);
+    if (state.waiting >= MAX_WAITING) return false;
+    const now = this.clock();
+    const at = Math.max(now, state.nextLookupAt);
+    state.nextLookupAt = at + LOOKUP_SPACING_MS;
+    if (at <= now) return true;
+    state.waiting += 1;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, at - now));
+    } finally {
+      state.waiting -= 1;
+    }
+    return true;
   }
 
   /** A credential from `source` was refused. */
@@ -80,7 +110,7 @@ export class AuthFailureLimiter {
   }
 
   private touch(source: string): SourceState {
-    const state = this.sources.get(source) ?? { windowStart: 0, failures: 0, known: new Map() };
+    const state = this.sources.get(source) ?? { windowStart: 0, failures: 0, known: new Map(), nextLookupAt: 0, waiting: 0 };
     this.sources.delete(source);
     this.sources.set(source, state);
     if (this.sources.size > MAX_SOURCES) this.sources.delete(this.sources.keys().next().value!);

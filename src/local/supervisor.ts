@@ -1,12 +1,15 @@
 import type { ManagedProcess } from './childProcess';
+import type { ChildState } from './childrenStatus';
 import type { LivenessPolicy, LivenessProbe } from './liveness';
 
 /**
  * Keeps one child of the launcher running: when it dies on its own, it is started again
  * (the same way it was first started, so Temporal and FerretDB come back on their data)
- * after a growing pause, while the other children keep running. A child that keeps dying
- * soon after each start is given up on: the launcher then stops everything and exits,
- * because a restart loop would hide a real fault (a broken data file, a port taken).
+ * after a growing pause, while the other children keep running. A child that keeps dying is
+ * never given up on: the pause grows to a cap and the restarts go on for as long as it fails,
+ * each with a line that says the child is degraded, because stopping everything would turn
+ * one broken part (a media process that cannot start) into an outage of every other
+ * (docs/decisions/platform.md, "Supervision").
  *
  * A child that hangs without exiting is caught by its liveness probe: after `failures` checks
  * in a row without an answer it is stopped (SIGTERM and SIGCONT, SIGKILL after a grace), with
@@ -19,15 +22,16 @@ export interface RestartPolicy {
   maxBackoffMs: number;
   /** A run shorter than this (exit or failed start) counts as a fast failure. */
   fastFailureMs: number;
-  /** Give up after this many fast failures in a row. */
-  maxFastFailures: number;
+  /** From this many fast failures in a row each line says the child is degraded, with its log's tail the first time. */
+  degradedAfter: number;
 }
 
+/** 1 s, doubling to 5 min: a child that cannot start costs a start every 5 min, and one that can comes back at most 5 min after its fault cleared. */
 export const DEFAULT_RESTART_POLICY: RestartPolicy = {
   initialBackoffMs: 1_000,
-  maxBackoffMs: 30_000,
+  maxBackoffMs: 300_000,
   fastFailureMs: 60_000,
-  maxFastFailures: 5,
+  degradedAfter: 3,
 };
 
 export interface Supervised {
@@ -46,8 +50,8 @@ export interface SuperviseOptions {
   first: ManagedProcess;
   policy?: RestartPolicy;
   log: (line: string) => void;
-  /** Called once when the child is given up on. */
-  onGiveUp: (reason: string) => void;
+  /** Told each change: running (a process that came up), or restarting (and why, and when next). */
+  onStatus?: (status: ChildState) => void;
   /** Asks the running child whether it still answers; none, and only exits are watched. */
   liveness?: { probe: LivenessProbe; policy: LivenessPolicy };
 }
@@ -67,39 +71,59 @@ export function supervise(options: SuperviseOptions): Supervised {
   let stoppedForSilence = false;
   const wakeLiveness = new Set<() => void>();
 
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const report = options.onStatus ?? (() => undefined);
+  report({ state: 'running', pid: current.child.pid!, since: new Date().toISOString() });
+
   const loop = async () => {
     let startedAt = Date.now();
     let fastFailures = 0;
+    let downSince = 0;
+    /** A restart that never came up counts however long it took to fail (a readiness wait is 60 s). */
+    let cameUp = true;
     let exit: number | string = await current.exited;
     for (;;) {
       if (stopping) return;
       const ran = Date.now() - startedAt;
-      fastFailures = ran < policy.fastFailureMs ? fastFailures + 1 : 1;
-      if (fastFailures >= policy.maxFastFailures) {
-        options.onGiveUp(
-          `${name} failed ${fastFailures} times in a row, each within ${Math.round(policy.fastFailureMs / 1000)} s of its start (last: ${exit}); giving up. See ${current.logFile}:\n${current.tail()}`,
-        );
-        return;
-      }
+      fastFailures = !cameUp || ran < policy.fastFailureMs ? fastFailures + 1 : 1;
+      if (fastFailures === 1) downSince = Date.now();
       const backoff = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** (fastFailures - 1));
       const how = stoppedForSilence ? 'was stopped for not answering' : 'exited unexpectedly';
       stoppedForSilence = false;
-      log(`${name} ${how} (${exit}) after ${(ran / 1000).toFixed(1)} s; restarting in ${(backoff / 1000).toFixed(1)} s (fast failure ${fastFailures} of ${policy.maxFastFailures})`);
+      report({
+        state: 'restarting',
+        since: new Date(downSince).toISOString(),
+        failures: fastFailures,
+        last_exit: String(exit),
+        next_attempt_at: new Date(Date.now() + backoff).toISOString(),
+      });
+      if (fastFailures < policy.degradedAfter) {
+        log(`${name} ${how} (${exit}) after ${seconds(ran)}; restarting in ${seconds(backoff)} (failure ${fastFailures} in a row)`);
+      } else {
+        const tail = fastFailures === policy.degradedAfter ? `:\n${current.tail()}` : '';
+        log(
+          `${name} is degraded: ${how} (${exit}) after ${seconds(ran)}, failure ${fastFailures} in a row, each within ${seconds(policy.fastFailureMs)} of its start; ` +
+            `restarting in ${seconds(backoff)}, and on for as long as it fails (at most ${seconds(policy.maxBackoffMs)} apart) while the others keep serving. See ${current.logFile}${tail}`,
+        );
+      }
       await Promise.race([sleep(backoff), new Promise<void>((resolve) => (wake = resolve))]);
       wake = null;
       if (stopping) return;
       startedAt = Date.now();
       try {
         current = await options.start();
+        cameUp = true;
       } catch (err) {
         exit = `failed to start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+        cameUp = false;
         continue;
       }
       if (stopping) {
         await current.stop();
         return;
       }
-      log(`${name} restarted (pid ${current.child.pid})`);
+      log(`${name} restarted (pid ${current.child.pid})${fastFailures >= policy.degradedAfter ? `; no longer degraded, down for ${seconds(Date.now() - downSince)}` : ''}`);
+      report({ state: 'running', pid: current.child.pid!, since: new Date().toISOString() });
       exit = await current.exited;
     }
   };

@@ -8,7 +8,8 @@ import { connectTemporalClient } from '../temporal/client';
 import { runSystemCheck } from '../temporal/systemCheck';
 import { DEMO_WORKSPACE_ID, seedDemoWorkspace } from '../demo/seedDemoWorkspace';
 import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
-import { DEFAULT_RESTART_POLICY, supervise, type Supervised } from '../local/supervisor';
+import { DEFAULT_RESTART_POLICY, supervise, type RestartPolicy, type Supervised } from '../local/supervisor';
+import { writeChildrenStatus, type ChildrenStatus } from '../local/childrenStatus';
 import { refuseBusyPort, waitFor } from '../local/net';
 import { DEFAULT_LIVENESS_POLICY, httpHealth, mongoPing, temporalHealth, type LivenessPolicy, type LivenessProbe } from '../local/liveness';
 import { startWatchdog } from '../local/watchdog';
@@ -21,7 +22,8 @@ import { runMain } from './runMain';
  * `npm start`: brings up the whole system on loopback (Temporal dev server, FerretDB, the
  * worker, the API, the media bridge), waits for each, seeds the demo workspace, prints where everything is,
  * and stops every child in order on Ctrl-C. A child that dies, or stops answering its
- * liveness check, is restarted (src/local/supervisor.ts) while the others keep running. No
+ * liveness check, is restarted (src/local/supervisor.ts) while the others keep running, for as
+ * long as it fails; DATA_DIR/children.json says which is down, for the API's /readyz. No
  * child outlives the launcher, however it ends (src/local/watchdog.ts). MONGODB_URL or
  * TEMPORAL_ADDRESS, when set, are used as they are and no local server is started for them.
  */
@@ -62,6 +64,24 @@ runMain(async () => {
     failures: launcher.LIVENESS_FAILURES ?? DEFAULT_LIVENESS_POLICY.failures,
   };
 
+  const initialBackoffMs = launcher.RESTART_BACKOFF_MS ?? DEFAULT_RESTART_POLICY.initialBackoffMs;
+  const restart: RestartPolicy = {
+    ...DEFAULT_RESTART_POLICY,
+    initialBackoffMs,
+    maxBackoffMs: Math.max(initialBackoffMs, launcher.RESTART_MAX_BACKOFF_MS ?? DEFAULT_RESTART_POLICY.maxBackoffMs),
+  };
+  // What /readyz reports of the other children: rewritten on each change, one write at a time.
+  const statusFile = join(dataDir, 'children.json');
+  const statuses: ChildrenStatus = {};
+  let statusWritten = Promise.resolve();
+  const recordStatus = () => {
+    statusWritten = statusWritten
+      .then(() => writeChildrenStatus(statusFile, statuses))
+      .catch((err: unknown) => say(`could not write ${statusFile}: ${err instanceof Error ? err.message : String(err)}`));
+  };
+  // A file left by an earlier run must not speak for this one's children.
+  recordStatus();
+
   const children: Supervised[] = [];
   let stopping = false;
   const watchdog = startWatchdog((code) => {
@@ -75,12 +95,14 @@ runMain(async () => {
       await child.stop();
     }
   };
-  let giveUp: (reason: string) => void = () => undefined;
-  const gaveUp = new Promise<string>((resolve) => (giveUp = resolve));
   /** From here on the child is restarted when it dies or stops answering `probe`; `start` is how it came up the first time. */
   const keep = (first: ManagedProcess, start: () => Promise<ManagedProcess>, probe: LivenessProbe) => {
     say(`${first.name} running (pid ${first.child.pid})`);
-    children.push(supervise({ name: first.name, first, start, log: say, onGiveUp: giveUp, liveness: { probe, policy: liveness } }));
+    const onStatus = (status: ChildrenStatus[string]) => {
+      statuses[first.name] = status;
+      recordStatus();
+    };
+    children.push(supervise({ name: first.name, first, start, policy: restart, log: say, onStatus, liveness: { probe, policy: liveness } }));
   };
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -144,6 +166,7 @@ runMain(async () => {
       MONGODB_URL: mongoUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       CONSOLE_TOKEN: admin.token,
+      LAUNCHER_STATUS_FILE: statusFile,
     };
     const config = loadConfig(env);
     await refuseBusyPort(config.PORT, 'the API', 'PORT');
@@ -208,10 +231,9 @@ runMain(async () => {
     process.stdout.write(`Media streams: ws://127.0.0.1:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}\n`);
     process.stdout.write(`API key: ${demo.apiKey}\n`);
     if (admin.generated) process.stdout.write(`Console token: ${admin.token}\n`);
-    const policy = DEFAULT_RESTART_POLICY;
     say(
-      `a child that dies is restarted after ${seconds(policy.initialBackoffMs)} (doubling to at most ${seconds(policy.maxBackoffMs)}); ` +
-        `${policy.maxFastFailures} failures in a row, each within ${seconds(policy.fastFailureMs)} of its start, stop everything`,
+      `a child that dies is restarted after ${seconds(restart.initialBackoffMs)} (doubling to at most ${seconds(restart.maxBackoffMs)}), ` +
+        `for as long as it fails, while the others keep serving; /readyz names a child that is down`,
     );
     say(
       `each child is checked every ${seconds(liveness.intervalMs)} (${seconds(liveness.timeoutMs)} to answer); ` +
@@ -221,12 +243,5 @@ runMain(async () => {
   } catch (err) {
     if (!stopping) await stopAll();
     throw err;
-  }
-
-  const reason = await gaveUp;
-  if (!stopping) {
-    say(reason);
-    await stopAll();
-    process.exit(1);
   }
 });

@@ -33,12 +33,10 @@ export function createConsoleSessionRouter(token: string, sessions: ConsoleSessi
       throw new ApiError('permission_denied', 'A console session only accepts changes from its own origin.', { reason: 'origin_mismatch' });
     }
     const { token: given } = ctx.state.input!.body as z.output<typeof loginBody>;
-    attempts.guard(ctx, given);
-    const ok = sameSecret(given, token);
-    attempts.settle(ctx, given, ok);
-    if (!ok) {
-      throw new ApiError('unauthenticated', 'That is not the console token.', { reason: 'invalid_console_token' });
+    if (!sameSecret(given, token)) {
+      throw attempts.failed(ctx, given, new ApiError('unauthenticated', 'That is not the console token.', { reason: 'invalid_console_token' }));
     }
+    attempts.succeeded(ctx, given);
     const issued = await sessions.create();
     setSessionCookie(ctx, issued.id, CONSOLE_SESSION_TTL_MS);
     ctx.set('Cache-Control', 'no-store');

@@ -166,7 +166,12 @@ describe('npm start (the launcher)', () => {
 
     const ready = await fetch(`${first.lines.API}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { mongodb: 'ok', temporal: 'ok' } });
+    // The launcher's children too (DATA_DIR/children.json), each answering.
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { mongodb: 'ok', temporal: 'ok' },
+      processes: { temporal: 'ok', ferretdb: 'ok', worker: 'ok', api: 'ok', media: 'ok' },
+    });
     expect((await fetch(first.lines['Temporal UI']!)).status).toBe(200);
     // The web console's page, as built by npm test before jest (scripts/build-web.sh).
     const page = await fetch(first.lines['Web console']!);
@@ -255,7 +260,7 @@ describe('npm start (the launcher)', () => {
         const others = system.otherPids(name);
         process.kill(before, 'SIGKILL');
         await system.eventually(`${name} restarted`, async () => (system.restarts(name) === 1 ? true : null), 120_000);
-        expect(running.output()).toMatch(new RegExp(`\\[start\\] ${name} exited unexpectedly \\(SIGKILL\\) after \\d+\\.\\d s; restarting in 1\\.0 s \\(fast failure 1 of 5\\)`));
+        expect(running.output()).toMatch(new RegExp(`\\[start\\] ${name} exited unexpectedly \\(SIGKILL\\) after \\d+\\.\\d s; restarting in 1\\.0 s \\(failure 1 in a row\\)`));
         expect(system.pidOf(name)).not.toBe(before);
         await system.keyedRequestSucceeds();
         await system.messageIsRead();
@@ -282,7 +287,7 @@ describe('npm start (the launcher)', () => {
         process.kill(before, 'SIGSTOP');
         await system.eventually(`${name} restarted`, async () => (system.restarts(name) === 1 ? true : null), 120_000);
         expect(running.output()).toContain(`[start] ${name} (pid ${before}) stopped answering: 3 checks in a row failed (last: no answer within 2.0 s); stopping it to restart it\n`);
-        expect(running.output()).toMatch(new RegExp(`\\[start\\] ${name} was stopped for not answering \\((?:\\d+|SIG[A-Z]+)\\) after \\d+\\.\\d s; restarting in 1\\.0 s \\(fast failure 1 of 5\\)`));
+        expect(running.output()).toMatch(new RegExp(`\\[start\\] ${name} was stopped for not answering \\((?:\\d+|SIG[A-Z]+)\\) after \\d+\\.\\d s; restarting in 1\\.0 s \\(failure 1 in a row\\)`));
         expect(system.pidOf(name)).not.toBe(before);
         expect(processAlive(before)).toBe(false);
         await system.keyedRequestSucceeds();
@@ -295,6 +300,70 @@ describe('npm start (the launcher)', () => {
       expect(await stop(running.child, 'SIGTERM')).toBe(0);
     }
   }, 400_000);
+
+  it('keeps the rest serving while the media bridge cannot start (its port taken): retries it with capped pauses, /readyz names it, and it comes back once the port is free', async () => {
+    // Pauses of 1 s doubling to 2 s, for the test's sake (the default cap is 5 min).
+    const running = await launch({ ...env, RESTART_BACKOFF_MS: '1000', RESTART_MAX_BACKOFF_MS: '2000' });
+    const system = watchSystem(running, ports.FERRETDB_PORT!);
+    const holder = createServer((socket) => socket.destroy());
+    try {
+      expect(running.output()).toContain('[start] a child that dies is restarted after 1.0 s (doubling to at most 2.0 s), for as long as it fails, while the others keep serving; /readyz names a child that is down\n');
+      const others = system.otherPids('media');
+      // A real fault: the media process dies and something else takes its port before it restarts.
+      process.kill(system.pidOf('media'), 'SIGKILL');
+      await system.eventually(
+        'MEDIA_PORT taken by the test',
+        () => new Promise<true | null>((resolve) => {
+          holder.once('error', () => resolve(null));
+          holder.listen(ports.MEDIA_PORT, '127.0.0.1', () => {
+            holder.removeAllListeners('error');
+            resolve(true);
+          });
+        }),
+        10_000,
+      );
+      // Retried on past the five failures that used to stop everything (and exit 1), each pause at most 2 s.
+      const gone = () => running.child.exitCode !== null || running.child.signalCode !== null;
+      await system.eventually('six failures in a row', async () => (gone() || running.output().includes('failure 6 in a row') ? true : null), 120_000);
+      expect({ exitCode: running.child.exitCode, gaveUp: running.output().includes('giving up') }).toEqual({ exitCode: null, gaveUp: false });
+      expect(running.output()).toMatch(/\[start\] media is degraded: exited unexpectedly \(failed to start: media exited \(1\) during start-up\. Last log lines from \S+media\.log:\) after \d+\.\d s, failure 3 in a row/);
+      expect(running.output()).toMatch(/\[start\] media is degraded: [^\n]*failure 6 in a row, each within 60\.0 s of its start; restarting in 2\.0 s, and on for as long as it fails \(at most 2\.0 s apart\) while the others keep serving\. See \S+media\.log\n/);
+      expect(running.child.exitCode).toBeNull();
+
+      // Everything else serves: a keyed request, a message through Temporal and the worker.
+      const ping = await fetch(`${running.lines.API}/api/v1/ping`, { headers: { Authorization: `Bearer ${running.lines['API key']}` } });
+      expect(ping.status).toBe(200);
+      await system.messageIsRead();
+      const ready = await fetch(`${running.lines.API}/readyz`);
+      const body = (await ready.json()) as { status: string; checks: unknown; processes: Record<string, string> };
+      expect({ status: ready.status, body }).toEqual({
+        status: 200,
+        body: {
+          status: 'degraded',
+          checks: { mongodb: 'ok', temporal: 'ok' },
+          processes: { temporal: 'ok', ferretdb: 'ok', worker: 'ok', api: 'ok', media: expect.any(String) },
+        },
+      });
+      expect(body.processes.media).toMatch(
+        /^down since \d{4}-\d\d-\d\dT[\d:.]+Z: \d+ failures in a row \(last: failed to start: media exited \(1\) during start-up\. Last log lines from \S+media\.log:\); next restart at \d{4}-\d\d-\d\dT[\d:.]+Z$/,
+      );
+      expect(system.otherPids('media')).toEqual(others);
+
+      // The fault cleared: the next restart comes up, and /readyz is whole again.
+      await new Promise((resolve) => holder.close(resolve));
+      await system.eventually('the media bridge back', async () => (/\[start\] media restarted \(pid \d+\); no longer degraded, down for \d+\.\d s\n/.test(running.output()) ? true : null), 60_000);
+      expect(await (await fetch(`http://127.0.0.1:${ports.MEDIA_PORT}/healthz`)).json()).toEqual({ status: 'ok', sessions: 0 });
+      await system.eventually('/readyz ready', async () => {
+        const res = await fetch(`${running.lines.API}/readyz`);
+        return res.status === 200 && ((await res.json()) as { status: string }).status === 'ready' ? true : null;
+      });
+      expect(running.child.exitCode).toBeNull();
+    } finally {
+      if (holder.listening) await new Promise((resolve) => holder.close(resolve));
+      await system.close();
+      if (running.child.exitCode === null && running.child.signalCode === null) expect(await stop(running.child, 'SIGTERM')).toBe(0);
+    }
+  }, 300_000);
 
   it('leaves no child running and every port free when the launcher is killed with SIGKILL', async () => {
     const running = await launch(env);

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
+import { writeChildrenStatus } from '../../../src/local/childrenStatus';
 import { freePort } from '../../../src/local/net';
 import { startTestApi, useTestApi } from '../../support/app';
 
@@ -70,6 +74,52 @@ describe('readiness when a dependency is down', () => {
       expect((await request(api.server).get('/healthz')).status).toBe(200);
     } finally {
       await api.close();
+    }
+  });
+});
+
+describe('readiness under the launcher (LAUNCHER_STATUS_FILE)', () => {
+  it('names each child; one down leaves the API ready (200) for its own traffic and the status degraded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'children-'));
+    const file = join(dir, 'children.json');
+    const api = await startTestApi({ env: { LAUNCHER_STATUS_FILE: file } });
+    try {
+      // No file yet (the launcher has not written it): nothing to say of the others.
+      expect((await request(api.server).get('/readyz')).body).toEqual({ status: 'ready', checks: { mongodb: 'ok', temporal: 'ok' } });
+
+      const running = { state: 'running', pid: 4242, since: '2026-11-27T10:00:00.000Z' } as const;
+      await writeChildrenStatus(file, { temporal: running, ferretdb: running, worker: running, api: running, media: running });
+      let res = await request(api.server).get('/readyz');
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 200,
+        body: { status: 'ready', checks: { mongodb: 'ok', temporal: 'ok' }, processes: { temporal: 'ok', ferretdb: 'ok', worker: 'ok', api: 'ok', media: 'ok' } },
+      });
+
+      await writeChildrenStatus(file, {
+        temporal: running,
+        ferretdb: running,
+        worker: running,
+        api: running,
+        media: { state: 'restarting', since: '2026-11-27T10:01:00.000Z', failures: 7, last_exit: 'failed to start: media exited (1) during start-up', next_attempt_at: '2026-11-27T10:03:08.000Z' },
+      });
+      res = await request(api.server).get('/readyz');
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 200,
+        body: {
+          status: 'degraded',
+          checks: { mongodb: 'ok', temporal: 'ok' },
+          processes: {
+            temporal: 'ok',
+            ferretdb: 'ok',
+            worker: 'ok',
+            api: 'ok',
+            media: 'down since 2026-11-27T10:01:00.000Z: 7 failures in a row (last: failed to start: media exited (1) during start-up); next restart at 2026-11-27T10:03:08.000Z',
+          },
+        },
+      });
+    } finally {
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

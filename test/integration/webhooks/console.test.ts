@@ -99,6 +99,11 @@ describe('console webhook endpoints', () => {
     ['http://169.254.169.254/latest/meta-data', '169.254.169.254', '169.254.169.254'],
     ['http://[::1]:3000/hook', '::1', '::1'],
     ['http://[::ffff:127.0.0.1]/hook', '::ffff:7f00:1', '::ffff:7f00:1'],
+    // Issue 32: IPv6 forms that carry a refused IPv4 address.
+    ['http://[::127.0.0.1]/hook', '::7f00:1', '::7f00:1'],
+    ['http://[64:ff9b::169.254.169.254]/latest/meta-data', '64:ff9b::a9fe:a9fe', '64:ff9b::a9fe:a9fe'],
+    ['http://[2002:7f00:1::1]/hook', '2002:7f00:1::1', '2002:7f00:1::1'],
+    ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', '2001:0:4136:e378:8000:63bf:80ff:fffe', '2001:0:4136:e378:8000:63bf:80ff:fffe'],
   ])('refuses the private address %s with 400 webhook_url_private', async (url, host, address) => {
     const ws = await workspace();
     const res = await call('post', `/workspaces/${ws}/webhooks`, { url });

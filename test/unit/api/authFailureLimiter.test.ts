@@ -35,4 +35,16 @@ describe('AuthFailureLimiter', () => {
     for (let i = 0; i < 3; i++) l.failed('a');
     expect(l.check('a', real)).toMatchObject({ limited: true });
   });
+
+  it('gives a limited address one database read every 100 ms, in order, with at most 20 waiting', async () => {
+    const l = new AuthFailureLimiter({ limit: 3, windowMs: 60_000 });
+    const granted: number[] = [];
+    const turns = Array.from({ length: 25 }, (_, i) => l.lookupTurn('a').then((ok) => (ok ? granted.push(i) : undefined, ok)));
+    // The first at once, 20 waiting, the last 4 refused at once.
+    const answers = await Promise.all(turns);
+    expect(answers).toEqual([...Array(21).fill(true), ...Array(4).fill(false)]);
+    expect(granted).toEqual(Array.from({ length: 21 }, (_, i) => i));
+    // Another address has a line of its own.
+    expect(await l.lookupTurn('b')).toBe(true);
+  });
 });

@@ -76,6 +76,12 @@ describe('loadLauncherConfig', () => {
     expect(() => loadLauncherConfig({ LIVENESS_INTERVAL_MS: '50' })).toThrow('LIVENESS_INTERVAL_MS: expected milliseconds from 100 to 600000 (got "50")');
     expect(() => loadLauncherConfig({ LIVENESS_FAILURES: '0' })).toThrow('LIVENESS_FAILURES: expected 1 or more (got "0")');
   });
+
+  it('reads the restart pauses, and refuses one out of range naming it', () => {
+    expect(loadLauncherConfig({ RESTART_BACKOFF_MS: '200', RESTART_MAX_BACKOFF_MS: '2000' })).toMatchObject({ RESTART_BACKOFF_MS: 200, RESTART_MAX_BACKOFF_MS: 2000 });
+    expect(loadLauncherConfig({}).RESTART_MAX_BACKOFF_MS).toBeUndefined();
+    expect(() => loadLauncherConfig({ RESTART_MAX_BACKOFF_MS: '3600001' })).toThrow('RESTART_MAX_BACKOFF_MS: expected milliseconds from 100 to 3600000 (got "3600001")');
+  });
 });
 
 describe('RATE_LIMIT_STORE', () => {

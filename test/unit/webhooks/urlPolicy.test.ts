@@ -25,6 +25,43 @@ describe('webhook address policy', () => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
+  // Issue 32: every IPv6 form that carries an IPv4 address is judged by the address it carries.
+  it.each([
+    ['::127.0.0.1', 'IPv4-compatible, as written in a URL', 'loopback'],
+    ['::7f00:1', 'IPv4-compatible, as the URL parser spells it', 'loopback'],
+    ['::a9fe:a9fe', 'IPv4-compatible metadata address', 'linkLocal'],
+    ['::ffff:127.0.0.1', 'IPv4-mapped', 'loopback'],
+    ['::ffff:7f00:1', 'IPv4-mapped, in hex', 'loopback'],
+    ['::ffff:0:7f00:1', 'IPv4-translated (RFC 6145)', 'loopback'],
+    ['64:ff9b::127.0.0.1', 'NAT64 (RFC 6052)', 'loopback'],
+    ['64:ff9b::a00:1', 'NAT64 with 10.0.0.1', 'private'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64 with the metadata address', 'linkLocal'],
+    ['2002:7f00:1::', '6to4 with 127.0.0.1', 'loopback'],
+    ['2002:c0a8:101::1', '6to4 with 192.168.1.1', 'private'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'Teredo, client 127.0.0.1 inverted', 'loopback'],
+    ['2001:0:4136:e378:8000:63bf:f5ff:fffe', 'Teredo, client 10.0.0.1 inverted', 'private'],
+    ['2001:0:a9fe:a9fe::1', 'Teredo, server the metadata address', 'linkLocal'],
+  ])('refuses %s (%s) as %s', async (address, _form, range) => {
+    expect(addressRange(address)).toBe(range);
+    expect(isPublicAddress(address)).toBe(false);
+    const url = `http://[${address}]/hook`;
+    const host = new URL(url).hostname.slice(1, -1);
+    expect(await checkWebhookUrl(url, false)).toEqual({ ok: false, reason: 'webhook_url_private', host, address: host, range });
+    // And again when sending, should one have been stored before.
+    const sent = await sendWebhook({ url, body: Buffer.from('{}'), headers: {}, timeoutMs: 2_000, allowPrivate: false });
+    expect(sent).toMatchObject({ statusCode: null, error: `${host} is a ${range} address; private, loopback and link-local addresses are refused` });
+  });
+
+  it.each([
+    ['::808:808', 'ipv4Compatible'],
+    ['64:ff9b::808:808', 'rfc6052'],
+    ['2002:808:808::1', '6to4'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+  ])('still refuses the transition form %s when the IPv4 it carries is public (%s): no webhook needs one', (address, range) => {
+    expect(addressRange(address)).toBe(range);
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
   it.each(['8.8.8.8', '93.184.215.14', '2606:4700:4700::1111', '::ffff:8.8.4.4'])('allows the public address %s', (address) => {
     expect(isPublicAddress(address)).toBe(true);
   });
