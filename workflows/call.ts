@@ -1,4 +1,4 @@
-import { condition, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { CallActivities } from '../activities/calls';
 import type { CallOutcome, CallStatus } from '../src/calls/types';
 import type { LineEvent } from '../src/providers/voice/types';
@@ -27,6 +27,12 @@ const LOCAL_CALL_STEPS_PATCH = 'call-steps-local';
  * ended, not when this workflow took the signal. Runs started before keep the workflow's time.
  */
 const LINE_EVENT_TIMES_PATCH = 'line-event-times';
+/**
+ * Issue 32: a placement that fails for good (a failure the policy does not retry, or its last
+ * attempt) ends the call `failed` `originate_error` like a refusal, so its live place is given
+ * back and its events go out. Runs started before fail the workflow as they did.
+ */
+const PLACEMENT_FAILURE_ENDS_CALL_PATCH = 'placement-failure-ends-call';
 
 /**
  * When a line event happened: its own `at` when `useAt` and it is a time, held between
@@ -37,6 +43,16 @@ function lineEventTime(event: LineEvent, useAt: boolean, notBefore: number): str
   const now = Date.now();
   const at = useAt && typeof event.at === 'string' ? Date.parse(event.at) : Number.NaN;
   return new Date(Number.isFinite(at) ? Math.min(now, Math.max(notBefore, at)) : now).toISOString();
+}
+
+/** The network's answer to placing the call; a placing step that failed for good is a refusal (see the patch). */
+async function placeOnce(input: CallWorkflowInput): Promise<Placement> {
+  try {
+    return await remoteSteps.placeCall({ callId: input.callId, requestedAt: input.createdAt });
+  } catch (err) {
+    if (isCancellation(err) || !(err instanceof ActivityFailure) || !patched(PLACEMENT_FAILURE_ENDS_CALL_PATCH)) throw err;
+    return { placed: false, error: `The call could not be placed: ${err.cause?.message ?? err.message}` };
+  }
 }
 
 /**
@@ -83,7 +99,7 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   // An activity task on both paths. Run locally, a call the network would not place ran to
   // its end in the task that took the placement update, and the API waiting on that update
   // answered 500 internal instead of originate_failed (test/integration/calls/api.test.ts).
-  placement = await remoteSteps.placeCall({ callId: input.callId, requestedAt: input.createdAt });
+  placement = await placeOnce(input);
   if (!placement.placed) {
     status = 'failed';
     showStatus(status);

@@ -72,6 +72,7 @@ runMain(async () => {
       reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),
       whatsapp,
       deploymentChannels: config.DEPLOYMENT_CHANNELS,
+      originateAttempts: config.VOICE_ORIGINATE_ATTEMPTS,
       // PAYMENT_LINK_PROVIDER: the dues app's payment links (simulator or Razorpay).
       payments: createPaymentLinkProvider(config, scriptingFromConsole(db, temporal, config.TEMPORAL_TASK_QUEUE)),
     },
