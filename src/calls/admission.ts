@@ -13,7 +13,7 @@ import { utcDay } from './callStore';
  * the last one, on FerretDB or MongoDB.
  */
 
-interface LiveSlotDoc {
+export interface LiveSlotDoc {
   /** `<tenant>|live|<n>`, n from 0 to 9: the workspace's ten places. */
   _id: string;
   tenant_id: string;
@@ -60,6 +60,20 @@ export async function takeLiveSlot(db: Db, tenantId: string, callId: string, now
 /** Gives the place back; safe to repeat. */
 export async function releaseLiveSlot(db: Db, tenantId: string, callId: string): Promise<void> {
   await liveSlots(db).deleteOne({ tenant_id: tenantId, call_id: callId });
+}
+
+/**
+ * The next `limit` places in `_id` order after `after` (the live-place sweeper's walk over the
+ * whole collection, a few passes at a time). Small: ten places at most per workspace with a
+ * live call, so the scan FerretDB makes of a range is cheap.
+ */
+export async function liveSlotsAfter(db: Db, after: string, limit: number): Promise<LiveSlotDoc[]> {
+  return liveSlots(db).find({ _id: { $gt: after } }).sort({ _id: 1 }).limit(limit).toArray();
+}
+
+/** Frees one place if `callId` still holds it (a call with no record left it). */
+export async function releaseLiveSlotOf(db: Db, slot: Pick<LiveSlotDoc, '_id' | 'call_id'>): Promise<void> {
+  await liveSlots(db).deleteOne({ _id: slot._id, call_id: slot.call_id });
 }
 
 export async function liveCallCount(db: Db, tenantId: string): Promise<number> {

@@ -26,6 +26,9 @@ export async function placeOnNetwork(
   { attempt, maxAttempts }: PlacementAttempt,
 ): Promise<Placement> {
   const call = await loadCall(deps.db, input.callId);
+  // Ended before its lifecycle began (the live-place sweeper ended a call whose start came
+  // late): nothing may ring the person now.
+  if (call.ended_at) return { placed: false, error: 'The call ended before it was placed.' };
   try {
     await deps.voice.originate(originateRequestFor(call, input.requestedAt));
     return { placed: true, error: null };

@@ -25,6 +25,7 @@ import { createEventSweeper } from '../events/sweeper';
 import { startRetentionSweeper } from '../events/retention';
 import { sweepExpiredSendIntents } from '../messaging/sendIntents';
 import { createSetupSweeper } from '../dues/setupSweeper';
+import { createLivePlaceSweeper } from '../calls/livePlaceSweeper';
 import { startLateRecounts } from '../campaigns/whatsapp/lateRecounts';
 import { runMain, shutdownSignal } from './runMain';
 
@@ -113,6 +114,13 @@ runMain(async () => {
     onGiveUp: (subscriberId, failure) => logger.warn({ subscriberId, failure }, 'dues subscriber setup given up: subscriber cancelled, phone released'),
   });
   setups.start();
+  // Live call places held by a call whose workflow is gone (terminated, timed out, never started) are given back here.
+  const livePlaces = createLivePlaceSweeper({
+    deps: { db, temporal, events: deps.events, voice: deps.voice, warn: (message, meta) => logger.warn(meta, message) },
+    onError: (err, callId) => logger.warn({ err, callId }, 'live call place sweep failed; retried next pass'),
+    onEnded: (callId, end) => logger.warn({ callId, ...end }, 'call ended by the live-place sweep: its workflow had stopped'),
+  });
+  livePlaces.start();
   // No TTL indexes on FerretDB: events and deliveries past their retention are deleted here.
   const retention = startRetentionSweeper({ db, also: [sweepExpiredSendIntents], onError: (err) => logger.warn({ err }, 'event retention sweep failed') });
   // Finished campaigns' counters follow late delivery statuses from here (the run has ended).
@@ -131,6 +139,7 @@ runMain(async () => {
   await running;
   await sweeper.stop();
   await setups.stop();
+  await livePlaces.stop();
   if (whatsapp instanceof SimulatedWhatsAppProvider) await whatsapp.statuses.stopSweeping();
   await voice?.line.stopSweeping();
   await retention.stop();
