@@ -52,14 +52,21 @@ function budgetHeads(db: Db): Collection<BudgetHeadDoc> {
   return db.collection<BudgetHeadDoc>('call_budget_heads');
 }
 
-/** Takes one of the workspace's ten live-call places for `callId`; false when all are taken. */
+/**
+ * Takes one of the workspace's ten live-call places for `callId`; false when all are taken. A
+ * call holds one place however often its placing runs (a retried request that took over a dead
+ * one's Idempotency-Key, a campaign step retried): a place it already holds is its answer.
+ */
 export async function takeLiveSlot(db: Db, tenantId: string, callId: string, now = new Date()): Promise<boolean> {
-  return takeNumberedPlace(liveSlots(db), tenantId, 'live', LIMITS.concurrentCallsPerWorkspace, (_id) => ({ _id, tenant_id: tenantId, call_id: callId, taken_at: now }));
+  return takeNumberedPlace(liveSlots(db), tenantId, 'live', LIMITS.concurrentCallsPerWorkspace, (_id) => ({ _id, tenant_id: tenantId, call_id: callId, taken_at: now }), {
+    field: 'call_id',
+    value: callId,
+  });
 }
 
-/** Gives the place back; safe to repeat. */
+/** Gives the place back (every one, should two placings of the call have raced); safe to repeat. */
 export async function releaseLiveSlot(db: Db, tenantId: string, callId: string): Promise<void> {
-  await liveSlots(db).deleteOne({ tenant_id: tenantId, call_id: callId });
+  await liveSlots(db).deleteMany({ tenant_id: tenantId, call_id: callId });
 }
 
 /**
