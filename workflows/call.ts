@@ -33,6 +33,19 @@ const LINE_EVENT_TIMES_PATCH = 'line-event-times';
  * back and its events go out. Runs started before fail the workflow as they did.
  */
 const PLACEMENT_FAILURE_ENDS_CALL_PATCH = 'placement-failure-ends-call';
+/**
+ * Issue 32: an end that only a connected call has (the media bridge's `setup_error` when the
+ * model refused it, say) taken before the line's `answered` records the answer and the end as
+ * the line reports them, rather than an unanswered call of 0 s. Runs started before keep
+ * the end as they took it.
+ */
+const ANSWER_REPORTED_LATE_PATCH = 'answer-reported-late';
+
+/** Ends only a connected call has: taken with no answer seen, the line's report of the answer is late. */
+const CONNECTED_OUTCOMES: ReadonlySet<CallOutcome> = new Set(['setup_error', 'caller_hangup', 'agent_hangup', 'idle', 'max_duration']);
+
+/** How long an end taken before the answer waits for the line's own report of the call (Twilio posts it within a second or two). */
+const LINE_REPORT_GRACE_MS = 10_000;
 
 /**
  * When a line event happened: its own `at` when `useAt` and it is a time, held between
@@ -43,6 +56,38 @@ function lineEventTime(event: LineEvent, useAt: boolean, notBefore: number): str
   const now = Date.now();
   const at = useAt && typeof event.at === 'string' ? Date.parse(event.at) : Number.NaN;
   return new Date(Number.isFinite(at) ? Math.min(now, Math.max(notBefore, at)) : now).toISOString();
+}
+
+/**
+ * The answer (and, when the line's report of the end carries it, the end) of a call whose end
+ * was taken before its answer: from the end itself, else the line's report awaited up to the
+ * grace (its end with the answer, else its `answered`); null when the line reports neither.
+ * Times held between `begun` and now, the end never before the answer.
+ */
+async function answerReportedLate(
+  end: Extract<LineEvent, { kind: 'ended' }>,
+  lineEvents: LineEvent[],
+  begun: number,
+  endedAt: string,
+): Promise<{ answeredAt: string; endedAt: string } | null> {
+  const networkEnd = (e: LineEvent): e is Extract<LineEvent, { kind: 'ended' }> & { answeredAt: string } => e.kind === 'ended' && typeof e.answeredAt === 'string';
+  let report: { answeredAt: string; endedAt?: string } | null = networkEnd(end) ? { answeredAt: end.answeredAt, endedAt: end.at } : null;
+  if (!report) {
+    await condition(() => lineEvents.some(networkEnd), LINE_REPORT_GRACE_MS);
+    const reported = lineEvents.find(networkEnd);
+    const answered = lineEvents.find((e) => e.kind === 'answered');
+    if (reported) report = { answeredAt: reported.answeredAt, endedAt: reported.at };
+    else if (answered) report = { answeredAt: answered.at ?? new Date().toISOString() };
+  }
+  if (!report) return null;
+  const now = Date.now();
+  const held = (iso: string | undefined, from: number, fallback: number) => {
+    const at = iso ? Date.parse(iso) : Number.NaN;
+    return Number.isFinite(at) ? Math.min(now, Math.max(from, at)) : fallback;
+  };
+  const answered = held(report.answeredAt, begun, Date.parse(endedAt));
+  const ended = held(report.endedAt, answered, Math.max(answered, Date.parse(endedAt)));
+  return { answeredAt: new Date(answered).toISOString(), endedAt: new Date(ended).toISOString() };
 }
 
 /** The network's answer to placing the call; a placing step that failed for good is a refusal (see the patch). */
@@ -137,6 +182,16 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
       outcome = event.outcome;
       lineStillUp = false;
       lineEndedAt = lineEventTime(event, lineTimes, answeredAt ? Date.parse(answeredAt) : begun);
+      if (!answeredAt && lineTimes && (event.answeredAt !== undefined || CONNECTED_OUTCOMES.has(event.outcome)) && patched(ANSWER_REPORTED_LATE_PATCH)) {
+        const late = await answerReportedLate(event, lineEvents, begun, lineEndedAt);
+        if (late) {
+          answeredAt = late.answeredAt;
+          lineEndedAt = late.endedAt;
+          status = 'in_progress';
+          showStatus(status);
+          await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt });
+        }
+      }
     } else if (event.kind === 'answered' && !answeredAt) {
       answeredAt = lineEventTime(event, lineTimes, begun);
       status = 'in_progress';
