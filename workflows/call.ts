@@ -114,6 +114,9 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   let status: CallStatus = input.direction === 'inbound' ? 'in_progress' : 'ringing';
   let placement: Placement | null = null;
   let hangupRequested = false;
+  // Set once the line has ended the call (a hang-up then finds it ending), even while its
+  // answer is still awaited from the line's report.
+  let outcome: CallOutcome | null = null;
   const lineEvents: LineEvent[] = [];
   let step = 1;
 
@@ -131,7 +134,7 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   setHandler(
     hangupUpdate,
     () => {
-      if (hangupRequested || (status !== 'ringing' && status !== 'in_progress')) return false;
+      if (hangupRequested || outcome !== null || (status !== 'ringing' && status !== 'in_progress')) return false;
       hangupRequested = true;
       return true;
     },
@@ -164,7 +167,6 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
 
   // Ringing, then connected: each phase has its own deadline.
   let deadline = Date.now() + (answeredAt ? input.maxCallSeconds : input.ringSeconds) * 1000;
-  let outcome: CallOutcome | null = null;
   let lineStillUp = true;
   let lineEndedAt: string | null = null;
   while (outcome === null) {
