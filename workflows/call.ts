@@ -1,4 +1,4 @@
-import { ActivityFailure, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { CallActivities } from '../activities/calls';
 import type { CallOutcome, CallStatus } from '../src/calls/types';
 import type { LineEvent } from '../src/providers/voice/types';
@@ -11,6 +11,7 @@ import {
   type CallWorkflowResult,
   type Placement,
 } from '../src/calls/contracts';
+import { FailureType } from '../src/temporal/failures';
 import { CALL_STEP, CALL_STEP_LOCAL } from './activityOptions';
 import { readAndRecord } from './callReading';
 import { refuseArguments } from './updateValidators';
@@ -95,7 +96,9 @@ async function placeOnce(input: CallWorkflowInput): Promise<Placement> {
   try {
     return await remoteSteps.placeCall({ callId: input.callId, requestedAt: input.createdAt });
   } catch (err) {
-    if (isCancellation(err) || !(err instanceof ActivityFailure) || !patched(PLACEMENT_FAILURE_ENDS_CALL_PATCH)) throw err;
+    // A call with no read model has nothing to end: its workflow fails, as it always did.
+    const noCall = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === FailureType.ReadModelMissing;
+    if (isCancellation(err) || !(err instanceof ActivityFailure) || noCall || !patched(PLACEMENT_FAILURE_ENDS_CALL_PATCH)) throw err;
     return { placed: false, error: `The call could not be placed: ${err.cause?.message ?? err.message}` };
   }
 }
