@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { liveCallCount } from '../../../src/calls/admission';
 import { eventsCollection } from '../../../src/events/eventStore';
@@ -10,6 +11,7 @@ import type { OriginateRequest } from '../../../src/providers/voice/types';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { useTestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
+import { testServers } from '../../support/env';
 import { bearer } from '../../support/http';
 import { startTestWorker, type TestWorker } from '../../support/worker';
 
@@ -95,7 +97,10 @@ describe('placing a call when the provider cannot be reached (VOICE_PROVIDER=twi
     const call = await final(callId);
     expect(call).toMatchObject({ status: 'failed', outcome: 'originate_error', result: { state: 'ready', disposition: 'unanswered' } });
     expect(await ended(callId)).toHaveLength(1);
-    expect((await api.temporal.workflow.getHandle(callId).describe()).status.name).toBe('COMPLETED');
+    const handle = api.temporal.workflow.getHandle(callId);
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
     expect(await liveCallCount(api.db, ws.workspaceId)).toBe(0);
+    // The new path (behind its patch) replays against the same code.
+    await Worker.runReplayHistory({ workflowBundle: { codePath: testServers.workflowBundle() } }, await handle.fetchHistory());
   });
 });
