@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { liveCallCount } from '../../../src/calls/admission';
+import { matchOrCreateContact } from '../../../src/contacts/contacts';
 import { eventsCollection } from '../../../src/events/eventStore';
 import { freePort } from '../../../src/local/net';
 import { twilioSettingsFrom } from '../../../src/providers/voice/twilio/settings';
@@ -11,6 +12,7 @@ import type { OriginateRequest } from '../../../src/providers/voice/types';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { useTestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
+import { zoneOpenAt } from '../../support/campaigns';
 import { testServers } from '../../support/env';
 import { bearer } from '../../support/http';
 import { startTestWorker, type TestWorker } from '../../support/worker';
@@ -89,6 +91,41 @@ describe('placing a call when the provider cannot be reached (VOICE_PROVIDER=twi
     expect(await liveCallCount(api.db, ws.workspaceId)).toBe(0);
     const eleventh = await place('+919811177099');
     expect((await final(eleventh)).outcome).toBe('originate_error');
+    expect(await liveCallCount(api.db, ws.workspaceId)).toBe(0);
+  });
+
+  it('a voice campaign whose calls cannot be placed settles: each call failed originate_error, the campaign completed, no place held', async () => {
+    const people = await Promise.all(
+      ['+919811177201', '+919811177202', '+919811177203'].map(async (phone, i) =>
+        (await matchOrCreateContact(api.db, { _id: ws.workspaceId, country: 'IN' }, { name: `Person ${i}`, phone, email: null, tags: [] }, new Date())).contact,
+      ),
+    );
+    const key = bearer((await ws.addKey(['campaigns:read', 'campaigns:write'])).key);
+    const created = await request(api.server)
+      .post('/api/v1/campaigns')
+      .set(key)
+      .send({
+        name: 'Delivery check',
+        channel: 'voice',
+        agent_id: ws.agentId,
+        audience: { contact_ids: people.map((p) => p._id) },
+        purpose: 'your delivery',
+        schedule: { timezone: zoneOpenAt(new Date()), throttle_per_minute: 600 },
+      });
+    expect(created.status).toBe(201);
+    const campaignId: string = created.body.campaign_id;
+    expect((await request(api.server).post(`/api/v1/campaigns/${campaignId}/launch`).set(key).send({ expected_version: 1 })).body).toMatchObject({ status: 'running' });
+    let campaign: { status: string } | null = null;
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
+      campaign = (await request(api.server).get(`/api/v1/campaigns/${campaignId}`).set(key)).body;
+      if (campaign!.status === 'completed') break;
+    }
+    expect(campaign).toMatchObject({ status: 'completed', recipients: 3, calls: { dialled: 3, answered: 0, live: 0 } });
+    const recipients = (await request(api.server).get(`/api/v1/campaigns/${campaignId}/recipients`).set(key)).body.items as { calls: { call_id: string }[] }[];
+    for (const recipient of recipients) {
+      const callId = recipient.calls.at(-1)!.call_id;
+      expect(await pollCall(api, ws.key, callId, () => true)).toMatchObject({ status: 'failed', outcome: 'originate_error' });
+    }
     expect(await liveCallCount(api.db, ws.workspaceId)).toBe(0);
   });
 
