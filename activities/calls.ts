@@ -4,14 +4,14 @@ import type { Db } from 'mongodb';
 import { recordCallProgress, type CallProgress } from '../src/calls/callProgress';
 import { loadCall } from '../src/calls/callStore';
 import { finishCall, type CallEnd, type FinishedCall } from '../src/calls/finishCall';
-import { originateRequestFor } from '../src/calls/originateRequest';
+import { placeOnNetwork } from '../src/calls/placeOnNetwork';
+import { VOICE_ORIGINATE_ATTEMPTS_DEFAULT } from '../src/config';
 import { readInputFor, recordReading, type RecordReadingInput } from '../src/calls/recordReading';
 import type { CallResult, Reading } from '../src/calls/types';
 import type { EventPublisher } from '../src/events/publisher';
 import type { CallReader } from '../src/calls/reader';
 import { toActivityFailure } from '../src/providers/reader/failures';
 import type { VoiceProvider } from '../src/calls/voiceLine';
-import { OriginateRefused } from '../src/calls/voiceLine';
 import { READER_HEARTBEAT_INTERVAL_MS, type Placement } from '../src/calls/contracts';
 
 export type { CallEnd, FinishedCall } from '../src/calls/finishCall';
@@ -25,26 +25,20 @@ export interface CallActivityDeps {
   events: EventPublisher;
   voice: VoiceProvider;
   reader: CallReader;
+  /** VOICE_ORIGINATE_ATTEMPTS: the placing attempt whose failure gives the call up. */
+  originateAttempts?: number;
 }
 
-export function createCallActivities({ db, temporal, events, voice, reader }: CallActivityDeps) {
+export function createCallActivities({ db, temporal, events, voice, reader, originateAttempts = VOICE_ORIGINATE_ATTEMPTS_DEFAULT }: CallActivityDeps) {
   const load = (callId: string) => loadCall(db, callId);
 
   return {
     /**
-     * Asks the network to place the call. Safe to retry: the provider is idempotent per
-     * call id. A refusal is an answer, not a failure.
+     * Asks the network to place the call (src/calls/placeOnNetwork.ts): safe to retry, the
+     * provider is idempotent per call id; a refusal, or the last attempt's failure, is an answer.
      */
-    async placeCall(input: { callId: string; requestedAt: string }): Promise<Placement> {
-      const call = await load(input.callId);
-      try {
-        await voice.originate(originateRequestFor(call, input.requestedAt));
-        return { placed: true, error: null };
-      } catch (err) {
-        if (err instanceof OriginateRefused) return { placed: false, error: err.message };
-        throw err;
-      }
-    },
+    placeCall: (input: { callId: string; requestedAt: string }): Promise<Placement> =>
+      placeOnNetwork({ db, voice }, input, { attempt: Context.current().info.attempt, maxAttempts: originateAttempts }),
 
     /** Records a live status (src/calls/callProgress.ts). The first (placement) also emits `call.started`, once. */
     recordCallProgress: (progress: CallProgress): Promise<void> => recordCallProgress({ db, events }, progress),

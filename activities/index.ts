@@ -31,6 +31,8 @@ export interface ActivityDeps {
   deploymentChannels: readonly string[];
   /** The dues app's payment links (PAYMENT_LINK_PROVIDER). */
   payments: PaymentLinkProvider;
+  /** VOICE_ORIGINATE_ATTEMPTS (activities/calls.ts); absent, the setting's default. */
+  originateAttempts?: number;
   /** Waits between a campaign batch's sends (activities/campaigns.ts); tests on the time-skipping server skip it. */
   pace?: (ms: number) => Promise<void>;
   /** Webhook delivery policy from the config; absent means public addresses only. */

@@ -12,6 +12,11 @@ export interface RequestState {
   /** Set by `jsonBody`: the bytes as sent, and their parse. */
   rawBody?: Buffer;
   body?: unknown;
+  /**
+   * Set by `idempotency` on a request with an Idempotency-Key that runs: the key's record and
+   * when its first request claimed it (the same for a request that took a dead one's claim over).
+   */
+  idempotency?: { recordId: string; firstAt: Date };
   /** Set by `validate` and `validateParams`: the parsed query, body and path parameters. */
   input?: { query?: unknown; body?: unknown; params?: unknown };
 }

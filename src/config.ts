@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** VOICE_ORIGINATE_ATTEMPTS when unset; also what a worker built without configuration (tests) uses. */
+export const VOICE_ORIGINATE_ATTEMPTS_DEFAULT = 6;
+
 /**
  * The one place every setting is read from the environment, with its default. Processes
  * call `loadConfig()` once at start; a bad value stops start-up with a message that names
@@ -111,6 +114,13 @@ export const serviceEnvSchema = z.object({
    * needs the account SID, auth token, public URL and media stream URL below; docs/voice.md).
    */
   VOICE_PROVIDER: z.enum(['simulator', 'twilio']).default('simulator'),
+  /**
+   * How many times the worker asks the voice provider to place a call before it gives the call
+   * up as `failed` `originate_error` (a provider that cannot be reached; a refusal ends it at
+   * once). 6: about 30 s of backoff when the provider refuses connections, a few minutes when
+   * each attempt waits out TWILIO_TIMEOUT_MS (docs/decisions/calls.md, "A call's place").
+   */
+  VOICE_ORIGINATE_ATTEMPTS: z.coerce.number({ error: 'expected a count' }).int('expected a whole number').min(1, 'expected 1 or more').max(20, 'expected at most 20').default(VOICE_ORIGINATE_ATTEMPTS_DEFAULT),
   /** The Twilio account calls are placed on (`AC…`). */
   TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'expected an account SID: AC and 32 hex digits').optional(),
   /** Authenticates REST requests and signs Twilio's webhooks (X-Twilio-Signature). */

@@ -1,4 +1,4 @@
-import { condition, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { CallActivities } from '../activities/calls';
 import type { CallOutcome, CallStatus } from '../src/calls/types';
 import type { LineEvent } from '../src/calls/voiceLine';
@@ -11,6 +11,7 @@ import {
   type CallWorkflowResult,
   type Placement,
 } from '../src/calls/contracts';
+import { FailureType } from '../src/temporal/failures';
 import { CALL_STEP, CALL_STEP_LOCAL } from './activityOptions';
 import { readAndRecord } from './callReading';
 import { refuseArguments } from './updateValidators';
@@ -27,6 +28,25 @@ const LOCAL_CALL_STEPS_PATCH = 'call-steps-local';
  * ended, not when this workflow took the signal. Runs started before keep the workflow's time.
  */
 const LINE_EVENT_TIMES_PATCH = 'line-event-times';
+/**
+ * Issue 32: a placement that fails for good (a failure the policy does not retry, or its last
+ * attempt) ends the call `failed` `originate_error` like a refusal, so its live place is given
+ * back and its events go out. Runs started before fail the workflow as they did.
+ */
+const PLACEMENT_FAILURE_ENDS_CALL_PATCH = 'placement-failure-ends-call';
+/**
+ * Issue 32: an end that only a connected call has (the media bridge's `setup_error` when the
+ * model refused it, say) taken before the line's `answered` records the answer and the end as
+ * the line reports them, rather than an unanswered call of 0 s. Runs started before keep
+ * the end as they took it.
+ */
+const ANSWER_REPORTED_LATE_PATCH = 'answer-reported-late';
+
+/** Ends only a connected call has: taken with no answer seen, the line's report of the answer is late. */
+const CONNECTED_OUTCOMES: ReadonlySet<CallOutcome> = new Set(['setup_error', 'caller_hangup', 'agent_hangup', 'idle', 'max_duration']);
+
+/** How long an end taken before the answer waits for the line's own report of the call (Twilio posts it within a second or two). */
+const LINE_REPORT_GRACE_MS = 10_000;
 
 /**
  * When a line event happened: its own `at` when `useAt` and it is a time, held between
@@ -37,6 +57,50 @@ function lineEventTime(event: LineEvent, useAt: boolean, notBefore: number): str
   const now = Date.now();
   const at = useAt && typeof event.at === 'string' ? Date.parse(event.at) : Number.NaN;
   return new Date(Number.isFinite(at) ? Math.min(now, Math.max(notBefore, at)) : now).toISOString();
+}
+
+/**
+ * The answer (and, when the line's report of the end carries it, the end) of a call whose end
+ * was taken before its answer: from the end itself, else the line's report awaited up to the
+ * grace (its end with the answer, else its `answered`); null when the line reports neither.
+ * Times held between `begun` and now, the end never before the answer.
+ */
+async function answerReportedLate(
+  end: Extract<LineEvent, { kind: 'ended' }>,
+  lineEvents: LineEvent[],
+  begun: number,
+  endedAt: string,
+): Promise<{ answeredAt: string; endedAt: string } | null> {
+  const networkEnd = (e: LineEvent): e is Extract<LineEvent, { kind: 'ended' }> & { answeredAt: string } => e.kind === 'ended' && typeof e.answeredAt === 'string';
+  let report: { answeredAt: string; endedAt?: string } | null = networkEnd(end) ? { answeredAt: end.answeredAt, endedAt: end.at } : null;
+  if (!report) {
+    await condition(() => lineEvents.some(networkEnd), LINE_REPORT_GRACE_MS);
+    const reported = lineEvents.find(networkEnd);
+    const answered = lineEvents.find((e) => e.kind === 'answered');
+    if (reported) report = { answeredAt: reported.answeredAt, endedAt: reported.at };
+    else if (answered) report = { answeredAt: answered.at ?? new Date().toISOString() };
+  }
+  if (!report) return null;
+  const now = Date.now();
+  const held = (iso: string | undefined, from: number, fallback: number) => {
+    const at = iso ? Date.parse(iso) : Number.NaN;
+    return Number.isFinite(at) ? Math.min(now, Math.max(from, at)) : fallback;
+  };
+  const answered = held(report.answeredAt, begun, Date.parse(endedAt));
+  const ended = held(report.endedAt, answered, Math.max(answered, Date.parse(endedAt)));
+  return { answeredAt: new Date(answered).toISOString(), endedAt: new Date(ended).toISOString() };
+}
+
+/** The network's answer to placing the call; a placing step that failed for good is a refusal (see the patch). */
+async function placeOnce(input: CallWorkflowInput): Promise<Placement> {
+  try {
+    return await remoteSteps.placeCall({ callId: input.callId, requestedAt: input.createdAt });
+  } catch (err) {
+    // A call with no read model has nothing to end: its workflow fails, as it always did.
+    const noCall = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === FailureType.ReadModelMissing;
+    if (isCancellation(err) || !(err instanceof ActivityFailure) || noCall || !patched(PLACEMENT_FAILURE_ENDS_CALL_PATCH)) throw err;
+    return { placed: false, error: `The call could not be placed: ${err.cause?.message ?? err.message}` };
+  }
 }
 
 /**
@@ -53,6 +117,9 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   let status: CallStatus = input.direction === 'inbound' ? 'in_progress' : 'ringing';
   let placement: Placement | null = null;
   let hangupRequested = false;
+  // Set once the line has ended the call (a hang-up then finds it ending), even while its
+  // answer is still awaited from the line's report.
+  let outcome: CallOutcome | null = null;
   const lineEvents: LineEvent[] = [];
   let step = 1;
 
@@ -70,7 +137,7 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   setHandler(
     hangupUpdate,
     () => {
-      if (hangupRequested || (status !== 'ringing' && status !== 'in_progress')) return false;
+      if (hangupRequested || outcome !== null || (status !== 'ringing' && status !== 'in_progress')) return false;
       hangupRequested = true;
       return true;
     },
@@ -83,7 +150,7 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   // An activity task on both paths. Run locally, a call the network would not place ran to
   // its end in the task that took the placement update, and the API waiting on that update
   // answered 500 internal instead of originate_failed (test/integration/calls/api.test.ts).
-  placement = await remoteSteps.placeCall({ callId: input.callId, requestedAt: input.createdAt });
+  placement = await placeOnce(input);
   if (!placement.placed) {
     status = 'failed';
     showStatus(status);
@@ -103,7 +170,6 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
 
   // Ringing, then connected: each phase has its own deadline.
   let deadline = Date.now() + (answeredAt ? input.maxCallSeconds : input.ringSeconds) * 1000;
-  let outcome: CallOutcome | null = null;
   let lineStillUp = true;
   let lineEndedAt: string | null = null;
   while (outcome === null) {
@@ -121,6 +187,16 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
       outcome = event.outcome;
       lineStillUp = false;
       lineEndedAt = lineEventTime(event, lineTimes, answeredAt ? Date.parse(answeredAt) : begun);
+      if (!answeredAt && lineTimes && (event.answeredAt !== undefined || CONNECTED_OUTCOMES.has(event.outcome)) && patched(ANSWER_REPORTED_LATE_PATCH)) {
+        const late = await answerReportedLate(event, lineEvents, begun, lineEndedAt);
+        if (late) {
+          answeredAt = late.answeredAt;
+          lineEndedAt = late.endedAt;
+          status = 'in_progress';
+          showStatus(status);
+          await calls.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt });
+        }
+      }
     } else if (event.kind === 'answered' && !answeredAt) {
       answeredAt = lineEventTime(event, lineTimes, begun);
       status = 'in_progress';

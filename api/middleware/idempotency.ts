@@ -48,6 +48,7 @@ export function idempotency(deps: { store: IdempotencyStore; now?: () => Date })
           retry_after_seconds: LIMITS.idempotencyRetryAfterSeconds,
         });
       case 'claimed':
+        ctx.state.idempotency = { recordId: claim.recordId, firstAt: claim.firstAt };
         break;
     }
     const lease = holdLease(deps.store, scope, owner, now, ctx.state.log);

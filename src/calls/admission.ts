@@ -13,7 +13,7 @@ import { utcDay } from './callStore';
  * the last one, on FerretDB or MongoDB.
  */
 
-interface LiveSlotDoc {
+export interface LiveSlotDoc {
   /** `<tenant>|live|<n>`, n from 0 to 9: the workspace's ten places. */
   _id: string;
   tenant_id: string;
@@ -52,14 +52,35 @@ function budgetHeads(db: Db): Collection<BudgetHeadDoc> {
   return db.collection<BudgetHeadDoc>('call_budget_heads');
 }
 
-/** Takes one of the workspace's ten live-call places for `callId`; false when all are taken. */
+/**
+ * Takes one of the workspace's ten live-call places for `callId`; false when all are taken. A
+ * call holds one place however often its placing runs (a retried request that took over a dead
+ * one's Idempotency-Key, a campaign step retried): a place it already holds is its answer.
+ */
 export async function takeLiveSlot(db: Db, tenantId: string, callId: string, now = new Date()): Promise<boolean> {
-  return takeNumberedPlace(liveSlots(db), tenantId, 'live', LIMITS.concurrentCallsPerWorkspace, (_id) => ({ _id, tenant_id: tenantId, call_id: callId, taken_at: now }));
+  return takeNumberedPlace(liveSlots(db), tenantId, 'live', LIMITS.concurrentCallsPerWorkspace, (_id) => ({ _id, tenant_id: tenantId, call_id: callId, taken_at: now }), {
+    field: 'call_id',
+    value: callId,
+  });
 }
 
-/** Gives the place back; safe to repeat. */
+/** Gives the place back (every one, should two placings of the call have raced); safe to repeat. */
 export async function releaseLiveSlot(db: Db, tenantId: string, callId: string): Promise<void> {
-  await liveSlots(db).deleteOne({ tenant_id: tenantId, call_id: callId });
+  await liveSlots(db).deleteMany({ tenant_id: tenantId, call_id: callId });
+}
+
+/**
+ * The next `limit` places in `_id` order after `after` (the live-place sweeper's walk over the
+ * whole collection, a few passes at a time). Small: ten places at most per workspace with a
+ * live call, so the scan FerretDB makes of a range is cheap.
+ */
+export async function liveSlotsAfter(db: Db, after: string, limit: number): Promise<LiveSlotDoc[]> {
+  return liveSlots(db).find({ _id: { $gt: after } }).sort({ _id: 1 }).limit(limit).toArray();
+}
+
+/** Frees one place if `callId` still holds it (a call with no record left it). */
+export async function releaseLiveSlotOf(db: Db, slot: Pick<LiveSlotDoc, '_id' | 'call_id'>): Promise<void> {
+  await liveSlots(db).deleteOne({ _id: slot._id, call_id: slot.call_id });
 }
 
 export async function liveCallCount(db: Db, tenantId: string): Promise<number> {

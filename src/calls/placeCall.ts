@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../config';
 import type { WorkspaceDoc } from '../db/collections';
@@ -59,6 +61,18 @@ export interface PlaceCallOptions {
   dailyBudget?: 'count' | 'exempt';
 }
 
+/**
+ * The call of a POST /calls with an Idempotency-Key, named by the key's record (its id and
+ * when its first request claimed it): a request that takes over the claim of one that died
+ * mid-request places the same call, found written (or its workflow refused as a duplicate),
+ * never a second one (issue 32). Shaped as every call id: the first request's time in
+ * milliseconds, then 12 hex digits, here of the record's id rather than random.
+ */
+export function requestCallId(record: { recordId: string; firstAt: Date }): string {
+  const time = record.firstAt.getTime().toString(16).padStart(12, '0');
+  return `call_${time}${createHash('sha256').update(record.recordId).digest('hex').slice(0, 12)}`;
+}
+
 export async function placeCall(
   deps: PlaceCallDeps,
   workspace: WorkspaceDoc,
@@ -67,6 +81,12 @@ export async function placeCall(
 ): Promise<PlaceCallOutcome> {
   const at = deps.now();
   const callId = options.callId ?? newId('call', at);
+  if (options.callId) {
+    // Placed before by a request that did not finish (it died after writing the call): carry
+    // that call on, without taking its places again.
+    const earlier = await callCollections(deps.db).calls.findOne({ _id: callId });
+    if (earlier?.tenant_id === workspace._id) return placeAgain(deps, earlier);
+  }
   let admitted;
   try {
     admitted = await admitCall(
@@ -117,6 +137,23 @@ export async function placeCall(
   }
 
   const placement = deps.placementWaitMs > 0 ? await waitForPlacement(deps, callId) : null;
+  return placement && !placement.placed ? { kind: 'not_placed', call } : { kind: 'ringing', call };
+}
+
+/**
+ * A written call asked to be placed again: its lifecycle is started if the first request died
+ * before starting it (Temporal refuses a duplicate, even of a closed run), and the answer is
+ * the call as the network placed it. A call already over (ended by the live-place sweeper, or
+ * by its own lifecycle) is answered as it is.
+ */
+async function placeAgain(deps: PlaceCallDeps, call: CallDoc): Promise<PlaceCallOutcome> {
+  if (call.ended_at) return call.status === 'failed' ? { kind: 'not_placed', call } : { kind: 'ringing', call };
+  try {
+    await startCallWorkflow(deps, call);
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  const placement = deps.placementWaitMs > 0 ? await waitForPlacement(deps, call._id) : null;
   return placement && !placement.placed ? { kind: 'not_placed', call } : { kind: 'ringing', call };
 }
 

@@ -25,11 +25,13 @@ export function callWorkflowInput(call: CallDoc): CallWorkflowInput {
 
 /**
  * Starts the lifecycle of a call whose read model is written. The workflow id is the call id,
- * so Temporal itself refuses a second lifecycle for one call.
+ * so Temporal itself refuses a second lifecycle for one call, even one whose first has closed
+ * (a retried placing must never ring the person again).
  */
 export async function startCallWorkflow(deps: CallStartDeps, call: CallDoc): Promise<void> {
   await startWorkflow(deps.temporal, callWorkflowDefinition, {
     workflowId: callWorkflowId(call._id),
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     args: [callWorkflowInput(call)],
     ...callVisibility(call),

@@ -44,9 +44,12 @@ export type LineEvent =
   | { kind: 'answered'; at?: string }
   | { kind: 'human_handoff'; at?: string }
   | { kind: 'human_active'; at?: string }
-  | { kind: 'ended'; outcome: CallOutcome; at?: string };
+  | { kind: 'ended'; outcome: CallOutcome; at?: string; answeredAt?: string };
 // `at` (ISO) is the provider's own time of the event when it gives one (a real line); the call
 // computes its connection and duration from it rather than from when the workflow took the signal.
+// `answeredAt` on `ended` (ISO) is the line's own time of the answer when its report of the end
+// carries one (Twilio's `completed`: the call's length with it): an answer reported after the
+// end, or never, is still the line's (issue 32).
 
 /**
  * What the agent on a real line may ask the telephony network to do. The media bridge calls

@@ -23,7 +23,12 @@ interface IdempotencyDoc {
 }
 
 export type ClaimResult =
-  | { kind: 'claimed' }
+  /**
+   * The request runs. `firstAt` is when the key's record was first claimed: a request that
+   * takes a dead one's claim over gets the same, so what the request creates can be named by
+   * the record (`recordId`, `firstAt`) and a take-over finds what the dead request created.
+   */
+  | { kind: 'claimed'; recordId: string; firstAt: Date }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'reuse' }
   | { kind: 'in_progress' };
@@ -98,7 +103,7 @@ export class IdempotencyStore {
     });
     // Two rounds at most: a record released between the insert and the read is inserted again.
     for (let round = 0; round < 2; round++) {
-      if (await insertIfAbsent(this.claims, fresh())) return { kind: 'claimed' };
+      if (await insertIfAbsent(this.claims, fresh())) return { kind: 'claimed', recordId: id, firstAt: now };
       const existing = await this.claims.findOne({ _id: id });
       if (!existing) continue;
       if (existing.expires_at <= now) {
@@ -106,7 +111,7 @@ export class IdempotencyStore {
         const record = fresh();
         if (!(await this.takeOver(id, existing.owner, owner, leaseUntil, record.expires_at, now))) return { kind: 'in_progress' };
         const replaced = await this.claims.replaceOne({ _id: id, owner: existing.owner }, record);
-        return replaced.matchedCount > 0 ? { kind: 'claimed' } : { kind: 'in_progress' };
+        return replaced.matchedCount > 0 ? { kind: 'claimed', recordId: id, firstAt: now } : { kind: 'in_progress' };
       }
       if (existing.body_hash !== bodyHash) return { kind: 'reuse' };
       if (existing.state === 'completed' && existing.response) return { kind: 'replay', response: existing.response };
@@ -114,7 +119,7 @@ export class IdempotencyStore {
       // Its holder stopped renewing: it died mid-request (or the request outlived its process).
       if (!(await this.takeOver(id, existing.owner, owner, leaseUntil, existing.expires_at, now))) return { kind: 'in_progress' };
       const taken = await this.claims.updateOne({ _id: id, owner: existing.owner }, { $set: { owner, lease_until: leaseUntil } });
-      return taken.matchedCount > 0 ? { kind: 'claimed' } : { kind: 'in_progress' };
+      return taken.matchedCount > 0 ? { kind: 'claimed', recordId: id, firstAt: existing.created_at } : { kind: 'in_progress' };
     }
     return { kind: 'in_progress' };
   }

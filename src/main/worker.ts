@@ -27,6 +27,7 @@ import { settleParkedStatuses } from '../messaging/earlyStatuses';
 import { sweepExpiredSendIntents } from '../messaging/sendIntents';
 import { sweepExpiredDeliveries } from '../webhooks/deliveryRetention';
 import { createSetupSweeper } from '../dues/setupSweeper';
+import { createLivePlaceSweeper } from '../calls/livePlaceSweeper';
 import { startLateRecounts } from '../campaigns/whatsapp/lateRecounts';
 import { runMain, shutdownSignal } from './runMain';
 
@@ -74,6 +75,7 @@ runMain(async () => {
       reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),
       whatsapp,
       deploymentChannels: config.DEPLOYMENT_CHANNELS,
+      originateAttempts: config.VOICE_ORIGINATE_ATTEMPTS,
       // PAYMENT_LINK_PROVIDER: the dues app's payment links (simulator or Razorpay).
       payments: createPaymentLinkProvider(config, scriptingFromConsole(db, temporal, config.TEMPORAL_TASK_QUEUE)),
     },
@@ -114,6 +116,13 @@ runMain(async () => {
     onGiveUp: (subscriberId, failure) => logger.warn({ subscriberId, failure }, 'dues subscriber setup given up: subscriber cancelled, phone released'),
   });
   setups.start();
+  // Live call places held by a call whose workflow is gone (terminated, timed out, never started) are given back here.
+  const livePlaces = createLivePlaceSweeper({
+    deps: { db, temporal, events: deps.events, voice: deps.voice, warn: (message, meta) => logger.warn(meta, message) },
+    onError: (err, callId) => logger.warn({ err, callId }, 'live call place sweep failed; retried next pass'),
+    onEnded: (callId, end) => logger.warn({ callId, ...end }, 'call ended by the live-place sweep: its workflow had stopped'),
+  });
+  livePlaces.start();
   // No TTL indexes on FerretDB: events and deliveries past their retention are deleted here.
   // Also WhatsApp statuses parked for a message never recorded: applied once it is, gone after a day.
   const retention = startRetentionSweeper({
@@ -137,6 +146,7 @@ runMain(async () => {
   await running;
   await sweeper.stop();
   await setups.stop();
+  await livePlaces.stop();
   if (whatsapp instanceof SimulatedWhatsAppProvider) await whatsapp.statuses.stopSweeping();
   await voice?.line.stopSweeping();
   await retention.stop();

@@ -1,5 +1,5 @@
 import { findCall } from '../../../src/calls/callStore';
-import { placeCall, type PlaceCallDeps } from '../../../src/calls/placeCall';
+import { placeCall, requestCallId, type PlaceCallDeps } from '../../../src/calls/placeCall';
 import { hangUpCall } from '../../../src/calls/hangUpCall';
 import { ApiError, found } from '../../errors';
 import type { PublicDeps } from '../deps';
@@ -29,7 +29,10 @@ export function callsRoutes(deps: Pick<PublicDeps, 'db' | 'temporal' | 'config' 
       response: { status: 201, description: 'The call, ringing.', schema: callSchema },
       errors: ['failed_precondition'],
       handler: async (ctx, { body }) => {
-        const placed = await placeCall(placing, ctx.state.workspace!, body);
+        // With an Idempotency-Key the call is named by the key's record, so a retry that takes
+        // over a request that died mid-way carries its call on instead of placing a second.
+        const idempotency = ctx.state.idempotency;
+        const placed = await placeCall(placing, ctx.state.workspace!, body, idempotency ? { callId: requestCallId(idempotency) } : {});
         // A refusal goes up as it is: the error handler answers it (api/refusals.ts).
         if (placed.kind === 'refused') throw placed.refusal;
         if (placed.kind === 'not_placed') {

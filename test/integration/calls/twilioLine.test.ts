@@ -139,9 +139,12 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
 
     // Line events carry Twilio's Timestamp of each status, not when the workflow took them.
     const events = await lineEvents(callId);
+    // The end's report carries the answer too: its Timestamp less CallDuration.
+    const completed = fake.callbacks.find((c) => c.params.CallSid === call!.sid && c.params.CallStatus === 'completed')!.params;
+    const endedAt = new Date(rfc2822(call!.endedAt!));
     expect(events).toEqual([
       { kind: 'answered', at: new Date(rfc2822(call!.answeredAt!)).toISOString() },
-      { kind: 'ended', outcome: 'caller_hangup', at: new Date(rfc2822(call!.endedAt!)).toISOString() },
+      { kind: 'ended', outcome: 'caller_hangup', at: endedAt.toISOString(), answeredAt: new Date(endedAt.getTime() - Number(completed.CallDuration) * 1000).toISOString() },
     ]);
     // Every callback was accepted (initiated and ringing change nothing).
     expect(fake.callbacks.filter((c) => c.params.CallSid === call!.sid).map((c) => [c.params.CallStatus, c.status])).toEqual([

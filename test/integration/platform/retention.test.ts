@@ -26,10 +26,10 @@ describe('idempotency records', () => {
     const store = new IdempotencyStore(db);
     const now = new Date();
     for (const key of ['old-1', 'old-2', 'old-3']) {
-      expect(await store.claim(scope(key), Buffer.from('{}'), 'req_old', new Date(now.getTime() - DAY - 60_000))).toEqual({ kind: 'claimed' });
+      expect(await store.claim(scope(key), Buffer.from('{}'), 'req_old', new Date(now.getTime() - DAY - 60_000))).toMatchObject({ kind: 'claimed' });
       await store.complete(scope(key), 'req_old', { status: 201, body: '{}' });
     }
-    expect(await store.claim(scope('young'), Buffer.from('{}'), 'req_young', new Date(now.getTime() - DAY + 60_000))).toEqual({ kind: 'claimed' });
+    expect(await store.claim(scope('young'), Buffer.from('{}'), 'req_young', new Date(now.getTime() - DAY + 60_000))).toMatchObject({ kind: 'claimed' });
     await store.complete(scope('young'), 'req_young', { status: 201, body: '{"young":true}' });
 
     // Bounded: one batch of two deletes two of the three expired records.
@@ -40,7 +40,7 @@ describe('idempotency records', () => {
     expect(left.map((d) => d._id)).toEqual([IdempotencyStore.id(scope('young'))]);
     // The young key still replays; an expired one is claimed again.
     expect(await store.claim(scope('young'), Buffer.from('{}'), 'req_new', now)).toEqual({ kind: 'replay', response: { status: 201, body: '{"young":true}' } });
-    expect(await store.claim(scope('old-1'), Buffer.from('{"x":1}'), 'req_new', now)).toEqual({ kind: 'claimed' });
+    expect(await store.claim(scope('old-1'), Buffer.from('{"x":1}'), 'req_new', now)).toMatchObject({ kind: 'claimed' });
   });
 });
 

@@ -21,6 +21,9 @@ import { dueChaseWorkflowId, duesCycleStateQuery, duesCycleWorkflowId, simulated
 import { duesCollections } from '../../../src/dues/store';
 import { collections } from '../../../src/db/collections';
 import { createTestWorkspace } from '../../support/workspaces';
+import { signalLineEvent } from '../../../src/calls/line/signalLine';
+import { callCollections } from '../../../src/calls/callStore';
+import type { LineEvent } from '../../../src/calls/voiceLine';
 
 /**
  * Captures one real history of each workflow type (and of the call's main paths) into
@@ -139,6 +142,28 @@ describe('capture workflow histories', () => {
     await save('rereadCall.json', 'rereadCall', reread.body.workflow_id);
     await save('systemCheck.json', 'systemCheck', systemCheckWorkflowId(check.checkId));
   }, 120_000);
+
+  /**
+   * Issue 32's call path behind `patched('answer-reported-late')`: the media bridge's end taken
+   * before the line's answer, then Twilio's answered and completed (with the answer). Capture
+   * it alone with `-t 'answer was reported late'`.
+   */
+  it('captures a call whose answer was reported late', async () => {
+    const callId = await placeCall('+919811100004', { answer: false, ring_seconds: 60 }, { ring_seconds: 60 });
+    await eventually(async () => (await callCollections(api.db).calls.findOne({ _id: callId }))?.placed_at ?? null, 'placed', 20_000);
+    await new Promise((r) => setTimeout(r, 3_000));
+    const now = Date.now();
+    const answeredAt = new Date(now - 2_000).toISOString();
+    for (const event of [
+      { kind: 'ended', outcome: 'setup_error', at: new Date(now - 500).toISOString() },
+      { kind: 'answered', at: answeredAt },
+      { kind: 'ended', outcome: 'caller_hangup', at: new Date(now - 200).toISOString(), answeredAt },
+    ] as LineEvent[]) {
+      await signalLineEvent(api.temporal, callId, event);
+    }
+    await pollCall(api, ws.key, callId, (call) => call.result.state !== 'pending');
+    await save('callWorkflow.answerReportedLate.json', 'callWorkflow', callId);
+  }, 60_000);
 
   /**
    * The campaign run through the public API: launched, paused, resumed, then through its

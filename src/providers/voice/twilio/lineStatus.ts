@@ -38,8 +38,13 @@ export function lineEventFromStatus(params: TwilioParams): LineEvent | null {
   switch (params.CallStatus) {
     case 'in-progress':
       return withAt(answeredByMachine(params) ? { kind: 'ended', outcome: 'no_answer' } : { kind: 'answered' });
-    case 'completed':
-      return withAt({ kind: 'ended', outcome: answeredByMachine(params) ? 'no_answer' : 'caller_hangup' });
+    case 'completed': {
+      if (answeredByMachine(params)) return withAt({ kind: 'ended', outcome: 'no_answer' });
+      // Completed means connected: the answer was the call's length before its end.
+      const seconds = /^\d+$/.test(params.CallDuration ?? '') ? Number(params.CallDuration) : Number.NaN;
+      const answeredAt = at && Number.isFinite(seconds) ? new Date(Date.parse(at) - seconds * 1000).toISOString() : undefined;
+      return withAt(answeredAt ? { kind: 'ended', outcome: 'caller_hangup', answeredAt } : { kind: 'ended', outcome: 'caller_hangup' });
+    }
     case 'no-answer':
     case 'canceled':
       return withAt({ kind: 'ended', outcome: 'no_answer' });
