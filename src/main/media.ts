@@ -46,7 +46,7 @@ runMain(async () => {
   });
   await new Promise<void>((resolve) => media.server.listen(config.MEDIA_PORT, config.HOST, resolve));
   logger.info(
-    { streams: `ws://${config.HOST}:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}`, realtime: config.REALTIME_URL, model: config.REALTIME_MODEL, keySet: Boolean(config.REALTIME_API_KEY), voiceProvider: config.VOICE_PROVIDER },
+    { streams: `ws://${config.HOST}:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}/<call>/<secret>`, realtime: config.REALTIME_URL, model: config.REALTIME_MODEL, keySet: Boolean(config.REALTIME_API_KEY), voiceProvider: config.VOICE_PROVIDER },
     'media listening',
   );
 

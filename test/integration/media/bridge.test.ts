@@ -86,7 +86,7 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY });
     try {
       const { ws, callId, token } = await call({ turns: [{ say: say(OPENING) }, { say: say(GOODBYE), call: 'end_call' }], heard: [PERSON] });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       await client.agentFinished();
       const spokeAt = Date.now();
@@ -147,7 +147,7 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY });
     try {
       const { ws, callId } = await call({ turns: [{ say: say(OPENING) }], heard: [] }, { voice: { idle_seconds: 2 } });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       await client.closed;
       const lastAgentAudio = client.received.frames.at(-1)!.atMs;
@@ -166,7 +166,7 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY, maxCallSecondsCap: 4 });
     try {
       const { ws, callId } = await call({ turns: [{ say: say(OPENING) }, { say: say(GOODBYE) }], heard: [PERSON] }, { voice: { idle_seconds: 60 } });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       const began = Date.now();
       void client.say(Buffer.concat([audio[PERSON]!, audio[PERSON]!, audio[PERSON]!]));
@@ -187,7 +187,7 @@ describe('the media bridge', () => {
         { turns: [{ say: say(OPENING) }, { say: say(CONNECTING), call: 'transfer_to_human' }], heard: [ASKS_FOR_HUMAN] },
         { teamLine: '+919800000001' },
       );
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       await client.agentFinished();
       await client.say(audio[ASKS_FOR_HUMAN]!);
@@ -209,7 +209,7 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY });
     try {
       const { ws, callId } = await call({ turns: [{ say: say(OPENING) }, { say: say(GOODBYE), call: 'end_call' }], heard: [PERSON] }, { recording: true });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       await client.agentFinished();
       await client.say(audio[PERSON]!);
@@ -256,7 +256,7 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY });
     try {
       const { ws, callId, token } = await call({ turns: [{ say: say(OPENING) }], heard: [] }, { voice: { idle_seconds: 60 } });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       await client.agentFinished();
       await client.drop();
       const ended = await pollCall(api, ws.key, callId, (b) => b.status === 'completed');
@@ -277,12 +277,20 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY, streamAuthToken: authToken });
     try {
       const { ws, callId } = await call({ turns: [{ say: say(OPENING) }, { say: say(GOODBYE), call: 'end_call' }], heard: [PERSON] });
-      const forged = getExpectedTwilioSignature('another-token', bridge.url, {});
+      const url = bridge.streamUrl(callId);
+      const forged = getExpectedTwilioSignature('another-token', url, {});
       for (const headers of [{}, { 'X-Twilio-Signature': forged }] as Record<string, string>[]) {
-        await expect(MediaStreamClient.connect(bridge.url, { callId }, {}, headers)).rejects.toThrow('Unexpected server response: 403');
+        await expect(MediaStreamClient.connect(url, { callId }, {}, headers)).rejects.toThrow('Unexpected server response: 403');
       }
-      expect(await bridge.registry.metrics()).toMatch(/media_streams_refused_total 2/);
-      const client = await MediaStreamClient.connect(bridge.url, { callId }, {}, { 'X-Twilio-Signature': getExpectedTwilioSignature(authToken, bridge.url, {}) });
+      // Signed by Twilio, but over a URL this deployment never gave the call (a made-up secret).
+      const madeUp = `${bridge.url}/${callId}/${'A'.repeat(43)}`;
+      await expect(MediaStreamClient.connect(madeUp, { callId }, {}, { 'X-Twilio-Signature': getExpectedTwilioSignature(authToken, madeUp, {}) })).rejects.toThrow(
+        'Unexpected server response: 403',
+      );
+      const metrics = await bridge.registry.metrics();
+      expect(metrics).toMatch(/media_streams_refused_total\{reason="signature"\} 2/);
+      expect(metrics).toMatch(/media_streams_refused_total\{reason="secret"\} 1/);
+      const client = await MediaStreamClient.connect(url, { callId }, {}, { 'X-Twilio-Signature': getExpectedTwilioSignature(authToken, url, {}) });
       twilioEndsStreamOnRequest(bridge, client);
       await client.agentFinished();
       await client.say(audio[PERSON]!);
@@ -298,7 +306,7 @@ describe('the media bridge', () => {
     try {
       const refusedBefore = model.refused;
       const { ws, callId } = await call({ turns: [], heard: [] });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       await client.closed;
       const ended = await pollCall(api, ws.key, callId, (b) => b.status === 'completed');
