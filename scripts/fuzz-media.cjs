@@ -220,7 +220,7 @@ async function main() {
       if (![403, 404, 409].includes(result.status)) failures.push(`handshake ${result.path}: ${JSON.stringify(result)}`);
     }
     if (!(await healthy())) failures.push('the media process does not answer /healthz after the run');
-    const metrics = await (await fetch(`${MEDIA}/metrics`)).text().catch(() => '');
+    const metrics = await fetch(`${MEDIA}/metrics`).then((res) => res.text()).catch(() => '');
     const violations = [...metrics.matchAll(/^media_stream_violations_total\{kind="([^"]+)"[^}]*\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`);
     say(`media streams: ${tally.closed} closed by the server, ${tally.open} left open (frames that were valid), violations counted: ${violations.join(', ') || 'none'}`);
     if (violations.length === 0) failures.push('media_stream_violations_total counted nothing');
