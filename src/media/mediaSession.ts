@@ -127,8 +127,14 @@ export class MediaSession {
     });
     // The transport reports what it could not do as `error` events: without a listener they would throw.
     this.#transport.on('error', (event: { error?: unknown }) => deps.logger.warn({ err: event?.error, callId }, 'realtime transport error'));
-    // Emitted just before the transport forwards the same delta (its `audio` event): names the item.
-    this.#transport.on('response.output_audio.delta', (event: { item_id: string }) => (this.#agentItemId = event.item_id));
+    // Emitted just before the transport forwards the same delta (its `audio` event): names the
+    // item, and counts the audio the model generated for it (what a truncation is a share of).
+    this.#transport.on('response.output_audio.delta', (event: { item_id: string; delta?: string }) => {
+      this.#agentItemId = event.item_id;
+      this.#turns?.audioGenerated(event.item_id, base64Bytes(event.delta ?? ''));
+    });
+    // The SDK cut an agent item where the caller interrupted it; the model echoes the point.
+    this.#transport.on('conversation.item.truncated', (event: { item_id: string; audio_end_ms: number }) => this.#turns?.truncated(event.item_id, event.audio_end_ms));
     this.#transport.on('audio', (event: TransportLayerAudio) => this.#agentAudio(event));
     this.#transport.on('audio_interrupted', () => this.#interrupted());
     this.#transport.on('input_audio_buffer.speech_started', (event: { item_id: string; audio_start_ms: number }) => this.#speechStarted(event));
@@ -417,6 +423,12 @@ export class MediaSession {
       this.#deps.logger.error({ err, callId: call.line._id, reason }, 'the call recording was not stored');
     }
   }
+}
+
+/** The byte length of base64 text, without decoding it. */
+function base64Bytes(text: string): number {
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return Math.floor((text.length * 3) / 4) - padding;
 }
 
 /** The endpoint URL with the model named, as OpenAI's expects (`?model=`), unless it already names one. */

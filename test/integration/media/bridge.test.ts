@@ -29,6 +29,10 @@ const PERSON = 'Yes, this is Asha speaking.';
 const GOODBYE = 'Thank you Asha, your delivery is confirmed. Goodbye.';
 const ASKS_FOR_HUMAN = 'Can I talk to a person please?';
 const CONNECTING = 'Of course, I am connecting you to a colleague now.';
+const LONG_OPENING =
+  'Hello, this is the assistant from Acme calling about your delivery. It is booked for tomorrow morning between nine and eleven. Will someone be at home to sign for the parcel, and is the gate code still four four one two?';
+const INTERRUPTS = 'Sorry, who is calling?';
+const ANSWERS = 'This is Acme about your delivery. Goodbye for now.';
 
 describe('the media bridge', () => {
   let api: TestApi;
@@ -39,7 +43,7 @@ describe('the media bridge', () => {
   let destination = 919811150000;
 
   beforeAll(async () => {
-    for (const text of [OPENING, PERSON, GOODBYE, ASKS_FOR_HUMAN, CONNECTING]) audio[text] = speechMulaw(text);
+    for (const text of [OPENING, PERSON, GOODBYE, ASKS_FOR_HUMAN, CONNECTING, LONG_OPENING, INTERRUPTS, ANSWERS]) audio[text] = speechMulaw(text);
     api = await startTestApi();
     worker = await startLineCallWorker(api);
     model = await startFakeRealtime({
@@ -138,6 +142,42 @@ describe('the media bridge', () => {
       expect(metrics).toMatch(/media_bridge_latency_seconds_count\{direction="inbound"\} [1-9]/);
       expect(metrics).toMatch(/media_sessions_ended_total\{reason="agent_hangup"\} 1/);
       expect(metrics).toMatch(/media_sessions_live 0/);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it('keeps of an interrupted agent turn only the words the caller heard (the SDK’s truncation point), ending with …', async () => {
+    const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY });
+    try {
+      // The model speaks twice as fast as the line plays, as a hosted one does: its words run ahead of what the caller hears.
+      const { ws, callId } = await call({ turns: [{ say: say(LONG_OPENING) }, { say: say(ANSWERS), call: 'end_call' }], heard: [INTERRUPTS], bytesPerSecond: 16_000 });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
+      twilioEndsStreamOnRequest(bridge, client);
+      // The caller talks over the agent about three seconds into its opening (the line plays it from its first frame on).
+      await waitUntil(() => client.received.frames.length > 0, 20_000);
+      const playingFrom = client.received.frames[0]!.atMs;
+      await waitUntil(() => Date.now() - playingFrom >= 3_000, 20_000);
+      void client.say(audio[INTERRUPTS]!);
+      await waitUntil(() => client.received.clears > 0, 10_000);
+      const heardMs = Date.now() - playingFrom;
+      await client.closed;
+      expect((await pollCall(api, ws.key, callId, (b) => b.status === 'completed')).outcome).toBe('agent_hangup');
+
+      const turns = await turnsOf(callId);
+      expect(turns.map((t) => t.role)).toEqual(['model', 'user', 'model']);
+      const [opening, interruption, answer] = turns;
+      expect(interruption!.text).toBe(INTERRUPTS);
+      expect(answer!.text).toBe(ANSWERS);
+      // The opening as heard: its first words, not the questions the caller never heard.
+      expect(opening!.text).toMatch(/…$/);
+      const kept = opening!.text.slice(0, -1);
+      expect(LONG_OPENING.startsWith(kept)).toBe(true);
+      expect(opening!.text).not.toContain('gate code');
+      const keptShare = kept.split(' ').length / LONG_OPENING.split(' ').length;
+      const heardShare = (heardMs * 8) / audio[LONG_OPENING]!.length;
+      expect(heardShare).toBeLessThan(0.8);
+      expect(Math.abs(keptShare - heardShare)).toBeLessThan(0.2);
     } finally {
       await bridge.close();
     }
