@@ -91,8 +91,6 @@ export class MediaSession {
   readonly #callId: string;
   readonly #order: StreamOrder;
   readonly #transportSocket: TransportSocket;
-  /** Set when the bridge closes the stream for a broken frame: the code and reason it closes with. */
-  #closeCode: { code: number; reason: string } | null = null;
   #lastModelMessageAt = 0;
   #agentItemId: string | null = null;
   readonly ended: Promise<EndReason>;
@@ -183,7 +181,8 @@ export class MediaSession {
   #refuse(violation: StreamViolation, why: string): void {
     this.#deps.metrics.streamViolations.inc({ kind: violation });
     this.#deps.logger.warn({ callId: this.#callId, violation, why }, 'media stream message refused: the stream is closed');
-    this.#closeCode = { code: VIOLATION_CLOSE_CODE[violation], reason: violation };
+    // Closed at once, before the call's end is told and the line hung up: nothing more is read from it.
+    if (this.#socket.readyState === WebSocket.OPEN) this.#socket.close(VIOLATION_CLOSE_CODE[violation], violation);
     void this.end('invalid_stream');
   }
 
@@ -370,7 +369,6 @@ export class MediaSession {
     if (this.#socket.readyState === WebSocket.OPEN) {
       // After a transfer Twilio ends the stream itself once the call has moved to the team line.
       if (reason === 'transfer') this.#closeAfter(TRANSFER_CLOSE_MS);
-      else if (this.#closeCode) this.#socket.close(this.#closeCode.code, this.#closeCode.reason);
       else this.#socket.close();
     }
     try {

@@ -249,6 +249,22 @@ describe('the media process facing hostile streams', () => {
     expect(mediaProcess.child.exitCode).toBeNull();
   });
 
+  it('ends a live call whose stream sends a broken frame mid-call: the stream closed 1007, the call setup_error', async () => {
+    const invalidStreamEnds = (text: string) => Number(text.match(/media_sessions_ended_total\{reason="invalid_stream",service="media"\} (\d+)/)?.[1] ?? 0);
+    const endedBefore = invalidStreamEnds(await metrics());
+    const callId = await answeredCall(api, ws, '+919811170098', 'asking about a visit hangs-up');
+    await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
+    const { local, signature } = streamUrls(callId);
+    const client = await MediaStreamClient.connect(local, { callId }, {}, { 'X-Twilio-Signature': signature });
+    await client.agentFinished();
+    expect(await client.sendRaw('null')).toBe(1007);
+    const ended = await pollCall(api, ws.key, callId, (b) => b.status === 'completed');
+    expect(ended.outcome).toBe('setup_error');
+    // Counted as such (the first case's sessions may have ended so too, before their call was loaded or after).
+    await waitFor('the session’s end counted', async () => invalidStreamEnds(await metrics()) === endedBefore + 1, 10_000, 100);
+    expect(mediaProcess.child.exitCode).toBeNull();
+  });
+
   it('refuses, before the WebSocket opens, a stream for an unknown call, with a wrong secret, for an ended call, or a second stream of a call', async () => {
     const before = await metrics();
     const count = (text: string, reason: string) => Number(text.match(new RegExp(`media_streams_refused_total\\{reason="${reason}",service="media"\\} (\\d+)`))?.[1] ?? 0);
