@@ -7,6 +7,7 @@ import { fromRoot } from '../src/local/paths';
 import { OUTBOUND_OPENING } from '../src/calls/opening';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { saveLineCall } from '../src/calls/line/lineCalls';
+import { callStreamUrl } from '../src/calls/line/streamUrl';
 import { startFakeRealtime, type FakeModelSession } from '../test/support/fakeRealtime';
 import { MediaStreamClient } from '../test/support/mediaStreamClient';
 import { FRAME_BYTES, speechMulaw } from '../test/support/speechAudio';
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
       for (const callId of callIds) {
         const sent = sentIn.get(callId)!;
         const out = sentOut.get(callId)!;
-        const client = await MediaStreamClient.connect(`ws://127.0.0.1:${mediaPort}/media-stream`, { callId }, {
+        const client = await MediaStreamClient.connect(callStreamUrl(`ws://127.0.0.1:${mediaPort}/media-stream`, 'no-twilio', callId), { callId }, {
           onSend: (frame, atMs) => {
             const n = frame.readUInt32LE(0);
             if (n !== NOT_STAMPED) sent.set(n, atMs);

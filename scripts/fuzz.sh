@@ -5,13 +5,15 @@
 # /api/v1/openapi.json, then against /console/v1/openapi.json with the console token and
 # `workspace_id` pinned to the demo workspace. Each public request carries the next key in
 # turn (scripts/fuzz_hooks.py), so the 120-per-minute limit of one key does not hide
-# behaviour. Exits non-zero on any failed check.
+# behaviour. Then the media process's streams get malformed frames (scripts/fuzz-media.cjs).
+# Exits non-zero on any failed check, or if any process died during the run.
 #
 #   FUZZ_MAX_EXAMPLES  test cases per operation and phase (default 150, about 4,000 requests; `npm test` uses 5)
 #   FUZZ_KEYS          API keys to rotate (default 40: 4,800 requests a minute)
 #   FUZZ_WORKERS       concurrent schemathesis workers (default 1: with 2, schemathesis 4.32.5 once
 #                      failed inside Hypothesis with "AST constructor recursion depth mismatch",
 #                      a thread-safety error of the tool, not a finding about the API)
+#   FUZZ_MEDIA_STREAMS media streams sent malformed frames (default 40 with FUZZ_MAX_EXAMPLES under 50, else 300)
 #   FUZZ_SEED          fixed seed, to repeat a run
 #   FUZZ_KEEP=1        keep the data folder and logs
 set -euo pipefail
@@ -21,6 +23,7 @@ SCHEMATHESIS_VERSION=4.32.5
 MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-150}
 KEYS=${FUZZ_KEYS:-40}
 WORKERS=${FUZZ_WORKERS:-1}
+MEDIA_STREAMS=${FUZZ_MEDIA_STREAMS:-$(( MAX_EXAMPLES < 50 ? 40 : 300 ))}
 CHECKS=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance
 venv=.fuzz/venv
 say() { echo "[fuzz] $*" >&2; }
@@ -37,16 +40,16 @@ fi
 
 mkdir -p .fuzz
 run_dir=$(mktemp -d "$PWD/.fuzz/run-XXXXXX")
-read -r api_port worker_port temporal_port ui_port ferret_port < <(node -e '
+read -r api_port worker_port temporal_port ui_port ferret_port media_port < <(node -e '
   const { freePort } = require("./dist/src/local/net.js");
-  (async () => { const ports = []; for (let i = 0; i < 5; i++) ports.push(await freePort()); console.log(ports.join(" ")); })();')
+  (async () => { const ports = []; for (let i = 0; i < 6; i++) ports.push(await freePort()); console.log(ports.join(" ")); })();')
 token="ctk_fuzz_$(node -e 'process.stdout.write(require("node:crypto").randomBytes(16).toString("hex"))')"
 api="http://127.0.0.1:$api_port"
 
 say "starting the system on $api (data in $run_dir)"
 env -u MONGODB_URL -u TEMPORAL_ADDRESS \
   DATA_DIR="$run_dir/data" PORT="$api_port" WORKER_METRICS_PORT="$worker_port" TEMPORAL_PORT="$temporal_port" \
-  TEMPORAL_UI_PORT="$ui_port" FERRETDB_PORT="$ferret_port" CONSOLE_TOKEN="$token" LOG_LEVEL=warn \
+  TEMPORAL_UI_PORT="$ui_port" FERRETDB_PORT="$ferret_port" MEDIA_PORT="$media_port" CONSOLE_TOKEN="$token" LOG_LEVEL=warn \
   node dist/src/main/start.js >"$run_dir/launcher.log" 2>&1 &
 launcher=$!
 cleanup() {
@@ -139,6 +142,9 @@ curl -s "$api/metrics" | node -e '
     const total = Object.values(byClass).reduce((a, b) => a + b, 0);
     console.error(`[fuzz] the API answered ${total} requests: ${Object.entries(byClass).sort().map(([k, v]) => `${k} ${v}`).join(", ")}`);
   });' || true
+# The media process's streams: malformed frames must end one stream each, never the process.
+MEDIA="http://127.0.0.1:$media_port" MONGODB_URL="mongodb://127.0.0.1:$ferret_port/" STREAMS="$MEDIA_STREAMS" \
+  node scripts/fuzz-media.cjs || status=1
 if grep -q 'exited unexpectedly' "$run_dir/launcher.log"; then
   say "a process crashed during the run:"; grep 'exited unexpectedly' "$run_dir/launcher.log" >&2; status=1
 fi

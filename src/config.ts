@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { z } from 'zod';
+import { fromRoot } from './local/paths';
 
 /** VOICE_ORIGINATE_ATTEMPTS when unset; also what a worker built without configuration (tests) uses. */
 export const VOICE_ORIGINATE_ATTEMPTS_DEFAULT = 6;
@@ -190,8 +192,12 @@ export const serviceEnvSchema = z.object({
   REALTIME_MODEL: z.string().min(1).default('gpt-realtime'),
   /** Sent as the bearer token. Unset: the media process runs, and each call it is asked to bridge ends as `setup_error`. */
   REALTIME_API_KEY: z.string().min(1).optional(),
-  /** Where the media process writes recordings (`<dir>/<workspace>/<call>.wav`); relative to the working directory. */
-  MEDIA_RECORDINGS_DIR: z.string().min(1).default('.data/recordings'),
+  /**
+   * Where the media process writes recordings (`<dir>/<workspace>/<call>.wav`); relative to the
+   * working directory. Unset: `recordings` in DATA_DIR (loadConfig), so `npm start` keeps them
+   * with the rest of its data, never in the checkout when DATA_DIR points elsewhere.
+   */
+  MEDIA_RECORDINGS_DIR: z.string().min(1).optional(),
   /**
    * A ceiling on any call's length on the media process, below the agent's own maximum
    * (the call ends as `max_duration` at whichever comes first). Unset: the agent's maximum.
@@ -220,7 +226,7 @@ export const serviceEnvSchema = z.object({
   }
 });
 
-export type Config = z.infer<typeof serviceEnvSchema>;
+export type Config = Omit<z.infer<typeof serviceEnvSchema>, 'MEDIA_RECORDINGS_DIR'> & { MEDIA_RECORDINGS_DIR: string };
 
 /** WEBHOOK_ALLOW_PRIVATE_URLS when set, else true everywhere but production. */
 export function webhookPrivateUrlsAllowed(config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_URLS' | 'NODE_ENV'>): boolean {
@@ -276,7 +282,13 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: Env): z.infer<S>
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  return parseEnv(serviceEnvSchema, env);
+  const config = parseEnv(serviceEnvSchema, env);
+  return { ...config, MEDIA_RECORDINGS_DIR: config.MEDIA_RECORDINGS_DIR ?? defaultRecordingsDir(env) };
+}
+
+/** `recordings` in the launcher's DATA_DIR, resolved as the launcher resolves it (src/main/start.ts). */
+function defaultRecordingsDir(env: Env): string {
+  return join(fromRoot(parseEnv(launcherEnvSchema.pick({ DATA_DIR: true }), env).DATA_DIR), 'recordings');
 }
 
 /** The settings only the API process needs, checked at its start. */

@@ -130,7 +130,7 @@ export function createTwilioWebhookRouter(deps: {
       await signalLineEvent(deps.temporal, call._id, { kind: 'ended', outcome: 'no_answer' });
       return answerTwiml(ctx, hangupTwiml());
     }
-    answerTwiml(ctx, streamTwiml(settings!.mediaStreamUrl, call._id));
+    answerTwiml(ctx, streamTwiml(settings!, call._id));
   });
 
   router.post(TWILIO_WEBHOOK_PATHS.transfer, async (ctx) => {
@@ -150,7 +150,7 @@ export function createTwilioWebhookRouter(deps: {
     if (!params) return;
     // A request repeated for one CallSid answers the call it already started.
     const known = params.CallSid ? await findLineCallByProviderId(deps.db, params.CallSid) : null;
-    if (known) return answerTwiml(ctx, streamTwiml(settings!.mediaStreamUrl, known._id));
+    if (known) return answerTwiml(ctx, streamTwiml(settings!, known._id));
     const { phoneNumbers, workspaces } = collections(deps.db);
     const number = await phoneNumbers.findOne({ _id: (params.To ?? '').replace(/\D/g, ''), active: true });
     const workspace = number ? await workspaces.findOne({ _id: number.tenant_id }) : null;
@@ -179,7 +179,7 @@ export function createTwilioWebhookRouter(deps: {
       { from: params.From ?? '', to_number: number._id },
     );
     if (accepted.kind === 'refused') return answerTwiml(ctx, unavailableTwiml());
-    answerTwiml(ctx, streamTwiml(settings!.mediaStreamUrl, accepted.call._id));
+    answerTwiml(ctx, streamTwiml(settings!, accepted.call._id));
   });
   return router;
 }

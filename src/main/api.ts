@@ -8,6 +8,7 @@ import { registerFeatureHooks } from './featureHooks';
 import { ensureEveryIndex } from './indexes';
 import { connectTemporalClient, createTemporalProbe } from '../temporal/client';
 import { createLogger } from '../observability/logger';
+import { twilioSettingsWarnings } from '../providers/voice/twilio/settings';
 import { createMetricsRegistry } from '../observability/metrics';
 import { createApp } from '../../api/app';
 import { createApiServer } from '../../api/server';
@@ -17,6 +18,7 @@ import { runMain, shutdownSignal } from './runMain';
 runMain(async () => {
   const config = requireApiSettings(loadConfig());
   const logger = createLogger(config, 'api');
+  for (const warning of twilioSettingsWarnings(config)) logger.warn(warning);
   const { client: mongo, db } = await connectMongo(config, 'api', apiDatabaseOptions);
   await ensureEveryIndex(db);
   registerFeatureHooks();

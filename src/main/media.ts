@@ -7,7 +7,7 @@ import { createMediaMetrics } from '../media/mediaMetrics';
 import { createMediaServer, MEDIA_STREAM_PATH } from '../media/mediaServer';
 import { temporalLineEvents } from '../media/lineEvents';
 import { streamOnlyLineControl } from '../media/streamLineControl';
-import { twilioSettingsFrom } from '../providers/voice/twilio/settings';
+import { twilioSettingsFrom, twilioSettingsWarnings } from '../providers/voice/twilio/settings';
 import { TwilioVoiceProvider } from '../providers/voice/twilio/twilioVoiceProvider';
 import { ensureEveryIndex } from './indexes';
 import { runMain, shutdownSignal } from './runMain';
@@ -24,6 +24,7 @@ runMain(async () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => undefined);
   const config = loadConfig();
   const logger = createLogger(config, 'media');
+  for (const warning of twilioSettingsWarnings(config)) logger.warn(warning);
   const { client: mongo, db } = await connectMongo(config, 'media');
   await ensureEveryIndex(db);
   const temporal = await connectTemporalClient(config);
@@ -46,7 +47,7 @@ runMain(async () => {
   });
   await new Promise<void>((resolve) => media.server.listen(config.MEDIA_PORT, config.HOST, resolve));
   logger.info(
-    { streams: `ws://${config.HOST}:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}`, realtime: config.REALTIME_URL, model: config.REALTIME_MODEL, keySet: Boolean(config.REALTIME_API_KEY), voiceProvider: config.VOICE_PROVIDER },
+    { streams: `ws://${config.HOST}:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}/<call>/<secret>`, realtime: config.REALTIME_URL, model: config.REALTIME_MODEL, keySet: Boolean(config.REALTIME_API_KEY), voiceProvider: config.VOICE_PROVIDER },
     'media listening',
   );
 

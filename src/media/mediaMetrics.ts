@@ -10,7 +10,8 @@ export type FrameDirection = 'inbound' | 'outbound';
 export interface MediaMetrics {
   sessions: Gauge;
   sessionsEnded: Counter<'reason'>;
-  streamsRefused: Counter;
+  streamsRefused: Counter<'reason'>;
+  streamViolations: Counter<'kind'>;
   frames: Counter<'direction'>;
   forwardSeconds: Histogram<'direction'>;
 }
@@ -26,7 +27,14 @@ export function createMediaMetrics(registry: Registry): MediaMetrics {
     }),
     streamsRefused: new Counter({
       name: 'media_streams_refused_total',
-      help: 'Stream handshakes refused: no valid X-Twilio-Signature.',
+      help: 'Stream handshakes refused before the WebSocket opened, by why (path, signature, secret, unknown_call, ended, taken, unavailable).',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    streamViolations: new Counter({
+      name: 'media_stream_violations_total',
+      help: 'Streams ended for a frame that broke the protocol, by kind (binary, not_json, invalid_message, out_of_order, call_mismatch, oversized, socket_error).',
+      labelNames: ['kind'],
       registers: [registry],
     }),
     frames: new Counter({

@@ -1,12 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import type { IncomingMessage } from 'node:http';
 import type { Registry } from 'prom-client';
-import twilio from 'twilio';
 import { WebSocketServer } from 'ws';
 import { MediaSession, type MediaBridgeDeps } from './mediaSession';
+import { admitStream, type StreamAuth } from './streamAdmission';
 import { MEDIA_STREAM_PATH } from './streamMessages';
 
-export { MEDIA_STREAM_PATH };
+export { MEDIA_STREAM_PATH, type StreamAuth };
 
 export interface MediaServer {
   server: Server;
@@ -17,28 +16,22 @@ export interface MediaServer {
 }
 
 /**
- * Who may open a stream: Twilio signs the WebSocket handshake (`X-Twilio-Signature`, HMAC of
- * the stream URL as the TwiML gave it, with the account's auth token), as its webhooks.
+ * The largest frame a stream may send. Twilio's are a few hundred bytes (a 20 ms frame is
+ * 160 bytes of audio, base64 in JSON); a larger one is refused by `ws` itself with 1009.
  */
-export interface StreamAuth {
-  authToken: string;
-  /** The `<Stream url>` exactly as the TwiML names it (TWILIO_MEDIA_STREAM_URL). */
-  streamUrl: string;
-}
+export const STREAM_MAX_FRAME_BYTES = 64 * 1024;
 
-function signedByTwilio(req: IncomingMessage, auth: StreamAuth): boolean {
-  const signature = req.headers['x-twilio-signature'];
-  return typeof signature === 'string' && twilio.validateRequest(auth.authToken, signature, auth.streamUrl, {});
-}
+const STATUS_LINE: Record<number, string> = { 403: '403 Forbidden', 404: '404 Not Found', 409: '409 Conflict', 503: '503 Service Unavailable' };
 
 /**
  * The media process's HTTP server: the media-stream WebSocket, /healthz (200 while it takes
- * streams) and /metrics (Prometheus). Each stream gets a MediaSession of its own.
+ * streams) and /metrics (Prometheus). Each stream admitted (streamAdmission.ts) gets a
+ * MediaSession of its own; a refused one is answered before the WebSocket opens.
  */
 export function createMediaServer(deps: MediaBridgeDeps & { registry: Registry; streamAuth?: StreamAuth | null }): MediaServer {
   const sessions = new Set<MediaSession>();
   let closing = false;
-  const streams = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const streams = new WebSocketServer({ noServer: true, maxPayload: STREAM_MAX_FRAME_BYTES });
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/metrics') {
@@ -54,23 +47,30 @@ export function createMediaServer(deps: MediaBridgeDeps & { registry: Registry; 
     }
   });
   server.on('upgrade', (req, socket, head) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== MEDIA_STREAM_PATH || closing) {
-      socket.end(`HTTP/1.1 ${closing ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\n\r\n`);
-      return;
-    }
-    if (deps.streamAuth && !signedByTwilio(req, deps.streamAuth)) {
-      // Anyone who can reach this port and knows a call id could otherwise speak for a call.
-      deps.metrics.streamsRefused.inc();
-      deps.logger.warn({ address: req.socket.remoteAddress }, 'media stream handshake without a valid X-Twilio-Signature: refused');
-      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    streams.handleUpgrade(req, socket, head, (ws) => {
-      const session = new MediaSession(ws, deps);
-      sessions.add(session);
-      void session.ended.then(() => sessions.delete(session));
-    });
+    // Until `ws` takes the socket it is ours: a peer that resets it mid-handshake must not throw.
+    socket.on('error', (err) => deps.logger.debug({ err }, 'media stream handshake socket error'));
+    const refuse = (status: number) => socket.end(`HTTP/1.1 ${STATUS_LINE[status]}\r\nConnection: close\r\n\r\n`);
+    if (closing) return refuse(503);
+    admitStream(deps.db, req, deps.streamAuth ?? null, new Date()).then(
+      (admission) => {
+        if (!admission.ok) {
+          deps.metrics.streamsRefused.inc({ reason: admission.reason });
+          deps.logger.warn({ address: req.socket.remoteAddress, callId: admission.callId, reason: admission.reason }, `media stream refused (${admission.status})`);
+          return refuse(admission.status);
+        }
+        if (closing || socket.destroyed) return refuse(503);
+        streams.handleUpgrade(req, socket, head, (ws) => {
+          const session = new MediaSession(ws, deps, admission.callId);
+          sessions.add(session);
+          void session.ended.then(() => sessions.delete(session));
+        });
+      },
+      (err: unknown) => {
+        deps.metrics.streamsRefused.inc({ reason: 'unavailable' });
+        deps.logger.error({ err }, 'media stream handshake could not be checked: refused (503)');
+        refuse(503);
+      },
+    );
   });
   return {
     server,

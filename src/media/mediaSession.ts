@@ -14,7 +14,8 @@ import { CallRecording, recordingReference, storeRecording } from './callRecordi
 import type { LineEventSink } from './lineEvents';
 import type { MediaMetrics } from './mediaMetrics';
 import { TurnLog } from './turnLog';
-import { parseStreamMessage, type StreamMessage } from './streamMessages';
+import { parseStreamFrame, StreamOrder, VIOLATION_CLOSE_CODE, type ParsedFrame, type StreamMessage, type StreamViolation } from './streamMessages';
+import { TransportSocket } from './transportSocket';
 
 export interface RealtimeEndpoint {
   /** A ws:// or wss:// URL speaking the OpenAI Realtime protocol; `?model=` is added unless present. */
@@ -42,7 +43,7 @@ export interface MediaBridgeDeps {
  * ended or moved on the network), and its status callback reports the outcome. The others
  * are decided here and told to the call's workflow before the network is asked to act.
  */
-export type EndReason = 'stop' | 'agent_hangup' | 'idle' | 'max_duration' | 'transfer' | 'dropped' | 'setup_error' | 'shutdown';
+export type EndReason = 'stop' | 'agent_hangup' | 'idle' | 'max_duration' | 'transfer' | 'dropped' | 'invalid_stream' | 'setup_error' | 'shutdown';
 
 /** The outcome the call's workflow is told for an end the bridge decided. */
 const OUTCOME: Record<Exclude<EndReason, 'stop'>, CallOutcome> = {
@@ -53,6 +54,8 @@ const OUTCOME: Record<Exclude<EndReason, 'stop'>, CallOutcome> = {
   transfer: 'agent_hangup',
   // The media failed after the answer: the agent is no longer on the line (docs/media.md).
   dropped: 'setup_error',
+  // The stream broke Twilio's protocol (streamMessages.ts): the bridge cannot trust it to carry the call.
+  invalid_stream: 'setup_error',
   shutdown: 'setup_error',
   setup_error: 'setup_error',
 };
@@ -85,36 +88,51 @@ export class MediaSession {
   #maxTimer: NodeJS.Timeout | null = null;
   #ending: Promise<void> | null = null;
   #sawStop = false;
-  /** The message being handled, as the bridge's first listener saw it arrive. */
-  #inbound: { message: StreamMessage; arrived: number } | null = null;
+  readonly #callId: string;
+  readonly #order: StreamOrder;
+  readonly #transportSocket: TransportSocket;
   #lastModelMessageAt = 0;
   #agentItemId: string | null = null;
   readonly ended: Promise<EndReason>;
   #resolveEnded!: (reason: EndReason) => void;
 
-  constructor(socket: WebSocket, deps: MediaBridgeDeps) {
+  constructor(socket: WebSocket, deps: MediaBridgeDeps, callId: string) {
     this.#socket = socket;
     this.#deps = deps;
+    this.#callId = callId;
+    this.#order = new StreamOrder(callId);
     this.ended = new Promise((resolve) => (this.#resolveEnded = resolve));
     deps.metrics.sessions.inc();
-    // Registered before the transport's own listeners, so they see each message (and the
-    // close, which makes the transport drop the model) first...
-    socket.on('message', (data) => this.#beforeTransport(data));
+    // The transport never sees the socket itself, only the messages checked here (transportSocket.ts).
+    this.#transportSocket = new TransportSocket(socket);
+    socket.on('message', (data, isBinary) => this.#onFrame(data, isBinary));
     socket.on('close', () => void this.end(this.#sawStop ? 'stop' : 'dropped'));
+    socket.on('error', (err: Error & { code?: string }) => {
+      // `ws` closes the socket itself (1009 for a frame over maxPayload, 1002/1007 for a bad frame).
+      const kind = err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'oversized' : 'socket_error';
+      deps.metrics.streamViolations.inc({ kind });
+      deps.logger.warn({ err, callId, kind }, 'media stream socket error: the stream ends');
+      void this.end('invalid_stream');
+    });
     this.#transport = new TwilioRealtimeTransportLayer({
-      twilioWebSocket: socket,
+      twilioWebSocket: this.#transportSocket as unknown as WebSocket,
       createWebSocket: async ({ url, apiKey }) => {
         const model = new WebSocket(url, { headers: { Authorization: `Bearer ${apiKey}` } });
-        // ...and here before the SDK's, for the outbound latency.
+        // Before the SDK's own listener, for the outbound latency.
         model.on('message', () => (this.#lastModelMessageAt = performance.now()));
         return model;
       },
     });
-    // ...and this one after it: the transport has forwarded the frame by now.
-    socket.on('message', () => this.#afterTransport());
-    socket.on('error', (err) => deps.logger.warn({ err }, 'media stream socket error'));
-    // Emitted just before the transport forwards the same delta (its `audio` event): names the item.
-    this.#transport.on('response.output_audio.delta', (event: { item_id: string }) => (this.#agentItemId = event.item_id));
+    // The transport reports what it could not do as `error` events: without a listener they would throw.
+    this.#transport.on('error', (event: { error?: unknown }) => deps.logger.warn({ err: event?.error, callId }, 'realtime transport error'));
+    // Emitted just before the transport forwards the same delta (its `audio` event): names the
+    // item, and counts the audio the model generated for it (what a truncation is a share of).
+    this.#transport.on('response.output_audio.delta', (event: { item_id: string; delta?: string }) => {
+      this.#agentItemId = event.item_id;
+      this.#turns?.audioGenerated(event.item_id, base64Bytes(event.delta ?? ''));
+    });
+    // The SDK cut an agent item where the caller interrupted it; the model echoes the point.
+    this.#transport.on('conversation.item.truncated', (event: { item_id: string; audio_end_ms: number }) => this.#turns?.truncated(event.item_id, event.audio_end_ms));
     this.#transport.on('audio', (event: TransportLayerAudio) => this.#agentAudio(event));
     this.#transport.on('audio_interrupted', () => this.#interrupted());
     this.#transport.on('input_audio_buffer.speech_started', (event: { item_id: string; audio_start_ms: number }) => this.#speechStarted(event));
@@ -133,13 +151,45 @@ export class MediaSession {
     });
   }
 
-  #beforeTransport(data: WebSocket.RawData): void {
-    const message = parseStreamMessage(data);
-    if (!message) return;
-    this.#inbound = { message, arrived: performance.now() };
+  /**
+   * Every frame from the stream: checked (a Twilio message, in its place) before anything reads
+   * it; a frame that is not ends this stream with a close code saying why, and only this stream.
+   */
+  #onFrame(data: WebSocket.RawData, isBinary: boolean): void {
+    if (this.#ending) return;
+    const parsed = parseStreamFrame(data, isBinary);
+    const refused = parsed.ok ? this.#order.admit(parsed.message) : parsed;
+    if (refused) {
+      this.#refuse(refused.violation, refused.why);
+      return;
+    }
+    const { message, text } = parsed as Extract<ParsedFrame, { ok: true }>;
+    const arrived = performance.now();
+    try {
+      this.#beforeTransport(message);
+      this.#transportSocket.deliver(text);
+      if (message.event === 'media' && this.#transport.status === 'connected') {
+        this.#deps.metrics.forwardSeconds.observe({ direction: 'inbound' }, (performance.now() - arrived) / 1000);
+      }
+    } catch (err) {
+      // A valid message the bridge or the SDK still failed on: this call's problem, not the process's.
+      this.#deps.logger.error({ err, callId: this.#callId, event: message.event }, 'a stream message could not be handled');
+      void this.end('setup_error');
+    }
+  }
+
+  #refuse(violation: StreamViolation, why: string): void {
+    this.#deps.metrics.streamViolations.inc({ kind: violation });
+    this.#deps.logger.warn({ callId: this.#callId, violation, why }, 'media stream message refused: the stream is closed');
+    // Closed at once, before the call's end is told and the line hung up: nothing more is read from it.
+    if (this.#socket.readyState === WebSocket.OPEN) this.#socket.close(VIOLATION_CLOSE_CODE[violation], violation);
+    void this.end('invalid_stream');
+  }
+
+  #beforeTransport(message: StreamMessage): void {
     switch (message.event) {
       case 'start':
-        this.#start(message.start.customParameters?.callId ?? null).catch((err: unknown) => {
+        this.#start().catch((err: unknown) => {
           this.#deps.logger.error({ err }, 'media session failed to start');
           void this.end('setup_error');
         });
@@ -147,9 +197,7 @@ export class MediaSession {
       case 'media': {
         this.#deps.metrics.frames.inc({ direction: 'inbound' });
         const audio = Buffer.from(message.media.payload, 'base64');
-        // Twilio stamps every frame; one without a stamp is placed by when it arrived.
-        const stamped = Number(message.media.timestamp);
-        const streamMs = Number.isFinite(stamped) ? stamped : Date.now() - this.#streamStartedAt;
+        const streamMs = Number(message.media.timestamp);
         this.#recording?.caller(audio, streamMs);
         if (this.#modelInputZeroMs === null && this.#transport.status === 'connected') this.#modelInputZeroMs = streamMs;
         break;
@@ -163,26 +211,14 @@ export class MediaSession {
     }
   }
 
-  #afterTransport(): void {
-    const inbound = this.#inbound;
-    this.#inbound = null;
-    if (inbound?.message.event === 'media' && this.#transport.status === 'connected') {
-      this.#deps.metrics.forwardSeconds.observe({ direction: 'inbound' }, (performance.now() - inbound.arrived) / 1000);
-    }
-  }
-
-  async #start(callId: string | null): Promise<void> {
+  async #start(): Promise<void> {
     this.#streamStartedAt = Date.now();
     const { logger } = this.#deps;
-    if (!callId) {
-      logger.warn('media stream without a callId custom parameter: closed');
-      this.#socket.close();
-      return;
-    }
+    const callId = this.#callId;
     try {
       this.#call = await loadCallContext(this.#deps.db, callId);
     } catch (err) {
-      logger.warn({ err, callId }, 'media stream for an unknown call: closed');
+      logger.warn({ err, callId }, 'the media stream’s call cannot be bridged: closed');
       this.#socket.close();
       return;
     }
@@ -385,6 +421,12 @@ export class MediaSession {
       this.#deps.logger.error({ err, callId: call.line._id, reason }, 'the call recording was not stored');
     }
   }
+}
+
+/** The byte length of base64 text, without decoding it. */
+function base64Bytes(text: string): number {
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return Math.floor((text.length * 3) / 4) - padding;
 }
 
 /** The endpoint URL with the model named, as OpenAI's expects (`?model=`), unless it already names one. */

@@ -27,6 +27,8 @@ export interface ModelScript {
   turns: ModelTurn[];
   /** What the model "hears" in each caller utterance, in order (its input transcription). */
   heard: string[];
+  /** Audio bytes a second sent while speaking, for this session (a hosted model speaks faster than the line plays); else the server's. */
+  bytesPerSecond?: number;
 }
 
 export interface FakeRealtimeOptions {
@@ -218,15 +220,18 @@ export class FakeModelSession {
     this.#send({ type: 'response.content_part.added', ...base, part: { type: 'audio', transcript: '' } });
     const words = transcript.split(' ');
     const frames = Math.ceil(audio.length / FRAME_BYTES);
-    const intervalMs = (FRAME_BYTES / (this.options.bytesPerSecond ?? 8000)) * 1000;
+    const intervalMs = (FRAME_BYTES / (this.script?.bytesPerSecond ?? this.options.bytesPerSecond ?? 8000)) * 1000;
     let sent = 0;
+    let streamedWords = 0;
     const finishAudio = (status: 'completed' | 'cancelled') => {
-      const spoken = { ...item, status: 'completed', content: [{ type: 'output_audio', transcript }] };
+      // A cancelled answer's transcript is the words generated with its audio so far, as the API's.
+      const said = status === 'completed' ? transcript : words.slice(0, streamedWords).join(' ');
+      const spoken = { ...item, status: 'completed', content: [{ type: 'output_audio', transcript: said }] };
       output.push(spoken);
       this.#items.set(itemId, spoken);
       this.#send({ type: 'response.output_audio.done', ...base });
-      this.#send({ type: 'response.output_audio_transcript.done', ...base, transcript });
-      this.#send({ type: 'response.content_part.done', ...base, part: { type: 'audio', transcript } });
+      this.#send({ type: 'response.output_audio_transcript.done', ...base, transcript: said });
+      this.#send({ type: 'response.content_part.done', ...base, part: { type: 'audio', transcript: said } });
       this.#send({ type: 'response.output_item.done', response_id: responseId, output_index: 0, item: spoken });
       this.#send({ type: 'conversation.item.done', item: spoken, previous_item_id: null });
       if (status === 'completed') callTool();
@@ -246,6 +251,7 @@ export class FakeModelSession {
       const word = Math.floor((sent * words.length) / frames);
       if (word !== Math.floor(((sent - 1) * words.length) / frames) && words[word]) {
         this.#send({ type: 'response.output_audio_transcript.delta', ...base, delta: `${word ? ' ' : ''}${words[word]}` });
+        streamedWords = word + 1;
       }
       sent += 1;
       if (sent >= frames) this.#response?.finish('completed');

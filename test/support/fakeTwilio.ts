@@ -44,6 +44,7 @@ export interface FakeCall {
  * on it (what they say, played through the stream as Twilio carries a caller's audio).
  */
 export interface FakeMedia {
+  /** The media process on loopback; the stream opens there on the TwiML URL's path (a proxy keeping the path). */
   localUrl: string;
   person?: (stream: MediaStreamClient, call: FakeCall) => Promise<void>;
 }
@@ -381,7 +382,8 @@ export class FakeTwilio {
     const url = twiml.match(/<Stream url="([^"]+)"/)?.[1]?.replace(/&amp;/g, '&');
     if (!url || !this.media) return;
     const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [m[1]!, m[2]!]));
-    const stream = await MediaStreamClient.connect(this.media.localUrl, parameters, {}, { 'x-twilio-signature': getExpectedTwilioSignature(this.authToken, url, {}) });
+    const local = `${new URL(this.media.localUrl).origin.replace(/^http/, 'ws')}${new URL(url).pathname}`;
+    const stream = await MediaStreamClient.connect(local, parameters, {}, { 'x-twilio-signature': getExpectedTwilioSignature(this.authToken, url, {}) });
     call.stream = stream;
     const twimlRunning = call.twiml.length;
     this.track(

@@ -9,6 +9,7 @@ import { temporalLineEvents } from '../../src/media/lineEvents';
 import { freePort } from '../../src/local/net';
 import { createLogger } from '../../src/observability/logger';
 import { saveLineCall } from '../../src/calls/line/lineCalls';
+import { callStreamUrl } from '../../src/calls/line/streamUrl';
 import type { OriginateRequest, VoiceProvider } from '../../src/calls/voiceLine';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
 import type { TestApi } from './app';
@@ -61,6 +62,8 @@ export interface TestBridge {
   media: MediaServer;
   /** ws://…/media-stream */
   url: string;
+  /** The call's stream URL, as its TwiML would name it: `<url>/<call id>/<secret>`. */
+  streamUrl(callId: string): string;
   lineControl: RecordingLineControl;
   recordingsDir: string;
   registry: Registry;
@@ -90,7 +93,9 @@ export async function startTestBridge(
     streamAuth: options.streamAuthToken ? { authToken: options.streamAuthToken, streamUrl: url } : null,
   });
   await new Promise<void>((resolve) => media.server.listen(port, '127.0.0.1', resolve));
-  return { media, url, lineControl, recordingsDir, registry, close: () => media.close() };
+  // Without Twilio's auth token the bridge checks no secret; any key makes a well-formed path.
+  const streamUrl = (callId: string) => callStreamUrl(url, options.streamAuthToken ?? 'no-twilio', callId);
+  return { media, url, streamUrl, lineControl, recordingsDir, registry, close: () => media.close() };
 }
 
 /**

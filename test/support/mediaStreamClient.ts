@@ -177,6 +177,13 @@ export class MediaStreamClient {
     await this.closed;
   }
 
+  /** Sends a frame that is not Twilio's (a hostile peer's); resolves with the code the bridge closes the stream with. */
+  async sendRaw(data: string | Buffer): Promise<number> {
+    const closed = new Promise<number>((resolve) => this.socket.once('close', (code) => resolve(code)));
+    this.socket.send(data, { binary: Buffer.isBuffer(data) });
+    return closed;
+  }
+
   /** The connection breaks: no `stop`, the socket just goes. */
   async drop(): Promise<void> {
     this.#stopClock();

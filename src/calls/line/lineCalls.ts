@@ -59,6 +59,22 @@ export async function markEndedByUs(db: Db, callId: string, at: Date): Promise<v
   await lineCalls(db).updateOne({ _id: callId, ended_by_us_at: { $exists: false } }, { $set: { ended_by_us_at: at } });
 }
 
+/** A call's one media stream, taken: `_id` is `<call id>|stream`. */
+interface LineStreamClaimDoc {
+  _id: string;
+  call_id: string;
+  at: Date;
+}
+
+/**
+ * Takes the call's one media stream; false when a stream took it before. A unique insert, the
+ * one write FerretDB decides with a single winner under concurrency: two handshakes for one
+ * call at once get one stream.
+ */
+export async function claimLineStream(db: Db, callId: string, at: Date): Promise<boolean> {
+  return insertIfAbsent(db.collection<LineStreamClaimDoc>('line_stream_claims'), { _id: `${callId}|stream`, call_id: callId, at });
+}
+
 /** The media bridge took the call's stream, or ended its session (the first note of each stays). */
 export async function markMedia(db: Db, callId: string, what: 'started' | 'ended', at: Date): Promise<void> {
   const field = what === 'started' ? 'media_started_at' : 'media_ended_at';

@@ -31,6 +31,13 @@ export async function appendLineTurn(db: Db, turn: Omit<LineTurnDoc, '_id'>): Pr
   await insertIfAbsent(lineTurns(db), { _id: `${turn.call_id}:${turn.seq}`, ...turn });
 }
 
+/** Rewrites a stored turn's text (an agent turn cut where the caller interrupted it); null removes the turn. */
+export async function reviseLineTurn(db: Db, callId: string, seq: number, text: string | null): Promise<void> {
+  const _id = `${callId}:${seq}`;
+  if (text === null) await lineTurns(db).deleteOne({ _id });
+  else await lineTurns(db).updateOne({ _id }, { $set: { text } });
+}
+
 /** The call's turns said while connected: at most `connectedSeconds` after `answeredAt`. */
 export async function readLineTurns(db: Db, callId: string, answeredAt: Date, connectedSeconds: number): Promise<TranscriptTurn[]> {
   const docs = await lineTurns(db).find({ call_id: callId }).sort({ seq: 1 }).toArray();

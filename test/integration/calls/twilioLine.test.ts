@@ -14,6 +14,7 @@ import { useTestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
 import { insertContacts, zoneOpenAt } from '../../support/campaigns';
 import { FakeTwilio, rfc2822 } from '../../support/fakeTwilio';
+import { streamSecret } from '../../../src/calls/line/streamUrl';
 import { bearer } from '../../support/http';
 import { SCOPES } from '../../../src/domain/scopes';
 import { startTestWorker, startWorkerProcess, type TestWorker } from '../../support/worker';
@@ -134,7 +135,10 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
     });
     expect(fake.creates.find((c) => c.To === to)!.StatusCallbackEvent).toBe('initiated ringing answered completed');
     // The answer: the agent on a media stream that names the call.
-    expect(call!.twiml[0]).toContain(`<Connect><Stream url="${MEDIA_STREAM_URL}"><Parameter name="callId" value="${callId}"/></Stream></Connect>`);
+    // Its own URL: the call id and its secret in the path (src/providers/voice/twilio/streamUrl.ts).
+    expect(call!.twiml[0]).toContain(
+      `<Connect><Stream url="${MEDIA_STREAM_URL}/${callId}/${streamSecret(fake.authToken, callId)}"><Parameter name="callId" value="${callId}"/></Stream></Connect>`,
+    );
     expect(await findLineCall(api.db, callId)).toMatchObject({ provider: 'twilio', provider_call_id: call!.sid, recording_uri: null });
 
     // Line events carry Twilio's Timestamp of each status, not when the workflow took them.
@@ -312,8 +316,8 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
     const { call, answer } = await fake.placeInbound({ from, to: ws.phoneNumber, voicePath: TWILIO_WEBHOOK_PATHS.voice, statusPath: TWILIO_WEBHOOK_PATHS.status, talkMs: 2_000 });
     expect(answer.status).toBe(200);
     const callId = answer.body.match(/name="callId" value="([^"]+)"/)?.[1];
-    expect(answer.body).toContain(`<Connect><Stream url="${MEDIA_STREAM_URL}">`);
     expect(callId).toMatch(/^call_/);
+    expect(answer.body).toContain(`<Connect><Stream url="${MEDIA_STREAM_URL}/${callId}/${streamSecret(fake.authToken, callId!)}">`);
     expect(await findLineCall(api.db, callId!)).toMatchObject({ provider_call_id: call.sid, request: { direction: 'inbound', to: from, agentId: ws.agentId } });
     const done = await over(callId!);
     expect(done).toMatchObject({ direction: 'inbound', to: from, agent_id: ws.agentId, status: 'completed', outcome: 'caller_hangup' });

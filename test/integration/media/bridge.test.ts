@@ -29,6 +29,10 @@ const PERSON = 'Yes, this is Asha speaking.';
 const GOODBYE = 'Thank you Asha, your delivery is confirmed. Goodbye.';
 const ASKS_FOR_HUMAN = 'Can I talk to a person please?';
 const CONNECTING = 'Of course, I am connecting you to a colleague now.';
+const LONG_OPENING =
+  'Hello, this is the assistant from Acme calling about your delivery. It is booked for tomorrow morning between nine and eleven. Will someone be at home to sign for the parcel, and is the gate code still four four one two?';
+const INTERRUPTS = 'Sorry, who is calling?';
+const ANSWERS = 'This is Acme about your delivery. Goodbye for now.';
 
 describe('the media bridge', () => {
   let api: TestApi;
@@ -39,7 +43,7 @@ describe('the media bridge', () => {
   let destination = 919811150000;
 
   beforeAll(async () => {
-    for (const text of [OPENING, PERSON, GOODBYE, ASKS_FOR_HUMAN, CONNECTING]) audio[text] = speechMulaw(text);
+    for (const text of [OPENING, PERSON, GOODBYE, ASKS_FOR_HUMAN, CONNECTING, LONG_OPENING, INTERRUPTS, ANSWERS]) audio[text] = speechMulaw(text);
     api = await startTestApi();
     worker = await startLineCallWorker(api);
     model = await startFakeRealtime({
@@ -86,7 +90,7 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY });
     try {
       const { ws, callId, token } = await call({ turns: [{ say: say(OPENING) }, { say: say(GOODBYE), call: 'end_call' }], heard: [PERSON] });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       await client.agentFinished();
       const spokeAt = Date.now();
@@ -143,11 +147,47 @@ describe('the media bridge', () => {
     }
   });
 
+  it('keeps of an interrupted agent turn only the words the caller heard (the SDK’s truncation point), ending with …', async () => {
+    const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY });
+    try {
+      // The model speaks twice as fast as the line plays, as a hosted one does: its words run ahead of what the caller hears.
+      const { ws, callId } = await call({ turns: [{ say: say(LONG_OPENING) }, { say: say(ANSWERS), call: 'end_call' }], heard: [INTERRUPTS], bytesPerSecond: 16_000 });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
+      twilioEndsStreamOnRequest(bridge, client);
+      // The caller talks over the agent about three seconds into its opening (the line plays it from its first frame on).
+      await waitUntil(() => client.received.frames.length > 0, 20_000);
+      const playingFrom = client.received.frames[0]!.atMs;
+      await waitUntil(() => Date.now() - playingFrom >= 3_000, 20_000);
+      void client.say(audio[INTERRUPTS]!);
+      await waitUntil(() => client.received.clears > 0, 10_000);
+      const heardMs = Date.now() - playingFrom;
+      await client.closed;
+      expect((await pollCall(api, ws.key, callId, (b) => b.status === 'completed')).outcome).toBe('agent_hangup');
+
+      const turns = await turnsOf(callId);
+      expect(turns.map((t) => t.role)).toEqual(['model', 'user', 'model']);
+      const [opening, interruption, answer] = turns;
+      expect(interruption!.text).toBe(INTERRUPTS);
+      expect(answer!.text).toBe(ANSWERS);
+      // The opening as heard: its first words, not the questions the caller never heard.
+      expect(opening!.text).toMatch(/…$/);
+      const kept = opening!.text.slice(0, -1);
+      expect(LONG_OPENING.startsWith(kept)).toBe(true);
+      expect(opening!.text).not.toContain('gate code');
+      const keptShare = kept.split(' ').length / LONG_OPENING.split(' ').length;
+      const heardShare = (heardMs * 8) / audio[LONG_OPENING]!.length;
+      expect(heardShare).toBeLessThan(0.8);
+      expect(Math.abs(keptShare - heardShare)).toBeLessThan(0.2);
+    } finally {
+      await bridge.close();
+    }
+  });
+
   it('ends the call as idle when the person says nothing past the agent’s idle seconds', async () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY });
     try {
       const { ws, callId } = await call({ turns: [{ say: say(OPENING) }], heard: [] }, { voice: { idle_seconds: 2 } });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       await client.closed;
       const lastAgentAudio = client.received.frames.at(-1)!.atMs;
@@ -166,7 +206,7 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY, maxCallSecondsCap: 4 });
     try {
       const { ws, callId } = await call({ turns: [{ say: say(OPENING) }, { say: say(GOODBYE) }], heard: [PERSON] }, { voice: { idle_seconds: 60 } });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       const began = Date.now();
       void client.say(Buffer.concat([audio[PERSON]!, audio[PERSON]!, audio[PERSON]!]));
@@ -187,7 +227,7 @@ describe('the media bridge', () => {
         { turns: [{ say: say(OPENING) }, { say: say(CONNECTING), call: 'transfer_to_human' }], heard: [ASKS_FOR_HUMAN] },
         { teamLine: '+919800000001' },
       );
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       await client.agentFinished();
       await client.say(audio[ASKS_FOR_HUMAN]!);
@@ -209,7 +249,7 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY });
     try {
       const { ws, callId } = await call({ turns: [{ say: say(OPENING) }, { say: say(GOODBYE), call: 'end_call' }], heard: [PERSON] }, { recording: true });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       await client.agentFinished();
       await client.say(audio[PERSON]!);
@@ -256,7 +296,7 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY });
     try {
       const { ws, callId, token } = await call({ turns: [{ say: say(OPENING) }], heard: [] }, { voice: { idle_seconds: 60 } });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       await client.agentFinished();
       await client.drop();
       const ended = await pollCall(api, ws.key, callId, (b) => b.status === 'completed');
@@ -277,12 +317,20 @@ describe('the media bridge', () => {
     const bridge = await startTestBridge(api, { realtimeUrl: model.url, apiKey: API_KEY, streamAuthToken: authToken });
     try {
       const { ws, callId } = await call({ turns: [{ say: say(OPENING) }, { say: say(GOODBYE), call: 'end_call' }], heard: [PERSON] });
-      const forged = getExpectedTwilioSignature('another-token', bridge.url, {});
+      const url = bridge.streamUrl(callId);
+      const forged = getExpectedTwilioSignature('another-token', url, {});
       for (const headers of [{}, { 'X-Twilio-Signature': forged }] as Record<string, string>[]) {
-        await expect(MediaStreamClient.connect(bridge.url, { callId }, {}, headers)).rejects.toThrow('Unexpected server response: 403');
+        await expect(MediaStreamClient.connect(url, { callId }, {}, headers)).rejects.toThrow('Unexpected server response: 403');
       }
-      expect(await bridge.registry.metrics()).toMatch(/media_streams_refused_total 2/);
-      const client = await MediaStreamClient.connect(bridge.url, { callId }, {}, { 'X-Twilio-Signature': getExpectedTwilioSignature(authToken, bridge.url, {}) });
+      // Signed by Twilio, but over a URL this deployment never gave the call (a made-up secret).
+      const madeUp = `${bridge.url}/${callId}/${'A'.repeat(43)}`;
+      await expect(MediaStreamClient.connect(madeUp, { callId }, {}, { 'X-Twilio-Signature': getExpectedTwilioSignature(authToken, madeUp, {}) })).rejects.toThrow(
+        'Unexpected server response: 403',
+      );
+      const metrics = await bridge.registry.metrics();
+      expect(metrics).toMatch(/media_streams_refused_total\{reason="signature"\} 2/);
+      expect(metrics).toMatch(/media_streams_refused_total\{reason="secret"\} 1/);
+      const client = await MediaStreamClient.connect(url, { callId }, {}, { 'X-Twilio-Signature': getExpectedTwilioSignature(authToken, url, {}) });
       twilioEndsStreamOnRequest(bridge, client);
       await client.agentFinished();
       await client.say(audio[PERSON]!);
@@ -298,7 +346,7 @@ describe('the media bridge', () => {
     try {
       const refusedBefore = model.refused;
       const { ws, callId } = await call({ turns: [], heard: [] });
-      const client = await MediaStreamClient.connect(bridge.url, { callId });
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
       twilioEndsStreamOnRequest(bridge, client);
       await client.closed;
       const ended = await pollCall(api, ws.key, callId, (b) => b.status === 'completed');

@@ -7,6 +7,7 @@ import { startTestApi, type TestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
 import { testServers } from '../../support/env';
 import { startFakeRealtime, type FakeRealtime, type ModelScript } from '../../support/fakeRealtime';
+import { callStreamUrl } from '../../../src/calls/line/streamUrl';
 import { answeredCall, startLineCallWorker } from '../../support/mediaBridge';
 import { MediaStreamClient } from '../../support/mediaStreamClient';
 import { speechMulaw } from '../../support/speechAudio';
@@ -70,14 +71,14 @@ describe('the media process', () => {
     await api?.close();
   });
 
-  const mediaUrl = () => `ws://127.0.0.1:${port}/media-stream`;
+  const mediaUrl = (callId: string) => callStreamUrl(`ws://127.0.0.1:${port}/media-stream`, 'no-twilio', callId);
 
   it('answers /healthz and /metrics, and bridges a call whose agent hangs up: the stream is closed by the bridge and the workflow ends agent_hangup', async () => {
     expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toEqual({ status: 'ok', sessions: 0 });
     const ws = await createTestWorkspace(api.db);
     const callId = await answeredCall(api, ws, '+919811160001', 'asking about a visit hangs-up');
     await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
-    const client = await MediaStreamClient.connect(mediaUrl(), { callId });
+    const client = await MediaStreamClient.connect(mediaUrl(callId), { callId });
     await client.agentFinished();
     expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toEqual({ status: 'ok', sessions: 1 });
     await client.say(speechMulaw(PERSON));
@@ -97,7 +98,7 @@ describe('the media process', () => {
     const ws = await createTestWorkspace(api.db);
     const callId = await answeredCall(api, ws, '+919811160002', 'asking about a visit keeps-talking');
     await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
-    const client = await MediaStreamClient.connect(mediaUrl(), { callId });
+    const client = await MediaStreamClient.connect(mediaUrl(callId), { callId });
     await client.agentFinished();
     await media.stop();
     await client.closed;

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { ConfigError, loadConfig, loadLauncherConfig } from '../../../src/config';
+import { fromRoot } from '../../../src/local/paths';
 
 describe('loadConfig', () => {
   it('fills every default from an empty environment', () => {
@@ -43,6 +45,13 @@ describe('loadConfig', () => {
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).message).toMatch(/^Invalid configuration:\n/);
     expect((caught as ConfigError).message).toMatch(message);
+  });
+
+  it('keeps recordings in DATA_DIR unless MEDIA_RECORDINGS_DIR says where', () => {
+    expect(loadConfig({}).MEDIA_RECORDINGS_DIR).toBe(join(fromRoot('.data'), 'recordings'));
+    expect(loadConfig({ DATA_DIR: '/srv/orchestrator' }).MEDIA_RECORDINGS_DIR).toBe('/srv/orchestrator/recordings');
+    expect(loadConfig({ DATA_DIR: 'elsewhere' }).MEDIA_RECORDINGS_DIR).toBe(join(fromRoot('elsewhere'), 'recordings'));
+    expect(loadConfig({ DATA_DIR: '/srv/orchestrator', MEDIA_RECORDINGS_DIR: '/var/lib/recordings' }).MEDIA_RECORDINGS_DIR).toBe('/var/lib/recordings');
   });
 
   it('names every bad variable at once', () => {

@@ -35,3 +35,18 @@ export function twilioSettingsFrom(config: TwilioConfig): TwilioSettings | null 
     timeoutMs: config.TWILIO_TIMEOUT_MS,
   };
 }
+
+/**
+ * What in the Twilio settings loads but cannot work on a live line, one sentence each naming
+ * the variable: said at start by the processes that use them (API, media). A `ws://` stream
+ * URL is accepted for local fakes, but Twilio opens only `wss://` streams: every answered
+ * call would go silent and drop.
+ */
+export function twilioSettingsWarnings(config: Pick<TwilioConfig, 'VOICE_PROVIDER' | 'TWILIO_MEDIA_STREAM_URL'>): string[] {
+  if (config.VOICE_PROVIDER !== 'twilio') return [];
+  const warnings: string[] = [];
+  if (config.TWILIO_MEDIA_STREAM_URL && !config.TWILIO_MEDIA_STREAM_URL.startsWith('wss://')) {
+    warnings.push(`TWILIO_MEDIA_STREAM_URL is ${config.TWILIO_MEDIA_STREAM_URL}: Twilio opens only wss:// stream URLs, so answered calls will not reach the agent`);
+  }
+  return warnings;
+}

@@ -1,9 +1,15 @@
 import twilio from 'twilio';
+import type { TwilioSettings } from './settings';
+import { callStreamUrl } from '../../../calls/line/streamUrl';
 
-/** The agent answers: the call's audio goes to the media bridge, which learns the call id from the stream's parameter. */
-export function streamTwiml(mediaStreamUrl: string, callId: string): string {
+/**
+ * The agent answers: the call's audio goes to the media bridge, on the call's own stream URL
+ * (its id and secret in the path, streamUrl.ts); the `callId` parameter repeats the id, and the
+ * bridge refuses a stream whose parameter and path disagree.
+ */
+export function streamTwiml(settings: Pick<TwilioSettings, 'mediaStreamUrl' | 'authToken'>, callId: string): string {
   const response = new twilio.twiml.VoiceResponse();
-  const stream = response.connect().stream({ url: mediaStreamUrl });
+  const stream = response.connect().stream({ url: callStreamUrl(settings.mediaStreamUrl, settings.authToken, callId) });
   stream.parameter({ name: 'callId', value: callId });
   return response.toString();
 }
