@@ -16,8 +16,8 @@
 const { randomBytes } = require('node:crypto');
 const WebSocket = require('ws');
 const { MongoClient } = require('mongodb');
-const { saveLineCall } = require('../dist/src/providers/voice/line/lineCalls.js');
-const { callStreamUrl } = require('../dist/src/providers/voice/twilio/streamUrl.js');
+const { saveLineCall } = require('../dist/src/calls/line/lineCalls.js');
+const { callStreamUrl } = require('../dist/src/calls/line/streamUrl.js');
 
 const MEDIA = process.env.MEDIA;
 const STREAMS = Number(process.env.STREAMS ?? 40);
