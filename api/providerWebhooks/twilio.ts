@@ -7,7 +7,7 @@ import { acceptInboundCall } from '../../src/calls/acceptInboundCall';
 import { originateRequestFor } from '../../src/calls/originateRequest';
 import type { Config } from '../../src/config';
 import { collections } from '../../src/db/collections';
-import { findLineCall, findLineCallByProviderId, mediaLostWithoutEnd, saveLineCall, type LineCallDoc } from '../../src/calls/line/lineCalls';
+import { findLineCall, findLineCallByProviderId, agentMissedTheLine, saveLineCall, type LineCallDoc } from '../../src/calls/line/lineCalls';
 import { signalLineEvent } from '../../src/calls/line/signalLine';
 import { answeredByMachine, lineEventFromStatus, lineEventFromTransfer, type TwilioParams } from '../../src/providers/voice/twilio/lineStatus';
 import { twilioSettingsFrom, type TwilioConfig, type TwilioSettings } from '../../src/providers/voice/twilio/settings';
@@ -100,9 +100,10 @@ export function createTwilioWebhookRouter(deps: {
     // The first callback may come before the originate recorded the CallSid (or after it stopped short).
     if (!call.provider_call_id && params.CallSid && !params.ParentCallSid) await line!.recordCallSid(call._id, params.CallSid);
     let event = lineEventFromStatus(params);
-    // The agent's media went with its process while the call was up: Twilio ended the call when
-    // the stream dropped and reports it completed, but nobody hung up (docs/voice.md).
-    if (event?.kind === 'ended' && event.outcome === 'caller_hangup' && !call.ended_by_us_at && (await mediaLostWithoutEnd(deps.db, call._id, MEDIA_END_GRACE_MS))) {
+    // The agent was not on the line when it ended: its media went with its process while the
+    // call was up, or never came (the media process was down, or refused the stream). Twilio
+    // reports the call completed, but nobody hung up on an agent (docs/voice.md).
+    if (event?.kind === 'ended' && event.outcome === 'caller_hangup' && !call.ended_by_us_at && (await agentMissedTheLine(deps.db, call._id, MEDIA_END_GRACE_MS))) {
       event = { ...event, outcome: 'setup_error' };
     }
     if (!event) {

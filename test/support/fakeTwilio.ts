@@ -37,7 +37,16 @@ export interface FakeCall {
   twiml: string[];
   /** The media stream of its `<Connect><Stream>`, when FakeTwilio.media is set. */
   stream?: MediaStreamClient;
+  /** The call id of the stream a stand-in bridge took (FakeTwilio.standInBridge), until it ends. */
+  standInStream?: string;
 }
+
+/**
+ * What a media bridge notes on the line call (src/calls/line/lineCalls.ts markMedia) when it takes
+ * a call's stream and when the stream ends, for tests that play the line without running the
+ * media process: a completed call no bridge noted reads `setup_error` (the agent was missing).
+ */
+export type StandInBridge = (callId: string, what: 'started' | 'ended') => Promise<void>;
 
 /**
  * Where a `<Connect><Stream>` is opened (the media process, on loopback) and the person's part
@@ -91,6 +100,8 @@ export class FakeTwilio {
   localOrigin: string | null = null;
   /** Set: an answered call's `<Connect><Stream>` opens a real media stream (null: the TwiML is only kept). */
   media: FakeMedia | null = null;
+  /** Without `media`: a stand-in bridge notes each `<Connect><Stream>` taken and ended (null: no bridge at all). */
+  standInBridge: StandInBridge | null = null;
   private readonly scripts = new Map<string, FakeLineScript>();
   private readonly pending = new Set<Promise<unknown>>();
   private server!: Server;
@@ -154,14 +165,14 @@ export class FakeTwilio {
       call.status = 'in-progress';
       call.answeredAt = new Date();
       if (input.statusPath) call.params.StatusCallback = `${this.publicOrigin}${input.statusPath}`;
-      if (this.media) this.track(this.openStream(call, answer.body));
+      this.track(this.takeStream(call, answer.body));
       if (input.statusPath && input.talkMs !== undefined) {
         this.track(
           (async () => {
             await sleep(input.talkMs!);
             if (call.status !== 'in-progress') return;
             this.end(call, 'completed');
-            await call.stream?.stop();
+            await this.stopStream(call);
             await this.post(`${this.publicOrigin}${input.statusPath}`, this.statusParams(call));
           })(),
         );
@@ -303,14 +314,14 @@ export class FakeTwilio {
     const twiml = call.params.Twiml ?? (await this.post(call.params.Url!, { ...this.callParams(call, 'in-progress'), AnsweredBy: call.answeredBy })).body;
     call.twiml.push(twiml);
     if (/<Hangup\s*\/>/.test(twiml) && call.status === 'in-progress') return this.finish(call, 'completed', '200');
-    if (this.media && call.status === 'in-progress') this.track(this.openStream(call, twiml));
+    if (call.status === 'in-progress') this.track(this.takeStream(call, twiml));
     if (script.kind === 'answer' && script.talkMs !== null) {
       await sleep(script.talkMs);
       // The person hangs up (unless our side ended the call or handed it over meanwhile): the
       // stream stops, then the status callback reports the end.
       if (call.status === 'in-progress' && call.twiml.length === 1) {
         this.end(call, 'completed');
-        await call.stream?.stop();
+        await this.stopStream(call);
         await this.status(call, '200');
       }
     }
@@ -322,7 +333,7 @@ export class FakeTwilio {
       if (live) {
         const final = call.status === 'in-progress' ? 'completed' : 'canceled';
         this.end(call, final);
-        if (call.stream) this.track(call.stream.stop());
+        this.track(this.stopStream(call));
         this.track(this.status(call));
       }
       // Hanging up a call that is over changes nothing and answers the call as it is.
@@ -332,7 +343,7 @@ export class FakeTwilio {
       if (call.status !== 'in-progress') return error(400, 21220, 'Call is not in-progress. Cannot redirect.');
       call.twiml.push(form.Twiml ?? '');
       // New TwiML replaces the running <Connect>: its stream stops.
-      if (call.stream) this.track(call.stream.stop());
+      this.track(this.stopStream(call));
       reply(200, this.resource(call));
       const dial = (form.Twiml ?? '').match(/<Number([^>]*)>([^<]+)<\/Number>/);
       if (dial) this.track(this.handOver(call, dial[2]!, dial[1]!));
@@ -372,18 +383,44 @@ export class FakeTwilio {
     if (parent.status === 'in-progress') await this.finish(parent, 'completed', '200');
   }
 
+  /** A `<Connect><Stream>`'s stream taken: by the media process when `media` is set, else by the stand-in bridge, if any. */
+  private async takeStream(call: FakeCall, twiml: string): Promise<void> {
+    if (this.media) return this.openStream(call, twiml);
+    const callId = twiml.match(/<Parameter name="callId" value="([^"]*)"\/>/)?.[1];
+    if (!callId || !this.standInBridge) return;
+    call.standInStream = callId;
+    await this.standInBridge(callId, 'started');
+  }
+
+  /** The call's stream stops (Twilio's `stop`), before the status callback that reports the end. */
+  private async stopStream(call: FakeCall): Promise<void> {
+    await call.stream?.stop();
+    const callId = call.standInStream;
+    call.standInStream = undefined;
+    if (callId) await this.standInBridge?.(callId, 'ended');
+  }
+
   /**
    * `<Connect><Stream url><Parameter …/>`: opens the stream to the media process as Twilio
    * does, the handshake signed (X-Twilio-Signature over the stream URL as the TwiML names it),
-   * `start` carrying the parameters. A stream that closes while the call still runs it (the
-   * media process went away) ends the <Connect>; with nothing after it, the call completes.
+   * `start` carrying the parameters. A stream that cannot open, or closes while the call still
+   * runs it (the media process is down or went away), ends the <Connect>; with nothing after
+   * it, the call completes.
    */
   private async openStream(call: FakeCall, twiml: string): Promise<void> {
     const url = twiml.match(/<Stream url="([^"]+)"/)?.[1]?.replace(/&amp;/g, '&');
     if (!url || !this.media) return;
     const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [m[1]!, m[2]!]));
     const local = `${new URL(this.media.localUrl).origin.replace(/^http/, 'ws')}${new URL(url).pathname}`;
-    const stream = await MediaStreamClient.connect(local, parameters, {}, { 'x-twilio-signature': getExpectedTwilioSignature(this.authToken, url, {}) });
+    let stream: MediaStreamClient;
+    try {
+      stream = await MediaStreamClient.connect(local, parameters, {}, { 'x-twilio-signature': getExpectedTwilioSignature(this.authToken, url, {}) });
+    } catch {
+      // Nothing took the stream (the media process is down, or refused the handshake): the
+      // <Connect> ends at once and, with nothing after it, so does the call.
+      if (call.status === 'in-progress' && !this.stopped) await this.finish(call, 'completed', '200');
+      return;
+    }
     call.stream = stream;
     const twimlRunning = call.twiml.length;
     this.track(

@@ -82,15 +82,18 @@ export async function markMedia(db: Db, callId: string, what: 'started' | 'ended
 }
 
 /**
- * Whether the call's media session, started, went without its bridge ending it: false once the
- * bridge notes its end (within `graceMs`, polled), true if it never does (the media process
- * died with the call live). A call whose stream never opened answers false.
+ * Whether the agent was missing from a call the line reports ended: its media session never
+ * started (the media process was down, or refused or lost the stream before it began) or
+ * started and went without the bridge ending it (the process died with the call live). False
+ * once the bridge notes the session's end (within `graceMs`, polled): the bridge was there and
+ * knows how the call ended. Issue 32: a stream that never opened used to answer false, so a
+ * call answered while the media process was down read as the person's hang-up.
  */
-export async function mediaLostWithoutEnd(db: Db, callId: string, graceMs: number, pollMs = 100): Promise<boolean> {
+export async function agentMissedTheLine(db: Db, callId: string, graceMs: number, pollMs = 100): Promise<boolean> {
   const deadline = Date.now() + graceMs;
   for (;;) {
     const line = await findLineCall(db, callId);
-    if (!line?.media_started_at || line.media_ended_at) return false;
+    if (!line || line.media_ended_at) return false;
     if (Date.now() >= deadline) return true;
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }

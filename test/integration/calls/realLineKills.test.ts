@@ -165,4 +165,26 @@ describe('a process killed during a live call on the real line', () => {
     expect(fake.callsTo(to)[0]!.status).toBe('completed');
     media = null;
   });
+
+  it('the media process is down when the person answers: the stream cannot open, Twilio ends the call and reports it completed, the call ends setup_error, not caller_hangup', async () => {
+    replacement ??= await startTestWorker({
+      taskQueue: api.config.TEMPORAL_TASK_QUEUE,
+      deps: buildActivityDeps({ db: api.db, temporal: api.temporal, taskQueue: api.config.TEMPORAL_TASK_QUEUE }, { voice: new TwilioVoiceProvider(api.db, twilioSettingsFrom(api.config)!) }),
+    });
+    // A port nothing listens on: the media process that would take the stream is not there.
+    const up = fake.media;
+    fake.media = { localUrl: `ws://127.0.0.1:${await freePort()}/media-stream` };
+    try {
+      const to = '+919811330003';
+      fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
+      const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: 'a delivery while the media bridge is down' });
+      expect(res.status).toBe(201);
+      const callId = res.body.call_id as string;
+      const done = await pollCall(api, ws.key, callId, (c) => c.result.state !== 'pending', 60_000);
+      expect(done).toMatchObject({ status: 'completed', outcome: 'setup_error' });
+      expect(fake.callsTo(to)[0]!.status).toBe('completed');
+    } finally {
+      fake.media = up;
+    }
+  });
 });

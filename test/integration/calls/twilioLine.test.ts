@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { collections } from '../../../src/db/collections';
-import { findLineCall, lineCalls } from '../../../src/calls/line/lineCalls';
+import { findLineCall, lineCalls, markMedia } from '../../../src/calls/line/lineCalls';
 import { appendLineTurn } from '../../../src/calls/line/lineTurns';
 import { signalLineEvent } from '../../../src/calls/line/signalLine';
 import { twilioSettingsFrom } from '../../../src/providers/voice/twilio/settings';
@@ -64,6 +64,9 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
   let line: TwilioVoiceProvider;
   beforeAll(async () => {
     fake.localOrigin = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+    // The media bridge's notes on each call's stream, as the media process writes them: without
+    // them a completed call reads as one whose agent was missing (setup_error).
+    fake.standInBridge = (callId, what) => markMedia(api.db, callId, what, new Date());
     const settings = twilioSettingsFrom(api.config)!;
     voice = new DiesAfterDialling(api.db, settings);
     line = new TwilioVoiceProvider(api.db, settings);
@@ -422,6 +425,7 @@ describe('the worker process (src/main/worker.ts) with VOICE_PROVIDER=twilio', (
   let worker: ManagedProcess | undefined;
   beforeAll(async () => {
     fake.localOrigin = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+    fake.standInBridge = (callId, what) => markMedia(api.db, callId, what, new Date());
     worker = await startWorkerProcess(api.config, { logName: 'twilio-worker', env: env() });
   }, 60_000);
   afterAll(async () => {
