@@ -228,7 +228,7 @@ runMain(async () => {
     process.stdout.write(`API: ${apiUrl}\n`);
     process.stdout.write(`Temporal UI: ${temporalUi}\n`);
     process.stdout.write(`Web console: ${apiUrl}/console/\n`);
-    process.stdout.write(`Media streams: ws://127.0.0.1:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}\n`);
+    process.stdout.write(`Media streams: ws://127.0.0.1:${config.MEDIA_PORT}${MEDIA_STREAM_PATH}/<call id>/<secret>\n`);
     process.stdout.write(`API key: ${demo.apiKey}\n`);
     if (admin.generated) process.stdout.write(`Console token: ${admin.token}\n`);
     say(

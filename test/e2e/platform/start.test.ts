@@ -177,7 +177,7 @@ describe('npm start (the launcher)', () => {
     const page = await fetch(first.lines['Web console']!);
     expect({ status: page.status, type: page.headers.get('content-type') }).toEqual({ status: 200, type: 'text/html; charset=utf-8' });
     expect((await fetch(`http://127.0.0.1:${ports.WORKER_METRICS_PORT}/metrics`)).status).toBe(200);
-    expect(first.output()).toContain(`Media streams: ws://127.0.0.1:${ports.MEDIA_PORT}/media-stream\n`);
+    expect(first.output()).toContain(`Media streams: ws://127.0.0.1:${ports.MEDIA_PORT}/media-stream/<call id>/<secret>\n`);
     expect(await (await fetch(`http://127.0.0.1:${ports.MEDIA_PORT}/healthz`)).json()).toEqual({ status: 'ok', sessions: 0 });
     expect(await (await fetch(`http://127.0.0.1:${ports.MEDIA_PORT}/metrics`)).text()).toContain('media_sessions_live{service="media"} 0');
 
