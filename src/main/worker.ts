@@ -28,6 +28,7 @@ import { sweepExpiredSendIntents } from '../messaging/sendIntents';
 import { sweepExpiredDeliveries } from '../webhooks/deliveryRetention';
 import { createSetupSweeper } from '../dues/setupSweeper';
 import { createLivePlaceSweeper } from '../calls/livePlaceSweeper';
+import { sweepExpiredStreamClaims } from '../calls/line/lineCalls';
 import { startLateRecounts } from '../campaigns/whatsapp/lateRecounts';
 import { runMain, shutdownSignal } from './runMain';
 
@@ -127,7 +128,7 @@ runMain(async () => {
   // Also WhatsApp statuses parked for a message never recorded: applied once it is, gone after a day.
   const retention = startRetentionSweeper({
     db,
-    also: [sweepExpiredDeliveries, sweepExpiredSendIntents, (options) => settleParkedStatuses({ ...options, events: deps.events })],
+    also: [sweepExpiredDeliveries, sweepExpiredSendIntents, sweepExpiredStreamClaims, (options) => settleParkedStatuses({ ...options, events: deps.events })],
     onError: (err) => logger.warn({ err }, 'event retention sweep failed'),
   });
   // Finished campaigns' counters follow late delivery statuses from here (the run has ended).

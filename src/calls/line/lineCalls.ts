@@ -1,5 +1,7 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import { insertIfAbsent } from '../../db/insertIfAbsent';
+import { sweepOldestFirst } from '../../db/oldestFirst';
+import { retentionCutoff, type RetentionOptions } from '../../events';
 import type { OriginateRequest } from '../voiceLine';
 
 /**
@@ -72,7 +74,26 @@ interface LineStreamClaimDoc {
  * call at once get one stream.
  */
 export async function claimLineStream(db: Db, callId: string, at: Date): Promise<boolean> {
-  return insertIfAbsent(db.collection<LineStreamClaimDoc>('line_stream_claims'), { _id: `${callId}|stream`, call_id: callId, at });
+  return insertIfAbsent(streamClaims(db), { _id: `${callId}|stream`, call_id: callId, at });
+}
+
+function streamClaims(db: Db): Collection<LineStreamClaimDoc> {
+  return db.collection<LineStreamClaimDoc>('line_stream_claims');
+}
+
+/**
+ * The worker's retention pass over stream claims (src/main/worker.ts registers it): a claim
+ * older than the events' retention belongs to a call long over (no call lasts that long), and
+ * an ended call's stream is refused without it (src/media/streamAdmission.ts), so it goes.
+ */
+export async function sweepExpiredStreamClaims(options: RetentionOptions): Promise<number> {
+  const cutoff = retentionCutoff(options);
+  return sweepOldestFirst<LineStreamClaimDoc>(streamClaims(options.db), {
+    batchSize: options.batchSize,
+    maxBatches: options.maxBatches,
+    projection: { _id: 1, at: 1 },
+    mayGo: (claim) => claim.at < cutoff,
+  });
 }
 
 /** The media bridge took the call's stream, or ended its session (the first note of each stays). */

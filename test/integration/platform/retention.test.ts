@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { appendEvent, eventsCollection, undispatchedEvents } from '../../../src/events/eventStore';
 import { sweepExpiredEvents } from '../../../src/events/retention';
+import { claimLineStream, sweepExpiredStreamClaims } from '../../../src/calls/line/lineCalls';
 import { sweepExpiredSendIntents } from '../../../src/messaging/sendIntents';
 import { sendIntentsCollection, type SendIntentDoc } from '../../../src/messaging/sendIntents';
 import { createEventSweeper } from '../../../src/events/sweeper';
@@ -111,6 +112,20 @@ describe('send intents', () => {
     expect(await sweepExpiredSendIntents({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toBe(1);
     expect(await sweepExpiredSendIntents({ db, now: () => now })).toBe(0);
     expect((await sendIntentsCollection(db).find({}).toArray()).map((d) => d._id).sort()).toEqual(['int_old_sending', 'int_young_sent']);
+  });
+});
+
+describe('media stream claims', () => {
+  it('go with the events’ 7-day retention (their calls are long over); a younger claim still refuses a second stream', async () => {
+    const now = new Date();
+    expect(await claimLineStream(db, 'call_retOld1', new Date(now.getTime() - 7 * DAY - HOUR))).toBe(true);
+    expect(await claimLineStream(db, 'call_retOld2', new Date(now.getTime() - 7 * DAY - HOUR))).toBe(true);
+    expect(await claimLineStream(db, 'call_retYoung', new Date(now.getTime() - HOUR))).toBe(true);
+
+    expect(await sweepExpiredStreamClaims({ db, now: () => now })).toBe(2);
+    expect(await sweepExpiredStreamClaims({ db, now: () => now })).toBe(0);
+    expect(await db.collection('line_stream_claims').find({}).map((d) => d._id).toArray()).toEqual(['call_retYoung|stream']);
+    expect(await claimLineStream(db, 'call_retYoung', now)).toBe(false);
   });
 });
 
