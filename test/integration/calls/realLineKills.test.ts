@@ -1,22 +1,19 @@
-import { mkdtempSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { startProcess, untilReady, type ManagedProcess } from '../../../src/local/childProcess';
+import type { ManagedProcess } from '../../../src/local/childProcess';
 import { freePort, waitFor } from '../../../src/local/net';
-import { fromRoot } from '../../../src/local/paths';
 import { twilioSettingsFrom } from '../../../src/providers/voice/twilio/settings';
 import { TwilioVoiceProvider } from '../../../src/providers/voice/twilio/twilioVoiceProvider';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { useTestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
-import { testServers } from '../../support/env';
 import { startFakeRealtime, type FakeRealtime, type ModelScript } from '../../support/fakeRealtime';
 import { FakeTwilio } from '../../support/fakeTwilio';
 import { bearer } from '../../support/http';
 import type { MediaStreamClient } from '../../support/mediaStreamClient';
 import { speechMulaw } from '../../support/speechAudio';
 import { startTestWorker, startWorkerProcess, type TestWorker } from '../../support/worker';
+import { startMediaProcess } from '../../support/mediaProcess';
 
 /**
  * A process killed (SIGKILL) during a live call on the real line loses no call: the worker
@@ -55,26 +52,7 @@ describe('a process killed during a live call on the real line', () => {
   let replacement: TestWorker | null = null;
 
   async function startMedia(): Promise<ManagedProcess> {
-    const port = await freePort();
-    const child = startProcess('media', process.execPath, ['-r', fromRoot('test/support/registerTs.cjs'), fromRoot('src/main/media.ts')], {
-      env: {
-        ...process.env,
-        ...twilioEnv(),
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'warn',
-        HOST: '127.0.0.1',
-        MONGODB_URL: api.config.MONGODB_URL,
-        MONGODB_DB: api.config.MONGODB_DB,
-        TEMPORAL_ADDRESS: api.config.TEMPORAL_ADDRESS,
-        MEDIA_PORT: String(port),
-        REALTIME_URL: model.url,
-        REALTIME_MODEL: 'fake-realtime',
-        REALTIME_API_KEY: API_KEY,
-        MEDIA_RECORDINGS_DIR: mkdtempSync(join(testServers.runDir(), 'kill-recordings-')),
-      },
-      logFile: join(testServers.runDir(), `real-line-media-${port}.log`),
-    });
-    await untilReady(child, waitFor('media', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 45_000, 250));
+    const { process: child, port } = await startMediaProcess({ config: api.config, realtime: { url: model.url, apiKey: API_KEY }, name: 'kill', env: twilioEnv() });
     fake.media = { localUrl: `ws://127.0.0.1:${port}/media-stream` };
     return child;
   }

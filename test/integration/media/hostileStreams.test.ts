@@ -1,15 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { join } from 'node:path';
 import { getExpectedTwilioSignature } from 'twilio';
 import WebSocket from 'ws';
-import { startProcess, untilReady, type ManagedProcess } from '../../../src/local/childProcess';
-import { freePort, waitFor } from '../../../src/local/net';
-import { fromRoot } from '../../../src/local/paths';
+import type { ManagedProcess } from '../../../src/local/childProcess';
+import { waitFor } from '../../../src/local/net';
 import { lineCalls, saveLineCall } from '../../../src/calls/line/lineCalls';
 import { callStreamUrl } from '../../../src/calls/line/streamUrl';
 import { startTestApi, type TestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
-import { testServers } from '../../support/env';
 import { startFakeRealtime, type FakeRealtime, type ModelScript } from '../../support/fakeRealtime';
 import { FakeTwilio } from '../../support/fakeTwilio';
 import { answeredCall, startLineCallWorker } from '../../support/mediaBridge';
@@ -17,6 +13,7 @@ import { MediaStreamClient } from '../../support/mediaStreamClient';
 import { speechMulaw } from '../../support/speechAudio';
 import type { TestWorker } from '../../support/worker';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { startMediaProcess } from '../../support/mediaProcess';
 
 /**
  * The media process (src/main/media.ts, VOICE_PROVIDER=twilio) facing streams that are not
@@ -109,21 +106,11 @@ describe('the media process facing hostile streams', () => {
       scriptFor: (instructions) => [...scripts.entries()].find(([token]) => instructions.includes(token))?.[1] ?? { turns: [], heard: [] },
     });
     ws = await createTestWorkspace(api.db);
-    port = await freePort();
-    mediaProcess = startProcess('media', process.execPath, ['-r', fromRoot('test/support/registerTs.cjs'), fromRoot('src/main/media.ts')], {
+    ({ process: mediaProcess, port } = await startMediaProcess({
+      config: api.config,
+      realtime: { url: model.url, apiKey: API_KEY },
+      name: 'hostile',
       env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'warn',
-        HOST: '127.0.0.1',
-        MONGODB_URL: api.config.MONGODB_URL,
-        MONGODB_DB: api.config.MONGODB_DB,
-        TEMPORAL_ADDRESS: api.config.TEMPORAL_ADDRESS,
-        MEDIA_PORT: String(port),
-        REALTIME_URL: model.url,
-        REALTIME_MODEL: 'fake-realtime',
-        REALTIME_API_KEY: API_KEY,
-        MEDIA_RECORDINGS_DIR: mkdtempSync(join(testServers.runDir(), 'hostile-recordings-')),
         VOICE_PROVIDER: 'twilio',
         TWILIO_ACCOUNT_SID: twilio.accountSid,
         TWILIO_AUTH_TOKEN: twilio.authToken,
@@ -132,9 +119,7 @@ describe('the media process facing hostile streams', () => {
         TWILIO_API_BASE_URL: twilioOrigin,
         TWILIO_TIMEOUT_MS: '2000',
       },
-      logFile: join(testServers.runDir(), `hostile-media-${port}.log`),
-    });
-    await untilReady(mediaProcess, waitFor('media', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 45_000, 250));
+    }));
   });
 
   afterAll(async () => {

@@ -1,11 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { join } from 'node:path';
-import { startProcess, untilReady, type ManagedProcess } from '../../../src/local/childProcess';
-import { freePort, waitFor } from '../../../src/local/net';
-import { fromRoot } from '../../../src/local/paths';
+import type { ManagedProcess } from '../../../src/local/childProcess';
 import { startTestApi, type TestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
-import { testServers } from '../../support/env';
 import { startFakeRealtime, type FakeRealtime, type ModelScript } from '../../support/fakeRealtime';
 import { callStreamUrl } from '../../../src/calls/line/streamUrl';
 import { answeredCall, startLineCallWorker } from '../../support/mediaBridge';
@@ -13,6 +8,7 @@ import { MediaStreamClient } from '../../support/mediaStreamClient';
 import { speechMulaw } from '../../support/speechAudio';
 import type { TestWorker } from '../../support/worker';
 import { createTestWorkspace } from '../../support/workspaces';
+import { startMediaProcess } from '../../support/mediaProcess';
 
 /**
  * The media process itself (src/main/media.ts) as `npm start` and docker-compose run it: its
@@ -43,25 +39,7 @@ describe('the media process', () => {
       apiKey: API_KEY,
       scriptFor: (instructions) => [...scripts.entries()].find(([token]) => instructions.includes(token))?.[1] ?? { turns: [], heard: [] },
     });
-    port = await freePort();
-    media = startProcess('media', process.execPath, ['-r', fromRoot('test/support/registerTs.cjs'), fromRoot('src/main/media.ts')], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'warn',
-        HOST: '127.0.0.1',
-        MONGODB_URL: api.config.MONGODB_URL,
-        MONGODB_DB: api.config.MONGODB_DB,
-        TEMPORAL_ADDRESS: api.config.TEMPORAL_ADDRESS,
-        MEDIA_PORT: String(port),
-        REALTIME_URL: model.url,
-        REALTIME_MODEL: 'fake-realtime',
-        REALTIME_API_KEY: API_KEY,
-        MEDIA_RECORDINGS_DIR: mkdtempSync(join(testServers.runDir(), 'media-recordings-')),
-      },
-      logFile: join(testServers.runDir(), `media-${port}.log`),
-    });
-    await untilReady(media, waitFor('media', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 45_000, 250));
+    ({ process: media, port } = await startMediaProcess({ config: api.config, realtime: { url: model.url, apiKey: API_KEY }, name: 'process' }));
   });
 
   afterAll(async () => {
