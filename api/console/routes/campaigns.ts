@@ -5,7 +5,7 @@ import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns } from '../../../src/campaigns/listing';
-import { campaignCallProgress, campaignCounts, campaignTimeline, type CampaignCounts } from '../../../src/campaigns/progress';
+import { campaignCounts, campaignTimeline, channelCallProgress, type CampaignCounts } from '../../../src/campaigns/progress';
 import { buildOutcomeReport } from '../../../src/campaigns/voice/outcomes/served';
 import { explainCampaignRun } from '../../../src/campaigns/runExplanation';
 import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
@@ -101,7 +101,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
    */
   const withCounters = async (workspace: WorkspaceDoc, c: CampaignDoc, askRun = false) => {
     const counts = await campaignCounts(deps.db, c);
-    const calls = c.channel === 'voice' ? await campaignCallProgress(deps.db, c._id) : undefined;
+    const calls = await channelCallProgress(deps.db, c);
     const run = askRun && (c.status === 'running' || c.status === 'scheduled') ? await readRunSnapshot(deps.temporal, c._id) : null;
     const explanation = explainCampaignRun({ campaign: c, ...counts, calls, run, workspaceZone: workspace.timezone, now: deps.now() });
     return { ...consoleCampaignView({ ...c, ...counts, ...(calls ? { calls } : {}) }), explanation };
