@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
-import { onCallEnded } from '../../../src/calls/callHooks';
+import { installCallHooks } from '../../../src/calls/callHooks';
+import { FEATURE_HOOKS } from '../../../src/main/featureHooks';
 import { callCollections, deploymentId, newCallDoc } from '../../../src/calls/callStore';
 import { finishCall } from '../../../src/calls/finishCall';
 import { newId } from '../../../src/domain/ids';
@@ -21,6 +22,7 @@ describe('finishCall without Temporal', () => {
     ({ db, drop } = await openTestDb(testConfig()));
   });
   afterAll(async () => {
+    installCallHooks(FEATURE_HOOKS.calls);
     await drop?.();
   });
 
@@ -43,7 +45,7 @@ describe('finishCall without Temporal', () => {
         created_at: new Date(),
       }),
     );
-    onCallEnded(() => Promise.reject(new Error('hook down')));
+    installCallHooks({ ...FEATURE_HOOKS.calls, ended: [...FEATURE_HOOKS.calls.ended, () => Promise.reject(new Error('hook down'))] });
     const published: EventInput[] = [];
     const events: EventPublisher = { publish: (input) => (published.push(input), Promise.resolve({} as EventDoc)) };
     const voice = { transcript: () => Promise.reject(new Error('an unanswered call has no transcript')) } as unknown as VoiceProvider;
