@@ -1,14 +1,14 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { FeatureHooksMissing } from '../domain/featureHooksMissing';
 import type { CallDoc } from './callStore';
 
 /**
  * What other features do when a call ends or is read again (a campaign's run is told its
- * place is free; a campaign call's person is refolded), installed once as one complete set by
- * the composition roots (src/main/featureHooks.ts) so the generic call code names no campaign.
- * A process that never installed them refuses to run them (`FeatureHooksMissing`) instead of
- * silently ending calls without the campaign reactions; the worker and the API check at start.
+ * place is free; a campaign call's person is refolded). The set is a dependency of the code
+ * that ends and reads calls (`FinishCallDeps.hooks`, the call activities' `callHooks`), built
+ * once by the composition root (src/main/featureHooks.ts `FEATURE_HOOKS`, handed to the
+ * worker's activities by src/worker/activityDeps.ts), so the generic call code names no
+ * campaign and a caller without the hooks does not compile.
  */
 
 /** What a hook is given: the worker's database and, where there is one, its Temporal client. */
@@ -28,24 +28,10 @@ export interface CallHooks {
   reread: readonly CallRereadHook[];
 }
 
-let installed: CallHooks | null = null;
-
-/** Installs the call hooks (the composition root does); installing again replaces the set. */
-export function installCallHooks(hooks: CallHooks): void {
-  installed = hooks;
-}
-
-export const callHooksInstalled = (): boolean => installed !== null;
-
-function hooks(): CallHooks {
-  if (!installed) throw new FeatureHooksMissing('call');
-  return installed;
-}
-
 /** Runs every call-end hook, each best effort: answers what failed, for the caller to log. */
-export async function callEnded(deps: CallHookDeps, call: CallDoc): Promise<unknown[]> {
+export async function callEnded(hooks: CallHooks, deps: CallHookDeps, call: CallDoc): Promise<unknown[]> {
   const failures: unknown[] = [];
-  for (const hook of hooks().ended) {
+  for (const hook of hooks.ended) {
     try {
       await hook(deps, call);
     } catch (err) {
@@ -56,6 +42,6 @@ export async function callEnded(deps: CallHookDeps, call: CallDoc): Promise<unkn
 }
 
 /** Runs every re-read hook; a failure is the caller's (an activity retries). */
-export async function callReread(deps: CallHookDeps, callId: string, at: Date): Promise<void> {
-  for (const hook of hooks().reread) await hook(deps, callId, at);
+export async function callReread(hooks: CallHooks, deps: CallHookDeps, callId: string, at: Date): Promise<void> {
+  for (const hook of hooks.reread) await hook(deps, callId, at);
 }

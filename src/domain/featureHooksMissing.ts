@@ -1,7 +1,7 @@
 /**
  * Feature hooks run before a composition root installed them (src/main/featureHooks.ts): a
- * wiring bug, said plainly instead of letting calls end or statuses land without the
- * reactions other features hooked in (src/calls/callHooks.ts, src/messaging/deliveryStatus.ts).
+ * wiring bug, said plainly instead of letting statuses land without the reactions other
+ * features hooked in (src/messaging/deliveryStatus.ts).
  */
 export class FeatureHooksMissing extends Error {
   constructor(what: string) {

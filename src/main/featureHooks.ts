@@ -1,16 +1,20 @@
 import { tellCampaignCallEnded } from '../campaigns/voice/callEndNotice';
 import { recipientsFollowMessages } from '../campaigns/recipients';
 import { refoldCampaignCall } from '../campaigns/voice/rereadRefold';
-import { callHooksInstalled, installCallHooks, type CallEndedHook, type CallHooks, type CallRereadHook } from '../calls/callHooks';
+import type { CallEndedHook, CallHooks, CallRereadHook } from '../calls/callHooks';
 import { FeatureHooksMissing } from '../domain/featureHooksMissing';
 import { installMessageStatusHooks, messageStatusHooksInstalled, type MessageStatusHook } from '../messaging/deliveryStatus';
 
 /**
  * How features reach each other without naming each other: the generic call and messaging
- * code runs the hooks installed here, and each feature hooks in its reaction. The set is one
- * typed object, so a reaction left out is a type error; every process installs it before it
- * serves (the API and the worker, and the test run's setup), and `createApp`/`createWorker`
- * refuse to start without it (`requireFeatureHooks`). Installing twice changes nothing.
+ * code runs the hooks built here, and each feature hooks in its reaction. The set is one typed
+ * object, so a reaction left out is a type error. The call hooks are a dependency of the code
+ * that ends and reads calls (the worker's activities get them from src/worker/activityDeps.ts,
+ * the live-place sweep from the worker's deps). The message status hooks are installed per
+ * process by `registerFeatureHooks()` (the API, the worker and the test setup), because the
+ * status webhook and the simulated provider build messaging's deps themselves; `createApp`
+ * and `createWorker` refuse to start without them (`requireFeatureHooks`), and applying
+ * statuses refuses too. Installing twice changes nothing.
  */
 export interface FeatureHooks {
   calls: CallHooks;
@@ -33,12 +37,10 @@ export const FEATURE_HOOKS: FeatureHooks = {
 };
 
 export function registerFeatureHooks(hooks: FeatureHooks = FEATURE_HOOKS): void {
-  installCallHooks(hooks.calls);
   installMessageStatusHooks(hooks.messageStatuses);
 }
 
 /** Refuses to start a process whose composition root forgot `registerFeatureHooks()`. */
 export function requireFeatureHooks(): void {
-  if (!callHooksInstalled()) throw new FeatureHooksMissing('call');
   if (!messageStatusHooksInstalled()) throw new FeatureHooksMissing('message status');
 }

@@ -1,5 +1,4 @@
 import type { Db } from 'mongodb';
-import { installCallHooks } from '../../../src/calls/callHooks';
 import { FEATURE_HOOKS } from '../../../src/main/featureHooks';
 import { callCollections, deploymentId, newCallDoc } from '../../../src/calls/callStore';
 import { finishCall } from '../../../src/calls/finishCall';
@@ -22,7 +21,6 @@ describe('finishCall without Temporal', () => {
     ({ db, drop } = await openTestDb(testConfig()));
   });
   afterAll(async () => {
-    installCallHooks(FEATURE_HOOKS.calls);
     await drop?.();
   });
 
@@ -45,14 +43,14 @@ describe('finishCall without Temporal', () => {
         created_at: new Date(),
       }),
     );
-    installCallHooks({ ...FEATURE_HOOKS.calls, ended: [...FEATURE_HOOKS.calls.ended, () => Promise.reject(new Error('hook down'))] });
+    const hooks = { ...FEATURE_HOOKS.calls, ended: [...FEATURE_HOOKS.calls.ended, () => Promise.reject(new Error('hook down'))] };
     const published: EventInput[] = [];
     const events: EventPublisher = { publish: (input) => (published.push(input), Promise.resolve({} as EventDoc)) };
     const voice = { transcript: () => Promise.reject(new Error('an unanswered call has no transcript')) } as unknown as VoiceProvider;
     const warnings: Array<[string, Record<string, unknown>]> = [];
 
     const finished = await finishCall(
-      { db, events, voice, warn: (message, meta) => warnings.push([message, meta]) },
+      { db, events, voice, hooks, warn: (message, meta) => warnings.push([message, meta]) },
       { callId, step: 5, status: 'completed', outcome: 'no_answer', answeredAt: null, endedAt: '2026-01-02T03:04:05.000Z' },
     );
 
