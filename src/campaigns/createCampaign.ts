@@ -80,7 +80,9 @@ function channelRefusal(request: CampaignRequest): CreateRefusal | null {
   });
   const channel = campaignChannel(request.channel);
   const { required } = channel;
-  if (!sent(request, required.field)) return refuse(required.reason, required.message, required.field);
+  // Present and not empty, as the hand-written checks read it (`!request.template`, `!request.agent_id`).
+  const given = sent(request, required.field) && (required.field === 'schedule.recipient_time_zone' || Boolean(request[required.field]));
+  if (!given) return refuse(required.reason, required.message, required.field);
   for (const [name, other] of registeredChannels()) {
     if (name === request.channel) continue;
     const field = other.ownFields.find((f) => sent(request, f));

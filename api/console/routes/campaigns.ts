@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CampaignDoc } from '../../../src/campaigns/campaign';
+import { campaignChannel } from '../../../src/campaigns/channels';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
 import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
@@ -57,8 +58,8 @@ export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts
       throttle_per_minute: c.schedule.throttle_per_minute,
       send_window_start_hour: c.schedule.send_window_start_hour,
       send_window_end_hour: c.schedule.send_window_end_hour,
-      // Call campaigns only (beyond the contract): the window in each person's own zone.
-      ...(c.channel === 'voice' ? { recipient_time_zone: c.schedule.recipient_time_zone ?? false } : {}),
+      // Only the channel that takes it (call campaigns; beyond the contract): the window in each person's own zone.
+      ...(campaignChannel(c.channel).ownFields.includes('schedule.recipient_time_zone') ? { recipient_time_zone: c.schedule.recipient_time_zone ?? false } : {}),
     },
     audience: c.audience,
     template: c.template,
