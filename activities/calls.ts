@@ -1,6 +1,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
+import type { CallHooks } from '../src/calls/callHooks';
 import { recordCallProgress, type CallProgress } from '../src/calls/callProgress';
 import { loadCall } from '../src/calls/callStore';
 import { finishCall, type CallEnd, type FinishedCall } from '../src/calls/finishCall';
@@ -27,9 +28,11 @@ export interface CallActivityDeps {
   reader: CallReader;
   /** VOICE_ORIGINATE_ATTEMPTS: the placing attempt whose failure gives the call up. */
   originateAttempts?: number;
+  /** What other features do when a call ends or is read again (src/main/featureHooks.ts). */
+  callHooks: CallHooks;
 }
 
-export function createCallActivities({ db, temporal, events, voice, reader, originateAttempts = VOICE_ORIGINATE_ATTEMPTS_DEFAULT }: CallActivityDeps) {
+export function createCallActivities({ db, temporal, events, voice, reader, callHooks, originateAttempts = VOICE_ORIGINATE_ATTEMPTS_DEFAULT }: CallActivityDeps) {
   const load = (callId: string) => loadCall(db, callId);
 
   return {
@@ -49,7 +52,7 @@ export function createCallActivities({ db, temporal, events, voice, reader, orig
     },
 
     /** The call is over (src/calls/finishCall.ts); safe to retry. */
-    finishCall: (end: CallEnd): Promise<FinishedCall> => finishCall({ db, temporal, events, voice, warn: (message, meta) => log.warn(message, meta) }, end),
+    finishCall: (end: CallEnd): Promise<FinishedCall> => finishCall({ db, temporal, events, voice, hooks: callHooks, warn: (message, meta) => log.warn(message, meta) }, end),
 
     /**
      * Hands the transcript to the reader. Temporary reader errors are retried by the
@@ -75,7 +78,7 @@ export function createCallActivities({ db, temporal, events, voice, reader, orig
     },
 
     /** Writes a reading as the call's result (src/calls/recordReading.ts); safe to retry. */
-    recordReading: (input: RecordReadingInput): Promise<CallResult['state']> => recordReading({ db, temporal, events }, input),
+    recordReading: (input: RecordReadingInput): Promise<CallResult['state']> => recordReading({ db, temporal, events, hooks: callHooks }, input),
   };
 }
 

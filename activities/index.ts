@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
+import type { CallHooks } from '../src/calls/callHooks';
 import type { EventPublisher } from '../src/events/publisher';
 import type { CallReader } from '../src/calls/reader';
 import type { PaymentLinkProvider } from '../src/dues/paymentGateway';
@@ -31,6 +32,8 @@ export interface ActivityDeps {
   deploymentChannels: readonly string[];
   /** The dues app's payment links (PAYMENT_LINK_PROVIDER). */
   payments: PaymentLinkProvider;
+  /** What other features do when a call ends or is read again: the composition root's set (src/main/featureHooks.ts). */
+  callHooks: CallHooks;
   /** VOICE_ORIGINATE_ATTEMPTS (activities/calls.ts); absent, the setting's default. */
   originateAttempts?: number;
   /** Waits between a campaign batch's sends (activities/campaigns.ts); tests on the time-skipping server skip it. */

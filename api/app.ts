@@ -15,6 +15,7 @@ import { createConsoleSessionRouter } from './console/session/routes';
 import { ConsoleSessionStore } from './console/session/sessionStore';
 import { consoleWebStatic } from './console/webStatic';
 import { fromRoot } from '../src/local/paths';
+import { requireFeatureHooks } from '../src/main/featureHooks';
 import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
 import type { CredentialCache } from '../src/auth/credentialCache';
@@ -52,6 +53,8 @@ export interface AppDeps {
 
 /** The Koa app with every router mounted; `src/main/api.ts` listens on it, tests too. */
 export function createApp(deps: AppDeps): Koa<RequestState> {
+  // The webhook and send routes record statuses whose campaign recipients follow: no app without the hooks.
+  requireFeatureHooks();
   const app = new Koa<RequestState>();
   app.proxy = false;
   // Errors are answered and logged by errorHandler; Koa's default printer would repeat them.

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { findCampaign, type CampaignDoc } from '../../src/campaigns/campaign';
+import { campaignChannel } from '../../src/campaigns/channels';
 import type { CreateRefusal, Drafted } from '../../src/campaigns/createCampaign';
 import type { ControlAction, ControlResult } from '../../src/campaigns/control';
 import { docsFor } from '../../src/campaigns/evaluationFindings';
@@ -17,11 +18,12 @@ export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
 
 /** The outcome routes' guard (the public routes and the console alike): 412 `not_a_call_campaign` on a WhatsApp campaign. */
 export function requireCallCampaign(campaign: CampaignDoc): CampaignDoc {
-  if (campaign.channel !== 'voice') {
-    throw new ApiError('failed_precondition', 'This is a WhatsApp campaign; outcome reports are for call campaigns.', {
+  const channel = campaignChannel(campaign.channel);
+  if (!channel.countsCalls) {
+    throw new ApiError('failed_precondition', `This is a ${channel.label} campaign; outcome reports are for call campaigns.`, {
       reason: 'not_a_call_campaign',
       docs: docsFor('not_a_call_campaign'),
-      fix: 'Read GET /campaigns/{campaign_id}/recipients for a WhatsApp campaign’s per-person states.',
+      fix: `Read GET /campaigns/{campaign_id}/recipients for a ${channel.label} campaign’s per-person states.`,
     });
   }
   return campaign;

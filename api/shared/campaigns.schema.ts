@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { metadataSchema } from '../../src/domain/metadata';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_ID_PATTERN, CAMPAIGN_STATUSES, CONSENT_BASES, EXCLUSION_REASONS, type CampaignDoc } from '../../src/campaigns/campaign';
+import { campaignChannel } from '../../src/campaigns/channels';
 import { CAMPAIGN_LIMITS as L } from '../../src/campaigns/limits';
 import type { CampaignRecipientDoc } from '../../src/campaigns/staging';
 import { ZERO_CALL_PROGRESS, type CallProgress } from '../../src/campaigns/progress';
@@ -272,6 +273,6 @@ export function campaignView(c: CampaignDoc & { calls?: CallProgress }): z.infer
     completed_at: formatTimestamp(c.completed_at),
     capture: c.capture,
     updated_at: formatTimestamp(c.updated_at),
-    ...(c.channel === 'voice' ? { calls: c.calls ?? ZERO_CALL_PROGRESS } : {}),
+    ...(campaignChannel(c.channel).countsCalls ? { calls: c.calls ?? ZERO_CALL_PROGRESS } : {}),
   };
 }

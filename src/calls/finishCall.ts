@@ -6,7 +6,7 @@ import { recordCallConversation } from '../conversations';
 import type { VoiceProvider } from './voiceLine';
 import { releaseLiveSlot, returnDailyBudget } from './admission';
 import { billCallMinutes } from './billing';
-import { callEnded } from './callHooks';
+import { callEnded, type CallHooks } from './callHooks';
 import { advanceCall, callCollections, loadCall, type CallDoc } from './callStore';
 import { callLifecycleEvent } from './events';
 import type { CallOutcome } from './types';
@@ -19,6 +19,8 @@ export interface FinishCallDeps {
   voice: VoiceProvider;
   /** Where a failed call-end hook is reported (the activity's log). */
   warn(message: string, meta: Record<string, unknown>): void;
+  /** What other features do when a call ends (src/calls/callHooks.ts). */
+  hooks: CallHooks;
 }
 
 export interface CallEnd {
@@ -78,7 +80,7 @@ export async function finishCall(deps: FinishCallDeps, end: CallEnd): Promise<Fi
   // The place is free: whatever waits for one looks now (a campaign's run, through its
   // hook). Best effort (the run's poll finds the place anyway); a retry of this step may
   // tell it twice, which costs one look.
-  for (const err of await callEnded({ db, temporal: deps.temporal }, call)) {
+  for (const err of await callEnded(deps.hooks, { db, temporal: deps.temporal }, call)) {
     deps.warn('a call-end hook failed; a campaign run finds the place at its poll', { callId: call._id, error: String(err) });
   }
 

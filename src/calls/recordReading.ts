@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { EventPublisher } from '../events';
-import { callReread } from './callHooks';
+import { callReread, type CallHooks } from './callHooks';
 import { callCollections, loadCall, type CallDoc } from './callStore';
 import { callOutcomeData } from './events';
 import { buildResult, failedResult } from './result';
@@ -39,7 +39,7 @@ export function readInputFor(call: CallDoc): ReadInput {
  * the reading number guards the write and dedupes the event, and the refold depends only on
  * the calls' readings.
  */
-export async function recordReading(deps: { db: Db; temporal?: Client; events: EventPublisher }, input: RecordReadingInput): Promise<CallResult['state']> {
+export async function recordReading(deps: { db: Db; temporal?: Client; events: EventPublisher; hooks: CallHooks }, input: RecordReadingInput): Promise<CallResult['state']> {
   const call = await loadCall(deps.db, input.callId);
   let result: CallResult;
   if (input.outcome.kind === 'read') result = buildResult(input.outcome.reading, call.capture, input.readAt);
@@ -62,7 +62,7 @@ export async function recordReading(deps: { db: Db; temporal?: Client; events: E
       data: callOutcomeData(call, result, dedupeKey),
       createdAt: new Date(input.readAt),
     });
-    if (input.reread) await callReread({ db: deps.db, temporal: deps.temporal }, call._id, new Date(input.readAt));
+    if (input.reread) await callReread(deps.hooks, { db: deps.db, temporal: deps.temporal }, call._id, new Date(input.readAt));
   }
   return result.state;
 }

@@ -34,8 +34,6 @@ export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 export const COUNTER_NAMES = ['sent', 'delivered', 'read', 'failed', 'skipped'] as const;
 export type CampaignCounters = Record<(typeof COUNTER_NAMES)[number], number>;
 
-export const typeOfChannel = (channel: CampaignChannel): CampaignType => (channel === 'whatsapp' ? 'whatsapp_broadcast' : 'voice_batch');
-
 /** `uploaded_list` is console-only (campaigns-tickets-dues §4): the public API refuses it at create. */
 export const AUDIENCE_KINDS = ['contact_ids', 'segment', 'uploaded_list'] as const;
 export type AudienceKind = (typeof AUDIENCE_KINDS)[number];

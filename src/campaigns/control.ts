@@ -3,21 +3,17 @@ import type { Db } from 'mongodb';
 import { collections, type WorkspaceDoc } from '../db/collections';
 import type { EventPublisher } from '../events';
 import { visibilityOptions } from '../temporal/searchAttributes';
-import { startWorkflow } from '../temporal/startWorkflow';
 import { findCampaign, type CampaignDoc } from './campaign';
+import { campaignChannel } from './channels';
 import {
-  campaignRunDefinition,
   campaignRunWorkflowId,
   CAMPAIGN_CANCEL_SETTLE_POLL_MS,
   CAMPAIGN_CANCEL_SETTLE_WAIT_MS,
   cancelCampaignUpdate,
   pauseCampaignUpdate,
   resumeCampaignUpdate,
-  voiceCampaignRunDefinition,
-  type CampaignRunInput,
   type RunControl,
   type RunInputBase,
-  type VoiceCampaignRunInput,
 } from './contracts';
 import type { AudienceCache } from './audienceCache';
 import { evaluateCampaign, type Evaluation } from './evaluate';
@@ -94,15 +90,6 @@ function runInputBase(campaign: CampaignDoc, recipients: number, control: RunCon
   };
 }
 
-/** A WhatsApp campaign's run input: nothing sent yet. */
-function runInput(campaign: CampaignDoc, recipients: number, control: RunControl): CampaignRunInput {
-  return { ...runInputBase(campaign, recipients, control), nextSendAtMs: null };
-}
-
-/** A call campaign's run input: the same start, nothing awaited yet. */
-function voiceRunInput(campaign: CampaignDoc, recipients: number, control: RunControl): VoiceCampaignRunInput {
-  return { ...runInputBase(campaign, recipients, control), active: [], callBacks: [], nextPlaceAtMs: null };
-}
 
 /**
  * The status a run starts with in the Temporal UI (the run upserts it as it moves): as the
@@ -113,14 +100,12 @@ function startStatus(campaign: CampaignDoc, control: RunControl, now: Date): Cam
   return campaign.status !== 'running' && campaign.schedule.start_at && campaign.schedule.start_at > now ? 'scheduled' : 'running';
 }
 
-/** Starts the campaign's run: the call run for a voice campaign, else the message run. */
+/** Starts the campaign's run: its channel's run workflow (channels.ts). */
 function startRun(deps: ControlDeps, campaign: CampaignDoc, recipients: number, control: RunControl) {
   const workflowId = campaignRunWorkflowId(campaign._id);
   const visibility = visibilityOptions({ workspaceId: campaign.tenant_id, kind: 'campaign', id: campaign._id, status: startStatus(campaign, control, deps.now()), name: campaign.name });
   const options = { workflowId, taskQueue: deps.taskQueue, ...visibility };
-  return campaign.channel === 'voice'
-    ? startWorkflow(deps.temporal, voiceCampaignRunDefinition, { ...options, args: [voiceRunInput(campaign, recipients, control)] })
-    : startWorkflow(deps.temporal, campaignRunDefinition, { ...options, args: [runInput(campaign, recipients, control)] });
+  return campaignChannel(campaign.channel).startRun(deps.temporal, options, runInputBase(campaign, recipients, control));
 }
 
 /**
@@ -266,7 +251,7 @@ function launchNotices(workspace: WorkspaceDoc, campaign: CampaignDoc, now: Date
  * them. A call campaign's run counts only after its live calls end, so it is not waited for.
  */
 async function awaitFinalCount(deps: ControlDeps, campaign: CampaignDoc): Promise<void> {
-  if (campaign.channel !== 'whatsapp') return;
+  if (!campaignChannel(campaign.channel).cancelWaitsForFinalCount) return;
   const until = Date.now() + (deps.cancelSettleWaitMs ?? CAMPAIGN_CANCEL_SETTLE_WAIT_MS);
   while (!(await countedEveryone(deps.db, campaign)) && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, CAMPAIGN_CANCEL_SETTLE_POLL_MS));

@@ -6,13 +6,14 @@ import { normaliseTags } from '../domain/tags';
 import {
   campaignCollections,
   type AudienceKind,
-  typeOfChannel,
   type CampaignChannel,
   type CampaignDoc,
   type CampaignSchedule,
   type ConsentBasis,
 } from './campaign';
-import { CALL_BOUNDS, MESSAGE_BOUNDS, clampWindow, isEmptyWindow } from '../domain/sendWindow';
+import { clampWindow, isEmptyWindow } from '../domain/sendWindow';
+import type { ChannelField } from './channelRegistration';
+import { campaignChannel, registeredChannels } from './channels';
 import { CampaignRefusal } from './refusal';
 import { campaignSettingsOf } from './settings';
 import { findList } from '../lists';
@@ -64,30 +65,29 @@ export type CreateRefusal =
 
 export type Drafted = { kind: 'drafted'; campaign: CampaignDoc; contactIds: string[] };
 
-const VOICE_ONLY = ['agent_id', 'purpose', 'script', 'capture', 'call_back_incomplete'] as const;
-const WHATSAPP_ONLY = ['template', 'sender_id'] as const;
-
-/** A field counts as sent when it differs from its default (`call_back_incomplete: false` is the default). */
-function sent(request: CampaignRequest, field: (typeof VOICE_ONLY)[number] | (typeof WHATSAPP_ONLY)[number]): boolean {
+/** A field counts as sent when it differs from its default (`call_back_incomplete: false` and `recipient_time_zone: false` are defaults). */
+function sent(request: CampaignRequest, field: ChannelField): boolean {
+  if (field === 'schedule.recipient_time_zone') return request.schedule.recipient_time_zone === true;
   const value = request[field];
   return field === 'call_back_incomplete' ? value === true : value !== null;
 }
 
+/** The channel's required field, then any field another channel owns (the first one sent is named). */
 function channelRefusal(request: CampaignRequest): CreateRefusal | null {
   const refuse = (reason: 'template_not_found' | 'invalid_argument', message: string, field: string): CreateRefusal => ({
     kind: 'refused',
     refusal: new CampaignRefusal(reason, message, { field }),
   });
-  if (request.channel === 'whatsapp') {
-    if (!request.template) return refuse('template_not_found', 'A WhatsApp campaign needs a template.', 'template');
-    const voiceField = VOICE_ONLY.find((f) => sent(request, f));
-    if (voiceField) return refuse('invalid_argument', `${voiceField} applies to voice campaigns only.`, voiceField);
-    if (request.schedule.recipient_time_zone === true) return refuse('invalid_argument', 'schedule.recipient_time_zone applies to voice campaigns only.', 'schedule.recipient_time_zone');
-    return null;
+  const channel = campaignChannel(request.channel);
+  const { required } = channel;
+  // Present and not empty, as the hand-written checks read it (`!request.template`, `!request.agent_id`).
+  const given = sent(request, required.field) && (required.field === 'schedule.recipient_time_zone' || Boolean(request[required.field]));
+  if (!given) return refuse(required.reason, required.message, required.field);
+  for (const [name, other] of registeredChannels()) {
+    if (name === request.channel) continue;
+    const field = other.ownFields.find((f) => sent(request, f));
+    if (field) return refuse('invalid_argument', `${field} applies to ${other.label} campaigns only.`, field);
   }
-  if (!request.agent_id) return refuse('invalid_argument', 'A voice campaign needs an agent_id.', 'agent_id');
-  const chatField = WHATSAPP_ONLY.find((f) => sent(request, f));
-  if (chatField) return refuse('invalid_argument', `${chatField} applies to WhatsApp campaigns only.`, chatField);
   return null;
 }
 
@@ -138,8 +138,7 @@ function scheduleOf(request: CampaignRequest, workspace: WorkspaceDoc): Campaign
   const window = clampWindow(
     { startHour: asked.send_window_start_hour ?? null, endHour: asked.send_window_end_hour ?? null },
     { startHour: settings.send_window_start_hour, endHour: settings.send_window_end_hour },
-    // Calls are held to 10:00 to 19:00 whatever the schedule or the workspace's settings say.
-    request.channel === 'voice' ? CALL_BOUNDS : MESSAGE_BOUNDS,
+    campaignChannel(request.channel).windowBounds,
   );
   if (isEmptyWindow(window)) {
     return {
@@ -157,8 +156,8 @@ function scheduleOf(request: CampaignRequest, workspace: WorkspaceDoc): Campaign
     send_window_end_hour: window.endHour,
     requested_start_hour: asked.send_window_start_hour ?? null,
     requested_end_hour: asked.send_window_end_hour ?? null,
-    // A call campaign's own setting; WhatsApp campaigns refuse it and store nothing.
-    ...(request.channel === 'voice' ? { recipient_time_zone: asked.recipient_time_zone === true } : {}),
+    // A channel's own settings (a call campaign's `recipient_time_zone`); the others refuse them and store nothing.
+    ...campaignChannel(request.channel).ownSchedule(asked),
   };
 }
 
@@ -186,7 +185,7 @@ export function draftCampaign(
     tenant_id: context.workspace._id,
     name: request.name,
     channel: request.channel,
-    type: typeOfChannel(request.channel),
+    type: campaignChannel(request.channel).type,
     status: 'draft',
     version: 1,
     audience: {

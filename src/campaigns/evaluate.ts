@@ -1,13 +1,15 @@
 import type { Db } from 'mongodb';
 import { collections, type TemplateDoc, type WorkspaceDoc } from '../db/collections';
-import { suppressedNumbers, resolveSender, selectTemplateVariant, placeholderNumbers } from '../messaging';
+import { suppressedNumbers, selectTemplateVariant, placeholderNumbers } from '../messaging';
 import type { AudienceCache } from './audienceCache';
 import { classifyAudience, recipientChecksum, resolveAudience, type InvalidRow, type Recipient, type ResolvedAudience } from './audience';
 import { EXCLUSION_REASONS, type CampaignDoc, type ExclusionReason } from './campaign';
+import { campaignChannel } from './channels';
 import { exclusionFinding, finding, type Finding } from './evaluationFindings';
 import { CAMPAIGN_LIMITS } from './limits';
 import { campaignSettingsOf } from './settings';
 import { byPlaceholderNumber } from './templateTokens';
+import type { VoiceReadiness } from './voice/readiness';
 
 /**
  * POST /campaigns/{id}/evaluate (campaigns-tickets-dues §2, §4): who a launch now would
@@ -45,15 +47,6 @@ export interface EvaluateInput {
   senderProblem: string | null;
   /** Call campaigns: what placing their calls needs (readVoiceReadiness); null for WhatsApp. */
   voice?: VoiceReadiness | null;
-}
-
-/** What a call campaign's launch needs beyond its audience (the POST /calls guards that concern everyone alike). */
-export interface VoiceReadiness {
-  configured: boolean;
-  /** Active numbers of the workspace (digits). */
-  activeNumbers: string[];
-  /** The active numbers the campaign's agent is deployed to, first created first: the first is its caller ID. */
-  agentNumbers: string[];
 }
 
 /** The voice checks (issue 15): voice configured, an active number, the campaign's agent deployed to one. */
@@ -97,12 +90,11 @@ function templateFindings(campaign: CampaignDoc, lookup: TemplateLookup, eligibl
 export function evaluate(input: EvaluateInput): Evaluation {
   const { campaign, workspace } = input;
   const settings = campaignSettingsOf(workspace);
-  const voiceCampaign = campaign.channel === 'voice';
   const classified = classifyAudience(input.audience.rows, {
     variables: campaign.template?.variables ?? [],
     suppressed: input.suppressed,
     country: workspace.country,
-    ...(voiceCampaign ? { callTexts: { purpose: campaign.purpose, script: campaign.script }, callingCodes: workspace.calling_country_codes } : {}),
+    ...campaignChannel(campaign.channel).classifyOptions(campaign, workspace),
   });
   const eligible = classified.recipients.length;
   const findings: Finding[] = [];
@@ -152,18 +144,9 @@ function callVariables(call: NonNullable<Recipient['call']>): Record<string, str
   return out;
 }
 
-/** The workspace's active numbers and those the campaign's agent is deployed to (point-free: a workspace has few numbers). */
-export async function readVoiceReadiness(db: Db, campaign: CampaignDoc, workspace: WorkspaceDoc): Promise<VoiceReadiness> {
-  const numbers = await collections(db).phoneNumbers.find({ tenant_id: workspace._id, active: true }).sort({ created_at: 1, _id: 1 }).toArray();
-  return {
-    configured: workspace.capabilities.voice_configured,
-    activeNumbers: numbers.map((n) => n._id),
-    agentNumbers: numbers.filter((n) => n.agent_id !== null && n.agent_id === campaign.agent_id).map((n) => n._id),
-  };
-}
-
 export async function lookupTemplate(db: Db, campaign: CampaignDoc): Promise<TemplateLookup> {
-  if (campaign.channel !== 'whatsapp' || !campaign.template) return { kind: 'none_needed' };
+  // Only a channel that sends templates stores one (create refuses it elsewhere).
+  if (!campaign.template) return { kind: 'none_needed' };
   const variants = await collections(db).templates.find({ tenant_id: campaign.tenant_id, name: campaign.template.name }).toArray();
   const chosen = selectTemplateVariant(variants, campaign.template.language);
   return chosen ? { kind: 'approved', template: chosen } : { kind: 'not_approved' };
@@ -174,13 +157,11 @@ export async function lookupTemplate(db: Db, campaign: CampaignDoc): Promise<Tem
  * passes its audience cache, so a launch reuses its evaluate's contact rows (audienceCache.ts).
  */
 export async function evaluateCampaign(db: Db, campaign: CampaignDoc, workspace: WorkspaceDoc, options: { audiences?: AudienceCache } = {}): Promise<Evaluation> {
-  const [audience, suppressed, template, sender, voice] = await Promise.all([
+  const [audience, suppressed, template, { senderProblem, voice }] = await Promise.all([
     options.audiences ? options.audiences.resolve(db, campaign) : resolveAudience(db, campaign),
     suppressedNumbers(db, campaign.tenant_id),
     lookupTemplate(db, campaign),
-    campaign.channel === 'whatsapp' ? resolveSender(db, campaign.tenant_id, campaign.sender_id) : Promise.resolve(null),
-    campaign.channel === 'voice' ? readVoiceReadiness(db, campaign, workspace) : Promise.resolve(null),
+    campaignChannel(campaign.channel).readReadiness(db, campaign, workspace),
   ]);
-  const senderProblem = sender && !sender.ok ? sender.message : null;
   return evaluate({ campaign, workspace, audience, suppressed, template, senderProblem, voice });
 }

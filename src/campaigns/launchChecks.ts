@@ -1,7 +1,6 @@
 import type { WorkspaceDoc } from '../db/collections';
-import { walletEmpty } from '../calls';
-import { allowanceLeft } from '../messaging';
 import type { CampaignDoc } from './campaign';
+import { campaignChannel } from './channels';
 import type { Evaluation } from './evaluate';
 import { CampaignRefusal, guardrail as guardrailRefusal, versionConflict } from './refusal';
 import { transition } from './status';
@@ -44,18 +43,13 @@ export async function checkLaunch(input: {
   if (workspace.suspended) {
     return guardrail('workspace_suspended', 'This workspace is suspended for billing; nothing was launched.', 'Pay the open invoice; launching works again once billing is restored.');
   }
-  const dormant = campaign.channel === 'whatsapp' ? !workspace.plan.chat_channel : !workspace.plan.phone_numbers;
-  if (dormant) {
-    const what = campaign.channel === 'whatsapp' ? 'the WhatsApp channel' : 'phone numbers';
-    return guardrail('channel_dormant', `The plan no longer includes ${what}.`, `Add ${what} to the plan.`);
+  const channel = campaignChannel(campaign.channel);
+  if (!channel.planIncludes(workspace.plan)) {
+    return guardrail('channel_dormant', `The plan no longer includes ${channel.planFeature}.`, `Add ${channel.planFeature} to the plan.`);
   }
-  if (campaign.channel === 'whatsapp' && !allowanceLeft(workspace.plan)) {
-    return guardrail('allowance_exhausted', "The plan's conversations for this month are used up and there are no prepaid credits.", 'Buy prepaid credits or wait for the monthly allowance.');
-  }
-  // Call campaigns spend voice minutes: the contract's step 3 reason, for the calls' wallet.
-  if (campaign.channel === 'voice' && walletEmpty(workspace)) {
-    return guardrail('allowance_exhausted', "The plan's voice minutes are used up and there are no prepaid minutes.", 'Buy prepaid minutes or wait for the monthly allowance.');
-  }
+  // Each channel spends its own allowance (conversations, voice minutes): the contract's step 3.
+  const spent = channel.allowanceRefusal(workspace);
+  if (spent) return guardrail('allowance_exhausted', spent.message, spent.fix);
   // A paused campaign resumes its staged recipients: the audience is not rebuilt, and the
   // count to confirm is the staged one.
   const evaluation = campaign.status === 'paused' ? null : await input.evaluate();

@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { findByIds } from '../db/findByIds';
 import type { CampaignCounters, CampaignDoc } from './campaign';
+import { campaignChannel } from './channels';
 import { CALL_PROGRESS_NAMES, ZERO_CALL_PROGRESS, callProgressOf, type CallProgress } from './voice/callProgress';
 import { CAMPAIGN_COUNT_CHUNK } from './contracts';
 import { OutcomeFold, outcomeChunkOf, outcomeRow } from './voice/outcomes/chunks';
@@ -93,6 +94,11 @@ export async function campaignCounters(db: Db, campaignId: string): Promise<Camp
 export async function campaignCallProgress(db: Db, campaignId: string): Promise<CallProgress> {
   const doc = await progressCollection(db).findOne({ _id: campaignId }, { projection: { calls: 1 } });
   return doc?.calls ?? ZERO_CALL_PROGRESS;
+}
+
+/** The call progress of a campaign whose channel calls its people (channels.ts `countsCalls`); undefined for the others. */
+export async function channelCallProgress(db: Db, campaign: Pick<CampaignDoc, '_id' | 'channel'>): Promise<CallProgress | undefined> {
+  return campaignChannel(campaign.channel).countsCalls ? campaignCallProgress(db, campaign._id) : undefined;
 }
 
 /** What the routes show of a campaign's progress: the public counters and, for the console, the recipients by state. */

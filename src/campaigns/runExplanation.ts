@@ -1,11 +1,12 @@
 import type { CampaignDoc } from './campaign';
 import type { CallProgress } from './voice/callProgress';
-import { CALL_HOLD_POLL_MS, CAMPAIGN_HOLD_POLL_MS } from './contracts';
+import type { ChannelRegistration } from './channelRegistration';
+import { campaignChannel } from './channels';
 import { campaignEta } from './estimate';
 import { docsFor, type Finding } from './evaluationFindings';
 import { isEmptyWindow, isWindowOpen, nextOpenTime } from '../domain/sendWindow';
 import type { RecipientState } from './staging';
-import { formatHours, formatZonedTime } from './zonedText';
+import { formatHours, formatZonedTime, plural } from './zonedText';
 
 /**
  * What a campaign's run is doing and why, in words (the console's campaign page and
@@ -88,8 +89,8 @@ interface HeldText {
 const MINUTES = (ms: number) => `${Math.round(ms / 60_000)} minutes`;
 
 /** Each reason the runs hold for (src/campaigns/whatsapp/sendBatch.ts HOLDING, a call's refusals that concern everyone), with its fix. */
-function heldText(reason: string, channel: CampaignDoc['channel']): HeldText {
-  const poll = MINUTES(channel === 'voice' ? CALL_HOLD_POLL_MS : CAMPAIGN_HOLD_POLL_MS);
+function heldText(reason: string, channel: ChannelRegistration): HeldText {
+  const poll = MINUTES(channel.holdPollMs);
   const again = `the run looks again every ${poll}`;
   switch (reason) {
     case 'workspace_suspended':
@@ -101,9 +102,7 @@ function heldText(reason: string, channel: CampaignDoc['channel']): HeldText {
     case 'daily_call_budget':
       return { what: "today's call budget is spent.", fix: 'Calls resume after midnight UTC; raise the daily call budget to go on sooner.' };
     case 'channel_dormant':
-      return channel === 'voice'
-        ? { what: 'the plan no longer includes phone numbers.', fix: `Add phone numbers to the plan; ${again}.` }
-        : { what: 'the plan no longer includes the WhatsApp channel.', fix: `Add the WhatsApp channel to the plan; ${again}.` };
+      return { what: `the plan no longer includes ${channel.planFeature}.`, fix: `Add ${channel.planFeature} to the plan; ${again}.` };
     case 'channel_not_connected':
     case 'unsupported_channel':
       return { what: 'no WhatsApp number is connected to send from.', fix: `Connect a WhatsApp number in the console; ${again}.` };
@@ -138,36 +137,38 @@ export function windowClosedNotice(
   now: Date,
 ): (Omit<Finding, 'code'> & { code: 'window_closed' }) | null {
   const s = campaign.schedule;
-  if (campaign.channel === 'voice' && s.recipient_time_zone === true) return null;
+  // Held to each person's own zone (only call campaigns store it): people whose window is open go at once.
+  if (s.recipient_time_zone === true) return null;
   const window = { startHour: s.send_window_start_hour, endHour: s.send_window_end_hour };
   if (isEmptyWindow(window)) return null;
   const later = s.start_at !== null && s.start_at > now;
   const from = later ? s.start_at! : now;
   if (isWindowOpen(from, window, s.timezone)) return null;
   const opensAt = nextOpenTime(from, window, s.timezone);
-  const voice = campaign.channel === 'voice';
-  const what = `The ${voice ? 'calling' : 'send'} window (${formatHours(window.startHour, window.endHour)} in ${s.timezone})`;
+  const { words } = campaignChannel(campaign.channel);
+  const what = `The ${words.window} window (${formatHours(window.startHour, window.endHour)} in ${s.timezone})`;
   const shut = later ? `is shut at the scheduled start, ${formatZonedTime(from, workspaceZone, now)}` : 'is shut now';
   return {
     code: 'window_closed',
     severity: 'info',
-    message: `${what} ${shut}; the first ${voice ? 'call' : 'message'} goes at ${formatZonedTime(opensAt, workspaceZone, now)}.`,
+    message: `${what} ${shut}; the first ${words.unit[0]} goes at ${formatZonedTime(opensAt, workspaceZone, now)}.`,
     fix: 'Nothing to do: the campaign waits for the window. Pause or cancel it if it should not go then.',
     docs: docsFor('window_closed'),
     count: campaign.recipients,
   };
 }
 
-const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-
 export function explainCampaignRun(input: ExplainInput): RunExplanation {
   const { campaign, now, run } = input;
   const zone = input.workspaceZone;
   const s = campaign.schedule;
-  const voice = campaign.channel === 'voice';
-  const perRecipientZone = voice && s.recipient_time_zone === true;
-  const windowWord = voice ? 'calling window' : 'send window';
-  const unit = voice ? ['call', 'calls'] : ['message', 'messages'];
+  const channel = campaignChannel(campaign.channel);
+  const { words } = channel;
+  // Places held by live calls and call-backs owed: only a channel whose run holds them tells of them.
+  const livePlaces = channel.holdsLivePlaces;
+  const perRecipientZone = s.recipient_time_zone === true;
+  const windowWord = `${words.window} window`;
+  const unit = words.unit;
   const people = (n: number) => plural(n, 'person', 'people');
   const when = (at: Date) => formatZonedTime(at, zone, now);
   const hours = `${formatHours(s.send_window_start_hour, s.send_window_end_hour)} ${perRecipientZone ? "in each person's own zone" : `in ${s.timezone}`}`;
@@ -201,16 +202,14 @@ export function explainCampaignRun(input: ExplainInput): RunExplanation {
     throttle_per_minute: s.throttle_per_minute,
     remaining,
     eta: null,
-    call_backs_owed: !voice ? null : RUN_ENDED.has(campaign.status) ? 0 : (run?.callBacksOwed ?? null),
+    call_backs_owed: !livePlaces ? null : RUN_ENDED.has(campaign.status) ? 0 : (run?.callBacksOwed ?? null),
     ...extra,
   });
-  const rate = `up to ${plural(s.throttle_per_minute, unit[0]!, unit[1]!)} a minute, ${hours}`;
+  const rate = `up to ${plural(s.throttle_per_minute, unit[0], unit[1])} a minute, ${hours}`;
   const etaSentence = (at: Date | null) =>
-    at ? `At the throttle the last ${unit[0]} goes about ${when(at)}${voice ? '; calls that run long or a full set of live calls make it later' : ''}.` : null;
+    at ? `At the throttle the last ${unit[0]} goes about ${when(at)}${words.etaCaveat}.` : null;
   const finished = (what: string) => (campaign.completed_at ? `${what} ${when(campaign.completed_at)}` : what);
-  const tally = voice
-    ? `${plural(input.calls?.dialled ?? 0, 'person', 'people')} dialled, ${input.calls?.answered ?? 0} answered, ${input.calls?.completed ?? 0} completed`
-    : `${input.counters.sent} sent, ${input.counters.delivered} delivered, ${input.counters.read} read, ${input.counters.failed} failed, ${input.counters.skipped} skipped`;
+  const tally = words.tally(input.counters, input.calls ?? null);
 
   switch (campaign.status) {
     case 'draft':
@@ -218,17 +217,17 @@ export function explainCampaignRun(input: ExplainInput): RunExplanation {
         fix: 'Evaluate to see who it would reach, then launch.',
       });
     case 'paused':
-      return base('paused', `Paused: nothing more goes out; ${people(remaining)} still to ${voice ? 'call' : 'send to'}.`, live > 0 ? [`${plural(live, 'call is', 'calls are')} still in progress or owed a call-back.`] : [], {
+      return base('paused', `Paused: nothing more goes out; ${people(remaining)} still to ${words.toDo}.`, live > 0 ? [`${plural(live, 'call is', 'calls are')} still in progress or owed a call-back.`] : [], {
         fix: 'Resume to carry on from where it stopped; nobody is sent to twice.',
       });
     case 'completed':
-      return base('completed', `${finished('Completed')}: ${tally}.`, voice ? [] : ['Delivery and read statuses that arrive late are still counted for a day.']);
+      return base('completed', `${finished('Completed')}: ${tally}.`, [...words.afterCompletion]);
     case 'failed':
-      return base('failed', `${finished('Failed')}: the run stopped on an error it could not recover from; ${people(remaining)} never ${voice ? 'called' : 'sent to'}.`, [`${tally}.`], {
+      return base('failed', `${finished('Failed')}: the run stopped on an error it could not recover from; ${people(remaining)} never ${words.done}.`, [`${tally}.`], {
         fix: 'Create a new campaign for the people not reached (the recipients list shows who they are).',
       });
     case 'cancelled':
-      return base('cancelled', `${finished('Cancelled')}: everyone not yet ${voice ? 'called' : 'sent to'} was skipped.`, [`${tally}.`]);
+      return base('cancelled', `${finished('Cancelled')}: everyone not yet ${words.done} was skipped.`, [`${tally}.`]);
     case 'archived':
       return base('archived', `Archived: finished and hidden from the campaign list (${tally}).`);
     case 'scheduled':
@@ -237,8 +236,8 @@ export function explainCampaignRun(input: ExplainInput): RunExplanation {
   }
 
   if (run?.held) {
-    const held = heldText(run.held, campaign.channel);
-    return base('held', `Held: ${held.what}`, [`${people(remaining)} still to ${voice ? 'call' : 'send to'}; nothing goes out until this is fixed.`], {
+    const held = heldText(run.held, channel);
+    return base('held', `Held: ${held.what}`, [`${people(remaining)} still to ${words.toDo}; nothing goes out until this is fixed.`], {
       held_reason: run.held,
       fix: held.fix,
       docs: docsFor(run.held),
@@ -256,15 +255,12 @@ export function explainCampaignRun(input: ExplainInput): RunExplanation {
   }
 
   if (remaining === 0 || run?.phase === 'settling') {
-    if (voice && live > 0) {
+    if (livePlaces && live > 0) {
       const owed = run?.callBacksOwed ?? 0;
       const detail = owed > 0 ? [`${plural(owed, 'call-back is', 'call-backs are')} owed; they go inside the ${windowWord}.`] : [];
       return base('settling', `Settling: everyone has been dialled; waiting for ${plural(live, 'call', 'calls')} to finish or be called back.`, detail);
     }
-    return base(
-      'settling',
-      voice ? 'Settling: every call has ended; the last outcomes are being counted before it completes.' : 'Settling: every message has gone out; the last statuses are being counted before it completes.',
-    );
+    return base('settling', words.settled);
   }
 
   const eta = etaOf();
@@ -272,18 +268,18 @@ export function explainCampaignRun(input: ExplainInput): RunExplanation {
   if (open === false && opensAt) {
     return base(
       'waiting_for_window',
-      `Waiting for the ${windowWord}: ${voice ? 'calls go' : 'messages go'} ${hours}; it opens ${when(opensAt)}.`,
-      [`${people(remaining)} still to ${voice ? 'call' : 'send to'}, ${rate}.`, ...(estimate ? [estimate] : [])],
+      `Waiting for the ${windowWord}: ${unit[1]} go ${hours}; it opens ${when(opensAt)}.`,
+      [`${people(remaining)} still to ${words.toDo}, ${rate}.`, ...(estimate ? [estimate] : [])],
       { eta: eta?.toISOString() ?? null },
     );
   }
   const details = [estimate];
-  if (voice && run?.waitingForPlace) details.push("Every live-call place of the workspace is taken; the next call goes as soon as one is free.");
-  if (voice && (run?.waitingForOwnWindow ?? 0) > 0) details.push(`${people(run!.waitingForOwnWindow!)} wait for the window to open in their own zone.`);
-  if (voice && live > 0) details.push(`${plural(live, 'call is', 'calls are')} in progress or owed a call-back.`);
+  if (livePlaces && run?.waitingForPlace) details.push("Every live-call place of the workspace is taken; the next call goes as soon as one is free.");
+  if (livePlaces && (run?.waitingForOwnWindow ?? 0) > 0) details.push(`${people(run!.waitingForOwnWindow!)} wait for the window to open in their own zone.`);
+  if (livePlaces && live > 0) details.push(`${plural(live, 'call is', 'calls are')} in progress or owed a call-back.`);
   return base(
     'sending',
-    `${voice ? 'Calling' : 'Sending'}: ${rate}; ${remaining.toLocaleString('en-US')} of ${people(campaign.recipients)} still to ${voice ? 'call' : 'send to'}.`,
+    `${words.doing}: ${rate}; ${remaining.toLocaleString('en-US')} of ${people(campaign.recipients)} still to ${words.toDo}.`,
     details.filter((d): d is string => d !== null),
     { eta: eta?.toISOString() ?? null },
   );

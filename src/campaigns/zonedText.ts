@@ -38,3 +38,6 @@ export function formatZonedTime(at: Date, timeZone: string, now: Date): string {
 
 /** `09:00–21:00`. */
 export const formatHours = (startHour: number, endHour: number): string => `${String(startHour).padStart(2, '0')}:00–${String(endHour).padStart(2, '0')}:00`;
+
+/** A count and its noun, the count grouped as in the rest of the explanation: `1 person`, `1,200 people`. */
+export const plural = (n: number, one: string, many: string): string => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;

@@ -1,24 +1,46 @@
 import { tellCampaignCallEnded } from '../campaigns/voice/callEndNotice';
 import { recipientsFollowMessages } from '../campaigns/recipients';
 import { refoldCampaignCall } from '../campaigns/voice/rereadRefold';
-import { onCallEnded, onCallReread } from '../calls/callHooks';
-import { onMessageStatuses } from '../messaging/deliveryStatus';
+import type { CallEndedHook, CallHooks, CallRereadHook } from '../calls/callHooks';
+import { FeatureHooksMissing } from '../domain/featureHooksMissing';
+import { installMessageStatusHooks, messageStatusHooksInstalled, type MessageStatusHook } from '../messaging/deliveryStatus';
 
 /**
  * How features reach each other without naming each other: the generic call and messaging
- * code runs the hooks registered here, and each feature hooks in its reaction. Every process
- * registers them before it serves (the API and the worker, and the test run's setup);
- * registering twice changes nothing.
+ * code runs the hooks built here, and each feature hooks in its reaction. The set is one typed
+ * object, so a reaction left out is a type error. The call hooks are a dependency of the code
+ * that ends and reads calls (the worker's activities get them from src/worker/activityDeps.ts,
+ * the live-place sweep from the worker's deps). The message status hooks are installed per
+ * process by `registerFeatureHooks()` (the API, the worker and the test setup), because the
+ * status webhook and the simulated provider build messaging's deps themselves; `createApp`
+ * and `createWorker` refuse to start without them (`requireFeatureHooks`), and applying
+ * statuses refuses too. Installing twice changes nothing.
  */
-export function registerFeatureHooks(): void {
-  // A campaign recipient follows its message's status.
-  onMessageStatuses(recipientsFollowMessages);
-  // A call campaign's run waiting for a live place looks now instead of at its next poll.
-  onCallEnded(campaignRunToldOfCallEnd);
-  // A console re-read of a campaign call refolds its person's merged outcome.
-  onCallReread(campaignCallRefolded);
+export interface FeatureHooks {
+  calls: CallHooks;
+  messageStatuses: readonly MessageStatusHook[];
 }
 
-const campaignRunToldOfCallEnd: Parameters<typeof onCallEnded>[0] = async ({ db, temporal }, call) => (temporal ? tellCampaignCallEnded({ db, temporal }, call) : false);
+const campaignRunToldOfCallEnd: CallEndedHook = async ({ db, temporal }, call) => (temporal ? tellCampaignCallEnded({ db, temporal }, call) : false);
 
-const campaignCallRefolded: Parameters<typeof onCallReread>[0] = ({ db }, callId, at) => refoldCampaignCall(db, callId, at);
+const campaignCallRefolded: CallRereadHook = ({ db }, callId, at) => refoldCampaignCall(db, callId, at);
+
+export const FEATURE_HOOKS: FeatureHooks = {
+  calls: {
+    // A call campaign's run waiting for a live place looks now instead of at its next poll.
+    ended: [campaignRunToldOfCallEnd],
+    // A console re-read of a campaign call refolds its person's merged outcome.
+    reread: [campaignCallRefolded],
+  },
+  // A campaign recipient follows its message's status.
+  messageStatuses: [recipientsFollowMessages],
+};
+
+export function registerFeatureHooks(hooks: FeatureHooks = FEATURE_HOOKS): void {
+  installMessageStatusHooks(hooks.messageStatuses);
+}
+
+/** Refuses to start a process whose composition root forgot `registerFeatureHooks()`. */
+export function requireFeatureHooks(): void {
+  if (!messageStatusHooksInstalled()) throw new FeatureHooksMissing('message status');
+}

@@ -119,7 +119,7 @@ runMain(async () => {
   setups.start();
   // Live call places held by a call whose workflow is gone (terminated, timed out, never started) are given back here.
   const livePlaces = createLivePlaceSweeper({
-    deps: { db, temporal, events: deps.events, voice: deps.voice, warn: (message, meta) => logger.warn(meta, message) },
+    deps: { db, temporal, events: deps.events, voice: deps.voice, hooks: deps.callHooks, warn: (message, meta) => logger.warn(meta, message) },
     onError: (err, callId) => logger.warn({ err, callId }, 'live call place sweep failed; retried next pass'),
     onEnded: (callId, end) => logger.warn({ callId, ...end }, 'call ended by the live-place sweep: its workflow had stopped'),
   });

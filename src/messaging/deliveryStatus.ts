@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { bulkWriteInChunks } from '../db/bulkWrite';
 import { findByIds } from '../db/findByIds';
+import { FeatureHooksMissing } from '../domain/featureHooksMissing';
 import { type EventInput, publishEach, type EventPublisher } from '../events';
 import { STATUS_RANK, outboundMessagesCollection, type DeliveryStatus, type OutboundMessageDoc } from './outboundMessages';
 
@@ -35,16 +36,19 @@ export interface StatusReached {
 /** What a feature does when its messages' statuses arrive; it is given the messages' database. */
 export type MessageStatusHook = (db: Db, reached: readonly StatusReached[]) => Promise<unknown>;
 
-const statusHooks = new Set<MessageStatusHook>();
+let statusHooks: readonly MessageStatusHook[] | null = null;
 
 /**
- * Registers a feature's reaction to message statuses (the composition roots do:
- * src/main/featureHooks.ts), so messaging names no feature that sends through it. Registering
- * the same hook again changes nothing.
+ * Installs the features' reactions to message statuses, the complete list (the composition
+ * roots do: src/main/featureHooks.ts), so messaging names no feature that sends through it.
+ * Installing again replaces the list. Until installed, applying statuses refuses
+ * (`FeatureHooksMissing`) rather than move messages while their campaign recipients stand still.
  */
-export function onMessageStatuses(hook: MessageStatusHook): void {
-  statusHooks.add(hook);
+export function installMessageStatusHooks(hooks: readonly MessageStatusHook[]): void {
+  statusHooks = hooks;
 }
+
+export const messageStatusHooksInstalled = (): boolean => statusHooks !== null;
 
 /**
  * A delivery status from the provider: recorded on the outbound message (moving forward
@@ -90,6 +94,9 @@ export async function applyDeliveryStatuses(deps: { db: Db; events: EventPublish
  * false for a message this service never sent (or another tenant's).
  */
 export async function applyStatusesOfMessages(deps: { db: Db; events: EventPublisher }, inputs: readonly DeliveryStatusesInput[]): Promise<boolean[]> {
+  // Checked before any write: a process without the hooks must not record statuses their followers miss.
+  if (!statusHooks) throw new FeatureHooksMissing('message status');
+  const hooks = statusHooks;
   const messages = outboundMessagesCollection(deps.db);
   const found = new Map((await findByIds(messages, inputs.map((input) => input.messageId))).map((message) => [message._id, message]));
   const messageWrites: { id: string; report: StatusReport }[] = [];
@@ -119,7 +126,7 @@ export async function applyStatusesOfMessages(deps: { db: Db; events: EventPubli
     // In order: two writes of one message (the same message twice in `inputs`) land as computed.
     { ordered: true },
   );
-  for (const hook of statusHooks) await hook(deps.db, reached);
+  for (const hook of hooks) await hook(deps.db, reached);
   await publishEach(deps.events, events);
   return applied;
 }

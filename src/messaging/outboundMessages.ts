@@ -23,6 +23,18 @@ export interface SentMessageFacts {
   provider: 'simulator' | 'cloud';
 }
 
+/**
+ * What a send is on behalf of, beyond the API caller that asked: a campaign's recipient, whose
+ * state follows the message's statuses (the hooks of src/messaging/deliveryStatus.ts). Messaging
+ * only carries it onto the intent and the message; the feature that set it reads it back.
+ */
+export type SendOrigin = { kind: 'campaign'; id: string; recipientKey: string };
+
+/** The stored fields of an origin (the intent's and the message's, unchanged since before `origin`): none is nulls. */
+export function storedOrigin(origin: SendOrigin | null): Pick<SentMessageFacts, 'campaign_id' | 'campaign_recipient_id'> {
+  return { campaign_id: origin?.id ?? null, campaign_recipient_id: origin?.recipientKey ?? null };
+}
+
 export interface OutboundMessageDoc extends SentMessageFacts {
   /** The provider's message id (the send result's `message_id`). */
   _id: string;

@@ -15,7 +15,7 @@ import type { HeldConversations } from './conversationHold';
 import { applyParkedStatuses } from './earlyStatuses';
 import { markdownToWhatsApp } from './markdown';
 import { isSuppressed } from './optOut';
-import { outboundMessagesCollection, type OutboundMessageDoc } from './outboundMessages';
+import { outboundMessagesCollection, storedOrigin, type OutboundMessageDoc, type SendOrigin } from './outboundMessages';
 import { claimSendIntent, isOneOffSendIntentKey, sendIntentsCollection, type SendIntentDoc } from './sendIntents';
 import { resolveSender, type SenderResolution } from './senders';
 import { claimRefund, refundUnknownOutcome } from './unknownOutcomeRefunds';
@@ -94,8 +94,8 @@ export interface SendMessageInput {
    * key and is answered from the intent record instead of sending again.
    */
   intentKey: string;
-  /** A campaign's send: its message's statuses move this recipient (src/campaigns/recipients.ts). */
-  campaign?: { campaignId: string; recipientId: string } | null;
+  /** What the send is on behalf of, when not a direct API send (a campaign's recipient). */
+  origin?: SendOrigin | null;
   /**
    * The sender and template already looked up by the caller (a campaign batch, once per
    * batch: `lookUpSendContext`), each refused at its usual place in the guard order.
@@ -301,8 +301,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     kind: template ? 'template' : 'text',
     template: prepared.template,
     metadata: input.metadata ?? {},
-    campaign_id: input.campaign?.campaignId ?? null,
-    campaign_recipient_id: input.campaign?.recipientId ?? null,
+    ...storedOrigin(input.origin ?? null),
     provider: deps.provider.name,
     message_id: null,
     sent_at: null,

@@ -9,6 +9,7 @@ import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScrip
 import { SimulatedWhatsAppProvider } from '../providers/whatsapp/simulator';
 import { SimulatedPaymentLinkProvider } from '../providers/payments/simulator';
 import { scriptingFromConsole } from '../providers/payments/simulatorScript';
+import { FEATURE_HOOKS } from '../main/featureHooks';
 
 /**
  * The one place activity dependencies are assembled, for the worker process and for tests,
@@ -30,6 +31,8 @@ export function buildActivityDeps(
     whatsapp: new SimulatedWhatsAppProvider(base.db, events),
     deploymentChannels: ['whatsapp', 'voice'],
     payments: new SimulatedPaymentLinkProvider(scriptingFromConsole(base.db, base.temporal, base.taskQueue)),
+    // The features' reactions to calls, the one set every process's activities run.
+    callHooks: FEATURE_HOOKS.calls,
     ...overrides,
   };
 }

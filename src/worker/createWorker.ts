@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config';
+import { requireFeatureHooks } from '../main/featureHooks';
 import { createActivities, type ActivityDeps } from '../../activities';
 
 export interface WorkerSetup {
@@ -14,6 +15,8 @@ export interface WorkerSetup {
 export const workflowsPath = require.resolve('../../workflows');
 
 export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker; connection: NativeConnection }> {
+  // Calls end and statuses land in these activities: a worker without the feature hooks would drop the campaign reactions.
+  requireFeatureHooks();
   const connection =
     setup.connection ?? (await NativeConnection.connect({ address: setup.config.TEMPORAL_ADDRESS }));
   const code: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = setup.workflowBundlePath

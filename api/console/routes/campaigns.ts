@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { CampaignDoc } from '../../../src/campaigns/campaign';
+import { campaignChannel } from '../../../src/campaigns/channels';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
 import { createCampaign } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns } from '../../../src/campaigns/listing';
-import { campaignCallProgress, campaignCounts, campaignTimeline, type CampaignCounts } from '../../../src/campaigns/progress';
+import { campaignCounts, campaignTimeline, channelCallProgress, type CampaignCounts } from '../../../src/campaigns/progress';
 import { buildOutcomeReport } from '../../../src/campaigns/voice/outcomes/served';
 import { explainCampaignRun } from '../../../src/campaigns/runExplanation';
 import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
@@ -57,8 +58,8 @@ export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts
       throttle_per_minute: c.schedule.throttle_per_minute,
       send_window_start_hour: c.schedule.send_window_start_hour,
       send_window_end_hour: c.schedule.send_window_end_hour,
-      // Call campaigns only (beyond the contract): the window in each person's own zone.
-      ...(c.channel === 'voice' ? { recipient_time_zone: c.schedule.recipient_time_zone ?? false } : {}),
+      // Only the channel that takes it (call campaigns; beyond the contract): the window in each person's own zone.
+      ...(campaignChannel(c.channel).ownFields.includes('schedule.recipient_time_zone') ? { recipient_time_zone: c.schedule.recipient_time_zone ?? false } : {}),
     },
     audience: c.audience,
     template: c.template,
@@ -101,7 +102,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
    */
   const withCounters = async (workspace: WorkspaceDoc, c: CampaignDoc, askRun = false) => {
     const counts = await campaignCounts(deps.db, c);
-    const calls = c.channel === 'voice' ? await campaignCallProgress(deps.db, c._id) : undefined;
+    const calls = await channelCallProgress(deps.db, c);
     const run = askRun && (c.status === 'running' || c.status === 'scheduled') ? await readRunSnapshot(deps.temporal, c._id) : null;
     const explanation = explainCampaignRun({ campaign: c, ...counts, calls, run, workspaceZone: workspace.timezone, now: deps.now() });
     return { ...consoleCampaignView({ ...c, ...counts, ...(calls ? { calls } : {}) }), explanation };

@@ -7,7 +7,7 @@ import type { PublicDeps } from '../deps';
 import { routeGroup, type RouteContext, type RouteDef, type RouteDefaults } from '../../route';
 import { controlCampaign } from '../../../src/campaigns/control';
 import { listCampaigns } from '../../../src/campaigns/listing';
-import { campaignCallProgress, campaignCounts } from '../../../src/campaigns/progress';
+import { campaignCounts, channelCallProgress } from '../../../src/campaigns/progress';
 import { buildOutcomeReport } from '../../../src/campaigns/voice/outcomes/served';
 import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, campaignOf, recipientsAnswer, requireCallCampaign, sendOutcomesCsv } from '../../shared/campaignAnswers';
 import {
@@ -39,8 +39,10 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
   const now = deps.now ?? (() => new Date());
   const controlDeps = () => ({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, events: deps.events, now, audiences: deps.audiences });
   /** The record with its counters and, for a call campaign, its call progress (kept apart: src/campaigns/progress.ts). */
-  const withCounters = async (c: CampaignDoc) =>
-    campaignView({ ...c, counters: (await campaignCounts(deps.db, c)).counters, ...(c.channel === 'voice' ? { calls: await campaignCallProgress(deps.db, c._id) } : {}) });
+  const withCounters = async (c: CampaignDoc) => {
+    const calls = await channelCallProgress(deps.db, c);
+    return campaignView({ ...c, counters: (await campaignCounts(deps.db, c)).counters, ...(calls ? { calls } : {}) });
+  };
   const ownCampaign = (ctx: RouteContext, id: string) => campaignOf(deps.db, ctx.state.workspace!._id, id);
 
   return [
@@ -69,11 +71,14 @@ export function campaignsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' 
           after = { updatedAt: new Date(updatedAt), id };
         }
         const docs = await listCampaigns(deps.db, tenantId, { ...(status ? { status } : {}), after, limit });
-        const calls = new Map(await Promise.all(docs.filter((d) => d.channel === 'voice').map(async (d) => [d._id, await campaignCallProgress(deps.db, d._id)] as const)));
+        const calls = new Map(await Promise.all(docs.map(async (d) => [d._id, await channelCallProgress(deps.db, d)] as const)));
         return page(
           docs,
           limit,
-          (d) => campaignView({ ...d, ...(calls.has(d._id) ? { calls: calls.get(d._id)! } : {}) }),
+          (d) => {
+            const progress = calls.get(d._id);
+            return campaignView({ ...d, ...(progress ? { calls: progress } : {}) });
+          },
           (last) => deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]),
         );
       },

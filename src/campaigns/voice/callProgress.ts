@@ -1,16 +1,7 @@
 import type { CampaignRecipientDoc } from '../staging';
 
-/**
- * A call campaign's progress (issue 15), counted per person from their recipient documents:
- * `dialled` (at least one call placed), `answered` (a call was answered), `conversation` (the
- * person spoke), `completed` (the merged outcome is `completed`), `call_backs` (call-backs
- * placed), `live` (a call placed and not yet folded in, or a call-back owed). Apart from
- * progress.ts so the outcome report can count the same way without importing the recount.
- */
-export const CALL_PROGRESS_NAMES = ['dialled', 'answered', 'conversation', 'completed', 'call_backs', 'live'] as const;
-export type CallProgress = Record<(typeof CALL_PROGRESS_NAMES)[number], number>;
-
-export const ZERO_CALL_PROGRESS: CallProgress = { dialled: 0, answered: 0, conversation: 0, completed: 0, call_backs: 0, live: 0 };
+export { CALL_PROGRESS_NAMES, ZERO_CALL_PROGRESS, type CallProgress } from './callCounts';
+import type { CallProgress } from './callCounts';
 
 const SILENT = new Set(['unanswered', 'no_conversation', null, undefined]);
 

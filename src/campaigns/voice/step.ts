@@ -4,7 +4,7 @@ import type { Config } from '../../config';
 import { callCollections, type CallDoc, type CallRefusalReason, placeCall } from '../../calls';
 import { answersSoFar, callBackCapture, mergeCalls, mergeOutcome, owesCallBack, type RecipientCall } from './mergedOutcome';
 import { findCampaign, type CampaignDoc } from '../campaign';
-import { readVoiceReadiness } from '../evaluate';
+import { readVoiceReadiness } from './readiness';
 import { chunkOf, recount } from '../progress';
 import type { RecipientReason } from '../recipients';
 import { recipientTimeZone } from './recipientZone';

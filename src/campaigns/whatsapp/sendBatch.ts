@@ -85,7 +85,7 @@ async function sendOne(
         senderId: campaign.sender_id,
         metadata: {},
         intentKey: campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id),
-        campaign: { campaignId: campaign._id, recipientId: doc._id },
+        origin: { kind: 'campaign', id: campaign._id, recipientKey: doc._id },
         context,
         earlierIntent: earlier,
         recordLater: records.defer,

@@ -14,6 +14,7 @@ import type { VoiceProvider } from '../../../src/calls/voiceLine';
 import { FailureType } from '../../../src/temporal/failures';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { openTestDb, testConfig } from '../../support/env';
+import { FEATURE_HOOKS } from '../../../src/main/featureHooks';
 
 /** The call activities' failure and cancellation behaviour, run in the SDK's mock activity context against FerretDB. */
 describe('call activities', () => {
@@ -58,7 +59,7 @@ describe('call activities', () => {
 
   it('a call without a read model is a non-retryable ReadModelMissing failure, not a retried Error', async () => {
     const reader: CallReader = { read: () => Promise.reject(new Error('not reached')) };
-    const activities = createCallActivities({ db, events, voice, reader });
+    const activities = createCallActivities({ db, events, voice, reader, callHooks: FEATURE_HOOKS.calls });
     const env = new MockActivityEnvironment({}, { logger: quiet });
     const failure = await env.run((...args: Parameters<typeof activities.placeCall>) => activities.placeCall(...args), { callId: 'call_missing', requestedAt: new Date().toISOString() }).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(ApplicationFailure);
@@ -74,7 +75,7 @@ describe('call activities', () => {
           options?.signal?.addEventListener('abort', () => reject(new Error('aborted by the activity')));
         }),
     };
-    const activities = createCallActivities({ db, events, voice, reader });
+    const activities = createCallActivities({ db, events, voice, reader, callHooks: FEATURE_HOOKS.calls });
     const env = new MockActivityEnvironment({ attempt: 1 }, { logger: quiet });
     let heartbeats = 0;
     env.on('heartbeat', () => heartbeats++);
@@ -106,7 +107,7 @@ describe('call activities', () => {
       const published: EventInput[] = [];
       const capture: EventPublisher = { ...events, publish: (input) => (published.push(input), Promise.resolve({} as EventDoc)) };
       const reader: CallReader = { read: () => Promise.reject(new Error('not reached')) };
-      const activities = createCallActivities({ db: watched.db, events: capture, voice, reader });
+      const activities = createCallActivities({ db: watched.db, events: capture, voice, reader, callHooks: FEATURE_HOOKS.calls });
       const callId = await storedCall();
       const at = new Date('2026-11-25T10:00:00.000Z');
       const placed = () =>

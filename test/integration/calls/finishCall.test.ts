@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { onCallEnded } from '../../../src/calls/callHooks';
+import { FEATURE_HOOKS } from '../../../src/main/featureHooks';
 import { callCollections, deploymentId, newCallDoc } from '../../../src/calls/callStore';
 import { finishCall } from '../../../src/calls/finishCall';
 import { newId } from '../../../src/domain/ids';
@@ -43,14 +43,14 @@ describe('finishCall without Temporal', () => {
         created_at: new Date(),
       }),
     );
-    onCallEnded(() => Promise.reject(new Error('hook down')));
+    const hooks = { ...FEATURE_HOOKS.calls, ended: [...FEATURE_HOOKS.calls.ended, () => Promise.reject(new Error('hook down'))] };
     const published: EventInput[] = [];
     const events: EventPublisher = { publish: (input) => (published.push(input), Promise.resolve({} as EventDoc)) };
     const voice = { transcript: () => Promise.reject(new Error('an unanswered call has no transcript')) } as unknown as VoiceProvider;
     const warnings: Array<[string, Record<string, unknown>]> = [];
 
     const finished = await finishCall(
-      { db, events, voice, warn: (message, meta) => warnings.push([message, meta]) },
+      { db, events, voice, hooks, warn: (message, meta) => warnings.push([message, meta]) },
       { callId, step: 5, status: 'completed', outcome: 'no_answer', answeredAt: null, endedAt: '2026-01-02T03:04:05.000Z' },
     );
 

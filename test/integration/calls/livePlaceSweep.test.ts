@@ -35,9 +35,9 @@ describe('the live-place sweeper: calls whose workflow is gone', () => {
   beforeAll(async () => {
     api = await startTestApi({ worker: true });
     ws = await createTestWorkspace(api.db);
-    const { events, voice } = buildActivityDeps({ db: api.db, temporal: api.temporal, taskQueue: api.config.TEMPORAL_TASK_QUEUE });
+    const { events, voice, callHooks } = buildActivityDeps({ db: api.db, temporal: api.temporal, taskQueue: api.config.TEMPORAL_TASK_QUEUE });
     sweeper = createLivePlaceSweeper({
-      deps: { db: api.db, temporal: api.temporal, events, voice, warn: (message) => warnings.push(message) },
+      deps: { db: api.db, temporal: api.temporal, events, voice, hooks: callHooks, warn: (message) => warnings.push(message) },
       graceMs: 0,
       onError: (err) => warnings.push(String(err)),
     });

@@ -156,7 +156,7 @@ describe('a campaign batch holds its conversations', () => {
           to: doc.to,
           template: { ...template, variables: doc.variables },
           intentKey: campaignSendIntentKey(tenant(), campaign._id, doc._id),
-          campaign: { campaignId: campaign._id, recipientId: doc._id },
+          origin: { kind: 'campaign', id: campaign._id, recipientKey: doc._id },
           context,
         },
       );

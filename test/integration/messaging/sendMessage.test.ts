@@ -3,6 +3,7 @@ import { createEventPublisher } from '../../../src/events/publisher';
 import { collections } from '../../../src/db/collections';
 import { lookUpSendContext, SendRefusal, sendWhatsAppMessage } from '../../../src/messaging/sendMessage';
 import { recordOptOut } from '../../../src/messaging/optOut';
+import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import type { SendAttempt, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { openTestDb, testConfig } from '../../support/env';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
@@ -43,6 +44,25 @@ describe('sendWhatsAppMessage', () => {
     );
     expect(result).toMatchObject({ message_id: 'wamid.ACCEPTED', channel: 'whatsapp', to: '+919800000555', status: 'sent' });
     expect(warnings).toHaveLength(1);
+  });
+
+  it('stores a send’s origin in the intent’s and the message’s fields as before (campaign_id, campaign_recipient_id), and nulls without one', async () => {
+    const provider: WhatsAppProvider = { name: 'simulator', send: async (request): Promise<SendAttempt> => ({ ok: true, messageId: `wamid.ORIGIN${request.to.slice(-3)}` }) };
+    const deps = { db, events: createEventPublisher(db, { dispatch: async () => undefined }), provider, deploymentChannels: ['whatsapp'], now: () => new Date() };
+    const fromCampaign = await sendWhatsAppMessage(deps, {
+      tenantId: ws.workspaceId,
+      to: '919800000701',
+      template: { name: 'welcome' },
+      intentKey: `${ws.workspaceId}|test|origin-1`,
+      origin: { kind: 'campaign', id: 'cmp_origin', recipientKey: 'cmp_origin:0' },
+    });
+    const direct = await sendWhatsAppMessage(deps, { tenantId: ws.workspaceId, to: '919800000702', template: { name: 'welcome' }, intentKey: `${ws.workspaceId}|test|origin-2` });
+    const intents = db.collection('send_intents');
+    const messages = outboundMessagesCollection(db);
+    expect(await intents.findOne({ _id: `${ws.workspaceId}|test|origin-1` as never })).toMatchObject({ campaign_id: 'cmp_origin', campaign_recipient_id: 'cmp_origin:0' });
+    expect(await messages.findOne({ _id: fromCampaign.message_id })).toMatchObject({ campaign_id: 'cmp_origin', campaign_recipient_id: 'cmp_origin:0' });
+    expect(await intents.findOne({ _id: `${ws.workspaceId}|test|origin-2` as never })).toMatchObject({ campaign_id: null, campaign_recipient_id: null });
+    expect(await messages.findOne({ _id: direct.message_id })).toMatchObject({ campaign_id: null, campaign_recipient_id: null });
   });
 
   describe('with a batch context (a campaign batch looks up its sender and template once)', () => {

@@ -4,6 +4,7 @@ import { ActionButton, ErrorNote, Listing, Loading, When } from '../components/c
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState, Field, FilterSelect } from '../components/forms';
 import type { paths } from '../generated/console';
+import { CHANNEL_FACTS } from '../campaignChannels';
 import { fieldValue, turnLabel } from '../format';
 import { useAction, usePoll } from '../hooks';
 import { Link, navigate } from '../router';
@@ -53,7 +54,7 @@ export function CallsPage({ ws }: { ws: string }) {
   // Every 15 s: on FerretDB this list scans the calls (docs/decisions/console.md, "Create flows, empty pages and recent calls").
   const recent = usePoll(async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls', { params: { path, query: query() as never } })), 15_000, [ws, JSON.stringify(filters)]);
   const campaigns = usePoll(
-    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path } }))).items.filter((c) => c.channel === 'voice'),
+    async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path } }))).items.filter((c) => CHANNEL_FACTS[c.channel].callsPeople),
     0,
     [ws],
   );

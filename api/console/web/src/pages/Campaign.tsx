@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient, RunExplanation } from '../api/types';
 import { campaignChartData } from '../campaignChart';
+import { CHANNEL_FACTS } from '../campaignChannels';
 import { Bars, TimeChart } from '../components/charts';
 import { ActionButton, ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
@@ -67,6 +68,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
     });
 
   if (!c) return campaign.error ? <ErrorNote error={campaign.error} /> : <Loading what="the campaign" />;
+  const facts = CHANNEL_FACTS[c.channel];
   // The counters are a funnel (delivered within sent), so who was reached is everyone not queued.
   const reached = Math.max(0, c.recipients - (c.states?.queued ?? c.recipients));
   const chart = campaignChartData({
@@ -117,7 +119,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
           Reached <strong data-testid="reached">{reached}</strong> of {c.recipients} recipients{' '}
           <progress max={Math.max(1, c.recipients)} value={reached} aria-label="Recipients reached" />
         </p>
-        {c.channel === 'voice' ? (
+        {facts.callsPeople ? (
           <ul class="counters" aria-label="Calls">
             {CALL_COUNTERS.map(([k, label]) => {
               const value = k === 'owed' ? c.explanation?.call_backs_owed : c.calls?.[k];
@@ -145,7 +147,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
         )}
         {chart.times.length > 1 ? (
           <TimeChart
-            label={c.channel === 'voice' ? 'People by call state over the run' : 'Messages over the run'}
+            label={facts.chartLabel}
             times={chart.times}
             series={chart.series}
             timeZone={c.explanation?.time_zone ?? 'UTC'}
@@ -226,12 +228,12 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             void control('cancel');
           }}
         >
-          <p>Everyone not yet {c.channel === 'voice' ? 'called' : 'sent to'} is skipped, and the campaign cannot be started again.</p>
+          <p>Everyone not yet {facts.done} is skipped, and the campaign cannot be started again.</p>
         </ConfirmDialog>
       ) : null}
 
       {evaluation ? <EvaluationView evaluation={evaluation} /> : null}
-      {c.channel === 'voice' ? <OutcomeView ws={ws} campaign={c} /> : null}
+      {facts.callsPeople ? <OutcomeView ws={ws} campaign={c} /> : null}
     </>
   );
 }

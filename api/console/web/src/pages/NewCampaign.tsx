@@ -5,6 +5,8 @@ import { Options } from '../components/common';
 import { described, Field, FormFoot, useFormSubmit } from '../components/forms';
 import { errorsUnder } from '../formErrors';
 import { usePoll } from '../hooks';
+import type { Campaign } from '../api/types';
+import { CHANNEL_CHOICES, CHANNEL_FACTS } from '../campaignChannels';
 import { Link, navigate } from '../router';
 
 /** The tokens a contact fills in a template variable (campaigns-tickets-dues §4). */
@@ -42,7 +44,8 @@ export function NewCampaignPage({ ws }: { ws: string }) {
   const templates = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/templates', { params: { path } }))).items, 0, [ws]);
 
   const [name, setName] = useState('');
-  const [channel, setChannel] = useState<'whatsapp' | 'voice'>('whatsapp');
+  const [channel, setChannel] = useState<Campaign['channel']>('whatsapp');
+  const facts = CHANNEL_FACTS[channel];
   const [audience, setAudience] = useState<Audience>({ kind: 'segment', tags: '' });
   const [template, setTemplate] = useState('');
   const [variables, setVariables] = useState<string[]>([]);
@@ -75,7 +78,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
       throttle_per_minute: wholeNumber(throttle),
       send_window_start_hour: wholeNumber(windowStart),
       send_window_end_hour: wholeNumber(windowEnd),
-      ...(channel === 'voice' && ownZone ? { recipient_time_zone: true } : {}),
+      ...(facts.callsPeople && ownZone ? { recipient_time_zone: true } : {}),
     };
     const body: Record<string, unknown> = {
       name: name.trim(),
@@ -84,7 +87,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
       schedule: Object.fromEntries(Object.entries(schedule).filter(([, v]) => v !== undefined)),
     };
     if (consent) body.consent = { basis: consent, note: blankToUndefined(consentNote) ?? null };
-    if (channel === 'whatsapp') {
+    if (!facts.callsPeople) {
       // No template chosen: sent without one, so the server's own refusal (template_not_found) says so.
       if (chosenTemplate) body.template = { name: chosenTemplate.name, language: chosenTemplate.language, variables: variables.slice(0, slots).map((v) => v ?? '') };
       if (senderId) body.sender_id = senderId;
@@ -127,19 +130,18 @@ export function NewCampaignPage({ ws }: { ws: string }) {
             Reach them by
           </p>
           <div class="choices" role="group" aria-labelledby="channel-label">
-            <label>
-              <input type="radio" name="channel" value="whatsapp" checked={channel === 'whatsapp'} onChange={() => setChannel('whatsapp')} /> WhatsApp message
-            </label>
-            <label>
-              <input type="radio" name="channel" value="voice" checked={channel === 'voice'} onChange={() => setChannel('voice')} /> AI phone call
-            </label>
+            {CHANNEL_CHOICES.map(([name, choice]) => (
+              <label key={name}>
+                <input type="radio" name="channel" value={name} checked={channel === name} onChange={() => setChannel(name)} /> {choice.choice}
+              </label>
+            ))}
           </div>
           {err('channel') ? <p class="field-error">{err('channel')}</p> : null}
         </fieldset>
 
         <AudiencePicker ws={ws} value={audience} onChange={setAudience} errors={errors.fields} />
 
-        {channel === 'whatsapp' ? (
+        {!facts.callsPeople ? (
           <fieldset>
             <legend>Message</legend>
             <Field id="campaign-template" label="Template" hint="An approved template of this workspace; it is checked again at launch." error={templateError}>
@@ -236,7 +238,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
         <fieldset>
           <legend>Schedule</legend>
           <p class="hint">
-            Left empty, each setting is the workspace's campaign default. {channel === 'voice' ? 'Calls are held to 10:00 to 19:00 whatever is set.' : 'Messages go out between 09:00 and 21:00 at most.'}
+            Left empty, each setting is the workspace's campaign default. {facts.windowHint}
           </p>
           <Field id="campaign-start" label="Start at" hint="Empty: as soon as it is launched. In your browser's time." error={err('schedule.start_at')}>
             <input {...described('campaign-start', err('schedule.start_at'), 'hint')} type="datetime-local" value={startAt} onInput={(e) => setStartAt(value(e))} />
@@ -245,7 +247,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
             <input {...described('campaign-timezone', err('schedule.timezone'), 'hint')} value={timezone} placeholder="Workspace default" onInput={(e) => setTimezone(value(e))} />
           </Field>
           <div class="row">
-            <Field id="campaign-throttle" label={channel === 'voice' ? 'Calls a minute' : 'Messages a minute'} hint="1 to 600." error={err('schedule.throttle_per_minute')}>
+            <Field id="campaign-throttle" label={facts.throttleLabel} hint="1 to 600." error={err('schedule.throttle_per_minute')}>
               <input {...described('campaign-throttle', err('schedule.throttle_per_minute'), 'hint')} type="number" inputMode="numeric" value={throttle} onInput={(e) => setThrottle(value(e))} />
             </Field>
             <Field id="campaign-window-start" label="Window opens (hour)" hint="0 to 23." error={err('schedule.send_window_start_hour')}>
