@@ -10,7 +10,7 @@ import { startCallWorkflow, type CallStartDeps } from './startCall';
  * A customer calls one of the workspace's numbers and the agent deployed to it answers at
  * once: the inbound counterpart of placeCall. Inbound calls take no outbound places (live
  * calls, daily budget). Today the console's simulated inbound call comes through here; a
- * real voice provider's inbound webhook (api/providerWebhooks/twilio.ts) does too.
+ * real voice provider's inbound webhook does too, through src/calls/line/inboundLine.ts.
  */
 
 export interface AcceptInboundCallDeps extends CallStartDeps {

@@ -148,6 +148,14 @@ export function firstActiveNumber(db: Db, tenantId: string): Promise<PhoneNumber
   return collections(db).phoneNumbers.find({ tenant_id: tenantId, active: true }).sort({ created_at: 1, _id: 1 }).limit(1).next();
 }
 
+/** The active number a call from the network dialled (any formatting: its digits are compared) and its workspace; null when it is not one of ours. */
+export async function findDialledNumber(db: Db, dialled: string): Promise<{ number: PhoneNumberDoc; workspace: WorkspaceDoc } | null> {
+  const { phoneNumbers, workspaces } = collections(db);
+  const number = await phoneNumbers.findOne({ _id: dialled.replace(/\D/g, ''), active: true });
+  const workspace = number ? await workspaces.findOne({ _id: number.tenant_id }) : null;
+  return number && workspace ? { number, workspace } : null;
+}
+
 /** `firstActiveNumber` over numbers already read: the oldest active one, ties by `_id`. */
 export function firstActiveOf(numbers: readonly PhoneNumberDoc[]): PhoneNumberDoc | null {
   let first: PhoneNumberDoc | null = null;

@@ -1,21 +1,45 @@
-import { loadConfig } from '../config';
+import type { Db } from 'mongodb';
+import { loadConfig, type Config } from '../config';
 import { connectMongo } from '../db/mongo';
 import { createLogger } from '../observability/logger';
 import { createMetricsRegistry } from '../observability/metrics';
 import { connectTemporalClient } from '../temporal/client';
 import { createMediaMetrics } from '../media/mediaMetrics';
 import { createMediaServer, MEDIA_STREAM_PATH } from '../media/mediaServer';
+import type { StreamAuth } from '../media/streamAdmission';
 import { temporalLineEvents } from '../media/lineEvents';
 import { streamOnlyLineControl } from '../media/streamLineControl';
-import { twilioSettingsFrom, twilioSettingsWarnings } from '../providers/voice/twilio/settings';
+import { twilioSettingsFrom, twilioSettingsWarnings, type TwilioSettings } from '../providers/voice/twilio/settings';
 import { TwilioVoiceProvider } from '../providers/voice/twilio/twilioVoiceProvider';
+import type { LineControl } from '../calls';
 import { ensureEveryIndex } from './indexes';
 import { runMain, shutdownSignal } from './runMain';
 
+/** What the voice provider gives the media process: the network's hang-up and transfer, and how its streams prove their call. */
+interface MediaLine {
+  lineControl: LineControl;
+  streamAuth: StreamAuth | null;
+}
+
 /**
- * The media process: bridges each call's Twilio media stream to the realtime speech model
- * (src/media/). Its sockets live as long as the calls, so it runs apart from the stateless
- * API and scales on its own; /healthz and /metrics on MEDIA_PORT beside the stream endpoint.
+ * The voice provider's line, by VOICE_PROVIDER: one line per provider. The simulator's calls
+ * never reach this process: a stream is ended by closing it and a transfer is refused.
+ */
+const MEDIA_LINES: Record<Config['VOICE_PROVIDER'], (db: Db, config: Config) => MediaLine> = {
+  simulator: () => ({ lineControl: streamOnlyLineControl, streamAuth: null }),
+  twilio: (db, config) => twilioMediaLine(db, twilioSettingsFrom(config)!),
+};
+
+/** Twilio: hang-ups and transfers through its REST API, and only streams Twilio signed. */
+function twilioMediaLine(db: Db, twilio: TwilioSettings): MediaLine {
+  return { lineControl: new TwilioVoiceProvider(db, twilio), streamAuth: { authToken: twilio.authToken, streamUrl: twilio.mediaStreamUrl } };
+}
+
+/**
+ * The media process: bridges each call's media stream (Twilio Media Streams' protocol, today
+ * the only one; docs/media.md) to the realtime speech model (src/media/). Its sockets live as
+ * long as the calls, so it runs apart from the stateless API and scales on its own; /healthz
+ * and /metrics on MEDIA_PORT beside the stream endpoint.
  */
 runMain(async () => {
   // The Agents SDK's tracing provider exits the process on SIGTERM or SIGINT once no other
@@ -29,15 +53,10 @@ runMain(async () => {
   await ensureEveryIndex(db);
   const temporal = await connectTemporalClient(config);
   const registry = createMetricsRegistry('media');
-  // VOICE_PROVIDER=twilio: hang-ups and transfers through Twilio's REST API, and only streams
-  // Twilio signed. Without it (the simulator) no real call reaches this process; a stream is
-  // ended by closing it and a transfer is refused.
-  const twilio = twilioSettingsFrom(config);
   const media = createMediaServer({
     db,
     lineEvents: temporalLineEvents(temporal),
-    lineControl: twilio ? new TwilioVoiceProvider(db, twilio) : streamOnlyLineControl,
-    streamAuth: twilio ? { authToken: twilio.authToken, streamUrl: twilio.mediaStreamUrl } : null,
+    ...MEDIA_LINES[config.VOICE_PROVIDER](db, config),
     realtime: { url: config.REALTIME_URL, model: config.REALTIME_MODEL, apiKey: config.REALTIME_API_KEY },
     recordingsDir: config.MEDIA_RECORDINGS_DIR,
     maxCallSecondsCap: config.MEDIA_MAX_CALL_SECONDS,

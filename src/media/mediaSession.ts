@@ -224,7 +224,7 @@ export class MediaSession {
     }
     const call = this.#call;
     // Noted so Twilio's report of the call's end can tell a stream this bridge ended from one
-    // lost with a killed media process (api/providerWebhooks/twilio.ts).
+    // lost with a killed media process (src/calls/line/lineReports.ts).
     await markMedia(this.#deps.db, callId, 'started', new Date(this.#streamStartedAt));
     this.#turns = new TurnLog(this.#deps.db, { callId, tenantId: call.line.tenant_id }, (err) =>
       logger.warn({ err, callId }, 'a transcript turn was not stored'),

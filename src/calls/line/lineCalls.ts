@@ -13,7 +13,11 @@ export interface LineCallDoc {
   /** The call id. */
   _id: string;
   tenant_id: string;
-  provider: 'twilio';
+  /**
+   * The telephony adapter that carries the call (its name in VOICE_PROVIDER, e.g. `twilio`):
+   * a plain string, so a new adapter is a folder, not an edit of this type.
+   */
+  provider: string;
   /** The network's id for the call (Twilio's CallSid); null until the network answers the originate. */
   provider_call_id: string | null;
   request: OriginateRequest;
@@ -54,6 +58,11 @@ export async function findLineCall(db: Db, callId: string): Promise<LineCallDoc 
 
 export async function findLineCallByProviderId(db: Db, providerCallId: string): Promise<LineCallDoc | null> {
   return lineCalls(db).findOne({ provider_call_id: providerCallId });
+}
+
+/** Stores the network's id for the call once; the first writer (the originate, or a report from the line) wins with the same value. */
+export async function recordProviderCallId(db: Db, callId: string, providerCallId: string): Promise<void> {
+  await lineCalls(db).updateOne({ _id: callId, provider_call_id: null }, { $set: { provider_call_id: providerCallId } });
 }
 
 /** Notes that the call's workflow is ending the call (see `ended_by_us_at`); the first note stays. */

@@ -2,7 +2,7 @@ import twilio from 'twilio';
 import type { Db } from 'mongodb';
 import { callCollections } from '../../../calls/callStore';
 import type { TranscriptTurn } from '../../../calls/types';
-import { findLineCall, lineCalls, markEndedByUs, saveLineCall, type LineCallDoc } from '../../../calls/line/lineCalls';
+import { findLineCall, markEndedByUs, recordProviderCallId, saveLineCall, type LineCallDoc } from '../../../calls/line/lineCalls';
 import { readLineTurns } from '../../../calls/line/lineTurns';
 import { OriginateRefused, type LineControl, type OriginateRequest, type VoiceProvider } from '../../../calls';
 import { createTwilioRestClient } from './restClient';
@@ -138,7 +138,7 @@ export class TwilioVoiceProvider implements VoiceProvider, LineControl {
 
   /** Stores the CallSid once; the first writer (this originate, or a status callback) wins with the same value. */
   async recordCallSid(callId: string, sid: string): Promise<void> {
-    await lineCalls(this.db).updateOne({ _id: callId, provider_call_id: null }, { $set: { provider_call_id: sid } });
+    await recordProviderCallId(this.db, callId, sid);
   }
 
   /**
