@@ -418,8 +418,9 @@ async function watch(base: string, positionals: string[], values: Record<string,
   }
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
+/** Runs the command line and exits: 0 done, 1 refused or failed, 2 a usage mistake (with the usage). */
+export function runConsole(argv: string[]): void {
+  main(argv).then(
     (code) => process.exit(code),
     (err: unknown) => {
       if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}\n`);
