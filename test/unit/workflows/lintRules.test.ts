@@ -46,7 +46,10 @@ const probes: Record<string, string> = {
     "import { callWorkflow } from '../../../workflows/call';",
     "import { createCallActivities } from '../../../activities/calls';",
     "import { placeCall } from '../../../src/calls/placeCall';",
-    'export const c = [callWorkflow, createCallActivities, placeCall];',
+    "import { MongoServerError } from 'mongodb';",
+    "import type { Db } from 'mongodb';",
+    'export const c = [callWorkflow, createCallActivities, placeCall, MongoServerError];',
+    'export type C = Db;',
   ].join('\n'),
   // src/ below the API, the activities and the composition roots, even for a type
   'src/campaigns/probe.ts': [
@@ -138,8 +141,9 @@ const probes: Record<string, string> = {
     "import { answerCreate } from '../../shared/campaignAnswers';",
     "import { callWorkflow } from '../../../workflows/call';",
     "import { createCallActivities } from '../../../activities/calls';",
-    'export const h = [answerControl, answerCreate, callWorkflow, createCallActivities];',
-    'export type I = V;',
+    "import { ObjectId, type Collection } from 'mongodb';",
+    'export const h = [answerControl, answerCreate, callWorkflow, createCallActivities, ObjectId];',
+    'export type I = V | Collection;',
   ].join('\n'),
   'activities/probe.ts': [
     "import { ApiError } from '../api/errors';",
@@ -242,6 +246,9 @@ describe('import rules (.oxlintrc.json)', () => {
         'api/console/routes/probe.ts:2',
         'api/console/routes/probe.ts:4',
         'api/console/routes/probe.ts:5',
+        // the API runs no queries: the driver only as types (a route calls its feature's store)
+        'api/v1/routes/probe.ts:4',
+        'api/console/routes/probe.ts:6',
         // src/ imports neither the API, the activities nor a composition root, not even a type
         'src/campaigns/probe.ts:1',
         'src/campaigns/probe.ts:2',
