@@ -54,7 +54,12 @@ export async function updateAgent(
 }
 
 export async function agentExists(db: Db, tenantId: string, agentId: string): Promise<boolean> {
-  return (await collections(db).agents.findOne({ _id: agentId, tenant_id: tenantId })) !== null;
+  return (await findAgent(db, tenantId, agentId)) !== null;
+}
+
+/** An agent of the workspace, or null. */
+export async function findAgent(db: Db, tenantId: string, agentId: string): Promise<AgentDoc | null> {
+  return collections(db).agents.findOne({ _id: agentId, tenant_id: tenantId });
 }
 
 /** Registers a number (E.164); null when it is already registered, in any workspace. */

@@ -88,6 +88,24 @@ export function conversationMessagesCollection(db: Db): Collection<ConversationM
   return db.collection<ConversationMessageDoc>('conversation_messages');
 }
 
+/** The workspace's most recently active conversations, at most `limit`. */
+export async function recentConversations(db: Db, tenantId: string, limit: number): Promise<ConversationDoc[]> {
+  return conversationsCollection(db)
+    .find({ tenant_id: tenantId })
+    .sort({ updated_at: -1, _id: -1 })
+    .limit(limit)
+    .toArray();
+}
+
+/** A conversation's first `limit` turns, oldest first (every kind: notes and trail rows too). */
+export async function conversationTurns(db: Db, tenantId: string, conversationId: string, limit: number): Promise<ConversationMessageDoc[]> {
+  return conversationMessagesCollection(db)
+    .find({ tenant_id: tenantId, conversation_id: conversationId })
+    .sort({ _id: 1 })
+    .limit(limit)
+    .toArray();
+}
+
 const hex = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest('hex');
 
 /** The conversation of a thread: a customer's phone on a chat channel, or one voice call. */

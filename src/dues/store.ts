@@ -200,5 +200,34 @@ export async function findSubscriber(db: Db, tenantId: string, subscriberId: str
   return sub?.tenant_id === tenantId ? sub : null;
 }
 
+/** A page of the workspace's subscribers, newest first; optionally one status, below a cursor's `_id`. */
+export async function subscribersPage(
+  db: Db,
+  tenantId: string,
+  query: { status?: SubscriberStatus; beforeId?: string },
+  limit: number,
+): Promise<SubscriberDoc[]> {
+  const filter: Record<string, unknown> = { tenant_id: tenantId, ...(query.status ? { status: query.status } : {}) };
+  if (query.beforeId !== undefined) filter._id = { $lt: query.beforeId };
+  return duesCollections(db).subscribers.find(filter).sort({ _id: -1 }).limit(limit).toArray();
+}
+
+/** A page of the workspace's dues, latest due date first; optionally one subscriber's or one status, after a cursor's (due date, `_id`). */
+export async function duesPage(
+  db: Db,
+  tenantId: string,
+  query: { subscriberId?: string; status?: DueStatus; after?: [dueDate: string, id: string] },
+  limit: number,
+): Promise<DueDoc[]> {
+  const and: Record<string, unknown>[] = [{ tenant_id: tenantId }];
+  if (query.subscriberId) and.push({ subscriber_id: query.subscriberId });
+  if (query.status) and.push({ status: query.status });
+  if (query.after) {
+    const [dueDate, id] = query.after;
+    and.push({ $or: [{ due_date: { $lt: dueDate } }, { due_date: dueDate, _id: { $lt: id } }] });
+  }
+  return duesCollections(db).dues.find({ $and: and }).sort({ due_date: -1, _id: -1 }).limit(limit).toArray();
+}
+
 export type DuesCollections = ReturnType<typeof duesCollections>;
 export type { Collection };

@@ -54,5 +54,12 @@ export function outboundMessagesCollection(db: Db): Collection<OutboundMessageDo
   return db.collection<OutboundMessageDoc>('outbound_messages');
 }
 
+/** The workspace's outbound records among these ids (by primary key: one lookup, not a scan). */
+export async function findOutboundMessages(db: Db, tenantId: string, ids: string[]): Promise<OutboundMessageDoc[]> {
+  return outboundMessagesCollection(db)
+    .find({ _id: { $in: ids }, tenant_id: tenantId })
+    .toArray();
+}
+
 /** A status may only move forward: a late `delivered` never replaces `read`. `failed` ends it. */
 export const STATUS_RANK: Record<DeliveryStatus, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };

@@ -140,6 +140,15 @@ export async function findTicket(db: Db, tenantId: string, ticketId: string): Pr
   return ticket?.tenant_id === tenantId ? ticket : null;
 }
 
+/** A ticket's messages in order and its version history, oldest first. */
+export async function ticketThreadAndHistory(db: Db, tenantId: string, ticketId: string): Promise<[TicketMessageDoc[], TicketVersionDoc[]]> {
+  const { messages, versions } = ticketCollections(db);
+  return Promise.all([
+    messages.find({ tenant_id: tenantId, ticket_id: ticketId }).sort({ seq: 1 }).toArray(),
+    versions.find({ tenant_id: tenantId, ticket_id: ticketId }).sort({ version: 1 }).toArray(),
+  ]);
+}
+
 /** A claim older than this whose ticket never reached its version was left by a process that died. */
 export const VERSION_CLAIM_LEASE_MS = 30_000;
 

@@ -46,3 +46,8 @@ export function newWorkspace(input: { name: string; country: CountryCode; timezo
 export async function findWorkspace(db: Db, id: string): Promise<WorkspaceDoc | null> {
   return collections(db).workspaces.findOne({ _id: id });
 }
+
+/** Every workspace, newest first, at most `limit`. */
+export async function newestWorkspaces(db: Db, limit: number): Promise<WorkspaceDoc[]> {
+  return collections(db).workspaces.find({}).sort({ created_at: -1 }).limit(limit).toArray();
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { acceptInboundCall } from '../../../src/calls/acceptInboundCall';
 import { findCall, type CallDoc } from '../../../src/calls/callStore';
-import { calleeScripts, deleteCalleeScript, putCalleeScript } from '../../../src/providers/voice/simulatorScript';
+import { deleteCalleeScript, listCalleeScripts, putCalleeScript } from '../../../src/providers/voice/simulatorScript';
 import { requestReread } from '../../../src/calls/requestReread';
 import { ApiError, found } from '../../errors';
 import { formatTimestamp } from '../../format';
@@ -26,7 +26,6 @@ const calleeScript = ws.group({ params: { destination: destinationParam } });
  */
 export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
   const routes: RouteDef[] = [];
-  const scripts = calleeScripts(deps.db);
 
   const ownCall = async (tenantId: string, callId: string): Promise<CallDoc> => found(await findCall(deps.db, tenantId, callId), CALL_NOT_FOUND);
 
@@ -79,7 +78,7 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: "List the workspace's callee scripts.",
       response: { status: 200, description: '`{items: [{destination, script}]}`.', schema: itemsOf(calleeScriptRecord) },
       handler: async (ctx, { tenantId }) => {
-        const docs = await scripts.find({ tenant_id: tenantId }).sort({ _id: 1 }).toArray();
+        const docs = await listCalleeScripts(deps.db, tenantId);
         return { items: docs.map((d) => ({ destination: `+${d.destination}`, script: d.script })) };
       },
     }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { conversationMessagesCollection, conversationsCollection, findConversation, type ConversationMessageDoc } from '../../../src/conversations/store';
-import { outboundMessagesCollection, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
+import { conversationTurns, findConversation, recentConversations, type ConversationMessageDoc } from '../../../src/conversations/store';
+import { findOutboundMessages, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
 import { found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { conversationItem } from '../../shared/conversations.schema';
@@ -42,26 +42,18 @@ const SENT_TURN_PREFIX = 'wa-out:';
 async function sentMessagesOf(deps: ConsoleDeps, tenantId: string, turns: ConversationMessageDoc[]): Promise<Map<string, OutboundMessageDoc>> {
   const ids = turns.filter((t) => t.role === 'human' && t.dedupe_key?.startsWith(SENT_TURN_PREFIX)).map((t) => t.dedupe_key.slice(SENT_TURN_PREFIX.length));
   if (!ids.length) return new Map();
-  const sent = await outboundMessagesCollection(deps.db)
-    .find({ _id: { $in: ids }, tenant_id: tenantId })
-    .toArray();
+  const sent = await findOutboundMessages(deps.db, tenantId, ids);
   return new Map(sent.map((m) => [m._id, m]));
 }
 
 /** The web console's conversation views: the recent list and one transcript, whole. */
 export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
-  const conversations = conversationsCollection(deps.db);
-  const messages = conversationMessagesCollection(deps.db);
   return [
     ws.get('listConsoleConversations', 'conversations', {
       summary: `The workspace's most recently active conversations (at most ${CONSOLE_CONVERSATIONS_LIMIT}).`,
       response: { status: 200, description: '`{items}`.', schema: itemsOf(conversationItem) },
       handler: async (ctx, { tenantId }) => {
-        const docs = await conversations
-          .find({ tenant_id: tenantId })
-          .sort({ updated_at: -1, _id: -1 })
-          .limit(CONSOLE_CONVERSATIONS_LIMIT)
-          .toArray();
+        const docs = await recentConversations(deps.db, tenantId, CONSOLE_CONVERSATIONS_LIMIT);
         return { items: docs.map(conversationView) };
       },
     }),
@@ -74,11 +66,7 @@ export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
       },
       handler: async (ctx, { params, tenantId }) => {
         const conversation = found(await findConversation(deps.db, tenantId, params.conversation_id), CONVERSATION_NOT_FOUND);
-        const turns = await messages
-          .find({ tenant_id: tenantId, conversation_id: conversation._id })
-          .sort({ _id: 1 })
-          .limit(CONSOLE_TRANSCRIPT_LIMIT)
-          .toArray();
+        const turns = await conversationTurns(deps.db, tenantId, conversation._id, CONSOLE_TRANSCRIPT_LIMIT);
         const sent = await sentMessagesOf(deps, tenantId, turns);
         return {
           conversation: conversationView(conversation),

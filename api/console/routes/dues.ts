@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { cursorSecret } from '../../../src/auth/secrets';
 import { changeSubscriber, closeDue, recordPayment, type SubscriberAction } from '../../../src/dues/dueActions';
 import { duesSettingsSchema, readDuesSettings, writeDuesSettings } from '../../../src/dues/settings';
-import { duesCollections, findDue, isOpen, type DueDoc } from '../../../src/dues/store';
+import { duesPage, findDue, isOpen, subscribersPage, type DueDoc } from '../../../src/dues/store';
 import { deletePaymentLinkScript, findPaymentLinkScript, paymentLinkScript, putPaymentLinkScript } from '../../../src/providers/payments/simulatorScript';
 import { ApiError } from '../../errors';
 import { CursorCodec, page, pageOf } from '../../pagination';
@@ -77,9 +77,8 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(subscriberRecord) },
       handler: async (ctx, { query, tenantId }) => {
         const list = `console_dues_subscribers:${query.status ?? ''}`;
-        const filter: Record<string, unknown> = { tenant_id: tenantId, ...(query.status ? { status: query.status } : {}) };
-        if (query.cursor) filter._id = { $lt: String((cursors().decode(query.cursor, tenantId, list) as [unknown])[0]) };
-        const docs = await duesCollections(deps.db).subscribers.find(filter).sort({ _id: -1 }).limit(query.limit).toArray();
+        const beforeId = query.cursor ? String((cursors().decode(query.cursor, tenantId, list) as [unknown])[0]) : undefined;
+        const docs = await subscribersPage(deps.db, tenantId, { status: query.status, beforeId }, query.limit);
         return page(docs, query.limit, subscriberView, (last) => cursors().encode(tenantId, list, [last._id]));
       },
     }),
@@ -118,14 +117,8 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: '`{items, next_cursor}`: each due with `chase`.', schema: pageOf(consoleDueRecord) },
       handler: async (ctx, { query, tenantId }) => {
         const list = `console_dues:${query.subscriber_id ?? ''}:${query.status ?? ''}`;
-        const and: Record<string, unknown>[] = [{ tenant_id: tenantId }];
-        if (query.subscriber_id) and.push({ subscriber_id: query.subscriber_id });
-        if (query.status) and.push({ status: query.status });
-        if (query.cursor) {
-          const [dueDate, id] = cursors().decode(query.cursor, tenantId, list) as [string, string];
-          and.push({ $or: [{ due_date: { $lt: dueDate } }, { due_date: dueDate, _id: { $lt: id } }] });
-        }
-        const docs = await duesCollections(deps.db).dues.find({ $and: and }).sort({ due_date: -1, _id: -1 }).limit(query.limit).toArray();
+        const after = query.cursor ? (cursors().decode(query.cursor, tenantId, list) as [string, string]) : undefined;
+        const docs = await duesPage(deps.db, tenantId, { subscriberId: query.subscriber_id, status: query.status, after }, query.limit);
         return page(docs, query.limit, withChase, (last) => cursors().encode(tenantId, list, [last.due_date, last._id]));
       },
     }),

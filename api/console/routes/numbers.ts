@@ -1,4 +1,4 @@
-import { agentExists, createAgent, registerNumber, updateAgent, updateNumber } from '../../../src/calls/agentsAndNumbers';
+import { agentExists, createAgent, findAgent, registerNumber, updateAgent, updateNumber } from '../../../src/calls/agentsAndNumbers';
 import { collections, type WorkspaceDoc } from '../../../src/db/collections';
 import { toE164 } from '../../../src/contacts/contactIdentity';
 import { ApiError, found } from '../../errors';
@@ -59,7 +59,7 @@ export function agentAndNumberRoutes(deps: ConsoleDeps): RouteDef[] {
     agent.get('getAgent', 'agents/{agent_id}', {
       summary: 'Read an agent with its voice settings (defaults filled in; `voice_set` names the ones it set).',
       response: { status: 200, description: 'The agent.', schema: agentRecord },
-      handler: async (ctx, { params, tenantId }) => agentView(found(await agents.findOne({ _id: params.agent_id, tenant_id: tenantId }), AGENT_NOT_FOUND)),
+      handler: async (ctx, { params, tenantId }) => agentView(found(await findAgent(deps.db, tenantId, params.agent_id), AGENT_NOT_FOUND)),
     }),
     agent.patch('updateAgent', 'agents/{agent_id}', {
       summary: 'Change an agent’s name, maximum call length or voice settings; a voice field set to null goes back to its default.',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { updateWorkspaceSettings } from '../../../src/workspaces/workspaceActions';
 import { assignTicket, setEscalation } from '../../../src/tickets/consoleTicketActions';
 import { ticketSettingsOf, type TicketSettings } from '../../../src/tickets/ticketSettings';
-import { findTicket, ticketCollections, type TicketDoc } from '../../../src/tickets/ticketStore';
+import { findTicket, ticketCollections, ticketThreadAndHistory, type TicketDoc } from '../../../src/tickets/ticketStore';
 import { found } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { ticketParams } from '../../shared/tickets.schema';
@@ -44,7 +44,7 @@ const ticket = ws.record('ticket_id', TICKET_NOT_FOUND, ticketParams.shape.ticke
 /** Ticket settings (auto-assignment), the assignee list, and the console-only ticket actions. */
 export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
   const routes: RouteDef[] = [];
-  const { tickets, messages, versions } = ticketCollections(deps.db);
+  const { tickets } = ticketCollections(deps.db);
   const ticketDeps = { db: deps.db, events: deps.events };
 
   routes.push(
@@ -83,10 +83,7 @@ export function ticketRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The ticket.', schema: consoleTicketDetail },
       handler: async (ctx, { params: { ticket_id: ticketId }, tenantId }) => {
         const ticket = found(await findTicket(deps.db, tenantId, ticketId), TICKET_NOT_FOUND);
-        const [thread, history] = await Promise.all([
-          messages.find({ tenant_id: tenantId, ticket_id: ticketId }).sort({ seq: 1 }).toArray(),
-          versions.find({ tenant_id: tenantId, ticket_id: ticketId }).sort({ version: 1 }).toArray(),
-        ]);
+        const [thread, history] = await ticketThreadAndHistory(deps.db, tenantId, ticketId);
         return {
           ...consoleTicketView(ticket),
           messages: thread.map((m) => ({

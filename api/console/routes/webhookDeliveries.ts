@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorSecret } from '../../../src/auth/secrets';
-import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
+import { endpointDeliveriesPage, findEndpointDelivery, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
 import { findEndpoint } from '../../../src/webhooks/endpointActions';
 import { found } from '../../errors';
 import { CursorCodec, page, pageOf } from '../../pagination';
@@ -15,7 +15,6 @@ const delivery = webhook.record('delivery_id', DELIVERY_NOT_FOUND, z.string().mi
 
 /** An endpoint's deliveries, newest first, and one delivery with every attempt. See docs/webhooks.md. */
 export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
-  const deliveries = webhookDeliveries(deps.db);
   const cursors = new CursorCodec(cursorSecret(deps.config));
 
   async function ownEndpointId(tenantId: string, webhookId: string): Promise<string> {
@@ -30,15 +29,9 @@ export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { params, query, tenantId }) => {
         const endpointId = await ownEndpointId(tenantId, params.webhook_id);
         const list = `webhook-deliveries:${endpointId}`;
-        const filter: Record<string, unknown> = { tenant_id: tenantId, endpoint_id: endpointId };
-        if (query.status) filter.status = query.status;
-        if (query.event_id) filter.event_id = query.event_id;
-        if (query.cursor) {
-          const [ms, id] = cursors.decode(query.cursor, tenantId, list) as [number, string];
-          const at = new Date(ms);
-          filter.$or = [{ created_at: { $lt: at } }, { created_at: at, _id: { $lt: id } }];
-        }
-        const docs = await deliveries.find(filter).sort({ created_at: -1, _id: -1 }).limit(query.limit).toArray();
+        const cursor = query.cursor ? (cursors.decode(query.cursor, tenantId, list) as [number, string]) : undefined;
+        const before = cursor && { at: new Date(cursor[0]), id: cursor[1] };
+        const docs = await endpointDeliveriesPage(deps.db, tenantId, endpointId, { status: query.status, eventId: query.event_id, before }, query.limit);
         return page(
           docs,
           query.limit,
@@ -52,7 +45,7 @@ export function webhookDeliveryRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The delivery with `attempts`.', schema: deliveryRecord.required({ attempts: true }) },
       handler: async (ctx, { params: { webhook_id, delivery_id }, tenantId }) => {
         const endpointId = await ownEndpointId(tenantId, webhook_id);
-        return deliveryView(found(await deliveries.findOne({ _id: delivery_id, tenant_id: tenantId, endpoint_id: endpointId }), DELIVERY_NOT_FOUND), true);
+        return deliveryView(found(await findEndpointDelivery(deps.db, tenantId, endpointId, delivery_id), DELIVERY_NOT_FOUND), true);
       },
     }),
   ];

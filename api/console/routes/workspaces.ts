@@ -1,5 +1,5 @@
-import { collections } from '../../../src/db/collections';
 import { createWorkspace, updateWorkspace } from '../../../src/workspaces/workspaceActions';
+import { newestWorkspaces } from '../../../src/workspaces/workspaces';
 import type { RouteDef } from '../../route';
 import { consoleApi, CONSOLE_PREFIX, type ConsoleDeps } from '../deps';
 import { issuedKeyRecord, itemsOf, workspaceRecord, workspaceView } from '../views';
@@ -8,8 +8,10 @@ import { createWorkspaceBody, updateWorkspaceBody, workspaceIdParams } from './w
 /** `/workspaces/{workspace_id}`: the workspace (loaded before the route runs), or 404. */
 const workspace = consoleApi.group({ params: workspaceIdParams, errors: ['not_found'] });
 
+/** How many workspaces the console lists. */
+const CONSOLE_WORKSPACES_LIMIT = 500;
+
 export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
-  const { workspaces } = collections(deps.db);
   return [
     consoleApi.post('createWorkspace', `${CONSOLE_PREFIX}/workspaces`, {
       summary: 'Create a workspace; with `demo: true`, seeded like the demo workspace and with a full-scope key.',
@@ -21,10 +23,10 @@ export function workspaceRoutes(deps: ConsoleDeps): RouteDef[] {
       },
     }),
     consoleApi.get('listWorkspaces', `${CONSOLE_PREFIX}/workspaces`, {
-      summary: 'List workspaces, newest first (at most 500).',
+      summary: `List workspaces, newest first (at most ${CONSOLE_WORKSPACES_LIMIT}).`,
       response: { status: 200, description: '`{items}`.', schema: itemsOf(workspaceRecord) },
       handler: async () => {
-        const docs = await workspaces.find({}).sort({ created_at: -1 }).limit(500).toArray();
+        const docs = await newestWorkspaces(deps.db, CONSOLE_WORKSPACES_LIMIT);
         return { items: docs.map(workspaceView) };
       },
     }),

@@ -70,6 +70,11 @@ export async function putCalleeScript(db: Db, tenantId: string, destination: str
   await calleeScripts(db).replaceOne({ _id: doc._id }, doc, { upsert: true });
 }
 
+/** Every script of the workspace, by destination digits. */
+export async function listCalleeScripts(db: Db, tenantId: string): Promise<CalleeScriptDoc[]> {
+  return calleeScripts(db).find({ tenant_id: tenantId }).sort({ _id: 1 }).toArray();
+}
+
 /** Forgets a destination's script (nothing happens when it had none). */
 export async function deleteCalleeScript(db: Db, tenantId: string, destination: string): Promise<void> {
   await calleeScripts(db).deleteOne({ _id: scriptId(tenantId, destination) });

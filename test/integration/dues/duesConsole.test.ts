@@ -51,6 +51,45 @@ describe('the dues app in the console (/console/v1/workspaces/{id}/apps/dues/…
     expect(items[1]!.chase).toMatchObject({ workflow_id: items[1]!.due_id, reminders_sent: 0, ended_as: null, next_action_at: '2031-01-07T04:30:00.000000+00:00' });
   });
 
+  /** Every page of a console list, following `next_cursor` until it is null. */
+  const walk = async (path: string, query: Record<string, unknown>) => {
+    const items: Record<string, any>[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await request(api.server).get(`${app()}${path}`).query({ ...query, ...(cursor ? { cursor } : {}) }).set(CONSOLE);
+      expect(res.status).toBe(200);
+      items.push(...(res.body.items as Record<string, any>[]));
+      cursor = res.body.next_cursor as string | null;
+    } while (cursor);
+    return items;
+  };
+
+  it('the lists page by cursor: subscribers newest first (optionally one status), dues latest due date first (optionally one subscriber, one status)', async () => {
+    const a = await subscribe({ start_date: '2031-03-10' });
+    const b = await subscribe({ start_date: '2031-03-11' });
+    const c = await subscribe({ start_date: '2031-03-12' });
+    expect((await post(`/subscribers/${b.subscriber_id}/pause`)).status).toBe(200);
+
+    const everyone = (await request(api.server).get(`${app()}/subscribers`).query({ limit: 200 }).set(CONSOLE)).body.items as Record<string, any>[];
+    const ids = everyone.map((x) => x.subscriber_id as string);
+    expect(ids).toEqual([...ids].sort().reverse());
+    expect(ids.filter((id) => [a, b, c].some((x) => x.subscriber_id === id))).toEqual([c.subscriber_id, b.subscriber_id, a.subscriber_id]);
+    expect((await walk('/subscribers', { limit: 2 })).map((x) => x.subscriber_id)).toEqual(ids);
+    const paused = await walk('/subscribers', { limit: 1, status: 'paused' });
+    expect(paused.map((x) => x.status)).toEqual(paused.map(() => 'paused'));
+    expect(paused.map((x) => x.subscriber_id)).toContain(b.subscriber_id);
+    expect(paused.map((x) => x.subscriber_id)).not.toContain(c.subscriber_id);
+
+    expect((await walk('/dues', { limit: 1, subscriber_id: c.subscriber_id, status: 'scheduled' })).map((d) => d.due_date)).toEqual(['2031-04-12', '2031-03-12']);
+    expect(await walk('/dues', { limit: 1, subscriber_id: c.subscriber_id, status: 'paid' })).toEqual([]);
+    const scheduled = await walk('/dues', { limit: 3, status: 'scheduled' });
+    const order = scheduled.map((d) => `${d.due_date}|${d.due_id}`);
+    expect(order).toEqual([...order].sort().reverse());
+    expect(new Set(order).size).toBe(order.length);
+    expect(scheduled.map((d) => d.status)).toEqual(scheduled.map(() => 'scheduled'));
+    expect(scheduled.filter((d) => d.subscriber_id === a.subscriber_id).map((d) => d.due_date)).toEqual(['2031-04-10', '2031-03-10']);
+  });
+
   it('pause, resume and cancel a subscriber; cancel cancels its open dues; an unknown subscriber is 404', async () => {
     const s = await subscribe();
     const paused = await post(`/subscribers/${s.subscriber_id}/pause`);

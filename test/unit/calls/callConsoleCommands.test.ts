@@ -1,5 +1,5 @@
-import { formatCallForPerson, formatScriptsForPerson } from '../../../src/main/callCommands';
-import { parseCommandLine, planCall } from '../../../src/main/console';
+import { formatCallForPerson, formatScriptsForPerson } from '../../../src/cli/callCommands';
+import { parseCommandLine, planCall } from '../../../src/cli/console';
 
 const plan = (argv: string[]) => {
   const { positionals, values } = parseCommandLine(argv);

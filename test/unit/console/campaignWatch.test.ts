@@ -1,5 +1,5 @@
 import { estimateFinish } from '../../../src/campaigns/estimate';
-import { planCampaignCommand } from '../../../src/main/campaignCommands';
+import { planCampaignCommand } from '../../../src/cli/campaignCommands';
 import {
   countersOf,
   finishEstimate,
@@ -10,7 +10,7 @@ import {
   renderWatch,
   watchCampaign,
   type WatchedCampaign,
-} from '../../../src/main/campaignWatch';
+} from '../../../src/cli/campaignWatch';
 
 const need = (value: string | undefined, what: string) => {
   if (!value) throw new Error(`missing ${what}`);

@@ -1,5 +1,5 @@
-import { formatEvaluationForPerson } from '../../../src/main/campaignCommands';
-import { bodyFromFlags, formatHuman, parseCommandLine, planCall } from '../../../src/main/console';
+import { formatEvaluationForPerson } from '../../../src/cli/campaignCommands';
+import { bodyFromFlags, formatHuman, parseCommandLine, planCall } from '../../../src/cli/console';
 
 describe('the console CLI', () => {
   it('turns flags into a nested body with typed values', () => {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { ConfigError } from '../../../src/config';
-import { consoleBaseUrl, reach } from '../../../src/main/console';
+import { consoleBaseUrl, reach } from '../../../src/cli/console';
 import { fromRoot } from '../../../src/local/paths';
 
 /** A port nothing listens on: one the system just handed out and took back. */

@@ -1,4 +1,4 @@
-import { planCall } from '../../../src/main/console';
+import { planCall } from '../../../src/cli/console';
 
 describe('the console CLI: dues commands', () => {
   const app = '/workspaces/ws_1/apps/dues';

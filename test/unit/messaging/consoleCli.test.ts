@@ -1,4 +1,4 @@
-import { planCall } from '../../../src/main/console';
+import { planCall } from '../../../src/cli/console';
 
 describe('console CLI: WhatsApp commands', () => {
   it('scripts, lists and clears a simulator recipient', () => {

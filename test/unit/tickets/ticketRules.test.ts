@@ -4,7 +4,7 @@ import { firstMessageId, isTicketId, publicRefCandidate, ticketIdFor } from '../
 import { ALLOWED_MOVES, canMove, createTags, normaliseTags, slaDueAt, TICKET_STATUSES, type TicketStatus } from '../../../src/tickets/ticketRules';
 import { createSimulatedTriage, SIMULATE_TRIAGE_ERROR, SIMULATE_TRIAGE_TIMEOUT } from '../../../src/tickets/triage/simulatedTriage';
 import { runTriage } from '../../../src/tickets/triage/runTriage';
-import { planCall } from '../../../src/main/console';
+import { planCall } from '../../../src/cli/console';
 
 describe('ticket tags', () => {
   it('lower-cases, turns spaces into hyphens, cuts at 32 characters and drops duplicates', () => {

@@ -1,4 +1,4 @@
-import { parseCommandLine, planCall } from '../../../src/main/console';
+import { parseCommandLine, planCall } from '../../../src/cli/console';
 
 const plan = (argv: string[]) => {
   const { positionals, values } = parseCommandLine(argv);

@@ -46,7 +46,10 @@ const probes: Record<string, string> = {
     "import { callWorkflow } from '../../../workflows/call';",
     "import { createCallActivities } from '../../../activities/calls';",
     "import { placeCall } from '../../../src/calls/placeCall';",
-    'export const c = [callWorkflow, createCallActivities, placeCall];',
+    "import { MongoServerError } from 'mongodb';",
+    "import type { Db } from 'mongodb';",
+    'export const c = [callWorkflow, createCallActivities, placeCall, MongoServerError];',
+    'export type C = Db;',
   ].join('\n'),
   // src/ below the API, the activities and the composition roots, even for a type
   'src/campaigns/probe.ts': [
@@ -138,8 +141,9 @@ const probes: Record<string, string> = {
     "import { answerCreate } from '../../shared/campaignAnswers';",
     "import { callWorkflow } from '../../../workflows/call';",
     "import { createCallActivities } from '../../../activities/calls';",
-    'export const h = [answerControl, answerCreate, callWorkflow, createCallActivities];',
-    'export type I = V;',
+    "import { ObjectId, type Collection } from 'mongodb';",
+    'export const h = [answerControl, answerCreate, callWorkflow, createCallActivities, ObjectId];',
+    'export type I = V | Collection;',
   ].join('\n'),
   'activities/probe.ts': [
     "import { ApiError } from '../api/errors';",
@@ -160,6 +164,20 @@ const probes: Record<string, string> = {
     "import { dueView } from '../../dues/store';",
     "import { OriginateRefused } from '../../calls';",
     'export const v = [loadCall, dueView, OriginateRefused];',
+  ].join('\n'),
+  // the console CLI is a client of the console HTTP API: feature entries' pure helpers, config and paths, nothing else
+  'src/cli/probe.ts': [
+    "import { formatZonedTime } from '../campaigns';",
+    "import { campaignEta } from '../campaigns/estimate';",
+    "import type { CallDoc } from '../calls/callStore';",
+    "import { collections } from '../db/collections';",
+    "import { parseEnv } from '../config';",
+    "import { periodicPass } from '../worker/periodicPass';",
+    "import { ApiError } from '../../api/errors';",
+    "import { fromRoot } from '../local/paths';",
+    "import { connectTemporal } from '../temporal/connection';",
+    'export const k = [formatZonedTime, campaignEta, collections, parseEnv, periodicPass, ApiError, fromRoot, connectTemporal];',
+    'export type K = CallDoc;',
   ].join('\n'),
   // a circle, even one whose way back is a type
   'src/cycle/a.ts': ["import { b } from './b';", 'export const a = () => b;'].join('\n'),
@@ -228,6 +246,9 @@ describe('import rules (.oxlintrc.json)', () => {
         'api/console/routes/probe.ts:2',
         'api/console/routes/probe.ts:4',
         'api/console/routes/probe.ts:5',
+        // the API runs no queries: the driver only as types (a route calls its feature's store)
+        'api/v1/routes/probe.ts:4',
+        'api/console/routes/probe.ts:6',
         // src/ imports neither the API, the activities nor a composition root, not even a type
         'src/campaigns/probe.ts:1',
         'src/campaigns/probe.ts:2',
@@ -261,6 +282,13 @@ describe('import rules (.oxlintrc.json)', () => {
         'src/events/probe.ts:1',
         'src/events/probe.ts:2',
         'src/events/probe.ts:3',
+        // the console CLI reaches no feature internals, database, Temporal, API or composition root, not even a type
+        'src/cli/probe.ts:2',
+        'src/cli/probe.ts:3',
+        'src/cli/probe.ts:4',
+        'src/cli/probe.ts:6',
+        'src/cli/probe.ts:7',
+        'src/cli/probe.ts:9',
         // no circle of imports (each step of it is flagged)
         'src/cycle/a.ts:1',
         'src/cycle/b.ts:1',

@@ -1,5 +1,4 @@
-import { campaignEta } from '../campaigns/estimate';
-import { formatZonedTime } from '../campaigns/zonedText';
+import { campaignEta, formatZonedTime } from '../campaigns';
 
 /**
  * `campaigns watch <workspace> <campaign>`: reads the campaign (the console's GET, with live
