@@ -5,7 +5,7 @@ import type { AudienceCache } from './audienceCache';
 import { classifyAudience, recipientChecksum, resolveAudience, type InvalidRow, type Recipient, type ResolvedAudience } from './audience';
 import { EXCLUSION_REASONS, type CampaignDoc, type ExclusionReason } from './campaign';
 import { campaignChannel } from './channels';
-import { exclusionFinding, finding, type Finding } from './evaluationFindings';
+import { emptyAudienceFinding, exclusionFinding, finding, type Finding } from './evaluationFindings';
 import { CAMPAIGN_LIMITS } from './limits';
 import { campaignSettingsOf } from './settings';
 import { byPlaceholderNumber } from './templateTokens';
@@ -104,7 +104,7 @@ export function evaluate(input: EvaluateInput): Evaluation {
     findings.push(finding('plan_limit', 'block', eligible, `${eligible} people are more than the ${settings.max_recipients_per_campaign} your plan allows per campaign.`, 'Narrow the audience, or upgrade the plan.'));
   }
   if (eligible === 0) {
-    findings.push(finding('audience_empty', 'block', 0, 'Nobody is left to message after exclusions.', 'Choose contacts with usable phone numbers who have not opted out.'));
+    findings.push(emptyAudienceFinding({ audience: campaign.audience, matched: classified.totalRows, excluded: classified.excluded }));
   }
   findings.push(...templateFindings(campaign, input.template, eligible));
   findings.push(...voiceFindings(campaign, input.voice ?? null, eligible));

@@ -1,4 +1,4 @@
-import type { ExclusionReason } from './campaign';
+import type { CampaignAudience, ExclusionReason } from './campaign';
 
 /**
  * Evaluate's findings (campaigns-tickets-dues §2 Evaluate result): each with a code, a
@@ -86,4 +86,54 @@ export function exclusionFinding(reason: ExclusionReason, count: number, options
     case 'channel_consent_missing':
       return finding(reason, 'warn', count, `${contacts(count)} ${verb(count, 'has', 'have')} not agreed to be contacted on this channel.`, 'Record the consent on these contacts, or leave them out.');
   }
+}
+
+/** Why an exclusion removed people, in the words of "(no usable phone number: 12, opted out: 8)". */
+const EXCLUDED_AS: Record<ExclusionReason, string> = {
+  channel_consent_missing: 'no consent for this channel',
+  suppressed: 'opted out',
+  duplicate_recipient: 'repeated number',
+  invalid_destination: 'no usable phone number',
+  missing_variable: 'missing a template value',
+  country_not_allowed: 'country not enabled for calls',
+};
+const EMPTY_FIX: Record<ExclusionReason, string> = {
+  channel_consent_missing: 'record their consent for this channel',
+  suppressed: 'choose people who have not opted out',
+  duplicate_recipient: 'remove the repeated contacts',
+  invalid_destination: 'add valid phone numbers to these contacts',
+  missing_variable: 'fill in the contact fields the template needs',
+  country_not_allowed: 'enable their country for outbound calls',
+};
+
+/**
+ * `audience_empty` names the real cause: nobody matched (no contact has the tags, the list
+ * has no rows, no id is a contact) is fixed in the audience; everybody matched but excluded
+ * is fixed on the contacts, so the fix names the exclusions that removed them, largest first.
+ */
+export function emptyAudienceFinding(input: {
+  audience: Pick<CampaignAudience, 'kind' | 'tags' | 'contact_id_count'>;
+  matched: number;
+  excluded: Partial<Record<ExclusionReason, number>>;
+}): Finding {
+  const { audience, matched } = input;
+  if (matched === 0) {
+    switch (audience.kind) {
+      case 'segment': {
+        const tags = audience.tags.map((t) => `"${t}"`).join(', ');
+        const one = audience.tags.length === 1;
+        return finding('audience_empty', 'block', 0, `No contact has ${one ? 'the tag' : 'every one of the tags'} ${tags}: nobody matched.`, `Tag the contacts to reach with ${tags}, or choose ${one ? 'a tag' : 'tags'} your contacts have.`);
+      }
+      case 'uploaded_list':
+        return finding('audience_empty', 'block', 0, 'The uploaded list has no rows: nobody matched.', 'Upload a list with at least one row, or choose another list.');
+      default:
+        return audience.contact_id_count === 0
+          ? finding('audience_empty', 'block', 0, 'The audience names no contacts: nobody matched.', 'Give the contact ids to reach, or choose contacts by tag.')
+          : finding('audience_empty', 'block', 0, `None of the ${audience.contact_id_count} contact ids is a contact of this workspace: nobody matched.`, 'Give ids of contacts in this workspace.');
+    }
+  }
+  const causes = (Object.entries(input.excluded) as [ExclusionReason, number][]).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  const said = causes.map(([reason, n]) => `${EXCLUDED_AS[reason]}: ${n}`).join(', ');
+  const fix = causes.map(([reason]) => EMPTY_FIX[reason]).join(', or ');
+  return finding('audience_empty', 'block', 0, `${matched === 1 ? 'The 1 person' : `All ${matched} people`} matched ${verb(matched, 'was', 'were')} excluded (${said}).`, `${fix.charAt(0).toUpperCase()}${fix.slice(1)}.`);
 }

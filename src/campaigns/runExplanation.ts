@@ -158,6 +158,23 @@ export function windowClosedNotice(
   };
 }
 
+/**
+ * When a launched campaign's next send waits for: its scheduled start, or its window opening
+ * (whichever is later). Null when it is not waiting: not launched, finished, sending now, or
+ * held to each person's own zone (someone's window may be open). The console shows such a
+ * run as waiting until then, not as running (issue 35 §6).
+ */
+export function runWaitsUntil(campaign: Pick<CampaignDoc, 'status' | 'schedule'>, now: Date): Date | null {
+  if (campaign.status !== 'scheduled' && campaign.status !== 'running') return null;
+  const s = campaign.schedule;
+  if (s.recipient_time_zone === true) return null;
+  const window = { startHour: s.send_window_start_hour, endHour: s.send_window_end_hour };
+  if (isEmptyWindow(window)) return null;
+  const from = s.start_at !== null && s.start_at > now ? s.start_at : now;
+  const at = nextOpenTime(from, window, s.timezone);
+  return at > now ? at : null;
+}
+
 export function explainCampaignRun(input: ExplainInput): RunExplanation {
   const { campaign, now, run } = input;
   const zone = input.workspaceZone;

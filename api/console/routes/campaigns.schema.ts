@@ -124,6 +124,8 @@ export const consoleCampaignRecord = campaignRecord.extend({
     })
     .nullable(),
   created_by: z.object({ kind: z.enum(['api_key', 'app', 'console']), id: z.string() }),
+  /** A launched campaign waiting for its scheduled start or its window: when the next send may go (ISO); null when not waiting. */
+  waiting_until: z.string().nullable(),
   /** What the run is doing and why. */
   explanation: runExplanationRecord,
 });

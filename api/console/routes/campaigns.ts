@@ -8,7 +8,7 @@ import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns } from '../../../src/campaigns/listing';
 import { campaignCounts, campaignTimeline, channelCallProgress, type CampaignCounts } from '../../../src/campaigns/progress';
 import { buildOutcomeReport } from '../../../src/campaigns/voice/outcomes/served';
-import { explainCampaignRun } from '../../../src/campaigns/runExplanation';
+import { explainCampaignRun, runWaitsUntil } from '../../../src/campaigns/runExplanation';
 import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';
 import { updateWorkspaceSettings } from '../../../src/workspaces/workspaceActions';
@@ -45,7 +45,7 @@ const campaign = ws.record('campaign_id', CAMPAIGN_NOT_FOUND, campaignParams.sha
  */
 
 /** The public record plus what the console shows: the counters as one object, the recipients by state, the schedule, audience, template and consent pin. */
-export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>): z.infer<typeof consoleCampaignListItem> {
+export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts, 'states'>>, now: Date): z.infer<typeof consoleCampaignListItem> {
   return {
     ...campaignView(c),
     // Every counter the read model has (call campaigns add their own), for a page to draw generically.
@@ -72,6 +72,7 @@ export function consoleCampaignView(c: CampaignDoc & Partial<Pick<CampaignCounts
       checksum: c.consent.pin?.checksum ?? null,
     },
     created_by: c.created_by,
+    waiting_until: formatTimestamp(runWaitsUntil(c, now)),
   };
 }
 
@@ -105,7 +106,7 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
     const calls = await channelCallProgress(deps.db, c);
     const run = askRun && (c.status === 'running' || c.status === 'scheduled') ? await readRunSnapshot(deps.temporal, c._id) : null;
     const explanation = explainCampaignRun({ campaign: c, ...counts, calls, run, workspaceZone: workspace.timezone, now: deps.now() });
-    return { ...consoleCampaignView({ ...c, ...counts, ...(calls ? { calls } : {}) }), explanation };
+    return { ...consoleCampaignView({ ...c, ...counts, ...(calls ? { calls } : {}) }, deps.now()), explanation };
   };
 
   const control = (tenantId: string, campaignId: string, action: ControlAction, request: { expected_version?: number; confirm_recipients?: number | null }) =>
@@ -133,7 +134,8 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
           after = { updatedAt: new Date(updatedAt), id };
         }
         const docs = await listCampaigns(deps.db, tenantId, { ...(status ? { status } : {}), includeArchived, after, limit });
-        return page(docs, limit, consoleCampaignView, (last) => cursors.encode(tenantId, CONSOLE_LIST, [last.updated_at.toISOString(), last._id]));
+        const now = deps.now();
+        return page(docs, limit, (d) => consoleCampaignView(d, now), (last) => cursors.encode(tenantId, CONSOLE_LIST, [last.updated_at.toISOString(), last._id]));
       },
     }),
     campaign.get('getConsoleCampaign', 'campaigns/{campaign_id}', {

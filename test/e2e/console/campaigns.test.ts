@@ -162,7 +162,9 @@ describe('campaigns in the web console', () => {
     expect(launched.body.notices.map((n: { code: string }) => n.code)).toEqual(['window_closed']);
 
     await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${c._id}`);
-    await waitForText(page(), '[data-testid=campaign-status]', (t) => t === 'running');
+    // Launched but waiting for its window: it reads as waiting, not as a green "running" (issue 35 §6).
+    await waitForText(page(), '[data-testid=campaign-status]', (t) => t.startsWith('waiting for its window — starts '));
+    expect(await page().locator('[data-testid=campaign-status]').getAttribute('data-status')).toBe('running');
     const headline = await waitForText(page(), '[data-testid=run-explanation]', (t) => t.length > 0);
     // The opening in the workspace's own zone (the campaign's is another).
     const workspaceZone = (await consoleRead(c._id)).explanation.time_zone as string;

@@ -131,7 +131,9 @@ describe('an operator’s journey through the web console', () => {
     await submitDraft();
 
     await evaluateAndLaunch('Journey calls', 5);
-    await waitForText(page(), '[data-testid=campaign-status]', (t) => t === 'running');
+    // Launched (stored `running`) but waiting for its window: it reads as waiting (issue 35 §6).
+    await waitForText(page(), '[data-testid=campaign-status]', (t) => t.startsWith('waiting for its window — starts '));
+    expect(await page().locator('[data-testid=campaign-status]').getAttribute('data-status')).toBe('running');
     const headline = await waitForText(page(), '[data-testid=run-explanation]', (t) => t.length > 0);
     expect(headline.startsWith(`Waiting for the calling window: calls go 10:00–19:00 in ${zone}; it opens `)).toBe(true);
     const progress = page().getByRole('region', { name: 'Progress' });

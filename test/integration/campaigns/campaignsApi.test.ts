@@ -318,7 +318,7 @@ describe('campaigns (POST/GET /api/v1/campaigns, GET …/{id}, POST …/evaluate
       const made = await create({ ...broadcast([]), template: { name: 'pending_offer', variables: ['x'] } });
       const res = await evaluate(made.body.campaign_id);
       expect(res.body.findings).toEqual([
-        { code: 'audience_empty', severity: 'block', message: 'Nobody is left to message after exclusions.', fix: 'Choose contacts with usable phone numbers who have not opted out.', docs: `${DOCS}audience-empty`, count: 0 },
+        { code: 'audience_empty', severity: 'block', message: 'The audience names no contacts: nobody matched.', fix: 'Give the contact ids to reach, or choose contacts by tag.', docs: `${DOCS}audience-empty`, count: 0 },
         {
           code: 'template_not_approved',
           severity: 'block',

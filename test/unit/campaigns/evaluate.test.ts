@@ -56,6 +56,13 @@ describe('evaluate', () => {
     expect(codes(input({ audience: { rows: [], unmatched: 3 } }))).toEqual(['block:audience_empty:0', 'info:contacts_not_found:3']);
   });
 
+  it("blames a segment's tags, not phone numbers, when no contact has them (issue 35 §5)", () => {
+    const tagged = campaign({ audience: { kind: 'segment', tags: ['nobody-has-this'], contact_id_count: 0 } });
+    const empty = evaluate(input({ campaign: tagged, audience: { rows: [], unmatched: 0 } })).result.findings[0];
+    expect(empty).toMatchObject({ code: 'audience_empty', message: 'No contact has the tag "nobody-has-this": nobody matched.' });
+    expect(empty!.fix).not.toMatch(/phone/);
+  });
+
   it('blocks a template with no approved variant', () => {
     const found = evaluate(input({ template: { kind: 'not_approved' } })).result.findings[0]!;
     expect(found).toMatchObject({ code: 'template_not_approved', severity: 'block', count: 2, message: 'Template order_update has no approved variant.' });

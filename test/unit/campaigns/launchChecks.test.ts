@@ -81,7 +81,7 @@ describe('launch checks, in the contract order', () => {
     const { check } = run(campaign(), workspace(), undefined, [person(1, { phone: null })]);
     const result = await check;
     expect(result).toEqual(
-      guardrail('audience_empty', 'Nobody is left to message after exclusions.', 'Choose contacts with usable phone numbers who have not opted out.', {
+      guardrail('audience_empty', 'The 1 person matched was excluded (no usable phone number: 1).', 'Add valid phone numbers to these contacts.', {
         findings: [expect.objectContaining({ code: 'audience_empty' }), expect.objectContaining({ code: 'invalid_destination', severity: 'warn' })],
       }),
     );

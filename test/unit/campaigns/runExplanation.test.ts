@@ -1,7 +1,7 @@
 import type { CampaignDoc, CampaignSchedule } from '../../../src/campaigns/campaign';
 import { ZERO_CALL_PROGRESS } from '../../../src/campaigns/voice/callProgress';
 import { campaignEta } from '../../../src/campaigns/estimate';
-import { explainCampaignRun, windowClosedNotice, type ExplainInput } from '../../../src/campaigns/runExplanation';
+import { explainCampaignRun, runWaitsUntil, windowClosedNotice, type ExplainInput } from '../../../src/campaigns/runExplanation';
 import { formatZonedTime } from '../../../src/campaigns/zonedText';
 
 // 20:23 in Kolkata: after the 10:00–19:00 calling window and inside the 09:00–21:00 send window.
@@ -204,5 +204,30 @@ describe('formatZonedTime', () => {
     expect(formatZonedTime(MORNING, 'Asia/Kolkata', EVENING)).toBe('10:00 tomorrow (Asia/Kolkata)');
     expect(formatZonedTime(EVENING, 'Asia/Kolkata', EVENING)).toBe('20:23 today (Asia/Kolkata)');
     expect(formatZonedTime(new Date('2026-11-28T04:30:00Z'), 'Asia/Kolkata', EVENING)).toBe('10:00 on Sat 28 Nov (Asia/Kolkata)');
+  });
+});
+
+/** A launched run waiting for its start or window reads as waiting, not running (issue 35 §6). */
+describe('runWaitsUntil', () => {
+  const calls = (status: CampaignDoc['status'], sched: Partial<CampaignSchedule> = {}) => ({ status, schedule: schedule({ send_window_start_hour: 10, send_window_end_hour: 19, ...sched }) });
+
+  it('waits for the window to open when launched after it shut', () => {
+    expect(runWaitsUntil(calls('running'), EVENING)).toEqual(new Date('2026-11-26T04:30:00Z'));
+  });
+
+  it('is not waiting while the window is open', () => {
+    expect(runWaitsUntil(calls('running'), MORNING)).toBeNull();
+  });
+
+  it('waits for a scheduled start, or the window opening after it, whichever is later', () => {
+    const start = new Date('2026-11-26T06:30:00Z'); // 12:00 in Kolkata, inside the window
+    expect(runWaitsUntil(calls('scheduled', { start_at: start }), MORNING)).toEqual(start);
+    const late = new Date('2026-11-26T16:30:00Z'); // 22:00 in Kolkata, after it
+    expect(runWaitsUntil(calls('scheduled', { start_at: late }), MORNING)).toEqual(new Date('2026-11-27T04:30:00Z'));
+  });
+
+  it('is null for a campaign not launched or finished, and one held to each person’s zone', () => {
+    for (const status of ['draft', 'paused', 'completed', 'cancelled'] as const) expect(runWaitsUntil(calls(status), EVENING)).toBeNull();
+    expect(runWaitsUntil(calls('running', { recipient_time_zone: true }), EVENING)).toBeNull();
   });
 });

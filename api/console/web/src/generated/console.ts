@@ -7547,6 +7547,7 @@ export interface operations {
                                 kind: "api_key" | "app" | "console";
                                 id: string;
                             };
+                            waiting_until: string | null;
                         }[];
                         next_cursor: string | null;
                     };
@@ -7823,6 +7824,7 @@ export interface operations {
                             kind: "api_key" | "app" | "console";
                             id: string;
                         };
+                        waiting_until: string | null;
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -8030,6 +8032,7 @@ export interface operations {
                             kind: "api_key" | "app" | "console";
                             id: string;
                         };
+                        waiting_until: string | null;
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -8363,6 +8366,7 @@ export interface operations {
                             kind: "api_key" | "app" | "console";
                             id: string;
                         };
+                        waiting_until: string | null;
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -8603,6 +8607,7 @@ export interface operations {
                             kind: "api_key" | "app" | "console";
                             id: string;
                         };
+                        waiting_until: string | null;
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -8834,6 +8839,7 @@ export interface operations {
                             kind: "api_key" | "app" | "console";
                             id: string;
                         };
+                        waiting_until: string | null;
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -9065,6 +9071,7 @@ export interface operations {
                             kind: "api_key" | "app" | "console";
                             id: string;
                         };
+                        waiting_until: string | null;
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
@@ -9290,6 +9297,7 @@ export interface operations {
                             kind: "api_key" | "app" | "console";
                             id: string;
                         };
+                        waiting_until: string | null;
                         explanation: {
                             /** @enum {string} */
                             state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";

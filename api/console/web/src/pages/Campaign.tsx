@@ -9,6 +9,7 @@ import { ActionButton, ConfirmDialog, ErrorNote, Loading, When } from '../compon
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
 import { ExcludedRows } from '../components/ExcludedRows';
+import { CampaignStatus, zoned } from '../components/CampaignStatus';
 
 /** The funnel of a WhatsApp campaign (sent includes delivered, delivered includes read). */
 const COUNTERS = ['sent', 'delivered', 'read', 'failed', 'skipped'] as const;
@@ -54,7 +55,12 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
     return found;
   };
   // The count asked about is the evaluation on screen, or a fresh one: a draft has no recipients until it launches.
-  const askLaunch = () => action.run(async () => setLaunchAsk({ eligible: (evaluation ?? (await evaluate())).eligible }));
+  // An evaluation that blocks (nobody to send to, …) opens no dialog: its findings say why and what to do.
+  const askLaunch = () =>
+    action.run(async () => {
+      const found = evaluation ?? (await evaluate());
+      if (!launchBlock(found)) setLaunchAsk({ eligible: found.eligible });
+    });
 
   const control = (verb: 'launch' | 'pause' | 'resume' | 'cancel', confirmRecipients: number | null = null) =>
     action.run(async () => {
@@ -62,6 +68,8 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
       const body = verb === 'launch' ? { expected_version: current.version, confirm_recipients: confirmRecipients } : { expected_version: current.version };
       try {
         await unwrap(api.POST(`/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/${verb}`, { params: { path }, body }));
+        // Launched: the recipients and reached counters take over from the evaluation's count.
+        if (verb === 'launch') setEvaluation(undefined);
       } finally {
         await campaign.reload();
       }
@@ -69,6 +77,9 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
 
   if (!c) return campaign.error ? <ErrorNote error={campaign.error} /> : <Loading what="the campaign" />;
   const facts = CHANNEL_FACTS[c.channel];
+  const draft = c.status === 'draft';
+  const blocked = evaluation ? launchBlock(evaluation) : null;
+  const zone = c.explanation?.time_zone ?? c.schedule.timezone;
   // The counters are a funnel (delivered within sent), so who was reached is everyone not queued.
   const reached = Math.max(0, c.recipients - (c.states?.queued ?? c.recipients));
   const chart = campaignChartData({
@@ -91,83 +102,92 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
       <dl class="facts">
         <dt>Status</dt>
         <dd>
-          <span class={`status status-${c.status}`} data-testid="campaign-status">
-            {c.status}
-          </span>
+          <CampaignStatus status={c.status} waitingUntil={c.waiting_until} timeZone={zone} />
         </dd>
         <dt>Channel</dt>
         <dd>{c.channel}</dd>
         <dt>Version</dt>
         <dd>{c.version}</dd>
-        <dt>Recipients</dt>
-        <dd>{c.recipients}</dd>
-        <dt>Launched</dt>
-        <dd>
-          <When at={c.launched_at} />
-        </dd>
-        <dt>Completed</dt>
-        <dd>
-          <When at={c.completed_at} />
-        </dd>
+        {/* A draft has no recipients yet: its count is the evaluation's "N eligible of M matched". */}
+        {draft ? null : (
+          <>
+            <dt>Recipients</dt>
+            <dd data-testid="recipients">{c.recipients}</dd>
+            <dt>Launched</dt>
+            <dd>
+              <When at={c.launched_at} />
+            </dd>
+            <dt>Completed</dt>
+            <dd>
+              <When at={c.completed_at} />
+            </dd>
+          </>
+        )}
       </dl>
 
       {c.explanation ? <ExplanationView explanation={c.explanation} /> : null}
 
-      <section aria-label="Progress">
-        <h2>Progress</h2>
-        <p>
-          Reached <strong data-testid="reached">{reached}</strong> of {c.recipients} recipients{' '}
-          <progress max={Math.max(1, c.recipients)} value={reached} aria-label="Recipients reached" />
-        </p>
-        {facts.callsPeople ? (
-          <ul class="counters" aria-label="Calls">
-            {CALL_COUNTERS.map(([k, label]) => {
-              const value = k === 'owed' ? c.explanation?.call_backs_owed : c.calls?.[k];
-              return (
+      {draft ? null : (
+        <section aria-label="Progress">
+          <h2>Progress</h2>
+          <p>
+            Reached <strong data-testid="reached">{reached}</strong> of {c.recipients} recipients{' '}
+            <progress max={Math.max(1, c.recipients)} value={reached} aria-label="Recipients reached" />
+          </p>
+          {facts.callsPeople ? (
+            <ul class="counters" aria-label="Calls">
+              {CALL_COUNTERS.map(([k, label]) => {
+                const value = k === 'owed' ? c.explanation?.call_backs_owed : c.calls?.[k];
+                return (
+                  <li key={k}>
+                    <span class="label">{label}</span>{' '}
+                    <span class="value" data-counter={k}>
+                      {value ?? '—'}
+                    </span>
+                  </li>
+                );
+              })}
+            </ul>
+          ) : (
+            <ul class="counters" aria-label="Messages">
+              {COUNTERS.map((k) => (
                 <li key={k}>
-                  <span class="label">{label}</span>{' '}
+                  <span class="label">{k}</span>{' '}
                   <span class="value" data-counter={k}>
-                    {value ?? '—'}
+                    {c[k]}
                   </span>
                 </li>
-              );
-            })}
-          </ul>
-        ) : (
-          <ul class="counters" aria-label="Messages">
-            {COUNTERS.map((k) => (
-              <li key={k}>
-                <span class="label">{k}</span>{' '}
-                <span class="value" data-counter={k}>
-                  {c[k]}
-                </span>
-              </li>
-            ))}
-          </ul>
-        )}
-        {chart.times.length > 1 ? (
-          <TimeChart
-            label={facts.chartLabel}
-            times={chart.times}
-            series={chart.series}
-            timeZone={c.explanation?.time_zone ?? 'UTC'}
-            yLabel="People"
-            yMax={c.recipients}
-          />
-        ) : (
-          <p class="muted">The chart starts when the campaign is launched.</p>
-        )}
-      </section>
+              ))}
+            </ul>
+          )}
+          {/* No chart until something happened: an axis of a few seconds for a run that starts tomorrow reads as progress. */}
+          {chart.times.length > 1 && (reached > 0 || FINISHED.has(c.status)) ? (
+            <TimeChart
+              label={facts.chartLabel}
+              times={chart.times}
+              series={chart.series}
+              timeZone={c.explanation?.time_zone ?? 'UTC'}
+              yLabel="People"
+              yMax={c.recipients}
+            />
+          ) : (
+            <p class="muted">The chart starts when the first {facts.unit} goes.</p>
+          )}
+        </section>
+      )}
 
       <section aria-label="Controls">
         <h2>Controls</h2>
         <div class="controls">
-          <ActionButton action={action} run={evaluate}>
-            Evaluate
-          </ActionButton>
+          {/* Evaluate counts who a launch would reach: only a draft is launched from a fresh count (a paused one resumes its staged people). */}
+          {draft ? (
+            <ActionButton action={action} run={evaluate}>
+              Evaluate
+            </ActionButton>
+          ) : null}
           {/* The API's launch also resumes a paused campaign; the page offers one way for each state. */}
-          {c.status === 'draft' ? (
-            <button type="button" disabled={action.busy} onClick={() => void askLaunch()}>
+          {draft ? (
+            <button type="button" disabled={action.busy || blocked !== null} aria-describedby={blocked ? 'launch-blocked' : undefined} onClick={() => void askLaunch()}>
               Launch
             </button>
           ) : null}
@@ -198,6 +218,11 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             </button>
           ) : null}
         </div>
+        {blocked ? (
+          <p class="fix" id="launch-blocked" data-testid="launch-blocked">
+            <strong>Launch is not possible:</strong> {blocked.message} {blocked.fix}
+          </p>
+        ) : null}
         <ErrorNote error={action.error} />
       </section>
       {launchAsk ? (
@@ -232,15 +257,15 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
         </ConfirmDialog>
       ) : null}
 
-      {evaluation ? <EvaluationView evaluation={evaluation} /> : null}
-      {facts.callsPeople ? <OutcomeView ws={ws} campaign={c} /> : null}
+      {evaluation && draft ? <EvaluationView evaluation={evaluation} /> : null}
+      {facts.callsPeople && !draft ? <OutcomeView ws={ws} campaign={c} /> : null}
     </>
   );
 }
 
-/** A time as the workspace reads it: `Thu 26 Nov, 10:00`. */
-function zoned(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(iso));
+/** The finding that stops a launch (evaluate's first `block`, as launch refuses with it), or null. */
+function launchBlock(evaluation: Evaluation): Evaluation['findings'][number] | null {
+  return evaluation.findings.find((f) => f.severity === 'block') ?? null;
 }
 
 /** What the run is doing and why, as the server words it, with the fix when there is one. */
@@ -341,7 +366,13 @@ function OutcomeView({ ws, campaign }: { ws: string; campaign: Campaign }) {
         </a>
       </p>
       <ErrorNote error={report.error} />
-      {r ? (
+      {/* Nothing to report before the first call: no funnel of people merely staged, no empty headings. */}
+      {r && !r.funnel.some((f) => f.stage !== 'staged' && f.count > 0) ? (
+        <p class="muted" data-testid="no-outcomes">
+          No calls yet: outcomes appear here after the first call.
+        </p>
+      ) : null}
+      {r && r.funnel.some((f) => f.stage !== 'staged' && f.count > 0) ? (
         <>
           <dl class="facts">
             {Object.entries(r.totals).map(([k, n]) => (
@@ -351,8 +382,9 @@ function OutcomeView({ ws, campaign }: { ws: string; campaign: Campaign }) {
               </Fragment>
             ))}
           </dl>
-          <Bars label="Funnel" counts={r.funnel.map((f) => [`${f.stage} (${Math.round(f.rate * 100)}%)`, f.count])} />
-          <Bars label="Dispositions" counts={Object.entries(r.dispositions).filter(([, n]) => n > 0)} />
+          {/* Each stage as a share of the people to call; the first stage is those people, not a progress of 100%. */}
+          <Bars label="Funnel" counts={r.funnel.map((f) => [f.stage === 'staged' ? 'to call' : `${f.stage} (${Math.round(f.rate * 100)}%)`, f.count])} />
+          {Object.values(r.dispositions).some((n) => n > 0) ? <Bars label="Dispositions" counts={Object.entries(r.dispositions).filter(([, n]) => n > 0)} /> : null}
           {r.fields
             .filter((f) => f.display !== 'hidden')
             .map((f) => (

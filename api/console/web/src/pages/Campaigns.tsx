@@ -1,21 +1,23 @@
 import { api, unwrap } from '../api/client';
 import type { Item } from '../api/types';
+import { CHANNEL_CHOICES, type ChannelFacts } from '../campaignChannels';
+import { CampaignStatus } from '../components/CampaignStatus';
 import { Listing, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState, PageHead } from '../components/forms';
 import { usePoll } from '../hooks';
 import { Link } from '../router';
 
-const columns = (ws: string): Column<Item<'listConsoleCampaigns'>>[] => [
+type Row = Item<'listConsoleCampaigns'>;
+
+/** The columns of one channel's table: its own progress counters (campaignChannels.ts), so a call campaign never shows Delivered or Read. */
+const columns = (ws: string, facts: ChannelFacts): Column<Row>[] => [
   { label: 'Name', cell: (c) => <Link to={`/w/${ws}/campaigns/${c.campaign_id}`}>{c.name}</Link> },
-  { label: 'Channel', cell: (c) => c.channel },
-  { label: 'Status', cell: (c) => <span class={`status status-${c.status}`}>{c.status}</span> },
-  { label: 'Recipients', num: true, cell: (c) => c.recipients },
-  { label: 'Sent', num: true, cell: (c) => c.sent, cellProps: () => ({ 'data-counter': 'sent' }) },
-  { label: 'Delivered', num: true, cell: (c) => c.delivered },
-  { label: 'Read', num: true, cell: (c) => c.read },
-  { label: 'Failed', num: true, cell: (c) => c.failed },
-  { label: 'Skipped', num: true, cell: (c) => c.skipped },
+  { label: 'Status', cell: (c) => <CampaignStatus status={c.status} waitingUntil={c.waiting_until} timeZone={c.schedule.timezone} /> },
+  { label: 'Recipients', num: true, cell: (c) => (c.status === 'draft' ? '—' : c.recipients) },
+  ...facts.listColumns.map(
+    ({ label, counter }): Column<Row> => ({ label, num: true, cell: (c) => c[counter], cellProps: () => ({ 'data-counter': counter }) }),
+  ),
   { label: 'Created', cell: (c) => <When at={c.created_at} /> },
 ];
 
@@ -50,15 +52,21 @@ export function CampaignsPage({ ws }: { ws: string }) {
           </EmptyState>
         }
       >
-        {(rows) => (
-          <DataTable
-            caption="Campaigns with live counters"
-            columns={columns(ws)}
-            rows={rows}
-            rowKey={(c) => c.campaign_id}
-            rowProps={(c) => ({ 'data-campaign': c.campaign_id })}
-          />
-        )}
+        {(rows) =>
+          // One table per channel, each with its channel's own columns.
+          CHANNEL_CHOICES.filter(([channel]) => rows.some((c) => c.channel === channel)).map(([channel, facts]) => (
+            <section key={channel} aria-label={facts.listTitle} data-channel={channel}>
+              <h2>{facts.listTitle}</h2>
+              <DataTable
+                caption={`${facts.listTitle} with live counters`}
+                columns={columns(ws, facts)}
+                rows={rows.filter((c) => c.channel === channel)}
+                rowKey={(c) => c.campaign_id}
+                rowProps={(c) => ({ 'data-campaign': c.campaign_id })}
+              />
+            </section>
+          ))
+        }
       </Listing>
     </>
   );
