@@ -1,6 +1,7 @@
 import { cursorSecret } from '../../../src/auth/secrets';
 import { CALL_LIST_LIMITS, listCalls } from '../../../src/calls/callList';
 import type { CallDoc } from '../../../src/calls/callStore';
+import { searchedNumber } from '../../../src/calls/destination';
 import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import type { RouteDef } from '../../route';
@@ -35,8 +36,8 @@ export function callSearchRoutes(deps: ConsoleDeps): RouteDef[] {
       summary: `Recent calls, newest first (\`limit\` 1 to ${CALL_LIST_LIMITS.maxLimit}, default ${CALL_LIST_LIMITS.defaultLimit}; \`cursor\` for the next page), each as GET /api/v1/calls/{id} shows it plus \`created_at\` and its campaign. Filters, together: \`status\`, \`outcome\`, \`to\` (a number, separators forgiven), \`campaign_id\`.`,
       query: consoleCallsQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: consoleCallPage },
-      handler: async (ctx, { query, tenantId }) => {
-        const to = query.to === undefined ? undefined : `+${query.to.replace(/\D/g, '')}`;
+      handler: async (ctx, { query, tenantId, workspace }) => {
+        const to = query.to === undefined ? undefined : searchedNumber(query.to, workspace.country);
         const filter = { status: query.status, outcome: query.outcome, to, campaignId: query.campaign_id };
         // The cursor belongs to these filters: another filter's cursor is refused, not misread.
         const list = `${LIST}:${JSON.stringify([query.status ?? '', query.outcome ?? '', to ?? '', query.campaign_id ?? ''])}`;
