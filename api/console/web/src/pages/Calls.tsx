@@ -103,7 +103,7 @@ export function CallsPage({ ws }: { ws: string }) {
               options={(campaigns.data ?? []).map((c) => [c.campaign_id, c.name])}
               onChange={(v) => setFilter('campaign_id', v)}
             />
-            <Field id="filter-from" label="From" hint="Days in the workspace's time zone">
+            <Field id="filter-from" label="From">
               <input id="filter-from" type="date" value={filters.created_from} onChange={(e) => setFilter('created_from', (e.currentTarget as HTMLInputElement).value)} />
             </Field>
             <Field id="filter-to" label="To (included)">

@@ -18,9 +18,11 @@ const columns = (ws: string): Column<Item<'listConsoleConversations'>>[] => [
 ];
 
 type Listed = Item<'listConsoleConversations'>;
+/** A phone shows each conversation as a card of six lines: 10 a page keeps the page a few screens long, not dozens. */
+const pageSize = () => (window.matchMedia('(max-width: 40rem)').matches ? 10 : 25);
 
 /**
- * The most recently active conversations, a page at a time (Older conversations), narrowed by
+ * The most recently active conversations, a page at a time (Older conversations; 25, 10 on a phone), narrowed by
  * a customer's number (any form the API accepts) or part of their name.
  */
 export function ConversationsPage({ ws }: { ws: string }) {
@@ -28,7 +30,7 @@ export function ConversationsPage({ ws }: { ws: string }) {
   const [typed, setTyped] = useState('');
   const [q, setQ] = useState('');
   const [older, setOlder] = useState<{ items: Listed[]; next: string | null } | null>(null);
-  const query = (cursor?: string) => ({ ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) });
+  const query = (cursor?: string) => ({ limit: pageSize(), ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) });
   const recent = usePoll(async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/conversations', { params: { path, query: query() } })), 5_000, [ws, q]);
   const more = useAction();
   const seen = new Set<string>();
