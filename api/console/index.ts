@@ -16,6 +16,7 @@ import { callConsoleRoutes } from './routes/calls';
 import { campaignConsoleRoutes } from './routes/campaigns';
 import { callSearchRoutes } from './routes/callSearch';
 import { conversationReadRoutes } from './routes/conversationReads';
+import { findRoutes } from './routes/find';
 import { conversationConsoleRoutes } from './routes/conversations';
 import { duesConsoleRoutes } from './routes/dues';
 import { keyRoutes } from './routes/keys';
@@ -81,6 +82,7 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...campaignConsoleRoutes(deps),
     ...uploadedListRoutes(deps),
     ...conversationReadRoutes(deps),
+    ...findRoutes(deps),
     ...duesConsoleRoutes(deps),
   ];
   routes.push(

@@ -4,7 +4,7 @@ import type { CallOutcome, CallStatus } from './types';
 
 /**
  * The console's recent calls: a workspace's calls newest first, optionally one status, one
- * outcome, one number, one campaign. Newest first is `_id` descending (call ids are
+ * outcome, one number, one campaign, created within a span. Newest first is `_id` descending (call ids are
  * time-ordered, src/domain/ids.ts), the one order the calls' `tenant_newest` index serves on
  * MongoDB and, paged by `_id` below the last one shown, a page never repeats or skips a call
  * while new ones arrive at the top.
@@ -20,6 +20,10 @@ export interface CallListFilter {
   to?: string;
   /** A campaign's calls: the campaign writes its id into each call's metadata (src/campaigns/voice/step.ts). */
   campaignId?: string;
+  /** Created at or after. */
+  createdFrom?: Date;
+  /** Created before. */
+  createdBefore?: Date;
 }
 
 export async function listCalls(db: Db, tenantId: string, filter: CallListFilter, page: { beforeId: string | null; limit: number }): Promise<CallDoc[]> {
@@ -28,6 +32,9 @@ export async function listCalls(db: Db, tenantId: string, filter: CallListFilter
   if (filter.outcome) query.outcome = filter.outcome;
   if (filter.to) query.to = filter.to;
   if (filter.campaignId) (query as Record<string, unknown>)['metadata.campaign_id'] = filter.campaignId;
+  if (filter.createdFrom || filter.createdBefore) {
+    query.created_at = { ...(filter.createdFrom ? { $gte: filter.createdFrom } : {}), ...(filter.createdBefore ? { $lt: filter.createdBefore } : {}) };
+  }
   if (page.beforeId) query._id = { $lt: page.beforeId };
   return callCollections(db).calls.find(query).sort({ _id: -1 }).limit(page.limit).toArray();
 }

@@ -36,3 +36,16 @@ export function readDestination(to: string, workspaceCountry: string): Destinati
   const blocked = satellite ? 'satellite' : parsed.getType() === 'PREMIUM_RATE' ? 'premium_rate' : null;
   return { kind: 'ok', e164, digits: e164Digits, callingCode: parsed.countryCallingCode, blocked };
 }
+
+/**
+ * The number a search for calls looks for: read as POST /calls reads a `to`, in the workspace's
+ * country, so `9811122233`, `09811122233` and `+91 98111 22233` all find the call placed to
+ * `9811122233` in an IN workspace (its `to` is stored in E.164). Separators are dropped first,
+ * as a pasted number carries them. A number that does not read is looked for as typed, its
+ * digits behind a `+` (what the filter matched before numbers were read).
+ */
+export function searchedNumber(typed: string, workspaceCountry: string): string {
+  const compact = typed.trim().replace(/(?!^\+)[^\d]/g, '');
+  const destination = readDestination(compact, workspaceCountry);
+  return destination.kind === 'ok' ? destination.e164 : `+${compact.replace(/^\+/, '')}`;
+}

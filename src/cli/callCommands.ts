@@ -19,7 +19,7 @@ export interface CallCommand {
   noContent?: Record<string, unknown>;
 }
 
-export const CALL_USAGE = `  call list <workspace_id> [--status <status>] [--outcome <outcome>] [--to +<digits>] [--campaign-id cmp_…]
+export const CALL_USAGE = `  call list <workspace_id> [--status <status>] [--outcome <outcome>] [--to <number>] [--campaign-id cmp_…]
             [--limit 25] [--cursor …]                 recent calls, newest first
   call show <workspace_id> <call_id>                 the call with its transcript
   call reread <workspace_id> <call_id>               read a finished call again

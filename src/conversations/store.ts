@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import type { IndexSet } from '../db/collections';
 
 /**
@@ -88,13 +88,38 @@ export function conversationMessagesCollection(db: Db): Collection<ConversationM
   return db.collection<ConversationMessageDoc>('conversation_messages');
 }
 
-/** The workspace's most recently active conversations, at most `limit`. */
-export async function recentConversations(db: Db, tenantId: string, limit: number): Promise<ConversationDoc[]> {
-  return conversationsCollection(db)
-    .find({ tenant_id: tenantId })
-    .sort({ updated_at: -1, _id: -1 })
-    .limit(limit)
-    .toArray();
+/** Which conversations a search keeps: the customer's number (E.164) or part of their name, any case. */
+export interface ConversationSearch {
+  phone?: string;
+  name?: string;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The workspace's most recently active conversations, at most `limit`, after `after` (the
+ * last one of the previous page), narrowed by `search`. Most recent is `updated_at`, then
+ * `_id`, descending, the order GET /api/v1/conversations pages in. On FerretDB the narrowed
+ * read is the same one scan of the workspace's conversations the plain list is (only `_id`
+ * equality is indexed there); `limit` bounds what is decoded and sent.
+ */
+export async function recentConversations(
+  db: Db,
+  tenantId: string,
+  limit: number,
+  search: ConversationSearch = {},
+  after: { updatedAt: Date; id: string } | null = null,
+): Promise<ConversationDoc[]> {
+  const filter: Filter<ConversationDoc> = { tenant_id: tenantId };
+  if (search.phone) filter['customer.phone'] = search.phone;
+  const clauses: Filter<ConversationDoc>[] = [];
+  if (search.name) {
+    const name = { $regex: escapeRegExp(search.name), $options: 'i' };
+    clauses.push({ $or: [{ 'customer.name': name }, { 'customer.display_name': name }] });
+  }
+  if (after) clauses.push({ $or: [{ updated_at: { $lt: after.updatedAt } }, { updated_at: after.updatedAt, _id: { $lt: after.id } }] });
+  if (clauses.length > 0) filter.$and = clauses;
+  return conversationsCollection(db).find(filter).sort({ updated_at: -1, _id: -1 }).limit(limit).toArray();
 }
 
 /** A conversation's first `limit` turns, oldest first (every kind: notes and trail rows too). */

@@ -1,6 +1,8 @@
 import { cursorSecret } from '../../../src/auth/secrets';
 import { CALL_LIST_LIMITS, listCalls } from '../../../src/calls/callList';
 import type { CallDoc } from '../../../src/calls/callStore';
+import { searchedNumber } from '../../../src/calls/destination';
+import { zonedHourStart } from '../../../src/domain/sendWindow';
 import { formatTimestamp } from '../../format';
 import { CursorCodec, page } from '../../pagination';
 import type { RouteDef } from '../../route';
@@ -19,6 +21,16 @@ function metadataText(call: CallDoc, key: string): string | null {
   return typeof value === 'string' ? value : null;
 }
 
+/** A `YYYY-MM-DD` day's first instant in the zone. */
+function dayStart(day: string, timeZone: string): Date {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  return zonedHourStart({ year, month, day: date }, 0, timeZone);
+}
+
+function nextDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
 function listItem(call: CallDoc): z.infer<typeof consoleCallListItem> {
   return { ...callView(call), created_at: formatTimestamp(call.created_at), campaign_id: metadataText(call, 'campaign_id'), campaign_name: metadataText(call, 'campaign_name') };
 }
@@ -32,14 +44,21 @@ export function callSearchRoutes(deps: ConsoleDeps): RouteDef[] {
   const cursors = new CursorCodec(cursorSecret(deps.config));
   return [
     ws.get('findConsoleCalls', 'calls', {
-      summary: `Recent calls, newest first (\`limit\` 1 to ${CALL_LIST_LIMITS.maxLimit}, default ${CALL_LIST_LIMITS.defaultLimit}; \`cursor\` for the next page), each as GET /api/v1/calls/{id} shows it plus \`created_at\` and its campaign. Filters, together: \`status\`, \`outcome\`, \`to\` (a number, separators forgiven), \`campaign_id\`.`,
+      summary: `Recent calls, newest first (\`limit\` 1 to ${CALL_LIST_LIMITS.maxLimit}, default ${CALL_LIST_LIMITS.defaultLimit}; \`cursor\` for the next page), each as GET /api/v1/calls/{id} shows it plus \`created_at\` and its campaign. Filters, together: \`status\`, \`outcome\`, \`to\` (a number in any form POST /api/v1/calls accepts, read in the workspace's country: \`9811122233\`, \`09811122233\` and \`+91 98111 22233\` find the same calls), \`campaign_id\`, \`created_from\` and \`created_to\` (days, \`YYYY-MM-DD\`, both included, in the workspace's time zone).`,
       query: consoleCallsQuery,
       response: { status: 200, description: '`{items, next_cursor}`.', schema: consoleCallPage },
-      handler: async (ctx, { query, tenantId }) => {
-        const to = query.to === undefined ? undefined : `+${query.to.replace(/\D/g, '')}`;
-        const filter = { status: query.status, outcome: query.outcome, to, campaignId: query.campaign_id };
+      handler: async (ctx, { query, tenantId, workspace }) => {
+        const to = query.to === undefined ? undefined : searchedNumber(query.to, workspace.country);
+        const filter = {
+          status: query.status,
+          outcome: query.outcome,
+          to,
+          campaignId: query.campaign_id,
+          createdFrom: query.created_from ? dayStart(query.created_from, workspace.timezone) : undefined,
+          createdBefore: query.created_to ? dayStart(nextDay(query.created_to), workspace.timezone) : undefined,
+        };
         // The cursor belongs to these filters: another filter's cursor is refused, not misread.
-        const list = `${LIST}:${JSON.stringify([query.status ?? '', query.outcome ?? '', to ?? '', query.campaign_id ?? ''])}`;
+        const list = `${LIST}:${JSON.stringify([query.status ?? '', query.outcome ?? '', to ?? '', query.campaign_id ?? '', query.created_from ?? '', query.created_to ?? ''])}`;
         const beforeId = query.cursor ? String((cursors.decode(query.cursor, tenantId, list) as [unknown])[0]) : null;
         const docs = await listCalls(deps.db, tenantId, filter, { beforeId, limit: query.limit });
         return page(docs, query.limit, listItem, (last) => cursors.encode(tenantId, list, [last._id]));

@@ -33,6 +33,18 @@ export const rereadAnswer = z.object({ call_id: z.string(), reading: z.number().
 /** A destination's callee script as stored, with its defaults filled in. */
 export const calleeScriptRecord = z.object({ destination: z.string(), script: calleeScript });
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** A calendar day, `YYYY-MM-DD`, one that exists. */
+const localDate = z
+  .string()
+  .regex(DAY, 'a date, YYYY-MM-DD')
+  // Runs after a failed pattern too (zod checks on), so it judges only what has the pattern, and never throws.
+  .refine((d) => {
+    if (!DAY.test(d)) return true;
+    const at = new Date(`${d}T00:00:00Z`);
+    return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(d);
+  }, 'a date that exists, YYYY-MM-DD');
+
 /** GET …/calls: a page of recent calls, each filter optional and all of them together. */
 export const consoleCallsQuery = pageQuery(CALL_LIST_LIMITS.maxLimit, CALL_LIST_LIMITS.defaultLimit).extend({
   status: z.enum(CALL_STATUSES).optional(),
@@ -40,7 +52,11 @@ export const consoleCallsQuery = pageQuery(CALL_LIST_LIMITS.maxLimit, CALL_LIST_
   /** The other party's number: digits, with an optional `+` and separators (as pasted). */
   to: z.string().max(32).regex(/\d/, 'the number needs digits').optional(),
   campaign_id: z.string().regex(CAMPAIGN_ID_PATTERN, 'a campaign id, cmp_…').optional(),
-});
+  /** The first day of calls to list (created on or after its start, in the workspace's time zone). */
+  created_from: localDate.optional(),
+  /** The last day of calls to list (created before the next day starts, in the workspace's time zone). */
+  created_to: localDate.optional(),
+}).refine((q) => !q.created_from || !q.created_to || q.created_from <= q.created_to, { message: 'the last day comes before the first', path: ['created_to'] });
 
 /** A call in the list: as GET /api/v1/calls/{id} shows it, plus when it was created and the campaign that placed it. */
 export const consoleCallListItem = callSchema.extend({

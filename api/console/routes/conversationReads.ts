@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { conversationTurns, findConversation, recentConversations, type ConversationMessageDoc } from '../../../src/conversations/store';
+import { cursorSecret } from '../../../src/auth/secrets';
+import { conversationTurns, findConversation, recentConversations, type ConversationMessageDoc, type ConversationSearch } from '../../../src/conversations/store';
 import { findOutboundMessages, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
 import { found } from '../../errors';
 import { formatTimestamp } from '../../format';
@@ -7,13 +8,25 @@ import { conversationItem } from '../../shared/conversations.schema';
 import { conversationView } from '../../shared/conversationViews';
 import type { RouteDef } from '../../route';
 import { workspaceGroup, type ConsoleDeps } from '../deps';
-import { itemsOf } from '../views';
+import { CursorCodec, page, pageOf, pageQuery } from '../../pagination';
+import { readSearchText, type SearchText } from './searchText';
 
 const ws = workspaceGroup();
 
-/** How many recent conversations the console lists, and how many turns of one it shows. */
-export const CONSOLE_CONVERSATIONS_LIMIT = 50;
+/** A page of recent conversations, and how many turns of one conversation the console shows; one place owns them. */
+export const CONSOLE_CONVERSATIONS_LIMITS = { defaultLimit: 25, maxLimit: 100 } as const;
 export const CONSOLE_TRANSCRIPT_LIMIT = 1000;
+
+const LIST = 'console_conversations';
+
+/** GET …/conversations: a page, optionally narrowed by what the operator typed. */
+const consoleConversationsQuery = pageQuery(CONSOLE_CONVERSATIONS_LIMITS.maxLimit, CONSOLE_CONVERSATIONS_LIMITS.defaultLimit).extend({
+  q: z.string().trim().min(1, 'type a number or a name').max(100).optional(),
+});
+
+function searchOf(text: SearchText): ConversationSearch {
+  return text.kind === 'number' ? { phone: text.e164 } : { name: text.name };
+}
 
 const CONVERSATION_NOT_FOUND = 'Conversation not found.';
 const conversation = ws.record('conversation_id', CONVERSATION_NOT_FOUND);
@@ -48,13 +61,19 @@ async function sentMessagesOf(deps: ConsoleDeps, tenantId: string, turns: Conver
 
 /** The web console's conversation views: the recent list and one transcript, whole. */
 export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
+  const cursors = new CursorCodec(cursorSecret(deps.config));
   return [
     ws.get('listConsoleConversations', 'conversations', {
-      summary: `The workspace's most recently active conversations (at most ${CONSOLE_CONVERSATIONS_LIMIT}).`,
-      response: { status: 200, description: '`{items}`.', schema: itemsOf(conversationItem) },
-      handler: async (ctx, { tenantId }) => {
-        const docs = await recentConversations(deps.db, tenantId, CONSOLE_CONVERSATIONS_LIMIT);
-        return { items: docs.map(conversationView) };
+      summary: `The workspace's most recently active conversations, a page at a time (\`limit\` 1 to ${CONSOLE_CONVERSATIONS_LIMITS.maxLimit}, default ${CONSOLE_CONVERSATIONS_LIMITS.defaultLimit}; \`cursor\` for the next page). \`q\` narrows them to a customer's number (in any form POST /api/v1/calls accepts, read in the workspace's country) or name (any part, any case).`,
+      query: consoleConversationsQuery,
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(conversationItem) },
+      handler: async (ctx, { query, tenantId, workspace }) => {
+        const search = query.q === undefined ? {} : searchOf(readSearchText(query.q, workspace.country));
+        // The cursor belongs to its search: another search's cursor is refused, not misread.
+        const list = `${LIST}:${JSON.stringify([search.phone ?? '', search.name ?? ''])}`;
+        const after = query.cursor ? (cursors.decode(query.cursor, tenantId, list) as [string, string]) : null;
+        const docs = await recentConversations(deps.db, tenantId, query.limit, search, after ? { updatedAt: new Date(after[0]), id: String(after[1]) } : null);
+        return page(docs, query.limit, conversationView, (last) => cursors.encode(tenantId, list, [last.updated_at.toISOString(), last._id]));
       },
     }),
     conversation.get('getConsoleTranscript', 'conversations/{conversation_id}/transcript', {

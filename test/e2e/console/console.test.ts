@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { conversationIdFor, conversationsCollection } from '../../../src/conversations/store';
 import { webhookEndpoints } from '../../../src/webhooks/endpoints';
 import { useTestApi } from '../../support/app';
 import { checkPage as checkBrowserPage, launchBrowser, screenshot, waitForText, type TestBrowser } from '../../support/browser';
@@ -233,6 +234,82 @@ describe('the web console in a browser', () => {
     await narrowScreenshot('conversation');
     await injectInbound(api, ws.workspaceId, { from: '+919812300081', text: 'Thanks!' });
     await waitForText(page(), '.transcript', (t) => t.includes('Thanks!'));
+  });
+
+  it('finds a call by a local-format number and a conversation by name; conversations search and page (issue 35)', async () => {
+    const placed = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '9811100091' });
+    expect(placed.status).toBe(201);
+    const callId: string = placed.body.call_id;
+    // 26 customers: one more than a page.
+    const start = Date.now() - 3_600_000;
+    const customers = Array.from({ length: 26 }, (_, i) => {
+      const phone = `+9198111002${String(i).padStart(2, '0')}`;
+      const at = new Date(start + i * 1000);
+      return {
+        _id: conversationIdFor(ws.workspaceId, 'whatsapp', phone.slice(1)),
+        tenant_id: ws.workspaceId,
+        channel: 'whatsapp' as const,
+        thread_key: phone.slice(1),
+        agent_id: null,
+        status: 'open' as const,
+        customer: { phone, name: `Pooja ${i}` },
+        message_count: 1,
+        preview: `Hello from Pooja ${i}`,
+        last_turn_at: at,
+        acquisition: null,
+        recent_message_ids: [],
+        started_event: true,
+        created_at: at,
+        updated_at: at,
+      };
+    });
+    await conversationsCollection(api.db).insertMany(customers);
+
+    await open(`/w/${ws.workspaceId}/calls`);
+    await page().fill('#call-query', '098111 00091');
+    await page().click('button:has-text("Find")');
+    await page().waitForSelector(`[data-testid=find-results] a[href$="/calls/${callId}"]`);
+    await page().waitForSelector(`[data-testid=recent-calls] tr[data-call="${callId}"]`);
+    expect(await page().locator('[data-testid=recent-calls] tbody tr').count()).toBe(1);
+    await checkPage('calls-find-local-number');
+    await narrowScreenshot('calls-find-local-number');
+
+    await page().fill('#call-query', 'pooja 7');
+    await page().click('button:has-text("Find")');
+    await waitForText(page(), '[data-testid=find-results]', (t) => t.includes('Pooja 7'));
+    expect(await page().locator('[data-testid=find-results] li').count()).toBe(1);
+    await page().click('[data-testid=find-results] a:has-text("Pooja 7")');
+    await waitForText(page(), 'main h1', (t) => t.includes(customers[7]!._id));
+
+    // A phone gets 10 a page (each a card of six lines), a desktop 25.
+    await page().setViewportSize({ width: 390, height: 844 });
+    await open(`/w/${ws.workspaceId}/conversations`);
+    await page().waitForSelector('[data-testid=conversations]');
+    expect(await page().locator('[data-testid=conversations] tbody tr').count()).toBe(10);
+    const phoneHeight = (await page().evaluate('document.documentElement.scrollHeight')) as number;
+    await screenshot(page(), 'conversations-page-390');
+    await page().setViewportSize({ width: 1280, height: 900 });
+    await open(`/w/${ws.workspaceId}/conversations`);
+    await page().waitForSelector('[data-testid=conversations]');
+    expect(await page().locator('[data-testid=conversations] tbody tr').count()).toBe(25);
+    await checkPage('conversations-page');
+    await page().click('button:has-text("Older conversations")');
+    await waitForText(page(), '[data-testid=conversations]', (t) => t.includes('Pooja 0'));
+    expect(await page().locator('[data-testid=conversations] tbody tr').count()).toBeGreaterThan(25);
+
+    await page().fill('#conversation-query', 'POOJA 1');
+    await page().click('button:has-text("Search")');
+    // Pooja 1 and Pooja 10 to 19, most recent first.
+    await waitForText(page(), '[data-testid=conversations]', (t) => !t.includes('Pooja 25'));
+    expect(await page().locator('[data-testid=conversations] tbody tr').count()).toBe(11);
+    await page().fill('#conversation-query', '+91 98111 00207');
+    await page().click('button:has-text("Search")');
+    await waitForText(page(), '[data-testid=conversations]', (t) => !t.includes('Pooja 19'));
+    expect(await page().locator('[data-testid=conversations] tbody tr').count()).toBe(1);
+    await checkPage('conversations-search');
+    await narrowScreenshot('conversations-search');
+    // Reported, not asserted (layout on a shared machine): the issue measured 7,342 px with every conversation on one page.
+    console.log(`conversations page at 390 px: ${phoneHeight} px tall with 10 rows`);
   });
 
   it('logs out: the session ends server-side and the page asks for the token again', async () => {

@@ -45,6 +45,22 @@ describe('console reads: calls by number, conversations', () => {
     expect(bad.body).toEqual(envelope('invalid_argument', 'Request validation failed.', { errors: [{ loc: ['query', 'to'], msg: 'the number needs digits', type: 'invalid_format' }] }));
   });
 
+  it('GET …/calls?to= finds a call by its number in any form POST /api/v1/calls accepts, read in the workspace\'s country', async () => {
+    const workspace = await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}`).set(CONSOLE_AUTH);
+    expect(workspace.body.country).toBe('IN');
+    // Placed as typed locally: the call's `to` is stored in E.164, +919811122233.
+    const placed = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '9811122233' });
+    expect(placed.status).toBe(201);
+    expect(placed.body.to).toBe('+919811122233');
+    for (const to of ['9811122233', '+91 98111 22233', '09811122233', '+919811122233']) {
+      const res = await get(`/calls?to=${encodeURIComponent(to)}`);
+      expect(res.status).toBe(200);
+      expect({ to, calls: res.body.items.map((c: { call_id: string }) => c.call_id) }).toEqual({ to, calls: [placed.body.call_id] });
+    }
+    // A number that does not read is looked for as typed: it finds nothing, and is no error.
+    expect((await get('/calls?to=12345')).body).toEqual({ items: [], next_cursor: null });
+  });
+
   it('GET …/conversations lists the newest, and …/transcript gives every turn, trail rows included', async () => {
     await injectInbound(api, ws.workspaceId, { from: '+919812300001', text: 'Where is my order?' });
     const list = await eventually(async () => {

@@ -124,6 +124,12 @@ describe('npm run console: create and recent calls', () => {
     const next = await cli('call', 'list', ws.workspaceId, '--to', '+919811122201', '--limit', '1', '--cursor', cursor, '--json');
     expect(JSON.parse(next.stdout).items.map((c: { call_id: string }) => c.call_id)).toEqual([ids[0]!._id]);
 
+    // The number in any form POST /api/v1/calls accepts: the console API reads it (issue 35).
+    for (const local of ['09811122201', '98111 22201']) {
+      const found = await cli('call', 'list', ws.workspaceId, '--to', local, '--json');
+      expect({ local, found: JSON.parse(found.stdout).items.map((c: { call_id: string }) => c.call_id) }).toEqual({ local, found: [ids[2]!._id, ids[0]!._id] });
+    }
+
     const bad = await cli('call', 'list', ws.workspaceId, '--status', 'done');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/^error: invalid_argument: Request validation failed\.\n/);

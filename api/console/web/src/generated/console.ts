@@ -323,7 +323,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent calls, newest first (`limit` 1 to 100, default 25; `cursor` for the next page), each as GET /api/v1/calls/{id} shows it plus `created_at` and its campaign. Filters, together: `status`, `outcome`, `to` (a number, separators forgiven), `campaign_id`. */
+        /** Recent calls, newest first (`limit` 1 to 100, default 25; `cursor` for the next page), each as GET /api/v1/calls/{id} shows it plus `created_at` and its campaign. Filters, together: `status`, `outcome`, `to` (a number in any form POST /api/v1/calls accepts, read in the workspace's country: `9811122233`, `09811122233` and `+91 98111 22233` find the same calls), `campaign_id`, `created_from` and `created_to` (days, `YYYY-MM-DD`, both included, in the workspace's time zone). */
         get: operations["findConsoleCalls"];
         put?: never;
         post?: never;
@@ -926,7 +926,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The workspace's most recently active conversations (at most 50). */
+        /** The workspace's most recently active conversations, a page at a time (`limit` 1 to 100, default 25; `cursor` for the next page). `q` narrows them to a customer's number (in any form POST /api/v1/calls accepts, read in the workspace's country) or name (any part, any case). */
         get: operations["listConsoleConversations"];
         put?: never;
         post?: never;
@@ -945,6 +945,23 @@ export interface paths {
         };
         /** A conversation with its turns, oldest first (the first 1000), notes and trail rows included. */
         get: operations["getConsoleTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find calls and conversations by an id (`call_…`, `con_…`, a Twilio CallSid), a number (any form POST /api/v1/calls accepts, read in the workspace's country) or part of a customer's name (conversations; any case). At most 10 of each kind, newest first. */
+        get: operations["findConsoleRecords"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4365,6 +4382,8 @@ export interface operations {
                 outcome?: "caller_hangup" | "agent_hangup" | "idle" | "max_duration" | "no_answer" | "busy" | "rejected" | "invalid_number" | "unreachable" | "congestion" | "suspended" | "setup_error" | "originate_error";
                 to?: string;
                 campaign_id?: string;
+                created_from?: string;
+                created_to?: string;
             };
             header?: never;
             path: {
@@ -10454,7 +10473,11 @@ export interface operations {
     };
     listConsoleConversations: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+                q?: string;
+            };
             header?: never;
             path: {
                 workspace_id: string;
@@ -10463,7 +10486,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{items}`. */
+            /** @description `{items, next_cursor}`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10490,6 +10513,7 @@ export interface operations {
                                 };
                             } | null;
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -10607,6 +10631,104 @@ export interface operations {
                             created_at: string | null;
                             campaign_id: string | null;
                             template: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    findConsoleRecords: {
+        parameters: {
+            query: {
+                q: string;
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{items}`: calls first, then conversations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @enum {string} */
+                            kind: "call" | "conversation";
+                            id: string;
+                            who: string | null;
+                            detail: string;
+                            at: string | null;
                         }[];
                     };
                 };

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
+import type { Item } from '../api/types';
 import { ActionButton, ErrorNote, Listing, Loading, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState, Field, FilterSelect } from '../components/forms';
@@ -18,9 +19,17 @@ interface Filters {
   outcome: string;
   to: string;
   campaign_id: string;
+  /** Days, YYYY-MM-DD, in the workspace's time zone (the server reads them so). */
+  created_from: string;
+  created_to: string;
 }
-const NO_FILTERS: Filters = { status: '', outcome: '', to: '', campaign_id: '' };
+const NO_FILTERS: Filters = { status: '', outcome: '', to: '', campaign_id: '', created_from: '', created_to: '' };
 const words = (s: string) => s.replace(/_/g, ' ');
+type Found = Item<'findConsoleRecords'>;
+const foundHref = (ws: string, m: Found) => `/w/${ws}/${m.kind === 'call' ? 'calls' : 'conversations'}/${encodeURIComponent(m.id)}`;
+/** What Find reads as an id or a number (the server decides; these only choose what the page does with its answer). */
+const ID_LIKE = /^(call_|con_|CA[0-9a-f]{32}$)/i;
+const NUMBER_LIKE = /^\+?[\d\s().-]+$/;
 
 const callColumns = (ws: string): Column<ListedCall>[] => [
   {
@@ -40,8 +49,9 @@ const callColumns = (ws: string): Column<ListedCall>[] => [
 ];
 
 /**
- * Recent calls first (newest first, narrowed by status, outcome, number and campaign, a page
- * at a time), then a box to open one call by its id.
+ * Recent calls first (newest first, narrowed by status, outcome, number, campaign and days, a page
+ * at a time), then Find: an id opens its call or conversation, a number or a name lists what
+ * matches (a number also narrows the calls above).
  */
 export function CallsPage({ ws }: { ws: string }) {
   const path = { workspace_id: ws };
@@ -71,6 +81,7 @@ export function CallsPage({ ws }: { ws: string }) {
   const next = older ? older.next : (recent.data?.next_cursor ?? null);
 
   const [id, setId] = useState('');
+  const [matches, setMatches] = useState<{ q: string; items: Found[] } | null>(null);
   const find = useAction();
   return (
     <>
@@ -92,6 +103,12 @@ export function CallsPage({ ws }: { ws: string }) {
               options={(campaigns.data ?? []).map((c) => [c.campaign_id, c.name])}
               onChange={(v) => setFilter('campaign_id', v)}
             />
+            <Field id="filter-from" label="From">
+              <input id="filter-from" type="date" value={filters.created_from} onChange={(e) => setFilter('created_from', (e.currentTarget as HTMLInputElement).value)} />
+            </Field>
+            <Field id="filter-to" label="To (included)">
+              <input id="filter-to" type="date" value={filters.created_to} onChange={(e) => setFilter('created_to', (e.currentTarget as HTMLInputElement).value)} />
+            </Field>
             {filtered ? (
               <button
                 type="button"
@@ -154,25 +171,44 @@ export function CallsPage({ ws }: { ws: string }) {
         ) : null}
       </section>
       <section aria-labelledby="find-call">
-        <h2 id="find-call">Find a call</h2>
+        <h2 id="find-call">Find a call or conversation</h2>
         <form
           role="search"
           onSubmit={(e) => {
             e.preventDefault();
             void find.run(async () => {
               const q = id.trim();
-              if (/^call_/.test(q)) navigate(`/w/${ws}/calls/${encodeURIComponent(q)}`);
-              else setFilter('to', q);
+              const answer = await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/find', { params: { path, query: { q } } }));
+              const only = answer.items.length === 1 ? answer.items[0]! : null;
+              // An id names one record: open it. A number also narrows the list above to its calls.
+              if (only && (only.id === q || ID_LIKE.test(q))) navigate(foundHref(ws, only));
+              else {
+                if (NUMBER_LIKE.test(q)) setFilter('to', q);
+                setMatches({ q, items: answer.items });
+              }
             });
           }}
         >
-          <label for="call-query">Call id (or a number, to list its calls)</label>
+          <label for="call-query">A number, a name, or an id (call_…, con_…, a Twilio CallSid)</label>
           <input id="call-query" value={id} required onInput={(e) => setId((e.currentTarget as HTMLInputElement).value)} />
           <button type="submit" disabled={find.busy}>
             Find
           </button>
         </form>
         <ErrorNote error={find.error} />
+        {matches ? (
+          matches.items.length === 0 ? (
+            <p data-testid="find-none">Nothing matches “{matches.q}”.</p>
+          ) : (
+            <ul class="found" data-testid="find-results" aria-label={`What matches ${matches.q}`}>
+              {matches.items.map((m) => (
+                <li key={m.id}>
+                  <Link to={foundHref(ws, m)}>{m.who ?? m.id}</Link> {m.kind === 'call' ? `call, ${words(m.detail)}` : `${m.detail} conversation`} <When at={m.at} />
+                </li>
+              ))}
+            </ul>
+          )
+        ) : null}
       </section>
     </>
   );

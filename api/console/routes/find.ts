@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { listCalls } from '../../../src/calls/callList';
+import { findCall, type CallDoc } from '../../../src/calls/callStore';
+import { findLineCallByProviderId } from '../../../src/calls/line/lineCalls';
+import { findConversation, recentConversations, type ConversationDoc } from '../../../src/conversations/store';
+import { formatTimestamp } from '../../format';
+import type { RouteDef } from '../../route';
+import { workspaceGroup, type ConsoleDeps } from '../deps';
+import { itemsOf } from '../views';
+import { readSearchText } from './searchText';
+
+const ws = workspaceGroup();
+
+/** How many calls, and how many conversations, one Find answers with at most; one place owns it. */
+export const FIND_LIMIT = 10;
+
+/** Twilio's id for a call (CallSid): `CA` and 32 hex digits. */
+const CALL_SID = /^CA[0-9a-f]{32}$/i;
+
+const findQuery = z.object({ q: z.string().trim().min(1, 'type a number, a name or an id').max(100) });
+
+const found = z.object({
+  kind: z.enum(['call', 'conversation']),
+  id: z.string(),
+  /** Who: the customer's name where one is stored, else their number. */
+  who: z.string().nullable(),
+  /** A call's status, a conversation's channel. */
+  detail: z.string(),
+  /** When the call was created, when the conversation was last active. */
+  at: z.string().nullable(),
+});
+type Found = z.infer<typeof found>;
+
+const callFound = (call: CallDoc): Found => ({ kind: 'call', id: call._id, who: call.to, detail: call.status, at: formatTimestamp(call.created_at) });
+const conversationFound = (c: ConversationDoc): Found => ({
+  kind: 'conversation',
+  id: c._id,
+  who: c.customer?.name ?? c.customer?.display_name ?? c.customer?.phone ?? null,
+  detail: c.channel,
+  at: formatTimestamp(c.updated_at),
+});
+
+/**
+ * GET …/find?q=: the console's Find. An id (`call_…`, `con_…`, a Twilio CallSid) is read by
+ * its key; a number (in any form POST /api/v1/calls accepts) finds the calls with it and
+ * its conversations; anything else is part of a customer's name, matched on conversations (a
+ * call stores no name). Each kind is the newest first, at most FIND_LIMIT.
+ */
+export function findRoutes(deps: ConsoleDeps): RouteDef[] {
+  return [
+    ws.get('findConsoleRecords', 'find', {
+      summary: `Find calls and conversations by an id (\`call_…\`, \`con_…\`, a Twilio CallSid), a number (any form POST /api/v1/calls accepts, read in the workspace's country) or part of a customer's name (conversations; any case). At most ${FIND_LIMIT} of each kind, newest first.`,
+      query: findQuery,
+      response: { status: 200, description: '`{items}`: calls first, then conversations.', schema: itemsOf(found) },
+      handler: async (ctx, { query, tenantId, workspace }) => {
+        const q = query.q;
+        if (q.startsWith('call_')) {
+          const call = await findCall(deps.db, tenantId, q);
+          return { items: call ? [callFound(call)] : [] };
+        }
+        if (q.startsWith('con_')) {
+          const conversation = await findConversation(deps.db, tenantId, q);
+          return { items: conversation ? [conversationFound(conversation)] : [] };
+        }
+        if (CALL_SID.test(q)) {
+          // Indexed on MongoDB; on FerretDB the lookup Twilio's status reports already make.
+          const line = await findLineCallByProviderId(deps.db, q);
+          const call = line ? await findCall(deps.db, tenantId, line._id) : null;
+          return { items: call ? [callFound(call)] : [] };
+        }
+        const text = readSearchText(q, workspace.country);
+        if (text.kind === 'name') return { items: (await recentConversations(deps.db, tenantId, FIND_LIMIT, { name: text.name })).map(conversationFound) };
+        const [calls, conversations] = await Promise.all([
+          listCalls(deps.db, tenantId, { to: text.e164 }, { beforeId: null, limit: FIND_LIMIT }),
+          recentConversations(deps.db, tenantId, FIND_LIMIT, { phone: text.e164 }),
+        ]);
+        return { items: [...calls.map(callFound), ...conversations.map(conversationFound)] };
+      },
+    }),
+  ];
+}
