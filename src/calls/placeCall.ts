@@ -135,9 +135,7 @@ export async function placeCall(
     await calls.deleteOne({ _id: callId });
     throw err;
   }
-
-  const placement = deps.placementWaitMs > 0 ? await waitForPlacement(deps, callId) : null;
-  return placement && !placement.placed ? { kind: 'not_placed', call } : { kind: 'ringing', call };
+  return answerPlacement(deps, call);
 }
 
 /**
@@ -153,6 +151,11 @@ async function placeAgain(deps: PlaceCallDeps, call: CallDoc): Promise<PlaceCall
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
+  return answerPlacement(deps, call);
+}
+
+/** The call as the network placed it, when its answer comes within the wait; else still ringing. */
+async function answerPlacement(deps: PlaceCallDeps, call: CallDoc): Promise<PlaceCallOutcome> {
   const placement = deps.placementWaitMs > 0 ? await waitForPlacement(deps, call._id) : null;
   return placement && !placement.placed ? { kind: 'not_placed', call } : { kind: 'ringing', call };
 }

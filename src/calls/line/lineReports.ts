@@ -61,15 +61,15 @@ export async function reportLineStatus(deps: LineReportDeps, report: LineStatusR
   // The first report may come before the originate recorded the provider's id (or after it stopped short).
   if (!call.provider_call_id && report.providerCallId && !report.childLeg) await recordProviderCallId(deps.db, call._id, report.providerCallId);
   let event = report.event;
-  // The agent was not on the line when it ended: its media went with its process while the
-  // call was up, or never came (the media process was down, or refused the stream). The line
-  // reports the call completed, but nobody hung up on an agent (docs/voice.md).
-  if (event?.kind === 'ended' && event.outcome === 'caller_hangup' && !call.ended_by_us_at && (await agentMissedTheLine(deps.db, call._id, MEDIA_END_GRACE_MS))) {
-    event = { ...event, outcome: 'setup_error' };
-  }
   if (!event) return 'ignored';
   // The call's workflow hung up and knows why: the network's report of it changes nothing.
   if (event.kind === 'ended' && call.ended_by_us_at) return 'ended_by_us';
+  // The agent was not on the line when it ended: its media went with its process while the
+  // call was up, or never came (the media process was down, or refused the stream). The line
+  // reports the call completed, but nobody hung up on an agent (docs/voice.md).
+  if (event.kind === 'ended' && event.outcome === 'caller_hangup' && (await agentMissedTheLine(deps.db, call._id, MEDIA_END_GRACE_MS))) {
+    event = { ...event, outcome: 'setup_error' };
+  }
   // A machine took the call: it is told why first, so the hang-up's own report decides nothing.
   const result = await signalLineEvent(deps.temporal, call._id, event);
   if (report.machineAnswered) await deps.lineControl.endCall(call._id);
