@@ -1,5 +1,6 @@
 import { coerceAnswer } from './result';
 import type { Capture, CaptureField, TranscriptTurn } from './types';
+import { escapeRegExp } from '../domain/regExp';
 
 /**
  * How the simulated reader finds answers in a transcript's text: the agent asks each field
@@ -12,13 +13,10 @@ export function normalise(text: string): string {
   return text.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").replace(/\s+/g, ' ').trim();
 }
 
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** A phrase standing as whole words: "no" is not found in "know" or "nose". */
 function wordPattern(phrase: string): string {
-  return `(?<![\\p{L}\\p{N}'])${escape(phrase)}(?![\\p{L}\\p{N}'])`;
+  return `(?<![\\p{L}\\p{N}'])${escapeRegExp(phrase)}(?![\\p{L}\\p{N}'])`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { IndexSet } from '../db/collections';
+import { escapeRegExp } from '../domain/regExp';
 
 /**
  * Conversations and their transcripts (api-core §2 Conversation, Transcript message): the
@@ -88,13 +89,12 @@ export function conversationMessagesCollection(db: Db): Collection<ConversationM
   return db.collection<ConversationMessageDoc>('conversation_messages');
 }
 
-/** Which conversations a search keeps: the customer's number (E.164) or part of their name, any case. */
+/** Which conversations a search keeps: the customer's number (E.164), part of their name (any case), the agent answering. */
 export interface ConversationSearch {
   phone?: string;
   name?: string;
+  agentId?: string;
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The workspace's most recently active conversations, at most `limit`, after `after` (the
@@ -112,6 +112,7 @@ export async function recentConversations(
 ): Promise<ConversationDoc[]> {
   const filter: Filter<ConversationDoc> = { tenant_id: tenantId };
   if (search.phone) filter['customer.phone'] = search.phone;
+  if (search.agentId) filter.agent_id = search.agentId;
   const clauses: Filter<ConversationDoc>[] = [];
   if (search.name) {
     const name = { $regex: escapeRegExp(search.name), $options: 'i' };

@@ -1,9 +1,5 @@
 import type { Middleware } from 'koa';
-import {
-  conversationMessagesCollection,
-  conversationsCollection,
-  findConversation,
-} from '../../../src/conversations/store';
+import { conversationMessagesCollection, findConversation, recentConversations } from '../../../src/conversations/store';
 import type { RequestState } from '../../context';
 import { ApiError, found } from '../../errors';
 import { page, pageOf } from '../../pagination';
@@ -29,7 +25,6 @@ const conversations = routeGroup({ auth: { scope: 'conversations:read' }, requir
 const conversation = conversations.group({ params: conversationParams, notFound: { conversation_id: CONVERSATION_NOT_FOUND }, errors: ['not_found'] });
 
 export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): RouteDef[] {
-  const conversationDocs = conversationsCollection(deps.db);
   const messages = conversationMessagesCollection(deps.db);
 
   const ownConversation = async (tenantId: string, id: string) => found(await findConversation(deps.db, tenantId, id), CONVERSATION_NOT_FOUND);
@@ -41,14 +36,8 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       response: { status: 200, description: 'A page of conversations.', schema: pageOf(conversationItem) },
       handler: async (ctx, { query: { limit, cursor, agent_id } }) => {
         const tenantId = ctx.state.workspace!._id;
-        const filter: Record<string, unknown> = { tenant_id: tenantId };
-        if (agent_id) filter.agent_id = agent_id;
-        if (cursor) {
-          const [updatedAt, id] = deps.cursors.decode(cursor, tenantId, LIST) as [string, string];
-          const at = new Date(updatedAt);
-          filter.$or = [{ updated_at: { $lt: at } }, { updated_at: at, _id: { $lt: id } }];
-        }
-        const docs = await conversationDocs.find(filter).sort({ updated_at: -1, _id: -1 }).limit(limit).toArray();
+        const after = cursor ? (deps.cursors.decode(cursor, tenantId, LIST) as [string, string]) : null;
+        const docs = await recentConversations(deps.db, tenantId, limit, { agentId: agent_id }, after && { updatedAt: new Date(after[0]), id: after[1] });
         return page(docs, limit, conversationView, (last) =>
           deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]),
         );
