@@ -170,7 +170,6 @@ export function parseList(text: string, options: { phoneColumn?: string | null }
   const checked = headerRefusal(headers, phoneColumn);
   if ('ok' in checked) return checked;
   const { columns } = checked;
-  if (body.length === 0) return refuse('empty_list', 'The file has a header but no rows.', { row: 1 });
   if (body.length > LIST_LIMITS.maxRows) {
     return refuse('too_many_rows', `The file has ${body.length} rows; a list holds at most ${LIST_LIMITS.maxRows}. Split it into several lists.`);
   }
@@ -195,6 +194,7 @@ export function parseList(text: string, options: { phoneColumn?: string | null }
     while (cells.length < columns.length) cells = [...cells, ''];
     rows.push({ line, cells });
   }
+  // No body, or only rows empty once trimmed.
   if (rows.length === 0) return refuse('empty_list', 'The file has a header but no rows.', { row: 1 });
   return { ok: true, list: { headers, columns, phoneColumn, rows } };
 }
