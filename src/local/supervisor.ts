@@ -59,6 +59,9 @@ export interface SuperviseOptions {
 /** How long a child that stopped answering gets to stop on SIGTERM before SIGKILL. */
 const HUNG_STOP_GRACE_MS = 5_000;
 
+/** A span as the launcher's lines give it: `2.5 s`. */
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function supervise(options: SuperviseOptions): Supervised {
@@ -71,7 +74,6 @@ export function supervise(options: SuperviseOptions): Supervised {
   let stoppedForSilence = false;
   const wakeLiveness = new Set<() => void>();
 
-  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const report = options.onStatus ?? (() => undefined);
   report({ state: 'running', pid: current.child.pid!, since: new Date().toISOString() });
 
@@ -142,7 +144,7 @@ export function supervise(options: SuperviseOptions): Supervised {
     });
   /** Null when the child answered in time, else why not (one wording for every probe's timeout). */
   const checkOnce = async (probe: LivenessProbe, timeoutMs: number): Promise<string | null> => {
-    const silent = `no answer within ${(timeoutMs / 1000).toFixed(1)} s`;
+    const silent = `no answer within ${seconds(timeoutMs)}`;
     const began = Date.now();
     let timer: NodeJS.Timeout | undefined;
     try {

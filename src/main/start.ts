@@ -8,7 +8,7 @@ import { connectTemporalClient } from '../temporal/client';
 import { runSystemCheck } from '../temporal/systemCheck';
 import { DEMO_WORKSPACE_ID, seedDemoWorkspace } from '../demo/seedDemoWorkspace';
 import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
-import { DEFAULT_RESTART_POLICY, supervise, type RestartPolicy, type Supervised } from '../local/supervisor';
+import { DEFAULT_RESTART_POLICY, seconds, supervise, type RestartPolicy, type Supervised } from '../local/supervisor';
 import { writeChildrenStatus, type ChildrenStatus } from '../local/childrenStatus';
 import { refuseBusyPort, waitFor } from '../local/net';
 import { DEFAULT_LIVENESS_POLICY, httpHealth, mongoPing, temporalHealth, type LivenessPolicy, type LivenessProbe } from '../local/liveness';
@@ -34,7 +34,6 @@ for (const stream of [process.stdout, process.stderr]) stream.on('error', () => 
 const say = (line: string) => {
   if (process.stdout.writable) process.stdout.write(`[start] ${line}\n`);
 };
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 async function httpOk(url: string): Promise<boolean> {
   const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
