@@ -1,6 +1,8 @@
 import { KNOWLEDGE_LIMITS as L } from '../../../src/knowledge/limits';
 import { splitIntoPassages } from '../../../src/knowledge/passages';
 import { faqSections, markdownSections, readDocument } from '../../../src/knowledge/readDocument';
+import type { Db } from 'mongodb';
+import { uploadKnowledgeDocument } from '../../../src/knowledge/knowledgeActions';
 import { KnowledgeRefusal } from '../../../src/knowledge/refusal';
 import { makePdf } from '../../support/pdf';
 
@@ -100,6 +102,19 @@ describe('reading a document', () => {
       reason: 'invalid_faq_csv',
       message: 'Line 3 has no answer.',
       details: { row: 3 },
+    });
+  });
+});
+
+describe('an upload over the size limit', () => {
+  it('is refused before the file is read or anything is written', async () => {
+    // No database: the size is the first check, so nothing may reach it.
+    const db = new Proxy({}, { get: () => { throw new Error('the database was used'); } }) as unknown as Db;
+    const bytes = Buffer.alloc(L.maxDocumentBytes + 1, 0x61);
+    expect(await refusalOf(() => uploadKnowledgeDocument(db, { tenantId: 'ws_1', name: 'Big', fileName: null, format: 'text', bytes, now: new Date() }))).toEqual({
+      reason: 'document_too_large',
+      message: `A document may have at most ${L.maxDocumentBytes} bytes.`,
+      details: { limit: L.maxDocumentBytes },
     });
   });
 });
