@@ -93,6 +93,10 @@ export async function callBusinessTool(tool: BusinessToolDoc, parameters: ToolPa
   });
   const detail = { call_id: id, status_code: sent.statusCode, arguments: args };
 
+  if (sent.statusCode === null && options.signal?.aborted) {
+    // The caller gave up (a live call past its budget, a worker shutting down): not the tool's failure.
+    return failed(`${tool.name} was stopped before it answered.`, 'stopped by the caller before an answer', detail);
+  }
   if (sent.statusCode === null) {
     const timedOut = sent.error?.startsWith('no answer within') ?? false;
     return failed(

@@ -224,6 +224,14 @@ describe('business HTTP tools', () => {
     const broken = await box.run(context('b'), 'broken_tool', {});
     expect(broken).toMatchObject({ ok: false, output: { error: 'broken_tool answered with an error (HTTP 503): order service down' }, trail: { detail: { error: 'answered 503', status_code: 503 } } });
 
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await box.run(context('c'), 'lookup_order', { order_id: 'A-1' }, stopped.signal)).toMatchObject({
+      ok: false,
+      output: { error: 'lookup_order was stopped before it answered.' },
+      trail: { kind: 'tool', detail: { error: 'stopped by the caller before an answer' } },
+    });
+
     const html = await box.run(context('t'), 'html_tool', {});
     expect(html).toMatchObject({ ok: false, output: { error: 'html_tool gave an answer that is not JSON.' }, trail: { detail: { error: 'answer is not JSON' } } });
   });
