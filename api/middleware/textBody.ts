@@ -6,11 +6,12 @@ import type { BodyMedia } from '../route';
 import { ApiError } from '../errors';
 
 /**
- * `jsonBody` for a route whose body is a file (an uploaded list's CSV, route `bodyMedia`):
- * read once up to the route's own limit (413 past it), of its media type (415 otherwise),
- * and, unless the route takes it as bytes (`binary`), decoded as UTF-8 without a byte-order mark (400 `invalid_encoding` when the bytes are
- * not UTF-8, rather than a guess at a legacy code page). The text goes where the route's
- * body schema reads it.
+ * `jsonBody` for a route whose body is a file (an uploaded list's CSV, a knowledge document;
+ * route `bodyMedia`): read once up to the route's own limit (413 past it), of one of its
+ * media types (415 otherwise), and, unless the route takes the bytes as they are (`binary`:
+ * a PDF), decoded as UTF-8 without a byte-order mark (400 `invalid_encoding` when the bytes
+ * are not UTF-8, rather than a guess at a legacy code page). The text (or the bytes) goes
+ * where the route's body schema reads it.
  */
 export function textBody(media: BodyMedia): Middleware<RequestState> {
   const types = typeof media.type === 'string' ? [media.type] : [...media.type];
