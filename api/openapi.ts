@@ -1,7 +1,7 @@
 import { MAX_HEADER_BYTES } from './server';
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from './errorCodes';
-import type { RouteDef } from './route';
+import type { BodyMedia, RouteDef } from './route';
 
 /** How one surface (the public API, the console) describes itself around its routes. */
 export interface DocumentSurface {
@@ -50,6 +50,9 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   return rest;
 }
 
+/** A file body's media types, one or several. */
+const mediaTypes = (media: BodyMedia): string[] => (typeof media.type === 'string' ? [media.type] : [...media.type]);
+
 function parameters(schema: z.ZodObject | undefined, where: 'query' | 'path'): unknown[] {
   if (!schema) return [];
   const shape = jsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
@@ -93,7 +96,7 @@ export function openApiDocument(routes: RouteDef[], surface: DocumentSurface): R
     // past the route's size or of another media type, before the route's own checks.
     if (route.bodyMedia) {
       responses[413] = { description: `\`invalid_argument\`: the file is larger than ${route.bodyMedia.maxBytes} bytes.`, content: errorEnvelopeContent };
-      responses[415] = { description: `\`invalid_argument\`: the body is not ${route.bodyMedia.type}.`, content: errorEnvelopeContent };
+      responses[415] = { description: `\`invalid_argument\`: the body is not ${mediaTypes(route.bodyMedia).join(' or ')}.`, content: errorEnvelopeContent };
     }
     // The server answers this before any route runs (api/server.ts), so every operation can give it.
     responses[431] = headersTooLargeResponse;
@@ -106,7 +109,7 @@ export function openApiDocument(routes: RouteDef[], surface: DocumentSurface): R
       ...(surface.extensions?.(route) ?? {}),
       parameters: [...pathParameters(route), ...parameters(route.query, 'query'), ...surface.headers(route)],
       ...(route.body
-        ? { requestBody: { required: true, content: { [route.bodyMedia?.type ?? 'application/json']: { schema: jsonSchema(route.body, 'input') } } } }
+        ? { requestBody: { required: true, content: Object.fromEntries((route.bodyMedia ? mediaTypes(route.bodyMedia) : ['application/json']).map((type) => [type, { schema: jsonSchema(route.body!, 'input') }])) } }
         : {}),
       responses,
     };

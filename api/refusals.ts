@@ -1,8 +1,10 @@
+import { BusinessToolRefusal, type BusinessToolRefusalReason } from '../src/businessTools';
 import { CallRefusal, type CallRefusalReason } from '../src/calls/guards';
 import { CampaignRefusal, type CampaignRefusalReason } from '../src/campaigns/refusal';
 import { IdentityConflictError, MissingIdentityError } from '../src/contacts/contacts';
 import type { Refusal } from '../src/domain/refusal';
 import { DueRefusal, type DueRefusalReason } from '../src/dues/refusal';
+import { KnowledgeRefusal, type KnowledgeRefusalReason } from '../src/knowledge';
 import { SendRefusal, type SendRefusalReason } from '../src/messaging/sendMessage';
 import { UnknownAssigneeError } from '../src/tickets/consoleTicketActions';
 import { WebhookRefusal, type WebhookRefusalReason } from '../src/webhooks/refusal';
@@ -83,6 +85,26 @@ const REFUSAL_CODES: Section[] = [
     webhook_url_unresolvable: 'invalid_argument',
     webhook_secret_rotating: 'conflict',
     webhook_disabled: 'failed_precondition',
+  }),
+  // Knowledge documents (console; docs/agents.md "Knowledge"): a file to fix is 400, a full workspace 409
+  section<KnowledgeRefusalReason>(KnowledgeRefusal, {
+    unsupported_format: 'invalid_argument',
+    invalid_encoding: 'invalid_argument',
+    invalid_pdf: 'invalid_argument',
+    invalid_faq_csv: 'invalid_argument',
+    empty_document: 'invalid_argument',
+    document_too_large: 'invalid_argument',
+    too_many_passages: 'invalid_argument',
+    document_limit_reached: 'conflict',
+  }),
+  // Business HTTP tools (console; docs/agents.md "Business tools")
+  section<BusinessToolRefusalReason>(BusinessToolRefusal, {
+    tool_name_reserved: 'invalid_argument',
+    invalid_parameters_schema: 'invalid_argument',
+    tool_url_private: 'invalid_argument',
+    tool_url_unresolvable: 'invalid_argument',
+    tool_name_taken: 'conflict',
+    tool_limit_reached: 'conflict',
   }),
 ];
 

@@ -47,10 +47,11 @@ export interface RouteSpec<
   notFound?: Partial<Record<keyof Parsed<P> & string, string>>;
   body?: B;
   /**
-   * A body that is not JSON (an uploaded CSV file): its media type and byte limit. The body
-   * reaches `body` as text (api/middleware/textBody.ts). Console routes only.
+   * A body that is not JSON (an uploaded CSV file): its media type (or the types it may be)
+   * and byte limit. The body reaches `body` as text, or as the bytes themselves when `binary`
+   * (a PDF; api/middleware/textBody.ts). Console routes only.
    */
-  bodyMedia?: { type: string; maxBytes: number };
+  bodyMedia?: BodyMedia;
   /** Runs after query and body validation and before path parameters: capability checks (412) that come before "not found". */
   requires?: Middleware<RequestState>;
   response: {
@@ -70,6 +71,13 @@ export interface RouteSpec<
    * Method syntax on purpose: it lets a typed route sit in a list of `RouteDef`.
    */
   handler(ctx: RouteContext, input: RouteInput<Q, P, B>): unknown;
+}
+
+/** A file body's media types and byte limit (route `bodyMedia`). */
+export interface BodyMedia {
+  type: string | readonly string[];
+  maxBytes: number;
+  binary?: boolean;
 }
 
 /** A route with its input types erased, as routers and the OpenAPI generator take it. */

@@ -21,6 +21,8 @@ import { conversationConsoleRoutes } from './routes/conversations';
 import { duesConsoleRoutes } from './routes/dues';
 import { keyRoutes } from './routes/keys';
 import { uploadedListRoutes } from './routes/lists';
+import { knowledgeRoutes } from './routes/knowledge';
+import { businessToolRoutes } from './routes/businessTools';
 import { messagingRoutes } from './routes/messaging';
 import { agentAndNumberRoutes } from './routes/numbers';
 import { ticketRoutes } from './routes/tickets';
@@ -84,6 +86,8 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...conversationReadRoutes(deps),
     ...findRoutes(deps),
     ...duesConsoleRoutes(deps),
+    ...knowledgeRoutes(deps),
+    ...businessToolRoutes(deps),
   ];
   routes.push(
     openApiRoute(`${CONSOLE_PREFIX}/openapi.json`, 'getConsoleOpenApi', () => routes, consoleSurface, 'This machine-readable description of the console API.'),

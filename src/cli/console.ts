@@ -9,6 +9,7 @@ import { CALL_USAGE, planCallCommand } from './callCommands';
 import { CAMPAIGN_USAGE, planCampaignCommand } from './campaignCommands';
 import { watchCampaign, type WatchedCampaign } from './campaignWatch';
 import { DUES_USAGE, planDuesCommand } from './duesCommands';
+import { KNOWLEDGE_USAGE, planKnowledgeCommand } from './knowledgeCommands';
 import { LIST_USAGE, planListCommand } from './listCommands';
 import { UsageError } from './usageError';
 
@@ -65,6 +66,7 @@ ${CALL_USAGE}
 ${CAMPAIGN_USAGE}
 ${LIST_USAGE}
 ${DUES_USAGE}
+${KNOWLEDGE_USAGE}
 
 Connects to CONSOLE_URL (default http://127.0.0.1:$PORT, PORT 3000) with CONSOLE_TOKEN
 (default: the token npm start keeps in $DATA_DIR/console-token).`;
@@ -206,6 +208,8 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       if (duesCommand) return duesCommand;
       const listCommand = planListCommand(positionals, flags, need);
       if (listCommand) return listCommand;
+      const knowledgeCommand = planKnowledgeCommand(positionals, flags, need);
+      if (knowledgeCommand) return knowledgeCommand;
       throw new UsageError(resource ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
     }
   }

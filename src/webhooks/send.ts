@@ -18,6 +18,12 @@ export interface SendRequest {
   allowPrivate: boolean;
   /** Aborts the request (an activity cancelled by a worker shutting down). */
   signal?: AbortSignal;
+  /**
+   * Keep the whole answer up to this many bytes and stop reading past it (`tooLarge`), for a
+   * caller that uses the answer (an agent's HTTP tool). Omitted: the start is kept for the
+   * console and the rest read up to MAX_READ_BYTES and dropped.
+   */
+  maxResponseBytes?: number;
 }
 
 export interface SendResult {
@@ -26,8 +32,10 @@ export interface SendResult {
   durationMs: number;
   /** Why it failed without an answer, or null. */
   error: string | null;
-  /** The start of the answer's body, for the console. */
+  /** The start of the answer's body, for the console (all of it, within `maxResponseBytes` when given). */
   responseBody: string | null;
+  /** The answer went past `maxResponseBytes` (or MAX_READ_BYTES) and was cut off unread. */
+  tooLarge: boolean;
 }
 
 /** How much of an answer's body is kept for the console; the rest is read and dropped. */
@@ -60,7 +68,9 @@ function describe(err: unknown): string {
 export function sendWebhook(req: SendRequest): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const fail = (error: string): SendResult => ({ statusCode: null, durationMs: elapsed(), error, responseBody: null });
+  const fail = (error: string): SendResult => ({ statusCode: null, durationMs: elapsed(), error, responseBody: null, tooLarge: false });
+  const kept = req.maxResponseBytes ?? KEPT_BODY_BYTES;
+  const readLimit = req.maxResponseBytes ?? MAX_READ_BYTES;
 
   let url: URL;
   try {
@@ -109,17 +119,22 @@ export function sendWebhook(req: SendRequest): Promise<SendResult> {
     outgoing.on('response', (res: IncomingMessage) => {
       const chunks: Buffer[] = [];
       let read = 0;
+      let tooLarge = false;
       res.on('data', (chunk: Buffer) => {
         read += chunk.length;
-        if (read - chunk.length < KEPT_BODY_BYTES) chunks.push(chunk);
-        if (read > MAX_READ_BYTES) res.destroy();
+        if (read - chunk.length < kept) chunks.push(chunk);
+        if (read > readLimit) {
+          tooLarge = true;
+          res.destroy();
+        }
       });
       const done = () =>
         finish({
           statusCode: res.statusCode ?? null,
           durationMs: elapsed(),
           error: null,
-          responseBody: Buffer.concat(chunks).subarray(0, KEPT_BODY_BYTES).toString('utf8') || null,
+          responseBody: Buffer.concat(chunks).subarray(0, kept).toString('utf8') || null,
+          tooLarge,
         });
       res.on('end', done);
       res.on('close', done);

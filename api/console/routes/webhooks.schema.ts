@@ -4,7 +4,7 @@ import { pageQuery } from '../../pagination';
 
 /** Request shapes of the console's webhook routes (validated by the route definition, described in its OpenAPI document); the answers' shapes are api/console/webhookViews.ts. */
 
-const webhookUrl = z
+export const webhookUrl = z
   .string()
   .trim()
   .max(2048)

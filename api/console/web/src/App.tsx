@@ -12,7 +12,9 @@ import { DuesPage } from './pages/Dues';
 import { NewCampaignPage } from './pages/NewCampaign';
 import { NewSubscriberPage } from './pages/NewSubscriber';
 import { TicketsPage } from './pages/Tickets';
+import { ToolsPage } from './pages/Tools';
 import { KeysPage } from './pages/Keys';
+import { KnowledgePage } from './pages/Knowledge';
 import { ListPage, ListsPage } from './pages/Lists';
 import { LoginPage } from './pages/Login';
 import { WebhooksPage } from './pages/Webhooks';
@@ -36,6 +38,8 @@ const SECTIONS = [
   ['calls', 'Calls'],
   ['agents', 'Agents and numbers'],
   ['conversations', 'Conversations'],
+  ['knowledge', 'Knowledge'],
+  ['tools', 'Agent tools'],
   ['tickets', 'Tickets'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
@@ -112,6 +116,10 @@ function page(path: string, ws: string | undefined, section: string | undefined,
       return <AgentsPage ws={ws} />;
     case 'conversations':
       return id ? <ConversationPage ws={ws} id={id} /> : <ConversationsPage ws={ws} />;
+    case 'knowledge':
+      return <KnowledgePage ws={ws} />;
+    case 'tools':
+      return <ToolsPage ws={ws} />;
     case 'webhooks':
       return <WebhooksPage ws={ws} />;
     case 'keys':
