@@ -1,3 +1,4 @@
+import { KeyIssueRefusal, type KeyIssueRefusalReason } from '../src/auth/keyRefusal';
 import { CallRefusal, type CallRefusalReason } from '../src/calls/guards';
 import { CampaignRefusal, type CampaignRefusalReason } from '../src/campaigns/refusal';
 import { IdentityConflictError, MissingIdentityError } from '../src/contacts/contacts';
@@ -84,6 +85,8 @@ const REFUSAL_CODES: Section[] = [
     webhook_secret_rotating: 'conflict',
     webhook_disabled: 'failed_precondition',
   }),
+  // API keys (console; docs/console.md "Keys"): a key that could never be used is not made
+  section<KeyIssueRefusalReason>(KeyIssueRefusal, { key_scopes_required: 'invalid_argument', key_environment_not_served: 'invalid_argument' }),
 ];
 
 /**

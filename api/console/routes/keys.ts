@@ -15,16 +15,17 @@ export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
   const keys = new KeyStore(deps.db, deps.now);
   return [
     ws.post('createKey', 'keys', {
-      summary: 'Create an API key with fixed scopes; the key is shown this once.',
+      summary: 'Create a named API key with fixed scopes; the key is shown this once.',
       body: createKeyBody,
       response: { status: 201, description: 'The key plus `api_key`.', schema: issuedKeyRecord },
       handler: async (ctx, { body, tenantId }) => {
-        const issued = await keys.create(tenantId, body.scopes, body.environment ?? deps.config.API_ENVIRONMENT);
+        const served = deps.config.API_ENVIRONMENT;
+        const issued = await keys.issue(tenantId, { name: body.name, scopes: body.scopes, environment: body.environment ?? served }, served);
         return { ...keyView(issued.key), api_key: issued.plaintext };
       },
     }),
     ws.get('listKeys', 'keys', {
-      summary: "List the workspace's keys, never their secrets.",
+      summary: "List the workspace's keys with their last use, never their secrets.",
       response: { status: 200, description: '`{items}`.', schema: itemsOf(keyRecord) },
       handler: async (ctx, { tenantId }) => ({ items: (await keys.list(tenantId)).map(keyView) }),
     }),

@@ -44,10 +44,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the workspace's keys, never their secrets. */
+        /** List the workspace's keys with their last use, never their secrets. */
         get: operations["listKeys"];
         put?: never;
-        /** Create an API key with fixed scopes; the key is shown this once. */
+        /** Create a named API key with fixed scopes; the key is shown this once. */
         post: operations["createKey"];
         delete?: never;
         options?: never;
@@ -357,7 +357,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the workspace's webhooks. */
+        /** List the workspace's webhook endpoints, oldest first, each with its success rate; never a secret. */
         get: operations["listWebhooks"];
         put?: never;
         /** Add a webhook endpoint; its signing secret is shown this once. */
@@ -375,7 +375,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a webhook endpoint; never its secret. */
+        /** Read a webhook endpoint with its success rate; never its secret. */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
@@ -1689,6 +1689,7 @@ export interface operations {
                         items: {
                             key_id: string;
                             workspace_id: string;
+                            name: string | null;
                             display_prefix: string;
                             /** @enum {string} */
                             environment: "live" | "test";
@@ -1696,6 +1697,7 @@ export interface operations {
                             created_at: string | null;
                             revoked_at: string | null;
                             expires_at: string | null;
+                            last_used_at: string | null;
                         }[];
                     };
                 };
@@ -1779,6 +1781,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    name: string;
                     scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
                     /** @enum {string} */
                     environment?: "live" | "test";
@@ -1795,6 +1798,7 @@ export interface operations {
                     "application/json": {
                         key_id: string;
                         workspace_id: string;
+                        name: string | null;
                         display_prefix: string;
                         /** @enum {string} */
                         environment: "live" | "test";
@@ -1802,6 +1806,7 @@ export interface operations {
                         created_at: string | null;
                         revoked_at: string | null;
                         expires_at: string | null;
+                        last_used_at: string | null;
                         api_key: string;
                     };
                 };
@@ -1894,6 +1899,7 @@ export interface operations {
                     "application/json": {
                         key_id: string;
                         workspace_id: string;
+                        name: string | null;
                         display_prefix: string;
                         /** @enum {string} */
                         environment: "live" | "test";
@@ -1901,10 +1907,12 @@ export interface operations {
                         created_at: string | null;
                         revoked_at: string | null;
                         expires_at: string | null;
+                        last_used_at: string | null;
                         api_key: string;
                         previous: {
                             key_id: string;
                             workspace_id: string;
+                            name: string | null;
                             display_prefix: string;
                             /** @enum {string} */
                             environment: "live" | "test";
@@ -1912,6 +1920,7 @@ export interface operations {
                             created_at: string | null;
                             revoked_at: string | null;
                             expires_at: string | null;
+                            last_used_at: string | null;
                         };
                     };
                 };
@@ -2013,6 +2022,7 @@ export interface operations {
                     "application/json": {
                         key_id: string;
                         workspace_id: string;
+                        name: string | null;
                         display_prefix: string;
                         /** @enum {string} */
                         environment: "live" | "test";
@@ -2020,6 +2030,7 @@ export interface operations {
                         created_at: string | null;
                         revoked_at: string | null;
                         expires_at: string | null;
+                        last_used_at: string | null;
                     };
                 };
             };
@@ -4622,6 +4633,12 @@ export interface operations {
                             previous_secret_expires_at: string | null;
                             created_at: string | null;
                             updated_at: string | null;
+                            success_rate: {
+                                hours: number;
+                                attempts: number;
+                                succeeded: number;
+                                percent: number | null;
+                            };
                         }[];
                     };
                 };
@@ -4730,6 +4747,12 @@ export interface operations {
                         previous_secret_expires_at: string | null;
                         created_at: string | null;
                         updated_at: string | null;
+                        success_rate: {
+                            hours: number;
+                            attempts: number;
+                            succeeded: number;
+                            percent: number | null;
+                        };
                         secret: string;
                     };
                 };
@@ -4837,6 +4860,12 @@ export interface operations {
                         previous_secret_expires_at: string | null;
                         created_at: string | null;
                         updated_at: string | null;
+                        success_rate: {
+                            hours: number;
+                            attempts: number;
+                            succeeded: number;
+                            percent: number | null;
+                        };
                     };
                 };
             };
@@ -5035,6 +5064,12 @@ export interface operations {
                         previous_secret_expires_at: string | null;
                         created_at: string | null;
                         updated_at: string | null;
+                        success_rate: {
+                            hours: number;
+                            attempts: number;
+                            succeeded: number;
+                            percent: number | null;
+                        };
                     };
                 };
             };
@@ -5132,6 +5167,12 @@ export interface operations {
                         previous_secret_expires_at: string | null;
                         created_at: string | null;
                         updated_at: string | null;
+                        success_rate: {
+                            hours: number;
+                            attempts: number;
+                            succeeded: number;
+                            percent: number | null;
+                        };
                         secret: string;
                     };
                 };
