@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
-import type { Delivery, WebhookEndpoint } from '../api/types';
+import type { Delivery, EventType, WebhookChange, WebhookEndpoint } from '../api/types';
 import { ActionButton, ConfirmDialog, ErrorNote, Listing, ShownOnce, When } from '../components/common';
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState } from '../components/forms';
@@ -63,7 +63,7 @@ export function WebhooksPage({ ws }: { ws: string }) {
         onSubmit={(e) => {
           e.preventDefault();
           void create.run(async () => {
-            const body = { url, event_types: [...events] as never };
+            const body = { url, event_types: [...events] as EventType[] };
             const made = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/webhooks', { params: { path: { workspace_id: ws } }, body }));
             setSecret({ label: `Signing secret for ${made.url}`, value: made.secret });
             setUrl('');
@@ -136,9 +136,9 @@ function Endpoint({
   /** The events being chosen anew, while the editor is open. */
   const [editing, setEditing] = useState<Set<string>>();
   const action = useAction();
-  const change = (body: { enabled?: boolean; event_types?: string[] }) =>
+  const change = (body: WebhookChange) =>
     action.run(async () => {
-      await unwrap(api.PATCH('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}', { params: { path }, body: body as never }));
+      await unwrap(api.PATCH('/console/v1/workspaces/{workspace_id}/webhooks/{webhook_id}', { params: { path }, body }));
       setEditing(undefined);
       await onChanged();
     });
@@ -227,7 +227,7 @@ function Endpoint({
           aria-label={`Events of ${endpoint.url}`}
           onSubmit={(e) => {
             e.preventDefault();
-            void change({ event_types: [...editing] });
+            void change({ event_types: [...editing] as EventType[] });
           }}
         >
           <EventChoice legend={`Events ${endpoint.url} gets`} types={eventTypes} chosen={editing} onChange={setEditing} />
