@@ -1,4 +1,5 @@
 import { BusinessToolRefusal, type BusinessToolRefusalReason } from '../src/businessTools';
+import { KeyIssueRefusal, type KeyIssueRefusalReason } from '../src/auth/keyRefusal';
 import { CallRefusal, type CallRefusalReason } from '../src/calls/guards';
 import { CampaignRefusal, type CampaignRefusalReason } from '../src/campaigns/refusal';
 import { IdentityConflictError, MissingIdentityError } from '../src/contacts/contacts';
@@ -106,6 +107,8 @@ const REFUSAL_CODES: Section[] = [
     tool_name_taken: 'conflict',
     tool_limit_reached: 'conflict',
   }),
+  // API keys (console; docs/console.md "Keys"): a key that could never be used is not made
+  section<KeyIssueRefusalReason>(KeyIssueRefusal, { key_scopes_required: 'invalid_argument', key_environment_not_served: 'invalid_argument' }),
 ];
 
 /**

@@ -34,7 +34,7 @@ const DOCUMENT_ONLY_DEPS = { db: { collection: () => ({}) }, config: { CONSOLE_T
  * (test/unit/client/generatedTypes.test.ts) checks every target listed.
  */
 const TARGETS = {
-  /** The public API, for the typed client `orchestrator/client` (src/client). */
+  /** The public API, for the typed client `@orchestrator/client` (src/client, packaged by packages/client). */
   v1: {
     served: '/api/v1/openapi.json',
     out: 'src/client/generated/v1.ts',

@@ -78,7 +78,7 @@ API="$api" TOKEN="$token" KEYS="$KEYS" node -e '
       const res = await fetch(`${process.env.API}/console/v1/workspaces/ws_demo/keys`, {
         method: "POST",
         headers: { authorization: `Bearer ${process.env.TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ scopes: SCOPES }),
+        body: JSON.stringify({ name: `Fuzz ${i + 1}`, scopes: SCOPES }),
       });
       if (res.status !== 201) throw new Error(`key creation answered ${res.status}: ${await res.text()}`);
       console.log((await res.json()).api_key);
@@ -124,7 +124,7 @@ else
     (async () => {
       // A key of its own: the fuzzed ones may have used their minute.
       const { SCOPES } = require("./dist/src/domain/scopes.js");
-      const key = (await post("/console/v1/workspaces/ws_demo/keys", process.env.TOKEN, { scopes: SCOPES }))?.api_key;
+      const key = (await post("/console/v1/workspaces/ws_demo/keys", process.env.TOKEN, { name: "Fuzz pins", scopes: SCOPES }))?.api_key;
       const lines = ["[parameters]", "\"path.workspace_id\" = \"ws_demo\""];
       const pin = (name, value) => value && lines.push(`"path.${name}" = ${JSON.stringify(value)}`);
       pin("ticket_id", (key && await post("/api/v1/tickets", key, { subject: "Fuzz", description: "Made by scripts/fuzz.sh", requester_name: "Fuzz" }))?.ticket_id);

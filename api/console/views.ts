@@ -46,12 +46,16 @@ export const workspaceRecord = z.object({
 export const keyRecord = z.object({
   key_id: z.string(),
   workspace_id: z.string(),
+  /** null for a key made before keys had names. */
+  name: z.string().nullable(),
   display_prefix: z.string(),
   environment: z.enum(['live', 'test']),
   scopes: z.array(z.enum(SCOPES)),
   created_at: timestamp,
   revoked_at: timestamp,
   expires_at: timestamp,
+  /** The latest request it authenticated, to within a minute (src/auth/keyUses.ts); null if none since uses were recorded. */
+  last_used_at: timestamp,
 });
 
 /** A key as issued: the secret, shown this once. */
@@ -135,15 +139,17 @@ export const workspaceView = (w: WorkspaceDoc): z.infer<typeof workspaceRecord> 
   updated_at: formatTimestamp(w.updated_at),
 });
 
-export const keyView = (k: ApiKeyDoc): z.infer<typeof keyRecord> => ({
+export const keyView = (k: ApiKeyDoc & { last_used_at?: Date | null }): z.infer<typeof keyRecord> => ({
   key_id: k.key_id,
   workspace_id: k.tenant_id,
+  name: k.name ?? null,
   display_prefix: k.display_prefix,
   environment: k.environment,
   scopes: k.scopes,
   created_at: formatTimestamp(k.created_at),
   revoked_at: formatTimestamp(k.revoked_at),
   expires_at: formatTimestamp(k.expires_at),
+  last_used_at: formatTimestamp(k.last_used_at ?? null),
 });
 
 /** An agent with its voice settings as they apply (the defaults filled in), and which it set itself. */

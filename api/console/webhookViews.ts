@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SuccessRate } from '../../src/webhooks/attemptTallies';
 import type { AttemptRecord, WebhookDeliveryDoc } from '../../src/webhooks/deliveries';
 import type { WebhookEndpointDoc } from '../../src/webhooks/endpoints';
 import { formatTimestamp } from '../format';
@@ -19,6 +20,14 @@ export const webhookRecord = z.object({
   previous_secret_expires_at: timestamp,
   created_at: timestamp,
   updated_at: timestamp,
+  /** Of the attempts sent to it in the last `hours` hours, how many its receiver answered 2xx (src/webhooks/attemptTallies.ts). */
+  success_rate: z.object({
+    hours: z.number().int(),
+    attempts: z.number().int(),
+    succeeded: z.number().int(),
+    /** succeeded / attempts in percent, to one decimal; null when nothing was sent. */
+    percent: z.number().nullable(),
+  }),
 });
 
 /** An endpoint as created or rotated: its signing secret, shown this once. */
@@ -52,7 +61,7 @@ export const deliveryRecord = z.object({
   attempts: z.array(attemptRecord).optional(),
 });
 
-export const webhookView = (w: WebhookEndpointDoc, now: Date): z.infer<typeof webhookRecord> => ({
+export const webhookView = (w: WebhookEndpointDoc, now: Date, rate: SuccessRate): z.infer<typeof webhookRecord> => ({
   webhook_id: w._id,
   url: w.url,
   event_types: w.event_types,
@@ -63,6 +72,7 @@ export const webhookView = (w: WebhookEndpointDoc, now: Date): z.infer<typeof we
     w.previous_secret_expires_at && w.previous_secret_expires_at.getTime() > now.getTime() ? formatTimestamp(w.previous_secret_expires_at) : null,
   created_at: formatTimestamp(w.created_at),
   updated_at: formatTimestamp(w.updated_at),
+  success_rate: { ...rate, percent: rate.attempts === 0 ? null : Math.round((rate.succeeded / rate.attempts) * 1000) / 10 },
 });
 
 export const attemptView = (a: AttemptRecord): z.infer<typeof attemptRecord> => ({

@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import { API_KEY_PATTERN, hashApiKey, keyRefusal, type KeyEnvironment, type KeyRefusal } from '../../src/auth/apiKeys';
 import { CredentialCache } from '../../src/auth/credentialCache';
 import type { AuthFailureLimiter } from '../../src/auth/failureLimiter';
+import { KeyUseRecorder } from '../../src/auth/keyUses';
 import { attemptGuard } from './authFailures';
 import { collections } from '../../src/db/collections';
 import { ApiError } from '../errors';
@@ -42,11 +43,14 @@ export function authenticate(deps: {
   cache?: CredentialCache;
   /** Failed attempts per address (src/auth/failureLimiter.ts); none: unlimited. */
   failures?: AuthFailureLimiter;
+  /** Where a key's last use is noted (at most once a minute per key). */
+  uses?: KeyUseRecorder;
 }): Middleware<RequestState> {
   const { apiKeys, workspaces } = collections(deps.db);
   const now = deps.now ?? (() => new Date());
   const cache = deps.cache ?? new CredentialCache();
   const attempts = attemptGuard(deps.failures);
+  const uses = deps.uses ?? new KeyUseRecorder(deps.db);
   return async (ctx, next) => {
     const key = presentedKey(ctx.get('authorization'), ctx.get('x-api-key'));
     if (!key) throw unauthenticated('missing_api_key', 'Send an API key as Authorization: Bearer <key> or X-Api-Key.');
@@ -69,6 +73,7 @@ export function authenticate(deps: {
         reason: 'workspace_suspended',
       });
     }
+    uses.seen(found, now());
     ctx.state.apiKey = found;
     ctx.state.workspace = workspace;
     await next();

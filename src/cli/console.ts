@@ -27,7 +27,7 @@ const USAGE = `usage: npm run console -- <resource> <action> [ids] [--flags] [--
                     [--plan.<field> <value>] [--capabilities.<field> true|false]
                     [--calling-country-codes 91,971] [--installed-apps dues]
   keys list <workspace_id>
-  keys create <workspace_id> --scopes <scope,scope> [--environment live|test]
+  keys create <workspace_id> --name <name> --scopes <scope,scope> [--environment live|test]
   keys roll <workspace_id> <key_id>
   keys revoke <workspace_id> <key_id>
 ${AGENT_USAGE}
@@ -158,7 +158,7 @@ export function planCall(positionals: string[], flags: Record<string, string | b
     case 'workspaces update':
       return { method: 'PATCH', path: ws(), body };
     case 'keys list':
-      return { method: 'GET', path: `${ws()}/keys`, columns: ['key_id', 'display_prefix', 'environment', 'scopes', 'revoked_at', 'expires_at'] };
+      return { method: 'GET', path: `${ws()}/keys`, columns: ['key_id', 'name', 'display_prefix', 'environment', 'scopes', 'last_used_at', 'revoked_at', 'expires_at'] };
     case 'keys create':
       return { method: 'POST', path: `${ws()}/keys`, body: { scopes: [], ...body } };
     case 'keys roll':

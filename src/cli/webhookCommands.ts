@@ -18,6 +18,8 @@ export const WEBHOOK_USAGE = `  event-types list
   webhooks show <workspace_id> <webhook_id>
   webhooks create <workspace_id> --url <url> [--event-types <type,type>|all] [--enabled true|false] [--description <text>]
   webhooks update <workspace_id> <webhook_id> [--url …] [--event-types <type,type>|all] [--enabled true|false] [--description <text>]
+  webhooks disable <workspace_id> <webhook_id>
+  webhooks enable <workspace_id> <webhook_id>
   webhooks rotate-secret <workspace_id> <webhook_id>
   webhooks delete <workspace_id> <webhook_id>
   webhooks test <workspace_id> <webhook_id>
@@ -54,13 +56,16 @@ export function planWebhookCall(positionals: string[], flags: Flags, need: (valu
   const one = () => `${ws()}/${encodeURIComponent(need(webhook, '<webhook_id>'))}`;
   switch (action) {
     case 'list':
-      return { method: 'GET', path: ws(), columns: ['webhook_id', 'url', 'event_types', 'enabled', 'description'] };
+      return { method: 'GET', path: ws(), columns: ['webhook_id', 'url', 'event_types', 'enabled', 'success_rate.percent', 'success_rate.attempts', 'description'] };
     case 'show':
       return { method: 'GET', path: one() };
     case 'create':
       return { method: 'POST', path: ws(), body: endpointBody(flags) };
     case 'update':
       return { method: 'PATCH', path: one(), body: endpointBody(flags) };
+    case 'disable':
+    case 'enable':
+      return { method: 'PATCH', path: one(), body: { enabled: action === 'enable' } };
     case 'rotate-secret':
       return { method: 'POST', path: `${one()}/rotate-secret` };
     case 'delete':

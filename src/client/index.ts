@@ -6,7 +6,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 import { abortableSleep, retryingFetch, type FetchLike, type RetryNotice } from './transport';
 
 /**
- * The typed client for /api/v1, exported as `orchestrator/client` (docs/client.md). Requests
+ * The typed client for /api/v1, published as the package `@orchestrator/client` (packages/client, docs/client.md). Requests
  * and responses are typed by `paths`, generated from the API's OpenAPI document
  * (`npm run api:types`); failures throw OrchestratorApiError; list routes page with an async
  * iterator; creates that honour `Idempotency-Key` get one unless the caller sent one; retries

@@ -43,6 +43,8 @@ export interface ApiKeyDoc {
   _id: string;
   key_id: string;
   tenant_id: string;
+  /** What a person calls it ("Billing system"); absent on keys made before keys had names. */
+  name?: string;
   environment: 'live' | 'test';
   scopes: Scope[];
   /** First characters of the key, enough for a person to recognise it in the console. */

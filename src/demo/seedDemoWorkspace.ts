@@ -194,6 +194,7 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
     _id: key.hash,
     key_id: newId('key', now),
     tenant_id: tenantId,
+    name: 'Demo key (every scope)',
     environment: options.environment,
     scopes: [...SCOPES],
     display_prefix: key.displayPrefix,

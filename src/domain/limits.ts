@@ -20,6 +20,8 @@ export const LIMITS = {
   unavailableRetryAfterSeconds: 5,
   /** The old half of a rolled key keeps working this long. */
   rolledKeyGraceHours: 24,
+  /** A key's name, as a person types it in the console. */
+  keyNameMaxLength: 100,
   concurrentCallsPerWorkspace: 10,
   callsPerUtcDay: 100,
   reservedMinutesPerUtcDay: 600,

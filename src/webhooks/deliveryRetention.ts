@@ -1,14 +1,15 @@
 import { sweepOldestFirst } from '../db/oldestFirst';
 import { retentionCutoff, type RetentionOptions } from '../events';
+import { sweepOldTallies } from './attemptTallies';
 import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
 
 /**
- * Deletes deliveries past the events' retention, from the oldest end of the collection, a
+ * Deletes deliveries (and the endpoints' hourly attempt tallies) past the events' retention, from the oldest end of the collection, a
  * bounded number per pass (src/db/oldestFirst.ts): no TTL indexes on FerretDB. A delivery past
  * the retention goes in any state, since none can still be retrying by then. The composition
  * roots register it with the retention sweeper (src/events/retention.ts).
  */
-export async function sweepExpiredDeliveries(options: RetentionOptions): Promise<{ deliveries: number }> {
+export async function sweepExpiredDeliveries(options: RetentionOptions): Promise<{ deliveries: number; tallies: number }> {
   const cutoff = retentionCutoff(options);
   const deliveries = await sweepOldestFirst<WebhookDeliveryDoc>(webhookDeliveries(options.db), {
     batchSize: options.batchSize,
@@ -16,5 +17,7 @@ export async function sweepExpiredDeliveries(options: RetentionOptions): Promise
     projection: { _id: 1, created_at: 1 },
     mayGo: (delivery) => delivery.created_at < cutoff,
   });
-  return { deliveries };
+  // The endpoints' hourly attempt counts go with the deliveries they counted.
+  const tallies = await sweepOldTallies(options.db, cutoff, { batchSize: options.batchSize, maxBatches: options.maxBatches });
+  return { deliveries, tallies };
 }

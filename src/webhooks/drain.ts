@@ -19,6 +19,7 @@ import {
   type EndpointDeliveryTotals,
   type RetryQueue,
 } from './contracts';
+import { tallyAttempts } from './attemptTallies';
 import { cancelDeliveryUpdate, firstAttemptDoc, recordAttemptUpdate, webhookDeliveries, type DeliveryIdentity, type WebhookDeliveryDoc } from './deliveries';
 import { webhookEndpoints } from './endpoints';
 import { inboxSlotTaken, readInbox, settleInboxWrites, type InboxRead } from './inbox';
@@ -227,6 +228,8 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
 
   await inPool(unique, DRAIN_PARALLELISM, deliver);
   await bulkWriteInChunks(deliveries, writes, { ordered: false });
+  // After the records: a re-run finds these attempts recorded and neither sends nor counts them again.
+  await tallyAttempts(db, { tenantId: input.tenantId, endpointId: input.endpointId }, totals, deps.now());
 
   // Failures join the queue of their next attempt in the order they fall due, so each queue's
   // head is its next due entry. Entries first, then the deliveries' slots (see above).

@@ -50,6 +50,11 @@ export async function findEndpoint(db: Db, tenantId: string, webhookId: string):
   return webhookEndpoints(db).findOne({ _id: webhookId, tenant_id: tenantId });
 }
 
+/** The workspace's endpoints, oldest first (at most MAX_ENDPOINTS_PER_WORKSPACE). */
+export function workspaceEndpoints(db: Db, tenantId: string): Promise<WebhookEndpointDoc[]> {
+  return webhookEndpoints(db).find({ tenant_id: tenantId }).sort({ created_at: 1, _id: 1 }).toArray();
+}
+
 /** One of a workspace's MAX_ENDPOINTS_PER_WORKSPACE places, held by an endpoint (the limit as claims: src/db/numberedPlaces.ts). */
 interface EndpointPlaceDoc extends PlaceDoc {
   endpoint_id: string;

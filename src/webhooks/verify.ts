@@ -4,7 +4,7 @@ import { signature } from './signature';
 /**
  * Verifies a webhook this service sent, for any Node receiver:
  *
- *   import { verify } from 'orchestrator/webhooks/verify';
+ *   import { verify } from '@orchestrator/client/webhooks/verify';
  *   const event = verify(rawBody, req.headers, process.env.WEBHOOK_SECRET);
  *
  * Pass the raw body exactly as received (a Buffer or the undecoded string), never a

@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import { KeyStore } from '../../../src/auth/keyStore';
 import { ApiError, found } from '../../errors';
 import type { RouteDef } from '../../route';
-import { workspaceGroup, type ConsoleDeps } from '../deps';
+import { consoleApi, CONSOLE_PREFIX, workspaceGroup, type ConsoleDeps } from '../deps';
 import { issuedKeyRecord, itemsOf, keyRecord, keyView } from '../views';
 import { createKeyBody } from './keys.schema';
 
@@ -14,17 +15,23 @@ const key = ws.record('key_id', KEY_NOT_FOUND);
 export function keyRoutes(deps: ConsoleDeps): RouteDef[] {
   const keys = new KeyStore(deps.db, deps.now);
   return [
+    consoleApi.get('getDeployment', `${CONSOLE_PREFIX}/deployment`, {
+      summary: 'The environment this deployment serves: the only one its keys may have.',
+      response: { status: 200, description: '`{environment}`.', schema: z.object({ environment: z.enum(['live', 'test']) }) },
+      handler: () => ({ environment: deps.config.API_ENVIRONMENT }),
+    }),
     ws.post('createKey', 'keys', {
-      summary: 'Create an API key with fixed scopes; the key is shown this once.',
+      summary: 'Create a named API key with fixed scopes; the key is shown this once.',
       body: createKeyBody,
       response: { status: 201, description: 'The key plus `api_key`.', schema: issuedKeyRecord },
       handler: async (ctx, { body, tenantId }) => {
-        const issued = await keys.create(tenantId, body.scopes, body.environment ?? deps.config.API_ENVIRONMENT);
+        const served = deps.config.API_ENVIRONMENT;
+        const issued = await keys.issue(tenantId, { name: body.name, scopes: body.scopes, environment: body.environment ?? served }, served);
         return { ...keyView(issued.key), api_key: issued.plaintext };
       },
     }),
     ws.get('listKeys', 'keys', {
-      summary: "List the workspace's keys, never their secrets.",
+      summary: "List the workspace's keys with their last use, never their secrets.",
       response: { status: 200, description: '`{items}`.', schema: itemsOf(keyRecord) },
       handler: async (ctx, { tenantId }) => ({ items: (await keys.list(tenantId)).map(keyView) }),
     }),

@@ -155,6 +155,7 @@ describe('the web console in a browser', () => {
   it('creates an API key with chosen scopes and shows it once; it works on the public API', async () => {
     await open(`/w/${ws.workspaceId}/keys`);
     await page().waitForSelector('fieldset label.scope');
+    await page().fill('#key-name', 'Agents reader');
     await page().check('label.scope:has-text("agents:read") input');
     await page().click('button:has-text("Create key")');
     await page().waitForSelector('.shown-once input.secret');

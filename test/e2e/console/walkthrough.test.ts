@@ -324,6 +324,7 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
 
   it('a new key, shown once', async () => {
     await open(at('keys'), 'fieldset label.scope');
+    await page().fill('#key-name', 'Walkthrough key');
     await page().check('label.scope:has-text("agents:read") input');
     await page().click('button:has-text("Create key")');
     await page().waitForSelector('.shown-once input.secret');

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createClient, OrchestratorApiError, type ClientOptions } from '../../../src/client';
 import { useTestApi } from '../../support/app';
 
-/** orchestrator/client against the real API (api-core §4, §7): what an integrator sees. */
+/** The typed client (@orchestrator/client) against the real API (api-core §4, §7): what an integrator sees. */
 describe('the typed client against the API', () => {
   const { api, ws } = useTestApi();
   let n = 0;

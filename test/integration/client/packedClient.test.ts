@@ -5,12 +5,13 @@ import { dirname, join } from 'node:path';
 import { fromRoot } from '../../../src/local/paths';
 
 /**
- * What an integrator installs (docs/client.md, "Adding it to a project"): the packed package,
- * compiled by a consumer with strict settings that the source itself is not written for
- * (`verbatimModuleSyntax`, `exactOptionalPropertyTypes`, `noPropertyAccessFromIndexSignature`,
- * no skipLibCheck), then run. Nothing is fetched: the tarball is unpacked into the consumer's
- * node_modules, beside links to the one dependency the client needs (openapi-fetch) and to
- * @types/node.
+ * What an integrator installs (docs/client.md, "Adding it to a project"): the client's own
+ * package, packages/client (`@orchestrator/client`, built from src/client and
+ * src/webhooks/verify.ts), packed, then compiled by a consumer with strict settings that the
+ * source itself is not written for (`verbatimModuleSyntax`, `exactOptionalPropertyTypes`,
+ * `noPropertyAccessFromIndexSignature`, no skipLibCheck), and run, from ES modules and from
+ * CommonJS. Nothing is fetched: the tarball is unpacked into the consumer's node_modules, beside
+ * links to the one dependency the client has (openapi-fetch) and to @types/node.
  */
 
 const CONSUMER_TSCONFIG = {
@@ -38,8 +39,8 @@ const CONSUMER_TSCONFIG = {
 // if the published types were `any`.
 const CONSUMER_MAIN = `
 import { createHmac } from 'node:crypto';
-import { createClient, OrchestratorApiError, type ClientOptions, type components } from 'orchestrator/client';
-import { verify, WebhookVerificationError, type WebhookEnvelope } from 'orchestrator/webhooks/verify';
+import { createClient, OrchestratorApiError, type ClientOptions, type components } from '@orchestrator/client';
+import { verify, WebhookVerificationError, type WebhookEnvelope } from '@orchestrator/client/webhooks/verify';
 
 type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 const refusal: ErrorEnvelope = {
@@ -112,7 +113,19 @@ export async function main(): Promise<Record<string, unknown>> {
 console.log(JSON.stringify(await main()));
 `;
 
-describe('the packed client in a strict consumer project', () => {
+// The same package from CommonJS: both entry points load, and the client re-exports the one verify.
+const CONSUMER_CJS = `
+const client = require('@orchestrator/client');
+const c = client.createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'ork_test_x' });
+process.stdout.write(JSON.stringify({
+  methods: ['get', 'post', 'patch', 'put', 'delete', 'paginate', 'pages'].filter((m) => typeof c[m] === 'function'),
+  verify: client.verify === require('@orchestrator/client/webhooks/verify').verify,
+  error: new client.OrchestratorApiError(412, null).code,
+  keyed: client.idempotentOperations.includes('POST /api/v1/messages'),
+}));
+`;
+
+describe('the packed client package (packages/client) in a strict consumer project', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'orchestrator-consumer-'));
@@ -120,29 +133,32 @@ describe('the packed client in a strict consumer project', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('installs from `npm pack`, compiles with zero errors under strict flags and runs', () => {
-    // npm pack runs "prepack", which compiles the published surface with its .d.ts files. It
-    // runs in a copy of the package, so it never rewrites the dist/ that other tests are running.
+    // npm pack runs the package's "prepack", which compiles it with its .d.ts files. It runs in a
+    // copy of the repository's parts it reads, so it never writes into the checkout.
     const source = join(dir, 'source');
-    mkdirSync(source);
-    for (const path of ['package.json', 'README.md', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.client.json', 'src']) {
-      cpSync(fromRoot(path), join(source, path), { recursive: true });
-    }
+    mkdirSync(join(source, 'packages'), { recursive: true });
+    cpSync(fromRoot('src'), join(source, 'src'), { recursive: true });
+    cpSync(fromRoot('packages/client'), join(source, 'packages/client'), { recursive: true, filter: (path) => !/[\\/]dist$/.test(path) });
     symlinkSync(fromRoot('node_modules'), join(source, 'node_modules'));
-    execFileSync('npm', ['pack', '--offline', '--silent', '--pack-destination', dir], { cwd: source, stdio: 'pipe' });
+    execFileSync('npm', ['pack', '--offline', '--silent', '--pack-destination', dir], { cwd: join(source, 'packages/client'), stdio: 'pipe' });
     const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
-    expect(tarball).toBeDefined();
+    expect(tarball).toBe('orchestrator-client-0.1.0.tgz');
 
     const consumer = join(dir, 'consumer');
-    const installed = join(consumer, 'node_modules', 'orchestrator');
+    const installed = join(consumer, 'node_modules', '@orchestrator', 'client');
     mkdirSync(installed, { recursive: true });
     mkdirSync(join(consumer, 'node_modules', '@types'));
     execFileSync('tar', ['-xzf', join(dir, tarball!), '-C', installed, '--strip-components=1']);
-    // The tarball carries compiled files only: declarations, never the TypeScript source.
-    const listing = execFileSync('tar', ['-tzf', join(dir, tarball!)], { encoding: 'utf8' }).split('\n');
-    expect(listing).toEqual(expect.arrayContaining(['package/dist/src/client/index.d.ts', 'package/dist/src/client/index.js', 'package/dist/src/webhooks/verify.d.ts']));
+    // The tarball carries compiled files only: declarations, never the TypeScript source, and nothing of the service.
+    const listing = execFileSync('tar', ['-tzf', join(dir, tarball!)], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    expect(listing).toEqual(expect.arrayContaining(['package/dist/client/index.d.ts', 'package/dist/client/index.js', 'package/dist/webhooks/verify.d.ts', 'package/dist/webhooks/verify.js']));
     expect(listing.filter((path) => /\.ts$/.test(path) && !path.endsWith('.d.ts'))).toEqual([]);
-    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(manifest.dependencies['openapi-fetch']).toBeDefined();
+    expect(listing.filter((path) => !/^package\/(dist\/(client|webhooks)\/|package\.json$|README\.md$)/.test(path))).toEqual([]);
+    // Its one runtime dependency is openapi-fetch.
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ name: '@orchestrator/client', dependencies: { 'openapi-fetch': expect.any(String) } });
+    expect(Object.keys(manifest.dependencies as object)).toEqual(['openapi-fetch']);
+    expect([manifest.peerDependencies, manifest.optionalDependencies, manifest.bundleDependencies]).toEqual([undefined, undefined, undefined]);
     symlinkSync(fromRoot('node_modules/openapi-fetch'), join(consumer, 'node_modules', 'openapi-fetch'));
     symlinkSync(fromRoot('node_modules/@types/node'), join(consumer, 'node_modules', '@types', 'node'));
 
@@ -167,6 +183,14 @@ describe('the packed client in a strict consumer project', () => {
       }
       expect({ version, diagnostics }).toEqual({ version, diagnostics: '' });
     }
+
+    writeFileSync(join(consumer, 'check.cjs'), CONSUMER_CJS);
+    expect(JSON.parse(execFileSync(process.execPath, ['check.cjs'], { cwd: consumer, encoding: 'utf8' }))).toEqual({
+      methods: ['get', 'post', 'patch', 'put', 'delete', 'paginate', 'pages'],
+      verify: true,
+      error: 'failed_precondition',
+      keyed: true,
+    });
 
     const out = execFileSync(process.execPath, ['out/main.js'], { cwd: consumer, encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({

@@ -29,7 +29,17 @@ describe('npm run console', () => {
 
     const keys = await cli('keys', 'list', ws.workspace_id);
     expect(keys.status).toBe(0);
-    expect(keys.stdout).toMatch(/^key_id\s+display_prefix\s+environment\s+scopes\s+revoked_at\s+expires_at\nkey_\w+\s+ork_test_\w{4}\s+test\s+messages:send,/);
+    expect(keys.stdout).toMatch(
+      /^key_id\s+name\s+display_prefix\s+environment\s+scopes\s+last_used_at\s+revoked_at\s+expires_at\nkey_\w+\s+Demo key \(every scope\)\s+ork_test_\w{4}\s+test\s+messages:send,/,
+    );
+
+    // A named key; without scopes, the refusal's sentence (issue 35 §8).
+    const named = await cli('keys', 'create', ws.workspace_id, '--name', 'Billing system', '--scopes', 'calls:write', '--json');
+    expect(named.status).toBe(0);
+    expect(JSON.parse(named.stdout)).toMatchObject({ name: 'Billing system', scopes: ['calls:write'], api_key: expect.stringMatching(/^ork_test_/) });
+    const bare = await cli('keys', 'create', ws.workspace_id, '--name', 'Nothing');
+    expect(bare.status).toBe(1);
+    expect(bare.stderr).toContain('A key needs at least one scope: with none it could call nothing.');
 
     const update = await cli('workspaces', 'update', ws.workspace_id, '--suspended', 'true', '--plan.prepaid-credits', '5');
     expect(update.status).toBe(0);

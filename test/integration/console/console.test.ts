@@ -99,7 +99,7 @@ describe('the console API (/console/v1)', () => {
   describe('keys', () => {
     it('creates a key with fixed scopes, lists keys without secrets, rolls with grace, revokes for good', async () => {
       const ws = await demo();
-      const created = await post(`/workspaces/${ws.workspace_id}/keys`, { scopes: ['calls:write'] });
+      const created = await post(`/workspaces/${ws.workspace_id}/keys`, { name: 'Calls', scopes: ['calls:write'] });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ key_id: expect.stringMatching(/^key_/), scopes: ['calls:write'], environment: 'test', revoked_at: null, expires_at: null });
       const key: string = created.body.api_key;
@@ -128,7 +128,7 @@ describe('the console API (/console/v1)', () => {
 
     it('refuses an unknown scope', async () => {
       const ws = await demo();
-      const res = await post(`/workspaces/${ws.workspace_id}/keys`, { scopes: ['calls:admin'] });
+      const res = await post(`/workspaces/${ws.workspace_id}/keys`, { name: 'Admin', scopes: ['calls:admin'] });
       expect(res.status).toBe(400);
       expect(res.body.error.details.errors[0].loc).toEqual(['body', 'scopes', 0]);
     });

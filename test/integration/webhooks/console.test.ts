@@ -56,6 +56,7 @@ describe('console webhook endpoints', () => {
       previous_secret_expires_at: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/),
       updated_at: created.body.created_at,
+      success_rate: { hours: 24, attempts: 0, succeeded: 0, percent: null },
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     const { secret, ...shown } = created.body;

@@ -26,6 +26,9 @@ describe('the console CLI webhook commands', () => {
     expect(plan(['webhooks', 'show', 'ws_1', 'whk_1'])).toEqual({ method: 'GET', path: '/workspaces/ws_1/webhooks/whk_1' });
     expect(plan(['webhooks', 'rotate-secret', 'ws_1', 'whk_1'])).toEqual({ method: 'POST', path: '/workspaces/ws_1/webhooks/whk_1/rotate-secret' });
     expect(plan(['webhooks', 'delete', 'ws_1', 'whk_1'])).toEqual({ method: 'DELETE', path: '/workspaces/ws_1/webhooks/whk_1' });
+    expect(plan(['webhooks', 'disable', 'ws_1', 'whk_1'])).toEqual({ method: 'PATCH', path: '/workspaces/ws_1/webhooks/whk_1', body: { enabled: false } });
+    expect(plan(['webhooks', 'enable', 'ws_1', 'whk_1'])).toEqual({ method: 'PATCH', path: '/workspaces/ws_1/webhooks/whk_1', body: { enabled: true } });
+    expect(plan(['webhooks', 'list', 'ws_1']).columns).toEqual(['webhook_id', 'url', 'event_types', 'enabled', 'success_rate.percent', 'success_rate.attempts', 'description']);
     expect(plan(['webhooks', 'test', 'ws_1', 'whk_1'])).toEqual({ method: 'POST', path: '/workspaces/ws_1/webhooks/whk_1/test' });
     expect(plan(['webhooks', 'deliveries', 'ws_1', 'whk_1', '--status', 'failed', '--limit', '10'])).toMatchObject({
       method: 'GET',

@@ -15,6 +15,9 @@ export type Workspace = Answer<'getWorkspace'>;
 export type ApiKey = Item<'listKeys'>;
 export type WebhookEndpoint = Answer<'getWebhook'>;
 export type Delivery = Item<'listWebhookDeliveries'>;
+/** What a change of an endpoint sends; its `event_types` are the subscribable types. */
+export type WebhookChange = NonNullable<operations['updateWebhook']['requestBody']>['content']['application/json'];
+export type EventType = NonNullable<WebhookChange['event_types']>[number];
 export type Call = Answer<'getConsoleCall'>;
 /** A call as a number's search lists it (the public call, without the console's transcript). */
 export type FoundCall = Item<'findConsoleCalls'>;

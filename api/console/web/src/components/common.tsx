@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
 import type { Action } from '../hooks';
 
@@ -81,19 +81,51 @@ export function ActionButton({ action, run, children }: { action: Action; run: (
 
 /**
  * A secret the server shows once (a new API key, a webhook signing secret): displayed in a
- * selectable field until dismissed, then gone from the page's memory.
+ * selectable field with a Copy button until dismissed, then gone from the page's memory.
  */
 export function ShownOnce({ label, value, onDismiss }: { label: string; value: string; onDismiss: () => void }) {
+  const field = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState<'yes' | 'no'>();
+  const copy = async () => {
+    setCopied(undefined);
+    setCopied((await copyText(value, field.current)) ? 'yes' : 'no');
+  };
   return (
     <section class="shown-once" aria-label={label}>
       <h3>{label}</h3>
       <p>Copy it now: it is shown this once and cannot be read again.</p>
-      <input class="secret" readOnly value={value} aria-label={label} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
-      <button type="button" onClick={onDismiss}>
-        I have copied it
-      </button>
+      <input ref={field} class="secret" readOnly value={value} aria-label={label} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
+      <div class="controls">
+        <button type="button" class="primary" onClick={() => void copy()}>
+          Copy<span class="visually-hidden"> {label}</span>
+        </button>
+        <button type="button" onClick={onDismiss}>
+          I have copied it
+        </button>
+        <span role="status">{copied === 'yes' ? 'Copied.' : copied === 'no' ? 'The browser would not copy it: select the text and copy it yourself.' : ''}</span>
+      </div>
     </section>
   );
+}
+
+/**
+ * Puts `text` on the clipboard: the Clipboard API where the page is a secure context (https,
+ * or http on 127.0.0.1), else the browser's copy command on the selected field.
+ */
+async function copyText(text: string, field: HTMLInputElement | null): Promise<boolean> {
+  if (navigator.clipboard && window.isSecureContext) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+      // Refused (no permission, page not focused): try the copy command below.
+    }
+  }
+  if (!field) return false;
+  field.focus();
+  field.select();
+  // oxlint-disable-next-line typescript/no-deprecated -- the one way to copy outside a secure context
+  return document.execCommand('copy');
 }
 
 export function When({ at }: { at: string | null | undefined }) {

@@ -37,6 +37,23 @@ export interface paths {
         patch: operations["updateWorkspace"];
         trace?: never;
     };
+    "/console/v1/deployment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment this deployment serves: the only one its keys may have. */
+        get: operations["getDeployment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/v1/workspaces/{workspace_id}/keys": {
         parameters: {
             query?: never;
@@ -44,10 +61,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the workspace's keys, never their secrets. */
+        /** List the workspace's keys with their last use, never their secrets. */
         get: operations["listKeys"];
         put?: never;
-        /** Create an API key with fixed scopes; the key is shown this once. */
+        /** Create a named API key with fixed scopes; the key is shown this once. */
         post: operations["createKey"];
         delete?: never;
         options?: never;
@@ -357,7 +374,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the workspace's webhooks. */
+        /** List the workspace's webhook endpoints, oldest first, each with its success rate; never a secret. */
         get: operations["listWebhooks"];
         put?: never;
         /** Add a webhook endpoint; its signing secret is shown this once. */
@@ -375,7 +392,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a webhook endpoint; never its secret. */
+        /** Read a webhook endpoint with its success rate; never its secret. */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
@@ -1757,6 +1774,76 @@ export interface operations {
             };
         };
     };
+    getDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{environment}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        environment: "live" | "test";
+                    };
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listKeys: {
         parameters: {
             query?: never;
@@ -1778,6 +1865,7 @@ export interface operations {
                         items: {
                             key_id: string;
                             workspace_id: string;
+                            name: string | null;
                             display_prefix: string;
                             /** @enum {string} */
                             environment: "live" | "test";
@@ -1785,6 +1873,7 @@ export interface operations {
                             created_at: string | null;
                             revoked_at: string | null;
                             expires_at: string | null;
+                            last_used_at: string | null;
                         }[];
                     };
                 };
@@ -1868,6 +1957,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    name: string;
                     scopes: ("messages:send" | "calls:write" | "conversations:read" | "contacts:write" | "tickets:write" | "agents:read" | "campaigns:read" | "campaigns:write" | "appointments:read" | "appointments:write")[];
                     /** @enum {string} */
                     environment?: "live" | "test";
@@ -1884,6 +1974,7 @@ export interface operations {
                     "application/json": {
                         key_id: string;
                         workspace_id: string;
+                        name: string | null;
                         display_prefix: string;
                         /** @enum {string} */
                         environment: "live" | "test";
@@ -1891,6 +1982,7 @@ export interface operations {
                         created_at: string | null;
                         revoked_at: string | null;
                         expires_at: string | null;
+                        last_used_at: string | null;
                         api_key: string;
                     };
                 };
@@ -1983,6 +2075,7 @@ export interface operations {
                     "application/json": {
                         key_id: string;
                         workspace_id: string;
+                        name: string | null;
                         display_prefix: string;
                         /** @enum {string} */
                         environment: "live" | "test";
@@ -1990,10 +2083,12 @@ export interface operations {
                         created_at: string | null;
                         revoked_at: string | null;
                         expires_at: string | null;
+                        last_used_at: string | null;
                         api_key: string;
                         previous: {
                             key_id: string;
                             workspace_id: string;
+                            name: string | null;
                             display_prefix: string;
                             /** @enum {string} */
                             environment: "live" | "test";
@@ -2001,6 +2096,7 @@ export interface operations {
                             created_at: string | null;
                             revoked_at: string | null;
                             expires_at: string | null;
+                            last_used_at: string | null;
                         };
                     };
                 };
@@ -2102,6 +2198,7 @@ export interface operations {
                     "application/json": {
                         key_id: string;
                         workspace_id: string;
+                        name: string | null;
                         display_prefix: string;
                         /** @enum {string} */
                         environment: "live" | "test";
@@ -2109,6 +2206,7 @@ export interface operations {
                         created_at: string | null;
                         revoked_at: string | null;
                         expires_at: string | null;
+                        last_used_at: string | null;
                     };
                 };
             };
@@ -4711,6 +4809,12 @@ export interface operations {
                             previous_secret_expires_at: string | null;
                             created_at: string | null;
                             updated_at: string | null;
+                            success_rate: {
+                                hours: number;
+                                attempts: number;
+                                succeeded: number;
+                                percent: number | null;
+                            };
                         }[];
                     };
                 };
@@ -4819,6 +4923,12 @@ export interface operations {
                         previous_secret_expires_at: string | null;
                         created_at: string | null;
                         updated_at: string | null;
+                        success_rate: {
+                            hours: number;
+                            attempts: number;
+                            succeeded: number;
+                            percent: number | null;
+                        };
                         secret: string;
                     };
                 };
@@ -4926,6 +5036,12 @@ export interface operations {
                         previous_secret_expires_at: string | null;
                         created_at: string | null;
                         updated_at: string | null;
+                        success_rate: {
+                            hours: number;
+                            attempts: number;
+                            succeeded: number;
+                            percent: number | null;
+                        };
                     };
                 };
             };
@@ -5124,6 +5240,12 @@ export interface operations {
                         previous_secret_expires_at: string | null;
                         created_at: string | null;
                         updated_at: string | null;
+                        success_rate: {
+                            hours: number;
+                            attempts: number;
+                            succeeded: number;
+                            percent: number | null;
+                        };
                     };
                 };
             };
@@ -5221,6 +5343,12 @@ export interface operations {
                         previous_secret_expires_at: string | null;
                         created_at: string | null;
                         updated_at: string | null;
+                        success_rate: {
+                            hours: number;
+                            attempts: number;
+                            succeeded: number;
+                            percent: number | null;
+                        };
                         secret: string;
                     };
                 };

@@ -17,27 +17,34 @@ async function loadScopes(): Promise<string[]> {
   return doc.paths['/console/v1/workspaces/{workspace_id}/keys']?.post?.requestBody?.content['application/json']?.schema.properties?.scopes?.items?.enum ?? [];
 }
 
-/** A workspace's API keys: create with scopes, roll (24 h grace), revoke; a new key is shown once. */
+type Environment = 'test' | 'live';
+
+/** A workspace's API keys: create one named, with scopes, roll (24 h grace), revoke; a new key is shown once. */
 export function KeysPage({ ws }: { ws: string }) {
   const path = { workspace_id: ws };
   const keys = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/keys', { params: { path } }))).items, 15_000, [ws]);
   const scopes = usePoll(loadScopes, 0, []);
+  /** The deployment accepts keys of one environment only; a key of the other could never be used here. */
+  const served = usePoll(async () => (await unwrap(api.GET('/console/v1/deployment'))).environment, 0, []);
+  const [name, setName] = useState('');
   const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const [environment, setEnvironment] = useState<'test' | 'live'>('test');
-  const [issued, setIssued] = useState<string>();
+  const [environment, setEnvironment] = useState<Environment>();
+  const [issued, setIssued] = useState<{ name: string | null; key: string }>();
   /** The key waiting for the person's yes before it is revoked. */
   const [revokeAsk, setRevokeAsk] = useState<{ key_id: string; display_prefix: string }>();
   const action = useAction();
   /** Shows the key a request issued (a new key, a rolled one) and reloads the list. */
   const issue = (call: () => Promise<unknown>) => async () => {
-    const made = (await call()) as { api_key: string };
-    setIssued(made.api_key);
+    const made = (await call()) as { api_key: string; name: string | null };
+    setIssued({ name: made.name, key: made.api_key });
     await keys.reload();
   };
   const columns: Column<ApiKey>[] = [
-    { label: 'Key', cell: (k) => `${k.display_prefix}…` },
+    { label: 'Name', cell: (k) => k.name ?? <span class="muted">(no name)</span> },
+    { label: 'Key', cell: (k) => <code>{k.display_prefix}…</code> },
     { label: 'Environment', cell: (k) => k.environment },
     { label: 'Scopes', cell: (k) => k.scopes.join(', ') },
+    { label: 'Last used', cell: (k) => (k.last_used_at ? <When at={k.last_used_at} /> : 'Never') },
     { label: 'Created', cell: (k) => <When at={k.created_at} /> },
     { label: 'Expires', cell: (k) => <When at={k.expires_at} /> },
     { label: 'Revoked', cell: (k) => <When at={k.revoked_at} /> },
@@ -64,13 +71,23 @@ export function KeysPage({ ws }: { ws: string }) {
   return (
     <>
       <h1>API keys</h1>
-      {issued ? <ShownOnce label="New API key" value={issued} onDismiss={() => setIssued(undefined)} /> : null}
+      {issued ? <ShownOnce label={issued.name ? `New API key “${issued.name}”` : 'New API key'} value={issued.key} onDismiss={() => setIssued(undefined)} /> : null}
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          void action.run(issue(() => unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys', { params: { path }, body: { scopes: [...chosen] as never, environment } }))));
+          const body = { name, scopes: [...chosen] as never, environment: environment ?? served.data };
+          void action.run(
+            issue(async () => {
+              const made = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/keys', { params: { path }, body }));
+              setName('');
+              setChosen(new Set());
+              return made;
+            }),
+          );
         }}
       >
+        <label for="key-name">Name of a new key</label>
+        <input id="key-name" placeholder="e.g. Billing system" value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
         <fieldset>
           <legend>Scopes of a new key</legend>
           {(scopes.data ?? []).map((s) => (
@@ -90,9 +107,12 @@ export function KeysPage({ ws }: { ws: string }) {
           ))}
         </fieldset>
         <label for="key-environment">Environment</label>
-        <select id="key-environment" value={environment} onChange={(e) => setEnvironment((e.currentTarget as HTMLSelectElement).value as 'test' | 'live')}>
-          <option value="test">test</option>
-          <option value="live">live</option>
+        <select id="key-environment" value={environment ?? served.data} onChange={(e) => setEnvironment((e.currentTarget as HTMLSelectElement).value as Environment)}>
+          {(['test', 'live'] as const).map((env) => (
+            <option key={env} value={env} disabled={served.data !== undefined && env !== served.data}>
+              {served.data !== undefined && env !== served.data ? `${env} (this deployment accepts ${served.data} keys only)` : env}
+            </option>
+          ))}
         </select>
         <button type="submit" disabled={action.busy}>
           Create key
@@ -108,7 +128,7 @@ export function KeysPage({ ws }: { ws: string }) {
               An API key lets your own systems use this workspace (<code>/api/v1</code>): place calls, send messages, create campaigns and tickets. Give each key only the
               scopes it needs; a test key works with the simulators, a live key with real providers.
             </p>
-            <p>Choose its scopes above and press Create key: the key is shown once, so copy it then.</p>
+            <p>Name it, choose its scopes above and press Create key: the key is shown once, so copy it then.</p>
           </EmptyState>
         }
       >
