@@ -6065,6 +6065,10 @@ export interface operations {
                                 /** @constant */
                                 kind: "triage";
                                 provider: string;
+                            } | {
+                                /** @constant */
+                                kind: "agent";
+                                agent_id: string;
                             };
                             last_changed_by: {
                                 /** @constant */
@@ -6077,6 +6081,10 @@ export interface operations {
                                 /** @constant */
                                 kind: "triage";
                                 provider: string;
+                            } | {
+                                /** @constant */
+                                kind: "agent";
+                                agent_id: string;
                             };
                         }[];
                     };
@@ -6223,6 +6231,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                         last_changed_by: {
                             /** @constant */
@@ -6235,6 +6247,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                         messages: {
                             message_id: string;
@@ -6258,6 +6274,10 @@ export interface operations {
                                 /** @constant */
                                 kind: "triage";
                                 provider: string;
+                            } | {
+                                /** @constant */
+                                kind: "agent";
+                                agent_id: string;
                             };
                             changes: {
                                 [key: string]: {
@@ -6419,6 +6439,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                         last_changed_by: {
                             /** @constant */
@@ -6431,6 +6455,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                     };
                 };
@@ -6582,6 +6610,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                         last_changed_by: {
                             /** @constant */
@@ -6594,6 +6626,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                     };
                 };
