@@ -3,6 +3,7 @@ import { findContactIdFor } from '../contacts';
 import type { WorkspaceDoc } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import type { EventPublisher } from '../events';
+import { normaliseTags } from '../domain/tags';
 import type { Logger } from '../observability/logger';
 import { firstMessageId, publicRefCandidate, ticketIdFor } from './ticketIdentity';
 import { createTags, slaDueAt, type TicketPriority } from './ticketRules';
@@ -124,7 +125,8 @@ export async function createOrFindTicket(
     status: 'new',
     priority: input.priority,
     category: null,
-    tags: createTags(input.tags),
+    // `api` marks what came through the API; an agent's ticket carries the tags it was given.
+    tags: 'keyId' in request.by ? createTags(input.tags) : normaliseTags(input.tags),
     requester: input.requester,
     source: 'source' in request.by ? request.by.source : { channel: 'api', thread_id: null, message_id: null },
     assignee_id: assignee?.id ?? null,

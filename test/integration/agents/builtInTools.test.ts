@@ -92,6 +92,7 @@ describe('built-in agent tools', () => {
         requester: { name: null, email: null, phone: caller, external_id: null },
         source: { channel: 'voice', thread_id: 'call_000000000000aaaaaaaaaaaa', message_id: null },
         created_by: { kind: 'agent', agent_id: ws.agentId },
+        tags: ['agent'],
       });
       expect(await ticketCollections(api.db).tickets.countDocuments({ tenant_id: ws.workspaceId, 'requester.phone': caller })).toBe(1);
 
