@@ -26,14 +26,24 @@ export const findContact: BuiltInToolDefinition<z.infer<typeof args>> = {
       ? await findContactByEmail(deps.db, context.tenantId, given.email)
       : await findContactByPhone(deps.db, context.tenantId, by, context.workspace.country);
     if (!contact) return { ok: true, output: { found: false }, trail: { kind: 'lookup', text: `Looked up the contact for ${by}: none found` } };
+    // Found by what the person said rather than the number they are on: the contact's other
+    // email or phone is not read out to whoever is asking (they may not be that person).
+    const ownNumber = !given.email && contact.phone !== null && contact.phone === context.customerPhone;
     return {
       ok: true,
-      output: { found: true, contact: contactOutput(contact) },
+      output: { found: true, contact: contactOutput(contact, ownNumber ? 'all' : given.email ? 'email' : 'phone') },
       trail: { kind: 'lookup', text: `Looked up the contact for ${by}: ${contact.name ?? 'no name'} (${contact._id})`, detail: { contact_id: contact._id } },
     };
   },
 };
 
-function contactOutput(contact: ContactDoc) {
-  return { id: contact._id, name: contact.name, email: contact.email, phone: contact.phone, external_id: contact.external_id, tags: contact.tags };
+function contactOutput(contact: ContactDoc, shown: 'all' | 'email' | 'phone') {
+  return {
+    id: contact._id,
+    name: contact.name,
+    email: shown === 'phone' ? undefined : contact.email,
+    phone: shown === 'email' ? undefined : contact.phone,
+    external_id: contact.external_id,
+    tags: contact.tags,
+  };
 }

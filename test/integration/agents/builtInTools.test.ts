@@ -51,8 +51,12 @@ describe('built-in agent tools', () => {
       const byNumber = await tools.run(ctx(ws, { customerPhone: caller }), 'find_contact', {});
       expect(byNumber).toMatchObject({ ok: true, output: { found: true, contact: expected } });
       expect(byNumber.trail).toEqual({ kind: 'lookup', text: `Looked up the contact for ${caller}: Asha Rao (${contact._id})`, detail: { contact_id: contact._id } });
+      // Found by what the person said: the contact's other identity is not read out.
       const byEmail = await tools.run(ctx(ws), 'find_contact', { email: `ASHA${n}@example.com` });
-      expect(byEmail.output).toEqual({ found: true, contact: expected });
+      expect(byEmail.output).toEqual({ found: true, contact: { ...expected, phone: undefined } });
+      expect(JSON.stringify(byEmail.output)).not.toContain(caller);
+      const byPhone = await tools.run(ctx(ws, { customerPhone: phone() }), 'find_contact', { phone: caller });
+      expect(byPhone.output).toEqual({ found: true, contact: { ...expected, email: undefined } });
 
       const elsewhere = await tools.run(ctx(other, { customerPhone: caller }), 'find_contact', {});
       expect(elsewhere).toMatchObject({ ok: true, output: { found: false }, trail: { kind: 'lookup', text: `Looked up the contact for ${caller}: none found` } });
