@@ -7,6 +7,7 @@ import type { PaymentLinkProvider } from '../src/dues/paymentGateway';
 import type { WhatsAppProvider } from '../src/messaging/whatsAppSender';
 import type { VoiceProvider } from '../src/calls/voiceLine';
 import { createCallActivities } from './calls';
+import { createCallBackActivities } from './callBacks';
 import { createCampaignActivities } from './campaigns';
 import { createVoiceCampaignActivities } from './voiceCampaigns';
 import { createDuesActivities } from './dues';
@@ -49,6 +50,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSystemActivities(deps),
     ...createWebhookActivities(deps),
     ...createCallActivities(deps),
+    ...createCallBackActivities(deps),
     ...createWhatsAppActivities(deps),
     ...createCampaignActivities(deps),
     ...createVoiceCampaignActivities(deps),

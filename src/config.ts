@@ -203,6 +203,14 @@ export const serviceEnvSchema = z.object({
    * (the call ends as `max_duration` at whichever comes first). Unset: the agent's maximum.
    */
   MEDIA_MAX_CALL_SECONDS: z.coerce.number({ error: 'expected seconds' }).min(1, 'expected at least 1 second').max(86_400, 'expected at most 86400 seconds').optional(),
+  /**
+   * How long a tool the voice agent called mid-call may run before the agent says a hold line
+   * ("one moment") instead of leaving the caller in silence. A person on a phone starts to
+   * wonder after about a second and a half of dead air.
+   */
+  MEDIA_TOOL_HOLD_MS: z.coerce.number({ error: 'expected milliseconds' }).int().min(200, 'expected at least 200 ms').max(10_000, 'expected at most 10000 ms').default(1_500),
+  /** How long a tool may run on a live call at all: past it the agent is told the tool did not answer, and the call goes on. */
+  MEDIA_TOOL_TIMEOUT_MS: z.coerce.number({ error: 'expected milliseconds' }).int().min(1_000, 'expected at least 1000 ms').max(60_000, 'expected at most 60000 ms').default(10_000),
 }).superRefine((env, ctx) => {
   if (env.READER_PROVIDER === 'openai') {
     for (const name of ['READER_BASE_URL', 'READER_API_KEY', 'READER_MODEL'] as const) {

@@ -1,6 +1,7 @@
 /** The worker's workflows path: every workflow the worker hosts is exported here. */
 export { systemCheck } from './systemCheck';
 export { callWorkflow } from './call';
+export { callBack } from './callBack';
 export { rereadCall } from './rereadCall';
 export { simulatedCallee } from './simulatedCallee';
 export { endpointDeliveries } from './endpointDeliveries';

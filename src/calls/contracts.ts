@@ -97,3 +97,26 @@ export const stopCalleeSignal = defineSignal('stopCallee');
 export function simulatedCalleeWorkflowId(callId: string): string {
   return `sim-${callId}`;
 }
+
+/** A call-back an agent promised (its built-in `schedule_call_back`): who to call, when, and why. */
+export interface CallBackInput {
+  /** `cb_…`, derived from the tool run (src/calls/callBack.ts): the workflow id, so the engine refuses a second. */
+  callBackId: string;
+  tenantId: string;
+  to: string;
+  agentId: string;
+  fromNumber: string | null;
+  purpose: string;
+  /** When to ring (ISO). */
+  at: string;
+}
+
+export interface CallBackResult {
+  /** The call placed, or null when a guard refused it then. */
+  callId: string | null;
+  refusal: string | null;
+}
+
+export type CallBack = (input: CallBackInput) => Promise<CallBackResult>;
+/** One per scheduled call-back (workflows/callBack.ts): a durable timer, then the call placed like POST /calls. */
+export const callBackDefinition = defineWorkflow<CallBack>('callBack');

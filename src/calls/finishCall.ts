@@ -9,6 +9,7 @@ import { billCallMinutes } from './billing';
 import { callEnded, type CallHooks } from './callHooks';
 import { advanceCall, callCollections, loadCall, type CallDoc } from './callStore';
 import { callLifecycleEvent } from './events';
+import { readLineConversation } from './line/lineTurns';
 import type { CallOutcome } from './types';
 
 export interface FinishCallDeps {
@@ -97,7 +98,10 @@ export async function finishCall(deps: FinishCallDeps, end: CallEnd): Promise<Fi
         callId: call._id,
         agentId: call.agent_id,
         customer: name ? { phone: call.to, name } : { phone: call.to },
-        turns: transcript.map((turn) => ({ role: turn.role, text: turn.text, at: new Date(answered + turn.at_seconds * 1000) })),
+        // A live call whose agent used tools has trail rows among its turns (src/media/callTools.ts).
+        turns:
+          (await readLineConversation(db, call._id, new Date(answered), exactSeconds)) ??
+          transcript.map((turn) => ({ role: turn.role, text: turn.text, at: new Date(answered + turn.at_seconds * 1000) })),
       },
     );
   }

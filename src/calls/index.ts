@@ -1,5 +1,6 @@
 /** What other features use of calls: the call record, placing a call (a call campaign places through POST /calls's use case), its refusals and results, an agent's voice settings; the voice line a telephony adapter implements (`voiceLine.ts`) and the call reader a reading adapter implements (`reader.ts`). */
 export type { AgentVoice } from './agentVoice';
+export { callBackIdFor, placeCallBack, scheduleCallBack } from './callBack';
 export { callCollections, type CallDoc } from './callStore';
 export { readDestination } from './destination';
 export { fieldEvidence, type FieldEvidence } from './evidence';

@@ -2,8 +2,8 @@ import type { Db } from 'mongodb';
 import { collections } from '../db/collections';
 import type { EventPublisher } from '../events';
 import { dueReceiptSendIntentKey, dueReminderSendIntentKey, SendOutcomeUnknown, SendRefusal, sendWhatsAppMessage } from '../messaging';
-import type { PaymentLinkProvider } from './paymentGateway';
-import type { WhatsAppProvider } from '../messaging';
+import type { PaymentLinkProvider, PaymentLinkResult } from './paymentGateway';
+import type { TemplateRequest, WhatsAppProvider } from '../messaging';
 import { isWindowOpen, nextOpenTime } from '../domain/sendWindow';
 import { chaseTimes, MESSAGE_WINDOW } from './chasePlan';
 import type { ChasePlan, ChaseStep, ChaseStepInput, ChaseStepResult } from './contracts';
@@ -66,23 +66,22 @@ function variableValue(variable: DueVariable, due: DueDoc, settings: DuesSetting
   }
 }
 
-async function sendTemplate(deps: ChaseDeps, due: DueDoc, template: DuesSettings['template'], settings: DuesSettings, intentKey: string): Promise<void> {
-  const subscriber = await duesCollections(deps.db).subscribers.findOne({ _id: due.subscriber_id });
+/** The dues app's template for a due, its variables filled from the due (a reminder's, a receipt's, or the agent's payment link outside the 24-hour window). */
+export async function dueTemplateRequest(db: Db, due: DueDoc, template: DuesSettings['template'], settings: DuesSettings): Promise<TemplateRequest> {
+  const subscriber = await duesCollections(db).subscribers.findOne({ _id: due.subscriber_id });
   const value = (v: DueVariable) => variableValue(v, due, settings, subscriber?.plan_name ?? '');
+  return {
+    name: template.name,
+    language: template.language,
+    variables: template.variables.map(value),
+    ...(template.button_variables.length ? { button_variables: template.button_variables.map(value) } : {}),
+  };
+}
+
+async function sendTemplate(deps: ChaseDeps, due: DueDoc, template: DuesSettings['template'], settings: DuesSettings, intentKey: string): Promise<void> {
   await sendWhatsAppMessage(
     { db: deps.db, events: deps.events, provider: deps.whatsapp, deploymentChannels: deps.deploymentChannels, now: deps.now },
-    {
-      tenantId: due.tenant_id,
-      to: due.phone,
-      template: {
-        name: template.name,
-        language: template.language,
-        variables: template.variables.map(value),
-        ...(template.button_variables.length ? { button_variables: template.button_variables.map(value) } : {}),
-      },
-      metadata: { due_id: due._id },
-      intentKey,
-    },
+    { tenantId: due.tenant_id, to: due.phone, template: await dueTemplateRequest(deps.db, due, template, settings), metadata: { due_id: due._id }, intentKey },
   );
 }
 
@@ -152,6 +151,25 @@ export async function runChaseStep(deps: ChaseDeps, input: ChaseStepInput): Prom
  * `payment_link_failed` for any other refusal. Null when the due stopped being open meanwhile.
  */
 async function createLink(deps: ChaseDeps, due: DueDoc): Promise<{ due: DueDoc; failure: string | null } | null> {
+  const made = await ensurePaymentLink(deps, due);
+  if (made.kind === 'refused') return { due, failure: made.link.reason === 'below_minimum' ? 'payment_link_below_minimum' : 'payment_link_failed' };
+  return made.kind === 'linked' ? { due: made.due, failure: null } : null;
+}
+
+export type EnsuredLink =
+  | { kind: 'linked'; due: DueDoc }
+  | { kind: 'refused'; link: Extract<PaymentLinkResult, { ok: false }> }
+  /** The due stopped being open meanwhile. */
+  | { kind: 'closed' };
+
+/**
+ * The open due's payment link: the one it has, or one asked of the gateway (given the due id
+ * as its reference, so asking again finds the same link) and written to the due. Shared by
+ * the chase and the agents' `send_payment_link`.
+ */
+export async function ensurePaymentLink(deps: Pick<ChaseDeps, 'db' | 'payments' | 'now'>, due: DueDoc): Promise<EnsuredLink> {
+  if (!isOpen(due.status)) return { kind: 'closed' };
+  if (due.payment_link) return { kind: 'linked', due };
   const subscriber = await duesCollections(deps.db).subscribers.findOne({ _id: due.subscriber_id });
   const link = await deps.payments.createLink({
     tenantId: due.tenant_id,
@@ -160,9 +178,9 @@ async function createLink(deps: ChaseDeps, due: DueDoc): Promise<{ due: DueDoc; 
     description: `${subscriber?.plan_name ?? 'Payment'}, ${due.period_label}`,
     customer: { name: due.subscriber_name, phone: due.phone, email: subscriber?.email ?? null },
   });
-  if (!link.ok) return { due, failure: link.reason === 'below_minimum' ? 'payment_link_below_minimum' : 'payment_link_failed' };
+  if (!link.ok) return { kind: 'refused', link };
   const linked = await changeDueLatest(deps.db, due._id, (d) => (isOpen(d.status) ? { payment_link: link.url, payment_link_id: link.id } : null), deps.now);
-  return linked && { due: linked, failure: null };
+  return linked ? { kind: 'linked', due: linked } : { kind: 'closed' };
 }
 
 /**

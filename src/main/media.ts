@@ -12,6 +12,10 @@ import { streamOnlyLineControl } from '../media/streamLineControl';
 import { twilioSettingsFrom, twilioSettingsWarnings, type TwilioSettings } from '../providers/voice/twilio/settings';
 import { TwilioVoiceProvider } from '../providers/voice/twilio/twilioVoiceProvider';
 import type { LineControl } from '../calls';
+import { createToolbox } from '../agents';
+import { createEventPublisher } from '../events/publisher';
+import { createTemporalDispatcher } from '../webhooks/dispatcher';
+import { builtInToolsFor } from './builtInTools';
 import { ensureEveryIndex } from './indexes';
 import { runMain, shutdownSignal } from './runMain';
 
@@ -53,6 +57,9 @@ runMain(async () => {
   await ensureEveryIndex(db);
   const temporal = await connectTemporalClient(config);
   const registry = createMetricsRegistry('media');
+  const events = createEventPublisher(db, createTemporalDispatcher(db, temporal, config.TEMPORAL_TASK_QUEUE));
+  // The agent's tools mid-call; the built-ins first, so no other source can shadow one.
+  const toolbox = createToolbox([builtInToolsFor({ db, temporal, config, events, logger })]);
   const media = createMediaServer({
     db,
     lineEvents: temporalLineEvents(temporal),
@@ -60,6 +67,7 @@ runMain(async () => {
     realtime: { url: config.REALTIME_URL, model: config.REALTIME_MODEL, apiKey: config.REALTIME_API_KEY },
     recordingsDir: config.MEDIA_RECORDINGS_DIR,
     maxCallSecondsCap: config.MEDIA_MAX_CALL_SECONDS,
+    tools: { toolbox, holdAfterMs: config.MEDIA_TOOL_HOLD_MS, timeoutMs: config.MEDIA_TOOL_TIMEOUT_MS },
     metrics: createMediaMetrics(registry),
     logger,
     registry,

@@ -7,14 +7,18 @@ export interface LineAgentActions {
   transferToHuman: () => void;
 }
 
+/** A function tool of the agent's, as the realtime session takes it. */
+export type LineTool = ReturnType<typeof tool>;
+
 /**
- * The agent on one call's line: its instructions built from the call (src/calls/agentInstructions.ts)
- * and the tools it ends or hands over the call with. `transfer_to_human` exists only when the
- * number has a team line. Each tool answers at once as a background result (no new model
- * response); the session lets the agent's last words play before the line changes.
+ * The agent on one call's line: its instructions built from the call (src/calls/agentInstructions.ts),
+ * the tools it ends or hands over the call with, and the agent's own tools (`agentTools`, from
+ * the toolbox: src/media/callTools.ts). `transfer_to_human` exists only when the number has a
+ * team line. Each line tool answers at once as a background result (no new model response);
+ * the session lets the agent's last words play before the line changes.
  */
-export function lineAgent(call: CallContext, actions: LineAgentActions): RealtimeAgent {
-  const tools = [
+export function lineAgent(call: CallContext, actions: LineAgentActions, agentTools: LineTool[] = []): RealtimeAgent {
+  const tools: LineTool[] = [
     lineTool('end_call', 'Hang up the call. Use it after you have said goodbye, when the conversation is finished or the person asks to end it.', actions.endCall, 'The call is ending.'),
   ];
   if (call.teamLine) {
@@ -27,6 +31,9 @@ export function lineAgent(call: CallContext, actions: LineAgentActions): Realtim
       ),
     );
   }
+  // The line's own tools keep their names: no workspace tool can stand in for hanging up.
+  const lineNames = new Set(tools.map((tool) => tool.name));
+  tools.push(...agentTools.filter((tool) => !lineNames.has(tool.name)));
   return new RealtimeAgent({ name: 'line-agent', instructions: call.instructions, voice: call.voice.voice, tools });
 }
 

@@ -8,7 +8,8 @@ import type { Logger } from '../observability/logger';
 import type { LineControl, LineEvent } from '../calls/voiceLine';
 import { lineCalls, markMedia } from '../calls/line/lineCalls';
 import { AgentPlayout } from './agentPlayout';
-import { lineAgent } from './lineAgent';
+import { callTools, HOLD_LINE_INSTRUCTIONS, type CallToolSettings } from './callTools';
+import { lineAgent, type LineTool } from './lineAgent';
 import { loadCallContext, type CallContext } from './callContext';
 import { CallRecording, recordingReference, storeRecording } from './callRecording';
 import type { LineEventSink } from './lineEvents';
@@ -36,6 +37,8 @@ export interface MediaBridgeDeps {
   maxCallSecondsCap?: number;
   metrics: MediaMetrics;
   logger: Logger;
+  /** The agent's tools mid-call (the process's toolbox) and the call's latency budget for them. */
+  tools: CallToolSettings;
 }
 
 /**
@@ -242,10 +245,15 @@ export class MediaSession {
       await this.end('setup_error');
       return;
     }
-    const agent = lineAgent(call, {
-      endCall: () => void this.end('agent_hangup'),
-      transferToHuman: () => void this.end('transfer'),
-    });
+    const agent = lineAgent(
+      call,
+      {
+        endCall: () => void this.end('agent_hangup'),
+        transferToHuman: () => void this.end('transfer'),
+      },
+      await this.#agentTools(call),
+    );
+    if (this.#ending) return;
     const session = new RealtimeSession(agent, {
       transport: this.#transport,
       model: realtime.model,
@@ -275,6 +283,30 @@ export class MediaSession {
     const limitSeconds = Math.min(call.maxCallSeconds, this.#deps.maxCallSecondsCap ?? Infinity);
     this.#maxTimer = setTimeout(() => void this.end('max_duration'), this.#streamStartedAt + limitSeconds * 1000 - Date.now());
     this.#armIdle();
+  }
+
+  /**
+   * The agent's own tools for this call, from the toolbox; a toolbox that fails leaves the
+   * agent with its line tools only (the call goes on without them, and the log says why).
+   */
+  async #agentTools(call: CallContext): Promise<LineTool[]> {
+    const { tools, logger } = this.#deps;
+    const context = { tenantId: call.line.tenant_id, agentId: call.line.request.agentId, channel: 'voice' as const };
+    let listed;
+    try {
+      listed = await tools.toolbox.toolsFor(context);
+    } catch (err) {
+      logger.warn({ err, callId: this.#callId }, 'the agent’s tools could not be listed: the call goes on without them');
+      return [];
+    }
+    return callTools(listed, tools, {
+      // The person on the line: the callee of an outbound call, the caller of an inbound one.
+      context: { ...context, callId: this.#callId, customerPhone: call.line.request.to },
+      sayHoldLine: () => {
+        if (!this.#ending && this.#transport.status === 'connected') this.#transport.requestResponse({ instructions: HOLD_LINE_INSTRUCTIONS, tool_choice: 'none' });
+      },
+      trail: (entry, at) => this.#turns?.trail(entry, at),
+    });
   }
 
   #agentAudio(event: TransportLayerAudio): void {

@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { TranscriptTurn } from '../calls/types';
 import { appendLineTurn, reviseLineTurn } from '../calls/line/lineTurns';
+import type { TrailEntry } from '../agents';
 import { MULAW_BYTES_PER_MS } from './agentPlayout';
 
 interface OpenTurn {
@@ -86,6 +87,24 @@ export class TurnLog {
     const kept = heardText(written.text, heard);
     if (kept === written.text) return;
     this.#chain(() => reviseLineTurn(this.db, this.call.callId, written.seq, kept || null));
+  }
+
+  /**
+   * A row of the call's trail (a tool's lookup or run, a hold line) at `at`: it takes its
+   * place among the turns now, so the call's conversation shows it where it happened.
+   */
+  trail(entry: TrailEntry, at: Date): void {
+    const doc = {
+      call_id: this.call.callId,
+      tenant_id: this.call.tenantId,
+      seq: this.#nextSeq++,
+      role: 'model' as const,
+      text: entry.text,
+      at,
+      kind: 'trail' as const,
+      trail: { kind: entry.kind, ...(entry.detail ? { detail: entry.detail } : {}) },
+    };
+    this.#chain(() => appendLineTurn(this.db, doc));
   }
 
   flush(): Promise<void> {

@@ -95,6 +95,15 @@ export function dueReceiptSendIntentKey(tenantId: string, dueId: string): string
   return `${tenantId}|due|${dueId}|receipt`;
 }
 
+/**
+ * A message an agent's tool sends (a payment link, a follow-up after a call): keyed by the
+ * tool run's key, which a retried run repeats, so the retry finds the send; `part` tells
+ * apart the sends of one run (the text, or the template tried when the window is closed).
+ */
+export function agentToolSendIntentKey(tenantId: string, runKey: string, part: string): string {
+  return `${tenantId}|agent|${sha256(runKey)}|${part}`;
+}
+
 /** Inserts the intent; false when one with its key exists. */
 export function claimSendIntent(db: Db, intent: SendIntentDoc): Promise<boolean> {
   return insertIfAbsent(sendIntentsCollection(db), intent);

@@ -3,6 +3,7 @@ import { findContactIdFor } from '../contacts';
 import type { WorkspaceDoc } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import type { EventPublisher } from '../events';
+import { normaliseTags } from '../domain/tags';
 import type { Logger } from '../observability/logger';
 import { firstMessageId, publicRefCandidate, ticketIdFor } from './ticketIdentity';
 import { createTags, slaDueAt, type TicketPriority } from './ticketRules';
@@ -76,7 +77,13 @@ async function attachTriage(deps: CreateTicketDeps, ticket: TicketDoc, input: Ne
  */
 export async function createOrFindTicket(
   deps: CreateTicketDeps,
-  request: { workspace: WorkspaceDoc; keyId: string; rawBody: Buffer; input: NewTicketInput },
+  request: {
+    workspace: WorkspaceDoc;
+    /** Who asks: an API key's id, or an agent (its built-in `open_ticket`), whose ticket names its channel and thread. */
+    by: { keyId: string } | { agentId: string; source: TicketDoc['source'] };
+    rawBody: Buffer;
+    input: NewTicketInput;
+  },
   now: () => Date,
 ): Promise<{ ticket: TicketDoc; created: boolean }> {
   const { db } = deps;
@@ -92,7 +99,7 @@ export async function createOrFindTicket(
 
   const createdAt = now();
   const { input } = request;
-  const actor: TicketActor = { kind: 'api_key', key_id: request.keyId };
+  const actor: TicketActor = 'keyId' in request.by ? { kind: 'api_key', key_id: request.by.keyId } : { kind: 'agent', agent_id: request.by.agentId };
   const [publicRef, assignee, contactId] = await Promise.all([
     claimPublicRef(db, tenantId, ticketId),
     pickAssignee(db, request.workspace),
@@ -118,9 +125,10 @@ export async function createOrFindTicket(
     status: 'new',
     priority: input.priority,
     category: null,
-    tags: createTags(input.tags),
+    // `api` marks what came through the API; an agent's ticket carries the tags it was given.
+    tags: 'keyId' in request.by ? createTags(input.tags) : normaliseTags(input.tags),
     requester: input.requester,
-    source: { channel: 'api', thread_id: null, message_id: null },
+    source: 'source' in request.by ? request.by.source : { channel: 'api', thread_id: null, message_id: null },
     assignee_id: assignee?.id ?? null,
     assignee_name: assignee?.name ?? null,
     version: 1,

@@ -4,7 +4,7 @@ import { claimHolding, claimVersion, isAbandoned, nextVersionClaim, writeClaim, 
 import type { TicketPriority, TicketStatus } from './ticketRules';
 
 /** Who made a change: an API key (recorded by id), a console operator, or triage. */
-export type TicketActor = { kind: 'api_key'; key_id: string } | { kind: 'console' } | { kind: 'triage'; provider: string };
+export type TicketActor = { kind: 'api_key'; key_id: string } | { kind: 'console' } | { kind: 'triage'; provider: string } | { kind: 'agent'; agent_id: string };
 
 export interface TicketTriage {
   provider: string;

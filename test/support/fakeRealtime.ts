@@ -12,14 +12,17 @@ import { FRAME_BYTES, mulawRms } from './speechAudio';
  * `input_audio_buffer.speech_started` / `speech_stopped`, "transcribes" each utterance with
  * the script's next line, and answers with real audio (`response.output_audio.delta`, 20 ms
  * mu-law frames at real-time pace), its transcript, and function calls (`end_call`,
- * `transfer_to_human`) as a model does.
+ * `transfer_to_human`, or any tool with arguments: `response.function_call_arguments.done` and
+ * a `function_call` output item) as a model does; it takes the client's `function_call_output`
+ * items, and answers a `response.create` carrying instructions (a hold line) out of the script's order.
  */
 
 /** One model turn: words spoken (as audio) and then, maybe, a tool called. */
 export interface ModelTurn {
   /** Audio (8 kHz mu-law) and the transcript the model reports for it. */
   say?: { audio: Buffer; transcript: string };
-  call?: 'end_call' | 'transfer_to_human';
+  /** A line tool without arguments, or any function tool with its arguments. */
+  call?: 'end_call' | 'transfer_to_human' | { name: string; arguments: Record<string, unknown> };
 }
 
 export interface ModelScript {
@@ -29,6 +32,8 @@ export interface ModelScript {
   heard: string[];
   /** Audio bytes a second sent while speaking, for this session (a hosted model speaks faster than the line plays); else the server's. */
   bytesPerSecond?: number;
+  /** The answer to a `response.create` that carries its own instructions (a hold line); it takes no place among `turns`. */
+  instructed?: ModelTurn;
 }
 
 export interface FakeRealtimeOptions {
@@ -59,6 +64,10 @@ export class FakeModelSession {
   appendedBytes = 0;
   /** Tool outputs the client sent back (`function_call_output` items). */
   readonly toolOutputs: { call_id: string; output: string }[] = [];
+  /** Function calls this model made: the call id, the tool's name and its arguments (JSON text). */
+  readonly functionCalls: { call_id: string; name: string; arguments: string }[] = [];
+  /** The `response` of every `response.create` that carried one (instructions, tool choice). */
+  readonly instructedResponses: Record<string, any>[] = [];
   instructions = '';
   script: ModelScript | null = null;
   #turn = 0;
@@ -109,7 +118,8 @@ export class FakeModelSession {
         break;
       }
       case 'response.create':
-        this.#respond();
+        if (event.response?.instructions) this.instructedResponses.push(event.response);
+        this.#respond(event.response?.instructions ? this.script?.instructed : undefined);
         break;
       case 'response.cancel':
         this.#response?.finish('cancelled');
@@ -180,11 +190,12 @@ export class FakeModelSession {
     }, 150);
   }
 
-  #respond(): void {
+  /** Answers with the script's next turn, or with `instructed` (an answer outside the script's order). */
+  #respond(instructed?: ModelTurn): void {
     if (this.closed) return;
     // One answer at a time: a new one cuts the one still speaking.
     this.#response?.finish('cancelled');
-    const turn = this.script?.turns[this.#turn++];
+    const turn = instructed ?? this.script?.turns[this.#turn++];
     const responseId = `resp_${randomBytes(6).toString('hex')}`;
     const output: Record<string, any>[] = [];
     this.#send({ type: 'response.created', response: { id: responseId, object: 'realtime.response', status: 'in_progress', output: [] } });
@@ -197,11 +208,15 @@ export class FakeModelSession {
     this.#response = { id: responseId, timer: null, finish: done };
     const callTool = () => {
       if (!turn?.call) return;
-      const item = { id: `item_${randomBytes(6).toString('hex')}`, type: 'function_call', status: 'in_progress', name: turn.call, call_id: `call_${randomBytes(6).toString('hex')}`, arguments: '' };
+      const name = typeof turn.call === 'string' ? turn.call : turn.call.name;
+      const args = JSON.stringify(typeof turn.call === 'string' ? {} : turn.call.arguments);
+      const item = { id: `item_${randomBytes(6).toString('hex')}`, type: 'function_call', status: 'in_progress', name, call_id: `call_${randomBytes(6).toString('hex')}`, arguments: '' };
+      this.functionCalls.push({ call_id: item.call_id, name, arguments: args });
       const outputIndex = output.length;
       this.#send({ type: 'response.output_item.added', response_id: responseId, output_index: outputIndex, item });
-      this.#send({ type: 'response.function_call_arguments.done', response_id: responseId, item_id: item.id, output_index: outputIndex, call_id: item.call_id, arguments: '{}' });
-      const finished = { ...item, status: 'completed', arguments: '{}' };
+      this.#send({ type: 'response.function_call_arguments.delta', response_id: responseId, item_id: item.id, output_index: outputIndex, call_id: item.call_id, delta: args });
+      this.#send({ type: 'response.function_call_arguments.done', response_id: responseId, item_id: item.id, output_index: outputIndex, call_id: item.call_id, arguments: args });
+      const finished = { ...item, status: 'completed', arguments: args };
       output.push(finished);
       this.#items.set(item.id, finished);
       this.#send({ type: 'response.output_item.done', response_id: responseId, output_index: outputIndex, item: finished });

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { Registry } from 'prom-client';
 import { callCollections } from '../../src/calls/callStore';
+import { createToolbox } from '../../src/agents';
+import type { CallToolSettings } from '../../src/media/callTools';
 import { createMediaMetrics } from '../../src/media/mediaMetrics';
 import { createMediaServer, MEDIA_STREAM_PATH, type MediaServer } from '../../src/media/mediaServer';
 import { temporalLineEvents } from '../../src/media/lineEvents';
@@ -58,6 +60,9 @@ export async function startLineCallWorker(api: TestApi): Promise<TestWorker> {
   });
 }
 
+/** A bridge whose agents have only their line tools (end_call, transfer_to_human). */
+export const NO_TOOLS: CallToolSettings = { toolbox: createToolbox([]), holdAfterMs: 1_500, timeoutMs: 10_000 };
+
 export interface TestBridge {
   media: MediaServer;
   /** ws://…/media-stream */
@@ -73,7 +78,7 @@ export interface TestBridge {
 /** The media bridge in this process on a free port, signalling the test API's workflows. */
 export async function startTestBridge(
   api: TestApi,
-  options: { realtimeUrl: string; apiKey: string; maxCallSecondsCap?: number; streamAuthToken?: string },
+  options: { realtimeUrl: string; apiKey: string; maxCallSecondsCap?: number; streamAuthToken?: string; tools?: CallToolSettings },
 ): Promise<TestBridge> {
   const registry = new Registry();
   const lineControl = new RecordingLineControl();
@@ -91,6 +96,7 @@ export async function startTestBridge(
     logger: createLogger({ LOG_LEVEL: 'silent' }, 'media'),
     registry,
     streamAuth: options.streamAuthToken ? { authToken: options.streamAuthToken, streamUrl: url } : null,
+    tools: options.tools ?? NO_TOOLS,
   });
   await new Promise<void>((resolve) => media.server.listen(port, '127.0.0.1', resolve));
   // Without Twilio's auth token the bridge checks no secret; any key makes a well-formed path.

@@ -32,6 +32,7 @@ const actor = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('api_key'), key_id: z.string() }),
   z.object({ kind: z.literal('console') }),
   z.object({ kind: z.literal('triage'), provider: z.string() }),
+  z.object({ kind: z.literal('agent'), agent_id: z.string() }),
 ]);
 
 /** The public record plus what only the console sees: triage notes, escalation, links, bookkeeping. */

@@ -75,7 +75,7 @@ export function ticketsRoutes(deps: Pick<PublicDeps, 'db' | 'events' | 'logger' 
           { db: deps.db, events: deps.events, triage, triageTimeoutMs: options.triageTimeoutMs, logger: ctx.state.log },
           {
             workspace,
-            keyId: ctx.state.apiKey!.key_id,
+            by: { keyId: ctx.state.apiKey!.key_id },
             rawBody: ctx.state.rawBody ?? Buffer.alloc(0),
             input: { subject: body.subject, description: body.description, priority: body.priority, requester, tags: body.tags },
           },

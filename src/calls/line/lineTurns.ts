@@ -17,6 +17,14 @@ export interface LineTurnDoc {
   text: string;
   /** When the turn began, on the media stream's clock. */
   at: Date;
+  /**
+   * `trail`: not a spoken turn but a row of the call's internal trail (a tool's lookup or run,
+   * a hold line said while a tool ran): kept for the call's conversation, never read as
+   * transcript. Absent on spoken turns.
+   */
+  kind?: 'trail';
+  /** A trail row's own kind and facts (src/agents/agentTool.ts TrailEntry). */
+  trail?: { kind: 'lookup' | 'tool' | 'hold'; detail?: Record<string, unknown> };
 }
 
 export const LINE_TURN_INDEXES: Record<string, IndexDescription[]> = {
@@ -42,6 +50,26 @@ export async function reviseLineTurn(db: Db, callId: string, seq: number, text: 
 export async function readLineTurns(db: Db, callId: string, answeredAt: Date, connectedSeconds: number): Promise<TranscriptTurn[]> {
   const docs = await lineTurns(db).find({ call_id: callId }).sort({ seq: 1 }).toArray();
   return docs
+    .filter((doc) => doc.kind !== 'trail')
     .map((doc) => ({ role: doc.role, text: doc.text, at_seconds: Math.max(0, Math.round((doc.at.getTime() - answeredAt.getTime()) / 1000)) }))
     .filter((turn) => turn.at_seconds <= connectedSeconds);
+}
+
+/**
+ * The call's conversation as the bridge heard it: the spoken turns said while connected and
+ * the trail rows among them, in the bridge's order (`seq`), with their own times. Null when
+ * the call has no trail rows, so a call without tools is recorded from its transcript as before.
+ */
+export async function readLineConversation(
+  db: Db,
+  callId: string,
+  answeredAt: Date,
+  connectedSeconds: number,
+): Promise<{ role: TranscriptTurn['role']; text: string; at: Date; kind: 'turn' | 'trail' }[] | null> {
+  const docs = await lineTurns(db).find({ call_id: callId }).sort({ seq: 1 }).toArray();
+  if (!docs.some((doc) => doc.kind === 'trail')) return null;
+  const secondsIn = (doc: LineTurnDoc) => Math.max(0, Math.round((doc.at.getTime() - answeredAt.getTime()) / 1000));
+  return docs
+    .filter((doc) => secondsIn(doc) <= connectedSeconds)
+    .map((doc) => ({ role: doc.role, text: doc.text, at: doc.at, kind: doc.kind ?? 'turn' }));
 }

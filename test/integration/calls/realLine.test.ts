@@ -7,6 +7,7 @@ import { collections } from '../../../src/db/collections';
 import { eventsCollection } from '../../../src/events/eventStore';
 import { freePort } from '../../../src/local/net';
 import { createMediaMetrics } from '../../../src/media/mediaMetrics';
+import { NO_TOOLS } from '../../support/mediaBridge';
 import { createMediaServer, MEDIA_STREAM_PATH, type MediaServer } from '../../../src/media/mediaServer';
 import { temporalLineEvents } from '../../../src/media/lineEvents';
 import { createLogger } from '../../../src/observability/logger';
@@ -99,6 +100,7 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
       metrics: createMediaMetrics(registry),
       logger: createLogger({ LOG_LEVEL: (process.env.REAL_LINE_LOG as 'info' | undefined) ?? 'silent' }, 'media'),
       registry,
+      tools: NO_TOOLS,
     });
     await new Promise<void>((resolve) => media.server.listen(port, '127.0.0.1', resolve));
     fake.media = { localUrl: `ws://127.0.0.1:${port}${MEDIA_STREAM_PATH}` };

@@ -1,6 +1,6 @@
 import type { Workflow } from '@temporalio/workflow';
 import * as workflows from '../../../workflows';
-import { callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
+import { callBackDefinition, callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
 import { campaignRunDefinition, voiceCampaignRunDefinition } from '../../../src/campaigns/contracts';
 import { dueChaseDefinition, duesCycleDefinition, simulatedLinkPaymentDefinition } from '../../../src/dues/contracts';
 import { simulatedWhatsAppDeliveryDefinition } from '../../../src/messaging/contracts';
@@ -19,6 +19,7 @@ function hosted<W extends Workflow>(definition: WorkflowDefinition<W>, implement
 
 const HOSTED = [
   hosted(callWorkflowDefinition, workflows.callWorkflow),
+  hosted(callBackDefinition, workflows.callBack),
   hosted(rereadCallDefinition, workflows.rereadCall),
   hosted(simulatedCalleeDefinition, workflows.simulatedCallee),
   hosted(endpointDeliveriesDefinition, workflows.endpointDeliveries),

@@ -24,6 +24,8 @@ import { createTestWorkspace } from '../../support/workspaces';
 import { signalLineEvent } from '../../../src/calls/line/signalLine';
 import { callCollections } from '../../../src/calls/callStore';
 import type { LineEvent } from '../../../src/calls/voiceLine';
+import { callBackIdFor } from '../../../src/calls';
+import { builtInToolbox, toolContext } from '../../support/agentTools';
 
 /**
  * Captures one real history of each workflow type (and of the call's main paths) into
@@ -263,4 +265,16 @@ describe('capture workflow histories', () => {
     }, 'the scripted payment', 60_000);
     await save('simulatedLinkPayment.json', 'simulatedLinkPayment', simulatedLinkPaymentWorkflowId(linkId));
   }, 120_000);
+
+  /**
+   * An agent's call-back (the built-in `schedule_call_back`): a timer, then the call placed.
+   * The run began 58 s before, so the call-back "in 1 minute" rings about 2 s later.
+   * Capture it alone with `-t 'call-back'`.
+   */
+  it('captures a call-back', async () => {
+    const context = toolContext(ws.workspaceId, ws.agentId, { customerPhone: '+919811100031', now: new Date(Date.now() - 58_000) });
+    const scheduled = await builtInToolbox(api).run(context, 'schedule_call_back', { in_minutes: 1 });
+    if (!scheduled.ok) throw new Error(`call-back refused: ${JSON.stringify(scheduled.output)}`);
+    await save('callBack.json', 'callBack', callBackIdFor(ws.workspaceId, context.runKey));
+  }, 60_000);
 });

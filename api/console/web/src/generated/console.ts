@@ -6282,6 +6282,10 @@ export interface operations {
                                 /** @constant */
                                 kind: "triage";
                                 provider: string;
+                            } | {
+                                /** @constant */
+                                kind: "agent";
+                                agent_id: string;
                             };
                             last_changed_by: {
                                 /** @constant */
@@ -6294,6 +6298,10 @@ export interface operations {
                                 /** @constant */
                                 kind: "triage";
                                 provider: string;
+                            } | {
+                                /** @constant */
+                                kind: "agent";
+                                agent_id: string;
                             };
                         }[];
                     };
@@ -6440,6 +6448,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                         last_changed_by: {
                             /** @constant */
@@ -6452,6 +6464,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                         messages: {
                             message_id: string;
@@ -6475,6 +6491,10 @@ export interface operations {
                                 /** @constant */
                                 kind: "triage";
                                 provider: string;
+                            } | {
+                                /** @constant */
+                                kind: "agent";
+                                agent_id: string;
                             };
                             changes: {
                                 [key: string]: {
@@ -6636,6 +6656,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                         last_changed_by: {
                             /** @constant */
@@ -6648,6 +6672,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                     };
                 };
@@ -6799,6 +6827,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                         last_changed_by: {
                             /** @constant */
@@ -6811,6 +6843,10 @@ export interface operations {
                             /** @constant */
                             kind: "triage";
                             provider: string;
+                        } | {
+                            /** @constant */
+                            kind: "agent";
+                            agent_id: string;
                         };
                     };
                 };

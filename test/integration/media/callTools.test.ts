@@ -1,0 +1,191 @@
+import { createToolbox, type AgentToolContext, type AgentToolSource } from '../../../src/agents';
+import { builtInToolSource } from '../../../src/agents/builtIns';
+import type { LineTurnDoc } from '../../../src/calls/line/lineTurns';
+import { matchOrCreateContact } from '../../../src/contacts';
+import { conversationIdFor, conversationMessagesCollection } from '../../../src/conversations';
+import { collections } from '../../../src/db/collections';
+import { HOLD_LINE_INSTRUCTIONS } from '../../../src/media/callTools';
+import { startTestApi, type TestApi } from '../../support/app';
+import { builtInDeps } from '../../support/agentTools';
+import { pollCall } from '../../support/calls';
+import { eventually } from '../../support/messaging';
+import { startFakeRealtime, type FakeModelSession, type FakeRealtime, type ModelScript } from '../../support/fakeRealtime';
+import { answeredCall, startLineCallWorker, startTestBridge } from '../../support/mediaBridge';
+import { MediaStreamClient } from '../../support/mediaStreamClient';
+import { speechMulaw } from '../../support/speechAudio';
+import type { TestWorker } from '../../support/worker';
+import { createTestWorkspace } from '../../support/workspaces';
+
+/**
+ * The voice agent's tools mid-call, with real speech through the media bridge: the fake
+ * realtime model calls tools as the Realtime API does (`response.function_call_arguments.done`,
+ * a `function_call` output item), the bridge runs them through the toolbox on the `voice`
+ * channel and sends each result back as a `function_call_output` item; a tool slower than the
+ * hold threshold gets a hold line said over the silence; the tool runs and the hold line are
+ * trail rows of the call's conversation.
+ */
+jest.setTimeout(90_000);
+
+const API_KEY = 'sk-test-realtime-tools-0123456789';
+const OPENING = 'Hello, this is the assistant from Acme. How can I help you today?';
+const PERSON = 'Can you check my order please?';
+const HOLD = 'One moment, please.';
+const ANSWER = 'Asha, your order ships tomorrow morning. Goodbye.';
+const HOLD_AFTER_MS = 800;
+
+describe('tools on a live call', () => {
+  let api: TestApi;
+  let worker: TestWorker;
+  let model: FakeRealtime;
+  const scripts = new Map<string, ModelScript>();
+  const audio: Record<string, Buffer> = {};
+  /** What the slow tool was asked, with the context the bridge gave it. */
+  const orderChecks: { context: AgentToolContext; args: unknown }[] = [];
+  let sessionOfCall: (token: string) => FakeModelSession | undefined;
+
+  beforeAll(async () => {
+    for (const text of [OPENING, PERSON, HOLD, ANSWER]) audio[text] = speechMulaw(text);
+    api = await startTestApi();
+    worker = await startLineCallWorker(api);
+    model = await startFakeRealtime({
+      apiKey: API_KEY,
+      scriptFor: (instructions) => [...scripts.entries()].find(([token]) => instructions.includes(token))?.[1] ?? { turns: [], heard: [] },
+    });
+    sessionOfCall = (token) => model.sessions.find((s) => s.instructions.includes(token));
+  });
+
+  afterAll(async () => {
+    await model?.close();
+    await worker?.close();
+    await api?.close();
+  });
+
+  const say = (text: string) => ({ audio: audio[text]!, transcript: text });
+
+  /**
+   * A business system slower than the hold threshold: it answers only once the model has been
+   * asked for the hold line (so the hold line is certain, whatever the machine's load), and a
+   * little after, as a slow order system would.
+   */
+  const slowOrders = (token: string): AgentToolSource => async () => [
+    {
+      name: 'check_order',
+      description: 'Check where an order is.',
+      parameters: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'], additionalProperties: false },
+      async run(context, args) {
+        orderChecks.push({ context, args });
+        const started = Date.now();
+        await eventually(async () => (sessionOfCall(token)?.instructedResponses.length ?? 0) > 0, 'the hold line asked for');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return { ok: true, output: { order: '1234', status: 'ships tomorrow morning' }, trail: { kind: 'lookup', text: 'Checked order 1234: ships tomorrow morning' }, latencyMs: Date.now() - started };
+      },
+    },
+  ];
+
+  it('runs the agent’s tools mid-call: results reach the model, a slow tool gets the hold line, and the trail rows join the call’s conversation', async () => {
+    const ws = await createTestWorkspace(api.db);
+    await collections(api.db).phoneNumbers.updateOne({ _id: ws.phoneNumber.slice(1) }, { $set: { recording: false, team_line: null } });
+    const to = `+9198111${String(Date.now() % 100_000).padStart(5, '0')}`;
+    const workspace = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!;
+    const { contact } = await matchOrCreateContact(api.db, workspace, { name: 'Asha Rao', phone: to }, new Date());
+    const token = `purpose-tools-${Date.now()}`;
+    scripts.set(token, {
+      turns: [
+        { say: say(OPENING) },
+        { call: { name: 'find_contact', arguments: {} } },
+        { call: { name: 'check_order', arguments: { order: '1234' } } },
+        { say: say(ANSWER), call: 'end_call' },
+      ],
+      heard: [PERSON],
+      instructed: { say: say(HOLD) },
+    });
+    const bridge = await startTestBridge(api, {
+      realtimeUrl: model.url,
+      apiKey: API_KEY,
+      tools: { toolbox: createToolbox([builtInToolSource(builtInDeps(api)), slowOrders(token)]), holdAfterMs: HOLD_AFTER_MS, timeoutMs: 20_000 },
+    });
+    try {
+      const callId = await answeredCall(api, ws, to, `checking an order ${token}`);
+      await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
+      // Twilio's part when the bridge hangs up: the stream stops.
+      bridge.lineControl.onRequest = async () => {
+        setTimeout(() => void client.stop(), 50);
+      };
+      await client.agentFinished();
+      await client.say(audio[PERSON]!);
+      await client.closed;
+      const ended = await pollCall(api, ws.key, callId, (b) => b.status === 'completed');
+      expect(ended.outcome).toBe('agent_hangup');
+
+      const session = sessionOfCall(token)!;
+      // The agent was offered its line tool, the built-ins and the workspace's tool.
+      const configured = session.sessionUpdates.find((u) => u.instructions)!;
+      expect(configured.tools.map((t: { name: string }) => t.name)).toEqual([
+        'end_call',
+        'find_contact',
+        'open_ticket',
+        'read_dues',
+        'send_payment_link',
+        'schedule_call_back',
+        'send_whatsapp_follow_up',
+        'check_order',
+      ]);
+      expect(configured.tools[7]).toMatchObject({ type: 'function', name: 'check_order', parameters: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] } });
+
+      // Each function call's result went back to the model as its function_call_output.
+      expect(session.functionCalls.map((c) => [c.name, c.arguments])).toEqual([
+        ['find_contact', '{}'],
+        ['check_order', '{"order":"1234"}'],
+        ['end_call', '{}'],
+      ]);
+      const [findCall, orderCall, endCall] = session.functionCalls;
+      expect(session.toolOutputs).toEqual([
+        { call_id: findCall!.call_id, output: JSON.stringify({ found: true, contact: { id: contact._id, name: 'Asha Rao', email: null, phone: to, external_id: null, tags: [] } }) },
+        { call_id: orderCall!.call_id, output: JSON.stringify({ order: '1234', status: 'ships tomorrow morning' }) },
+        { call_id: endCall!.call_id, output: 'The call is ending.' },
+      ]);
+      // The slow tool ran on the voice channel for this call, keyed by the model's call id.
+      expect(orderChecks).toEqual([
+        {
+          context: { tenantId: ws.workspaceId, agentId: ws.agentId, channel: 'voice', callId, customerPhone: to, runKey: `${callId}:${orderCall!.call_id}`, now: expect.any(Date) },
+          args: { order: '1234' },
+        },
+      ]);
+      // The hold line was asked of the model once, as a response of its own with no tools.
+      expect(session.instructedResponses).toEqual([{ instructions: HOLD_LINE_INSTRUCTIONS, tool_choice: 'none' }]);
+
+      // The line's turns: spoken turns and trail rows in the order they happened.
+      const turns = await api.db.collection<LineTurnDoc>('line_turns').find({ call_id: callId }).sort({ seq: 1 }).toArray();
+      const lookup = `Looked up the contact for ${to}: Asha Rao (${contact._id})`;
+      const held = `Said a hold line while check_order ran (no answer after ${HOLD_AFTER_MS} ms)`;
+      expect(turns.map((t) => [t.role, t.kind ?? 'turn', t.text, t.trail ?? null])).toEqual([
+        ['model', 'turn', OPENING, null],
+        ['user', 'turn', PERSON, null],
+        ['model', 'trail', lookup, { kind: 'lookup', detail: { contact_id: contact._id } }],
+        ['model', 'trail', held, { kind: 'hold', detail: { tool: 'check_order' } }],
+        ['model', 'turn', HOLD, null],
+        ['model', 'trail', 'Checked order 1234: ships tomorrow morning', { kind: 'lookup' }],
+        ['model', 'turn', ANSWER, null],
+      ]);
+
+      // The call's conversation keeps them all, the trail rows as `trail` (hidden from the public transcript).
+      const conversationId = conversationIdFor(ws.workspaceId, 'voice', callId);
+      const messages = await eventually(async () => {
+        const found = await conversationMessagesCollection(api.db).find({ conversation_id: conversationId }).sort({ created_at: 1 }).toArray();
+        return found.length > 0 && found;
+      }, 'the call’s conversation');
+      expect(messages.map((m) => [m.role, m.kind, m.text])).toEqual([
+        ['model', 'turn', OPENING],
+        ['user', 'turn', PERSON],
+        ['model', 'trail', lookup],
+        ['model', 'trail', held],
+        ['model', 'turn', HOLD],
+        ['model', 'trail', 'Checked order 1234: ships tomorrow morning'],
+        ['model', 'turn', ANSWER],
+      ]);
+    } finally {
+      await bridge.close();
+    }
+  });
+});
