@@ -1,3 +1,4 @@
+import { AgentRefusal, type AgentRefusalReason } from '../src/agents/teamActions';
 import { CallRefusal, type CallRefusalReason } from '../src/calls/guards';
 import { CampaignRefusal, type CampaignRefusalReason } from '../src/campaigns/refusal';
 import { IdentityConflictError, MissingIdentityError } from '../src/contacts/contacts';
@@ -84,6 +85,8 @@ const REFUSAL_CODES: Section[] = [
     webhook_secret_rotating: 'conflict',
     webhook_disabled: 'failed_precondition',
   }),
+  // The chat agent's console inbox (docs/agents.md, "Hand-over")
+  section<AgentRefusalReason>(AgentRefusal, { agent_not_running: 'failed_precondition', not_held: 'conflict', already_held: 'conflict' }),
 ];
 
 /**

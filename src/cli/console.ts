@@ -37,6 +37,9 @@ ${AGENT_USAGE}
   senders list <workspace_id>
   senders add <workspace_id> --phone +<digits> --display-name <name> [--is-default true]
   senders update <workspace_id> <sender_id> [--display-name …] [--is-default true] [--connected true|false]
+                 [--agent-id bot_…|none]
+  senders deploy <workspace_id> <sender_id> --agent-id bot_…   (the chat agent answers the sender's customers)
+  senders undeploy <workspace_id> <sender_id>
   templates list <workspace_id>
   templates add <workspace_id> --name <name> --language <code> --body <text> [--status approved|pending|rejected]
   templates update <workspace_id> <template_id> --status approved|pending|rejected
@@ -132,7 +135,7 @@ function need(id: string | undefined, what: string): string {
 /** The workspace's records kept with `<resource> list|add|update`: the id an update names, and the columns of the list. */
 const WORKSPACE_RECORDS: Record<string, { id: string; columns: string[] }> = {
   numbers: { id: '<number>', columns: ['number', 'agent_id', 'active', 'recording', 'team_line'] },
-  senders: { id: '<sender_id>', columns: ['sender_id', 'phone', 'display_name', 'is_default', 'connected'] },
+  senders: { id: '<sender_id>', columns: ['sender_id', 'phone', 'display_name', 'is_default', 'connected', 'agent_id'] },
   templates: { id: '<template_id>', columns: ['template_id', 'name', 'language', 'status'] },
 };
 
@@ -181,6 +184,10 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       const assignee = need(body.assignee_id === undefined ? undefined : String(body.assignee_id as string | number | boolean), '--assignee-id');
       return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/assign`, body: { assignee_id: assignee === 'none' ? null : assignee } };
     }
+    case 'senders deploy':
+      return { method: 'PATCH', path: `${ws()}/senders/${item('<sender_id>')}`, body: { agent_id: need(typeof body.agent_id === 'string' ? body.agent_id : undefined, '--agent-id') } };
+    case 'senders undeploy':
+      return { method: 'PATCH', path: `${ws()}/senders/${item('<sender_id>')}`, body: { agent_id: null } };
     case 'whatsapp-sim list':
       return { method: 'GET', path: `${ws()}/simulator/whatsapp`, columns: ['recipient', 'outcome', 'fail_next', 'fail_kind', 'refuse'] };
     case 'whatsapp-sim set':

@@ -10,6 +10,9 @@ import { SimulatedWhatsAppProvider } from '../providers/whatsapp/simulator';
 import { SimulatedPaymentLinkProvider } from '../providers/payments/simulator';
 import { scriptingFromConsole } from '../providers/payments/simulatorScript';
 import { FEATURE_HOOKS } from '../main/featureHooks';
+import { AGENT_TOOL_SOURCES } from '../main/agentToolSources';
+import { createToolbox } from '../agents';
+import { createSimulatedAgentModel } from '../providers/agents';
 
 /**
  * The one place activity dependencies are assembled, for the worker process and for tests,
@@ -33,6 +36,9 @@ export function buildActivityDeps(
     payments: new SimulatedPaymentLinkProvider(scriptingFromConsole(base.db, base.temporal, base.taskQueue)),
     // The features' reactions to calls, the one set every process's activities run.
     callHooks: FEATURE_HOOKS.calls,
+    // The chat agent: the simulated model by default (the worker passes AGENT_MODEL_PROVIDER's), every tool source.
+    agentModel: createSimulatedAgentModel(),
+    toolbox: createToolbox(AGENT_TOOL_SOURCES),
     ...overrides,
   };
 }
