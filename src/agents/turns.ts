@@ -87,13 +87,19 @@ export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<T
   return start;
 }
 
-/** The newest turns of the conversation (trail rows left out), oldest first, by `_id` reads. */
-async function history(db: Db, tenantId: string, conversationId: string): Promise<ChatLine[]> {
-  const conversation = await findConversation(db, tenantId, conversationId);
+/**
+ * The newest turns of the conversation (trail rows left out), oldest first, by `_id` reads,
+ * with the turn's own messages last: WhatsApp stamps a message to the second, so a customer's
+ * message may sort before a reply sent in the same second.
+ */
+async function history(db: Db, turn: AgentTurn): Promise<ChatLine[]> {
+  const conversation = await findConversation(db, turn.tenantId, turn.conversationId);
   if (!conversation) return [];
-  const ids = conversation.recent_message_ids;
+  const ids = [...new Set([...conversation.recent_message_ids, ...turn.messageIds])];
   const messages = (await findByIds(conversationMessagesCollection(db), ids)).filter((m) => m.kind === 'turn' && m.text);
-  messages.sort((a, b) => (a._id < b._id ? -1 : 1));
+  const inTurn = new Set(turn.messageIds);
+  const order = (m: { _id: string }) => (inTurn.has(m._id) ? 1 : 0);
+  messages.sort((a, b) => order(a) - order(b) || (a._id < b._id ? -1 : 1));
   return messages.slice(-HISTORY_TURNS).map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', text: m.role === 'human' ? `(a team member) ${m.text!}` : m.text! }));
 }
 
@@ -109,7 +115,7 @@ export async function modelStep(deps: AgentTurnDeps, input: { turn: AgentTurn; a
   const { turn, agentId } = input;
   const [instructions, lines, tools] = await Promise.all([
     instructionsFor(deps.db, turn.tenantId, agentId),
-    history(deps.db, turn.tenantId, turn.conversationId),
+    history(deps.db, turn),
     deps.toolbox.toolsFor({ tenantId: turn.tenantId, agentId, channel: 'whatsapp' }),
   ]);
   const request: ModelRequest = {
