@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { OpenAIChatCompletionsModel, setTracingDisabled, type AgentInputItem, type ModelResponse } from '@openai/agents';
+import { OpenAIChatCompletionsModel, setTracingDisabled, withTrace, type AgentInputItem, type ModelResponse } from '@openai/agents';
 import { AgentModelPermanentError, AgentModelTemporaryError, type AgentModel, type ModelRequest } from '../../agents';
 import type { ModelStep } from '../../agents/contracts';
 
@@ -66,16 +66,19 @@ export function createOpenAiAgentModel(settings: OpenAiAgentModelSettings): Agen
     name: 'openai',
     async respond(request, signal) {
       try {
-        const response = await model.getResponse({
-          systemInstructions: request.instructions,
-          input: inputItems(request),
-          modelSettings: {},
-          tools: request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters as never, strict: false })),
-          outputType: 'text',
-          handoffs: [],
-          tracing: false,
-          signal,
-        });
+        // The SDK's model keeps its spans in a trace context, as its Runner would open one (tracing is off: nothing is exported).
+        const response = await withTrace('chat agent step', () =>
+          model.getResponse({
+            systemInstructions: request.instructions,
+            input: inputItems(request),
+            modelSettings: {},
+            tools: request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters as never, strict: false })),
+            outputType: 'text',
+            handoffs: [],
+            tracing: false,
+            signal,
+          }),
+        );
         return stepFrom(response);
       } catch (err) {
         throw sorted(err);

@@ -1,5 +1,6 @@
 import type { Workflow } from '@temporalio/workflow';
 import * as workflows from '../../../workflows';
+import { conversationAgentDefinition } from '../../../src/agents/contracts';
 import { callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
 import { campaignRunDefinition, voiceCampaignRunDefinition } from '../../../src/campaigns/contracts';
 import { dueChaseDefinition, duesCycleDefinition, simulatedLinkPaymentDefinition } from '../../../src/dues/contracts';
@@ -31,6 +32,7 @@ const HOSTED = [
   hosted(dueChaseDefinition, workflows.dueChase),
   hosted(duesCycleDefinition, workflows.duesCycle),
   hosted(simulatedLinkPaymentDefinition, workflows.simulatedLinkPayment),
+  hosted(conversationAgentDefinition, workflows.conversationAgentWorkflow),
 ];
 
 describe('workflow definitions', () => {
