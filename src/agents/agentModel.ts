@@ -26,6 +26,8 @@ export interface ModelRequest {
   instructions: string;
   /** The conversation so far, oldest first, the turn's customer messages last. */
   history: ChatLine[];
+  /** How many of `history`'s last lines are this turn's customer messages (the burst being answered). */
+  turnLines: number;
   /** This turn's tool calls and their results, in order. */
   items: TurnItem[];
   tools: ModelToolSpec[];

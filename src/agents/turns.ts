@@ -92,15 +92,19 @@ export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<T
  * with the turn's own messages last: WhatsApp stamps a message to the second, so a customer's
  * message may sort before a reply sent in the same second.
  */
-async function history(db: Db, turn: AgentTurn): Promise<ChatLine[]> {
+async function history(db: Db, turn: AgentTurn): Promise<{ lines: ChatLine[]; turnLines: number }> {
   const conversation = await findConversation(db, turn.tenantId, turn.conversationId);
-  if (!conversation) return [];
+  if (!conversation) return { lines: [], turnLines: 0 };
   const ids = [...new Set([...conversation.recent_message_ids, ...turn.messageIds])];
   const messages = (await findByIds(conversationMessagesCollection(db), ids)).filter((m) => m.kind === 'turn' && m.text);
   const inTurn = new Set(turn.messageIds);
   const order = (m: { _id: string }) => (inTurn.has(m._id) ? 1 : 0);
   messages.sort((a, b) => order(a) - order(b) || (a._id < b._id ? -1 : 1));
-  return messages.slice(-HISTORY_TURNS).map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', text: m.role === 'human' ? `(a team member) ${m.text!}` : m.text! }));
+  const kept = messages.slice(-HISTORY_TURNS);
+  return {
+    lines: kept.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', text: m.role === 'human' ? `(a team member) ${m.text!}` : m.text! })),
+    turnLines: kept.filter((m) => inTurn.has(m._id)).length,
+  };
 }
 
 async function instructionsFor(db: Db, tenantId: string, agentId: string): Promise<string> {
@@ -113,7 +117,7 @@ async function instructionsFor(db: Db, tenantId: string, agentId: string): Promi
 /** One model call: the agent's instructions, the conversation so far, the turn's tool rounds and the tools it may call. */
 export async function modelStep(deps: AgentTurnDeps, input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[] }): Promise<ModelStep> {
   const { turn, agentId } = input;
-  const [instructions, lines, tools] = await Promise.all([
+  const [instructions, { lines, turnLines }, tools] = await Promise.all([
     instructionsFor(deps.db, turn.tenantId, agentId),
     history(deps.db, turn),
     deps.toolbox.toolsFor({ tenantId: turn.tenantId, agentId, channel: 'whatsapp' }),
@@ -121,6 +125,7 @@ export async function modelStep(deps: AgentTurnDeps, input: { turn: AgentTurn; a
   const request: ModelRequest = {
     instructions,
     history: lines,
+    turnLines,
     items: input.items,
     tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
     stepKey: `${turn.workflowId}:${turn.turnKey}:${input.step}`,

@@ -19,10 +19,11 @@ const ORDER_TOOL = /order|track|shipment|delivery/i;
 const KNOWLEDGE_TOOL = /knowledge|search|faq|docs?|lookup|look_up/i;
 
 function customerText(request: ModelRequest): string {
-  const lines = request.history;
-  let first = lines.length;
-  while (first > 0 && lines[first - 1]!.role === 'user') first -= 1;
-  return lines.slice(first).map((line) => line.text).join('\n').trim();
+  return request.history
+    .slice(request.history.length - request.turnLines)
+    .map((line) => line.text)
+    .join('\n')
+    .trim();
 }
 
 function reference(text: string): string | null {

@@ -23,6 +23,7 @@ describe('the chat agent model on an OpenAI-compatible endpoint', () => {
       { role: 'assistant', text: 'Hello! How can I help?' },
       { role: 'user', text: 'Where is order 4821?' },
     ],
+    turnLines: 1,
     items,
     tools: [{ name: 'look_up_order', description: 'Find an order.', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }],
     stepKey: 'agent-con_1:turn-1:0',
