@@ -144,7 +144,8 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
       text = HOLD_MESSAGE;
     }
     await sendAgentReply({ turn, agentId, text });
-    if (handOver) await hold(handOver.reason, null, turn.at);
+    // After the reply, so the hold line follows it in the trail.
+    if (handOver) await hold(handOver.reason, null, new Date(Date.now()).toISOString());
   }
 
   for (;;) {

@@ -4,6 +4,7 @@ import { currentSession, logOut } from './api/session';
 import { Loading, Options } from './components/common';
 import { usePoll } from './hooks';
 import { AgentsPage } from './pages/Agents';
+import { InboxPage } from './pages/Inbox';
 import { CallPage, CallsPage } from './pages/Calls';
 import { CampaignPage } from './pages/Campaign';
 import { CampaignsPage } from './pages/Campaigns';
@@ -36,6 +37,7 @@ const SECTIONS = [
   ['calls', 'Calls'],
   ['agents', 'Agents and numbers'],
   ['conversations', 'Conversations'],
+  ['inbox', 'Inbox'],
   ['tickets', 'Tickets'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
@@ -112,6 +114,8 @@ function page(path: string, ws: string | undefined, section: string | undefined,
       return <AgentsPage ws={ws} />;
     case 'conversations':
       return id ? <ConversationPage ws={ws} id={id} /> : <ConversationsPage ws={ws} />;
+    case 'inbox':
+      return <InboxPage ws={ws} />;
     case 'webhooks':
       return <WebhooksPage ws={ws} />;
     case 'keys':
