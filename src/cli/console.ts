@@ -62,6 +62,10 @@ ${AGENT_USAGE}
   whatsapp echo <workspace_id> --to +<digits> [--text <text>] [--action sent|edited|deleted]
   conversations add-turn <workspace_id> <conversation_id> --role user|model|human --text <text>
                    [--kind turn|trail] [--agent-id bot_…] [--turn-id <id>]
+  inbox list <workspace_id> [--filter waiting|held|all]   (conversations a chat agent handed to a person)
+  inbox take <workspace_id> <conversation_id> --member-name <name> [--reason <text>]
+  inbox reply <workspace_id> <conversation_id> --member-name <name> --text <text>
+  inbox hand-back <workspace_id> <conversation_id> --member-name <name>
 
 ${WEBHOOK_USAGE}
 ${CALL_USAGE}
@@ -77,6 +81,8 @@ const TEXT_FIELDS = new Set([
   ...['name', 'display_name', 'body', 'language', 'timezone', 'country', 'number', 'phone', 'agent_id', 'team_line'],
   // WhatsApp console fields that stay strings even when they look like numbers.
   ...['text', 'from', 'to', 'message', 'user_message', 'sender_id', 'message_id', 'source_id', 'headline', 'ctwa_clid', 'turn_id'],
+  // The inbox's: a team member's name and the reason they give stay as written.
+  ...['member_name', 'reason', 'filter'],
 ]);
 
 /** `--plan.prepaid-credits 0` becomes `{ plan: { prepaid_credits: 0 } }`. */
@@ -198,6 +204,18 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       return { method: 'POST', path: `${ws()}/whatsapp/inbound`, body };
     case 'whatsapp echo':
       return { method: 'POST', path: `${ws()}/whatsapp/echo`, body };
+    case 'inbox list':
+      return {
+        method: 'GET',
+        path: `${ws()}/agent-inbox?filter=${encodeURIComponent(typeof body.filter === 'string' ? body.filter : 'waiting')}`,
+        columns: ['conversation_id', 'customer_phone', 'state', 'member_name', 'reason', 'updated_at'],
+      };
+    case 'inbox take':
+      return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/hand-over`, body };
+    case 'inbox reply':
+      return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/team-replies`, body };
+    case 'inbox hand-back':
+      return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/hand-back`, body };
     case 'conversations add-turn':
       return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/turns`, body: { text: null, ...body } };
     default: {
