@@ -28,6 +28,8 @@ export class FakeOpenAi {
   readonly requests: ChatRequest[] = [];
   delayMs = 0;
   answer: (request: ChatRequest) => ChatAnswer = () => ({ text: 'Hello from the fake model.' });
+  /** Told of each request as it arrives, before it is answered (a test may kill a worker then). */
+  onRequest: ((request: ChatRequest) => void) | null = null;
   private server!: Server;
   private count = 0;
 
@@ -42,6 +44,7 @@ export class FakeOpenAi {
         }
         const request: ChatRequest = { url: req.url, authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
         this.requests.push(request);
+        this.onRequest?.(request);
         const reply = () => this.respond(request, res);
         if (this.delayMs > 0) setTimeout(reply, this.delayMs);
         else reply();
