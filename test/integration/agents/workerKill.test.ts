@@ -114,16 +114,16 @@ describe('a worker killed mid-turn', () => {
   it('answers once when the worker dies during the model call', async () => {
     const from = '919811100051';
     model.answer = () => ({ text: 'Your order ships tomorrow.' });
-    let killing: Promise<void> | null = null;
+    const killing: { done: Promise<void> | null } = { done: null };
     // The first model request: the process dies before it is answered.
     model.onRequest = () => {
       model.onRequest = null;
-      killing = kill();
+      killing.done = kill();
     };
     model.delayMs = 2_000;
     await customerWrites(from, 'Where is my order?');
-    await eventually(async () => killing !== null, 'the model call', 60_000);
-    await killing;
+    await eventually(async () => killing.done !== null, 'the model call', 60_000);
+    await killing.done;
     model.delayMs = 0;
     await eventually(async () => textsTo(from).length > 0, 'the reply from the replacement worker', 120_000);
     // The replacement ran the turn again (a second model request) and sent one reply.
