@@ -8,6 +8,10 @@ import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { distribution, formatDistribution, loadAverage } from './benchStats';
 import { startEmbeddedSystem } from './embeddedSystem';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
+import { formatProfile, summariseProfiles } from './cpuProfileSummary';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AGENT_TARGETS } from './targets';
 
 /**
@@ -79,6 +83,7 @@ async function main(): Promise<void> {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.BENCH${++sent}` }] }));
     });
   });
+  const profileDir = mkdtempSync(join(tmpdir(), 'agents-profile-'));
   const modelUrl = await listen(model);
   const graphUrl = await listen(graph);
 
@@ -101,6 +106,8 @@ async function main(): Promise<void> {
       RATE_LIMIT_STORE: 'memory',
     },
     workerReadyMs: 180_000,
+    // BENCH_CPU_PROFILE=1: where the worker's and the API's CPU goes, printed after the figures.
+    cpuProfiles: process.env.BENCH_CPU_PROFILE ? { dir: profileDir, processes: ['worker', 'api'] } : null,
     temporalClient: true,
     seed: async (db) => {
       const seeded = await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'bench agents', environment: 'test' });
@@ -196,6 +203,9 @@ async function main(): Promise<void> {
   } finally {
     clearTimeout(watchdog);
     await system.stop();
+    if (process.env.BENCH_CPU_PROFILE) {
+      for (const name of ['worker', 'api']) for (const summary of summariseProfiles(join(profileDir, name), null)) say(formatProfile(name, summary));
+    }
     model.closeAllConnections();
     graph.closeAllConnections();
     model.close();

@@ -95,7 +95,9 @@ export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<T
 async function history(db: Db, turn: AgentTurn): Promise<{ lines: ChatLine[]; turnLines: number }> {
   const conversation = await findConversation(db, turn.tenantId, turn.conversationId);
   if (!conversation) return { lines: [], turnLines: 0 };
-  const ids = [...new Set([...conversation.recent_message_ids, ...turn.messageIds])];
+  // The newest ids only (trail rows among them are dropped after): decoding the conversation's
+  // whole memory of 100 ids twice a turn was the bulk of a model step's reads.
+  const ids = [...new Set([...conversation.recent_message_ids.slice(-2 * HISTORY_TURNS), ...turn.messageIds])];
   const messages = (await findByIds(conversationMessagesCollection(db), ids)).filter((m) => m.kind === 'turn' && m.text);
   const inTurn = new Set(turn.messageIds);
   const order = (m: { _id: string }) => (inTurn.has(m._id) ? 1 : 0);
