@@ -84,6 +84,7 @@ async function main(): Promise<void> {
     });
   });
   const profileDir = mkdtempSync(join(tmpdir(), 'agents-profile-'));
+  let window: { fromUs: number; toUs: number } | null = null;
   const modelUrl = await listen(model);
   const graphUrl = await listen(graph);
 
@@ -158,6 +159,7 @@ async function main(): Promise<void> {
     const mark = meter.mark();
     await Promise.all(Array.from({ length: conversations }, (_, i) => conversation(i)));
     const use = meter.since(mark);
+    window = use.window;
     const turnCount = conversations * turns;
 
     const floor = 2 * modelMs + quietMs;
@@ -204,7 +206,7 @@ async function main(): Promise<void> {
     clearTimeout(watchdog);
     await system.stop();
     if (process.env.BENCH_CPU_PROFILE) {
-      for (const name of ['worker', 'api']) for (const summary of summariseProfiles(join(profileDir, name), null)) say(formatProfile(name, summary));
+      for (const name of ['worker', 'api']) for (const summary of summariseProfiles(join(profileDir, name), window)) say(formatProfile(name, summary));
     }
     model.closeAllConnections();
     graph.closeAllConnections();
