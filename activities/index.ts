@@ -1,11 +1,13 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
+import type { AgentModel, Toolbox } from '../src/agents';
 import type { CallHooks } from '../src/calls/callHooks';
 import type { EventPublisher } from '../src/events/publisher';
 import type { CallReader } from '../src/calls/reader';
 import type { PaymentLinkProvider } from '../src/dues/paymentGateway';
 import type { WhatsAppProvider } from '../src/messaging/whatsAppSender';
 import type { VoiceProvider } from '../src/calls/voiceLine';
+import { createAgentActivities } from './agents';
 import { createCallActivities } from './calls';
 import { createCallBackActivities } from './callBacks';
 import { createCampaignActivities } from './campaigns';
@@ -33,6 +35,10 @@ export interface ActivityDeps {
   deploymentChannels: readonly string[];
   /** The dues app's payment links (PAYMENT_LINK_PROVIDER). */
   payments: PaymentLinkProvider;
+  /** The chat agent's model (AGENT_MODEL_PROVIDER: the simulator or an OpenAI-compatible endpoint). */
+  agentModel: AgentModel;
+  /** Every tool an agent may call, from the sources the composition root lists (src/main/agentToolSources.ts). */
+  toolbox: Toolbox;
   /** What other features do when a call ends or is read again: the composition root's set (src/main/featureHooks.ts). */
   callHooks: CallHooks;
   /** VOICE_ORIGINATE_ATTEMPTS (activities/calls.ts); absent, the setting's default. */
@@ -55,6 +61,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCampaignActivities(deps),
     ...createVoiceCampaignActivities(deps),
     ...createDuesActivities(deps),
+    ...createAgentActivities(deps),
   };
 }
 

@@ -15,7 +15,7 @@ import { createConsoleSessionRouter } from './console/session/routes';
 import { ConsoleSessionStore } from './console/session/sessionStore';
 import { consoleWebStatic } from './console/webStatic';
 import { fromRoot } from '../src/local/paths';
-import { requireFeatureHooks } from '../src/main/featureHooks';
+import { inboundHooksFor, requireFeatureHooks } from '../src/main/featureHooks';
 import { CursorCodec } from './pagination';
 import type { CounterStore } from '../src/rateLimit/counterStore';
 import type { CredentialCache } from '../src/auth/credentialCache';
@@ -106,11 +106,13 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   app.use(sessionRouter.allowedMethods());
   app.use(consoleWebStatic(deps.consoleWebDir ?? fromRoot('dist/console-web')));
 
-  const consoleRouter = createConsoleRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, events, now, audiences }, consoleSessions, attempts);
+  // A recorded customer message reaches the features that react to it (the sender's chat agent).
+  const inboundHooks = inboundHooksFor(deps.config);
+  const consoleRouter = createConsoleRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, events, now, audiences, inboundHooks }, consoleSessions, attempts);
   app.use(consoleRouter.routes());
   app.use(consoleRouter.allowedMethods());
 
-  const whatsappWebhook = createWhatsAppWebhookRouter({ config: deps.config, db: deps.db, events, now: deps.now });
+  const whatsappWebhook = createWhatsAppWebhookRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, events, inboundHooks, now: deps.now });
   app.use(whatsappWebhook.routes());
   app.use(whatsappWebhook.allowedMethods());
 

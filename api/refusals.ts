@@ -1,5 +1,6 @@
 import { BusinessToolRefusal, type BusinessToolRefusalReason } from '../src/businessTools';
 import { KeyIssueRefusal, type KeyIssueRefusalReason } from '../src/auth/keyRefusal';
+import { AgentRefusal, type AgentRefusalReason } from '../src/agents/teamActions';
 import { CallRefusal, type CallRefusalReason } from '../src/calls/guards';
 import { CampaignRefusal, type CampaignRefusalReason } from '../src/campaigns/refusal';
 import { IdentityConflictError, MissingIdentityError } from '../src/contacts/contacts';
@@ -109,6 +110,8 @@ const REFUSAL_CODES: Section[] = [
   }),
   // API keys (console; docs/console.md "Keys"): a key that could never be used is not made
   section<KeyIssueRefusalReason>(KeyIssueRefusal, { key_scopes_required: 'invalid_argument', key_environment_not_served: 'invalid_argument' }),
+  // The chat agent's console inbox (docs/agents.md, "Hand-over")
+  section<AgentRefusalReason>(AgentRefusal, { agent_not_running: 'failed_precondition', not_held: 'conflict', already_held: 'conflict' }),
 ];
 
 /**

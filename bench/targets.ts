@@ -41,3 +41,17 @@ export const VOICE_TARGETS = {
   /** Frame-forwarding latency the bridge adds, p99, each way. */
   p99AddedMs: 20,
 } as const;
+
+/** Issue 33's targets for the chat agent: `bench:agents` prints each figure beside its target. */
+export const AGENT_TARGETS = {
+  /** Simultaneous conversations, each this many turns with one tool call, the model answering in a fixed time. */
+  conversations: 200,
+  turns: 5,
+  modelMs: 300,
+  /** Inbound message → reply sent, p99, beyond the model's, the tool's and the burst window's time. */
+  p99AddedMs: 150,
+  /** CPU per turn of our processes (API, worker, Temporal, FerretDB; the fake model excluded). */
+  cpuPerTurnMs: 40,
+  /** Temporal history events per turn (the run's whole history over its turns). */
+  historyEventsPerTurn: 20,
+} as const;

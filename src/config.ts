@@ -103,6 +103,22 @@ export const serviceEnvSchema = z.object({
   /** How long one read request may take before it counts as a temporary failure. */
   READER_TIMEOUT_MS: milliseconds(600_000).default(30_000),
   /**
+   * Who answers WhatsApp customers as a chat agent (docs/agents.md): `simulator` (the default:
+   * deterministic, offline, uses the tools it is offered when the text fits) or `openai` (an
+   * OpenAI-compatible endpoint through @openai/agents, which needs the three settings below).
+   */
+  AGENT_MODEL_PROVIDER: z.enum(['simulator', 'openai']).default('simulator'),
+  /** e.g. `https://api.openai.com/v1`; the SDK appends `/chat/completions`. */
+  AGENT_MODEL_BASE_URL: httpUrl.optional(),
+  AGENT_MODEL_API_KEY: z.string().min(1).optional(),
+  AGENT_MODEL: z.string().min(1).optional(),
+  /** How long one model call may take before the turn's step is tried again. */
+  AGENT_MODEL_TIMEOUT_MS: milliseconds(300_000).default(30_000),
+  /** A burst of customer messages is one turn once the customer has been quiet this long. */
+  AGENT_BURST_QUIET_MS: milliseconds(60_000).default(1_500),
+  /** A conversation held for a person goes back to the agent after this many minutes without a team reply. */
+  AGENT_HOLD_TIMEOUT_MINUTES: z.coerce.number({ error: 'expected minutes' }).int('expected a whole number').min(1).max(10_080).default(60),
+  /**
    * How the simulated callee reports a call's line events (answered, handoff, ended):
    * `timers` in the worker that placed the call, from a stored schedule, with the worker's
    * sweep taking over a dead process's calls (no workflow per call); `workflow` a
@@ -215,6 +231,11 @@ export const serviceEnvSchema = z.object({
   if (env.READER_PROVIDER === 'openai') {
     for (const name of ['READER_BASE_URL', 'READER_API_KEY', 'READER_MODEL'] as const) {
       if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when READER_PROVIDER is openai' });
+    }
+  }
+  if (env.AGENT_MODEL_PROVIDER === 'openai') {
+    for (const name of ['AGENT_MODEL_BASE_URL', 'AGENT_MODEL_API_KEY', 'AGENT_MODEL'] as const) {
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when AGENT_MODEL_PROVIDER is openai' });
     }
   }
   if (env.WHATSAPP_PROVIDER === 'cloud') {

@@ -14,3 +14,4 @@ export { voiceCampaignRun } from './voiceCampaignRun';
 export { dueChase } from './dueChase';
 export { duesCycle } from './duesCycle';
 export { simulatedLinkPayment } from './simulatedLinkPayment';
+export { conversationAgentWorkflow } from './conversationAgent';

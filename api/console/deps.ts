@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { AudienceCache } from '../../src/campaigns/audienceCache';
 import type { Config } from '../../src/config';
 import type { EventPublisher } from '../../src/events/publisher';
+import type { InboundHooks } from '../../src/messaging/inboundHooks';
 import type { WorkspaceDoc } from '../../src/db/collections';
 import { findWorkspace } from '../../src/workspaces/workspaces';
 import type { RequestState } from '../context';
@@ -19,6 +20,8 @@ export interface ConsoleDeps {
   temporal: Client;
   events: EventPublisher;
   now: () => Date;
+  /** What reacts to an injected customer message (the sender's chat agent): the composition root's set. */
+  inboundHooks: InboundHooks;
   /** Shared with the public routes: a launch reuses an evaluate's audience (src/campaigns/audienceCache.ts). */
   audiences?: AudienceCache;
 }

@@ -12,6 +12,7 @@ import { consoleAuth } from './auth';
 import { SESSION_COOKIE } from './session/cookie';
 import type { ConsoleSessionStore } from './session/sessionStore';
 import { CONSOLE_PREFIX, loadWorkspace, WORKSPACE_NOT_FOUND, type ConsoleDeps } from './deps';
+import { agentInboxRoutes } from './routes/agentInbox';
 import { callConsoleRoutes } from './routes/calls';
 import { campaignConsoleRoutes } from './routes/campaigns';
 import { callSearchRoutes } from './routes/callSearch';
@@ -84,6 +85,7 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...campaignConsoleRoutes(deps),
     ...uploadedListRoutes(deps),
     ...conversationReadRoutes(deps),
+    ...agentInboxRoutes(deps),
     ...findRoutes(deps),
     ...duesConsoleRoutes(deps),
     ...knowledgeRoutes(deps),

@@ -97,6 +97,8 @@ export const senderRecord = z.object({
   display_name: z.string(),
   is_default: z.boolean(),
   connected: z.boolean(),
+  /** The chat agent deployed to the sender (it answers inbound messages); null: none. */
+  agent_id: z.string().nullable(),
   created_at: timestamp,
 });
 
@@ -178,6 +180,7 @@ export const senderView = (s: SenderDoc): z.infer<typeof senderRecord> => ({
   display_name: s.display_name,
   is_default: s.is_default,
   connected: s.connected,
+  agent_id: s.agent_id ?? null,
   created_at: formatTimestamp(s.created_at),
 });
 

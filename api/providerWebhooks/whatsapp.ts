@@ -1,8 +1,10 @@
 import Router from '@koa/router';
+import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../../src/config';
 import type { EventPublisher } from '../../src/events/publisher';
 import { ingestCloudWebhook } from '../../src/messaging/cloudIngest';
+import type { InboundHooks } from '../../src/messaging/inboundHooks';
 import { parsePhoneNumberIds } from '../../src/providers/whatsapp';
 import { parseCloudWebhook, signatureValid, verificationChallenge } from '../../src/providers/whatsapp/cloudWebhook';
 import type { RequestState } from '../context';
@@ -20,9 +22,11 @@ export const WHATSAPP_WEBHOOK_PATH = '/webhooks/whatsapp';
  * JSON answers.
  */
 export function createWhatsAppWebhookRouter(deps: {
-  config: Pick<Config, 'WHATSAPP_CLOUD_APP_SECRET' | 'WHATSAPP_CLOUD_VERIFY_TOKEN' | 'WHATSAPP_CLOUD_PHONE_NUMBER_IDS'>;
+  config: Pick<Config, 'WHATSAPP_CLOUD_APP_SECRET' | 'WHATSAPP_CLOUD_VERIFY_TOKEN' | 'WHATSAPP_CLOUD_PHONE_NUMBER_IDS' | 'TEMPORAL_TASK_QUEUE'>;
   db: Db;
+  temporal: Client;
   events: EventPublisher;
+  inboundHooks: InboundHooks;
   now?: () => Date;
 }): Router<RequestState> {
   const router = createAppRouter();
@@ -50,7 +54,8 @@ export function createWhatsAppWebhookRouter(deps: {
       PROVIDER_BODY_LIMITS.whatsapp,
     );
     if (!signed) return;
-    const result = await ingestCloudWebhook({ db: deps.db, events: deps.events }, parseCloudWebhook(signed.payload, now()), phoneByNumberId, now());
+    const inbound = { db: deps.db, events: deps.events, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, inboundHooks: deps.inboundHooks };
+    const result = await ingestCloudWebhook(inbound, parseCloudWebhook(signed.payload, now()), phoneByNumberId, now());
     ctx.body = { status: 'ok', ...result };
   });
   return router;

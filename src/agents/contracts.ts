@@ -18,7 +18,32 @@ export interface ConversationAgentInput {
   customerPhone: string;
   /** Carried across continue-as-new: what is still to be answered, and who holds the conversation. */
   carried?: ConversationAgentCarry;
+  /** The deployment's agent settings when the run started (src/agents/settings.ts); absent: the defaults. */
+  settings?: ConversationAgentSettings;
 }
+
+/** How the chat agent paces a conversation (AGENT_* settings, read by whoever starts the run). */
+export interface ConversationAgentSettings {
+  /** A burst is over once the customer has been quiet this long: its messages are one turn. */
+  burstQuietMs: number;
+  /** A burst that never goes quiet is answered after this long anyway. */
+  burstMaxMs: number;
+  /** A conversation held for a person goes back to the agent after this long without a team reply. */
+  holdTimeoutMs: number;
+  /** Model calls in one turn (each tool round is one more); past it the agent hands over. */
+  maxModelCalls: number;
+  /** Turns a run answers before it continues as new, when idle (default CONVERSATION_TURNS_PER_RUN). */
+  turnsPerRun?: number;
+}
+
+/** A run continues as new after this many turns (about a dozen history events each), at an idle moment. */
+export const CONVERSATION_TURNS_PER_RUN = 50;
+/** A conversation quiet for a day closes its run (the 24-hour window has closed by then); its next message starts a new one. */
+export const CONVERSATION_IDLE_CLOSE_MS = 24 * 60 * 60_000;
+/** What the customer is told when the agent hands over without words of its own (it could not answer). */
+export const HOLD_MESSAGE = 'Let me pass you to a colleague: a person from our team will reply here shortly.';
+/** The defaults of AGENT_* (src/config.ts), for a run started without settings. */
+export const DEFAULT_AGENT_SETTINGS: ConversationAgentSettings = { burstQuietMs: 1_500, burstMaxMs: 20_000, holdTimeoutMs: 60 * 60_000, maxModelCalls: 4 };
 
 /** One inbound customer message, as the agent's workflow is told of it. */
 export interface InboundForAgent {
@@ -39,6 +64,65 @@ export interface ConversationAgentCarry {
   holder: ConversationHolder;
   /** Turns answered so far, across runs (numbers each reply's idempotency key). */
   turnsAnswered: number;
+  /** The newest message ids already taken, so a redelivered message is not answered twice across runs. */
+  recentMessageIds?: string[];
+  /** When the team last acted on a held conversation (ISO): the hold times out from there. */
+  heldSince?: string;
+}
+
+/** What a turn is about: the conversation, and the burst of customer messages it answers. */
+export interface AgentTurn {
+  tenantId: string;
+  conversationId: string;
+  senderId: string;
+  customerPhone: string;
+  workflowId: string;
+  /** Numbers the turn across runs (`turn-<n>`), the reply's idempotency key with the workflow id. */
+  turnKey: string;
+  /** The burst's messages (ours), oldest first. */
+  messageIds: string[];
+  /** The provider's id of the newest message: the one marked read. */
+  providerMessageId: string;
+  /** When the turn was taken (workflow time, ISO), so a retried step records the same instant. */
+  at: string;
+}
+
+/** What the model was told and said within one turn, beyond the transcript (tool calls and their results). */
+export type TurnItem =
+  | { type: 'tool_call'; callId: string; name: string; arguments: string }
+  | { type: 'tool_result'; callId: string; name: string; output: string };
+
+/** Whether a turn may be answered: only by a deployed agent, inside the window, to a customer who did not opt out. */
+export type TurnStart = { answer: true; agentId: string } | { answer: false; reason: 'no_agent' | 'opted_out' | 'window_closed' };
+
+/** One model call: its text (the reply, when there are no tool calls) and the tools it asks for. */
+export interface ModelStep {
+  text: string | null;
+  toolCalls: { callId: string; name: string; arguments: string }[];
+}
+
+export interface ToolRun {
+  /** What the model is given back (JSON text). */
+  output: string;
+  /** The tool asked for a person (the built-in `hand_over`, or a business tool's answer). */
+  handOver: { reason: string } | null;
+}
+
+/** A reply sent, or why not (a trail row then says so in the conversation). */
+export type ReplyOutcome = { sent: true; messageId: string } | { sent: false; reason: string };
+
+/** Who holds the conversation now, as the workflow decided it: recorded in the inbox, the trail and an event. */
+export interface HolderChange {
+  tenantId: string;
+  conversationId: string;
+  senderId: string;
+  customerPhone: string;
+  workflowId: string;
+  to: ConversationHolder;
+  /** Why, in words: the reason given for a hand-over, or what ended the hold (a person, the timeout). */
+  reason: string;
+  memberName: string | null;
+  at: string;
 }
 
 export type ConversationAgentWorkflow = (input: ConversationAgentInput) => Promise<void>;

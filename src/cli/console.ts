@@ -38,6 +38,9 @@ ${AGENT_USAGE}
   senders list <workspace_id>
   senders add <workspace_id> --phone +<digits> --display-name <name> [--is-default true]
   senders update <workspace_id> <sender_id> [--display-name …] [--is-default true] [--connected true|false]
+                 [--agent-id bot_…|none]
+  senders deploy <workspace_id> <sender_id> --agent-id bot_…   (the chat agent answers the sender's customers)
+  senders undeploy <workspace_id> <sender_id>
   templates list <workspace_id>
   templates add <workspace_id> --name <name> --language <code> --body <text> [--status approved|pending|rejected]
   templates update <workspace_id> <template_id> --status approved|pending|rejected
@@ -60,6 +63,10 @@ ${AGENT_USAGE}
   whatsapp echo <workspace_id> --to +<digits> [--text <text>] [--action sent|edited|deleted]
   conversations add-turn <workspace_id> <conversation_id> --role user|model|human --text <text>
                    [--kind turn|trail] [--agent-id bot_…] [--turn-id <id>]
+  inbox list <workspace_id> [--filter waiting|held|all]   (conversations a chat agent handed to a person)
+  inbox take <workspace_id> <conversation_id> --member-name <name> [--reason <text>]
+  inbox reply <workspace_id> <conversation_id> --member-name <name> --text <text>
+  inbox hand-back <workspace_id> <conversation_id> --member-name <name>
 
 ${WEBHOOK_USAGE}
 ${CALL_USAGE}
@@ -76,6 +83,8 @@ const TEXT_FIELDS = new Set([
   ...['name', 'display_name', 'body', 'language', 'timezone', 'country', 'number', 'phone', 'agent_id', 'team_line'],
   // WhatsApp console fields that stay strings even when they look like numbers.
   ...['text', 'from', 'to', 'message', 'user_message', 'sender_id', 'message_id', 'source_id', 'headline', 'ctwa_clid', 'turn_id'],
+  // The inbox's: a team member's name and the reason they give stay as written.
+  ...['member_name', 'reason', 'filter'],
 ]);
 
 /** `--plan.prepaid-credits 0` becomes `{ plan: { prepaid_credits: 0 } }`. */
@@ -134,7 +143,7 @@ function need(id: string | undefined, what: string): string {
 /** The workspace's records kept with `<resource> list|add|update`: the id an update names, and the columns of the list. */
 const WORKSPACE_RECORDS: Record<string, { id: string; columns: string[] }> = {
   numbers: { id: '<number>', columns: ['number', 'agent_id', 'active', 'recording', 'team_line'] },
-  senders: { id: '<sender_id>', columns: ['sender_id', 'phone', 'display_name', 'is_default', 'connected'] },
+  senders: { id: '<sender_id>', columns: ['sender_id', 'phone', 'display_name', 'is_default', 'connected', 'agent_id'] },
   templates: { id: '<template_id>', columns: ['template_id', 'name', 'language', 'status'] },
 };
 
@@ -183,6 +192,10 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       const assignee = need(body.assignee_id === undefined ? undefined : String(body.assignee_id as string | number | boolean), '--assignee-id');
       return { method: 'POST', path: `${ws()}/tickets/${item('<ticket_id>')}/assign`, body: { assignee_id: assignee === 'none' ? null : assignee } };
     }
+    case 'senders deploy':
+      return { method: 'PATCH', path: `${ws()}/senders/${item('<sender_id>')}`, body: { agent_id: need(typeof body.agent_id === 'string' ? body.agent_id : undefined, '--agent-id') } };
+    case 'senders undeploy':
+      return { method: 'PATCH', path: `${ws()}/senders/${item('<sender_id>')}`, body: { agent_id: null } };
     case 'whatsapp-sim list':
       return { method: 'GET', path: `${ws()}/simulator/whatsapp`, columns: ['recipient', 'outcome', 'fail_next', 'fail_kind', 'refuse'] };
     case 'whatsapp-sim set':
@@ -193,6 +206,18 @@ export function planCall(positionals: string[], flags: Record<string, string | b
       return { method: 'POST', path: `${ws()}/whatsapp/inbound`, body };
     case 'whatsapp echo':
       return { method: 'POST', path: `${ws()}/whatsapp/echo`, body };
+    case 'inbox list':
+      return {
+        method: 'GET',
+        path: `${ws()}/agent-inbox?filter=${encodeURIComponent(typeof body.filter === 'string' ? body.filter : 'waiting')}`,
+        columns: ['conversation_id', 'customer_phone', 'state', 'member_name', 'reason', 'updated_at'],
+      };
+    case 'inbox take':
+      return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/hand-over`, body };
+    case 'inbox reply':
+      return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/team-replies`, body };
+    case 'inbox hand-back':
+      return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/hand-back`, body };
     case 'conversations add-turn':
       return { method: 'POST', path: `${ws()}/conversations/${item('<conversation_id>')}/turns`, body: { text: null, ...body } };
     default: {

@@ -33,6 +33,8 @@ export interface RecordTurnInput {
   /** Set on the conversation when it has no agent yet. */
   agentId?: string | null;
   role: TurnRole;
+  /** Who on the team wrote a `human` turn, by the name they gave. */
+  author?: string | null;
   text: string | null;
   kind?: TurnKind;
   /** When the turn happened (the message id is time-ordered on it). */
@@ -212,6 +214,7 @@ export function firstTurnDocuments(input: RecordTurnInput): FirstTurnDocuments {
       tenant_id: input.tenantId,
       conversation_id: empty._id,
       role: input.role,
+      ...(input.author ? { author_name: input.author } : {}),
       text: input.text,
       kind,
       created_at: input.at,

@@ -58,6 +58,8 @@ export interface ConversationMessageDoc {
   tenant_id: string;
   conversation_id: string;
   role: TurnRole;
+  /** The team member's name on a `human` turn they wrote from the console inbox; absent otherwise. */
+  author_name?: string;
   text: string | null;
   kind: TurnKind;
   created_at: Date;

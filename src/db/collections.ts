@@ -108,6 +108,8 @@ export interface SenderDoc {
   display_name: string;
   is_default: boolean;
   connected: boolean;
+  /** The chat agent that answers this sender's customers (one agent per sender); absent or null: none. */
+  agent_id?: string | null;
   created_at: Date;
 }
 

@@ -17,6 +17,8 @@ export interface DemoSeedOptions {
   /** A key handed out earlier; reused when it still works, so restarts print the same key. */
   knownApiKey?: string | null;
   now?: Date;
+  /** Deploy the demo agent to the sender as its chat agent (default true; tests of other behaviour leave it off). */
+  chatAgent?: boolean;
 }
 
 export interface DemoSeedResult {
@@ -175,8 +177,12 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
     display_name: 'Demo business',
     is_default: true,
     connected: true,
+    // The demo agent answers the sender's customers (the simulated chat agent by default).
+    agent_id: options.chatAgent === false ? null : agentId,
     created_at: now,
   });
+  // A sender seeded before chat agents gets the demo agent; one undeployed on purpose (null) keeps none.
+  if (options.chatAgent !== false) await c.senders.updateOne({ _id: senderId, tenant_id: tenantId, agent_id: { $exists: false } }, { $set: { agent_id: agentId } });
   for (const template of demoTemplates(tenantId, now)) {
     await insertIfAbsent(c.templates, template);
   }

@@ -1,7 +1,8 @@
 /**
- * The twenty event types an endpoint can subscribe to (api-core §6; the second document's
- * §6). Seventeen are named by the spec; the last three complete the campaign lifecycle
- * (see docs/decisions/README.md). An endpoint with no types ticked receives every type here,
+ * The twenty-two event types an endpoint can subscribe to (api-core §6; the second document's
+ * §6). Seventeen are named by the spec; three complete the campaign lifecycle
+ * (see docs/decisions/README.md), and two tell a help desk that a chat agent's conversation
+ * went to a person and back (docs/agents.md). An endpoint with no types ticked receives every type here,
  * including any added later, because it stores `[]` rather than a copy of this list.
  *
  * `ping` (the console's test action) is deliberately not in this list: nobody subscribes to it.
@@ -14,6 +15,8 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
   'message.received',
   'message.echo',
   'conversation.started',
+  'conversation.handed_over',
+  'conversation.handed_back',
   'campaign.launched',
   'campaign.paused',
   'campaign.resumed',

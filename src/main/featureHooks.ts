@@ -1,7 +1,10 @@
 import { tellCampaignCallEnded } from '../campaigns/voice/callEndNotice';
 import { recipientsFollowMessages } from '../campaigns/recipients';
 import { refoldCampaignCall } from '../campaigns/voice/rereadRefold';
+import { agentAnswersInbound, conversationAgentSettings } from '../agents';
 import type { CallEndedHook, CallHooks, CallRereadHook } from '../calls/callHooks';
+import type { Config } from '../config';
+import type { InboundHooks } from '../messaging';
 import { FeatureHooksMissing } from '../domain/featureHooksMissing';
 import { installMessageStatusHooks, messageStatusHooksInstalled, type MessageStatusHook } from '../messaging/deliveryStatus';
 
@@ -35,6 +38,15 @@ export const FEATURE_HOOKS: FeatureHooks = {
   // A campaign recipient follows its message's status.
   messageStatuses: [recipientsFollowMessages],
 };
+
+/**
+ * The reactions to a recorded customer message, a dependency of messaging's inbound path (the
+ * Cloud API webhook and the console's injection; `InboundDeps.inboundHooks`): the sender's chat
+ * agent answers (its pacing read from the deployment's settings, hence a function of them).
+ */
+export function inboundHooksFor(config: Pick<Config, 'AGENT_BURST_QUIET_MS' | 'AGENT_HOLD_TIMEOUT_MINUTES'>): InboundHooks {
+  return { received: [agentAnswersInbound(conversationAgentSettings(config))] };
+}
 
 export function registerFeatureHooks(hooks: FeatureHooks = FEATURE_HOOKS): void {
   installMessageStatusHooks(hooks.messageStatuses);

@@ -15,7 +15,7 @@ import type { LineControl } from '../calls';
 import { createToolbox } from '../agents';
 import { createEventPublisher } from '../events/publisher';
 import { createTemporalDispatcher } from '../webhooks/dispatcher';
-import { builtInToolsFor } from './builtInTools';
+import { agentToolSourcesFromConfig } from './agentToolSources';
 import { ensureEveryIndex } from './indexes';
 import { runMain, shutdownSignal } from './runMain';
 
@@ -58,8 +58,8 @@ runMain(async () => {
   const temporal = await connectTemporalClient(config);
   const registry = createMetricsRegistry('media');
   const events = createEventPublisher(db, createTemporalDispatcher(db, temporal, config.TEMPORAL_TASK_QUEUE));
-  // The agent's tools mid-call; the built-ins first, so no other source can shadow one.
-  const toolbox = createToolbox([builtInToolsFor({ db, temporal, config, events, logger })]);
+  // The agent's tools mid-call: the same sources as the worker's chat turns (src/main/agentToolSources.ts).
+  const toolbox = createToolbox(agentToolSourcesFromConfig({ db, temporal, config, events, logger }));
   const media = createMediaServer({
     db,
     lineEvents: temporalLineEvents(temporal),

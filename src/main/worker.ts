@@ -12,6 +12,7 @@ import { createWorker } from '../worker/createWorker';
 import { buildActivityDeps } from '../worker/activityDeps';
 import { createCallReader } from '../providers/reader';
 import { createWhatsAppProvider } from '../providers/whatsapp';
+import { createAgentModel } from '../providers/agents';
 import { SimulatedWhatsAppProvider } from '../providers/whatsapp/simulator';
 import { createEventPublisher } from '../events/publisher';
 import { createPaymentLinkProvider } from '../providers/payments';
@@ -75,6 +76,8 @@ runMain(async () => {
       // READER_PROVIDER picks the simulated reader (default) or an OpenAI-compatible endpoint.
       reader: createCallReader(config, { scriptFor: readerScriptFromCalleeScripts(db) }),
       whatsapp,
+      // AGENT_MODEL_PROVIDER: the chat agent's simulated model (default) or an OpenAI-compatible endpoint.
+      agentModel: createAgentModel(config),
       deploymentChannels: config.DEPLOYMENT_CHANNELS,
       originateAttempts: config.VOICE_ORIGINATE_ATTEMPTS,
       // PAYMENT_LINK_PROVIDER: the dues app's payment links (simulator or Razorpay).

@@ -1,7 +1,7 @@
 import type { CloudWebhookBatch } from './cloudWebhookBatch';
 import { applyDeliveryStatus } from './deliveryStatus';
 import { parkStatuses } from './earlyStatuses';
-import { receiveEcho, receiveInbound, type MessagingDeps } from './inbound';
+import { receiveEcho, receiveInbound, type InboundDeps } from './inbound';
 import { sendersByPhone } from './senders';
 
 /**
@@ -13,7 +13,7 @@ import { sendersByPhone } from './senders';
  * retry it forever).
  */
 export async function ingestCloudWebhook(
-  deps: MessagingDeps,
+  deps: InboundDeps,
   batch: CloudWebhookBatch,
   /** Phone-number id → business number digits, from the deployment's configuration. */
   phoneByNumberId: Record<string, string>,

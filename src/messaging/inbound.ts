@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { recordTurn, phoneDigits, type Ctwa } from '../conversations';
 import type { EventPublisher } from '../events';
+import { inboundReceived, type InboundHookDeps, type InboundHooks } from './inboundHooks';
 import { isOptOutReply, recordOptOut } from './optOut';
 import { openWindow } from './sessionWindow';
 
@@ -14,6 +15,11 @@ import { openWindow } from './sessionWindow';
 export interface MessagingDeps {
   db: Db;
   events: EventPublisher;
+}
+
+/** What recording a customer's message needs: messaging's deps, and the features' reactions to it with what they run on. */
+export interface InboundDeps extends MessagingDeps, InboundHookDeps {
+  inboundHooks: InboundHooks;
 }
 
 /** An ad referral as the channel reports it (Cloud API `referral`). */
@@ -67,7 +73,7 @@ function referralData(referral: Referral | null | undefined): Record<string, unk
 }
 
 export async function receiveInbound(
-  deps: MessagingDeps,
+  deps: InboundDeps,
   message: InboundMessage,
 ): Promise<{ conversationId: string; messageId: string; optedOut: boolean }> {
   const from = `+${phoneDigits(message.from)}`;
@@ -105,6 +111,18 @@ export async function receiveInbound(
       referral: referralData(message.referral),
       received_at: message.at.toISOString(),
     },
+  });
+  // Last: everything a reaction reads (the turn, the window, the opt-out) is recorded by now.
+  await inboundReceived(deps.inboundHooks, deps, {
+    tenantId: message.tenantId,
+    senderId: message.senderId,
+    conversationId: turn.conversationId,
+    messageId: turn.messageId,
+    providerMessageId: message.providerMessageId,
+    customerPhone: from,
+    text: message.text,
+    at: message.at,
+    optedOut,
   });
   return { conversationId: turn.conversationId, messageId: turn.messageId, optedOut };
 }

@@ -42,6 +42,10 @@ export interface SendIntentDoc extends SentMessageFacts {
   /** What goes to the provider, and what the records are made of afterwards. */
   request: SendRequest;
   transcript_text: string;
+  /** Who the transcript says wrote it: `model` for a chat agent's reply; absent (older intents) or `human` otherwise. */
+  transcript_role?: 'model' | 'human';
+  /** The team member's name on the transcript turn, when one wrote it. */
+  transcript_author?: string;
   /** Set with `sent`: the provider's message id and when it accepted. */
   message_id: string | null;
   sent_at: Date | null;
@@ -83,6 +87,11 @@ export function isOneOffSendIntentKey(key: string): boolean {
 /** A campaign's send to one recipient: a retried batch finds it and skips who was sent. */
 export function campaignSendIntentKey(tenantId: string, campaignId: string, recipientId: string): string {
   return `${tenantId}|campaign|${campaignId}|${recipientId}`;
+}
+
+/** A chat agent's reply: one per turn of its conversation's workflow, so a retried or replayed turn finds it. */
+export function agentSendIntentKey(tenantId: string, workflowId: string, turnKey: string): string {
+  return `${tenantId}|agent|${workflowId}|${turnKey}`;
 }
 
 /** A due's reminder, numbered within its chase: a retried reminder step finds it. */

@@ -96,6 +96,10 @@ export interface SendMessageInput {
   intentKey: string;
   /** What the send is on behalf of, when not a direct API send (a campaign's recipient). */
   origin?: SendOrigin | null;
+  /** Who the transcript turn is from: `model` for a chat agent's reply; `human` (a team member, the business) by default. */
+  transcriptRole?: 'model' | 'human';
+  /** The team member's name on the transcript turn (a reply from the console inbox). */
+  transcriptAuthor?: string | null;
   /**
    * The sender and template already looked up by the caller (a campaign batch, once per
    * batch: `lookUpSendContext`), each refused at its usual place in the guard order.
@@ -298,6 +302,8 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     ...(fromHold ? { hold_id: hold!.record.id } : {}),
     request: prepared.request,
     transcript_text: prepared.transcriptText,
+    ...(input.transcriptRole ? { transcript_role: input.transcriptRole } : {}),
+    ...(input.transcriptAuthor ? { transcript_author: input.transcriptAuthor } : {}),
     kind: template ? 'template' : 'text',
     template: prepared.template,
     metadata: input.metadata ?? {},
@@ -457,7 +463,8 @@ export function turnOf(intent: SendIntentDoc): RecordTurnInput {
     tenantId: intent.tenant_id,
     channel: 'whatsapp',
     customer: { phone: intent.request.to },
-    role: 'human',
+    role: intent.transcript_role ?? 'human',
+    ...(intent.transcript_author ? { author: intent.transcript_author } : {}),
     text: intent.transcript_text,
     at: intent.sent_at!,
     dedupeKey: `wa-out:${intent.message_id!}`,

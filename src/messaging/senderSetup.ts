@@ -30,12 +30,12 @@ export async function createSender(db: Db, tenantId: string, input: { phone: str
   return doc;
 }
 
-/** Renames, makes default or (dis)connects a sender; null when it is not the workspace's. */
+/** Renames, makes default, (dis)connects a sender or deploys a chat agent to it (null: none); null when it is not the workspace's. */
 export async function updateSender(
   db: Db,
   tenantId: string,
   senderId: string,
-  change: { display_name?: string; is_default?: true; connected?: boolean },
+  change: { display_name?: string; is_default?: true; connected?: boolean; agent_id?: string | null },
 ): Promise<SenderDoc | null> {
   const updated = await collections(db).senders.findOneAndUpdate({ _id: senderId, tenant_id: tenantId }, { $set: change }, { returnDocument: 'after' });
   if (updated && change.is_default) await makeDefault(db, tenantId, senderId);

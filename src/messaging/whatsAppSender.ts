@@ -49,9 +49,23 @@ export type SendAttempt =
       error: ProviderErrorDetails;
     };
 
+/** Marks a customer's message read (blue ticks) and, while an answer is being prepared, shows typing. */
+export interface ReadMark {
+  tenantId: string;
+  senderId: string;
+  /** The sender's business number, `+` and digits. */
+  from: string;
+  /** The provider's id of the customer's message. */
+  providerMessageId: string;
+  /** Also show "typing…" to the customer (the Cloud API clears it when the reply goes, or after 25 s). */
+  typing: boolean;
+}
+
 export interface WhatsAppProvider {
   readonly name: 'simulator' | 'cloud';
   send(request: SendRequest): Promise<SendAttempt>;
+  /** Marks a message read (and shows typing) where the provider can; one attempt, the caller decides what a failure means. */
+  markRead?(mark: ReadMark): Promise<void>;
   /** Told once a sent message is recorded (the simulator then schedules its delivery statuses). */
   accepted?(request: SendRequest, messageId: string): Promise<void>;
 }

@@ -21,12 +21,14 @@ export interface TestWorkspace {
 export interface TestWorkspaceOptions {
   scopes?: Scope[];
   environment?: KeyEnvironment;
+  /** Deploy the demo agent to the sender as its chat agent (off: inbound messages then start no agent workflow). */
+  chatAgent?: boolean;
 }
 
 /** A demo-shaped workspace of its own with a full-scope test key. */
 export async function createTestWorkspace(db: Db, options: TestWorkspaceOptions = {}): Promise<TestWorkspace> {
   const workspaceId = uniqueName('ws');
-  const seeded = await seedDemoWorkspace(db, { workspaceId, name: workspaceId, environment: 'test' });
+  const seeded = await seedDemoWorkspace(db, { workspaceId, name: workspaceId, environment: 'test', chatAgent: options.chatAgent ?? false });
   const keys = new KeyStore(db);
   let key = seeded.apiKey;
   if (options.scopes || options.environment) {

@@ -35,6 +35,8 @@ const conversation = ws.record('conversation_id', CONVERSATION_NOT_FOUND);
 const consoleTurn = z.object({
   message_id: z.string(),
   role: z.string(),
+  /** The team member's name on a `human` turn written from the console inbox; null otherwise. */
+  author_name: z.string().nullable(),
   kind: z.string(),
   text: z.string().nullable(),
   created_at: z.string().nullable(),
@@ -94,6 +96,7 @@ export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
             return {
               message_id: t._id,
               role: t.role ?? 'user',
+              author_name: t.author_name ?? null,
               kind: t.kind ?? 'turn',
               text: t.text ?? null,
               created_at: formatTimestamp(t.created_at),

@@ -10,7 +10,13 @@ export const createSenderBody = z.object({
 });
 
 export const updateSenderBody = z
-  .object({ display_name: z.string().trim().min(1).max(120), is_default: z.literal(true), connected: z.boolean() })
+  .object({
+    display_name: z.string().trim().min(1).max(120),
+    is_default: z.literal(true),
+    connected: z.boolean(),
+    /** Deploys a chat agent to the sender (`bot_…`), or `null` to undeploy. */
+    agent_id: z.string().min(1).max(64).nullable(),
+  })
   .partial()
   .strict();
 

@@ -1,3 +1,4 @@
+import { agentExists } from '../../../src/calls/agentsAndNumbers';
 import { collections } from '../../../src/db/collections';
 import { createSender, createTemplate, setTemplateStatus, updateSender } from '../../../src/messaging/senderSetup';
 import { ApiError, found } from '../../errors';
@@ -10,6 +11,7 @@ const ws = workspaceGroup();
 
 const SENDER_NOT_FOUND = 'Sender not found in this workspace.';
 const TEMPLATE_NOT_FOUND = 'Template not found in this workspace.';
+const AGENT_NOT_FOUND = 'Agent not found in this workspace.';
 const sender = ws.record('sender_id', SENDER_NOT_FOUND);
 const template = ws.record('template_id', TEMPLATE_NOT_FOUND);
 
@@ -25,10 +27,14 @@ export function messagingRoutes(deps: ConsoleDeps): RouteDef[] {
     }),
     tenantList('senders', 'listSenders', senders, senderView, senderRecord),
     sender.patch('updateSender', 'senders/{sender_id}', {
-      summary: 'Rename a sender, make it the default, or (dis)connect it.',
+      summary: 'Rename a sender, make it the default, (dis)connect it, or deploy a chat agent to it (`agent_id`; `null` undeploys). One agent per sender.',
       body: updateSenderBody,
       response: { status: 200, description: 'The sender.', schema: senderRecord },
-      handler: async (ctx, { params: { sender_id }, body, tenantId }) => senderView(found(await updateSender(deps.db, tenantId, sender_id, body), SENDER_NOT_FOUND)),
+      handler: async (ctx, { params: { sender_id }, body, tenantId }) => {
+        // Refused as an unknown agent is, before anything changes (as a number's deploy is).
+        if (body.agent_id && !(await agentExists(deps.db, tenantId, body.agent_id))) throw new ApiError('not_found', AGENT_NOT_FOUND);
+        return senderView(found(await updateSender(deps.db, tenantId, sender_id, body), SENDER_NOT_FOUND));
+      },
     }),
     ws.post('createTemplate', 'templates', {
       summary: 'Add a message template (approved by default).',

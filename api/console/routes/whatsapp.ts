@@ -72,7 +72,7 @@ export function whatsappConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 201, description: '`{message_id, conversation_id, transcript_message_id, sender_id, opted_out}`.', schema: inboundInjected },
       handler: async (ctx, { body, tenantId }) => {
         const provider = await asProvider(tenantId, body, 'IN');
-        const received = await receiveInbound(deps, {
+        const received = await receiveInbound({ ...deps, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, {
           ...provider,
           from: body.from,
           profileName: body.name ?? null,

@@ -1,4 +1,4 @@
-import { isRetryable, type ProviderErrorDetails, type SendAttempt, type SendRequest, type WhatsAppProvider } from '../../messaging';
+import { isRetryable, type ProviderErrorDetails, type ReadMark, type SendAttempt, type SendRequest, type WhatsAppProvider } from '../../messaging';
 
 /**
  * The real provider: the WhatsApp Business Platform Cloud API (Graph API
@@ -84,8 +84,28 @@ export class CloudWhatsAppProvider implements WhatsAppProvider {
     return this.settings.phoneNumberIds[senderPhone.replace(/\D/g, '')] ?? this.settings.phoneNumberId;
   }
 
+  private messagesUrl(from: string): string {
+    return `${this.settings.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(this.phoneNumberIdFor(from))}/messages`;
+  }
+
+  /**
+   * `status: read` on the customer's message, with `typing_indicator` when asked: the Cloud
+   * API shows "typing…" until the reply goes or 25 s pass. A refusal throws (the caller logs it).
+   */
+  async markRead(mark: ReadMark): Promise<void> {
+    const body = { messaging_product: 'whatsapp', status: 'read', message_id: mark.providerMessageId, ...(mark.typing ? { typing_indicator: { type: 'text' } } : {}) };
+    const response = await this.fetchImpl(this.messagesUrl(mark.from), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.settings.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(this.settings.timeoutMs),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`the Cloud API refused to mark ${mark.providerMessageId} read: HTTP ${response.status} ${details(parseJson(text)?.error, 'no reason given').provider_message}`);
+  }
+
   async send(request: SendRequest): Promise<SendAttempt> {
-    const url = `${this.settings.baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(this.phoneNumberIdFor(request.from))}/messages`;
+    const url = this.messagesUrl(request.from);
     let response: Response;
     try {
       response = await this.fetchImpl(url, {

@@ -1,9 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { EventPublisher } from '../../events';
-import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../messaging';
+import type { ReadMark, SendAttempt, SendRequest, WhatsAppProvider } from '../../messaging';
 import { SimulatedStatusScheduler } from './simulatedStatuses';
 import { DEFAULT_SCRIPT, deliverySteps, scriptFor, simulatorScriptsCollection, type SimulatorScript } from './simulatorScripts';
+
+/** A customer message the simulator was told to mark read (the Cloud API's `status: read`). */
+export interface SimulatedReadMarkDoc {
+  /** The provider's id of the customer's message. */
+  _id: string;
+  tenant_id: string;
+  sender_id: string;
+  typing: boolean;
+  marked_at: Date;
+}
+
+export const simulatedReadMarksCollection = (db: Db) => db.collection<SimulatedReadMarkDoc>('simulated_read_marks');
 
 /** What the simulator answers for a scripted temporary failure, as the Cloud API would. */
 const TEMPORARY = {
@@ -77,6 +89,18 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
     this.plans.set(messageId, planOf(script ?? DEFAULT_SCRIPT));
     if (this.plans.size > PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
     return { ok: true, messageId };
+  }
+
+  /**
+   * Records the read mark (and typing) as the Cloud API would receive it, so the console and
+   * tests can see that the agent marked the customer's message read: one document per message.
+   */
+  async markRead(mark: ReadMark): Promise<void> {
+    await simulatedReadMarksCollection(this.db).updateOne(
+      { _id: mark.providerMessageId },
+      { $set: { tenant_id: mark.tenantId, sender_id: mark.senderId, typing: mark.typing, marked_at: new Date() } },
+      { upsert: true },
+    );
   }
 
   /** Schedules the accepted message's delivery statuses (once per message id), each after its pause. */

@@ -279,6 +279,11 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
     await walk('agents');
   });
 
+  it('the chat agent inbox (nobody waiting)', async () => {
+    await open(at('inbox'), 'main', 'Nobody is waiting');
+    await walk('inbox');
+  });
+
   it('tickets', async () => {
     await open(at('tickets'), 'main table', 'Parcel arrived damaged');
     await walk('tickets');

@@ -250,6 +250,34 @@ describe('npm start (the launcher)', () => {
     }
   }, 120_000);
 
+  it("answers the README's inbound example: the demo sender's chat agent replies to \"Where is my order?\"", async () => {
+    const running = await launch(env);
+    try {
+      const api = running.lines.API!;
+      const injected = await fetch(`${api}/console/v1/workspaces/ws_demo/whatsapp/inbound`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${running.lines['Console token']}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ from: '+919812345678', text: 'Where is my order?' }),
+      });
+      expect(injected.status).toBe(201);
+      const { conversation_id: conversationId } = (await injected.json()) as { conversation_id: string };
+      const headers = { Authorization: `Bearer ${running.lines['API key']}` };
+      let turns: { role: string; text: string }[] = [];
+      const deadline = Date.now() + 60_000;
+      do {
+        turns = ((await (await fetch(`${api}/api/v1/conversations/${conversationId}/messages`, { headers })).json()) as { items: { role: string; text: string }[] }).items;
+        if (turns.some((t) => t.role === 'model')) break;
+        await new Promise((r) => setTimeout(r, 500));
+      } while (Date.now() < deadline);
+      expect(turns.map((t) => [t.role, t.text])).toEqual([
+        ['user', 'Where is my order?'],
+        ['model', 'I can help with your order: could you send me your order number?'],
+      ]);
+    } finally {
+      expect(await stop(running.child, 'SIGTERM')).toBe(0);
+    }
+  }, 120_000);
+
   it('restarts each child killed with SIGKILL (FerretDB, Temporal, worker, API, media bridge) and answers again: a request, then a message through Temporal and the worker', async () => {
     const running = await launch(env);
     const system = watchSystem(running, ports.FERRETDB_PORT!);

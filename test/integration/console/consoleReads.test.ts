@@ -81,8 +81,8 @@ describe('console reads: calls by number, conversations', () => {
     expect(res.body.conversation).toMatchObject({ conversation_id: id, channel: 'whatsapp' });
     expect(res.body.items).toEqual(
       expect.arrayContaining([
-        { message_id: expect.stringMatching(/^msg_/), role: 'user', kind: 'turn', text: 'Where is my order?', created_at: expect.any(String), campaign_id: null, template: null },
-        { message_id: note.body.message_id, role: 'human', kind: 'trail', text: 'Assigned to Ravi', created_at: expect.any(String), campaign_id: null, template: null },
+        { message_id: expect.stringMatching(/^msg_/), role: 'user', author_name: null, kind: 'turn', text: 'Where is my order?', created_at: expect.any(String), campaign_id: null, template: null },
+        { message_id: note.body.message_id, role: 'human', author_name: null, kind: 'trail', text: 'Assigned to Ravi', created_at: expect.any(String), campaign_id: null, template: null },
       ]),
     );
 

@@ -30,11 +30,11 @@ describe('console webhook endpoints', () => {
     return (await createTestWorkspace(api.db)).workspaceId;
   }
 
-  it('lists the twenty subscribable types, without ping', async () => {
+  it('lists the twenty-two subscribable types, without ping', async () => {
     const res = await call('get', '/event-types');
     expect(res.status).toBe(200);
     expect(res.body.items).toEqual([...SUBSCRIBABLE_EVENT_TYPES]);
-    expect(res.body.items).toHaveLength(20);
+    expect(res.body.items).toHaveLength(22);
     expect(res.body.items).not.toContain('ping');
   });
 

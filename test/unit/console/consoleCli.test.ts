@@ -42,7 +42,13 @@ describe('the console CLI', () => {
     expect(() => planCall(['keys', 'roll', 'ws_1'], {})).toThrow('missing <key_id>');
     expect(() => planCall(['nope', 'x'], {})).toThrow('unknown command: nope x');
     // numbers, senders and templates are one kind of command: list with its columns, add, update by id
-    expect(planCall(['senders', 'list', 'ws_1'], {})).toEqual({ method: 'GET', path: '/workspaces/ws_1/senders', columns: ['sender_id', 'phone', 'display_name', 'is_default', 'connected'] });
+    expect(planCall(['senders', 'list', 'ws_1'], {})).toEqual({ method: 'GET', path: '/workspaces/ws_1/senders', columns: ['sender_id', 'phone', 'display_name', 'is_default', 'connected', 'agent_id'] });
+    expect(planCall(['senders', 'deploy', 'ws_1', 'snd_1'], { 'agent-id': 'bot_1' })).toEqual({ method: 'PATCH', path: '/workspaces/ws_1/senders/snd_1', body: { agent_id: 'bot_1' } });
+    expect(planCall(['senders', 'undeploy', 'ws_1', 'snd_1'], {})).toEqual({ method: 'PATCH', path: '/workspaces/ws_1/senders/snd_1', body: { agent_id: null } });
+    expect(() => planCall(['senders', 'deploy', 'ws_1', 'snd_1'], {})).toThrow('missing --agent-id');
+    expect(planCall(['inbox', 'list', 'ws_1'], { filter: 'held' })).toMatchObject({ method: 'GET', path: '/workspaces/ws_1/agent-inbox?filter=held' });
+    expect(planCall(['inbox', 'reply', 'ws_1', 'con_1'], { 'member-name': 'Priya', text: '42' })).toEqual({ method: 'POST', path: '/workspaces/ws_1/conversations/con_1/team-replies', body: { member_name: 'Priya', text: '42' } });
+    expect(planCall(['inbox', 'hand-back', 'ws_1', 'con_1'], { 'member-name': 'Priya' })).toEqual({ method: 'POST', path: '/workspaces/ws_1/conversations/con_1/hand-back', body: { member_name: 'Priya' } });
     expect(planCall(['templates', 'add', 'ws_1'], { name: 'order_update' })).toEqual({ method: 'POST', path: '/workspaces/ws_1/templates', body: { name: 'order_update' } });
     expect(() => planCall(['senders', 'update', 'ws_1'], {})).toThrow('missing <sender_id>');
     expect(() => planCall(['constructor', 'list', 'ws_1'], {})).toThrow('unknown command: constructor list');

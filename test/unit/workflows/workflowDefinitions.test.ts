@@ -1,6 +1,7 @@
 import type { Workflow } from '@temporalio/workflow';
 import * as workflows from '../../../workflows';
 import { callBackDefinition, callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
+import { conversationAgentDefinition } from '../../../src/agents/contracts';
 import { campaignRunDefinition, voiceCampaignRunDefinition } from '../../../src/campaigns/contracts';
 import { dueChaseDefinition, duesCycleDefinition, simulatedLinkPaymentDefinition } from '../../../src/dues/contracts';
 import { simulatedWhatsAppDeliveryDefinition } from '../../../src/messaging/contracts';
@@ -32,6 +33,7 @@ const HOSTED = [
   hosted(dueChaseDefinition, workflows.dueChase),
   hosted(duesCycleDefinition, workflows.duesCycle),
   hosted(simulatedLinkPaymentDefinition, workflows.simulatedLinkPayment),
+  hosted(conversationAgentDefinition, workflows.conversationAgentWorkflow),
 ];
 
 describe('workflow definitions', () => {

@@ -26,6 +26,7 @@ import { callCollections } from '../../../src/calls/callStore';
 import type { LineEvent } from '../../../src/calls/voiceLine';
 import { callBackIdFor } from '../../../src/calls';
 import { builtInToolbox, toolContext } from '../../support/agentTools';
+import { conversationAgentWorkflowId } from '../../../src/agents/contracts';
 
 /**
  * Captures one real history of each workflow type (and of the call's main paths) into
@@ -277,4 +278,36 @@ describe('capture workflow histories', () => {
     if (!scheduled.ok) throw new Error(`call-back refused: ${JSON.stringify(scheduled.output)}`);
     await save('callBack.json', 'callBack', callBackIdFor(ws.workspaceId, context.runKey));
   }, 60_000);
+
+  /**
+   * The chat agent's conversation: a turn answered, a hand-over asked for, a team hand-back,
+   * and a turn answered again (the simulated model; the sender's agent deployed through the
+   * console). Capture it alone with `-t 'chat agent'`.
+   */
+  it('captures the chat agent conversation', async () => {
+    const deployed = await request(api.server).patch(`/console/v1/workspaces/${ws.workspaceId}/senders/${ws.senderId}`).set(CONSOLE_AUTH).send({ agent_id: ws.agentId });
+    if (deployed.status !== 200) throw new Error(`deploy refused: ${deployed.status} ${JSON.stringify(deployed.body)}`);
+    const from = '+919733300021';
+    const inject = async (text: string) => {
+      const res = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/whatsapp/inbound`).set(CONSOLE_AUTH).send({ from, text });
+      if (res.status !== 201) throw new Error(`inbound refused: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.conversation_id as string;
+    };
+    const modelTurns = async (conversationId: string) =>
+      ((await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/conversations/${conversationId}/transcript`).set(CONSOLE_AUTH)).body.items as { role: string; kind: string }[]).filter(
+        (t) => t.role === 'model' && t.kind === 'turn',
+      ).length;
+    const conversationId = await inject('Where is my order?');
+    await eventually(async () => (await modelTurns(conversationId)) === 1, 'the first answer');
+    await inject('I want to talk to a person');
+    await eventually(async () => (await modelTurns(conversationId)) === 2, 'the hand-over answer');
+    await eventually(async () => {
+      const back = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/conversations/${conversationId}/hand-back`).set(CONSOLE_AUTH).send({ member_name: 'Priya' });
+      return back.status === 202;
+    }, 'the hand-back');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await inject('hello again');
+    await eventually(async () => (await modelTurns(conversationId)) === 3, 'the answer after the hand-back');
+    await save('conversationAgentWorkflow.json', 'conversationAgentWorkflow', conversationAgentWorkflowId(conversationId), { running: true });
+  }, 120_000);
 });

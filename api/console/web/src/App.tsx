@@ -4,6 +4,7 @@ import { currentSession, logOut } from './api/session';
 import { Loading, Options } from './components/common';
 import { usePoll } from './hooks';
 import { AgentsPage } from './pages/Agents';
+import { InboxPage } from './pages/Inbox';
 import { CallPage, CallsPage } from './pages/Calls';
 import { CampaignPage } from './pages/Campaign';
 import { CampaignsPage } from './pages/Campaigns';
@@ -40,6 +41,7 @@ const SECTIONS = [
   ['conversations', 'Conversations'],
   ['knowledge', 'Knowledge'],
   ['tools', 'Agent tools'],
+  ['inbox', 'Inbox'],
   ['tickets', 'Tickets'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
@@ -120,6 +122,8 @@ function page(path: string, ws: string | undefined, section: string | undefined,
       return <KnowledgePage ws={ws} />;
     case 'tools':
       return <ToolsPage ws={ws} />;
+    case 'inbox':
+      return <InboxPage ws={ws} />;
     case 'webhooks':
       return <WebhooksPage ws={ws} />;
     case 'keys':

@@ -26,6 +26,8 @@ export interface LabelledTurn {
   campaign_id?: string | null;
   /** Set when the turn is a template message the business sent. */
   template?: string | null;
+  /** The team member's name on a reply sent from the inbox. */
+  author_name?: string | null;
 }
 
 /**
@@ -40,7 +42,7 @@ export function turnLabel(turn: LabelledTurn): string {
     case 'model':
       return 'AI agent';
     case 'human':
-      return turn.campaign_id || turn.template ? 'Business' : 'Team member';
+      return turn.campaign_id || turn.template ? 'Business' : turn.author_name ? `Team member (${turn.author_name})` : 'Team member';
     default:
       return turn.role;
   }

@@ -208,7 +208,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename a sender, make it the default, or (dis)connect it. */
+        /** Rename a sender, make it the default, (dis)connect it, or deploy a chat agent to it (`agent_id`; `null` undeploys). One agent per sender. */
         patch: operations["updateSender"];
         trace?: never;
     };
@@ -964,6 +964,74 @@ export interface paths {
         get: operations["getConsoleTranscript"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/agent-inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conversations handed to a person, newest first: `waiting` for a first team reply (the default), every one `held` by the team, or `all` (handed back ones too). */
+        get: operations["listAgentInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/conversations/{conversation_id}/hand-over": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A team member takes the conversation from its agent: the agent stops answering until it is handed back or the hold times out. */
+        post: operations["takeAgentConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/conversations/{conversation_id}/hand-back": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give a held conversation back to its agent: it answers the customer's next message. */
+        post: operations["handAgentConversationBack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/conversations/{conversation_id}/team-replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A team member's reply to a held conversation, sent on WhatsApp and recorded as a `human` turn under the name given (the 24-hour window and opt-outs apply). */
+        post: operations["replyToHeldConversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3057,6 +3125,7 @@ export interface operations {
                             display_name: string;
                             is_default: boolean;
                             connected: boolean;
+                            agent_id: string | null;
                             created_at: string | null;
                         }[];
                     };
@@ -3163,6 +3232,7 @@ export interface operations {
                         display_name: string;
                         is_default: boolean;
                         connected: boolean;
+                        agent_id: string | null;
                         created_at: string | null;
                     };
                 };
@@ -3251,6 +3321,7 @@ export interface operations {
                     /** @constant */
                     is_default?: true;
                     connected?: boolean;
+                    agent_id?: string | null;
                 };
             };
         };
@@ -3269,6 +3340,7 @@ export interface operations {
                         display_name: string;
                         is_default: boolean;
                         connected: boolean;
+                        agent_id: string | null;
                         created_at: string | null;
                     };
                 };
@@ -4899,7 +4971,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    event_types?: ("call.started" | "call.ended" | "call.outcome" | "message.status" | "message.received" | "message.echo" | "conversation.started" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "campaign.ended" | "ticket.created" | "ticket.updated" | "ticket.replied" | "payment.due_created" | "payment.paid" | "payment.declined" | "appointment.booked" | "appointment.rescheduled" | "appointment.cancelled")[];
+                    event_types?: ("call.started" | "call.ended" | "call.outcome" | "message.status" | "message.received" | "message.echo" | "conversation.started" | "conversation.handed_over" | "conversation.handed_back" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "campaign.ended" | "ticket.created" | "ticket.updated" | "ticket.replied" | "payment.due_created" | "payment.paid" | "payment.declined" | "appointment.booked" | "appointment.rescheduled" | "appointment.cancelled")[];
                     /** @default true */
                     enabled?: boolean;
                     /** @default null */
@@ -5218,7 +5290,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    event_types?: ("call.started" | "call.ended" | "call.outcome" | "message.status" | "message.received" | "message.echo" | "conversation.started" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "campaign.ended" | "ticket.created" | "ticket.updated" | "ticket.replied" | "payment.due_created" | "payment.paid" | "payment.declined" | "appointment.booked" | "appointment.rescheduled" | "appointment.cancelled")[];
+                    event_types?: ("call.started" | "call.ended" | "call.outcome" | "message.status" | "message.received" | "message.echo" | "conversation.started" | "conversation.handed_over" | "conversation.handed_back" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "campaign.ended" | "ticket.created" | "ticket.updated" | "ticket.replied" | "payment.due_created" | "payment.paid" | "payment.declined" | "appointment.booked" | "appointment.rescheduled" | "appointment.cancelled")[];
                     enabled?: boolean;
                     description?: string | null;
                 };
@@ -10879,6 +10951,7 @@ export interface operations {
                         items: {
                             message_id: string;
                             role: string;
+                            author_name: string | null;
                             kind: string;
                             text: string | null;
                             created_at: string | null;
@@ -10935,6 +11008,476 @@ export interface operations {
             };
             /** @description `internal` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listAgentInbox: {
+        parameters: {
+            query?: {
+                filter?: "waiting" | "held" | "all";
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{items}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            conversation_id: string;
+                            sender_id: string;
+                            customer_phone: string;
+                            /** @enum {string} */
+                            state: "waiting" | "held" | "returned";
+                            reason: string;
+                            member_name: string | null;
+                            handed_over_at: string;
+                            handed_back_at: string | null;
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    takeAgentConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    member_name: string;
+                    /** @default Taken by the team from the console. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The workflow is told; the inbox shows it once recorded. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        conversation_id: string;
+                        /** @enum {string} */
+                        holder: "team" | "agent";
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    handAgentConversationBack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    member_name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The workflow is told; the inbox shows it once recorded. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        conversation_id: string;
+                        /** @enum {string} */
+                        holder: "team" | "agent";
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replyToHeldConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    member_name: string;
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description `{conversation_id, message_id}`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        conversation_id: string;
+                        message_id: string;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `permission_denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `provider_error` */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

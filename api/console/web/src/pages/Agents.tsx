@@ -7,6 +7,7 @@ import { useAction, usePoll, type Action } from '../hooks';
 
 type Agent = paths['/console/v1/workspaces/{workspace_id}/agents/{agent_id}']['get']['responses'][200]['content']['application/json'];
 type Num = paths['/console/v1/workspaces/{workspace_id}/numbers/{number}']['patch']['responses'][200]['content']['application/json'];
+type Sender = paths['/console/v1/workspaces/{workspace_id}/senders/{sender_id}']['patch']['responses'][200]['content']['application/json'];
 type VoiceField = Agent['voice_set'][number];
 
 /** The voice settings as a form shows them: label, control and a hint on what they do. */
@@ -29,6 +30,7 @@ export function AgentsPage({ ws }: { ws: string }) {
   const path = { workspace_id: ws };
   const agents = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/agents', { params: { path } }))).items as Agent[], 0, [ws]);
   const numbers = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/numbers', { params: { path } }))).items as Num[], 0, [ws]);
+  const senders = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/senders', { params: { path } }))).items as Sender[], 0, [ws]);
   const [name, setName] = useState('');
   const create = useAction();
   return (
@@ -69,7 +71,54 @@ export function AgentsPage({ ws }: { ws: string }) {
           )}
         </Listing>
       </section>
+      <section aria-labelledby="senders-heading">
+        <h2 id="senders-heading">WhatsApp senders</h2>
+        <p class="hint">The agent deployed to a sender answers its customers’ messages (one agent per sender); held conversations wait in the Inbox.</p>
+        <Listing of={senders} what="senders" empty={<p>No WhatsApp senders yet (add one with the CLI: senders add).</p>}>
+          {(rows) => (
+            <ul class="cards">
+              {rows.map((sender) => (
+                <SenderDeployment key={JSON.stringify(sender)} ws={ws} sender={sender} agents={agents.data ?? []} onSaved={() => void senders.reload()} />
+              ))}
+            </ul>
+          )}
+        </Listing>
+      </section>
     </>
+  );
+}
+
+/** Deploys a chat agent to a WhatsApp sender, or none. */
+function SenderDeployment({ ws, sender, agents, onSaved }: { ws: string; sender: Sender; agents: Agent[]; onSaved: () => void }) {
+  const [agentId, setAgentId] = useState(sender.agent_id ?? '');
+  const save = useAction();
+  const id = `sender-${sender.sender_id}-agent`;
+  return (
+    <li>
+      <form
+        class="settings"
+        aria-label={`Sender ${sender.display_name}`}
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.run(async () => {
+            await unwrap(
+              api.PATCH('/console/v1/workspaces/{workspace_id}/senders/{sender_id}', { params: { path: { workspace_id: ws, sender_id: sender.sender_id } }, body: { agent_id: agentId || null } }),
+            );
+            onSaved();
+          });
+        }}
+      >
+        <h3 class="span">
+          {sender.display_name} <span class="muted">{sender.phone}{sender.connected ? '' : ', not connected'}</span>
+        </h3>
+        <label for={id}>Chat agent</label>
+        <select id={id} value={agentId} onChange={(e) => setAgentId((e.currentTarget as HTMLSelectElement).value)}>
+          <option value="">None (undeployed)</option>
+          <Options of={agents.map((a) => [a.agent_id, `${a.name} (${a.agent_id})`])} />
+        </select>
+        <SettingsFoot save={save} name={sender.display_name} />
+      </form>
+    </li>
   );
 }
 

@@ -1,0 +1,58 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { AgentModelPermanentError, beginTurn, modelStep, recordHolderChange, runTool, sendReply, type AgentModel, type AgentTurnDeps, type Toolbox } from '../src/agents';
+import type { AgentTurn, HolderChange, TurnItem } from '../src/agents/contracts';
+import type { EventPublisher } from '../src/events/publisher';
+import type { WhatsAppProvider } from '../src/messaging/whatsAppSender';
+import type { Db } from 'mongodb';
+
+export interface AgentActivityDeps {
+  db: Db;
+  events: EventPublisher;
+  whatsapp: WhatsAppProvider;
+  deploymentChannels: readonly string[];
+  agentModel: AgentModel;
+  toolbox: Toolbox;
+  now?: () => Date;
+}
+
+/** The chat agent's steps (src/agents/turns.ts, holder.ts): each a use case, each safe to repeat (see there). */
+export function createAgentActivities(deps: AgentActivityDeps) {
+  const turnDeps: AgentTurnDeps = {
+    db: deps.db,
+    events: deps.events,
+    whatsapp: deps.whatsapp,
+    deploymentChannels: deps.deploymentChannels,
+    model: deps.agentModel,
+    toolbox: deps.toolbox,
+    now: deps.now ?? (() => new Date()),
+  };
+  return {
+    /** Reads and a read mark: repeating them changes nothing; its trail row is keyed by the turn. */
+    beginAgentTurn(turn: AgentTurn) {
+      return beginTurn(turnDeps, turn);
+    },
+    /** One model call; repeating it pays again and changes nothing. A permanent refusal stops the retries. */
+    async agentModelStep(input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[] }) {
+      try {
+        return await modelStep(turnDeps, input);
+      } catch (err) {
+        if (err instanceof AgentModelPermanentError) throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
+        throw err;
+      }
+    },
+    /** One tool run, its `runKey` stable per turn and call (the tool's own idempotency); its trail row keyed likewise. */
+    runAgentTool(input: { turn: AgentTurn; agentId: string; call: { callId: string; name: string; arguments: string } }) {
+      return runTool(turnDeps, input);
+    },
+    /** The reply, through the record-first send keyed by the workflow and the turn: a repeat finds the send. */
+    sendAgentReply(input: { turn: AgentTurn; agentId: string; text: string }) {
+      return sendReply(turnDeps, input);
+    },
+    /** Inbox, trail row and event, each keyed by the workflow and the change's time. */
+    recordAgentHolderChange(change: HolderChange) {
+      return recordHolderChange(turnDeps, change);
+    },
+  };
+}
+
+export type AgentActivities = ReturnType<typeof createAgentActivities>;

@@ -1,0 +1,200 @@
+import type { Db } from 'mongodb';
+import { conversationMessagesCollection, findConversation } from '../conversations';
+import { collections } from '../db/collections';
+import { findByIds } from '../db/findByIds';
+import type { EventPublisher } from '../events';
+import {
+  agentSendIntentKey,
+  isSuppressed,
+  SendInProgress,
+  SendOutcomeUnknown,
+  SendRefusal,
+  sendWhatsAppMessage,
+  windowOpen,
+  type WhatsAppProvider,
+} from '../messaging';
+import type { Logger } from '../observability/logger';
+import type { AgentModel, ChatLine, ModelRequest } from './agentModel';
+import type { AgentTurn, ModelStep, ReplyOutcome, ToolRun, TurnItem, TurnStart } from './contracts';
+import type { Toolbox } from './toolbox';
+import { recordTrail } from './trail';
+
+/**
+ * The steps of one chat turn, each an activity of the conversation's workflow
+ * (activities/agents.ts adapts them) and each safe to repeat: reads, a model call (paid
+ * again, changes nothing), a tool run keyed by the turn and the call (`runKey`), trail rows
+ * keyed likewise, and the reply through messaging's record-first send keyed by the turn.
+ */
+
+export interface AgentTurnDeps {
+  db: Db;
+  events: EventPublisher;
+  whatsapp: WhatsAppProvider;
+  deploymentChannels: readonly string[];
+  model: AgentModel;
+  toolbox: Toolbox;
+  now: () => Date;
+  logger?: Logger;
+}
+
+/** How much of the conversation the model reads: the newest turns, oldest first. */
+export const HISTORY_TURNS = 30;
+/** What a tool's output may take of the next model request. */
+export const TOOL_OUTPUT_MAX_CHARS = 8_000;
+
+const BASE_INSTRUCTIONS = [
+  "You are a business's assistant answering its customers on WhatsApp.",
+  'Answer briefly and plainly, in the language the customer writes in. Use the tools you are given to look things up or act; never invent order details, prices or policies.',
+  'When the customer asks for a person, or you cannot help, call hand_over with the reason.',
+].join('\n');
+
+const trailAt = (turn: AgentTurn) => new Date(turn.at);
+
+/** Why a turn is not answered, as the conversation's trail says it. */
+const NOT_ANSWERED: Record<Exclude<TurnStart, { answer: true }>['reason'], string> = {
+  no_agent: 'Not answered: no agent is deployed to this sender any more.',
+  opted_out: 'Not answered: the customer opted out (STOP); nothing is sent to them.',
+  window_closed: 'Not answered: the 24-hour window is closed, and an agent sends no free text outside it (only a template may go).',
+};
+
+/**
+ * Whether the turn may be answered (the sender still has an agent, the customer did not opt
+ * out, the 24-hour window is open at the turn's time); when it may, the newest message is
+ * marked read with "typing…" where the provider can. A turn that may not be answered gets a
+ * trail row saying why.
+ */
+export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<TurnStart> {
+  const sender = await collections(deps.db).senders.findOne({ _id: turn.senderId });
+  const agentId = sender && sender.tenant_id === turn.tenantId ? (sender.agent_id ?? null) : null;
+  let start: TurnStart;
+  if (!agentId) start = { answer: false, reason: 'no_agent' };
+  else if (await isSuppressed(deps.db, turn.tenantId, turn.customerPhone)) start = { answer: false, reason: 'opted_out' };
+  else if (!(await windowOpen(deps.db, { tenantId: turn.tenantId, senderId: turn.senderId, customer: turn.customerPhone }, trailAt(turn)))) {
+    start = { answer: false, reason: 'window_closed' };
+  } else start = { answer: true, agentId };
+  if (!start.answer) {
+    await recordTrail(deps, { tenantId: turn.tenantId, customerPhone: turn.customerPhone, text: NOT_ANSWERED[start.reason], dedupeKey: `${turn.workflowId}:${turn.turnKey}:skipped`, at: trailAt(turn) });
+    return start;
+  }
+  if (deps.whatsapp.markRead && sender) {
+    try {
+      await deps.whatsapp.markRead({ tenantId: turn.tenantId, senderId: turn.senderId, from: sender.phone, providerMessageId: turn.providerMessageId, typing: true });
+    } catch (err) {
+      // Blue ticks and typing are a courtesy: the answer goes on without them.
+      deps.logger?.warn({ err, conversationId: turn.conversationId }, 'customer message not marked read');
+    }
+  }
+  return start;
+}
+
+/**
+ * The newest turns of the conversation (trail rows left out), oldest first, by `_id` reads,
+ * with the turn's own messages last: WhatsApp stamps a message to the second, so a customer's
+ * message may sort before a reply sent in the same second.
+ */
+async function history(db: Db, turn: AgentTurn): Promise<{ lines: ChatLine[]; turnLines: number }> {
+  const conversation = await findConversation(db, turn.tenantId, turn.conversationId);
+  if (!conversation) return { lines: [], turnLines: 0 };
+  // The newest ids only (trail rows among them are dropped after): decoding the conversation's
+  // whole memory of 100 ids twice a turn was the bulk of a model step's reads.
+  const ids = [...new Set([...conversation.recent_message_ids.slice(-2 * HISTORY_TURNS), ...turn.messageIds])];
+  const messages = (await findByIds(conversationMessagesCollection(db), ids)).filter((m) => m.kind === 'turn' && m.text);
+  const inTurn = new Set(turn.messageIds);
+  const order = (m: { _id: string }) => (inTurn.has(m._id) ? 1 : 0);
+  messages.sort((a, b) => order(a) - order(b) || (a._id < b._id ? -1 : 1));
+  const kept = messages.slice(-HISTORY_TURNS);
+  return {
+    lines: kept.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', text: m.role === 'human' ? `(a team member) ${m.text!}` : m.text! })),
+    turnLines: kept.filter((m) => inTurn.has(m._id)).length,
+  };
+}
+
+async function instructionsFor(db: Db, tenantId: string, agentId: string): Promise<string> {
+  const agent = await collections(db).agents.findOne({ _id: agentId });
+  if (!agent || agent.tenant_id !== tenantId) return BASE_INSTRUCTIONS;
+  const own = [agent.voice?.persona, agent.voice?.instructions].filter((part): part is string => typeof part === 'string' && part.trim() !== '');
+  return [BASE_INSTRUCTIONS, `Your name is ${agent.name}.`, ...own].join('\n');
+}
+
+/** One model call: the agent's instructions, the conversation so far, the turn's tool rounds and the tools it may call. */
+export async function modelStep(deps: AgentTurnDeps, input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[] }): Promise<ModelStep> {
+  const { turn, agentId } = input;
+  const [instructions, { lines, turnLines }, tools] = await Promise.all([
+    instructionsFor(deps.db, turn.tenantId, agentId),
+    history(deps.db, turn),
+    deps.toolbox.toolsFor({ tenantId: turn.tenantId, agentId, channel: 'whatsapp' }),
+  ]);
+  const request: ModelRequest = {
+    instructions,
+    history: lines,
+    turnLines,
+    items: input.items,
+    tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
+    stepKey: `${turn.workflowId}:${turn.turnKey}:${input.step}`,
+  };
+  return deps.model.respond(request);
+}
+
+function parseArguments(raw: string): unknown {
+  try {
+    return raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch {
+    return { _unparsed: raw };
+  }
+}
+
+function boundedOutput(output: unknown): string {
+  const text = typeof output === 'string' ? output : JSON.stringify(output ?? null);
+  return text.length > TOOL_OUTPUT_MAX_CHARS ? `${text.slice(0, TOOL_OUTPUT_MAX_CHARS)}…(cut)` : text;
+}
+
+/** Runs one tool call through the toolbox and keeps its trail row (what it did, how it went, how long it took). */
+export async function runTool(deps: AgentTurnDeps, input: { turn: AgentTurn; agentId: string; call: { callId: string; name: string; arguments: string } }): Promise<ToolRun> {
+  const { turn, agentId, call } = input;
+  const runKey = `${turn.workflowId}:${turn.turnKey}:${call.callId}`;
+  const context = { tenantId: turn.tenantId, agentId, channel: 'whatsapp' as const, conversationId: turn.conversationId, customerPhone: turn.customerPhone, runKey, now: trailAt(turn) };
+  const result = await deps.toolbox.run(context, call.name, parseArguments(call.arguments));
+  const outcome = result.ok ? '' : ' (failed)';
+  await recordTrail(deps, {
+    tenantId: turn.tenantId,
+    customerPhone: turn.customerPhone,
+    text: `${result.trail.kind === 'hold' ? 'Hold line' : result.trail.kind === 'lookup' ? 'Lookup' : 'Tool'} ${call.name}${outcome}: ${result.trail.text} (${result.latencyMs} ms)`,
+    dedupeKey: runKey,
+    at: deps.now(),
+  });
+  return { output: boundedOutput(result.output), handOver: result.handOver ?? null };
+}
+
+/**
+ * Sends the turn's reply as a `model` turn through messaging's send (guards, window, opt-out,
+ * record first), keyed by the workflow and the turn: a retried or replayed step finds the
+ * send it made and sends nothing more. A refusal is a trail row, not a failure.
+ */
+export async function sendReply(deps: AgentTurnDeps, input: { turn: AgentTurn; agentId: string; text: string }): Promise<ReplyOutcome> {
+  const { turn } = input;
+  const notSent = async (reason: string): Promise<ReplyOutcome> => {
+    await recordTrail(deps, { tenantId: turn.tenantId, customerPhone: turn.customerPhone, text: `Reply not sent: ${reason}`, dedupeKey: `${turn.workflowId}:${turn.turnKey}:not-sent`, at: deps.now() });
+    return { sent: false, reason };
+  };
+  try {
+    const sent = await sendWhatsAppMessage(
+      { db: deps.db, events: deps.events, provider: deps.whatsapp, deploymentChannels: deps.deploymentChannels, now: deps.now, logger: deps.logger },
+      {
+        tenantId: turn.tenantId,
+        to: turn.customerPhone,
+        text: input.text,
+        senderId: turn.senderId,
+        metadata: { agent_id: input.agentId, conversation_id: turn.conversationId },
+        intentKey: agentSendIntentKey(turn.tenantId, turn.workflowId, turn.turnKey),
+        transcriptRole: 'model',
+      },
+    );
+    return { sent: true, messageId: sent.message_id };
+  } catch (err) {
+    if (err instanceof SendRefusal) return notSent(err.message);
+    // Another attempt holds the send: the step is retried and then finds its outcome.
+    if (err instanceof SendInProgress) throw err;
+    if (err instanceof SendOutcomeUnknown) return notSent(err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { agentAnswersInbound } from '../../../src/agents';
+import { collections } from '../../../src/db/collections';
+import { conversationAgentWorkflowId, holderQuery, type ConversationAgentSettings } from '../../../src/agents/contracts';
+import type { EventPublisher } from '../../../src/events/publisher';
+import { receiveInbound } from '../../../src/messaging/inbound';
+import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
+import { buildActivityDeps } from '../../../src/worker/activityDeps';
+import { openTestDb, testConfig, uniqueName } from '../../support/env';
+import { eventsOf, eventually } from '../../support/messaging';
+import { useTimeSkippingEnv } from '../../support/timeSkipping';
+import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+
+const MINUTE = 60_000;
+
+/** Records each text sent, with the workflow clock when it went. */
+class RecordingProvider implements WhatsAppProvider {
+  readonly name = 'simulator' as const;
+  readonly texts: { to: string; text: string; atMs: number }[] = [];
+  constructor(private readonly clock: () => Promise<number>) {}
+  async send(request: SendRequest): Promise<SendAttempt> {
+    if (request.message.type === 'text') this.texts.push({ to: request.to, text: request.message.text, atMs: await this.clock() });
+    return { ok: true, messageId: `wamid.TEST${randomBytes(12).toString('hex').toUpperCase()}` };
+  }
+}
+
+/**
+ * The conversation's workflow on the time-skipping server with the real activities against
+ * FerretDB, its messages recorded by messaging's inbound path (which signals it through the
+ * agents' hook): the burst window, the hold's timeout, and continue-as-new carrying the run.
+ */
+describe('the chat agent workflow (time-skipping)', () => {
+  const { env, startWorker } = useTimeSkippingEnv();
+  let db: Db;
+  let drop: () => Promise<void>;
+  let ws: TestWorkspace;
+  let events: EventPublisher;
+  let provider: RecordingProvider;
+  const taskQueue = uniqueName('agents');
+  const settings: ConversationAgentSettings = { burstQuietMs: 2_000, burstMaxMs: 20_000, holdTimeoutMs: 30 * MINUTE, maxModelCalls: 4, turnsPerRun: 2 };
+
+  beforeAll(async () => {
+    ({ db, drop } = await openTestDb(testConfig()));
+    ws = await createTestWorkspace(db, { chatAgent: true });
+    provider = new RecordingProvider(() => env.currentTimeMs());
+    const deps = buildActivityDeps({ db, temporal: env.client, taskQueue }, { whatsapp: provider });
+    events = deps.events;
+    await startWorker({ taskQueue, deps });
+  });
+  afterAll(async () => {
+    await drop?.();
+  });
+
+  let n = 0;
+  const customer = () => `+9197${String(Date.now() % 100_000).padStart(5, '0')}${String(n++).padStart(3, '0')}`;
+  const sender = async () => (await collections(db).senders.findOne({ _id: ws.senderId }))!.phone;
+  async function write(from: string, text: string) {
+    const at = new Date(await env.currentTimeMs());
+    return receiveInbound(
+      { db, events, temporal: env.client, taskQueue, inboundHooks: { received: [agentAnswersInbound(settings)] } },
+      { tenantId: ws.workspaceId, senderId: ws.senderId, senderPhone: await sender(), from, providerMessageId: `wamid.${randomBytes(8).toString('hex')}`, type: 'text', text, at },
+    );
+  }
+  const textsTo = (to: string) => provider.texts.filter((t) => t.to === to);
+
+  it('gathers a burst into one turn: the reply goes once the customer has been quiet for the window', async () => {
+    const from = customer();
+    const first = await write(from, 'hi');
+    const started = await env.currentTimeMs();
+    await env.sleep(1_500);
+    await write(from, 'one more thing');
+    await env.sleep(1_500);
+    await write(from, 'where is my order?');
+    expect(textsTo(from)).toEqual([]);
+    await env.sleep(2_500);
+    const [reply] = await eventually(async () => (textsTo(from).length > 0 ? textsTo(from) : null), 'the reply');
+    expect(textsTo(from)).toHaveLength(1);
+    expect(reply!.text).toBe('I can help with your order: could you send me your order number?');
+    // Quiet for the window after the last message, which came 3 s after the first.
+    expect(reply!.atMs - started).toBeGreaterThanOrEqual(3_000 + settings.burstQuietMs);
+    expect(await env.client.workflow.getHandle(conversationAgentWorkflowId(first.conversationId)).query(holderQuery)).toEqual({ by: 'agent' });
+  });
+
+  it('holds the conversation for a person, and gives it back to the agent when the hold times out', async () => {
+    const from = customer();
+    const { conversationId } = await write(from, 'I want to speak to a human');
+    await env.sleep(settings.burstQuietMs + 500);
+    await eventually(async () => textsTo(from).length === 1, 'the hand-over reply');
+    const handle = env.client.workflow.getHandle(conversationAgentWorkflowId(conversationId));
+    expect(await handle.query(holderQuery)).toMatchObject({ by: 'team', reason: 'The customer asked for a person.', memberName: null });
+
+    // Held: a message gets no answer from the agent.
+    await write(from, 'hello?');
+    await env.sleep(settings.burstQuietMs + 500);
+    expect(textsTo(from)).toHaveLength(1);
+
+    await env.sleep(settings.holdTimeoutMs);
+    await eventually(async () => (await handle.query(holderQuery)).by === 'agent', 'the hold timing out');
+    const back = await eventually(async () => (await eventsOf(db, ws.workspaceId, 'conversation.handed_back')).find((e) => e.data.conversation_id === conversationId), 'handed_back');
+    expect(back.data).toMatchObject({ reason: 'the hold timed out: no one on the team replied in time' });
+    // Null keys are left out of an event's data (src/events/eventStore.ts): no member on a timeout.
+    expect(back.data).not.toHaveProperty('member_name');
+
+    await write(from, 'hello');
+    await env.sleep(settings.burstQuietMs + 500);
+    await eventually(async () => textsTo(from).length === 2, 'the agent answering again');
+    expect(textsTo(from)[1]!.text).toBe('Hello! How can I help you today?');
+  });
+
+  it('continues as new between turns without losing a message', async () => {
+    const from = customer();
+    const { conversationId } = await write(from, 'hello');
+    const handle = env.client.workflow.getHandle(conversationAgentWorkflowId(conversationId));
+    const firstRun = (await handle.describe()).runId;
+    for (const [i, text] of ['order status please', 'and my refund?', 'thanks, bye'].entries()) {
+      await env.sleep(settings.burstQuietMs + 500);
+      await eventually(async () => textsTo(from).length === i + 1, `reply ${i + 1}`);
+      await write(from, text);
+    }
+    await env.sleep(settings.burstQuietMs + 500);
+    await eventually(async () => textsTo(from).length === 4, 'the fourth reply');
+    expect(textsTo(from)).toHaveLength(4);
+    // turnsPerRun 2: the run handed over to a new one after its second turn.
+    expect((await handle.describe()).runId).not.toBe(firstRun);
+  });
+});

@@ -1,0 +1,178 @@
+import { allHandlersFinished, condition, continueAsNew, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { AgentActivities } from '../activities/agents';
+import {
+  CONVERSATION_IDLE_CLOSE_MS,
+  CONVERSATION_TURNS_PER_RUN,
+  DEFAULT_AGENT_SETTINGS,
+  HOLD_MESSAGE,
+  handBackSignal,
+  handOverSignal,
+  holderQuery,
+  inboundForAgentSignal,
+  type AgentTurn,
+  type ConversationAgentInput,
+  type ConversationAgentWorkflow,
+  type ConversationHolder,
+  type InboundForAgent,
+  type TurnItem,
+} from '../src/agents/contracts';
+import { AGENT_MODEL_CALL, AGENT_STEP } from './activityOptions';
+import { continueAsNewDue } from './continueAsNew';
+
+const { beginAgentTurn, sendAgentReply, recordAgentHolderChange } = proxyLocalActivities<AgentActivities>(AGENT_STEP);
+const { agentModelStep, runAgentTool } = proxyLocalActivities<AgentActivities>(AGENT_MODEL_CALL);
+
+/** Message ids remembered across runs, so a redelivered message is taken once. */
+const RECENT_IDS = 200;
+/** A run continues as new past this many history events even before its turn count says so. */
+const HISTORY_LIMIT = 2_000;
+
+type HolderSignal = { kind: 'over'; reason: string; memberName: string | null; at: string } | { kind: 'back'; memberName: string | null; at: string };
+
+/**
+ * One conversation's chat agent (id `agent-<conversation id>`, started by the first inbound
+ * message's signal-with-start; docs/agents.md). It gathers a burst of customer messages into
+ * one turn (a quiet window), answers one turn at a time (model calls and tool runs as local
+ * activities, then one reply keyed by the turn), and holds off while a person holds the
+ * conversation, until handed back or the hold times out. Between turns, with nothing in
+ * hand, it continues as new after CONVERSATION_TURNS_PER_RUN turns carrying what is pending
+ * and who holds the conversation; quiet for a day, it closes.
+ */
+export async function conversationAgentWorkflow(input: ConversationAgentInput): Promise<void> {
+  const settings = input.settings ?? DEFAULT_AGENT_SETTINGS;
+  const turnsPerRun = settings.turnsPerRun ?? CONVERSATION_TURNS_PER_RUN;
+  const { workflowId } = workflowInfo();
+  const base = { tenantId: input.tenantId, conversationId: input.conversationId, senderId: input.senderId, customerPhone: input.customerPhone, workflowId };
+
+  const pending: InboundForAgent[] = [...(input.carried?.pending ?? [])];
+  let holder: ConversationHolder = input.carried?.holder ?? { by: 'agent' };
+  let heldSince = input.carried?.heldSince ?? (holder.by === 'team' ? holder.since : null);
+  let turnsAnswered = input.carried?.turnsAnswered ?? 0;
+  let turnsThisRun = 0;
+  const recent = [...(input.carried?.recentMessageIds ?? []), ...pending.map((m) => m.messageId)];
+  const seen = new Set(recent);
+  const holderSignals: HolderSignal[] = [];
+
+  setHandler(inboundForAgentSignal, (message) => {
+    if (seen.has(message.messageId)) return;
+    seen.add(message.messageId);
+    recent.push(message.messageId);
+    if (recent.length > RECENT_IDS) seen.delete(recent.shift()!);
+    pending.push(message);
+  });
+  setHandler(handOverSignal, (change) => void holderSignals.push({ kind: 'over', ...change }));
+  setHandler(handBackSignal, (change) => void holderSignals.push({ kind: 'back', ...change }));
+  setHandler(holderQuery, () => holder);
+
+  async function hold(reason: string, memberName: string | null, at: string): Promise<void> {
+    holder = { by: 'team', reason, since: at, memberName };
+    heldSince = at;
+    await recordAgentHolderChange({ ...base, to: holder, reason, memberName, at });
+  }
+
+  async function release(reason: string, memberName: string | null, at: string): Promise<void> {
+    holder = { by: 'agent' };
+    heldSince = null;
+    await recordAgentHolderChange({ ...base, to: holder, reason, memberName, at });
+  }
+
+  async function applyHolderSignals(): Promise<void> {
+    for (let change = holderSignals.shift(); change; change = holderSignals.shift()) {
+      if (change.kind === 'over') {
+        // A team reply (or a second take) on a held conversation: the hold goes on, its clock restarts.
+        if (holder.by === 'team') {
+          holder = { ...holder, memberName: change.memberName ?? holder.memberName };
+          heldSince = change.at;
+        } else await hold(change.reason, change.memberName, change.at);
+      } else if (holder.by === 'team') {
+        await release(change.memberName ? `handed back by ${change.memberName}` : 'handed back by the team', change.memberName, change.at);
+      }
+    }
+  }
+
+  /** Gathers the burst: done once the customer has been quiet for the window (or the burst is long), or a hand-over came. */
+  async function gatherBurst(): Promise<void> {
+    const started = Date.now();
+    for (;;) {
+      const seenCount = pending.length;
+      const left = started + settings.burstMaxMs - Date.now();
+      if (left <= 0) return;
+      const more = await condition(() => pending.length > seenCount || holderSignals.length > 0, Math.min(settings.burstQuietMs, left));
+      if (!more || holderSignals.length > 0) return;
+    }
+  }
+
+  async function answer(burst: InboundForAgent[]): Promise<void> {
+    const newest = burst[burst.length - 1]!;
+    turnsAnswered += 1;
+    turnsThisRun += 1;
+    const turn: AgentTurn = {
+      ...base,
+      // Unique across runs (a run closed when idle counts from its carry, a fresh one from 0): the message id makes it so.
+      turnKey: `turn-${turnsAnswered}-${newest.messageId}`,
+      messageIds: burst.map((m) => m.messageId),
+      providerMessageId: newest.providerMessageId,
+      at: new Date(Date.now()).toISOString(),
+    };
+    const start = await beginAgentTurn(turn);
+    if (!start.answer) return;
+    const { agentId } = start;
+    const items: TurnItem[] = [];
+    let handOver: { reason: string } | null = null;
+    let text: string | null = null;
+    try {
+      for (let step = 0; step < settings.maxModelCalls && text === null; step++) {
+        const said = await agentModelStep({ turn, agentId, step, items });
+        if (said.toolCalls.length === 0) {
+          text = said.text?.trim() ?? '';
+          break;
+        }
+        for (const call of said.toolCalls) {
+          items.push({ type: 'tool_call', ...call });
+          const run = await runAgentTool({ turn, agentId, call });
+          items.push({ type: 'tool_result', callId: call.callId, name: call.name, output: run.output });
+          handOver ??= run.handOver;
+        }
+      }
+    } catch {
+      // The model (or a tool step) used up its retries: a person answers rather than nobody.
+      handOver ??= { reason: 'The agent could not answer: its model did not respond.' };
+      text = null;
+    }
+    if (!text) {
+      handOver ??= { reason: 'The agent could not answer this message.' };
+      text = HOLD_MESSAGE;
+    }
+    await sendAgentReply({ turn, agentId, text });
+    // After the reply, so the hold line follows it in the trail.
+    if (handOver) await hold(handOver.reason, null, new Date(Date.now()).toISOString());
+  }
+
+  for (;;) {
+    await applyHolderSignals();
+    if (turnsThisRun >= turnsPerRun || continueAsNewDue({ maxHistoryEvents: HISTORY_LIMIT })) {
+      // Between turns: nothing is in hand but what `pending` and the holder carry.
+      await condition(allHandlersFinished);
+      await continueAsNew<ConversationAgentWorkflow>({
+        ...input,
+        carried: { pending: [...pending], holder, turnsAnswered, recentMessageIds: recent.slice(-RECENT_IDS), ...(heldSince ? { heldSince } : {}) },
+      });
+    }
+    if (holder.by === 'team') {
+      // The team answers what the customer writes while it holds the conversation (it is in the transcript).
+      pending.length = 0;
+      const until = Date.parse(heldSince ?? holder.since) + settings.holdTimeoutMs;
+      const stirred = await condition(() => holderSignals.length > 0 || pending.length > 0, Math.max(0, until - Date.now()));
+      if (!stirred) await release('the hold timed out: no one on the team replied in time', null, new Date(Date.now()).toISOString());
+      continue;
+    }
+    if (pending.length === 0) {
+      const stirred = await condition(() => pending.length > 0 || holderSignals.length > 0, CONVERSATION_IDLE_CLOSE_MS);
+      if (!stirred) return;
+      continue;
+    }
+    await gatherBurst();
+    if (holderSignals.length > 0) continue;
+    await answer(pending.splice(0));
+  }
+}
