@@ -17,6 +17,7 @@ import { campaignConsoleRoutes } from './routes/campaigns';
 import { callSearchRoutes } from './routes/callSearch';
 import { conversationReadRoutes } from './routes/conversationReads';
 import { findRoutes } from './routes/find';
+import { overviewRoutes } from './routes/overview';
 import { conversationConsoleRoutes } from './routes/conversations';
 import { duesConsoleRoutes } from './routes/dues';
 import { keyRoutes } from './routes/keys';
@@ -83,6 +84,7 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...uploadedListRoutes(deps),
     ...conversationReadRoutes(deps),
     ...findRoutes(deps),
+    ...overviewRoutes(deps),
     ...duesConsoleRoutes(deps),
   ];
   routes.push(

@@ -63,3 +63,16 @@ export async function findOutboundMessages(db: Db, tenantId: string, ids: string
 
 /** A status may only move forward: a late `delivered` never replaces `read`. `failed` ends it. */
 export const STATUS_RANK: Record<DeliveryStatus, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };
+
+/**
+ * The statuses of the workspace's messages sent at or after `since`, at most `cap` (the console
+ * overview's day). Only `status` comes back: on FerretDB the filter scans the collection, so
+ * the answer is kept small.
+ */
+export async function messageStatusesSince(db: Db, tenantId: string, since: Date, cap: number): Promise<DeliveryStatus[]> {
+  const docs = await outboundMessagesCollection(db)
+    .find({ tenant_id: tenantId, created_at: { $gte: since } }, { projection: { _id: 0, status: 1 } })
+    .limit(cap)
+    .toArray();
+  return docs.map((d) => d.status);
+}
