@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { dailyBudgetUsage, liveCallCount } from '../../src/calls/admission';
-import { callsCreatedSince, type CallOfTheDay } from '../../src/calls/callList';
-import { utcDay } from '../../src/calls/callStore';
+import { findCall, utcDay } from '../../src/calls/callStore';
+import { callDayTally, workspaceDate } from '../../src/calls/callTally';
 import type { WorkspaceDoc } from '../../src/db/collections';
 import { LIMITS } from '../../src/domain/limits';
 import { localTime, zonedHourStart } from '../../src/domain/sendWindow';
@@ -11,16 +11,17 @@ import { callPersonNames } from './personNames';
 import type { AttentionItem, Overview } from './routes/overview.schema';
 
 /**
- * The console's overview (issue 35 §9): the workspace's day from what is already kept, each
- * read bounded. On FerretDB only `_id` equalities use an index, so: the budget is its running
- * totals (a head and a few entries, by `_id`); the plan counters come with the workspace;
- * live calls are the workspace's ten places at most; campaigns are the newest few with their
- * counters (their progress documents, by `_id`); and the day's calls and messages are one
- * bounded read each, projected to the few fields counted here. docs/console.md gives the
- * figure measured on a workspace with thousands of calls.
+ * The console's overview (issue 35 §9): the workspace's day from counters, never a scan of the
+ * calls (on FerretDB any filter but an `_id` scans every workspace's calls, transcripts and
+ * all: 5 s for 6,000). The day's calls are their running tally (src/calls/callTally.ts) and
+ * the budget its own (both a head and a few entries, by `_id`); the newest calls are read by
+ * id; the plan counters come with the workspace; live calls are the workspace's ten places at
+ * most; campaigns are the newest few with their counters (progress documents, by `_id`). The
+ * one scan left is of today's WhatsApp messages, small documents projected to their status
+ * and capped. docs/console.md gives the figures measured with thousands of calls and messages.
  */
 
-/** How many of the day's calls, and of its messages, are counted at most; past that the page says "at least". */
+/** How many of the day's messages are counted at most; past that the page says "at least". */
 export const OVERVIEW_DAY_CAP = 2_000;
 /** Campaigns read (most recently changed first); those neither active nor finished today are left out. */
 const CAMPAIGNS_READ = 20;
@@ -37,27 +38,16 @@ export async function workspaceOverview(db: Db, workspace: WorkspaceDoc, now: Da
   const tenantId = workspace._id;
   const since = dayStart(now, workspace.timezone);
   const budgetDay = utcDay(now);
-  const [calls, statuses, live, budget, campaigns] = await Promise.all([
-    callsCreatedSince(db, tenantId, since, OVERVIEW_DAY_CAP),
+  const [tally, statuses, live, budget, campaigns] = await Promise.all([
+    callDayTally(db, tenantId, workspaceDate(now, workspace.timezone), RECENT_CALLS),
     messageStatusesSince(db, tenantId, since, OVERVIEW_DAY_CAP),
     liveCallCount(db, tenantId),
     dailyBudgetUsage(db, tenantId, budgetDay),
     listCampaigns(db, tenantId, { limit: CAMPAIGNS_READ }),
   ]);
-  const recent = calls.slice(0, RECENT_CALLS);
+  const recent = (await Promise.all(tally.newest.map((id) => findCall(db, tenantId, id)))).filter((c) => c !== null);
   const names = await callPersonNames(db, tenantId, workspace.country, recent);
 
-  const byStatus: Overview['calls']['by_status'] = {};
-  const byOutcome: Overview['calls']['by_outcome'] = {};
-  let connected = 0;
-  const byHour = Array.from({ length: Math.max(1, Math.ceil((now.getTime() - since.getTime()) / HOUR_MS)) }, () => 0);
-  for (const call of calls) {
-    const hour = Math.floor((createdAtOfId(call._id) - since.getTime()) / HOUR_MS);
-    if (hour >= 0 && hour < byHour.length) byHour[hour]! += 1;
-    byStatus[call.status] = (byStatus[call.status] ?? 0) + 1;
-    if (call.outcome) byOutcome[call.outcome] = (byOutcome[call.outcome] ?? 0) + 1;
-    connected += call.duration_seconds ?? 0;
-  }
   const messages = { sent: 0, delivered: 0, read: 0, failed: 0 };
   for (const status of statuses) messages[status] += 1;
 
@@ -76,21 +66,20 @@ export async function workspaceOverview(db: Db, workspace: WorkspaceDoc, now: Da
   const overview: Overview = {
     generated_at: now.toISOString(),
     time_zone: workspace.timezone,
-    today: { date: localDate(now, workspace.timezone), since: since.toISOString() },
+    today: { date: workspaceDate(now, workspace.timezone), since: since.toISOString() },
     calls: {
-      total: calls.length,
-      capped: calls.length >= OVERVIEW_DAY_CAP,
-      cap: OVERVIEW_DAY_CAP,
+      ended: tally.ended,
+      answered: tally.answered,
       live,
-      by_status: byStatus,
-      by_outcome: byOutcome,
-      connected_seconds: Math.round(connected),
-      by_hour: byHour,
+      by_status: tally.by_status,
+      by_outcome: tally.by_outcome,
+      connected_seconds: Math.round(tally.connected_seconds),
+      by_hour: tally.by_hour,
       recent: recent.map((c) => ({
         call_id: c._id,
         person_name: names.get(c._id) ?? null,
         to: c.to,
-        purpose: c.purpose ?? null,
+        purpose: c.purpose,
         status: c.status,
         outcome: c.outcome,
         duration_seconds: c.duration_seconds,
@@ -117,7 +106,7 @@ export async function workspaceOverview(db: Db, workspace: WorkspaceDoc, now: Da
     },
     attention: [],
   };
-  overview.attention = attentionOf(overview, calls, workspace.suspended);
+  overview.attention = attentionOf(overview, workspace.suspended);
   return overview;
 }
 
@@ -126,20 +115,20 @@ export async function workspaceOverview(db: Db, workspace: WorkspaceDoc, now: Da
  * Only what is theirs to act on: a failed or paused campaign, calls the service could not
  * place, failed messages, a budget or an allowance nearly or wholly used, a suspension.
  */
-export function attentionOf(o: Overview, calls: Pick<CallOfTheDay, '_id' | 'outcome'>[], suspended: boolean): AttentionItem[] {
+export function attentionOf(o: Overview, suspended: boolean): AttentionItem[] {
   const items: AttentionItem[] = [];
   if (suspended) items.push({ code: 'workspace_suspended', severity: 'error', text: 'The workspace is suspended: no call or message goes out until it is reinstated.', about: { kind: 'workspace', id: null } });
   for (const c of o.campaigns) {
     if (c.status === 'failed') items.push({ code: 'campaign_failed', severity: 'error', text: `Campaign “${c.name}” failed.`, about: { kind: 'campaign', id: c.campaign_id } });
     if (c.status === 'paused') items.push({ code: 'campaign_paused', severity: 'warning', text: `Campaign “${c.name}” is paused with ${c.recipients - c.reached} still to reach.`, about: { kind: 'campaign', id: c.campaign_id } });
   }
-  const notPlaced = calls.filter((c) => c.outcome && NOT_PLACED.has(c.outcome));
-  if (notPlaced.length > 0) {
+  const notPlaced = Object.entries(o.calls.by_outcome).reduce((n, [outcome, count]) => (NOT_PLACED.has(outcome) ? n + count : n), 0);
+  if (notPlaced > 0) {
     items.push({
       code: 'calls_not_placed',
       severity: 'error',
-      text: `${plural(notPlaced.length, 'call')} today could not be placed (a setup or network error on our side, not the person).`,
-      about: notPlaced.length === 1 ? { kind: 'call', id: notPlaced[0]!._id } : { kind: 'calls', id: null },
+      text: `${plural(notPlaced, 'call')} today could not be placed (a setup or network error on our side, not the person).`,
+      about: { kind: 'calls', id: null },
     });
   }
   if (o.messages.by_status.failed > 0) {
@@ -162,20 +151,8 @@ export function attentionOf(o: Overview, calls: Pick<CallOfTheDay, '_id' | 'outc
   return items.sort((a, z) => (a.severity === z.severity ? 0 : a.severity === 'error' ? -1 : 1));
 }
 
-const HOUR_MS = 3_600_000;
-
-/** When a call was created, from its id (src/domain/ids.ts: 12 hex digits of milliseconds after the prefix). */
-function createdAtOfId(id: string): number {
-  return parseInt(id.slice(id.indexOf('_') + 1, id.indexOf('_') + 13), 16);
-}
-
 function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
-}
-
-function localDate(at: Date, timeZone: string): string {
-  const t = localTime(at, timeZone);
-  return `${t.year}-${String(t.month).padStart(2, '0')}-${String(t.day).padStart(2, '0')}`;
 }
 
 /** When today began in the zone. */

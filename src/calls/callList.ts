@@ -39,21 +39,3 @@ export async function listCalls(db: Db, tenantId: string, filter: CallListFilter
   return callCollections(db).calls.find(query).sort({ _id: -1 }).limit(page.limit).toArray();
 }
 
-/** What the console's overview reads of each call of the day: no transcript, capture or result. */
-export type CallOfTheDay = Pick<CallDoc, '_id' | 'to' | 'status' | 'outcome' | 'direction' | 'duration_seconds' | 'metadata' | 'purpose' | 'detail_lines'>;
-
-/**
- * The workspace's calls created at or after `since`, newest first, at most `cap` (the
- * overview's day). Call ids are time-ordered (src/domain/ids.ts), so "since" is an `_id`
- * lower bound: MongoDB walks `tenant_newest` from the top and stops at `since`; FerretDB on
- * SQLite scans the calls and drops the rest in Go, so only the fields the overview shows are
- * sent back (the transcript is most of a call's bytes).
- */
-export async function callsCreatedSince(db: Db, tenantId: string, since: Date, cap: number): Promise<CallOfTheDay[]> {
-  const lowest = `call_${since.getTime().toString(16).padStart(12, '0')}`;
-  return callCollections(db)
-    .calls.find({ tenant_id: tenantId, _id: { $gte: lowest } }, { projection: { to: 1, status: 1, outcome: 1, direction: 1, duration_seconds: 1, metadata: 1, purpose: 1, detail_lines: 1 } })
-    .sort({ _id: -1 })
-    .limit(cap)
-    .toArray() as Promise<CallOfTheDay[]>;
-}

@@ -20,18 +20,17 @@ export const overviewRecord = z.object({
   time_zone: z.string(),
   /** Today in the workspace's zone: its date and the instant it began. */
   today: z.object({ date: z.string(), since: z.string() }),
+  /** Calls that ended today (src/calls/callTally.ts: counted once each as they end), and those on the line now. */
   calls: z.object({
-    /** Calls created today, up to `cap`; `capped` when there were more (the counts are then of the newest `cap`). */
-    total: count,
-    capped: z.boolean(),
-    cap: count,
+    ended: count,
+    answered: count,
     live: count,
     by_status: z.partialRecord(z.enum(CALL_STATUSES), count),
     by_outcome: z.partialRecord(z.enum(CALL_OUTCOMES), count),
     connected_seconds: count,
-    /** Calls created in each hour since `today.since` (the first is the hour from midnight), up to the current one. */
+    /** Calls ended in each hour of today, 0 to 23 on the workspace's clock. */
     by_hour: z.array(count),
-    /** The newest few, each with who it was with. */
+    /** The last few to end, newest first, each with who it was with. */
     recent: z.array(
       z.object({
         call_id: z.string(),

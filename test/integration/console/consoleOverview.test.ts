@@ -1,12 +1,13 @@
 import request from 'supertest';
-import { reserveDailyBudget } from '../../../src/calls/admission';
 import { callCollections, newCallDoc, utcDay, type CallDoc } from '../../../src/calls/callStore';
+import { tallyCallEnd } from '../../../src/calls/callTally';
 import { matchOrCreateContact } from '../../../src/contacts/contacts';
 import { collections } from '../../../src/db/collections';
 import { newId } from '../../../src/domain/ids';
 import { localTime, zonedHourStart } from '../../../src/domain/sendWindow';
 import { outboundMessagesCollection, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
-import { CONSOLE_AUTH } from '../../support/calls';
+import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
+import { bearer } from '../../support/http';
 import { useTestApi } from '../../support/app';
 import { injectInbound } from '../../support/messaging';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
@@ -16,7 +17,7 @@ import { createTestWorkspace, type TestWorkspace } from '../../support/workspace
  * were with, and GET …/overview reads the workspace's day from what is already kept.
  */
 describe('console: calls by name, and the overview of the day', () => {
-  const { api } = useTestApi();
+  const { api } = useTestApi({ worker: true });
 
   /** A call of the workspace, created `at`, as the call workflow leaves it. */
   const call = (ws: TestWorkspace, at: Date, over: Partial<CallDoc>): CallDoc => ({
@@ -71,21 +72,33 @@ describe('console: calls by name, and the overview of the day', () => {
     expect(one.body).toMatchObject({ person_name: 'Meera Nair', purpose: null, duration_seconds: 125 });
   });
 
-  it('GET …/overview counts the day in the workspace zone, names the newest calls, and lists what needs attention', async () => {
+  it('GET …/overview counts the calls that ended today from their tally (a real call through the worker included, a retried end once), names the newest, and lists what needs attention', async () => {
     const ws = await createTestWorkspace(api.db);
     const workspace = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!;
     const now = new Date();
     const local = localTime(now, workspace.timezone);
     const since = zonedHourStart({ year: local.year, month: local.month, day: local.day }, 0, workspace.timezone);
-    // Calls a few seconds into today (or just now, late in the day), and one of yesterday that is not counted.
-    const at = (k: number) => new Date(Math.max(since.getTime() + 1_000 + k, now.getTime() - 30_000 + k));
-    await callCollections(api.db).calls.insertMany([
-      call(ws, new Date(since.getTime() - 60_000), { outcome: 'agent_hangup' }),
-      call(ws, at(0), { outcome: 'agent_hangup', duration_seconds: 60, to: '+919811100011', detail_lines: [{ label: 'Name', value: 'Kavya' }], purpose: 'a delivery' }),
-      call(ws, at(1), { outcome: 'no_answer', status: 'failed', to: '+919811100012' }),
-      call(ws, at(2), { outcome: 'originate_error', status: 'failed', to: '+919811100013' }),
-      call(ws, at(3), { outcome: 'caller_hangup', duration_seconds: 30, to: '+919811100014' }),
-    ]);
+
+    // Ended today: three calls counted as finishCall counts them (one counted twice, as a retried step would), and one of yesterday.
+    const seeded = [
+      call(ws, new Date(now.getTime() - 5_000), { outcome: 'no_answer', status: 'failed', to: '+919811100012' }),
+      call(ws, new Date(now.getTime() - 4_000), { outcome: 'originate_error', status: 'failed', to: '+919811100013' }),
+      call(ws, new Date(now.getTime() - 3_000), { outcome: 'caller_hangup', duration_seconds: 30, to: '+919811100014' }),
+    ];
+    await callCollections(api.db).calls.insertMany(seeded);
+    for (const c of [...seeded, seeded[0]!]) {
+      await tallyCallEnd(api.db, c, { status: c.status, outcome: c.outcome, answered: c.duration_seconds !== null, durationSeconds: c.duration_seconds ?? 0, endedAt: c.created_at });
+    }
+    const yesterday = call(ws, new Date(since.getTime() - 60_000), { outcome: 'agent_hangup' });
+    await callCollections(api.db).calls.insertOne(yesterday);
+    await tallyCallEnd(api.db, yesterday, { status: 'completed', outcome: 'agent_hangup', answered: true, durationSeconds: 60, endedAt: yesterday.created_at });
+
+    // A real call, placed through the API, ended by the simulated callee, counted by the worker's finishCall.
+    await scriptCallee(api, ws, '+919811100011', { ring_seconds: 0, seconds_per_turn: 0.1 });
+    const placed = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '09811100011', details: { Name: 'Kavya' }, purpose: 'a delivery' });
+    expect(placed.status).toBe(201);
+    const ended = await pollCall(api, ws.key, placed.body.call_id, (c) => c.status === 'completed');
+
     const message = (id: string, status: OutboundMessageDoc['status'], created: Date): OutboundMessageDoc => ({
       _id: id,
       tenant_id: ws.workspaceId,
@@ -103,43 +116,42 @@ describe('console: calls by name, and the overview of the day', () => {
       provider: 'simulator',
     });
     await outboundMessagesCollection(api.db).insertMany([
-      message(`wamid.${ws.workspaceId}.1`, 'read', at(0)),
-      message(`wamid.${ws.workspaceId}.2`, 'delivered', at(1)),
-      message(`wamid.${ws.workspaceId}.3`, 'failed', at(2)),
+      message(`wamid.${ws.workspaceId}.1`, 'read', now),
+      message(`wamid.${ws.workspaceId}.2`, 'delivered', now),
+      message(`wamid.${ws.workspaceId}.3`, 'failed', now),
       message(`wamid.${ws.workspaceId}.4`, 'read', new Date(since.getTime() - 1_000)),
     ]);
-    expect(await reserveDailyBudget(api.db, ws.workspaceId, 10, now, 'call_budget_probe')).toEqual({ ok: true, day: utcDay(now) });
 
     const res = await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/overview`).set(CONSOLE_AUTH);
     expect(res.status).toBe(200);
     const o = res.body;
     expect(o.time_zone).toBe(workspace.timezone);
-    expect(o.today.since).toBe(since.toISOString());
+    expect(o.today).toEqual({ date: `${local.year}-${String(local.month).padStart(2, '0')}-${String(local.day).padStart(2, '0')}`, since: since.toISOString() });
     expect(o.calls).toMatchObject({
-      total: 4,
-      capped: false,
+      ended: 4,
+      answered: 2,
       live: 0,
       by_status: { completed: 2, failed: 2 },
-      by_outcome: { agent_hangup: 1, no_answer: 1, originate_error: 1, caller_hangup: 1 },
-      connected_seconds: 90,
+      by_outcome: [ended.outcome, 'no_answer', 'originate_error', 'caller_hangup'].reduce<Record<string, number>>((n, o: string) => ({ ...n, [o]: (n[o] ?? 0) + 1 }), {}),
+      connected_seconds: 30 + ended.duration_seconds,
     });
+    expect(o.calls.by_hour).toHaveLength(24);
     expect(o.calls.by_hour.reduce((a: number, b: number) => a + b, 0)).toBe(4);
-    expect(o.calls.recent.map((c: { to: string; person_name: string | null; outcome: string }) => [c.to, c.person_name, c.outcome])).toEqual([
-      ['+919811100014', null, 'caller_hangup'],
-      ['+919811100013', null, 'originate_error'],
-      ['+919811100012', null, 'no_answer'],
-      ['+919811100011', 'Kavya', 'agent_hangup'],
+    expect(o.calls.recent.map((c: { call_id: string; person_name: string | null; purpose: string | null }) => [c.call_id, c.person_name, c.purpose])).toEqual([
+      [placed.body.call_id, 'Kavya', 'a delivery'],
+      [seeded[2]!._id, null, null],
+      [seeded[1]!._id, null, null],
+      [seeded[0]!._id, null, null],
     ]);
     expect(o.messages).toEqual({ total: 3, capped: false, cap: 2000, by_status: { sent: 0, delivered: 1, read: 1, failed: 1 } });
-    expect(o.budget).toMatchObject({ utc_day: utcDay(now), calls_used: 1, calls_limit: 100, minutes_reserved: 10, minutes_limit: 600, campaign_calls_count: false });
+    expect(o.budget).toMatchObject({ utc_day: utcDay(now), calls_used: 1, calls_limit: 100, minutes_limit: 600, campaign_calls_count: false });
     expect(o.campaigns).toEqual([]);
-    const callId = o.calls.recent[1].call_id;
     expect(o.attention).toEqual([
       {
         code: 'calls_not_placed',
         severity: 'error',
         text: '1 call today could not be placed (a setup or network error on our side, not the person).',
-        about: { kind: 'call', id: callId },
+        about: { kind: 'calls', id: null },
       },
       { code: 'messages_failed', severity: 'warning', text: '1 WhatsApp message sent today failed to deliver.', about: { kind: 'conversations', id: null } },
     ]);

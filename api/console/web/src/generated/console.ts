@@ -10846,9 +10846,8 @@ export interface operations {
                             since: string;
                         };
                         calls: {
-                            total: number;
-                            capped: boolean;
-                            cap: number;
+                            ended: number;
+                            answered: number;
                             live: number;
                             by_status: {
                                 [key: string]: number;

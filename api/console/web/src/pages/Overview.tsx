@@ -12,9 +12,7 @@ import { duration, say } from '../vocabulary';
 type Overview = paths['/console/v1/workspaces/{workspace_id}/overview']['get']['responses'][200]['content']['application/json'];
 
 const HOUR_MS = 3_600_000;
-/** How a call that was answered ends (src/calls/types.ts CALL_OUTCOMES); the rest were never connected. */
-const CONNECTED_OUTCOMES = ['caller_hangup', 'agent_hangup', 'idle', 'max_duration'] as const;
-/** "at least 2000" when the day's read stopped at its cap. */
+/** "at least 2000" when the day's messages read stopped at its cap. */
 const atLeast = (n: number, capped: boolean) => (capped ? `at least ${n}` : String(n));
 const share = (used: number, limit: number) => (limit > 0 ? Math.min(100, Math.round((used / limit) * 100)) : 0);
 
@@ -37,9 +35,9 @@ export function OverviewPage({ ws }: { ws: string }) {
           : kind.kind === 'conversations'
             ? `/w/${ws}/conversations`
             : `/w/${ws}/overview`;
-  // Answered: ended after a conversation (any way a connected call ends), or on the line now.
-  const answered = CONNECTED_OUTCOMES.reduce((n, code) => n + (o.calls.by_outcome[code] ?? 0), 0) + (o.calls.by_status.in_progress ?? 0);
   const since = Date.parse(o.today.since);
+  // The hours of today so far (the server counts 24; the rest are still to come).
+  const hoursSoFar = Math.min(24, Math.max(1, Math.ceil((Date.parse(o.generated_at) - since) / HOUR_MS)));
   return (
     <>
       <ErrorNote error={overview.error} />
@@ -67,23 +65,23 @@ export function OverviewPage({ ws }: { ws: string }) {
         <h2 id="today-calls">Calls</h2>
         <ul class="counters" aria-label="Calls today">
           <li>
-            <strong data-testid="calls-today">{atLeast(o.calls.total, o.calls.capped)}</strong> placed or taken today
+            <strong data-testid="calls-today">{o.calls.ended}</strong> ended today
+          </li>
+          <li>
+            <strong>{o.calls.answered}</strong> answered
           </li>
           <li>
             <strong>{o.calls.live}</strong> on the line now
           </li>
           <li>
-            <strong>{Math.max(0, answered)}</strong> answered
-          </li>
-          <li>
             <strong>{duration(o.calls.connected_seconds) ?? '0 s'}</strong> talking
           </li>
         </ul>
-        {o.calls.total > 0 ? (
+        {o.calls.ended > 0 ? (
           <TimeChart
-            label="Calls per hour today"
-            times={o.calls.by_hour.map((_, i) => since + i * HOUR_MS)}
-            series={[{ name: 'Calls started in the hour', points: o.calls.by_hour }]}
+            label="Calls ended per hour today"
+            times={o.calls.by_hour.slice(0, hoursSoFar).map((_, i) => since + i * HOUR_MS)}
+            series={[{ name: 'Calls ended in the hour', points: o.calls.by_hour.slice(0, hoursSoFar) }]}
             timeZone={o.time_zone}
             yLabel="Calls"
           />
@@ -98,7 +96,7 @@ export function OverviewPage({ ws }: { ws: string }) {
         ) : null}
         {o.calls.recent.length ? (
           <DataTable
-            caption="Latest calls"
+            caption="The latest calls to end"
             showCaption
             testId="overview-calls"
             columns={[
