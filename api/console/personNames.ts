@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { callPersonName } from '../../src/calls/callPerson';
 import type { CallDoc } from '../../src/calls/callStore';
 import { findContactByPhone } from '../../src/contacts/contacts';
 import { conversationIdFor, findConversation, phoneDigits } from '../../src/conversations/store';
@@ -16,22 +17,13 @@ export async function callPersonNames(db: Db, tenantId: string, country: string,
   const names = new Map<string, string | null>();
   const unnamed = new Set<string>();
   for (const call of calls) {
-    const own = ownName(call);
+    const own = callPersonName(call);
     if (own) names.set(call._id, own);
     else unnamed.add(call.to);
   }
   const byNumber = new Map(await Promise.all([...unnamed].map(async (phone) => [phone, await nameOfNumber(db, tenantId, country, phone)] as const)));
   for (const call of calls) if (!names.has(call._id)) names.set(call._id, byNumber.get(call.to) ?? null);
   return names;
-}
-
-const NAME_LABEL = /^(name|full name|customer name|customer|contact name)$/i;
-
-function ownName(call: Pick<CallDoc, 'metadata' | 'detail_lines'>): string | null {
-  const fromCampaign = call.metadata?.person_name;
-  if (typeof fromCampaign === 'string' && fromCampaign.trim()) return fromCampaign.trim();
-  const line = call.detail_lines?.find((l) => NAME_LABEL.test(l.label.trim()) && l.value.trim());
-  return line ? line.value.trim() : null;
 }
 
 async function nameOfNumber(db: Db, tenantId: string, country: string, phone: string): Promise<string | null> {
