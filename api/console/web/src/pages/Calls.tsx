@@ -57,7 +57,8 @@ const callColumns = (ws: string): Column<ListedCall>[] => [
   { label: 'Duration', cell: (c) => duration(c.duration_seconds) ?? MISSING },
   { label: 'Status', cell: (c) => <Said kind="callStatus" code={c.status} /> },
   { label: 'Outcome', cell: (c) => <Said kind="callOutcome" code={c.outcome} /> },
-  { label: 'Result', cell: (c) => (c.result.disposition ? <Said kind="disposition" code={c.result.disposition} /> : <Said kind="resultState" code={c.result.state} />) },
+  // A call still on the line has nothing to read yet: a dash, not "Being read".
+  { label: 'Result', cell: (c) => (c.result.disposition ? <Said kind="disposition" code={c.result.disposition} /> : c.ended_at ? <Said kind="resultState" code={c.result.state} /> : MISSING) },
   { label: 'Campaign', cell: (c) => (c.campaign_id ? <Link to={`/w/${ws}/campaigns/${c.campaign_id}`}>{c.campaign_name ?? c.campaign_id}</Link> : MISSING) },
 ];
 
@@ -297,7 +298,7 @@ export function CallPage({ ws, id }: { ws: string; id: string }) {
           {/* `goal_met` is the reader's yes, no or unclear: a string, so never read as true or false. */}
           {c.result.goal_met != null ? (
             <>
-              ; <Said kind="goalMet" code={c.result.goal_met} />
+              ; <Said kind="goalMet" code={c.result.goal_met} testId="result-goal-met" />
             </>
           ) : null}
           {c.result.next_step && c.result.next_step !== 'none' ? (

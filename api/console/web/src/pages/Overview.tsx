@@ -65,16 +65,16 @@ export function OverviewPage({ ws }: { ws: string }) {
         <h2 id="today-calls">Calls</h2>
         <ul class="counters" aria-label="Calls today">
           <li>
-            <strong data-testid="calls-today">{o.calls.ended}</strong> ended today
+            <strong class="value" data-testid="calls-today">{o.calls.ended}</strong> ended today
           </li>
           <li>
-            <strong>{o.calls.answered}</strong> answered
+            <strong class="value">{o.calls.answered}</strong> answered
           </li>
           <li>
-            <strong>{o.calls.live}</strong> on the line now
+            <strong class="value">{o.calls.live}</strong> on the line now
           </li>
           <li>
-            <strong>{duration(o.calls.connected_seconds) ?? '0 s'}</strong> talking
+            <strong class="value">{duration(o.calls.connected_seconds) ?? '0 s'}</strong> talking
           </li>
         </ul>
         {o.calls.ended > 0 ? (
