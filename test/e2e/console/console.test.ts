@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { conversationIdFor, conversationsCollection } from '../../../src/conversations/store';
 import { matchOrCreateContact } from '../../../src/contacts/contacts';
+import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { webhookEndpoints } from '../../../src/webhooks/endpoints';
 import { useTestApi } from '../../support/app';
 import { checkPage as checkBrowserPage, launchBrowser, screenshot, waitForText, type TestBrowser } from '../../support/browser';
@@ -332,6 +333,23 @@ describe('the web console in a browser', () => {
     const placed = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '09811100095', details: { Name: 'Farah Khan' }, purpose: 'a delivery tomorrow' });
     expect(placed.status).toBe(201);
     await pollCall(api, ws.key, placed.body.call_id, (c) => c.status === 'completed');
+    // A message that failed today: something for "Needs attention".
+    await outboundMessagesCollection(api.db).insertOne({
+      _id: `wamid.e2e.${ws.workspaceId}`,
+      tenant_id: ws.workspaceId,
+      sender_id: ws.senderId,
+      to: '+919811100095',
+      conversation_id: conversationIdFor(ws.workspaceId, 'whatsapp', '919811100095'),
+      transcript_message_id: 'msg_e2e',
+      billed: null,
+      status: 'failed',
+      status_at: new Date(),
+      created_at: new Date(),
+      kind: 'text',
+      template: null,
+      metadata: {},
+      provider: 'simulator',
+    });
 
     // The console's first page is the overview of the first workspace.
     await page().goto(`${base}/console/`);
@@ -348,6 +366,8 @@ describe('the web console in a browser', () => {
     expect(outcomes.length).toBeGreaterThan(0);
     expect(outcomes.filter((o) => /_/.test(o))).toEqual([]);
     expect(await page().textContent('[data-testid=budget]')).toContain(`${overview.budget.calls_used} of ${overview.budget.calls_limit}`);
+    expect(await page().textContent('[data-testid=attention] li[data-code=messages_failed]')).toBe('Warning: 1 WhatsApp message sent today failed to deliver.');
+    expect(await page().getAttribute('[data-testid=attention] li[data-code=messages_failed] a', 'href')).toBe(`/console/w/${ws.workspaceId}/conversations`);
     await checkPage('overview');
     await page().setViewportSize({ width: 390, height: 844 });
     // The chart redraws for the narrower screen; nothing is wider than the phone.

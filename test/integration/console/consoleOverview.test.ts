@@ -9,6 +9,7 @@ import { outboundMessagesCollection, type OutboundMessageDoc } from '../../../sr
 import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
 import { bearer } from '../../support/http';
 import { useTestApi } from '../../support/app';
+import { insertCampaignDraft, insertContacts } from '../../support/campaigns';
 import { injectInbound } from '../../support/messaging';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
@@ -122,6 +123,16 @@ describe('console: calls by name, and the overview of the day', () => {
       message(`wamid.${ws.workspaceId}.4`, 'read', new Date(since.getTime() - 1_000)),
     ]);
 
+    // A campaign launched to start tomorrow (scheduled: active) and a draft (not shown).
+    const people = await insertContacts(api.db, ws.workspaceId, 2);
+    const scheduled = await insertCampaignDraft(api.db, ws.workspaceId, {
+      name: 'Renewals',
+      contactIds: people.map((p) => p._id),
+      schedule: { start_at: new Date(Date.now() + 86_400_000), throttle_per_minute: 60, timezone: 'UTC' },
+    });
+    expect((await request(api.server).post(`/api/v1/campaigns/${scheduled._id}/launch`).set(bearer(ws.key)).send({ expected_version: 1 })).status).toBe(200);
+    await insertCampaignDraft(api.db, ws.workspaceId, { name: 'Still a draft', contactIds: people.map((p) => p._id) });
+
     const res = await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/overview`).set(CONSOLE_AUTH);
     expect(res.status).toBe(200);
     const o = res.body;
@@ -145,7 +156,7 @@ describe('console: calls by name, and the overview of the day', () => {
     ]);
     expect(o.messages).toEqual({ total: 3, capped: false, cap: 2000, by_status: { sent: 0, delivered: 1, read: 1, failed: 1 } });
     expect(o.budget).toMatchObject({ utc_day: utcDay(now), calls_used: 1, calls_limit: 100, minutes_limit: 600, campaign_calls_count: false });
-    expect(o.campaigns).toEqual([]);
+    expect(o.campaigns).toEqual([{ campaign_id: scheduled._id, name: 'Renewals', channel: 'whatsapp', status: 'scheduled', recipients: 2, reached: 0, failed: 0 }]);
     expect(o.attention).toEqual([
       {
         code: 'calls_not_placed',
