@@ -67,21 +67,21 @@ function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
           {menuOpen ? 'Close menu' : 'Menu'}
         </button>
         <div class="header-tools" id="header-tools">
-        <label>
-          Workspace{' '}
-          <select
-            value={workspaceId ?? ''}
-            onChange={(e) => navigate(`/w/${(e.currentTarget as HTMLSelectElement).value}/${section ?? 'campaigns'}`)}
-          >
-            <option value="" disabled>
-              Choose…
-            </option>
-            <Options of={(workspaces.data ?? []).map((w) => [w.workspace_id, `${w.name} (${w.workspace_id})`])} />
-          </select>
-        </label>
-        <button type="button" onClick={() => void logOut().then(onLoggedOut)}>
-          Log out
-        </button>
+          <label>
+            Workspace{' '}
+            <select
+              value={workspaceId ?? ''}
+              onChange={(e) => navigate(`/w/${(e.currentTarget as HTMLSelectElement).value}/${section ?? 'overview'}`)}
+            >
+              <option value="" disabled>
+                Choose…
+              </option>
+              <Options of={(workspaces.data ?? []).map((w) => [w.workspace_id, `${w.name} (${w.workspace_id})`])} />
+            </select>
+          </label>
+          <button type="button" onClick={() => void logOut().then(onLoggedOut)}>
+            Log out
+          </button>
         </div>
       </header>
       <nav aria-label="Sections" id="sections">
