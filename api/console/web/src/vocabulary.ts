@@ -74,6 +74,8 @@ const GOAL_MET: Record<string, string> = { yes: 'Goal met', no: 'Goal not met', 
 
 const CONVERSATION_CHANNEL: Record<string, string> = { whatsapp: 'WhatsApp', voice: 'Phone call', web: 'Web chat' };
 
+const CAMPAIGN_CHANNEL: Record<string, string> = { whatsapp: 'WhatsApp messages', voice: 'AI phone calls' };
+
 const KINDS = {
   callStatus: CALL_STATUS,
   callOutcome: CALL_OUTCOME,
@@ -83,6 +85,7 @@ const KINDS = {
   exclusion: EXCLUSION,
   goalMet: GOAL_MET,
   channel: CONVERSATION_CHANNEL,
+  campaignChannel: CAMPAIGN_CHANNEL,
 } satisfies Record<string, Record<string, string>>;
 
 export type CodeKind = keyof typeof KINDS;

@@ -6,6 +6,7 @@ import { campaignChartData } from '../campaignChart';
 import { CHANNEL_FACTS } from '../campaignChannels';
 import { Bars, TimeChart } from '../components/charts';
 import { say } from '../vocabulary';
+import { Said } from '../components/Said';
 import { ActionButton, ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
@@ -106,7 +107,9 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
           <CampaignStatus status={c.status} waitingUntil={c.waiting_until} timeZone={zone} />
         </dd>
         <dt>Channel</dt>
-        <dd>{c.channel}</dd>
+        <dd>
+          <Said kind="campaignChannel" code={c.channel} />
+        </dd>
         {/* The version is the controls' concurrency check, not something an operator reads: kept in the tooltip (issue 35 §7). */}
         <dt>Last changed</dt>
         <dd title={`version ${c.version}`} data-version={c.version}>

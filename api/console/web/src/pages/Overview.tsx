@@ -153,7 +153,7 @@ export function OverviewPage({ ws }: { ws: string }) {
             testId="overview-campaigns"
             columns={[
               { label: 'Campaign', rowHeader: true, cell: (c) => <Link to={`/w/${ws}/campaigns/${c.campaign_id}`}>{c.name}</Link> },
-              { label: 'Kind', cell: (c) => (c.channel === 'voice' ? 'AI phone calls' : 'WhatsApp') },
+              { label: 'Kind', cell: (c) => <Said kind="campaignChannel" code={c.channel} /> },
               { label: 'Status', cell: (c) => c.status },
               {
                 label: 'Progress',
