@@ -17,8 +17,8 @@ import type { AttentionItem, Overview } from './routes/overview.schema';
  * the budget its own (both a head and a few entries, by `_id`); the newest calls are read by
  * id; the plan counters come with the workspace; live calls are the workspace's ten places at
  * most; campaigns are the newest few with their counters (progress documents, by `_id`). The
- * one scan left is of today's WhatsApp messages, small documents projected to their status
- * and capped. docs/console.md gives the figures measured with thousands of calls and messages.
+ * one scan left (on FerretDB; MongoDB has `tenant_sent`) is of today's WhatsApp messages, small
+ * documents projected to their status and capped. docs/console.md gives the figures measured with thousands of calls and messages.
  */
 
 /** How many of the day's messages are counted at most; past that the page says "at least". */

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import type { IndexSet } from '../db/collections';
 import type { AllowanceSource } from './allowance';
 
 /**
@@ -49,6 +50,15 @@ export interface OutboundMessageDoc extends SentMessageFacts {
   status_at: Date;
   created_at: Date;
 }
+
+/**
+ * The outbound messages' indexes (src/main/indexes.ts): a workspace's messages by when they
+ * were sent, for the console overview's day (`messageStatusesSince`). MongoDB answers from it;
+ * FerretDB on SQLite scans whatever the index (docs/decisions/console.md).
+ */
+export const OUTBOUND_MESSAGE_INDEXES: IndexSet = {
+  outbound_messages: [{ key: { tenant_id: 1, created_at: -1 }, name: 'tenant_sent' }],
+};
 
 export function outboundMessagesCollection(db: Db): Collection<OutboundMessageDoc> {
   return db.collection<OutboundMessageDoc>('outbound_messages');
