@@ -18,6 +18,7 @@ import { campaignConsoleRoutes } from './routes/campaigns';
 import { callSearchRoutes } from './routes/callSearch';
 import { conversationReadRoutes } from './routes/conversationReads';
 import { findRoutes } from './routes/find';
+import { overviewRoutes } from './routes/overview';
 import { conversationConsoleRoutes } from './routes/conversations';
 import { duesConsoleRoutes } from './routes/dues';
 import { keyRoutes } from './routes/keys';
@@ -87,6 +88,7 @@ export function consoleRoutes(deps: ConsoleDeps): RouteDef[] {
     ...conversationReadRoutes(deps),
     ...agentInboxRoutes(deps),
     ...findRoutes(deps),
+    ...overviewRoutes(deps),
     ...duesConsoleRoutes(deps),
     ...knowledgeRoutes(deps),
     ...businessToolRoutes(deps),

@@ -38,3 +38,4 @@ export async function listCalls(db: Db, tenantId: string, filter: CallListFilter
   if (page.beforeId) query._id = { $lt: page.beforeId };
   return callCollections(db).calls.find(query).sort({ _id: -1 }).limit(page.limit).toArray();
 }
+

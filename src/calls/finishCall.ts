@@ -9,6 +9,7 @@ import { billCallMinutes } from './billing';
 import { callEnded, type CallHooks } from './callHooks';
 import { advanceCall, callCollections, loadCall, type CallDoc } from './callStore';
 import { callLifecycleEvent } from './events';
+import { tallyCallEnd } from './callTally';
 import { readLineConversation } from './line/lineTurns';
 import type { CallOutcome } from './types';
 
@@ -86,6 +87,8 @@ export async function finishCall(deps: FinishCallDeps, end: CallEnd): Promise<Fi
   }
 
   await billCallMinutes(db, call, duration);
+  // The day's tally the console's overview reads (once per call, however often this step runs).
+  await tallyCallEnd(db, call, { status: end.status, outcome: end.outcome, answered: end.answeredAt !== null, durationSeconds: duration, endedAt: new Date(end.endedAt) });
 
   // The transcript joins the conversations (channel `voice`, one per call); idempotent by call id.
   if (end.answeredAt && transcript.length > 0) {

@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
 import { callCollections, type CallDoc } from './callStore';
+import { callNaming } from './callPerson';
 import { rereadCallDefinition, rereadWorkflowId, type ReadCallInput } from './contracts';
 
 /**
@@ -22,7 +23,7 @@ export async function requestReread(db: Db, temporal: Client, taskQueue: string,
       taskQueue,
       args: [input],
       // The call's status stays as it is: a reading changes only its result.
-      ...visibilityOptions({ workspaceId: call.tenant_id, kind: 'call', id: call._id, phoneNumber: call.to, name: call.to }),
+      ...visibilityOptions({ workspaceId: call.tenant_id, kind: 'call', id: call._id, phoneNumber: call.to, name: callNaming(call).name, summary: `Reading ${reading}: ${callNaming(call).summary}` }),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -4,6 +4,7 @@ import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
 import { callWorkflowDefinition, callWorkflowId, type CallWorkflowInput } from './contracts';
 import type { CallDoc } from './callStore';
+import { callNaming } from './callPerson';
 
 /** What starting a call's lifecycle needs; the placing use cases take it as part of their deps. */
 export interface CallStartDeps {
@@ -38,7 +39,7 @@ export async function startCallWorkflow(deps: CallStartDeps, call: CallDoc): Pro
   });
 }
 
-/** A call's workflows in the Temporal UI: found by workspace, id or number; named by its number. */
-export function callVisibility(call: Pick<CallDoc, '_id' | 'tenant_id' | 'to' | 'status'>) {
-  return visibilityOptions({ workspaceId: call.tenant_id, kind: 'call', id: call._id, status: call.status, phoneNumber: call.to, name: call.to });
+/** A call's workflows in the Temporal UI: found by workspace, id or number; named by its person (and number) where the call names one, else its number. */
+export function callVisibility(call: Pick<CallDoc, '_id' | 'tenant_id' | 'to' | 'status' | 'metadata' | 'detail_lines' | 'purpose' | 'direction'>) {
+  return visibilityOptions({ workspaceId: call.tenant_id, kind: 'call', id: call._id, status: call.status, phoneNumber: call.to, ...callNaming(call) });
 }

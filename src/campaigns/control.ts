@@ -103,7 +103,14 @@ function startStatus(campaign: CampaignDoc, control: RunControl, now: Date): Cam
 /** Starts the campaign's run: its channel's run workflow (channels.ts). */
 function startRun(deps: ControlDeps, campaign: CampaignDoc, recipients: number, control: RunControl) {
   const workflowId = campaignRunWorkflowId(campaign._id);
-  const visibility = visibilityOptions({ workspaceId: campaign.tenant_id, kind: 'campaign', id: campaign._id, status: startStatus(campaign, control, deps.now()), name: campaign.name });
+  const visibility = visibilityOptions({
+    workspaceId: campaign.tenant_id,
+    kind: 'campaign',
+    id: campaign._id,
+    status: startStatus(campaign, control, deps.now()),
+    name: campaign.name,
+    summary: `${campaignChannel(campaign.channel).label} campaign “${campaign.name}” to ${recipients} ${recipients === 1 ? 'person' : 'people'}`,
+  });
   const options = { workflowId, taskQueue: deps.taskQueue, ...visibility };
   return campaignChannel(campaign.channel).startRun(deps.temporal, options, runInputBase(campaign, recipients, control));
 }

@@ -179,7 +179,7 @@ export function planCampaignCommand(positionals: string[], flags: Flags, need: N
   };
   switch (action) {
     case 'create':
-      return { method: 'POST', path: `${ws()}/campaigns`, body: createCampaignBodyFromFlags(flags, argv) };
+      return { method: 'POST', path: `${ws()}/campaigns`, body: createCampaignBodyFromFlags(flags, argv), format: formatCampaignForPerson };
     case 'list': {
       const archived = flags['include-archived'];
       return {

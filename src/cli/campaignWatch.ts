@@ -141,11 +141,22 @@ export function explanationLines(explanation: WatchedExplanation | undefined): s
   return [`now: ${explanation.headline}`, ...explanation.details.map((d) => `     ${d}`), ...(explanation.fix ? [`fix: ${explanation.fix}`] : [])];
 }
 
-/** `campaigns show` for a person: the explanation first, then the record's aligned lines. */
+/**
+ * `campaigns show` and `create` for a person: the explanation first, then the record's aligned
+ * lines with each counter once (issue 35 §10). The record carries the funnel three ways (its
+ * own `sent`…`skipped`, `counters.*` the same numbers again, and `states.*` the people by
+ * state): a person reads the funnel once and, of the states, only `queued` (everyone not yet
+ * counted in it), shown after the recipients. `--json` keeps all three.
+ */
 export function formatCampaignForPerson(body: Record<string, unknown>, human: (record: Record<string, unknown>) => string): string {
-  const { explanation, ...record } = body as WatchedCampaign;
+  const { explanation, counters: _sameAsTheFunnel, states, ...record } = body as WatchedCampaign;
+  const shown: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    shown[key] = value;
+    if (key === 'recipients' && states?.queued !== undefined) shown.queued = states.queued;
+  }
   const lines = explanationLines(explanation);
-  return [...lines, ...(lines.length > 0 ? [''] : []), human(record)].join('\n');
+  return [...lines, ...(lines.length > 0 ? [''] : []), human(shown)].join('\n');
 }
 
 export interface RenderOptions {

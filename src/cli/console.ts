@@ -12,6 +12,7 @@ import { DUES_USAGE, planDuesCommand } from './duesCommands';
 import { KNOWLEDGE_USAGE, planKnowledgeCommand } from './knowledgeCommands';
 import { LIST_USAGE, planListCommand } from './listCommands';
 import { UsageError } from './usageError';
+import { apiErrorText, usageErrorText, usageOf } from './errorText';
 
 /**
  * `npm run console -- <resource> <action> [ids] [--flags] [--json]`: the console API for a
@@ -372,7 +373,9 @@ export function parseCommandLine(argv: string[]): { positionals: string[]; value
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine(argv);
   if (positionals.length === 0 || values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    // `keys --help` shows the keys commands; `--help` alone, every command.
+    const some = values.help ? usageOf(USAGE, positionals) : [];
+    process.stdout.write(`${some.length > 0 ? ['usage: npm run console -- <resource> <action> [ids] [--flags] [--json]', '', ...some].join('\n') : USAGE}\n`);
     return positionals.length === 0 && !values.help ? 2 : 0;
   }
   const json = values.json === true;
@@ -393,9 +396,7 @@ async function main(argv: string[]): Promise<number> {
   if (json) {
     process.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
   } else if (!res.ok) {
-    const error = payload.error as { code: string; message: string; details: Record<string, unknown> };
-    process.stderr.write(`error: ${error.code}: ${error.message}\n`);
-    if (Object.keys(error.details).length) process.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
+    process.stderr.write(`${apiErrorText(payload.error as { code: string; message: string; details: Record<string, unknown> })}\n`);
   } else {
     process.stdout.write(`${call.format ? call.format(payload, (record) => formatHuman(record, call.columns)) : formatHuman(payload, call.columns)}\n`);
   }
@@ -429,8 +430,7 @@ async function watch(base: string, positionals: string[], values: Record<string,
         const res = await reach(url, { headers: { authorization: `Bearer ${token}` } });
         const body = await jsonOf(res, url);
         if (!res.ok) {
-          const error = body.error as { code: string; message: string };
-          throw new Refused(`error: ${error.code}: ${error.message}`);
+          throw new Refused(apiErrorText(body.error as { code: string; message: string; details: Record<string, unknown> }));
         }
         return body as WatchedCampaign;
       },
@@ -447,12 +447,12 @@ async function watch(base: string, positionals: string[], values: Record<string,
   }
 }
 
-/** Runs the command line and exits: 0 done, 1 refused or failed, 2 a usage mistake (with the usage). */
+/** Runs the command line and exits: 0 done, 1 refused or failed, 2 a usage mistake (one line, and how the command is written). */
 export function runConsole(argv: string[]): void {
   main(argv).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}\n`);
+      if (err instanceof UsageError) process.stderr.write(`${usageErrorText(err.message, USAGE, parseCommandLine(argv).positionals)}\n`);
       else process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(err instanceof UsageError ? 2 : 1);
     },

@@ -1,2 +1,2 @@
-/** A mistake in how the console CLI was called: it prints the message and the usage, and exits 2. */
+/** A mistake in how the console CLI was called: it prints the message and how the command is written (src/cli/errorText.ts), and exits 2. */
 export class UsageError extends Error {}

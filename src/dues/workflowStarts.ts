@@ -22,7 +22,7 @@ async function startOnce(start: () => Promise<unknown>): Promise<void> {
   }
 }
 
-/** `subscriberName` names the run in the Temporal UI (its memo). */
+/** `subscriberName` names the run in the Temporal UI (`ResourceName`, its memo and summary). */
 export function startChase(deps: WorkflowStarter, tenantId: string, dueId: string, subscriberName: string): Promise<void> {
   return startOnce(() =>
     startWorkflow(deps.temporal, dueChaseDefinition, {
@@ -30,7 +30,7 @@ export function startChase(deps: WorkflowStarter, tenantId: string, dueId: strin
       taskQueue: deps.taskQueue,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ tenantId, dueId }],
-      ...visibilityOptions({ workspaceId: tenantId, kind: 'due', id: dueId, name: subscriberName }),
+      ...visibilityOptions({ workspaceId: tenantId, kind: 'due', id: dueId, name: subscriberName, summary: `Chasing a due of ${subscriberName}` }),
     }),
   );
 }
@@ -48,7 +48,7 @@ export function startCycle(deps: WorkflowStarter, tenantId: string, subscriberId
       taskQueue: deps.taskQueue,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ tenantId, subscriberId, nextIndex }],
-      ...visibilityOptions({ workspaceId: tenantId, kind: 'subscriber', id: subscriberId, name: subscriberName }),
+      ...visibilityOptions({ workspaceId: tenantId, kind: 'subscriber', id: subscriberId, name: subscriberName, summary: `Raising the dues of ${subscriberName}` }),
     }),
   );
 }

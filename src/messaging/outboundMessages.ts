@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import type { IndexSet } from '../db/collections';
 import type { AllowanceSource } from './allowance';
 
 /**
@@ -50,6 +51,15 @@ export interface OutboundMessageDoc extends SentMessageFacts {
   created_at: Date;
 }
 
+/**
+ * The outbound messages' indexes (src/main/indexes.ts): a workspace's messages by when they
+ * were sent, for the console overview's day (`messageStatusesSince`). MongoDB answers from it;
+ * FerretDB on SQLite scans whatever the index (docs/decisions/console.md).
+ */
+export const OUTBOUND_MESSAGE_INDEXES: IndexSet = {
+  outbound_messages: [{ key: { tenant_id: 1, created_at: -1 }, name: 'tenant_sent' }],
+};
+
 export function outboundMessagesCollection(db: Db): Collection<OutboundMessageDoc> {
   return db.collection<OutboundMessageDoc>('outbound_messages');
 }
@@ -63,3 +73,16 @@ export async function findOutboundMessages(db: Db, tenantId: string, ids: string
 
 /** A status may only move forward: a late `delivered` never replaces `read`. `failed` ends it. */
 export const STATUS_RANK: Record<DeliveryStatus, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };
+
+/**
+ * The statuses of the workspace's messages sent at or after `since`, at most `cap` (the console
+ * overview's day). Only `status` comes back: on FerretDB the filter scans the collection, so
+ * the answer is kept small.
+ */
+export async function messageStatusesSince(db: Db, tenantId: string, since: Date, cap: number): Promise<DeliveryStatus[]> {
+  const docs = await outboundMessagesCollection(db)
+    .find({ tenant_id: tenantId, created_at: { $gte: since } }, { projection: { _id: 0, status: 1 } })
+    .limit(cap)
+    .toArray();
+  return docs.map((d) => d.status);
+}

@@ -3,8 +3,9 @@ import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair
 /**
  * What an operator filters on in the Temporal UI (docs/workflows.md "Finding a workflow in the
  * Temporal UI"): every workflow we start carries the workspace, the resource it runs for and
- * its kind, the resource's status where the workflow changes it, and a call's number; its memo
- * carries a human name. The servers register these keys (src/local/servers.ts, the
+ * its kind, the resource's status where the workflow changes it, a call's number, and the
+ * resource's name (`ResourceName`, a column the UI's workflow list can show beside the id);
+ * its memo carries the same name and its static summary a line about it. The servers register these keys (src/local/servers.ts, the
  * `temporal-search-attributes` service in docker-compose.yml, the time-skipping test server in
  * test/support/timeSkipping.ts); a start or upsert naming a key the server does not know fails.
  * Stable names, never renamed: running workflows and the visibility store carry them.
@@ -18,8 +19,18 @@ export const ResourceStatus = defineSearchAttributeKey('ResourceStatus', SearchA
 /** A call's other party (E.164): the number called, or the caller of an inbound call. */
 export const PhoneNumber = defineSearchAttributeKey('PhoneNumber', SearchAttributeType.KEYWORD);
 
+/**
+ * What an operator calls the resource: a campaign's name, a subscriber's name, the person a call
+ * was with (with their number), else the number (issue 35 §13). Set at the start only (never
+ * upserted), so no workflow's commands change and stored histories replay as they were.
+ */
+export const ResourceName = defineSearchAttributeKey('ResourceName', SearchAttributeType.KEYWORD);
+
 /** Every key with its type, as the servers register them. */
-export const SEARCH_ATTRIBUTES = [WorkspaceId, ResourceId, ResourceKind, ResourceStatus, PhoneNumber] as const;
+export const SEARCH_ATTRIBUTES = [WorkspaceId, ResourceId, ResourceKind, ResourceStatus, PhoneNumber, ResourceName] as const;
+
+/** A Keyword holds a few hundred characters comfortably; a longer name is cut, marked with an ellipsis. */
+export const RESOURCE_NAME_MAX = 200;
 
 /** The CLI's `--search-attribute KEY=TYPE` (and `temporal operator search-attribute create`) type names. */
 export const CLI_SEARCH_ATTRIBUTE_TYPE: Record<(typeof SEARCH_ATTRIBUTES)[number]['type'], string> = {
@@ -35,12 +46,14 @@ export interface WorkflowVisibility {
   id: string;
   status?: string;
   phoneNumber?: string;
-  /** Shown as the memo's `name`: a campaign's name, a subscriber's name, a call's number. */
+  /** `ResourceName` and the memo's `name`: a campaign's name, a subscriber's name, a call's person and number. */
   name?: string;
+  /** The start's static summary (the UI shows it with the workflow), e.g. `Call to Kavya (+91…) about a delivery`; the name when absent. */
+  summary?: string;
 }
 
-/** A start's `typedSearchAttributes` and `memo` for one resource's workflow. */
-export function visibilityOptions(v: WorkflowVisibility): { typedSearchAttributes: SearchAttributePair[]; memo?: Record<string, unknown> } {
+/** A start's `typedSearchAttributes`, `memo` and `staticSummary` for one resource's workflow. */
+export function visibilityOptions(v: WorkflowVisibility): { typedSearchAttributes: SearchAttributePair[]; memo?: Record<string, unknown>; staticSummary?: string } {
   const pairs: SearchAttributePair[] = [
     { key: ResourceKind, value: v.kind },
     { key: ResourceId, value: v.id },
@@ -48,5 +61,12 @@ export function visibilityOptions(v: WorkflowVisibility): { typedSearchAttribute
   if (v.workspaceId) pairs.push({ key: WorkspaceId, value: v.workspaceId });
   if (v.status) pairs.push({ key: ResourceStatus, value: v.status });
   if (v.phoneNumber) pairs.push({ key: PhoneNumber, value: v.phoneNumber });
-  return { typedSearchAttributes: pairs, ...(v.name ? { memo: { name: v.name } } : {}) };
+  const name = v.name?.trim() ? clip(v.name.trim()) : undefined;
+  if (name) pairs.push({ key: ResourceName, value: name });
+  const summary = v.summary?.trim() || name;
+  return { typedSearchAttributes: pairs, ...(name ? { memo: { name } } : {}), ...(summary ? { staticSummary: summary } : {}) };
+}
+
+function clip(text: string): string {
+  return text.length <= RESOURCE_NAME_MAX ? text : `${text.slice(0, RESOURCE_NAME_MAX - 1)}…`;
 }

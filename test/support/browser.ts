@@ -17,6 +17,7 @@ interface PageElement {
   tagName: string;
   getBoundingClientRect(): { width: number; height: number };
   setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
   getAttribute(name: string): string | null;
   blur(): void;
 }
@@ -105,6 +106,8 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
  */
 export async function controlsNotReachedByTab(page: Page): Promise<string[]> {
   const total = await page.evaluate(() => {
+    // A probe of an earlier check of the same page (at another width, say) is not this one's.
+    for (const el of [...document.querySelectorAll('[data-tab-probe]')]) el.removeAttribute('data-tab-probe');
     const controls = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')].filter((el) => {
       const style = getComputedStyle(el);
       const box = el.getBoundingClientRect();

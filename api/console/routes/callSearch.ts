@@ -8,6 +8,7 @@ import { CursorCodec, page } from '../../pagination';
 import type { RouteDef } from '../../route';
 import { callView } from '../../shared/callView';
 import { workspaceGroup, type ConsoleDeps } from '../deps';
+import { callPersonNames } from '../personNames';
 import { consoleCallPage, consoleCallsQuery, type consoleCallListItem } from './calls.schema';
 import type { z } from 'zod';
 
@@ -31,8 +32,8 @@ function nextDay(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
 
-function listItem(call: CallDoc): z.infer<typeof consoleCallListItem> {
-  return { ...callView(call), created_at: formatTimestamp(call.created_at), campaign_id: metadataText(call, 'campaign_id'), campaign_name: metadataText(call, 'campaign_name') };
+function listItem(call: CallDoc, personName: string | null): z.infer<typeof consoleCallListItem> {
+  return { ...callView(call), person_name: personName, purpose: call.purpose, created_at: formatTimestamp(call.created_at), campaign_id: metadataText(call, 'campaign_id'), campaign_name: metadataText(call, 'campaign_name') };
 }
 
 /**
@@ -61,7 +62,8 @@ export function callSearchRoutes(deps: ConsoleDeps): RouteDef[] {
         const list = `${LIST}:${JSON.stringify([query.status ?? '', query.outcome ?? '', to ?? '', query.campaign_id ?? '', query.created_from ?? '', query.created_to ?? ''])}`;
         const beforeId = query.cursor ? String((cursors.decode(query.cursor, tenantId, list) as [unknown])[0]) : null;
         const docs = await listCalls(deps.db, tenantId, filter, { beforeId, limit: query.limit });
-        return page(docs, query.limit, listItem, (last) => cursors.encode(tenantId, list, [last._id]));
+        const names = await callPersonNames(deps.db, tenantId, workspace.country, docs.slice(0, query.limit));
+        return page(docs, query.limit, (call) => listItem(call, names.get(call._id) ?? null), (last) => cursors.encode(tenantId, list, [last._id]));
       },
     }),
   ];

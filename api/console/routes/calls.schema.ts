@@ -21,7 +21,14 @@ export const calleeScriptBody = calleeScript;
 export const destinationParam = z.string().max(32).regex(/\d/, 'the destination needs digits');
 
 /** GET …/calls/{call_id}: the public call plus where it was placed, how often it was read, and its transcript. */
+/** Who the call was with, by name where one is known (api/console/personNames.ts), and what it was for. */
+const callPerson = {
+  person_name: z.string().nullable(),
+  purpose: z.string().nullable(),
+};
+
 export const consoleCallRecord = callSchema.extend({
+  ...callPerson,
   placed_at: z.string().nullable(),
   deployment_id: z.string(),
   readings: z.number().int(),
@@ -60,6 +67,7 @@ export const consoleCallsQuery = pageQuery(CALL_LIST_LIMITS.maxLimit, CALL_LIST_
 
 /** A call in the list: as GET /api/v1/calls/{id} shows it, plus when it was created and the campaign that placed it. */
 export const consoleCallListItem = callSchema.extend({
+  ...callPerson,
   created_at: z.string().nullable(),
   campaign_id: z.string().nullable(),
   campaign_name: z.string().nullable(),

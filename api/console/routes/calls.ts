@@ -9,6 +9,7 @@ import { callView } from '../../shared/callView';
 import { itemsOf } from '../views';
 import type { RouteDef } from '../../route';
 import { workspaceGroup, type ConsoleDeps } from '../deps';
+import { callPersonNames } from '../personNames';
 import { callSchema } from '../../shared/calls.schema';
 import { inboundCallBody, calleeScriptBody, calleeScriptRecord, consoleCallRecord, destinationParam, rereadAnswer } from './calls.schema';
 
@@ -33,10 +34,13 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
     call.get('getConsoleCall', 'calls/{call_id}', {
       summary: 'Read a call as GET /api/v1/calls/{id} shows it, plus placement, readings and transcript.',
       response: { status: 200, description: 'The call.', schema: consoleCallRecord },
-      handler: async (ctx, { params, tenantId }) => {
+      handler: async (ctx, { params, tenantId, workspace }) => {
         const call = await ownCall(tenantId, params.call_id);
+        const names = await callPersonNames(deps.db, tenantId, workspace.country, [call]);
         return {
           ...callView(call),
+          person_name: names.get(call._id) ?? null,
+          purpose: call.purpose,
           placed_at: formatTimestamp(call.placed_at),
           deployment_id: call.deployment_id,
           readings: call.readings,

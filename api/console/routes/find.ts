@@ -6,6 +6,7 @@ import { findConversation, recentConversations, type ConversationDoc } from '../
 import { formatTimestamp } from '../../format';
 import type { RouteDef } from '../../route';
 import { workspaceGroup, type ConsoleDeps } from '../deps';
+import { callPersonNames } from '../personNames';
 import { itemsOf } from '../views';
 import { readSearchText } from './searchText';
 
@@ -31,7 +32,14 @@ const found = z.object({
 });
 type Found = z.infer<typeof found>;
 
-const callFound = (call: CallDoc): Found => ({ kind: 'call', id: call._id, who: call.to, detail: call.status, at: formatTimestamp(call.created_at) });
+/** `who` a call was with: their name and number where the name is known (api/console/personNames.ts), else the number. */
+const callFound = (call: CallDoc, name: string | null | undefined): Found => ({
+  kind: 'call',
+  id: call._id,
+  who: name ? `${name} (${call.to})` : call.to,
+  detail: call.status,
+  at: formatTimestamp(call.created_at),
+});
 const conversationFound = (c: ConversationDoc): Found => ({
   kind: 'conversation',
   id: c._id,
@@ -54,9 +62,13 @@ export function findRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: '`{items}`: calls first, then conversations.', schema: itemsOf(found) },
       handler: async (ctx, { query, tenantId, workspace }) => {
         const q = query.q;
+        const callsFound = async (calls: CallDoc[]) => {
+          const names = await callPersonNames(deps.db, tenantId, workspace.country, calls);
+          return calls.map((call) => callFound(call, names.get(call._id)));
+        };
         if (q.startsWith('call_')) {
           const call = await findCall(deps.db, tenantId, q);
-          return { items: call ? [callFound(call)] : [] };
+          return { items: await callsFound(call ? [call] : []) };
         }
         if (q.startsWith('con_')) {
           const conversation = await findConversation(deps.db, tenantId, q);
@@ -66,7 +78,7 @@ export function findRoutes(deps: ConsoleDeps): RouteDef[] {
           // Indexed on MongoDB; on FerretDB the lookup Twilio's status reports already make.
           const line = await findLineCallByProviderId(deps.db, q);
           const call = line ? await findCall(deps.db, tenantId, line._id) : null;
-          return { items: call ? [callFound(call)] : [] };
+          return { items: await callsFound(call ? [call] : []) };
         }
         const text = readSearchText(q, workspace.country);
         if (text.kind === 'name') return { items: (await recentConversations(deps.db, tenantId, FIND_LIMIT, { name: text.name })).map(conversationFound) };
@@ -74,7 +86,7 @@ export function findRoutes(deps: ConsoleDeps): RouteDef[] {
           listCalls(deps.db, tenantId, { to: text.e164 }, { beforeId: null, limit: FIND_LIMIT }),
           recentConversations(deps.db, tenantId, FIND_LIMIT, { phone: text.e164 }),
         ]);
-        return { items: [...calls.map(callFound), ...conversations.map(conversationFound)] };
+        return { items: [...(await callsFound(calls)), ...conversations.map(conversationFound)] };
       },
     }),
   ];

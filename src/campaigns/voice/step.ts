@@ -134,7 +134,8 @@ function voiceStep(deps: VoiceStepDeps, runner: StepRunner): (input: VoiceStepIn
         details: callBack ? answersSoFar(campaign.capture, outcome) : {},
         capture: callBack ? callBackCapture(campaign.capture, outcome) : campaign.capture,
         ring_seconds: CAMPAIGN_CALL_RING_SECONDS,
-        metadata: { campaign_id: campaign._id, campaign_name: campaign.name },
+        // The person's name rides along so the console can say who a call was with (api/console/personNames.ts).
+        metadata: { campaign_id: campaign._id, campaign_name: campaign.name, ...(doc.name ? { person_name: doc.name } : {}) },
       },
       { callId, dailyBudget: workspace.plan.campaign_calls_use_daily_budget ? 'count' : 'exempt' },
     );

@@ -37,9 +37,15 @@ export function defaultAnswer(field: CaptureField): string {
   }
 }
 
+/** Ends a line with `mark` unless it already ends a sentence: labels are often written as questions ("Will someone be home?"). */
+function sentence(text: string, mark: '?' | '.'): string {
+  const trimmed = text.trim();
+  return /[?.!]$/.test(trimmed) ? trimmed : `${trimmed}${mark}`;
+}
+
 function question(field: CaptureField): string {
   const options = field.options.length > 0 ? ` The options are ${field.options.join(', ')}.` : '';
-  return `${field.label}?${options}`;
+  return `${sentence(field.label, '?')}${options}`;
 }
 
 export function simulatedTurns(input: ConversationInput): TranscriptTurn[] {
@@ -60,7 +66,7 @@ export function simulatedTurns(input: ConversationInput): TranscriptTurn[] {
       );
     }
     if (input.purpose) {
-      lines.push({ role: 'model', text: `I'm calling about ${input.purpose}` }, { role: 'user', text: 'Okay, go ahead.' });
+      lines.push({ role: 'model', text: sentence(`I'm calling about ${input.purpose}`, '.') }, { role: 'user', text: 'Okay, go ahead.' });
     }
     for (const field of input.capture?.fields ?? []) {
       lines.push({ role: 'model', text: question(field) }, { role: 'user', text: script.answers[field.key] ?? defaultAnswer(field) });

@@ -211,16 +211,20 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
   it('calls, and one call with its transcript and result', async () => {
     await open(at('calls'), 'main h1');
     await walk('calls');
-    await open(`${at('calls')}/${seeded.callId}`, '[data-testid=result-state]', 'ready');
+    await open(`${at('calls')}/${seeded.callId}`, '[data-testid=result-state]', 'Read');
     // The reader's goal_met is yes, no or unclear (the generated type says so; the old hand-written one said boolean).
     const { goal_met: goalMet } = (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/calls/${seeded.callId}`).set(CONSOLE_AUTH)).body.result;
     expect(['yes', 'no', 'unclear']).toContain(goalMet);
-    expect(await page().textContent('section[aria-label=Result] p')).toContain(`goal met: ${goalMet}`);
+    // Said in words, the code in the tooltip (issue 35 §7).
+    expect(await page().textContent('section[aria-label=Result] p')).toContain({ yes: 'Goal met', no: 'Goal not met', unclear: 'Unclear whether the goal was met' }[goalMet as string]);
+    expect(await page().getAttribute('[data-testid=result-goal-met]', 'data-code')).toBe(goalMet);
     await walk('call');
   });
 
   it('conversations, and one transcript', async () => {
-    await open(at('conversations'), 'main', seeded.conversationId);
+    // Conversations lead with the person; the id is the link's tooltip.
+    await page().goto(`${base}/console${at('conversations')}`);
+    await page().waitForSelector(`a[title="${seeded.conversationId}"]`);
     await walk('conversations');
     await open(`${at('conversations')}/${seeded.conversationId}`, '.transcript', 'Ravi here');
     await walk('conversation');

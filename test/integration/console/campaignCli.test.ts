@@ -35,7 +35,7 @@ describe('npm run console -- campaigns', () => {
 
     const refused = await cli('campaigns', 'pause', ws.workspaceId, c._id);
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/^campaigns pause needs --expected-version/);
+    expect(refused.stderr).toMatch(/^error: campaigns pause needs --expected-version/);
 
     const launched = await cli('campaigns', 'launch', ws.workspaceId, c._id, '--expected-version', '1', '--confirm-recipients', '3');
     expect(launched.status).toBe(0);
@@ -72,10 +72,10 @@ describe('npm run console -- campaigns', () => {
 
     const bad = await cli('campaigns', 'settings', ws.workspaceId, '--throttle-per-minute', '601');
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/^error: invalid_argument: Request validation failed\.\n/);
+    expect(bad.stderr).toMatch(/^error: throttle_per_minute: .+\nhint: invalid_argument; --json prints the whole answer\n$/);
 
     const missing = await cli('campaigns', 'watch', ws.workspaceId, 'cmp_000000000000000000000000');
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toBe('error: not_found: Campaign not found.\n');
+    expect(missing.stderr).toBe('error: Campaign not found.\nhint: not_found; --json prints the whole answer\n');
   });
 });

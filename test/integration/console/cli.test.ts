@@ -65,10 +65,8 @@ describe('npm run console', () => {
 
     const refused = await cli('agents', 'update', ws, agent.agent_id, '--idle-seconds', '2');
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/^error: invalid_argument: Request validation failed\.\n/);
-    expect(JSON.parse(refused.stderr.slice(refused.stderr.indexOf('\n') + 1))).toEqual({
-      errors: [{ loc: ['body', 'voice', 'idle_seconds'], msg: 'Too small: expected number to be >=5', type: 'too_small' }],
-    });
+    // Where and why in one line, then a hint; no JSON (issue 35 §10).
+    expect(refused.stderr).toBe('error: voice.idle_seconds: Too small: expected number to be >=5\nhint: invalid_argument; --json prints the whole answer\n');
 
     const added = await cli('numbers', 'add', ws, '--number', '+912240003131', '--agent-id', agent.agent_id, '--team-line', '022 4000 3232');
     expect(added.status).toBe(0);
@@ -81,12 +79,29 @@ describe('npm run console', () => {
   it('prints the API’s error and exits 1', async () => {
     const res = await cli('workspaces', 'show', 'ws_missing');
     expect(res.status).toBe(1);
-    expect(res.stderr).toBe('error: not_found: Workspace not found.\n');
+    expect(res.stderr).toBe('error: Workspace not found.\nhint: not_found; --json prints the whole answer\n');
   });
 
-  it('prints usage and exits 2 for an unknown command', async () => {
+  it('a usage mistake is one line and a hint, not the whole usage, and exits 2 (issue 35 §10)', async () => {
     const res = await cli('frobnicate', 'now');
     expect(res.status).toBe(2);
-    expect(res.stderr).toMatch(/^unknown command: frobnicate now\n\nusage: npm run console/);
+    expect(res.stderr).toBe('error: unknown command: frobnicate now\nhint: npm run console -- --help lists every command\n');
+    const missing = await cli('keys', 'create');
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe('error: missing <workspace_id>\nhint: it is written\n  keys create <workspace_id> --scopes <scope,scope> [--environment live|test]\n');
+    const help = await cli('keys', '--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().split(' ').slice(0, 2).join(' '))).toEqual(['keys list', 'keys create', 'keys roll', 'keys revoke']);
+  });
+
+  it('a bad scope is a sentence naming the scopes there are, not raw JSON (issue 35 §10)', async () => {
+    const ws = JSON.parse((await cli('workspaces', 'create', '--name', 'Cli scopes', '--json')).stdout).workspace_id as string;
+    const res = await cli('keys', 'create', ws, '--scopes', 'calls:write,calls:fly');
+    expect(res.status).toBe(1);
+    const [error, hint, ...rest] = res.stderr.split('\n');
+    expect(error).toMatch(/^error: scopes \(value 2\): expected one of (\S+:\S+, )+\S+:\S+$/);
+    expect(error).toContain('calls:write');
+    expect(hint).toBe('hint: invalid_argument; --json prints the whole answer');
+    expect(rest).toEqual(['']);
   });
 });

@@ -32,8 +32,8 @@ describe('console reads: calls by number, conversations', () => {
       expect(res.body.items.map((c: { call_id: string }) => c.call_id)).toEqual([placed[1], placed[0]]);
     }
     const publicView = await request(api.server).get(`/api/v1/calls/${placed[1]}`).set(bearer(ws.key));
-    // The list adds when the call was created and the campaign that placed it (none here).
-    expect((await get('/calls?to=%2B919811100071')).body.items[0]).toEqual({ ...publicView.body, created_at: expect.any(String), campaign_id: null, campaign_name: null });
+    // The list adds when the call was created, the campaign that placed it (none here), and who it was with and what for (nobody named, no purpose here).
+    expect((await get('/calls?to=%2B919811100071')).body.items[0]).toEqual({ ...publicView.body, created_at: expect.any(String), campaign_id: null, campaign_name: null, person_name: null, purpose: null });
     expect(publicView.body.result.state).toBe(last.result.state);
 
     const elsewhere = await createTestWorkspace(api.db);

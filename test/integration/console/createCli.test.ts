@@ -59,17 +59,19 @@ describe('npm run console: create and recent calls', () => {
     expect(voice.stdout).toMatch(/^channel\s+voice$/m);
     expect(voice.stdout).toMatch(/^status\s+draft$/m);
     expect(voice.stdout).toContain('"key":"address_correct"');
+    // Each counter once (issue 35 §10): the funnel's own lines, no counters.* or states.* copies.
+    expect(voice.stdout.split('\n').filter((l) => /^(\S+\.)?(sent|delivered|read|failed|skipped)\s/.test(l))).toEqual(['sent         0', 'delivered    0', 'read         0', 'failed       0', 'skipped      0'].map((l) => expect.stringMatching(new RegExp(`^${l.split(' ')[0]}\\s+0$`))));
 
     const refused = await cli('campaigns', 'create', ws.workspaceId, '--name', 'No template', '--tags', 'vip');
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toBe('error: invalid_argument: A WhatsApp campaign needs a template.\n{\n  "reason": "template_not_found",\n  "field": "template"\n}\n');
+    expect(refused.stderr).toBe('error: A WhatsApp campaign needs a template.\nhint: field template; invalid_argument (template_not_found); --json prints the whole answer\n');
 
     const noAudience = await cli('campaigns', 'create', ws.workspaceId, '--name', 'Nobody', '--template', 'order_update');
     expect(noAudience.status).toBe(2);
-    expect(noAudience.stderr).toMatch(/^campaigns create needs its audience: --contact-ids cnt_…,cnt_… \(those contacts\) or --tags a,b/);
+    expect(noAudience.stderr).toMatch(/^error: campaigns create needs its audience: --contact-ids cnt_…,cnt_… \(those contacts\) or --tags a,b/);
     const typo = await cli('campaigns', 'create', ws.workspaceId, '--name', 'Typo', '--tags', 'vip', '--templat', 'x');
     expect(typo.status).toBe(2);
-    expect(typo.stderr).toMatch(/^unknown flag for campaigns create: --templat\n/);
+    expect(typo.stderr).toMatch(/^error: unknown flag for campaigns create: --templat\nhint: it is written\n  campaigns create /);
   });
 
   it('dues add: a subscriber with its next dues; the same phone again is the 409 it is', async () => {
@@ -81,11 +83,11 @@ describe('npm run console: create and recent calls', () => {
 
     const again = await cli('dues', 'add', ws.workspaceId, '--name', 'Ravi', '--phone', '+919876511111', '--amount', '999');
     expect(again.status).toBe(1);
-    expect(again.stderr).toMatch(/^error: conflict: A subscriber with this phone number already exists\.\n\{\n {2}"reason": "duplicate_recipient",\n {2}"subscriber_id": "sub_\w+"\n\}\n$/);
+    expect(again.stderr).toMatch(/^error: A subscriber with this phone number already exists\.\nhint: subscriber id sub_\w+; conflict \(duplicate_recipient\); --json prints the whole answer\n$/);
 
     const missing = await cli('dues', 'add', ws.workspaceId, '--name', 'Ravi', '--phone', '+919876511112');
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toMatch(/^dues add needs --amount\n/);
+    expect(missing.stderr).toMatch(/^error: dues add needs --amount\nhint: it is written\n  dues add /);
   });
 
   it('call list: newest first with its filters, and how to ask for the next page', async () => {
@@ -132,6 +134,6 @@ describe('npm run console: create and recent calls', () => {
 
     const bad = await cli('call', 'list', ws.workspaceId, '--status', 'done');
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/^error: invalid_argument: Request validation failed\.\n/);
+    expect(bad.stderr).toMatch(/^error: status: expected one of ringing, .+\nhint: invalid_argument; --json prints the whole answer\n$/);
   });
 });

@@ -6,7 +6,7 @@ import { campaignCounters } from '../../../src/campaigns/progress';
 import { advanceRecipients } from '../../../src/campaigns/recipients';
 import { readRecipientBatch } from '../../../src/campaigns/staging';
 import { findCampaign } from '../../../src/campaigns/campaign';
-import { PhoneNumber, ResourceKind, ResourceStatus, WorkspaceId } from '../../../src/temporal/searchAttributes';
+import { PhoneNumber, ResourceKind, ResourceName, ResourceStatus, WorkspaceId } from '../../../src/temporal/searchAttributes';
 import { useTestApi } from '../../support/app';
 import { pollCall, scriptCallee } from '../../support/calls';
 import { CountingWhatsAppProvider, insertCampaignDraft, insertContacts, zoneOpenAt } from '../../support/campaigns';
@@ -56,6 +56,10 @@ describe('operators in the Temporal UI', () => {
     expect(found!.typedSearchAttributes.get(WorkspaceId)).toBe(ws.workspaceId);
     expect(found!.typedSearchAttributes.get(ResourceKind)).toBe('campaign');
     expect(found!.typedSearchAttributes.get(ResourceStatus)).toBe('scheduled');
+    // The list can show the name beside the id (issue 35 §13): a column, and a query by name.
+    expect(found!.typedSearchAttributes.get(ResourceName)).toBe('Diwali offers');
+    await listed(`ResourceName = 'Diwali offers' AND WorkspaceId = '${ws.workspaceId}'`, (f) => f.some((e) => e.workflowId === campaign._id));
+    expect(await api.temporal.workflow.getHandle(found!.workflowId).describe().then((d) => d.staticSummary())).toBe('WhatsApp campaign “Diwali offers” to 2 people');
 
     expect((await post(`/api/v1/campaigns/${campaign._id}/pause`, { expected_version: 2 })).status).toBe(200);
     await listed(`WorkspaceId = '${ws.workspaceId}' AND ResourceStatus = 'paused'`, (f) => f.some((e) => e.workflowId === campaign._id));
@@ -66,10 +70,10 @@ describe('operators in the Temporal UI', () => {
     );
   });
 
-  it('finds a call by its number, named by it, with its status as the call moves', async () => {
+  it('finds a call by its number, named by its person and number, with its status as the call moves', async () => {
     const to = '+919811127027';
     await scriptCallee(api, ws, to, { ring_seconds: 0.5, seconds_per_turn: 0.2 });
-    const res = await post('/api/v1/calls', { to });
+    const res = await post('/api/v1/calls', { to: '09811127027', details: { Name: 'Kavya Iyer' }, purpose: 'a delivery tomorrow' });
     expect(res.status).toBe(201);
     const callId = res.body.call_id as string;
     await pollCall(api, ws.key, callId, (call) => call.result.state !== 'pending');
@@ -77,7 +81,10 @@ describe('operators in the Temporal UI', () => {
     const [call] = await listed(`PhoneNumber = '${to}' AND ResourceKind = 'call' AND WorkspaceId = '${ws.workspaceId}' AND WorkflowType = 'callWorkflow'`, (f) =>
       f.some((e) => e.status.name === 'COMPLETED'),
     );
-    expect(call).toMatchObject({ workflowId: callId, memo: { name: to } });
+    expect(call).toMatchObject({ workflowId: callId, memo: { name: `Kavya Iyer (${to})` } });
+    expect(call!.typedSearchAttributes.get(ResourceName)).toBe(`Kavya Iyer (${to})`);
+    await listed(`ResourceName STARTS_WITH 'Kavya' AND ResourceKind = 'call' AND WorkspaceId = '${ws.workspaceId}'`, (f) => f.some((e) => e.workflowId === callId));
+    expect(await api.temporal.workflow.getHandle(callId).describe().then((d) => d.staticSummary())).toBe(`Call to Kavya Iyer (${to}) about a delivery tomorrow`);
     expect(call!.typedSearchAttributes.get(PhoneNumber)).toBe(to);
     expect(call!.typedSearchAttributes.get(ResourceStatus)).toBe('completed');
   });

@@ -216,4 +216,23 @@ describe('campaigns commands', () => {
       '--expected-version takes a whole number, not "two"',
     );
   });
+
+  it('campaigns create and show print each counter once, and the people still queued after the recipients (issue 35 §10)', () => {
+    const created = planCampaignCommand(['campaigns', 'create', 'ws_1'], { name: 'Sale', tags: 'vip', template: 'order_update' }, need)!;
+    const record = {
+      campaign_id: 'cmp_1',
+      status: 'draft',
+      recipients: 3,
+      sent: 1,
+      delivered: 0,
+      read: 0,
+      failed: 0,
+      skipped: 0,
+      counters: { sent: 1, delivered: 0, read: 0, failed: 0, skipped: 0 },
+      states: { queued: 2, sent: 1, delivered: 0, read: 0, failed: 0, skipped: 0 },
+    };
+    expect(created.format!(record, (r) => Object.entries(r).map(([k, v]) => `${k} ${String(v)}`).join('\n'))).toBe(
+      ['campaign_id cmp_1', 'status draft', 'recipients 3', 'queued 2', 'sent 1', 'delivered 0', 'read 0', 'failed 0', 'skipped 0'].join('\n'),
+    );
+  });
 });

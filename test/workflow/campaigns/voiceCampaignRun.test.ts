@@ -192,7 +192,7 @@ describe('the call campaign run (time-skipping)', () => {
     expect(callBack.capture!.fields.map((f) => f.key)).toEqual(['slot', 'notes']);
     expect(callBack.capture!.success).toBeNull();
     expect(callBack.detail_lines).toEqual([{ label: 'Already answered: Is the delivery address correct', value: 'yes' }]);
-    expect(callBack.metadata).toEqual({ campaign_id: campaign._id, campaign_name: 'Delivery check' });
+    expect(callBack.metadata).toEqual({ campaign_id: campaign._id, campaign_name: 'Delivery check', person_name: a!.name });
 
     // A later unanswered call never replaces earlier learning.
     expect(b!.calls!.map((x) => [x.kind, x.disposition])).toEqual([

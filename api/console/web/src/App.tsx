@@ -11,6 +11,7 @@ import { CampaignsPage } from './pages/Campaigns';
 import { ConversationPage, ConversationsPage } from './pages/Conversations';
 import { DuesPage } from './pages/Dues';
 import { NewCampaignPage } from './pages/NewCampaign';
+import { OverviewPage } from './pages/Overview';
 import { NewSubscriberPage } from './pages/NewSubscriber';
 import { TicketsPage } from './pages/Tickets';
 import { ToolsPage } from './pages/Tools';
@@ -34,6 +35,7 @@ export function App() {
 }
 
 const SECTIONS = [
+  ['overview', 'Overview'],
   ['campaigns', 'Campaigns'],
   ['lists', 'Lists'],
   ['calls', 'Calls'],
@@ -57,30 +59,38 @@ function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
   const id = match?.[3] ? decodeURIComponent(match[3]) : undefined;
 
   useEffect(() => {
-    if (path === '/' && workspaces.data) navigate(workspaces.data[0] ? `/w/${workspaces.data[0].workspace_id}/campaigns` : '/workspaces');
+    if (path === '/' && workspaces.data) navigate(workspaces.data[0] ? `/w/${workspaces.data[0].workspace_id}/overview` : '/workspaces');
   }, [path, workspaces.data]);
+  // On a phone the sections and the workspace picker fold behind Menu (styles.css); a new page folds them again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [path]);
 
   return (
-    <>
+    <div class={menuOpen ? 'shell menu-open' : 'shell'}>
       <header>
         <p class="brand">Orchestrator console</p>
-        <label>
-          Workspace{' '}
-          <select
-            value={workspaceId ?? ''}
-            onChange={(e) => navigate(`/w/${(e.currentTarget as HTMLSelectElement).value}/${section ?? 'campaigns'}`)}
-          >
-            <option value="" disabled>
-              Choose…
-            </option>
-            <Options of={(workspaces.data ?? []).map((w) => [w.workspace_id, `${w.name} (${w.workspace_id})`])} />
-          </select>
-        </label>
-        <button type="button" onClick={() => void logOut().then(onLoggedOut)}>
-          Log out
+        <button type="button" class="menu-toggle" aria-expanded={menuOpen} aria-controls="sections header-tools" onClick={() => setMenuOpen(!menuOpen)}>
+          {menuOpen ? 'Close menu' : 'Menu'}
         </button>
+        <div class="header-tools" id="header-tools">
+          <label>
+            Workspace{' '}
+            <select
+              value={workspaceId ?? ''}
+              onChange={(e) => navigate(`/w/${(e.currentTarget as HTMLSelectElement).value}/${section ?? 'overview'}`)}
+            >
+              <option value="" disabled>
+                Choose…
+              </option>
+              <Options of={(workspaces.data ?? []).map((w) => [w.workspace_id, `${w.name} (${w.workspace_id})`])} />
+            </select>
+          </label>
+          <button type="button" onClick={() => void logOut().then(onLoggedOut)}>
+            Log out
+          </button>
+        </div>
       </header>
-      <nav aria-label="Sections">
+      <nav aria-label="Sections" id="sections">
         <ul>
           <li>
             <Link to="/workspaces" current={path === '/workspaces'}>
@@ -99,7 +109,7 @@ function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
         </ul>
       </nav>
       <main>{page(path, workspaceId, section, id, () => void workspaces.reload())}</main>
-    </>
+    </div>
   );
 }
 
@@ -107,6 +117,8 @@ function page(path: string, ws: string | undefined, section: string | undefined,
   if (path === '/workspaces') return <WorkspacesPage onChanged={workspacesChanged} />;
   if (!ws) return <Loading what="workspaces" />;
   switch (section) {
+    case 'overview':
+      return <OverviewPage ws={ws} />;
     case 'campaigns':
       if (id === 'new') return <NewCampaignPage ws={ws} />;
       return id ? <CampaignPage ws={ws} id={id} /> : <CampaignsPage ws={ws} />;
@@ -135,7 +147,7 @@ function page(path: string, ws: string | undefined, section: string | undefined,
     default:
       return (
         <p>
-          No such page. <Link to={`/w/${ws}/campaigns`}>Campaigns</Link>
+          No such page. <Link to={`/w/${ws}/overview`}>Overview</Link>
         </p>
       );
   }

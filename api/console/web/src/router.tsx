@@ -25,11 +25,12 @@ export function usePath(): string {
 }
 
 /** A real link (middle-click, copy address work), routed in the page on a plain click. */
-export function Link({ to, children, current, class: className }: { to: string; children: ComponentChildren; current?: boolean; class?: string }) {
+export function Link({ to, children, current, class: className, title }: { to: string; children: ComponentChildren; current?: boolean; class?: string; title?: string }) {
   return (
     <a
       href={BASE + to}
       class={className}
+      title={title}
       aria-current={current ? 'page' : undefined}
       onClick={(e) => {
         if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;

@@ -1,4 +1,5 @@
 import { DataTable } from './DataTable';
+import { Said } from './Said';
 
 /** One excluded person as evaluate names them: a contact by id, an uploaded list's person by the file's row. */
 export interface ExcludedRow {
@@ -7,15 +8,6 @@ export interface ExcludedRow {
   row?: number;
   field?: string;
 }
-
-const REASONS: Record<string, string> = {
-  invalid_destination: 'no usable phone number',
-  duplicate_recipient: 'listed twice (same contact or number)',
-  suppressed: 'opted out',
-  missing_variable: 'a variable has no value',
-  country_not_allowed: 'calls to this country are not enabled',
-  channel_consent_missing: 'no consent for the channel',
-};
 
 /** The rows evaluate left out (up to 200), each with its reason: what an operator fixes in the file or the contacts. */
 export function ExcludedRows({ rows, total }: { rows: ExcludedRow[]; total: number }) {
@@ -33,7 +25,7 @@ export function ExcludedRows({ rows, total }: { rows: ExcludedRow[]; total: numb
             label: 'Reason',
             cell: (r) => (
               <>
-                {REASONS[r.reason] ?? r.reason}
+                <Said kind="exclusion" code={r.reason} />
                 {r.field ? (
                   <>
                     {' '}

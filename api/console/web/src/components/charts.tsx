@@ -74,7 +74,8 @@ export function TimeChart({ label, times, series, timeZone, yLabel, yMax }: Time
         y: { range: (_u, _min, max) => [0, Math.max(1, yMax ?? 0, max) * 1.05] },
       },
       axes: [
-        { label: xLabel, stroke: '#222', grid: { stroke: '#eee' }, values: timeTicks(timeZone), space: 70 },
+        // Dated ticks ("27 Nov, 08:00") need more room than times of day, or they run together.
+        { label: xLabel, stroke: '#222', grid: { stroke: '#eee' }, values: timeTicks(timeZone), space: (_u, _axis, min, max) => (max - min > 86_400 ? 110 : 70) },
         { label: yLabel, stroke: '#222', grid: { stroke: '#eee' }, incrs: COUNT_STEPS },
       ],
       series: [

@@ -1055,6 +1055,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/v1/workspaces/{workspace_id}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's day at a glance: today's calls (in the workspace's zone) by status and outcome with the newest by name, WhatsApp messages sent today by status, active campaigns and those finished today with their progress, the daily call budget (UTC day) and the plan's allowances, and what needs attention. */
+        get: operations["getConsoleOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/v1/workspaces/{workspace_id}/apps/dues/settings": {
         parameters: {
             query?: never;
@@ -3877,6 +3894,8 @@ export interface operations {
                             missing_required: string[];
                             read_at: string | null;
                         };
+                        person_name: string | null;
+                        purpose: string | null;
                         placed_at: string | null;
                         deployment_id: string;
                         readings: number;
@@ -4710,6 +4729,8 @@ export interface operations {
                                 missing_required: string[];
                                 read_at: string | null;
                             };
+                            person_name: string | null;
+                            purpose: string | null;
                             created_at: string | null;
                             campaign_id: string | null;
                             campaign_name: string | null;
@@ -11525,6 +11546,173 @@ export interface operations {
                             who: string | null;
                             detail: string;
                             at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getConsoleOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        generated_at: string;
+                        time_zone: string;
+                        today: {
+                            date: string;
+                            since: string;
+                        };
+                        calls: {
+                            ended: number;
+                            answered: number;
+                            live: number;
+                            by_status: {
+                                [key: string]: number;
+                            };
+                            by_outcome: {
+                                [key: string]: number;
+                            };
+                            connected_seconds: number;
+                            by_hour: number[];
+                            recent: {
+                                call_id: string;
+                                person_name: string | null;
+                                to: string;
+                                purpose: string | null;
+                                /** @enum {string} */
+                                status: "ringing" | "dialing" | "starting" | "in_progress" | "human_handoff" | "human_active" | "completed" | "failed";
+                                outcome: ("caller_hangup" | "agent_hangup" | "idle" | "max_duration" | "no_answer" | "busy" | "rejected" | "invalid_number" | "unreachable" | "congestion" | "suspended" | "setup_error" | "originate_error") | null;
+                                duration_seconds: number | null;
+                            }[];
+                        };
+                        messages: {
+                            total: number;
+                            capped: boolean;
+                            cap: number;
+                            by_status: {
+                                sent: number;
+                                delivered: number;
+                                read: number;
+                                failed: number;
+                            };
+                        };
+                        campaigns: {
+                            campaign_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            channel: "whatsapp" | "voice";
+                            /** @enum {string} */
+                            status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                            recipients: number;
+                            reached: number;
+                            failed: number;
+                        }[];
+                        budget: {
+                            utc_day: string;
+                            resets_at: string;
+                            calls_used: number;
+                            calls_limit: number;
+                            minutes_reserved: number;
+                            minutes_limit: number;
+                            campaign_calls_count: boolean;
+                        };
+                        plan: {
+                            conversations_used: number;
+                            conversations_included: number;
+                            prepaid_credits: number;
+                            voice_minutes_used: number;
+                            voice_minutes_included: number;
+                            voice_credits: number;
+                        };
+                        attention: {
+                            code: string;
+                            /** @enum {string} */
+                            severity: "error" | "warning";
+                            text: string;
+                            about: {
+                                /** @enum {string} */
+                                kind: "campaign" | "call" | "calls" | "conversations" | "workspace";
+                                id: string | null;
+                            };
                         }[];
                     };
                 };

@@ -6,7 +6,9 @@ import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState, Field, FilterSelect } from '../components/forms';
 import type { paths } from '../generated/console';
 import { CHANNEL_FACTS } from '../campaignChannels';
-import { fieldValue, turnLabel } from '../format';
+import { fieldValue, MISSING, turnLabel } from '../format';
+import { Said } from '../components/Said';
+import { duration, say, timesRead } from '../vocabulary';
 import { useAction, usePoll } from '../hooks';
 import { Link, navigate } from '../router';
 // The server's own lists (src/calls/types.ts imports nothing, so the bundle takes only these).
@@ -24,28 +26,40 @@ interface Filters {
   created_to: string;
 }
 const NO_FILTERS: Filters = { status: '', outcome: '', to: '', campaign_id: '', created_from: '', created_to: '' };
-const words = (s: string) => s.replace(/_/g, ' ');
 type Found = Item<'findConsoleRecords'>;
 const foundHref = (ws: string, m: Found) => `/w/${ws}/${m.kind === 'call' ? 'calls' : 'conversations'}/${encodeURIComponent(m.id)}`;
 /** What Find reads as an id or a number (the server decides; these only choose what the page does with its answer). */
 const ID_LIKE = /^(call_|con_|CA[0-9a-f]{32}$)/i;
 const NUMBER_LIKE = /^\+?[\d\s().-]+$/;
 
+/** Who a call was with: their name over their number, or the number alone; the call's id stays in the link's tooltip. */
+function Person({ ws, call }: { ws: string; call: { call_id: string; person_name: string | null; to: string | null } }) {
+  return (
+    <Link to={`/w/${ws}/calls/${call.call_id}`} title={call.call_id}>
+      {call.person_name ? (
+        <>
+          <span class="person" data-testid="call-person">
+            {call.person_name}
+          </span>{' '}
+          <span class="muted">{call.to}</span>
+        </>
+      ) : (
+        <span data-testid="call-person">{call.to ?? 'Unknown number'}</span>
+      )}
+    </Link>
+  );
+}
+
 const callColumns = (ws: string): Column<ListedCall>[] => [
-  {
-    label: 'Call',
-    cell: (c) => (
-      <Link to={`/w/${ws}/calls/${c.call_id}`}>
-        <span class="id">{c.call_id}</span>
-      </Link>
-    ),
-  },
-  { label: 'Created', cell: (c) => <When at={c.created_at} /> },
-  { label: 'Number', cell: (c) => c.to ?? '—' },
-  { label: 'Status', cell: (c) => words(c.status) },
-  { label: 'Outcome', cell: (c) => (c.outcome ? words(c.outcome) : '—') },
-  { label: 'Result', cell: (c) => (c.result.disposition ? words(c.result.disposition) : c.result.state) },
-  { label: 'Campaign', cell: (c) => (c.campaign_id ? <Link to={`/w/${ws}/campaigns/${c.campaign_id}`}>{c.campaign_name ?? c.campaign_id}</Link> : '—') },
+  { label: 'Who', rowHeader: true, cell: (c) => <Person ws={ws} call={c} /> },
+  { label: 'Purpose', cell: (c) => c.purpose ?? MISSING },
+  { label: 'When', cell: (c) => <When at={c.created_at} /> },
+  { label: 'Duration', cell: (c) => duration(c.duration_seconds) ?? MISSING },
+  { label: 'Status', cell: (c) => <Said kind="callStatus" code={c.status} /> },
+  { label: 'Outcome', cell: (c) => <Said kind="callOutcome" code={c.outcome} /> },
+  // A call still on the line has nothing to read yet: a dash, not "Being read".
+  { label: 'Result', cell: (c) => (c.result.disposition ? <Said kind="disposition" code={c.result.disposition} /> : c.ended_at ? <Said kind="resultState" code={c.result.state} /> : MISSING) },
+  { label: 'Campaign', cell: (c) => (c.campaign_id ? <Link to={`/w/${ws}/campaigns/${c.campaign_id}`}>{c.campaign_name ?? c.campaign_id}</Link> : MISSING) },
 ];
 
 /**
@@ -91,8 +105,8 @@ export function CallsPage({ ws }: { ws: string }) {
         {/* No filters on a workspace with no calls yet: there is nothing to narrow. */}
         {rows.length === 0 && !filtered ? null : (
           <form class="filters" aria-label="Filter the calls" onSubmit={(e) => e.preventDefault()}>
-            <FilterSelect id="filter-status" label="Status" value={filters.status} options={CALL_STATUSES.map((s) => [s, words(s)])} onChange={(v) => setFilter('status', v)} />
-            <FilterSelect id="filter-outcome" label="Outcome" value={filters.outcome} options={CALL_OUTCOMES.map((o) => [o, words(o)])} onChange={(v) => setFilter('outcome', v)} />
+            <FilterSelect id="filter-status" label="Status" value={filters.status} options={CALL_STATUSES.map((s) => [s, say('callStatus', s)])} onChange={(v) => setFilter('status', v)} />
+            <FilterSelect id="filter-outcome" label="Outcome" value={filters.outcome} options={CALL_OUTCOMES.map((o) => [o, say('callOutcome', o)])} onChange={(v) => setFilter('outcome', v)} />
             <Field id="filter-number" label="Number">
               <input id="filter-number" type="tel" placeholder="+91…" value={filters.to} onChange={(e) => setFilter('to', (e.currentTarget as HTMLInputElement).value.trim())} />
             </Field>
@@ -203,7 +217,7 @@ export function CallsPage({ ws }: { ws: string }) {
             <ul class="found" data-testid="find-results" aria-label={`What matches ${matches.q}`}>
               {matches.items.map((m) => (
                 <li key={m.id}>
-                  <Link to={foundHref(ws, m)}>{m.who ?? m.id}</Link> {m.kind === 'call' ? `call, ${words(m.detail)}` : `${m.detail} conversation`} <When at={m.at} />
+                  <Link to={foundHref(ws, m)}>{m.who ?? m.id}</Link> {m.kind === 'call' ? `call, ${say('callStatus', m.detail).toLowerCase()}` : `${say('channel', m.detail)} conversation`} <When at={m.at} />
                 </li>
               ))}
             </ul>
@@ -233,20 +247,32 @@ export function CallPage({ ws, id }: { ws: string; id: string }) {
       <p>
         <Link to={`/w/${ws}/calls`}>Find another call</Link>
       </p>
-      <h1>Call {c.call_id}</h1>
+      <h1>
+        Call with {c.person_name ?? c.to}
+        {c.person_name ? <span class="muted"> {c.to}</span> : null}
+      </h1>
+      {c.purpose ? <p data-testid="call-purpose">About {c.purpose}</p> : null}
       <dl class="facts">
         <dt>Status</dt>
-        <dd data-testid="call-status">{c.status}</dd>
+        <dd data-testid="call-status" data-status={c.status}>
+          <Said kind="callStatus" code={c.status} />
+        </dd>
         <dt>Direction</dt>
-        <dd>{c.direction}</dd>
-        <dt>To</dt>
-        <dd>{c.to}</dd>
-        <dt>Outcome</dt>
-        <dd>{c.outcome ?? '—'}</dd>
+        <dd>{c.direction === 'inbound' ? 'They called us' : 'We called them'}</dd>
+        <dt>How it ended</dt>
+        <dd data-testid="call-outcome">
+          <Said kind="callOutcome" code={c.outcome} />
+        </dd>
         <dt>Duration</dt>
-        <dd>{c.duration_seconds != null ? `${c.duration_seconds} s` : '—'}</dd>
-        <dt>Readings</dt>
-        <dd data-testid="call-readings">{c.readings ?? 0}</dd>
+        <dd>{duration(c.duration_seconds) ?? MISSING}</dd>
+        <dt>Reading</dt>
+        <dd data-testid="call-readings" data-readings={c.readings ?? 0} title={`${c.readings ?? 0} reading(s)`}>
+          {timesRead(c.readings ?? 0)}
+        </dd>
+        <dt>Call id</dt>
+        <dd>
+          <span class="id">{c.call_id}</span>
+        </dd>
       </dl>
       <section aria-label="Status timeline">
         <h2>Timeline</h2>
@@ -261,10 +287,25 @@ export function CallPage({ ws, id }: { ws: string; id: string }) {
       <section aria-label="Result">
         <h2>Result</h2>
         <p>
-          State <strong data-testid="result-state">{c.result.state}</strong>
-          {c.result.disposition ? `, disposition ${c.result.disposition}` : ''}
+          <strong data-testid="result-state" data-state={c.result.state}>
+            <Said kind="resultState" code={c.result.state} />
+          </strong>
+          {c.result.disposition ? (
+            <>
+              : <Said kind="disposition" code={c.result.disposition} testId="result-disposition" />
+            </>
+          ) : null}
           {/* `goal_met` is the reader's yes, no or unclear: a string, so never read as true or false. */}
-          {c.result.goal_met != null ? `, goal met: ${c.result.goal_met}` : ''}
+          {c.result.goal_met != null ? (
+            <>
+              ; <Said kind="goalMet" code={c.result.goal_met} testId="result-goal-met" />
+            </>
+          ) : null}
+          {c.result.next_step && c.result.next_step !== 'none' ? (
+            <>
+              ; next: <Said kind="nextStep" code={c.result.next_step} />
+            </>
+          ) : null}
         </p>
         {c.result.summary ? <p>{c.result.summary}</p> : null}
         {c.result.fields && Object.keys(c.result.fields).length ? (

@@ -5,6 +5,8 @@ import type { Campaign, Evaluation, OutcomeField, OutcomeReport, Recipient, RunE
 import { campaignChartData } from '../campaignChart';
 import { CHANNEL_FACTS } from '../campaignChannels';
 import { Bars, TimeChart } from '../components/charts';
+import { say } from '../vocabulary';
+import { Said } from '../components/Said';
 import { ActionButton, ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
@@ -105,9 +107,14 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
           <CampaignStatus status={c.status} waitingUntil={c.waiting_until} timeZone={zone} />
         </dd>
         <dt>Channel</dt>
-        <dd>{c.channel}</dd>
-        <dt>Version</dt>
-        <dd>{c.version}</dd>
+        <dd>
+          <Said kind="campaignChannel" code={c.channel} />
+        </dd>
+        {/* The version is the controls' concurrency check, not something an operator reads: kept in the tooltip (issue 35 §7). */}
+        <dt>Last changed</dt>
+        <dd title={`version ${c.version}`} data-version={c.version}>
+          <When at={c.updated_at} />
+        </dd>
         {/* A draft has no recipients yet: its count is the evaluation's "N eligible of M matched". */}
         {draft ? null : (
           <>
@@ -323,7 +330,7 @@ function EvaluationView({ evaluation }: { evaluation: Evaluation }) {
       <p>
         <strong data-testid="eligible">{evaluation.eligible}</strong> eligible of {evaluation.total_rows} matched.
       </p>
-      {Object.keys(evaluation.excluded).length ? <Bars label="Excluded" counts={Object.entries(evaluation.excluded)} /> : null}
+      {Object.keys(evaluation.excluded).length ? <Bars label="Excluded" counts={Object.entries(evaluation.excluded).map(([code, n]) => [say('exclusion', code), n])} /> : null}
       <ExcludedRows rows={evaluation.invalid_rows} total={Object.values(evaluation.excluded).reduce((a, b) => a + b, 0)} />
       {evaluation.findings.length === 0 ? (
         <p>No findings: nothing blocks a launch.</p>
@@ -384,7 +391,7 @@ function OutcomeView({ ws, campaign }: { ws: string; campaign: Campaign }) {
           </dl>
           {/* Each stage as a share of the people to call; the first stage is those people, not a progress of 100%. */}
           <Bars label="Funnel" counts={r.funnel.map((f) => [f.stage === 'staged' ? 'to call' : `${f.stage} (${Math.round(f.rate * 100)}%)`, f.count])} />
-          {Object.values(r.dispositions).some((n) => n > 0) ? <Bars label="Dispositions" counts={Object.entries(r.dispositions).filter(([, n]) => n > 0)} /> : null}
+          {Object.values(r.dispositions).some((n) => n > 0) ? <Bars label="Dispositions" counts={Object.entries(r.dispositions).filter(([, n]) => n > 0).map(([code, n]) => [say('disposition', code), n])} /> : null}
           {r.fields
             .filter((f) => f.display !== 'hidden')
             .map((f) => (

@@ -5,13 +5,30 @@ import { ActionButton, ErrorNote, Listing, Loading, When } from '../components/c
 import { DataTable, type Column } from '../components/DataTable';
 import { EmptyState, Field } from '../components/forms';
 import { turnLabel } from '../format';
+import { Said } from '../components/Said';
 import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
 
+/** Who a conversation is with: their name over their number, or the number alone; the id stays in the link's tooltip. */
+const who = (c: { customer: { name?: string | null; display_name?: string | null; phone?: string | null } }) => c.customer.name ?? c.customer.display_name ?? null;
+
 const columns = (ws: string): Column<Item<'listConsoleConversations'>>[] => [
-  { label: 'Conversation', cell: (c) => <Link to={`/w/${ws}/conversations/${c.conversation_id}`}>{c.conversation_id}</Link> },
-  { label: 'Channel', cell: (c) => c.channel },
-  { label: 'Customer', cell: (c) => c.customer.name ?? c.customer.phone ?? '—' },
+  {
+    label: 'Who',
+    rowHeader: true,
+    cell: (c) => (
+      <Link to={`/w/${ws}/conversations/${c.conversation_id}`} title={c.conversation_id}>
+        {who(c) ? (
+          <>
+            <span class="person">{who(c)}</span> <span class="muted">{c.customer.phone ?? ''}</span>
+          </>
+        ) : (
+          (c.customer.phone ?? 'Unknown customer')
+        )}
+      </Link>
+    ),
+  },
+  { label: 'Channel', cell: (c) => <Said kind="channel" code={c.channel} /> },
   { label: 'Messages', num: true, cell: (c) => c.message_count },
   { label: 'Last', cell: (c) => c.preview ?? '' },
   { label: 'Updated', cell: (c) => <When at={c.updated_at} /> },
@@ -122,9 +139,12 @@ export function ConversationPage({ ws, id }: { ws: string; id: string }) {
       <p>
         <Link to={`/w/${ws}/conversations`}>All conversations</Link>
       </p>
-      <h1>Conversation {t.conversation.conversation_id}</h1>
+      <h1>
+        {who(t.conversation) ?? t.conversation.customer.phone ?? 'A customer'}
+        {who(t.conversation) && t.conversation.customer.phone ? <span class="muted"> {t.conversation.customer.phone}</span> : null}
+      </h1>
       <p>
-        {t.conversation.channel} with {t.conversation.customer.name ?? t.conversation.customer.phone ?? 'a customer'}
+        <Said kind="channel" code={t.conversation.channel} /> conversation, <span class="id" data-testid="conversation-id">{t.conversation.conversation_id}</span>
       </p>
       <ol class="transcript">
         {t.items.map((m) => (
