@@ -26,9 +26,5 @@ export const BUSINESS_TOOL_LIMITS = {
   handOverReasonChars: 300,
 } as const;
 
-/**
- * Names the workspace may not give a tool: the built-in tools the agents offer. The toolbox
- * already lets a built-in win over a same-named source (src/agents/toolbox.ts); refusing here
- * tells the operator at once instead of leaving a tool that never runs.
- */
-export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(['hand_over', 'search_knowledge']);
+/** Names the workspace may not give a tool: the built-ins' (the agents slice owns the list). */
+export { RESERVED_TOOL_NAMES } from '../agents';

@@ -138,6 +138,8 @@ describe('business HTTP tools', () => {
       expect({ status: res.status, body: res.body as unknown }).toEqual({ status, body: envelope(code, message, details) });
     };
     await refused({ name: 'hand_over' }, 400, 'invalid_argument', "hand_over is a built-in tool's name; choose another.", { reason: 'tool_name_reserved', name: 'hand_over' });
+    await refused({ name: 'find_contact' }, 400, 'invalid_argument', "find_contact is a built-in tool's name; choose another.", { reason: 'tool_name_reserved', name: 'find_contact' });
+    await refused({ name: 'end_call' }, 400, 'invalid_argument', "end_call is a built-in tool's name; choose another.", { reason: 'tool_name_reserved', name: 'end_call' });
     await refused({ name: 'flat', parameters: { type: 'string' } }, 400, 'invalid_argument', 'parameters must be an object schema ("type": "object").', { reason: 'invalid_parameters_schema' });
     await refused(
       { name: 'flat', parameters: { type: 'object', properties: { a: { type: 'text' } } } },
