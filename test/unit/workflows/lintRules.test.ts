@@ -179,6 +179,20 @@ const probes: Record<string, string> = {
     'export const k = [formatZonedTime, campaignEta, collections, parseEnv, periodicPass, ApiError, fromRoot, connectTemporal];',
     'export type K = CallDoc;',
   ].join('\n'),
+  // the agents' slices keep the feature rule both ways: entries and contracts only
+  'src/knowledge/probe.ts': [
+    "import { createToolbox } from '../agents';",
+    "import { createToolbox as box } from '../agents/toolbox';",
+    "import { conversationAgentWorkflowId } from '../agents/contracts';",
+    "import type { BusinessToolDoc } from '../businessTools/store';",
+    'export const n = [createToolbox, box, conversationAgentWorkflowId];',
+    'export type N = BusinessToolDoc;',
+  ].join('\n'),
+  'src/tickets/probe.ts': [
+    "import { passagesOf } from '../knowledge/passages';",
+    "import { RESERVED_TOOL_NAMES } from '../agents';",
+    'export const t = [passagesOf, RESERVED_TOOL_NAMES];',
+  ].join('\n'),
   // a circle, even one whose way back is a type
   'src/cycle/a.ts': ["import { b } from './b';", 'export const a = () => b;'].join('\n'),
   'src/cycle/b.ts': ["import type { A } from './c';", 'export const b = 1;', 'export type B = A;'].join('\n'),
@@ -289,6 +303,10 @@ describe('import rules (.oxlintrc.json)', () => {
         'src/cli/probe.ts:6',
         'src/cli/probe.ts:7',
         'src/cli/probe.ts:9',
+        // the agents' slices: another slice's internals flagged, its entry and contracts not
+        'src/knowledge/probe.ts:2',
+        'src/knowledge/probe.ts:4',
+        'src/tickets/probe.ts:1',
         // no circle of imports (each step of it is flagged)
         'src/cycle/a.ts:1',
         'src/cycle/b.ts:1',
