@@ -1,3 +1,4 @@
+import { timesInZone, WORKSPACE_ZONE_HEADER, zoneNote } from './cliClock';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -368,7 +369,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${error.code}: ${error.message}\n`);
     if (Object.keys(error.details).length) process.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
   } else {
-    process.stdout.write(`${call.format ? call.format(payload, (record) => formatHuman(record, call.columns)) : formatHuman(payload, call.columns)}\n`);
+    const zone = res.headers.get(WORKSPACE_ZONE_HEADER);
+    const shown = zone ? timesInZone(payload, zone) : { value: payload, changed: false };
+    const body = shown.value as Record<string, unknown>;
+    process.stdout.write(`${call.format ? call.format(body, (record) => formatHuman(record, call.columns)) : formatHuman(body, call.columns)}\n`);
+    if (shown.changed) process.stdout.write(`${zoneNote(zone!)}\n`);
   }
   return res.ok ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 import { RAISE_AHEAD_CYCLES } from './contracts';
-import { zoneDate } from './cycle';
+import { parseDate, zoneDate } from './cycle';
 import { fromPaise, toPaise } from './money';
 import { isOpen, type DueDoc } from './store';
 
@@ -48,9 +48,17 @@ export function subscriberStanding(dues: readonly DueDoc[], today: string): Subs
 
 /** Why the due exists, in words: raised with the subscriber, or by the cycle (on which day in the zone, and the rule). */
 export function whyDueExists(due: Pick<DueDoc, 'cycle_index' | 'created_at'>, timeZone: string): string {
-  const on = zoneDate(due.created_at, timeZone);
+  const on = dayWords(zoneDate(due.created_at, timeZone));
   if (due.cycle_index < RAISE_AHEAD_CYCLES) {
     return `Raised on ${on} when the subscriber was added: a new subscriber's first two dues are raised at once, this one and the next.`;
   }
   return `Raised on ${on} by the plan's cycle: two dues falling today or later are always raised ahead, so each due date that passes raises the one two cycles on.`;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `27 Nov 2026`, as the console shows dates. */
+function dayWords(date: string): string {
+  const d = parseDate(date);
+  return `${d.day} ${MONTHS[d.month - 1]} ${d.year}`;
 }

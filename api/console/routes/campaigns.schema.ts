@@ -5,6 +5,7 @@ import { isTimeZone } from '../../../src/workspaces/workspaces';
 import { AUDIENCE_KINDS } from '../../../src/campaigns/campaign';
 import { LIST_ID_PATTERN } from '../../../src/lists/listStore';
 import { RUN_STATES } from '../../../src/campaigns/runExplanation';
+import { RECIPIENT_STATES } from '../../../src/campaigns/staging';
 import {
   audienceLists,
   campaignRecord,
@@ -27,7 +28,34 @@ const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 /** The public list's query plus `include_archived` (without `status`, archived ones too). */
 export const consoleListCampaignsQuery = listCampaignsQuery.extend({ include_archived: queryBoolean.default(false) });
 
-export const consoleRecipientsQuery = listRecipientsQuery;
+/** The public page query plus `state`: only the people in that state (the campaign page's report filter). */
+export const consoleRecipientsQuery = listRecipientsQuery.extend({ state: z.enum(RECIPIENT_STATES).optional() });
+
+/** The CSV of the report: every person, or those in `state`. */
+export const recipientsCsvQuery = z.object({ state: z.enum(RECIPIENT_STATES).optional() });
+
+/** A recipient as the report shows it: the public record and its state with the reason in words. */
+export const consoleRecipientRecord = recipientRecord.extend({ status_words: z.string() });
+
+/** What the campaign sends and to whom (src/campaigns/preview.ts). */
+export const campaignPreviewRecord = z.object({
+  channel: z.string(),
+  audience: z.object({
+    kind: z.string(),
+    tags: z.array(z.string()),
+    list_id: z.string().nullable(),
+    list_name: z.string().nullable(),
+    contact_id_count: z.number().int(),
+    words: z.string(),
+  }),
+  sender: z.object({ sender_id: z.string(), display_name: z.string(), phone: z.string() }).nullable(),
+  sender_problem: z.string().nullable(),
+  template: z.object({ name: z.string(), language: z.string().nullable(), body: z.string().nullable(), header: z.string().nullable() }).nullable(),
+  sample: z.object({ name: z.string().nullable(), to: z.string(), from: z.enum(['staged', 'evaluation']) }).nullable(),
+  message: z.string().nullable(),
+  purpose: z.string().nullable(),
+  script: z.string().nullable(),
+});
 
 /**
  * The workspace's campaign defaults (src/campaigns/settings.ts). Window hours lie inside the

@@ -10,6 +10,8 @@ import { campaignCounts, campaignTimeline, channelCallProgress, type CampaignCou
 import { buildOutcomeReport } from '../../../src/campaigns/voice/outcomes/served';
 import { explainCampaignRun, runWaitsUntil } from '../../../src/campaigns/runExplanation';
 import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
+import { previewCampaign } from '../../../src/campaigns/preview';
+import { recipientReportPage, recipientStatusWords, streamRecipientReportCsv } from '../../../src/campaigns/report';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';
 import { updateWorkspaceSettings } from '../../../src/workspaces/workspaceActions';
 import { cursorSecret } from '../../../src/auth/secrets';
@@ -18,8 +20,8 @@ import { CursorCodec, page, pageOf } from '../../pagination';
 import type { RouteDef } from '../../route';
 import type { WorkspaceDoc } from '../../../src/db/collections';
 import { validationError } from '../../validation';
-import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, campaignOf, recipientsAnswer, requireCallCampaign, sendOutcomesCsv } from '../../shared/campaignAnswers';
-import { campaignParams, campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord } from '../../shared/campaigns.schema';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, campaignOf, requireCallCampaign, sendOutcomesCsv } from '../../shared/campaignAnswers';
+import { campaignParams, campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientView } from '../../shared/campaigns.schema';
 import { workspaceGroup, type ConsoleDeps } from '../deps';
 import {
   campaignSettingsBody,
@@ -30,7 +32,10 @@ import {
   consoleCreateCampaignBody,
   consoleLaunchedCampaign,
   consoleListCampaignsQuery,
+  campaignPreviewRecord,
+  consoleRecipientRecord,
   consoleRecipientsQuery,
+  recipientsCsvQuery,
 } from './campaigns.schema';
 
 const ws = workspaceGroup();
@@ -178,10 +183,35 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { params, workspace }) => withCounters(workspace, (await control(workspace._id, params.campaign_id, 'archive', {})).campaign),
     }),
     campaign.get('listConsoleCampaignRecipients', 'campaigns/{campaign_id}/recipients', {
-      summary: 'Each staged person in audience order with their state and its reason, as the public route.',
+      summary:
+        'Each staged person in audience order with their state, its reason (code and words) and when, as the public route; `state` keeps one state (a page then reads up to 1,000 positions forward and may come back short, with a cursor to go on).',
       query: consoleRecipientsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(recipientRecord) },
-      handler: async (ctx, { params, query, tenantId }) => recipientsAnswer(deps.db, cursors, CONSOLE_RECIPIENTS, await campaignOf(deps.db, tenantId, params.campaign_id), query),
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(consoleRecipientRecord) },
+      handler: async (ctx, { params, query, tenantId }) => {
+        const c = await campaignOf(deps.db, tenantId, params.campaign_id);
+        const of = `${CONSOLE_RECIPIENTS}:${c._id}:${query.state ?? ''}`;
+        const from = query.cursor ? Number((cursors.decode(query.cursor, tenantId, of) as [unknown])[0]) : 0;
+        const { docs, next } = await recipientReportPage(deps.db, c, from, query.limit, query.state);
+        return { items: docs.map((r) => ({ ...recipientView(r), status_words: recipientStatusWords(r) })), next_cursor: next === null ? null : cursors.encode(tenantId, of, [next]) };
+      },
+    }),
+    campaign.get('getConsoleCampaignRecipientsCsv', 'campaigns/{campaign_id}/recipients.csv', {
+      summary:
+        "The report as CSV, streamed: every staged person (or those in `state`) with name, phone, contact id or list row, status, reason (code and words) and the time in UTC and in the workspace's zone. UTF-8 with a BOM.",
+      query: recipientsCsvQuery,
+      response: { status: 200, description: 'The CSV.', mediaType: 'text/csv', schema: z.string() },
+      handler: async (ctx, { params, query, tenantId, workspace }) => {
+        const c = await campaignOf(deps.db, tenantId, params.campaign_id);
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="${c._id}-recipients${query.state ? `-${query.state}` : ''}.csv"`);
+        ctx.body = streamRecipientReportCsv(deps.db, c, workspace.timezone, query.state);
+      },
+    }),
+    campaign.get('getConsoleCampaignPreview', 'campaigns/{campaign_id}/preview', {
+      summary:
+        "What the campaign sends and to whom: the template's text filled for a sample person (the first staged, else the first eligible evaluate finds in a draft), the sender, and the audience (tags, list or contacts by id). A call campaign's purpose and script filled the same way.",
+      response: { status: 200, description: 'The preview.', schema: campaignPreviewRecord },
+      handler: async (ctx, { params, workspace }) => previewCampaign(deps.db, await campaignOf(deps.db, workspace._id, params.campaign_id), workspace, { audiences: deps.audiences }),
     }),
     campaign.get('getConsoleCampaignTimeline', 'campaigns/{campaign_id}/timeline', {
       summary:

@@ -114,8 +114,17 @@ describe('campaigns watch: drawing', () => {
       'finish: 10:01 today (UTC), in 1m 48s at 600/min',
     ]);
     expect(renderPlain(campaign(), { now, observed: null })).toBe(
-      '2026-11-23T10:00:00.000Z running 920/2000 (46%) sent=800 delivered=100 read=0 failed=15 skipped=5 finish: 10:01 today (UTC), in 1m 48s at 600/min',
+      '2026-11-23 10:00:00 (UTC) running 920/2000 (46%) sent=800 delivered=100 read=0 failed=15 skipped=5 finish: 10:01 today (UTC), in 1m 48s at 600/min',
     );
+  });
+
+  it('a plain line is stamped in the zone the rest of it speaks, not in UTC beside it (issue 35 §2)', () => {
+    const now = new Date('2026-11-23T10:00:00Z');
+    const explanation = { state: 'sending', headline: 'Sending.', details: [], fix: null, time_zone: 'Asia/Kolkata' } as unknown as WatchedCampaign['explanation'];
+    const line = renderPlain(campaign({ explanation, schedule: { ...campaign().schedule!, timezone: 'Asia/Kolkata' } }), { now, observed: null });
+    expect(line.startsWith('2026-11-23 15:30:00 (Asia/Kolkata) running 920/2000')).toBe(true);
+    expect(line).not.toContain('Z ');
+    expect(line).not.toContain('(UTC)');
   });
 
   it('shows what the run is doing and why under the estimate, and first in campaigns show', () => {
@@ -172,7 +181,7 @@ describe('campaigns watch: drawing', () => {
     const plain = await run(false);
     expect(plain.reads).toBe(4);
     expect(plain.last.status).toBe('completed');
-    expect(plain.out.map((l) => l.split(' ').slice(1, 3).join(' '))).toEqual(['running 1/4', 'running 3/4', 'completed 4/4']);
+    expect(plain.out.map((l) => l.split(' ').slice(3, 5).join(' '))).toEqual(['running 1/4', 'running 3/4', 'completed 4/4']);
     const tty = await run(true);
     expect(tty.out).toHaveLength(4);
     expect(tty.out[0]!.startsWith('Diwali offers')).toBe(true);

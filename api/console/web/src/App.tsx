@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, whenSessionEnds } from './api/client';
 import { currentSession, logOut } from './api/session';
+import { WorkspaceZone } from './clock';
 import { Loading, Options } from './components/common';
 import { usePoll } from './hooks';
 import { AgentsPage } from './pages/Agents';
@@ -49,6 +50,8 @@ function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
   const workspaceId = match?.[1];
   const section = match?.[2];
   const id = match?.[3] ? decodeURIComponent(match[3]) : undefined;
+  // One clock: every time on a workspace's pages is in its zone, named once here (clock.ts).
+  const zone = workspaceId ? workspaces.data?.find((w) => w.workspace_id === workspaceId)?.timezone : undefined;
 
   useEffect(() => {
     if (path === '/' && workspaces.data) navigate(workspaces.data[0] ? `/w/${workspaces.data[0].workspace_id}/campaigns` : '/workspaces');
@@ -92,7 +95,14 @@ function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
             : null}
         </ul>
       </nav>
-      <main>{page(path, workspaceId, section, id, () => void workspaces.reload())}</main>
+      <main>
+        {zone ? (
+          <p class="clock-note" data-testid="clock-note">
+            Times in {zone}, the workspace's time zone.
+          </p>
+        ) : null}
+        <WorkspaceZone.Provider value={zone ?? 'UTC'}>{page(path, workspaceId, section, id, () => void workspaces.reload())}</WorkspaceZone.Provider>
+      </main>
     </>
   );
 }

@@ -1,3 +1,4 @@
+import { formatInZone, useWorkspaceZone } from '../clock';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
@@ -96,9 +97,15 @@ export function ShownOnce({ label, value, onDismiss }: { label: string; value: s
   );
 }
 
+/** A moment in the workspace's zone (the page names the zone once; clock.ts). */
 export function When({ at }: { at: string | null | undefined }) {
+  const zone = useWorkspaceZone();
   if (!at) return <span>—</span>;
-  return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
+  return (
+    <time dateTime={at} title={`${at} (UTC)`}>
+      {formatInZone(at, zone)}
+    </time>
+  );
 }
 
 export function Section({ title, children }: { title: string; children: ComponentChildren }) {

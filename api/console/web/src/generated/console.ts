@@ -805,8 +805,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Each staged person in audience order with their state and its reason, as the public route. */
+        /** Each staged person in audience order with their state, its reason (code and words) and when, as the public route; `state` keeps one state (a page then reads up to 1,000 positions forward and may come back short, with a cursor to go on). */
         get: operations["listConsoleCampaignRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The report as CSV, streamed: every staged person (or those in `state`) with name, phone, contact id or list row, status, reason (code and words) and the time in UTC and in the workspace's zone. UTF-8 with a BOM. */
+        get: operations["getConsoleCampaignRecipientsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the campaign sends and to whom: the template's text filled for a sample person (the first staged, else the first eligible evaluate finds in a draft), the sender, and the audience (tags, list or contacts by id). A call campaign's purpose and script filled the same way. */
+        get: operations["getConsoleCampaignPreview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1000,6 +1034,23 @@ export interface paths {
         put?: never;
         /** Put a customer on a recurring plan, as POST /api/v1/apps/dues/subscribers does: the same body, rules and refusals (400 `invalid_destination`, 409 `duplicate_recipient` with `subscriber_id`, 412 `not_found` until the app is installed); the next two dues are raised at once. */
         post: operations["createDuesSubscriberConsole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/apps/dues/subscribers/{subscriber_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One subscriber's page: the record; what is due now (open dues dated today or earlier in the workspace's zone) and what is only scheduled (raised ahead, not owed yet); each due with its standing and why it exists. */
+        get: operations["getDuesSubscriberConsole"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -9432,6 +9483,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                state?: "queued" | "sent" | "delivered" | "read" | "failed" | "skipped" | "calling" | "called";
             };
             header?: never;
             path: {
@@ -9491,8 +9543,218 @@ export interface operations {
                                 missing_required: string[];
                                 call_id: string;
                             } | null;
+                            status_words: string;
                         }[];
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getConsoleCampaignRecipientsCsv: {
+        parameters: {
+            query?: {
+                state?: "queued" | "sent" | "delivered" | "read" | "failed" | "skipped" | "calling" | "called";
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getConsoleCampaignPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel: string;
+                        audience: {
+                            kind: string;
+                            tags: string[];
+                            list_id: string | null;
+                            list_name: string | null;
+                            contact_id_count: number;
+                            words: string;
+                        };
+                        sender: {
+                            sender_id: string;
+                            display_name: string;
+                            phone: string;
+                        } | null;
+                        sender_problem: string | null;
+                        template: {
+                            name: string;
+                            language: string | null;
+                            body: string | null;
+                            header: string | null;
+                        } | null;
+                        sample: {
+                            name: string | null;
+                            to: string;
+                            /** @enum {string} */
+                            from: "staged" | "evaluation";
+                        } | null;
+                        message: string | null;
+                        purpose: string | null;
+                        script: string | null;
                     };
                 };
             };
@@ -11542,6 +11804,177 @@ export interface operations {
             };
             /** @description `failed_precondition` */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDuesSubscriberConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                subscriber_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriber, its standing and its latest dues. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriber: {
+                            subscriber_id: string;
+                            tenant_id: string;
+                            contact_id: string | null;
+                            contact_pending: boolean;
+                            name: string;
+                            phone: string;
+                            email: string | null;
+                            plan_name: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            /** @enum {string} */
+                            cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                            cycle_days: number | null;
+                            due_day: number | null;
+                            start_date: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "cancelled";
+                            notes: string | null;
+                            tags: string[];
+                            next_due_date: string | null;
+                            last_paid_at: string | null;
+                            collected_total: number;
+                            outstanding_total: number;
+                            dues_paid: number;
+                            dues_declined: number;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                        };
+                        time_zone: string;
+                        today: string;
+                        due_now_total: number;
+                        due_now_count: number;
+                        scheduled_total: number;
+                        scheduled_count: number;
+                        dues: {
+                            due_id: string;
+                            tenant_id: string;
+                            subscriber_id: string;
+                            subscriber_name: string;
+                            phone: string;
+                            contact_id: string | null;
+                            period_label: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            due_date: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                            /** @enum {string} */
+                            collection_mode: "manual_upi" | "payment_link";
+                            payment_link: string | null;
+                            payment_link_id: string | null;
+                            payment_reference: string | null;
+                            paid_at: string | null;
+                            paid_amount: number | null;
+                            marked_by: string | null;
+                            marked_by_name: string | null;
+                            reminders_sent: number;
+                            last_reminder_at: string | null;
+                            next_action_at: string | null;
+                            campaign_id: string | null;
+                            failure_reason: string | null;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                            chase: {
+                                workflow_id: string;
+                                /** @enum {string} */
+                                state: "running" | "ended";
+                                next_step: string | null;
+                                next_action_at: string | null;
+                                reminders_sent: number;
+                                ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                                failure_reason: string | null;
+                            };
+                            /** @enum {string} */
+                            standing: "overdue" | "due_now" | "scheduled" | "settled";
+                            why: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,8 @@ import { useAction, usePoll } from '../hooks';
 import { Link } from '../router';
 import { ExcludedRows } from '../components/ExcludedRows';
 import { CampaignStatus, zoned } from '../components/CampaignStatus';
+import { PreviewView } from '../components/CampaignPreview';
+import { RecipientReport } from '../components/RecipientReport';
 
 /** The funnel of a WhatsApp campaign (sent includes delivered, delivered includes read). */
 const COUNTERS = ['sent', 'delivered', 'read', 'failed', 'skipped'] as const;
@@ -40,6 +42,13 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
     async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/timeline', { params: { path } })),
     10_000,
     [ws, id],
+  );
+  // What it sends and to whom: fetched once per version (a draft's sample is the first person evaluate finds).
+  const version = campaign.data?.version;
+  const preview = usePoll(
+    async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/preview', { params: { path } })),
+    600_000,
+    [ws, id, version],
   );
   const [evaluation, setEvaluation] = useState<Evaluation>();
   /** Launch waiting for the person's yes: the eligible count the dialog states and that launch then confirms. */
@@ -124,6 +133,11 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
           </>
         )}
       </dl>
+
+      <section aria-label="What it sends">
+        <h2>What it sends and to whom</h2>
+        {preview.data ? <PreviewView preview={preview.data} testId="campaign-preview" /> : preview.error ? <ErrorNote error={preview.error} /> : <Loading what="the message" />}
+      </section>
 
       {c.explanation ? <ExplanationView explanation={c.explanation} /> : null}
 
@@ -239,6 +253,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             This sends to <strong data-testid="launch-count">{launchAsk.eligible}</strong> {launchAsk.eligible === 1 ? 'person' : 'people'} on {c.channel}. If the
             audience has changed since it was counted, the launch is refused and nothing is sent.
           </p>
+          {preview.data ? <PreviewView preview={preview.data} testId="launch-preview" /> : <Loading what="the message" />}
         </ConfirmDialog>
       ) : null}
 
@@ -258,6 +273,8 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
       ) : null}
 
       {evaluation && draft ? <EvaluationView evaluation={evaluation} /> : null}
+
+      {draft ? null : <RecipientReport ws={ws} campaignId={c.campaign_id} />}
       {facts.callsPeople && !draft ? <OutcomeView ws={ws} campaign={c} /> : null}
     </>
   );
