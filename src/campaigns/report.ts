@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { Db } from 'mongodb';
+import { findByIds } from '../db/findByIds';
+import { conversationIdFor, conversationsCollection, phoneDigits } from '../conversations';
 import type { CampaignDoc } from './campaign';
 import { RECIPIENT_STATES, readRecipientBatch, type CampaignRecipientDoc, type RecipientState } from './staging';
 import { guardCell } from './voice/outcomes/csv';
@@ -77,19 +79,62 @@ export async function recipientReportPage(db: Db, campaign: Pick<CampaignDoc, '_
   return { docs, next: at < campaign.recipients ? at : null };
 }
 
-export const REPORT_CSV_COLUMNS = ['position', 'name', 'phone', 'contact_id', 'row', 'status', 'reason', 'reason_words', 'status_at_utc', 'status_at_local', 'time_zone'] as const;
+/** A person's reply: their latest WhatsApp turn since the campaign launched (its first 140 characters). */
+export interface RecipientReply {
+  text: string;
+  at: Date;
+}
+
+/**
+ * The replies of a page's people, by position: their WhatsApp conversation (its id derives
+ * from the workspace and the phone) read in one `_id` `$in`, its customer's latest turn kept
+ * when it came after the launch. A call campaign's people answer on the call (its outcome).
+ */
+export async function repliesOf(db: Db, campaign: Pick<CampaignDoc, 'tenant_id' | 'channel' | 'launched_at'>, docs: readonly CampaignRecipientDoc[]): Promise<Map<number, RecipientReply>> {
+  const replies = new Map<number, RecipientReply>();
+  if (campaign.channel !== 'whatsapp' || !campaign.launched_at || docs.length === 0) return replies;
+  const idOf = (r: CampaignRecipientDoc) => conversationIdFor(campaign.tenant_id, 'whatsapp', phoneDigits(r.to));
+  const found = new Map((await findByIds(conversationsCollection(db), docs.map(idOf), { projection: { last_customer_turn: 1, tenant_id: 1 } })).map((c) => [c._id, c]));
+  for (const r of docs) {
+    const turn = found.get(idOf(r))?.last_customer_turn;
+    if (turn && turn.at >= campaign.launched_at) replies.set(r.position, turn);
+  }
+  return replies;
+}
+
+export const REPORT_CSV_COLUMNS = [
+  'position',
+  'name',
+  'phone',
+  'contact_id',
+  'row',
+  'status',
+  'reason',
+  'reason_words',
+  'status_at_utc',
+  'status_at_local',
+  'reply',
+  'reply_at_local',
+  'time_zone',
+] as const;
 
 /**
  * Every staged person (or those in `state`) as CSV, streamed in `_id` batches by position:
  * csv-stringify quotes, cells a spreadsheet would run as formulas are guarded, UTF-8 with a
  * BOM. The time is given in UTC and in the workspace's zone (named in its own column).
  */
-export function streamRecipientReportCsv(db: Db, campaign: Pick<CampaignDoc, '_id' | 'recipients'>, timeZone: string, state?: RecipientState): Readable {
+export function streamRecipientReportCsv(
+  db: Db,
+  campaign: Pick<CampaignDoc, '_id' | 'recipients' | 'tenant_id' | 'channel' | 'launched_at'>,
+  timeZone: string,
+  state?: RecipientState,
+): Readable {
   async function* rows() {
     for (let at = 0; at < campaign.recipients; at += REPORT_BATCH) {
-      const batch = await readRecipientBatch(db, campaign._id, at, Math.min(REPORT_BATCH, campaign.recipients - at));
+      const batch = (await readRecipientBatch(db, campaign._id, at, Math.min(REPORT_BATCH, campaign.recipients - at))).filter((r) => !state || r.state === state);
+      const replies = await repliesOf(db, campaign, batch);
       for (const r of batch) {
-        if (state && r.state !== state) continue;
+        const reply = replies.get(r.position);
         yield [
           String(r.position),
           guardCell(r.name ?? ''),
@@ -101,6 +146,8 @@ export function streamRecipientReportCsv(db: Db, campaign: Pick<CampaignDoc, '_i
           recipientStatusWords(r),
           r.state_at.toISOString(),
           formatZonedStamp(r.state_at, timeZone),
+          reply ? guardCell(reply.text) : '',
+          reply ? formatZonedStamp(reply.at, timeZone) : '',
           timeZone,
         ];
       }

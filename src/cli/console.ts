@@ -1,4 +1,4 @@
-import { timesInZone, WORKSPACE_ZONE_HEADER, zoneNote } from './cliClock';
+import { timesInZone, withZoneNote, WORKSPACE_ZONE_HEADER } from './cliClock';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -369,11 +369,13 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${error.code}: ${error.message}\n`);
     if (Object.keys(error.details).length) process.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
   } else {
+    // One clock: the answer's times in the workspace's zone, the zone named once under them (cliClock.ts).
     const zone = res.headers.get(WORKSPACE_ZONE_HEADER);
-    const shown = zone ? timesInZone(payload, zone) : { value: payload, changed: false };
-    const body = shown.value as Record<string, unknown>;
-    process.stdout.write(`${call.format ? call.format(body, (record) => formatHuman(record, call.columns)) : formatHuman(body, call.columns)}\n`);
-    if (shown.changed) process.stdout.write(`${zoneNote(zone!)}\n`);
+    const clock = zone ? timesInZone(payload, zone) : null;
+    const body = (clock?.value ?? payload) as Record<string, unknown>;
+    const human = (record: Record<string, unknown>) => formatHuman(record, call.columns);
+    const text = call.format ? call.format(body, human) : human(body);
+    process.stdout.write(`${clock ? withZoneNote(text, clock) : text}\n`);
   }
   return res.ok ? 0 : 1;
 }

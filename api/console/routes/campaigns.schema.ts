@@ -6,6 +6,7 @@ import { AUDIENCE_KINDS } from '../../../src/campaigns/campaign';
 import { LIST_ID_PATTERN } from '../../../src/lists/listStore';
 import { RUN_STATES } from '../../../src/campaigns/runExplanation';
 import { RECIPIENT_STATES } from '../../../src/campaigns/staging';
+import { captureOut } from '../../shared/calls.schema';
 import {
   audienceLists,
   campaignRecord,
@@ -35,7 +36,11 @@ export const consoleRecipientsQuery = listRecipientsQuery.extend({ state: z.enum
 export const recipientsCsvQuery = z.object({ state: z.enum(RECIPIENT_STATES).optional() });
 
 /** A recipient as the report shows it: the public record and its state with the reason in words. */
-export const consoleRecipientRecord = recipientRecord.extend({ status_words: z.string() });
+export const consoleRecipientRecord = recipientRecord.extend({
+  status_words: z.string(),
+  /** WhatsApp campaigns: the person's latest reply since the launch (first 140 characters), or null. */
+  reply: z.object({ text: z.string(), at: z.string() }).nullable(),
+});
 
 /** What the campaign sends and to whom (src/campaigns/preview.ts). */
 export const campaignPreviewRecord = z.object({
@@ -88,6 +93,37 @@ export const consoleCreateCampaignBody = createCampaignBody.extend({
     .refine(...segmentNeedsTag)
     .refine((a) => a.kind !== 'uploaded_list' || a.list_id !== null, { message: 'An uploaded_list audience needs a list_id.', path: ['list_id'] }),
 });
+
+/** A campaign's request as the create took it (what the edit form starts from, and a duplicate copies), with the version it was read at. */
+export const campaignRequestRecord = z.object({
+  campaign_id: z.string(),
+  version: z.number().int(),
+  status: z.string(),
+  request: z.object({
+    name: z.string(),
+    channel: z.string(),
+    audience: z.object({ kind: z.enum(AUDIENCE_KINDS), contact_ids: z.array(z.string()), tags: z.array(z.string()), list_id: z.string().nullable() }),
+    template: z.object({ name: z.string(), language: z.string().nullable(), variables: z.array(z.string()) }).nullable(),
+    agent_id: z.string().nullable(),
+    purpose: z.string().nullable(),
+    script: z.string().nullable(),
+    capture: captureOut.nullable(),
+    call_back_incomplete: z.boolean(),
+    schedule: z.object({
+      start_at: z.string().nullable(),
+      timezone: z.string().nullable(),
+      throttle_per_minute: z.number().int().nullable(),
+      send_window_start_hour: z.number().int().nullable(),
+      send_window_end_hour: z.number().int().nullable(),
+      recipient_time_zone: z.boolean().optional(),
+    }),
+    consent: z.object({ basis: z.string(), note: z.string().nullable() }).nullable(),
+    sender_id: z.string().nullable(),
+  }),
+});
+
+/** A draft's edit: the create's body whole (it replaces the request) and the version it was read at. */
+export const editCampaignBody = consoleCreateCampaignBody.extend({ expected_version: z.number().int().min(1) });
 
 /** What the run is doing and why (src/campaigns/runExplanation.ts `explainCampaignRun`). */
 export const runExplanationRecord = z.object({

@@ -69,10 +69,27 @@ describe('campaign report, preview and the subscriber page in the web console', 
     await checkPage(page(), 'campaign-preview');
     await atPhoneWidth('campaign-preview-390');
 
+    // Edit the draft: the form starts from its settings; saving moves it to version 2 and the preview follows.
+    await page().click('a:has-text("Edit draft")');
+    await waitForText(page(), 'h1', (t) => t === 'Edit draft “Report walk”');
+    expect(await page().inputValue('#campaign-name')).toBe('Report walk');
+    await page().waitForSelector('#campaign-variable-1');
+    expect(await page().inputValue('#campaign-template')).toMatch(/^order_update\|/);
+    expect(await page().inputValue('#campaign-variable-0')).toBe('{{contact.name}}');
+    expect(await page().inputValue('#campaign-variable-1')).toBe('A-1');
+    await checkPage(page(), 'campaign-edit');
+    await atPhoneWidth('campaign-edit-390');
+    await page().fill('#campaign-variable-1', 'B-7');
+    await page().click('button:has-text("Save draft")');
+    await waitForText(page(), '[data-testid=campaign-preview] [data-testid=preview-message]', (t) => t.includes('B-7'));
+    expect((await consoleGet(`/campaigns/${id}`)).body).toMatchObject({ status: 'draft', version: 2, template: { variables: ['{{contact.name}}', 'B-7', 'Friday'] } });
+    const edited = await page().textContent('[data-testid=campaign-preview] [data-testid=preview-message]');
+
     await page().click('button:has-text("Launch")');
     const dialog = page().getByRole('dialog', { name: 'Launch "Report walk"?' });
     await dialog.waitFor();
-    await waitForText(page(), '[data-testid=launch-preview] [data-testid=preview-message]', (t) => t === message);
+    await waitForText(page(), '[data-testid=launch-preview] [data-testid=preview-message]', (t) => t === edited);
+    expect(edited).toBe(message!.replace('A-1', 'B-7'));
     await screenshot(page(), 'campaign-launch-preview', { fullPage: false });
     expect(await seriousA11yViolations(page())).toEqual([]);
     await page().setViewportSize({ width: 390, height: 844 });
@@ -92,6 +109,13 @@ describe('campaign report, preview and the subscriber page in the web console', 
     expect(texts[2]).toContain('Person 2');
     expect(texts[2]).toContain('failed');
     expect(texts[2]).toContain('Refused by WhatsApp when sending.');
+    // Person 0 answers on WhatsApp: their reply shows on their row.
+    const answered = await request(api.server)
+      .post(`/console/v1/workspaces/${ws.workspaceId}/whatsapp/inbound`)
+      .set(bearer(api.config.CONSOLE_TOKEN!))
+      .send({ from: contacts[0]!.phone, text: 'Thanks, see you Friday' });
+    expect(answered.status).toBe(201);
+    await waitForText(page(), '[data-testid=report] tbody tr:first-child', (t) => t.includes('“Thanks, see you Friday”'));
     // Completed in the workspace's zone (no browser-zone "11/27/2026, 1:13:32 PM" beside it).
     expect(await page().textContent('dl.facts')).not.toMatch(/\d+\/\d+\/\d{4}/);
     await checkPage(page(), 'campaign-report');
@@ -106,10 +130,39 @@ describe('campaign report, preview and the subscriber page in the web console', 
     expect(href).toBe(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${id}/recipients.csv?state=failed`);
     const csv = await page().evaluate(async (url) => (await fetch(url)).text(), href);
     const lines = csv.replace(/^\uFEFF/, '').trim().split('\n');
-    expect(lines[0]).toBe('position,name,phone,contact_id,row,status,reason,reason_words,status_at_utc,status_at_local,time_zone');
+    expect(lines[0]).toBe('position,name,phone,contact_id,row,status,reason,reason_words,status_at_utc,status_at_local,reply,reply_at_local,time_zone');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain(`2,Person 2,${contacts[2]!.phone},${contacts[2]!._id},,failed,provider_error,Failed. Refused by WhatsApp when sending.,`);
     expect(lines[1]!.endsWith(`,${zone}`)).toBe(true);
+  });
+
+  it('duplicates a launched campaign into a draft with its settings; a launched one offers no edit', async () => {
+    const contacts = await insertContacts(api.db, ws.workspaceId, 2);
+    const created = await request(api.server)
+      .post('/api/v1/campaigns')
+      .set(bearer(ws.key))
+      .send({
+        name: 'Duplicate me',
+        audience: { kind: 'contact_ids', contact_ids: contacts.map((c) => c._id) },
+        template: { name: 'order_update', variables: ['{{contact.name}}', 'C-3', 'Sunday'] },
+        schedule: { timezone: zoneOpenAt(new Date()), throttle_per_minute: 600 },
+      });
+    const id: string = created.body.campaign_id;
+    const launched = await request(api.server)
+      .post(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${id}/launch`)
+      .set(bearer(api.config.CONSOLE_TOKEN!))
+      .send({ expected_version: 1, confirm_recipients: 2 });
+    expect(launched.status).toBe(200);
+    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${id}`);
+    await waitForText(page(), '[data-testid=campaign-status]', (t) => t !== 'draft');
+    expect(await page().locator('a:has-text("Edit draft")').count()).toBe(0);
+    await page().click('button:has-text("Duplicate")');
+    await waitForText(page(), 'h1', (t) => t === 'Copy of Duplicate me');
+    expect(await page().textContent('[data-testid=campaign-status]')).toBe('draft');
+    await waitForText(page(), '[data-testid=campaign-preview] [data-testid=preview-message]', (t) => t.includes('C-3') && t.includes('Sunday'));
+    // The launched one's edit page says to duplicate it instead.
+    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${id}/edit`);
+    await waitForText(page(), '[data-testid=not-a-draft]', (t) => t.includes('only a draft can be edited'));
   });
 
   it('a dues subscriber page explains due now vs scheduled, with each due dated and why it exists', async () => {

@@ -18,6 +18,11 @@ describe('console campaign report, CSV and preview', () => {
   const { api, ws } = useTestApi();
   const base = (id: string) => `/console/v1/workspaces/${ws.workspaceId}/campaigns/${id}`;
   const get = (path: string) => request(api.server).get(path).set(CONSOLE);
+  /** A customer's message, as WhatsApp's webhook brings it (the console's injection route). */
+  async function reply(from: string, text: string, at: string) {
+    const res = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/whatsapp/inbound`).set(CONSOLE).send({ from, text, received_at: at });
+    expect(res.status).toBe(201);
+  }
 
   /** A completed campaign of `states.length` staged people, person i in `states[i]`. */
   async function completedWith(states: [RecipientState, string | null][]) {
@@ -41,7 +46,7 @@ describe('console campaign report, CSV and preview', () => {
       created_at: at,
     }));
     for (let i = 0; i < docs.length; i += 500) await stagingCollections(api.db).recipients.insertMany(docs.slice(i, i + 500));
-    await campaignCollections(api.db).campaigns.updateOne({ _id: c._id }, { $set: { status: 'completed', recipients: docs.length, version: 3 } });
+    await campaignCollections(api.db).campaigns.updateOne({ _id: c._id }, { $set: { status: 'completed', recipients: docs.length, version: 3, launched_at: new Date('2026-11-27T07:40:00Z') } });
     return c;
   }
 
@@ -64,6 +69,19 @@ describe('console campaign report, CSV and preview', () => {
       [4, 'Person 4', 'failed', 'outcome_unknown', 'Failed. Not known whether it was sent: the provider did not answer; it was not sent again.'],
     ]);
     expect(all.body.items[3]).toMatchObject({ contact_id: null, row: 5, state_at: '2026-11-27T07:43:05.000000+00:00' });
+    expect(all.body.items.map((r: { reply: unknown }) => r.reply)).toEqual([null, null, null, null, null]);
+
+    // A reply after the launch is the person's reply; one from before it is not.
+    await reply('+919800000003', 'Before the campaign', '2026-11-27T07:00:00Z');
+    expect((await get(`${base(c._id)}/recipients`)).body.items[3].reply).toBeNull();
+    await reply('+919800000003', 'Please call me after 6', '2026-11-27T08:05:00Z');
+    expect((await get(`${base(c._id)}/recipients`)).body.items.map((r: { reply: unknown }) => r.reply)).toEqual([
+      null,
+      null,
+      null,
+      { text: 'Please call me after 6', at: '2026-11-27T08:05:00.000000+00:00' },
+      null,
+    ]);
 
     const first = await get(`${base(c._id)}/recipients?state=failed&limit=1`);
     expect(first.body.items.map((r: { position: number }) => r.position)).toEqual([2]);
@@ -102,6 +120,7 @@ describe('console campaign report, CSV and preview', () => {
         ['delivered', null],
         ['failed', 'provider_error'],
       ]);
+      await reply('+919800000000', 'Yes, Friday works', '2026-11-27T07:50:00Z');
       const res = await get(`${base(c._id)}/recipients.csv`).buffer(true).parse((r, done) => {
         let text = '';
         r.setEncoding('utf8');
@@ -113,9 +132,9 @@ describe('console campaign report, CSV and preview', () => {
       expect(res.headers['content-disposition']).toBe(`attachment; filename="${c._id}-recipients.csv"`);
       const people = await stagingCollections(api.db).recipients.find({ campaign_id: c._id }).sort({ position: 1 }).toArray();
       expect((res.body as string).split('\n').filter(Boolean)).toEqual([
-        '\uFEFFposition,name,phone,contact_id,row,status,reason,reason_words,status_at_utc,status_at_local,time_zone',
-        `0,Person 0,+919800000000,${people[0]!.contact_id},,delivered,,Delivered to their phone.,2026-11-27T07:43:05.000Z,2026-11-27 13:13:05,Asia/Kolkata`,
-        `1,Person 1,+919800000001,${people[1]!.contact_id},,failed,provider_error,Failed. Refused by WhatsApp when sending.,2026-11-27T07:43:05.000Z,2026-11-27 13:13:05,Asia/Kolkata`,
+        '\uFEFFposition,name,phone,contact_id,row,status,reason,reason_words,status_at_utc,status_at_local,reply,reply_at_local,time_zone',
+        `0,Person 0,+919800000000,${people[0]!.contact_id},,delivered,,Delivered to their phone.,2026-11-27T07:43:05.000Z,2026-11-27 13:13:05,"Yes, Friday works",2026-11-27 13:20:00,Asia/Kolkata`,
+        `1,Person 1,+919800000001,${people[1]!.contact_id},,failed,provider_error,Failed. Refused by WhatsApp when sending.,2026-11-27T07:43:05.000Z,2026-11-27 13:13:05,,,Asia/Kolkata`,
       ]);
       const failed = await get(`${base(c._id)}/recipients.csv?state=failed`).buffer(true).parse((r, done) => {
         let text = '';

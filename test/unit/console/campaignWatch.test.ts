@@ -1,5 +1,6 @@
 import { estimateFinish } from '../../../src/campaigns/estimate';
 import { planCampaignCommand } from '../../../src/cli/campaignCommands';
+import { formatHuman } from '../../../src/cli/console';
 import {
   countersOf,
   finishEstimate,
@@ -214,6 +215,22 @@ describe('campaigns commands', () => {
       body: { throttle_per_minute: 120, timezone: null },
     });
     expect(planCampaignCommand(['webhooks', 'list', 'ws_1'], {}, need)).toBeNull();
+  });
+
+  it('campaigns recipients names each person: contact id (or the uploaded list row) and name, not `contact_id -`', () => {
+    const plan = planCampaignCommand(['campaigns', 'recipients', 'ws_1', 'cmp_2'], {}, need)!;
+    const body = {
+      items: [
+        { position: 0, contact_id: 'cnt_1', name: 'Asha Rao', to: '+919811100001', state: 'sent', reason: null, state_at: '2026-11-27 13:13:05' },
+        { position: 1, contact_id: null, row: 3, name: 'Ravi Kumar', to: '+919811100002', state: 'skipped', reason: 'suppressed', state_at: '2026-11-27 13:13:05' },
+      ],
+      next_cursor: null,
+    };
+    expect(plan.format!(body, (record) => formatHuman(record, plan.columns)).split('\n')).toEqual([
+      'position  contact_id  name        to             state    reason      state_at',
+      '0         cnt_1       Asha Rao    +919811100001  sent     -           2026-11-27 13:13:05',
+      '1         row 3       Ravi Kumar  +919811100002  skipped  suppressed  2026-11-27 13:13:05',
+    ]);
   });
 
   it('refuses a missing version, a mistyped flag and a value that is not a number', () => {

@@ -10,6 +10,7 @@ import { CampaignPage } from './pages/Campaign';
 import { CampaignsPage } from './pages/Campaigns';
 import { ConversationPage, ConversationsPage } from './pages/Conversations';
 import { DuesPage } from './pages/Dues';
+import { EditCampaignPage } from './pages/EditCampaign';
 import { NewCampaignPage } from './pages/NewCampaign';
 import { NewSubscriberPage } from './pages/NewSubscriber';
 import { TicketsPage } from './pages/Tickets';
@@ -113,6 +114,7 @@ function page(path: string, ws: string | undefined, section: string | undefined,
   switch (section) {
     case 'campaigns':
       if (id === 'new') return <NewCampaignPage ws={ws} />;
+      if (id && path.endsWith(`/${encodeURIComponent(id)}/edit`)) return <EditCampaignPage ws={ws} id={id} />;
       return id ? <CampaignPage ws={ws} id={id} /> : <CampaignsPage ws={ws} />;
     case 'lists':
       return id ? <ListPage ws={ws} id={id} /> : <ListsPage ws={ws} />;

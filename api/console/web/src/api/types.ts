@@ -30,3 +30,4 @@ export type Due = Item<'listDuesConsole'>;
 export type CampaignPreview = Answer<'getConsoleCampaignPreview'>;
 export type SubscriberAccount = Answer<'getDuesSubscriberConsole'>;
 export type AccountDue = SubscriberAccount['dues'][number];
+export type CampaignRequest = Answer<'getConsoleCampaignRequest'>;

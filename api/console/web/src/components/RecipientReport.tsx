@@ -17,12 +17,23 @@ const COLUMNS: Column<ReportRow>[] = [
   { label: 'Status', cell: (r) => <span class={`status status-${r.state}`}>{r.state}</span> },
   { label: 'What happened', cell: (r) => <span title={r.reason ?? undefined}>{r.status_words}</span> },
   { label: 'When', cell: (r) => <When at={r.state_at} /> },
+  {
+    label: 'Reply',
+    cell: (r) =>
+      r.reply ? (
+        <span>
+          “{r.reply.text}” <span class="muted">(<When at={r.reply.at} />)</span>
+        </span>
+      ) : (
+        '—'
+      ),
+  },
 ];
 
 /**
  * The per-person report of a launched campaign: each person with their status, the reason in
- * words (the code in a tooltip) and when, filtered by status, paged by the server's cursor,
- * and the same rows as CSV (the export follows the filter).
+ * words (the code in a tooltip), when, and their reply since the launch; filtered by status,
+ * paged by the server's cursor, and the same rows as CSV (the export follows the filter).
  */
 export function RecipientReport({ ws, campaignId }: { ws: string; campaignId: string }) {
   const [state, setState] = useState('');

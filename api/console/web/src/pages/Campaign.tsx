@@ -7,7 +7,7 @@ import { CHANNEL_FACTS } from '../campaignChannels';
 import { Bars, TimeChart } from '../components/charts';
 import { ActionButton, ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
-import { Link } from '../router';
+import { Link, navigate } from '../router';
 import { ExcludedRows } from '../components/ExcludedRows';
 import { CampaignStatus, zoned } from '../components/CampaignStatus';
 import { PreviewView } from '../components/CampaignPreview';
@@ -215,6 +215,21 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
               Resume
             </button>
           ) : null}
+          {draft ? (
+            <Link to={`/w/${ws}/campaigns/${c.campaign_id}/edit`} class="button">
+              Edit draft
+            </Link>
+          ) : null}
+          {/* Any campaign: a new draft with its settings (the way to change what a launched one sends). */}
+          <ActionButton
+            action={action}
+            run={async () => {
+              const copy = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/duplicate', { params: { path } }));
+              navigate(`/w/${ws}/campaigns/${copy.campaign_id}`);
+            }}
+          >
+            Duplicate
+          </ActionButton>
           {FINISHED.has(c.status) && c.status !== 'archived' ? (
             <ActionButton
               action={action}
