@@ -66,15 +66,19 @@ export async function recipientReportPage(db: Db, campaign: Pick<CampaignDoc, '_
   let at = from;
   const stop = state ? Math.min(campaign.recipients, from + REPORT_SCAN_MAX) : campaign.recipients;
   while (at < stop && docs.length < limit) {
-    const count = Math.min(state ? REPORT_BATCH : limit - docs.length, stop - at);
-    const batch = await readRecipientBatch(db, campaign._id, at, count);
+    const start = at;
+    const count = Math.min(state ? REPORT_BATCH : limit - docs.length, stop - start);
+    const batch = await readRecipientBatch(db, campaign._id, start, count);
+    // Every position of the batch was read (one with no record too), unless the page fills within it.
+    at = start + count;
     for (const doc of batch) {
-      if (docs.length === limit) break;
-      if (!state || doc.state === state) docs.push(doc);
-      at = doc.position + 1;
+      if (state && doc.state !== state) continue;
+      docs.push(doc);
+      if (docs.length === limit) {
+        at = doc.position + 1;
+        break;
+      }
     }
-    // A position with no record (never expected: staging writes them all) must not stop the reading.
-    if (batch.length < count) at = Math.max(at, at + count - batch.length);
   }
   return { docs, next: at < campaign.recipients ? at : null };
 }
