@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { Db } from 'mongodb';
 import { findByIds } from '../db/findByIds';
@@ -157,7 +157,10 @@ export function streamRecipientReportCsv(
       }
     }
   }
-  return Readable.from(rows()).pipe(stringify({ header: true, columns: [...REPORT_CSV_COLUMNS], bom: true }));
+  const out = stringify({ header: true, columns: [...REPORT_CSV_COLUMNS], bom: true });
+  // pipeline, not pipe: a read failing midway destroys `out` with its error, which ends the response instead of leaving it open.
+  pipeline(Readable.from(rows()), out, () => undefined);
+  return out;
 }
 
 export { RECIPIENT_STATES };
