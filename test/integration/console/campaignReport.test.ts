@@ -4,7 +4,7 @@ import { REPORT_SCAN_MAX } from '../../../src/campaigns/report';
 import { recipientId, stagingCollections, type CampaignRecipientDoc, type RecipientState } from '../../../src/campaigns/staging';
 import { collections } from '../../../src/db/collections';
 import { useTestApi } from '../../support/app';
-import { insertCampaignDraft, insertContacts } from '../../support/campaigns';
+import { insertCampaignDraft, insertContacts, insertVoiceCampaignDraft } from '../../support/campaigns';
 import { envelope } from '../../support/http';
 import { CONSOLE } from '../../support/messaging';
 
@@ -176,6 +176,20 @@ describe('console campaign report, CSV and preview', () => {
     const staged = await get(`${base(launched._id)}/preview`);
     expect(staged.body.sample).toEqual({ name: 'Person 0', to: '+919800000000', from: 'staged' });
     expect(staged.body.message).toBe(template.body.replace('{{1}}', 'Person 0').replace('{{2}}', 'A-1').replace('{{3}}', 'Friday'));
+
+    // A call campaign: its purpose filled for the person, no template or sender.
+    const voice = await insertVoiceCampaignDraft(api.db, ws.workspaceId, { contactIds: [people[1]!._id], agentId: ws.agentId });
+    const call = await get(`${base(voice._id)}/preview`);
+    expect(call.status).toBe(200);
+    expect(call.body).toMatchObject({
+      channel: 'voice',
+      template: null,
+      sender: null,
+      sender_problem: null,
+      message: null,
+      sample: { name: people[1]!.name, to: people[1]!.phone, from: 'evaluation' },
+      purpose: `your delivery, ${people[1]!.name}`,
+    });
 
     const missing = await get(`${base('cmp_000000000000000000000000')}/preview`);
     expect(missing.status).toBe(404);
