@@ -175,7 +175,10 @@ describe('campaign report, preview and the subscriber page in the web console', 
     const subscriberId: string = made.body.subscriber_id;
     const account = (await consoleGet(`/apps/dues/subscribers/${subscriberId}`)).body;
 
-    await page().goto(`${base}/console/w/${ws.workspaceId}/dues/${subscriberId}`);
+    // The subscriber's name on the dues page opens their page.
+    await page().goto(`${base}/console/w/${ws.workspaceId}/dues`);
+    await page().click('table:has(caption:has-text("Subscribers")) a:has-text("Meera Iyer")');
+    await page().waitForURL(new RegExp(`/dues/${subscriberId}$`));
     await waitForText(page(), '[data-testid=due-now]', (t) => t.includes('₹750') && t.includes('1 due dated today or earlier.'));
     expect(await page().textContent('[data-testid=scheduled]')).toContain('₹750');
     expect(await page().textContent('[data-testid=scheduled]')).toContain('1 due raised ahead, not owed until its date.');

@@ -12,8 +12,9 @@ const chaseWords = (d: Due | AccountDue): string =>
   (d.chase.state === 'running' ? `running; next: ${d.chase.next_step?.replace('_', ' ') ?? '—'}` : `ended as ${d.chase.ended_as ?? d.status}`) +
   (d.chase.failure_reason ? ` (${d.chase.failure_reason})` : '');
 
-const SUBSCRIBER_COLUMNS: Column<Subscriber>[] = [
-  { label: 'Name', cell: (s) => s.name },
+/** The subscribers' columns; the name opens the subscriber's page (due now, scheduled, why each due exists). */
+const subscriberColumns = (ws: string): Column<Subscriber>[] => [
+  { label: 'Name', cell: (s) => <Link to={`/w/${ws}/dues/${s.subscriber_id}`}>{s.name}</Link> },
   { label: 'Phone', cell: (s) => s.phone },
   { label: 'Plan', cell: (s) => s.plan_name },
   { label: 'Amount', num: true, cell: (s) => `₹${s.amount}` },
@@ -136,7 +137,7 @@ export function DuesPage({ ws, subscriber }: { ws: string; subscriber?: string }
         {(rows) => (
           <DataTable
             caption="Subscribers"
-            columns={SUBSCRIBER_COLUMNS}
+            columns={subscriberColumns(ws)}
             rows={rows}
             rowKey={(s) => s.subscriber_id}
             rowProps={(s) => (s.subscriber_id === subscriber ? { class: 'chosen', 'aria-current': 'true' } : {})}
