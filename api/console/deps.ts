@@ -151,6 +151,8 @@ export function loadWorkspace(deps: ConsoleDeps): Middleware<RequestState> {
     const workspace = id.safeParse(workspaceId).success ? await findWorkspace(deps.db, workspaceId!) : null;
     if (!workspace) throw new ApiError('not_found', WORKSPACE_NOT_FOUND);
     ctx.state.workspace = workspace;
+    // The zone every time of the workspace is shown in (the CLI's one clock, src/cli/cliClock.ts).
+    ctx.set('Workspace-Time-Zone', workspace.timezone);
     await next();
   };
 }

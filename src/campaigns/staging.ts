@@ -23,7 +23,8 @@ import { evaluateCampaign, type Evaluation } from './evaluate';
  * `queued`, `calling` (a call placed, live or awaiting its reading, or a call-back due),
  * `called` (final: the merged outcome is known), `failed`, `skipped`.
  */
-export type RecipientState = 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | 'skipped' | 'calling' | 'called';
+export const RECIPIENT_STATES = ['queued', 'sent', 'delivered', 'read', 'failed', 'skipped', 'calling', 'called'] as const;
+export type RecipientState = (typeof RECIPIENT_STATES)[number];
 
 export interface CampaignRecipientDoc {
   /** `<campaign_id>:<position>`. */

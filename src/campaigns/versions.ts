@@ -14,7 +14,8 @@ export interface CampaignVersionDoc {
   tenant_id: string;
   campaign_id: string;
   version: number;
-  trigger: CampaignTrigger['kind'];
+  /** A control's trigger, or a console edit of a draft (editDraft.ts). */
+  trigger: CampaignTrigger['kind'] | 'edit';
   /** Whole top-level fields this version writes (never dotted paths), so anyone can finish it. */
   set: Record<string, unknown>;
   created_at: Date;
@@ -45,7 +46,7 @@ export type ClaimResult = { kind: 'won'; claim: CampaignVersionDoc } | { kind: '
 export async function claimNextVersion(
   db: Db,
   campaign: CampaignDoc,
-  trigger: CampaignTrigger['kind'],
+  trigger: CampaignVersionDoc['trigger'],
   set: Record<string, unknown>,
   now: Date,
 ): Promise<ClaimResult> {

@@ -36,6 +36,15 @@ export function formatZonedTime(at: Date, timeZone: string, now: Date): string {
   return `${formatClock(at, timeZone)} ${day} (${timeZone})`;
 }
 
+const stamps = new Map<string, Intl.DateTimeFormat>();
+
+/** `2026-11-27 18:43:05`: a sortable wall-clock stamp in the zone (a CSV cell; the zone is named beside it). */
+export function formatZonedStamp(at: Date, timeZone: string): string {
+  const parts = cached(stamps, timeZone, { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`;
+}
+
 /** `09:00–21:00`. */
 export const formatHours = (startHour: number, endHour: number): string => `${String(startHour).padStart(2, '0')}:00–${String(endHour).padStart(2, '0')}:00`;
 

@@ -211,7 +211,13 @@ export function planCampaignCommand(positionals: string[], flags: Flags, need: N
       return {
         method: 'GET',
         path: `${one()}/recipients${query([['limit', text(flags, 'limit')], ['cursor', text(flags, 'cursor')]])}`,
-        columns: ['position', 'contact_id', 'to', 'state', 'reason', 'message_id', 'state_at'],
+        // A person of an uploaded list has no contact id: their row in the file names them instead.
+        columns: ['position', 'contact_id', 'name', 'to', 'state', 'reason', 'state_at'],
+        format: (body, human) =>
+          human({
+            ...body,
+            items: ((body.items ?? []) as { contact_id: string | null; row?: number }[]).map((r) => ({ ...r, contact_id: r.contact_id ?? (r.row === undefined ? null : `row ${r.row}`) })),
+          }),
       };
     case 'timeline':
       return { method: 'GET', path: `${one()}/timeline`, columns: ['at', 'queued', 'sent', 'delivered', 'read', 'failed', 'skipped'] };

@@ -1,4 +1,4 @@
-import { campaignEta, formatZonedTime } from '../campaigns';
+import { campaignEta, formatZonedStamp, formatZonedTime } from '../campaigns';
 
 /**
  * `campaigns watch <workspace> <campaign>`: reads the campaign (the console's GET, with live
@@ -180,13 +180,14 @@ export function renderWatch(campaign: WatchedCampaign, options: RenderOptions): 
   ];
 }
 
-/** One line for a pipe or a log. */
+/** One line for a pipe or a log, stamped in the zone the rest of the line speaks (the workspace's), never UTC beside it. */
 export function renderPlain(campaign: WatchedCampaign, options: Omit<RenderOptions, 'columns'>): string {
+  const zone = campaign.explanation?.time_zone ?? campaign.schedule?.timezone ?? 'UTC';
   const processed = processedOf(campaign);
   const share = campaign.recipients > 0 ? Math.floor((processed / campaign.recipients) * 100) : 0;
   const counters = countersOf(campaign).map(([k, n]) => `${k}=${n}`).join(' ');
   const now = campaign.explanation ? ` | ${campaign.explanation.headline}` : '';
-  return `${options.now.toISOString()} ${campaign.status} ${processed}/${campaign.recipients} (${share}%) ${counters} finish: ${finishEstimate(campaign, options.now, options.observed)}${now}`;
+  return `${formatZonedStamp(options.now, zone)} (${zone}) ${campaign.status} ${processed}/${campaign.recipients} (${share}%) ${counters} finish: ${finishEstimate(campaign, options.now, options.observed)}${now}`;
 }
 
 export interface WatchDeps {

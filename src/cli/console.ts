@@ -1,3 +1,4 @@
+import { timesInZone, withZoneNote, WORKSPACE_ZONE_HEADER } from './cliClock';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -398,7 +399,13 @@ async function main(argv: string[]): Promise<number> {
   } else if (!res.ok) {
     process.stderr.write(`${apiErrorText(payload.error as { code: string; message: string; details: Record<string, unknown> })}\n`);
   } else {
-    process.stdout.write(`${call.format ? call.format(payload, (record) => formatHuman(record, call.columns)) : formatHuman(payload, call.columns)}\n`);
+    // One clock: the answer's times in the workspace's zone, the zone named once under them (cliClock.ts).
+    const zone = res.headers.get(WORKSPACE_ZONE_HEADER);
+    const clock = zone ? timesInZone(payload, zone) : null;
+    const body = (clock?.value ?? payload) as Record<string, unknown>;
+    const human = (record: Record<string, unknown>) => formatHuman(record, call.columns);
+    const text = call.format ? call.format(body, human) : human(body);
+    process.stdout.write(`${clock ? withZoneNote(text, clock) : text}\n`);
   }
   return res.ok ? 0 : 1;
 }

@@ -171,6 +171,8 @@ function turnChange(current: ConversationDoc, input: RecordTurnInput, kind: Turn
       change.preview = previewOf(input.text);
       change.last_turn_at = input.at;
     }
+    const lastCustomer = current.last_customer_turn;
+    if (input.role === 'user' && (!lastCustomer || input.at >= lastCustomer.at)) change.last_customer_turn = { text: previewOf(input.text) ?? '', at: input.at };
   }
   if (current.agent_id === null && input.agentId) change.agent_id = input.agentId;
   const missing = Object.entries(input.customer).filter(([key, value]) => value && !(key in current.customer));

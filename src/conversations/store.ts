@@ -38,6 +38,12 @@ export interface ConversationDoc {
   preview: string | null;
   /** When the turn behind `preview` happened, so a late-arriving older turn does not replace it. */
   last_turn_at: Date | null;
+  /**
+   * The customer's latest turn (first 140 characters) and when: a campaign's report shows it as
+   * the person's reply with one `_id` read per page. Absent on conversations whose customer has
+   * not written since it was added.
+   */
+  last_customer_turn?: { text: string; at: Date } | null;
   acquisition: { ctwa: Ctwa } | null;
   /** Ids of the newest messages already counted, so a retried recorder counts nothing twice. */
   recent_message_ids: string[];

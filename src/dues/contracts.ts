@@ -93,9 +93,9 @@ export type CycleStepResult =
   | { kind: 'ended' };
 
 /**
- * A due `index` is raised at the start (00:00 in the workspace's zone) of the due date two
- * cycles before it, so a subscriber always has the next two dues raised (the two raised at
- * creation, then one more each time a due date comes).
+ * A due `index` is raised at 00:00 (the workspace's zone) on the day after the due date two
+ * cycles before it, so a subscriber always has two dues falling today or later (the two raised
+ * at creation, then one more each time a due date has passed; workflowStarts.ts raiseAtMs).
  */
 export const RAISE_AHEAD_CYCLES = 2;
 

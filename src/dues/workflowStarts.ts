@@ -3,7 +3,7 @@ import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
 import { zonedHourStart } from '../domain/sendWindow';
 import { dueChaseDefinition, dueChaseWorkflowId, duesCycleDefinition, duesCycleWorkflowId, RAISE_AHEAD_CYCLES } from './contracts';
-import { dueDateOf, parseDate, type Plan } from './cycle';
+import { addDays, dueDateOf, parseDate, type Plan } from './cycle';
 
 export interface WorkflowStarter {
   temporal: Client;
@@ -35,10 +35,18 @@ export function startChase(deps: WorkflowStarter, tenantId: string, dueId: strin
   );
 }
 
-/** When cycle `index` is raised: 00:00 in the zone on the due date `RAISE_AHEAD_CYCLES` cycles before it. */
+/**
+ * When cycle `index` is raised: 00:00 in the zone on the day after the due date
+ * `RAISE_AHEAD_CYCLES` cycles before it, that is once that due has passed. So the dues falling
+ * today or later are always two, as a create raises them: a subscriber starting today has
+ * today's due and the next, and the third is raised tomorrow, not seconds after the create (it
+ * was raised on due 0's own date, which for a start today was at once: three dues, and an
+ * outstanding total that grew under the operator's eyes; docs/decisions/dues.md).
+ */
 export function raiseAtMs(plan: Plan, index: number, timeZone: string): number {
-  const date = parseDate(dueDateOf(plan, Math.max(0, index - RAISE_AHEAD_CYCLES)));
-  return zonedHourStart(date, 0, timeZone).getTime();
+  const before = index - RAISE_AHEAD_CYCLES;
+  const day = before < 0 ? plan.start_date : addDays(dueDateOf(plan, before), 1);
+  return zonedHourStart(parseDate(day), 0, timeZone).getTime();
 }
 
 export function startCycle(deps: WorkflowStarter, tenantId: string, subscriberId: string, nextIndex: number, subscriberName: string): Promise<void> {

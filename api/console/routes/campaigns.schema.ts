@@ -5,6 +5,8 @@ import { isTimeZone } from '../../../src/workspaces/workspaces';
 import { AUDIENCE_KINDS } from '../../../src/campaigns/campaign';
 import { LIST_ID_PATTERN } from '../../../src/lists/listStore';
 import { RUN_STATES } from '../../../src/campaigns/runExplanation';
+import { RECIPIENT_STATES } from '../../../src/campaigns/staging';
+import { captureOut } from '../../shared/calls.schema';
 import {
   audienceLists,
   campaignRecord,
@@ -27,7 +29,38 @@ const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 /** The public list's query plus `include_archived` (without `status`, archived ones too). */
 export const consoleListCampaignsQuery = listCampaignsQuery.extend({ include_archived: queryBoolean.default(false) });
 
-export const consoleRecipientsQuery = listRecipientsQuery;
+/** The public page query plus `state`: only the people in that state (the campaign page's report filter). */
+export const consoleRecipientsQuery = listRecipientsQuery.extend({ state: z.enum(RECIPIENT_STATES).optional() });
+
+/** The CSV of the report: every person, or those in `state`. */
+export const recipientsCsvQuery = z.object({ state: z.enum(RECIPIENT_STATES).optional() });
+
+/** A recipient as the report shows it: the public record and its state with the reason in words. */
+export const consoleRecipientRecord = recipientRecord.extend({
+  status_words: z.string(),
+  /** WhatsApp campaigns: the person's latest reply since the launch (first 140 characters), or null. */
+  reply: z.object({ text: z.string(), at: z.string() }).nullable(),
+});
+
+/** What the campaign sends and to whom (src/campaigns/preview.ts). */
+export const campaignPreviewRecord = z.object({
+  channel: z.string(),
+  audience: z.object({
+    kind: z.string(),
+    tags: z.array(z.string()),
+    list_id: z.string().nullable(),
+    list_name: z.string().nullable(),
+    contact_id_count: z.number().int(),
+    words: z.string(),
+  }),
+  sender: z.object({ sender_id: z.string(), display_name: z.string(), phone: z.string() }).nullable(),
+  sender_problem: z.string().nullable(),
+  template: z.object({ name: z.string(), language: z.string().nullable(), body: z.string().nullable(), header: z.string().nullable() }).nullable(),
+  sample: z.object({ name: z.string().nullable(), to: z.string(), from: z.enum(['staged', 'evaluation']) }).nullable(),
+  message: z.string().nullable(),
+  purpose: z.string().nullable(),
+  script: z.string().nullable(),
+});
 
 /**
  * The workspace's campaign defaults (src/campaigns/settings.ts). Window hours lie inside the
@@ -60,6 +93,37 @@ export const consoleCreateCampaignBody = createCampaignBody.extend({
     .refine(...segmentNeedsTag)
     .refine((a) => a.kind !== 'uploaded_list' || a.list_id !== null, { message: 'An uploaded_list audience needs a list_id.', path: ['list_id'] }),
 });
+
+/** A campaign's request as the create took it (what the edit form starts from, and a duplicate copies), with the version it was read at. */
+export const campaignRequestRecord = z.object({
+  campaign_id: z.string(),
+  version: z.number().int(),
+  status: z.string(),
+  request: z.object({
+    name: z.string(),
+    channel: z.string(),
+    audience: z.object({ kind: z.enum(AUDIENCE_KINDS), contact_ids: z.array(z.string()), tags: z.array(z.string()), list_id: z.string().nullable() }),
+    template: z.object({ name: z.string(), language: z.string().nullable(), variables: z.array(z.string()) }).nullable(),
+    agent_id: z.string().nullable(),
+    purpose: z.string().nullable(),
+    script: z.string().nullable(),
+    capture: captureOut.nullable(),
+    call_back_incomplete: z.boolean(),
+    schedule: z.object({
+      start_at: z.string().nullable(),
+      timezone: z.string().nullable(),
+      throttle_per_minute: z.number().int().nullable(),
+      send_window_start_hour: z.number().int().nullable(),
+      send_window_end_hour: z.number().int().nullable(),
+      recipient_time_zone: z.boolean().optional(),
+    }),
+    consent: z.object({ basis: z.string(), note: z.string().nullable() }).nullable(),
+    sender_id: z.string().nullable(),
+  }),
+});
+
+/** A draft's edit: the create's body whole (it replaces the request) and the version it was read at. */
+export const editCampaignBody = consoleCreateCampaignBody.extend({ expected_version: z.number().int().min(1) });
 
 /** What the run is doing and why (src/campaigns/runExplanation.ts `explainCampaignRun`). */
 export const runExplanationRecord = z.object({

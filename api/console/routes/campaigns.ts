@@ -3,6 +3,7 @@ import type { CampaignDoc } from '../../../src/campaigns/campaign';
 import { campaignChannel } from '../../../src/campaigns/channels';
 import { controlCampaign, type ControlAction } from '../../../src/campaigns/control';
 import { createCampaign } from '../../../src/campaigns/createCampaign';
+import { duplicateCampaign, editDraft, requestOf } from '../../../src/campaigns/editDraft';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { CAMPAIGN_LIMITS } from '../../../src/campaigns/limits';
 import { listCampaigns } from '../../../src/campaigns/listing';
@@ -10,16 +11,19 @@ import { campaignCounts, campaignTimeline, channelCallProgress, type CampaignCou
 import { buildOutcomeReport } from '../../../src/campaigns/voice/outcomes/served';
 import { explainCampaignRun, runWaitsUntil } from '../../../src/campaigns/runExplanation';
 import { readRunSnapshot } from '../../../src/campaigns/runSnapshot';
+import { previewCampaign } from '../../../src/campaigns/preview';
+import { recipientReportPage, recipientStatusWords, repliesOf, streamRecipientReportCsv } from '../../../src/campaigns/report';
 import { campaignSettingsOf, type WorkspaceWithCampaignSettings } from '../../../src/campaigns/settings';
 import { updateWorkspaceSettings } from '../../../src/workspaces/workspaceActions';
 import { cursorSecret } from '../../../src/auth/secrets';
+import { ApiError } from '../../errors';
 import { formatTimestamp } from '../../format';
 import { CursorCodec, page, pageOf } from '../../pagination';
 import type { RouteDef } from '../../route';
 import type { WorkspaceDoc } from '../../../src/db/collections';
 import { validationError } from '../../validation';
-import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, campaignOf, recipientsAnswer, requireCallCampaign, sendOutcomesCsv } from '../../shared/campaignAnswers';
-import { campaignParams, campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientRecord } from '../../shared/campaigns.schema';
+import { CAMPAIGN_NOT_FOUND, CONTROL_SUMMARIES, answerControl, answerCreate, campaignOf, requireCallCampaign, sendOutcomesCsv } from '../../shared/campaignAnswers';
+import { campaignParams, campaignView, controlCampaignBody, evaluateResult, launchCampaignBody, outcomeReport, recipientView } from '../../shared/campaigns.schema';
 import { workspaceGroup, type ConsoleDeps } from '../deps';
 import {
   campaignSettingsBody,
@@ -30,7 +34,12 @@ import {
   consoleCreateCampaignBody,
   consoleLaunchedCampaign,
   consoleListCampaignsQuery,
+  campaignPreviewRecord,
+  consoleRecipientRecord,
   consoleRecipientsQuery,
+  campaignRequestRecord,
+  editCampaignBody,
+  recipientsCsvQuery,
 } from './campaigns.schema';
 
 const ws = workspaceGroup();
@@ -143,6 +152,63 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       response: { status: 200, description: 'The campaign.', schema: consoleCampaignRecord },
       handler: async (ctx, { params, workspace }) => withCounters(workspace, await campaignOf(deps.db, workspace._id, params.campaign_id), true),
     }),
+    campaign.get('getConsoleCampaignRequest', 'campaigns/{campaign_id}/request', {
+      summary: "The campaign's request as the create took it (audience ids, template and its variables, call fields, schedule as asked, consent, sender), with its version: what the edit form starts from.",
+      response: { status: 200, description: '`{campaign_id, version, status, request}`.', schema: campaignRequestRecord },
+      handler: async (ctx, { params, tenantId }) => {
+        const c = await campaignOf(deps.db, tenantId, params.campaign_id);
+        // Metadata is stored, never returned (campaigns-tickets-dues §2).
+        const { metadata, schedule, ...request } = await requestOf(deps.db, c);
+        void metadata;
+        return {
+          campaign_id: c._id,
+          version: c.version,
+          status: c.status,
+          request: {
+            ...request,
+            audience: { ...request.audience, list_id: request.audience.list_id ?? null },
+            schedule: {
+              start_at: formatTimestamp(schedule.start_at ?? null),
+              timezone: schedule.timezone ?? null,
+              throttle_per_minute: schedule.throttle_per_minute ?? null,
+              send_window_start_hour: schedule.send_window_start_hour ?? null,
+              send_window_end_hour: schedule.send_window_end_hour ?? null,
+              ...(schedule.recipient_time_zone == null ? {} : { recipient_time_zone: schedule.recipient_time_zone }),
+            },
+          },
+        };
+      },
+    }),
+    campaign.put('editConsoleCampaign', 'campaigns/{campaign_id}', {
+      summary:
+        "Edit a draft: the create's body whole (it replaces the draft's request, by the create's rules and refusals) and `expected_version` (409 `version_conflict` when it moved). Only a draft: once launched, 412 `campaign_frozen` (duplicate it instead). The channel stays.",
+      body: editCampaignBody,
+      response: { status: 200, description: 'The draft at its next version.', schema: consoleCampaignRecord },
+      errors: ['conflict', 'failed_precondition'],
+      handler: async (ctx, { params, body, workspace }) => {
+        const { expected_version: expectedVersion, ...request } = body;
+        const edited = await editDraft(deps.db, { workspace, campaignId: params.campaign_id, expectedVersion, request, now: deps.now() });
+        if (edited.kind === 'not_found') throw new ApiError('not_found', CAMPAIGN_NOT_FOUND);
+        // A refusal (the create's rules, the version, the status) is thrown by answerCreate as the create's is.
+        return withCounters(workspace, edited.kind === 'edited' ? edited.campaign : answerCreate(edited).campaign);
+      },
+    }),
+    campaign.post('duplicateConsoleCampaign', 'campaigns/{campaign_id}/duplicate', {
+      summary:
+        'A new draft (version 1) with the campaign’s request, whatever its state: its audience, template or call fields, sender, schedule (a start already past dropped) and consent; named `Copy of …`. The way to change what a launched campaign sends.',
+      response: { status: 201, description: 'The new draft.', schema: consoleCampaignRecord },
+      handler: async (ctx, { params, workspace }) => {
+        const copied = await duplicateCampaign(deps.db, {
+          workspace,
+          campaignId: params.campaign_id,
+          createdBy: { kind: 'console', id: 'console' },
+          now: deps.now(),
+          nameMaxChars: CAMPAIGN_LIMITS.nameMaxChars,
+        });
+        if (copied.kind === 'not_found') throw new ApiError('not_found', CAMPAIGN_NOT_FOUND);
+        return withCounters(workspace, answerCreate(copied).campaign);
+      },
+    }),
     campaign.post('evaluateConsoleCampaign', 'campaigns/{campaign_id}/evaluate', {
       summary: 'Dry-run the launch checks, as the public evaluate; changes nothing.',
       response: { status: 200, description: 'The evaluate result.', schema: evaluateResult },
@@ -178,10 +244,40 @@ export function campaignConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { params, workspace }) => withCounters(workspace, (await control(workspace._id, params.campaign_id, 'archive', {})).campaign),
     }),
     campaign.get('listConsoleCampaignRecipients', 'campaigns/{campaign_id}/recipients', {
-      summary: 'Each staged person in audience order with their state and its reason, as the public route.',
+      summary:
+        'Each staged person in audience order with their state, its reason (code and words) and when, as the public route; `state` keeps one state (a page then reads up to 1,000 positions forward and may come back short, with a cursor to go on).',
       query: consoleRecipientsQuery,
-      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(recipientRecord) },
-      handler: async (ctx, { params, query, tenantId }) => recipientsAnswer(deps.db, cursors, CONSOLE_RECIPIENTS, await campaignOf(deps.db, tenantId, params.campaign_id), query),
+      response: { status: 200, description: '`{items, next_cursor}`.', schema: pageOf(consoleRecipientRecord) },
+      handler: async (ctx, { params, query, tenantId }) => {
+        const c = await campaignOf(deps.db, tenantId, params.campaign_id);
+        const of = `${CONSOLE_RECIPIENTS}:${c._id}:${query.state ?? ''}`;
+        const from = query.cursor ? Number((cursors.decode(query.cursor, tenantId, of) as [unknown])[0]) : 0;
+        const { docs, next } = await recipientReportPage(deps.db, c, from, query.limit, query.state);
+        const replies = await repliesOf(deps.db, c, docs);
+        const replyView = (r: { text: string; at: Date } | undefined) => (r ? { text: r.text, at: formatTimestamp(r.at)! } : null);
+        return {
+          items: docs.map((r) => ({ ...recipientView(r), status_words: recipientStatusWords(r), reply: replyView(replies.get(r.position)) })),
+          next_cursor: next === null ? null : cursors.encode(tenantId, of, [next]),
+        };
+      },
+    }),
+    campaign.get('getConsoleCampaignRecipientsCsv', 'campaigns/{campaign_id}/recipients.csv', {
+      summary:
+        "The report as CSV, streamed: every staged person (or those in `state`) with name, phone, contact id or list row, status, reason (code and words) and the time in UTC and in the workspace's zone. UTF-8 with a BOM.",
+      query: recipientsCsvQuery,
+      response: { status: 200, description: 'The CSV.', mediaType: 'text/csv', schema: z.string() },
+      handler: async (ctx, { params, query, tenantId, workspace }) => {
+        const c = await campaignOf(deps.db, tenantId, params.campaign_id);
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="${c._id}-recipients${query.state ? `-${query.state}` : ''}.csv"`);
+        ctx.body = streamRecipientReportCsv(deps.db, c, workspace.timezone, query.state);
+      },
+    }),
+    campaign.get('getConsoleCampaignPreview', 'campaigns/{campaign_id}/preview', {
+      summary:
+        "What the campaign sends and to whom: the template's text filled for a sample person (the first staged, else the first eligible evaluate finds in a draft), the sender, and the audience (tags, list or contacts by id). A call campaign's purpose and script filled the same way.",
+      response: { status: 200, description: 'The preview.', schema: campaignPreviewRecord },
+      handler: async (ctx, { params, workspace }) => previewCampaign(deps.db, await campaignOf(deps.db, workspace._id, params.campaign_id), workspace, { audiences: deps.audiences }),
     }),
     campaign.get('getConsoleCampaignTimeline', 'campaigns/{campaign_id}/timeline', {
       summary:

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DUES_LIMITS as L } from '../../../src/dues/limits';
 import { duesSettingsSchema } from '../../../src/dues/settings';
 import { DUE_STATUSES, SUBSCRIBER_STATUSES } from '../../../src/dues/store';
-import { createSubscriberBody, dueRecord, markPaidBody } from '../../shared/dues.schema';
+import { createSubscriberBody, dueRecord, markPaidBody, subscriberRecord } from '../../shared/dues.schema';
 import { idParam } from '../deps';
 
 /** Request and response shapes of the console's dues-app routes (private; docs/dues.md). */
@@ -49,6 +49,29 @@ export const chaseRecord = z.object({
 
 /** A due as the console shows it: the public record with its chase. */
 export const consoleDueRecord = dueRecord.extend({ chase: chaseRecord });
+
+/** How many of a subscriber's dues its page shows, latest due date first (open dues are the latest: a chase ends within weeks). */
+export const SUBSCRIBER_PAGE_DUES = 100;
+
+/**
+ * One subscriber's page: the record, what is due now and what is only scheduled (the
+ * workspace's today, named with its zone), and each due with its standing and why it exists.
+ */
+export const subscriberAccountRecord = z.object({
+  subscriber: subscriberRecord,
+  time_zone: z.string(),
+  today: z.string(),
+  due_now_total: z.number(),
+  due_now_count: z.number().int(),
+  scheduled_total: z.number(),
+  scheduled_count: z.number().int(),
+  dues: z.array(
+    consoleDueRecord.extend({
+      standing: z.enum(['overdue', 'due_now', 'scheduled', 'settled']),
+      why: z.string(),
+    }),
+  ),
+});
 
 /**
  * The settings as answered: the stored settings, with the two follow-up intervals described

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { cursorSecret } from '../../../src/auth/secrets';
 import { changeSubscriber, closeDue, recordPayment, type SubscriberAction } from '../../../src/dues/dueActions';
 import { duesSettingsSchema, readDuesSettings, writeDuesSettings } from '../../../src/dues/settings';
-import { duesPage, findDue, isOpen, subscribersPage, type DueDoc } from '../../../src/dues/store';
+import { zoneDate } from '../../../src/dues/cycle';
+import { dueStanding, subscriberStanding, whyDueExists } from '../../../src/dues/standing';
+import { duesPage, findDue, findSubscriber, isOpen, subscribersPage, type DueDoc } from '../../../src/dues/store';
 import { deletePaymentLinkScript, findPaymentLinkScript, paymentLinkScript, putPaymentLinkScript } from '../../../src/providers/payments/simulatorScript';
 import { ApiError } from '../../errors';
 import { CursorCodec, page, pageOf } from '../../pagination';
@@ -21,7 +23,9 @@ import {
   dueParam,
   duesSettingsRecord,
   gatewayPaymentBody,
+  subscriberAccountRecord,
   subscriberParam,
+  SUBSCRIBER_PAGE_DUES,
 } from './dues.schema';
 
 const ws = workspaceGroup();
@@ -92,6 +96,25 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { body, workspace }) => {
         const created = await createSubscriber({ ...actions(), taskQueue: deps.config.TEMPORAL_TASK_QUEUE, logger: ctx.state.log }, workspace, body, deps.now());
         return subscriberView(answerSubscriberCreate(created, workspace));
+      },
+    }),
+    subscriber.get('getDuesSubscriberConsole', 'apps/dues/subscribers/{subscriber_id}', {
+      summary:
+        "One subscriber's page: the record; what is due now (open dues dated today or earlier in the workspace's zone) and what is only scheduled (raised ahead, not owed yet); each due with its standing and why it exists.",
+      response: { status: 200, description: 'The subscriber, its standing and its latest dues.', schema: subscriberAccountRecord },
+      handler: async (ctx, { params, tenantId, workspace }) => {
+        const found = await findSubscriber(deps.db, tenantId, params.subscriber_id);
+        if (!found) throw new ApiError('not_found', SUBSCRIBER_NOT_FOUND);
+        const timeZone = workspace.timezone;
+        const today = zoneDate(deps.now(), timeZone);
+        const dues = await duesPage(deps.db, tenantId, { subscriberId: found._id }, SUBSCRIBER_PAGE_DUES);
+        return {
+          subscriber: subscriberView(found),
+          time_zone: timeZone,
+          today,
+          ...subscriberStanding(dues, today),
+          dues: dues.map((d) => ({ ...withChase(d), standing: dueStanding(d, today), why: whyDueExists(d, timeZone) })),
+        };
       },
     }),
     ...(['pause', 'resume', 'cancel'] as SubscriberAction[]).map((action) =>

@@ -154,8 +154,10 @@ describe('create flows in the web console', () => {
     await page().fill('#subscriber-phone', '98765 43210');
     await page().click('button:has-text("Add subscriber")');
     await page().waitForURL(/\/dues\/sub_\w+$/);
-    await waitForText(page(), '[data-testid=subscriber-added]', (t) => t.includes('Meera Iyer (+919876543210) pays ₹1500 on the Yoga classes; next due 2031-06-01'));
-    await page().waitForSelector('td[data-label="Due"]:has-text("2031-07-01")');
+    await waitForText(page(), '[data-testid=subscriber-added]', (t) => t.includes('Meera Iyer (+919876543210) pays ₹1500 on the Yoga classes; next due 1 Jun 2031'));
+    // The subscriber's page: their dues with their dates, what is due now and what is scheduled (issue 35 §3).
+    await page().waitForSelector('[data-testid=subscriber-dues] [data-label="Due date"]:has-text("1 Jul 2031")');
+    expect(await page().textContent('[data-testid=scheduled]')).toContain('₹3000');
     await checkBothWidths('dues-subscriber-added');
   });
 

@@ -31,8 +31,8 @@ describe('dues in the web console', () => {
     await page.goto(`${base}/console/w/${ws.workspaceId}/dues`);
     await waitForText(page, 'table:has(caption:has-text("Subscribers")) tbody', (t) => t.includes('Asha Rao') && t.includes('Tiffin'));
     const rows = page.locator('table:has(caption:has-text("Dues")) tbody tr');
-    await waitForText(page, 'table:has(caption:has-text("Dues")) tbody', (t) => t.includes('2031-01-10'));
-    const first = (await rows.allTextContents()).find((r) => r.includes('2031-01-10'))!;
+    await waitForText(page, 'table:has(caption:has-text("Dues")) tbody', (t) => t.includes('10 Jan 2031'));
+    const first = (await rows.allTextContents()).find((r) => r.includes('10 Jan 2031'))!;
     expect(first).toContain('Asha Rao');
     expect(first).toContain('scheduled');
     expect(first).toContain('running; next: reminder');

@@ -111,7 +111,8 @@ describe('campaign launch state in the web console', () => {
     expect(body).not.toContain('Dispositions');
     expect(body).toContain('The chart starts when the first call goes.');
     // A launched campaign is not evaluated again, nor launched.
-    expect(await buttons()).toEqual(['Pause', 'Cancel campaign']);
+    // Duplicate is offered in every state (a new draft with its settings).
+    expect(await buttons()).toEqual(['Pause', 'Duplicate', 'Cancel campaign']);
     await atBothWidths('campaign-voice-waiting-tomorrow');
     const read = (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${c._id}`).set(bearer(api.config.CONSOLE_TOKEN!))).body;
     expect((await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${c._id}/cancel`).set(bearer(api.config.CONSOLE_TOKEN!)).send({ expected_version: read.version })).status).toBe(200);

@@ -61,7 +61,9 @@ describe('npm run console: calls and the call simulator', () => {
     expect(shown.stdout).toMatch(/^result\.fields\.rating\s+5$/m);
     expect(shown.stdout).toMatch(/^capture\.rating\s+rating, required$/m);
     expect(shown.stdout).toMatch(/^readings\s+1$/m);
-    expect(shown.stdout).toMatch(/\ntranscript:\n(\s+\d+\.\ds\s+(model|user)\s+.+\n)+$/);
+    // The times in the workspace's zone (never UTC), the zone named once at the end (issue 35 §2).
+    expect(shown.stdout).toMatch(/\ntranscript:\n(\s+\d+\.\ds\s+(model|user)\s+.+\n)+\(times in \S+, the workspace's time zone\)\n$/);
+    expect(shown.stdout).toMatch(/^started_at\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/m);
     expect(shown.stdout).toMatch(/^\s+\d+\.\ds\s+user\s+I would give it a 5$/m);
 
     const json = await cli('call', 'show', ws.workspaceId, callId, '--json');

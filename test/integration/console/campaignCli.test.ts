@@ -46,9 +46,20 @@ describe('npm run console -- campaigns', () => {
     expect(watched.status).toBe(0);
     const lines = watched.stdout.trim().split('\n');
     expect(lines.at(-1)).toMatch(
-      /^\S+Z completed 3\/3 \(100%\) sent=3 delivered=0 read=0 failed=0 skipped=0 finish: finished \(completed\) \| Completed \d\d:\d\d today \(.+\): 3 sent, 0 delivered, 0 read, 0 failed, 0 skipped\.$/,
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \((.+)\) completed 3\/3 \(100%\) sent=3 delivered=0 read=0 failed=0 skipped=0 finish: finished \(completed\) \| Completed \d\d:\d\d today \(\1\): 3 sent, 0 delivered, 0 read, 0 failed, 0 skipped\.$/,
     );
     expect(watched.stdout).not.toContain('\x1b[');
+
+    // recipients: each person by contact id and name (it printed `contact_id -` and phones only).
+    const recipients = await cli('campaigns', 'recipients', ws.workspaceId, c._id);
+    expect(recipients.status).toBe(0);
+    const [head, ...rows] = recipients.stdout.trim().split('\n');
+    expect(head).toMatch(/^position\s+contact_id\s+name\s+to\s+state\s+reason\s+state_at$/);
+    // One clock: the times in the workspace's zone, named once under them (never UTC).
+    const zone = (await api.db.collection<{ _id: string; timezone: string }>('workspaces').findOne({ _id: ws.workspaceId }))!.timezone;
+    expect(rows.pop()).toBe(`(times in ${zone}, the workspace's time zone)`);
+    expect(rows.map((r) => r.split(/\s{2,}/).slice(0, 5))).toEqual(people.map((p, i) => [String(i), p._id, p.name, p.phone, 'sent']));
+    for (const r of rows) expect(r).toMatch(/  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
 
     // show: what the run did first, then the record.
     const shown = await cli('campaigns', 'show', ws.workspaceId, c._id);

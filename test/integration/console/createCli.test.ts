@@ -120,8 +120,10 @@ describe('npm run console: create and recent calls', () => {
     expect(listed.status).toBe(0);
     const lines = listed.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^call_id\s+created_at\s+to\s+status\s+outcome\s+result\s+campaign$/);
-    expect(lines[1]).toMatch(new RegExp(`^${ids[2]!._id}\\s+\\S+\\+00:00\\s+\\+919811122201\\s+completed\\s+caller_hangup\\s+pending\\s+Cli calls \\(cmp_b{24}\\)$`));
+    // Times in the workspace's zone, named once under them (issue 35 §2).
+    expect(lines[1]).toMatch(new RegExp(`^${ids[2]!._id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+\\+919811122201\\s+completed\\s+caller_hangup\\s+pending\\s+Cli calls \\(cmp_b{24}\\)$`));
     expect(lines[3]).toMatch(/^more: add --cursor \S+$/);
+    expect(lines[4]).toMatch(/^\(times in \S+, the workspace's time zone\)$/);
     const cursor = lines[3]!.slice('more: add --cursor '.length);
     const next = await cli('call', 'list', ws.workspaceId, '--to', '+919811122201', '--limit', '1', '--cursor', cursor, '--json');
     expect(JSON.parse(next.stdout).items.map((c: { call_id: string }) => c.call_id)).toEqual([ids[0]!._id]);

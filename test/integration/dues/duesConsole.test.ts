@@ -173,6 +173,43 @@ describe('the dues app in the console (/console/v1/workspaces/{id}/apps/dues/…
     expect(raised.map((d) => d.contact_id)).toEqual([null, null]);
   });
 
+  it("a subscriber's page: due now and scheduled in the workspace's today, each due's standing and why it exists; unknown is 404", async () => {
+    const zone = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!.timezone;
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+    const s = await subscribe({ amount: 750 });
+    const res = await request(api.server).get(`${app()}/subscribers/${s.subscriber_id}`).set(CONSOLE);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      subscriber: { subscriber_id: s.subscriber_id, outstanding_total: 1500, next_due_date: today },
+      time_zone: zone,
+      today,
+      due_now_total: 750,
+      due_now_count: 1,
+      scheduled_total: 750,
+      scheduled_count: 1,
+    });
+    const raisedWhy = /^Raised on \d{1,2} [A-Z][a-z]{2} \d{4} when the subscriber was added: a new subscriber's first two dues are raised at once, this one and the next\.$/;
+    expect(res.body.dues.map((d: Record<string, any>) => [d.standing, d.status, d.chase.state])).toEqual([
+      ['scheduled', 'scheduled', 'running'],
+      ['due_now', 'scheduled', 'running'],
+    ]);
+    expect(res.body.dues[1].due_date).toBe(today);
+    for (const d of res.body.dues) expect(d.why).toMatch(raisedWhy);
+
+    // Paid today's due: nothing due now, the next still scheduled.
+    const paid = await post(`/dues/${res.body.dues[1].due_id}/paid`, {});
+    expect(paid.status).toBe(200);
+    const after = (await request(api.server).get(`${app()}/subscribers/${s.subscriber_id}`).set(CONSOLE)).body;
+    expect(after).toMatchObject({ due_now_total: 0, due_now_count: 0, scheduled_total: 750, scheduled_count: 1 });
+    expect(after.dues.map((d: Record<string, any>) => d.standing)).toEqual(['scheduled', 'settled']);
+
+    for (const id of ['sub_000000000000000000000000', 'not-a-subscriber']) {
+      const missing = await request(api.server).get(`${app()}/subscribers/${id}`).set(CONSOLE);
+      expect(missing.status).toBe(404);
+      expect(missing.body).toEqual(envelope('not_found', 'Subscriber not found.'));
+    }
+  });
+
   it('the console routes answer 404 for an unknown workspace', async () => {
     const res = await request(api.server).get('/console/v1/workspaces/ws_nope/apps/dues/settings').set(CONSOLE);
     expect(res.status).toBe(404);

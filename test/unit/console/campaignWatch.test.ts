@@ -1,5 +1,6 @@
 import { estimateFinish } from '../../../src/campaigns/estimate';
 import { planCampaignCommand } from '../../../src/cli/campaignCommands';
+import { formatHuman } from '../../../src/cli/console';
 import {
   countersOf,
   finishEstimate,
@@ -114,8 +115,17 @@ describe('campaigns watch: drawing', () => {
       'finish: 10:01 today (UTC), in 1m 48s at 600/min',
     ]);
     expect(renderPlain(campaign(), { now, observed: null })).toBe(
-      '2026-11-23T10:00:00.000Z running 920/2000 (46%) sent=800 delivered=100 read=0 failed=15 skipped=5 finish: 10:01 today (UTC), in 1m 48s at 600/min',
+      '2026-11-23 10:00:00 (UTC) running 920/2000 (46%) sent=800 delivered=100 read=0 failed=15 skipped=5 finish: 10:01 today (UTC), in 1m 48s at 600/min',
     );
+  });
+
+  it('a plain line is stamped in the zone the rest of it speaks, not in UTC beside it (issue 35 §2)', () => {
+    const now = new Date('2026-11-23T10:00:00Z');
+    const explanation = { state: 'sending', headline: 'Sending.', details: [], fix: null, time_zone: 'Asia/Kolkata' } as unknown as WatchedCampaign['explanation'];
+    const line = renderPlain(campaign({ explanation, schedule: { ...campaign().schedule!, timezone: 'Asia/Kolkata' } }), { now, observed: null });
+    expect(line.startsWith('2026-11-23 15:30:00 (Asia/Kolkata) running 920/2000')).toBe(true);
+    expect(line).not.toContain('Z ');
+    expect(line).not.toContain('(UTC)');
   });
 
   it('shows what the run is doing and why under the estimate, and first in campaigns show', () => {
@@ -172,7 +182,7 @@ describe('campaigns watch: drawing', () => {
     const plain = await run(false);
     expect(plain.reads).toBe(4);
     expect(plain.last.status).toBe('completed');
-    expect(plain.out.map((l) => l.split(' ').slice(1, 3).join(' '))).toEqual(['running 1/4', 'running 3/4', 'completed 4/4']);
+    expect(plain.out.map((l) => l.split(' ').slice(3, 5).join(' '))).toEqual(['running 1/4', 'running 3/4', 'completed 4/4']);
     const tty = await run(true);
     expect(tty.out).toHaveLength(4);
     expect(tty.out[0]!.startsWith('Diwali offers')).toBe(true);
@@ -205,6 +215,22 @@ describe('campaigns commands', () => {
       body: { throttle_per_minute: 120, timezone: null },
     });
     expect(planCampaignCommand(['webhooks', 'list', 'ws_1'], {}, need)).toBeNull();
+  });
+
+  it('campaigns recipients names each person: contact id (or the uploaded list row) and name, not `contact_id -`', () => {
+    const plan = planCampaignCommand(['campaigns', 'recipients', 'ws_1', 'cmp_2'], {}, need)!;
+    const body = {
+      items: [
+        { position: 0, contact_id: 'cnt_1', name: 'Asha Rao', to: '+919811100001', state: 'sent', reason: null, state_at: '2026-11-27 13:13:05' },
+        { position: 1, contact_id: null, row: 3, name: 'Ravi Kumar', to: '+919811100002', state: 'skipped', reason: 'suppressed', state_at: '2026-11-27 13:13:05' },
+      ],
+      next_cursor: null,
+    };
+    expect(plan.format!(body, (record) => formatHuman(record, plan.columns)).split('\n')).toEqual([
+      'position  contact_id  name        to             state    reason      state_at',
+      '0         cnt_1       Asha Rao    +919811100001  sent     -           2026-11-27 13:13:05',
+      '1         row 3       Ravi Kumar  +919811100002  skipped  suppressed  2026-11-27 13:13:05',
+    ]);
   });
 
   it('refuses a missing version, a mistyped flag and a value that is not a number', () => {

@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import { createDuesActivities } from '../../../activities/dues';
 import type { Db } from 'mongodb';
 import { collections } from '../../../src/db/collections';
-import { dueChaseWorkflowId, duesCycleWorkflowId, type DueChaseState } from '../../../src/dues/contracts';
+import { dueChaseWorkflowId, duesCycleStateQuery, duesCycleWorkflowId, type DueChaseState } from '../../../src/dues/contracts';
 import { addDays, dueDateOf, zoneDate } from '../../../src/dues/cycle';
 import { changeSubscriber, closeDue, recordPayment } from '../../../src/dues/dueActions';
 import { duesSettingsSchema, writeDuesSettings } from '../../../src/dues/settings';
@@ -14,7 +14,7 @@ import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/me
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { SimulatedPaymentLinkProvider } from '../../../src/providers/payments/simulator';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
-import { eventsOf } from '../../support/messaging';
+import { eventsOf, eventually } from '../../support/messaging';
 import { useTimeSkippingEnv } from '../../support/timeSkipping';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
@@ -86,6 +86,12 @@ describe('the dues chase and cycle (time-skipping)', () => {
     return { subscriber: made.subscriber, dues: await duesOf(made.subscriber._id) };
   }
   const duesOf = (subscriberId: string) => duesCollections(db).dues.find({ subscriber_id: subscriberId }).sort({ cycle_index: 1 }).toArray();
+  /** The cycle's state once it sleeps on a raise still to come (every raise due by now done). */
+  const cycleAsleep = (subscriberId: string) =>
+    eventually(async () => {
+      const state = await env.client.workflow.getHandle(duesCycleWorkflowId(subscriberId)).query(duesCycleStateQuery);
+      return state.raiseAtMs !== null && state.raiseAtMs > (await env.currentTimeMs()) && state;
+    }, 'the cycle to sleep on its next raise');
   const due = async (id: string) => (await duesCollections(db).dues.findOne({ _id: id }))!;
   const chaseResult = (dueId: string) => env.client.workflow.getHandle(dueChaseWorkflowId(dueId)).result() as Promise<DueChaseState>;
   /** When each message for the due went: the provider reads the clock within the step's activity, a few ms after the step's time. */
@@ -272,9 +278,9 @@ describe('the dues chase and cycle (time-skipping)', () => {
       expect(await within(made[2]!)).toEqual([`${year}-01-15`, `${year}-04-30`, `${year}-07-31`, `${year}-10-31`]);
       expect(await within(made[3]!)).toEqual([`${year}-02-28`, `${year}-08-31`]);
       expect(await within(made[0]!)).toHaveLength(52);
-      // Each due was raised on the due date two cycles before it (the weekly plan's 10th on the 8th's date).
+      // Each due was raised the day after the due date two cycles before it (the weekly plan's 10th the day after the 8th's date).
       const weekly = await duesOf(made[0]!._id);
-      expectTimes([weekly[9]!.created_at.getTime()], [at(weekly[7]!.due_date, 0)]);
+      expectTimes([weekly[9]!.created_at.getTime()], [at(addDays(weekly[7]!.due_date, 1), 0)]);
       const raised = (await eventsOf(db, ws.workspaceId, 'payment.due_created')).filter((e) => e.data.subscriber_id === made[1]!._id);
       expect(raised.length).toBe((await duesOf(made[1]!._id)).length);
     } finally {
@@ -287,8 +293,23 @@ describe('the dues chase and cycle (time-skipping)', () => {
   it('a backdated start: the two dues at creation, then no cycle whose date has passed, only those from today', async () => {
     const start = await ahead(-70);
     const { subscriber } = await subscribe({ cycle_unit: 'weekly', start_date: start });
-    await env.sleep(DAY / 2);
-    expect((await duesOf(subscriber._id)).map((d) => d.due_date)).toEqual([start, addDays(start, 7), addDays(start, 70), addDays(start, 77), addDays(start, 84)]);
+    await cycleAsleep(subscriber._id);
+    // Two dues falling today or later, as a create raises: today's and next week's.
+    expect((await duesOf(subscriber._id)).map((d) => d.due_date)).toEqual([start, addDays(start, 7), addDays(start, 70), addDays(start, 77)]);
+  });
+
+  it('a subscriber starting today has the two dues the create raised, not three; the third is raised at 00:00 the next day', async () => {
+    const today = await ahead(0);
+    const { subscriber } = await subscribe({ amount: 750, start_date: null });
+    expect(await cycleAsleep(subscriber._id)).toEqual({ nextIndex: 2, raiseAtMs: at(addDays(today, 1), 0) });
+    const first = await duesOf(subscriber._id);
+    expect(first.map((d) => d.due_date)).toEqual([today, dueDateOf(subscriber, 1)]);
+    expect(await duesCollections(db).subscribers.findOne({ _id: subscriber._id })).toMatchObject({ outstanding_total: 1500, next_due_date: today });
+
+    await env.sleep(at(addDays(today, 1), 1) - (await env.currentTimeMs()));
+    const later = await duesOf(subscriber._id);
+    expect(later.map((d) => d.due_date)).toEqual([today, dueDateOf(subscriber, 1), dueDateOf(subscriber, 2)]);
+    expectTimes([later[2]!.created_at.getTime()], [at(addDays(today, 1), 0)]);
   });
 
   it('a paused subscriber raises no dues; resumed, it raises again; cancelled, its open dues are cancelled and the cycle ends', async () => {
@@ -301,9 +322,9 @@ describe('the dues chase and cycle (time-skipping)', () => {
 
     await changeSubscriber(actions, ws.workspaceId, subscriber._id, 'resume', await envNow());
     await env.sleep(at(addDays(start, 28), 1) - (await env.currentTimeMs()));
-    // Cycles 2 to 5 fell due to be raised while paused (each two cycles ahead): skipped, not owed later.
-    // Resumed after the 21st day, the next raise is on the 28th day: the due of the 42nd.
-    expect((await duesOf(subscriber._id)).map((d) => d.due_date)).toEqual([start, addDays(start, 7), addDays(start, 42)]);
+    // Cycles 2 to 4 fell due to be raised while paused (each the day after the due two cycles before it): skipped, not owed later.
+    // Resumed after the 21st day, the next raise is at 00:00 on the 22nd day: the due of the 35th.
+    expect((await duesOf(subscriber._id)).map((d) => d.due_date)).toEqual([start, addDays(start, 7), addDays(start, 35)]);
 
     expect(await changeSubscriber(actions, ws.workspaceId, subscriber._id, 'cancel', await envNow())).toMatchObject({
       kind: 'done',

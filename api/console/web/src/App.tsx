@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap, whenSessionEnds } from './api/client';
 import { currentSession, logOut } from './api/session';
+import { WorkspaceZone } from './clock';
 import { Loading, Options } from './components/common';
 import { usePoll } from './hooks';
 import { AgentsPage } from './pages/Agents';
@@ -10,6 +11,7 @@ import { CampaignPage } from './pages/Campaign';
 import { CampaignsPage } from './pages/Campaigns';
 import { ConversationPage, ConversationsPage } from './pages/Conversations';
 import { DuesPage } from './pages/Dues';
+import { EditCampaignPage } from './pages/EditCampaign';
 import { NewCampaignPage } from './pages/NewCampaign';
 import { OverviewPage } from './pages/Overview';
 import { NewSubscriberPage } from './pages/NewSubscriber';
@@ -57,6 +59,8 @@ function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
   const workspaceId = match?.[1];
   const section = match?.[2];
   const id = match?.[3] ? decodeURIComponent(match[3]) : undefined;
+  // One clock: every time on a workspace's pages is in its zone, named once here (clock.ts).
+  const zone = workspaceId ? workspaces.data?.find((w) => w.workspace_id === workspaceId)?.timezone : undefined;
 
   useEffect(() => {
     if (path === '/' && workspaces.data) navigate(workspaces.data[0] ? `/w/${workspaces.data[0].workspace_id}/overview` : '/workspaces');
@@ -108,7 +112,14 @@ function Shell({ onLoggedOut }: { onLoggedOut: () => void }) {
             : null}
         </ul>
       </nav>
-      <main>{page(path, workspaceId, section, id, () => void workspaces.reload())}</main>
+      <main>
+        {zone ? (
+          <p class="clock-note" data-testid="clock-note">
+            Times in {zone}, the workspace's time zone.
+          </p>
+        ) : null}
+        <WorkspaceZone.Provider value={zone ?? 'UTC'}>{page(path, workspaceId, section, id, () => void workspaces.reload())}</WorkspaceZone.Provider>
+      </main>
     </div>
   );
 }
@@ -121,6 +132,7 @@ function page(path: string, ws: string | undefined, section: string | undefined,
       return <OverviewPage ws={ws} />;
     case 'campaigns':
       if (id === 'new') return <NewCampaignPage ws={ws} />;
+      if (id && path.endsWith(`/${encodeURIComponent(id)}/edit`)) return <EditCampaignPage ws={ws} id={id} />;
       return id ? <CampaignPage ws={ws} id={id} /> : <CampaignsPage ws={ws} />;
     case 'lists':
       return id ? <ListPage ws={ws} id={id} /> : <ListsPage ws={ws} />;

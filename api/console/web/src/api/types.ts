@@ -30,3 +30,7 @@ export type Recipient = Item<'listConsoleCampaignRecipients'>;
 export type CampaignTimeline = Answer<'getConsoleCampaignTimeline'>;
 export type Subscriber = Item<'listDuesSubscribersConsole'>;
 export type Due = Item<'listDuesConsole'>;
+export type CampaignPreview = Answer<'getConsoleCampaignPreview'>;
+export type SubscriberAccount = Answer<'getDuesSubscriberConsole'>;
+export type AccountDue = SubscriberAccount['dues'][number];
+export type CampaignRequest = Answer<'getConsoleCampaignRequest'>;

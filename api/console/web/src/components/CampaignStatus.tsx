@@ -1,7 +1,7 @@
-/** A time as the workspace (or the campaign) reads it: `Thu 26 Nov, 10:00`. */
-export function zoned(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(iso));
-}
+import { formatShortInZone } from '../clock';
+
+/** A time as the workspace (or the campaign) reads it: `Thu 26 Nov, 10:00` (clock.ts). */
+export const zoned = (iso: string, timeZone: string): string => formatShortInZone(iso, timeZone);
 
 /**
  * A campaign's status as an operator reads it: a launched campaign whose next send waits for its

@@ -1,3 +1,4 @@
+import { formatInZone, useWorkspaceZone } from '../clock';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from '../api/client';
@@ -128,9 +129,15 @@ async function copyText(text: string, field: HTMLInputElement | null): Promise<b
   return document.execCommand('copy');
 }
 
+/** A moment in the workspace's zone (the page names the zone once; clock.ts). */
 export function When({ at }: { at: string | null | undefined }) {
+  const zone = useWorkspaceZone();
   if (!at) return <span>—</span>;
-  return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
+  return (
+    <time dateTime={at} title={`${at} (UTC)`}>
+      {formatInZone(at, zone)}
+    </time>
+  );
 }
 
 export function Section({ title, children }: { title: string; children: ComponentChildren }) {

@@ -705,8 +705,43 @@ export interface paths {
         };
         /** One campaign with its live counters, schedule, audience, template and consent pin, and `explanation`: what its run is doing and why (sending, waiting for its window, held, paused, settling), times in the workspace’s zone. */
         get: operations["getConsoleCampaign"];
+        /** Edit a draft: the create's body whole (it replaces the draft's request, by the create's rules and refusals) and `expected_version` (409 `version_conflict` when it moved). Only a draft: once launched, 412 `campaign_frozen` (duplicate it instead). The channel stays. */
+        put: operations["editConsoleCampaign"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The campaign's request as the create took it (audience ids, template and its variables, call fields, schedule as asked, consent, sender), with its version: what the edit form starts from. */
+        get: operations["getConsoleCampaignRequest"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new draft (version 1) with the campaign’s request, whatever its state: its audience, template or call fields, sender, schedule (a start already past dropped) and consent; named `Copy of …`. The way to change what a launched campaign sends. */
+        post: operations["duplicateConsoleCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -822,8 +857,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Each staged person in audience order with their state and its reason, as the public route. */
+        /** Each staged person in audience order with their state, its reason (code and words) and when, as the public route; `state` keeps one state (a page then reads up to 1,000 positions forward and may come back short, with a cursor to go on). */
         get: operations["listConsoleCampaignRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/recipients.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The report as CSV, streamed: every staged person (or those in `state`) with name, phone, contact id or list row, status, reason (code and words) and the time in UTC and in the workspace's zone. UTF-8 with a BOM. */
+        get: operations["getConsoleCampaignRecipientsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the campaign sends and to whom: the template's text filled for a sample person (the first staged, else the first eligible evaluate finds in a draft), the sender, and the audience (tags, list or contacts by id). A call campaign's purpose and script filled the same way. */
+        get: operations["getConsoleCampaignPreview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1102,6 +1171,23 @@ export interface paths {
         put?: never;
         /** Put a customer on a recurring plan, as POST /api/v1/apps/dues/subscribers does: the same body, rules and refusals (400 `invalid_destination`, 409 `duplicate_recipient` with `subscriber_id`, 412 `not_found` until the app is installed); the next two dues are raised at once. */
         post: operations["createDuesSubscriberConsole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/workspaces/{workspace_id}/apps/dues/subscribers/{subscriber_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One subscriber's page: the record; what is due now (open dues dated today or earlier in the workspace's zone) and what is only scheduled (raised ahead, not owed yet); each due with its standing and why it exists. */
+        get: operations["getDuesSubscriberConsole"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -8490,6 +8576,674 @@ export interface operations {
             };
         };
     };
+    editConsoleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @default whatsapp
+                     * @enum {string}
+                     */
+                    channel?: "whatsapp" | "voice";
+                    audience: {
+                        /**
+                         * @default contact_ids
+                         * @enum {string}
+                         */
+                        kind?: "contact_ids" | "segment" | "uploaded_list";
+                        /** @default [] */
+                        contact_ids?: string[];
+                        /** @default [] */
+                        tags?: string[];
+                        /** @default null */
+                        list_id?: string | null;
+                    };
+                    template?: {
+                        name: string;
+                        /** @default null */
+                        language?: string | null;
+                        variables?: (string | number)[];
+                    } | null;
+                    /** @default null */
+                    agent_id?: string | null;
+                    /** @default null */
+                    purpose?: string | null;
+                    /** @default null */
+                    script?: string | null;
+                    /** @default null */
+                    capture?: {
+                        /** @default null */
+                        goal?: string | null;
+                        /** @default [] */
+                        fields?: {
+                            label: string;
+                            key?: string;
+                            /**
+                             * @default text
+                             * @enum {string}
+                             */
+                            type?: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                            /** @default null */
+                            hint?: string | null;
+                            /** @default [] */
+                            options?: string[];
+                            /** @default false */
+                            required?: boolean;
+                            /** @default auto */
+                            display?: string;
+                        }[];
+                        /** @default null */
+                        success?: {
+                            field: string;
+                            equals: string | number | boolean;
+                        } | null;
+                    } | null;
+                    /** @default false */
+                    call_back_incomplete?: boolean;
+                    schedule?: {
+                        start_at?: string | null;
+                        timezone?: string | null;
+                        throttle_per_minute?: number | null;
+                        send_window_start_hour?: number | null;
+                        send_window_end_hour?: number | null;
+                        recipient_time_zone?: boolean | null;
+                    };
+                    /** @default null */
+                    consent?: {
+                        /** @enum {string} */
+                        basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                        /** @default null */
+                        note?: string | null;
+                    } | null;
+                    /** @default null */
+                    sender_id?: string | null;
+                    /**
+                     * @description Any JSON object, stored and not returned. Keys at every depth: 1 to 100 characters, not starting with `$`, without `.` or NUL. No array directly inside an array. At most 5 levels of nested objects and arrays and 16,384 bytes as compact JSON. Anything else is 400 `Request validation failed.` with `loc` at the offending key.
+                     * @default {}
+                     */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    expected_version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The draft at its next version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
+                        waiting_until: string | null;
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `failed_precondition` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getConsoleCampaignRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{campaign_id, version, status, request}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaign_id: string;
+                        version: number;
+                        status: string;
+                        request: {
+                            name: string;
+                            channel: string;
+                            audience: {
+                                /** @enum {string} */
+                                kind: "contact_ids" | "segment" | "uploaded_list";
+                                contact_ids: string[];
+                                tags: string[];
+                                list_id: string | null;
+                            };
+                            template: {
+                                name: string;
+                                language: string | null;
+                                variables: string[];
+                            } | null;
+                            agent_id: string | null;
+                            purpose: string | null;
+                            script: string | null;
+                            capture: {
+                                goal: string | null;
+                                fields: {
+                                    key: string;
+                                    label: string;
+                                    /** @enum {string} */
+                                    type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                    hint: string | null;
+                                    options: string[];
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                                }[];
+                                success: {
+                                    field: string;
+                                    equals: string;
+                                } | null;
+                            } | null;
+                            call_back_incomplete: boolean;
+                            schedule: {
+                                start_at: string | null;
+                                timezone: string | null;
+                                throttle_per_minute: number | null;
+                                send_window_start_hour: number | null;
+                                send_window_end_hour: number | null;
+                                recipient_time_zone?: boolean;
+                            };
+                            consent: {
+                                basis: string;
+                                note: string | null;
+                            } | null;
+                            sender_id: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    duplicateConsoleCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new draft. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaign_id: string;
+                        name: string;
+                        /** @enum {string} */
+                        channel: "whatsapp" | "voice";
+                        /** @enum {string} */
+                        type: "whatsapp_broadcast" | "voice_batch";
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "running" | "paused" | "completed" | "failed" | "cancelled" | "archived";
+                        version: number;
+                        recipients: number;
+                        sent: number;
+                        delivered: number;
+                        read: number;
+                        failed: number;
+                        skipped: number;
+                        excluded: {
+                            [key: string]: number;
+                        };
+                        consent_basis: ("existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message") | null;
+                        created_at: string | null;
+                        launched_at: string | null;
+                        completed_at: string | null;
+                        capture: {
+                            goal: string | null;
+                            fields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "yes_no" | "choice" | "multi_choice" | "number" | "rating" | "date";
+                                hint: string | null;
+                                options: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                display: "auto" | "bars" | "donut" | "stat" | "list" | "hidden";
+                            }[];
+                            success: {
+                                field: string;
+                                equals: string;
+                            } | null;
+                        } | null;
+                        updated_at: string | null;
+                        calls?: {
+                            dialled: number;
+                            answered: number;
+                            conversation: number;
+                            completed: number;
+                            call_backs: number;
+                            live: number;
+                        };
+                        counters: {
+                            [key: string]: number;
+                        };
+                        states: {
+                            queued?: number;
+                            sent?: number;
+                            delivered?: number;
+                            read?: number;
+                            failed?: number;
+                            skipped?: number;
+                            calling?: number;
+                            called?: number;
+                        };
+                        schedule: {
+                            start_at: string | null;
+                            timezone: string;
+                            throttle_per_minute: number;
+                            send_window_start_hour: number;
+                            send_window_end_hour: number;
+                            recipient_time_zone?: boolean;
+                        };
+                        audience: {
+                            /** @enum {string} */
+                            kind: "contact_ids" | "segment" | "uploaded_list";
+                            tags: string[];
+                            contact_id_count: number;
+                            list_id?: string;
+                        };
+                        template: {
+                            name: string;
+                            language: string | null;
+                            variables: string[];
+                        } | null;
+                        sender_id: string | null;
+                        consent: {
+                            /** @enum {string} */
+                            basis: "existing_customer" | "explicit_opt_in" | "inbound_enquiry" | "service_message";
+                            note: string | null;
+                            pinned_at: string | null;
+                            pinned_recipients: number | null;
+                            checksum: string | null;
+                        } | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "api_key" | "app" | "console";
+                            id: string;
+                        };
+                        waiting_until: string | null;
+                        explanation: {
+                            /** @enum {string} */
+                            state: "draft" | "scheduled" | "sending" | "waiting_for_window" | "held" | "paused" | "settling" | "completed" | "failed" | "cancelled" | "archived";
+                            headline: string;
+                            details: string[];
+                            held_reason: string | null;
+                            fix: string | null;
+                            docs: string | null;
+                            time_zone: string;
+                            window: {
+                                start_hour: number;
+                                end_hour: number;
+                                time_zone: string;
+                                per_recipient_zone: boolean;
+                                open: boolean | null;
+                                opens_at: string | null;
+                            };
+                            throttle_per_minute: number;
+                            remaining: number;
+                            eta: string | null;
+                            call_backs_owed: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     evaluateConsoleCampaign: {
         parameters: {
             query?: never;
@@ -9778,6 +10532,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                state?: "queued" | "sent" | "delivered" | "read" | "failed" | "skipped" | "calling" | "called";
             };
             header?: never;
             path: {
@@ -9837,8 +10592,222 @@ export interface operations {
                                 missing_required: string[];
                                 call_id: string;
                             } | null;
+                            status_words: string;
+                            reply: {
+                                text: string;
+                                at: string;
+                            } | null;
                         }[];
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getConsoleCampaignRecipientsCsv: {
+        parameters: {
+            query?: {
+                state?: "queued" | "sent" | "delivered" | "read" | "failed" | "skipped" | "calling" | "called";
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getConsoleCampaignPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel: string;
+                        audience: {
+                            kind: string;
+                            tags: string[];
+                            list_id: string | null;
+                            list_name: string | null;
+                            contact_id_count: number;
+                            words: string;
+                        };
+                        sender: {
+                            sender_id: string;
+                            display_name: string;
+                            phone: string;
+                        } | null;
+                        sender_problem: string | null;
+                        template: {
+                            name: string;
+                            language: string | null;
+                            body: string | null;
+                            header: string | null;
+                        } | null;
+                        sample: {
+                            name: string | null;
+                            to: string;
+                            /** @enum {string} */
+                            from: "staged" | "evaluation";
+                        } | null;
+                        message: string | null;
+                        purpose: string | null;
+                        script: string | null;
                     };
                 };
             };
@@ -12526,6 +13495,177 @@ export interface operations {
             };
             /** @description `failed_precondition` */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_argument`: the request line and headers together are over 16384 bytes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDuesSubscriberConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                subscriber_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriber, its standing and its latest dues. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriber: {
+                            subscriber_id: string;
+                            tenant_id: string;
+                            contact_id: string | null;
+                            contact_pending: boolean;
+                            name: string;
+                            phone: string;
+                            email: string | null;
+                            plan_name: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            /** @enum {string} */
+                            cycle_unit: "weekly" | "monthly" | "quarterly" | "half_yearly" | "yearly" | "custom_days";
+                            cycle_days: number | null;
+                            due_day: number | null;
+                            start_date: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "cancelled";
+                            notes: string | null;
+                            tags: string[];
+                            next_due_date: string | null;
+                            last_paid_at: string | null;
+                            collected_total: number;
+                            outstanding_total: number;
+                            dues_paid: number;
+                            dues_declined: number;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                        };
+                        time_zone: string;
+                        today: string;
+                        due_now_total: number;
+                        due_now_count: number;
+                        scheduled_total: number;
+                        scheduled_count: number;
+                        dues: {
+                            due_id: string;
+                            tenant_id: string;
+                            subscriber_id: string;
+                            subscriber_name: string;
+                            phone: string;
+                            contact_id: string | null;
+                            period_label: string;
+                            amount: number;
+                            /** @constant */
+                            currency: "INR";
+                            due_date: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled";
+                            /** @enum {string} */
+                            collection_mode: "manual_upi" | "payment_link";
+                            payment_link: string | null;
+                            payment_link_id: string | null;
+                            payment_reference: string | null;
+                            paid_at: string | null;
+                            paid_amount: number | null;
+                            marked_by: string | null;
+                            marked_by_name: string | null;
+                            reminders_sent: number;
+                            last_reminder_at: string | null;
+                            next_action_at: string | null;
+                            campaign_id: string | null;
+                            failure_reason: string | null;
+                            version: number;
+                            created_at: string | null;
+                            updated_at: string | null;
+                            chase: {
+                                workflow_id: string;
+                                /** @enum {string} */
+                                state: "running" | "ended";
+                                next_step: string | null;
+                                next_action_at: string | null;
+                                reminders_sent: number;
+                                ended_as: ("scheduled" | "reminded" | "followup_1" | "followup_2" | "paid" | "declined" | "waived" | "cancelled") | null;
+                                failure_reason: string | null;
+                            };
+                            /** @enum {string} */
+                            standing: "overdue" | "due_now" | "scheduled" | "settled";
+                            why: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_argument` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

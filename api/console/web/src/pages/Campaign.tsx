@@ -9,9 +9,11 @@ import { say } from '../vocabulary';
 import { Said } from '../components/Said';
 import { ActionButton, ConfirmDialog, ErrorNote, Loading, When } from '../components/common';
 import { useAction, usePoll } from '../hooks';
-import { Link } from '../router';
+import { Link, navigate } from '../router';
 import { ExcludedRows } from '../components/ExcludedRows';
 import { CampaignStatus, zoned } from '../components/CampaignStatus';
+import { PreviewView } from '../components/CampaignPreview';
+import { RecipientReport } from '../components/RecipientReport';
 
 /** The funnel of a WhatsApp campaign (sent includes delivered, delivered includes read). */
 const COUNTERS = ['sent', 'delivered', 'read', 'failed', 'skipped'] as const;
@@ -42,6 +44,13 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
     async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/timeline', { params: { path } })),
     10_000,
     [ws, id],
+  );
+  // What it sends and to whom: fetched once per version (a draft's sample is the first person evaluate finds).
+  const version = campaign.data?.version;
+  const preview = usePoll(
+    async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/preview', { params: { path } })),
+    600_000,
+    [ws, id, version],
   );
   const [evaluation, setEvaluation] = useState<Evaluation>();
   /** Launch waiting for the person's yes: the eligible count the dialog states and that launch then confirms. */
@@ -132,6 +141,11 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
         )}
       </dl>
 
+      <section aria-label="What it sends">
+        <h2>What it sends and to whom</h2>
+        {preview.data ? <PreviewView preview={preview.data} testId="campaign-preview" /> : preview.error ? <ErrorNote error={preview.error} /> : <Loading what="the message" />}
+      </section>
+
       {c.explanation ? <ExplanationView explanation={c.explanation} /> : null}
 
       {draft ? null : (
@@ -208,6 +222,21 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
               Resume
             </button>
           ) : null}
+          {draft ? (
+            <Link to={`/w/${ws}/campaigns/${c.campaign_id}/edit`} class="button">
+              Edit draft
+            </Link>
+          ) : null}
+          {/* Any campaign: a new draft with its settings (the way to change what a launched one sends). */}
+          <ActionButton
+            action={action}
+            run={async () => {
+              const copy = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}/duplicate', { params: { path } }));
+              navigate(`/w/${ws}/campaigns/${copy.campaign_id}`);
+            }}
+          >
+            Duplicate
+          </ActionButton>
           {FINISHED.has(c.status) && c.status !== 'archived' ? (
             <ActionButton
               action={action}
@@ -246,6 +275,7 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
             This sends to <strong data-testid="launch-count">{launchAsk.eligible}</strong> {launchAsk.eligible === 1 ? 'person' : 'people'} on {c.channel}. If the
             audience has changed since it was counted, the launch is refused and nothing is sent.
           </p>
+          {preview.data ? <PreviewView preview={preview.data} testId="launch-preview" /> : <Loading what="the message" />}
         </ConfirmDialog>
       ) : null}
 
@@ -265,6 +295,8 @@ export function CampaignPage({ ws, id }: { ws: string; id: string }) {
       ) : null}
 
       {evaluation && draft ? <EvaluationView evaluation={evaluation} /> : null}
+
+      {draft ? null : <RecipientReport ws={ws} campaignId={c.campaign_id} />}
       {facts.callsPeople && !draft ? <OutcomeView ws={ws} campaign={c} /> : null}
     </>
   );

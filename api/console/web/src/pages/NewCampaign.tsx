@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
+import { useWorkspaceZone, wallTimeInZone, wallTimeText } from '../clock';
 import { AudiencePicker, audienceRequest, listOf, type Audience } from '../components/AudiencePicker';
 import { Options } from '../components/common';
 import { described, Field, FormFoot, useFormSubmit } from '../components/forms';
 import { errorsUnder } from '../formErrors';
 import { usePoll } from '../hooks';
-import type { Campaign } from '../api/types';
+import type { Campaign, CampaignRequest } from '../api/types';
 import { CHANNEL_CHOICES, CHANNEL_FACTS } from '../campaignChannels';
 import { Link, navigate } from '../router';
 
@@ -28,6 +29,13 @@ export function placeholderCount(body: string): number {
   return highest;
 }
 
+/** A stored audience as the picker edits it: ids and tags one a line, or the list. */
+function audienceOf(a: CampaignRequest['request']['audience']): Audience {
+  if (a.kind === 'contact_ids') return { kind: 'contact_ids', contact_ids: a.contact_ids.join('\n') };
+  if (a.kind === 'segment') return { kind: 'segment', tags: a.tags.join(', ') };
+  return { kind: 'uploaded_list', list_id: a.list_id };
+}
+
 const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
 const blankToUndefined = (s: string) => (s.trim() === '' ? undefined : s.trim());
 const wholeNumber = (s: string) => (s.trim() === '' ? undefined : Number(s));
@@ -37,43 +45,51 @@ const wholeNumber = (s: string) => (s.trim() === '' ? undefined : Number(s));
  * purpose, script, questions), its audience, schedule and consent. The server checks it (the
  * public create's rules); a refusal shows beside its field, and a draft opens its own page.
  */
-export function NewCampaignPage({ ws }: { ws: string }) {
+export function NewCampaignPage({ ws, draft }: { ws: string; draft?: CampaignRequest }) {
   const path = { workspace_id: ws };
+  const zone = useWorkspaceZone();
+  // Editing a draft: the form starts from its request (GET …/request) and saves with PUT at its version.
+  const from = draft?.request;
+  const initialTemplate = from?.template ? `${from.template.name}|${from.template.language ?? ''}` : '';
   const agents = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/agents', { params: { path } }))).items, 0, [ws]);
   const senders = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/senders', { params: { path } }))).items, 0, [ws]);
   const templates = usePoll(async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/templates', { params: { path } }))).items, 0, [ws]);
 
-  const [name, setName] = useState('');
-  const [channel, setChannel] = useState<Campaign['channel']>('whatsapp');
+  const [name, setName] = useState(from?.name ?? '');
+  const [channel, setChannel] = useState<Campaign['channel']>((from?.channel as Campaign['channel'] | undefined) ?? 'whatsapp');
   const facts = CHANNEL_FACTS[channel];
-  const [audience, setAudience] = useState<Audience>({ kind: 'segment', tags: '' });
-  const [template, setTemplate] = useState('');
-  const [variables, setVariables] = useState<string[]>([]);
-  const [senderId, setSenderId] = useState('');
-  const [agentId, setAgentId] = useState('');
-  const [purpose, setPurpose] = useState('');
-  const [script, setScript] = useState('');
-  const [goal, setGoal] = useState('');
-  const [questions, setQuestions] = useState<Question[]>([]);
-  const [callBack, setCallBack] = useState(false);
-  const [ownZone, setOwnZone] = useState(false);
-  const [startAt, setStartAt] = useState('');
-  const [timezone, setTimezone] = useState('');
-  const [throttle, setThrottle] = useState('');
-  const [windowStart, setWindowStart] = useState('');
-  const [windowEnd, setWindowEnd] = useState('');
-  const [consent, setConsent] = useState('');
-  const [consentNote, setConsentNote] = useState('');
+  const [audience, setAudience] = useState<Audience>(from ? audienceOf(from.audience) : { kind: 'segment', tags: '' });
+  const [template, setTemplate] = useState(initialTemplate);
+  const [variables, setVariables] = useState<string[]>(from?.template?.variables ?? []);
+  const [senderId, setSenderId] = useState(from?.sender_id ?? '');
+  const [agentId, setAgentId] = useState(from?.agent_id ?? '');
+  const [purpose, setPurpose] = useState(from?.purpose ?? '');
+  const [script, setScript] = useState(from?.script ?? '');
+  const [goal, setGoal] = useState(from?.capture?.goal ?? '');
+  const [questions, setQuestions] = useState<Question[]>(
+    (from?.capture?.fields ?? []).map((f) => ({ label: f.label, type: f.type as Question['type'], options: f.options.join(', '), required: f.required })),
+  );
+  const [callBack, setCallBack] = useState(from?.call_back_incomplete ?? false);
+  const [ownZone, setOwnZone] = useState(from?.schedule.recipient_time_zone ?? false);
+  const [startAt, setStartAt] = useState(from?.schedule.start_at ? wallTimeText(from.schedule.start_at, zone) : '');
+  const [timezone, setTimezone] = useState(from?.schedule.timezone ?? '');
+  const [throttle, setThrottle] = useState(from?.schedule.throttle_per_minute == null ? '' : String(from.schedule.throttle_per_minute));
+  const [windowStart, setWindowStart] = useState(from?.schedule.send_window_start_hour == null ? '' : String(from.schedule.send_window_start_hour));
+  const [windowEnd, setWindowEnd] = useState(from?.schedule.send_window_end_hour == null ? '' : String(from.schedule.send_window_end_hour));
+  const [consent, setConsent] = useState(from?.consent?.basis ?? '');
+  const [consentNote, setConsentNote] = useState(from?.consent?.note ?? '');
   const { submit, onSubmit, errors, err } = useFormSubmit();
 
   const templateError = err('template') ?? err('template.name') ?? err('template.language');
-  const chosenTemplate = (templates.data ?? []).find((t) => `${t.name}|${t.language}` === template);
+  // A draft's template with no language asked (the workspace's variant) is shown as its first variant.
+  const chosenTemplate = (templates.data ?? []).find((t) => `${t.name}|${t.language}` === template || (template.endsWith('|') && `${t.name}|` === template));
   const slots = chosenTemplate ? placeholderCount(chosenTemplate.body) : variables.length;
   const setQuestion = (i: number, change: Partial<Question>) => setQuestions(questions.map((q, j) => (j === i ? { ...q, ...change } : q)));
 
   function request(): Record<string, unknown> {
     const schedule = {
-      start_at: startAt ? new Date(startAt).toISOString() : undefined,
+      // Read in the workspace's zone, the one clock every page shows (clock.ts).
+      start_at: startAt ? (wallTimeInZone(startAt, zone)?.toISOString() ?? startAt) : undefined,
       timezone: blankToUndefined(timezone),
       throttle_per_minute: wholeNumber(throttle),
       send_window_start_hour: wholeNumber(windowStart),
@@ -89,7 +105,11 @@ export function NewCampaignPage({ ws }: { ws: string }) {
     if (consent) body.consent = { basis: consent, note: blankToUndefined(consentNote) ?? null };
     if (!facts.callsPeople) {
       // No template chosen: sent without one, so the server's own refusal (template_not_found) says so.
-      if (chosenTemplate) body.template = { name: chosenTemplate.name, language: chosenTemplate.language, variables: variables.slice(0, slots).map((v) => v ?? '') };
+      if (chosenTemplate) {
+        // An unchanged draft template keeps the language it asked (null: the workspace's variant).
+        const language = template === initialTemplate && from?.template ? from.template.language : chosenTemplate.language;
+        body.template = { name: chosenTemplate.name, language, variables: variables.slice(0, slots).map((v) => v ?? '') };
+      }
       if (senderId) body.sender_id = senderId;
     } else {
       if (agentId) body.agent_id = agentId;
@@ -111,12 +131,22 @@ export function NewCampaignPage({ ws }: { ws: string }) {
       <p>
         <Link to={`/w/${ws}/campaigns`}>All campaigns</Link>
       </p>
-      <h1>New campaign</h1>
-      <p>A draft messages nobody. Next you evaluate it (who would be reached, and anything that blocks a launch), then launch it.</p>
+      <h1>{draft ? `Edit draft “${draft.request.name}”` : 'New campaign'}</h1>
+      <p>
+        {draft
+          ? `Saving replaces the draft's settings (version ${draft.version}); if someone changed it meanwhile, nothing is saved and you are told.`
+          : 'A draft messages nobody. Next you evaluate it (who would be reached, and anything that blocks a launch), then launch it.'}
+      </p>
       <form
         class="create"
         noValidate
         onSubmit={onSubmit(async () => {
+          if (draft) {
+            const params = { path: { workspace_id: ws, campaign_id: draft.campaign_id } };
+            await unwrap(api.PUT('/console/v1/workspaces/{workspace_id}/campaigns/{campaign_id}', { params, body: { ...request(), expected_version: draft.version } as never }));
+            navigate(`/w/${ws}/campaigns/${draft.campaign_id}`);
+            return;
+          }
           const created = await unwrap(api.POST('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path }, body: request() as never }));
           navigate(`/w/${ws}/campaigns/${created.campaign_id}`);
         })}
@@ -132,7 +162,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
           <div class="choices" role="group" aria-labelledby="channel-label">
             {CHANNEL_CHOICES.map(([name, choice]) => (
               <label key={name}>
-                <input type="radio" name="channel" value={name} checked={channel === name} onChange={() => setChannel(name)} /> {choice.choice}
+                <input type="radio" name="channel" value={name} checked={channel === name} disabled={draft !== undefined && channel !== name} onChange={() => setChannel(name)} /> {choice.choice}
               </label>
             ))}
           </div>
@@ -145,7 +175,11 @@ export function NewCampaignPage({ ws }: { ws: string }) {
           <fieldset>
             <legend>Message</legend>
             <Field id="campaign-template" label="Template" hint="An approved template of this workspace; it is checked again at launch." error={templateError}>
-              <select {...described('campaign-template', templateError, 'hint')} value={template} onChange={(e) => setTemplate(value(e))}>
+              <select
+                {...described('campaign-template', templateError, 'hint')}
+                value={chosenTemplate ? `${chosenTemplate.name}|${chosenTemplate.language}` : template}
+                onChange={(e) => setTemplate(value(e))}
+              >
                 <option value="">Choose a template…</option>
                 <Options of={(templates.data ?? []).map((t) => [`${t.name}|${t.language}`, `${t.name} (${t.language})${t.status === 'approved' ? '' : `: ${t.status}`}`])} />
               </select>
@@ -240,7 +274,7 @@ export function NewCampaignPage({ ws }: { ws: string }) {
           <p class="hint">
             Left empty, each setting is the workspace's campaign default. {facts.windowHint}
           </p>
-          <Field id="campaign-start" label="Start at" hint="Empty: as soon as it is launched. In your browser's time." error={err('schedule.start_at')}>
+          <Field id="campaign-start" label="Start at" hint={`Empty: as soon as it is launched. In ${zone}, the workspace's time zone.`} error={err('schedule.start_at')}>
             <input {...described('campaign-start', err('schedule.start_at'), 'hint')} type="datetime-local" value={startAt} onInput={(e) => setStartAt(value(e))} />
           </Field>
           <Field id="campaign-timezone" label="Time zone of the window" hint="An IANA zone such as Asia/Kolkata." error={err('schedule.timezone')}>
@@ -274,7 +308,12 @@ export function NewCampaignPage({ ws }: { ws: string }) {
           ) : null}
         </fieldset>
 
-        <FormFoot problem={errors.general} busy={submit.busy} submit="Create draft" cancelTo={`/w/${ws}/campaigns`} />
+        <FormFoot
+          problem={errors.general}
+          busy={submit.busy}
+          submit={draft ? 'Save draft' : 'Create draft'}
+          cancelTo={draft ? `/w/${ws}/campaigns/${draft.campaign_id}` : `/w/${ws}/campaigns`}
+        />
       </form>
     </>
   );
