@@ -10,6 +10,8 @@ import { freePort } from '../../src/local/net';
 import { createLogger } from '../../src/observability/logger';
 import { saveLineCall } from '../../src/calls/line/lineCalls';
 import { callStreamUrl } from '../../src/calls/line/streamUrl';
+import type { StreamProtocol } from '../../src/calls/line/streamProtocol';
+import { twilioStreamProtocol } from '../../src/providers/voice/twilio/streamProtocol';
 import type { OriginateRequest, VoiceProvider } from '../../src/calls/voiceLine';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
 import type { TestApi } from './app';
@@ -73,7 +75,7 @@ export interface TestBridge {
 /** The media bridge in this process on a free port, signalling the test API's workflows. */
 export async function startTestBridge(
   api: TestApi,
-  options: { realtimeUrl: string; apiKey: string; maxCallSecondsCap?: number; streamAuthToken?: string },
+  options: { realtimeUrl: string; apiKey: string; maxCallSecondsCap?: number; streamAuthToken?: string; streamProtocol?: StreamProtocol },
 ): Promise<TestBridge> {
   const registry = new Registry();
   const lineControl = new RecordingLineControl();
@@ -90,7 +92,7 @@ export async function startTestBridge(
     metrics: createMediaMetrics(registry),
     logger: createLogger({ LOG_LEVEL: 'silent' }, 'media'),
     registry,
-    streamAuth: options.streamAuthToken ? { authToken: options.streamAuthToken, streamUrl: url } : null,
+    streamProtocol: options.streamProtocol ?? twilioStreamProtocol(options.streamAuthToken ? { authToken: options.streamAuthToken, streamUrl: url } : null),
   });
   await new Promise<void>((resolve) => media.server.listen(port, '127.0.0.1', resolve));
   // Without Twilio's auth token the bridge checks no secret; any key makes a well-formed path.
