@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
@@ -311,6 +312,82 @@ describe('a call on a Plivo line: the adapter, the media bridge in Plivo’s str
     expect(await refused(local(url), { 'x-plivo-signature-v3': plivoSignatureV3('not-the-auth-token', 'GET', url, {}, '123'), 'x-plivo-signature-v3-nonce': '123' })).toBe(403);
     const hangup = await request(api.server).post(`/api/v1/calls/${callId}/hangup`).set(bearer(ws.key));
     expect([hangup.status, hangup.body]).toEqual([200, { call_id: callId, ended: true }]);
+  });
+
+  describe('hostile frames on a Plivo stream: each closed with the code that says why and counted, as Twilio’s (issue 32)', () => {
+    /** A call the adapter placed and that waits for its stream. */
+    async function waitingCall(): Promise<string> {
+      n += 1;
+      const callId = `call_${Date.now().toString(16)}hostile${n}`;
+      await lineCalls(api.db).insertOne({
+        _id: callId,
+        tenant_id: ws.workspaceId,
+        provider: 'plivo',
+        provider_call_id: randomUUID(),
+        recording: false,
+        recording_uri: null,
+        created_at: new Date(),
+        request: {
+          callId,
+          tenantId: ws.workspaceId,
+          direction: 'outbound',
+          to: '+919811170002',
+          fromNumber: ws.phoneNumber,
+          agentId: ws.agentId,
+          ringSeconds: 30,
+          opening: OPENING,
+          purpose: 'hostile',
+          script: null,
+          detailLines: [],
+          capture: null,
+          requestedAt: new Date().toISOString(),
+        },
+      });
+      return callId;
+    }
+    const streamId = '87654321-4321-4321-4321-cba987654321';
+    const start = (callId: string) =>
+      JSON.stringify({
+        event: 'start',
+        sequenceNumber: 1,
+        start: { callId: randomUUID(), streamId, accountId: fake.authId, tracks: ['inbound'], mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000 } },
+        extra_headers: `callId=${callId.slice(5)}`,
+      });
+    const media = (fields: Record<string, unknown>, id = streamId) =>
+      JSON.stringify({ event: 'media', sequenceNumber: 2, streamId: id, media: { track: 'inbound', timestamp: String(Date.now()), chunk: 1, payload: Buffer.alloc(160, 0xff).toString('base64'), ...fields } });
+    const CASES: { name: string; frames: (callId: string) => (string | Buffer)[]; code: number; kind: string }[] = [
+      { name: 'the text null', frames: () => ['null'], code: 1007, kind: 'invalid_message' },
+      { name: 'text that is not JSON', frames: () => ['}{not json'], code: 1007, kind: 'not_json' },
+      { name: '1,000 binary bytes', frames: () => [Buffer.alloc(1000, 7)], code: 1003, kind: 'binary' },
+      { name: 'a 70 KiB text frame', frames: () => [JSON.stringify({ event: 'media', pad: 'x'.repeat(70 * 1024) })], code: 1009, kind: 'oversized' },
+      { name: 'Twilio’s stop (not a Plivo message)', frames: (callId) => [start(callId), JSON.stringify({ event: 'stop', streamSid: streamId })], code: 1007, kind: 'invalid_message' },
+      { name: 'start without its mediaFormat', frames: (callId) => [JSON.stringify({ ...JSON.parse(start(callId)), start: { callId: 'x', streamId } })], code: 1007, kind: 'invalid_message' },
+      { name: 'start naming another call in its extra headers', frames: () => [start('call_000000000000aaaaaaaaaaaa')], code: 1008, kind: 'call_mismatch' },
+      { name: 'media before start', frames: () => [media({})], code: 1008, kind: 'out_of_order' },
+      { name: 'a second start', frames: (callId) => [start(callId), start(callId)], code: 1008, kind: 'out_of_order' },
+      { name: 'media with a payload that is not base64', frames: (callId) => [start(callId), media({ payload: '%%%not base64%%%' })], code: 1007, kind: 'invalid_message' },
+      { name: 'media with a numeric timestamp', frames: (callId) => [start(callId), media({ timestamp: 5 })], code: 1007, kind: 'invalid_message' },
+      { name: 'media of another stream', frames: (callId) => [start(callId), media({}, randomUUID())], code: 1008, kind: 'out_of_order' },
+      { name: 'playedStream with an object for its name', frames: (callId) => [start(callId), JSON.stringify({ event: 'playedStream', streamId, name: {} })], code: 1007, kind: 'invalid_message' },
+    ];
+
+    it.each(CASES)('$name: closed $code ($kind) and counted', async ({ frames, code, kind }) => {
+      const callId = await waitingCall();
+      const url = callStreamUrl(MEDIA_STREAM_URL, fake.authToken, callId);
+      const socket = new WebSocket(`ws://127.0.0.1:${mediaPort}${new URL(url).pathname}`);
+      const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (c, r) => resolve({ code: c, reason: r.toString() })));
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve());
+        socket.once('error', reject);
+      });
+      const before = Number((await registry.metrics()).match(new RegExp(`media_stream_violations_total\\{kind="${kind}"\\} (\\d+)`))?.[1] ?? 0);
+      for (const frame of frames(callId)) socket.send(frame, { binary: Buffer.isBuffer(frame) });
+      const result = await closed;
+      expect(result.code).toBe(code);
+      if (kind !== 'oversized') expect(result.reason).toBe(kind);
+      const after = Number((await registry.metrics()).match(new RegExp(`media_stream_violations_total\\{kind="${kind}"\\} (\\d+)`))?.[1] ?? 0);
+      expect(after).toBe(before + 1);
+    });
   });
 
   it('an inbound call: the application’s answer URL starts the inbound lifecycle, the stream opens, the agent greets, the caller speaks and hangs up; a number that is not ours is rejected', async () => {
