@@ -14,7 +14,7 @@ export interface LineCallDoc {
   _id: string;
   tenant_id: string;
   /**
-   * The telephony adapter that carries the call (its name in VOICE_PROVIDER, e.g. `twilio`):
+   * The telephony adapter that carries the call (its name in VOICE_PROVIDER):
    * a plain string, so a new adapter is a folder, not an edit of this type.
    */
   provider: string;
