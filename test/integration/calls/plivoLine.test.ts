@@ -26,6 +26,7 @@ import { FakePlivo, plivoSignatureV3 } from '../../support/fakePlivo';
 import { bearer } from '../../support/http';
 import { PlivoStreamClient } from '../../support/plivoStreamClient';
 import { FRAME_BYTES, speechMulaw } from '../../support/speechAudio';
+import { startMediaProcess } from '../../support/mediaProcess';
 
 /**
  * The whole line with VOICE_PROVIDER=plivo, as realLine.test.ts runs it with Twilio: POST
@@ -387,6 +388,44 @@ describe('a call on a Plivo line: the adapter, the media bridge in Plivo’s str
       if (kind !== 'oversized') expect(result.reason).toBe(kind);
       const after = Number((await registry.metrics()).match(new RegExp(`media_stream_violations_total\\{kind="${kind}"\\} (\\d+)`))?.[1] ?? 0);
       expect(after).toBe(before + 1);
+    });
+
+    it('the media process (src/main/media.ts) with VOICE_PROVIDER=plivo speaks Plivo’s protocol from MEDIA_LINES: a wrong secret refused 403, a Plivo start taken, a Twilio message then refused 1007', async () => {
+      const { process: child, port } = await startMediaProcess({
+        config: api.config,
+        realtime: { url: model.url, apiKey: API_KEY },
+        name: 'plivo',
+        env: {
+          VOICE_PROVIDER: 'plivo',
+          PLIVO_AUTH_ID: fake.authId,
+          PLIVO_AUTH_TOKEN: fake.authToken,
+          PLIVO_PUBLIC_URL: fake.publicOrigin,
+          PLIVO_MEDIA_STREAM_URL: MEDIA_STREAM_URL,
+          PLIVO_API_BASE_URL: fakeOrigin,
+        },
+      });
+      try {
+        const callId = await waitingCall();
+        const path = (key: string) => new URL(callStreamUrl(MEDIA_STREAM_URL, key, callId)).pathname;
+        const wrong = new WebSocket(`ws://127.0.0.1:${port}${path('not-the-auth-token')}`);
+        wrong.on('error', () => undefined);
+        expect(await new Promise((resolve) => wrong.once('unexpected-response', (_req, r) => resolve(r.statusCode)))).toBe(403);
+        const socket = new WebSocket(`ws://127.0.0.1:${port}${path(fake.authToken)}`);
+        const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (c, r) => resolve({ code: c, reason: r.toString() })));
+        await new Promise<void>((resolve, reject) => {
+          socket.once('open', () => resolve());
+          socket.once('error', reject);
+        });
+        socket.send(start(callId));
+        socket.send(media({}));
+        // Twilio's first message, which Plivo never sends: after a start Twilio's order would say 1008, Plivo's schema says 1007.
+        socket.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+        expect(await closed).toEqual({ code: 1007, reason: 'invalid_message' });
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        expect(metrics).toMatch(/media_streams_refused_total\{reason="secret"[^}]*\} 1/);
+      } finally {
+        await child.stop();
+      }
     });
   });
 
