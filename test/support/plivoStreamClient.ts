@@ -150,6 +150,13 @@ export class PlivoStreamClient {
     await this.closed;
   }
 
+  /** The connection breaks: no closing handshake, the socket just goes. */
+  async drop(): Promise<void> {
+    this.#stopClock();
+    this.socket.terminate();
+    await this.closed;
+  }
+
   /** Sends a frame that is not Plivo's; resolves with the code the bridge closes the stream with. */
   async sendRaw(data: string | Buffer): Promise<number> {
     this.#stopClock();

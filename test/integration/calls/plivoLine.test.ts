@@ -221,6 +221,21 @@ describe('a call on a Plivo line: the adapter, the media bridge in Plivo’s str
     ]);
   });
 
+  it('the stream’s connection is lost (no closing handshake): the bridge ends the call setup_error and hangs it up on Plivo', async () => {
+    const { to, token } = scripted({ turns: [{ say: say(OPENING) }, { say: say(ASK_SLOT) }], heard: [YES_HOME] });
+    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
+    fake.media!.person = async (stream) => {
+      await person([YES_HOME])(stream);
+      await stream.agentFinished();
+      await stream.drop();
+    };
+    const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `a delivery ${token}` });
+    const done = await until(res.body.call_id, (c) => c.result.state !== 'pending');
+    expect(done).toMatchObject({ status: 'completed', outcome: 'setup_error' });
+    const call = fake.callsTo(to.slice(1))[0]!;
+    expect(fake.requests).toContainEqual({ method: 'DELETE', path: `/v1/Account/${fake.authId}/Call/${call.uuid}/` });
+  });
+
   it('a hand-over: the agent transfers the caller (Plivo’s Transfer API, aleg_url), the stream closes, the team line answers (human_active), the call ends when the person does', async () => {
     const { to, token } = scripted({ turns: [{ say: say(OPENING) }, { say: say(CONNECTING), call: 'transfer_to_human' }], heard: [ASKS_FOR_HUMAN] });
     const teamLine = '+919800088002';
