@@ -28,6 +28,7 @@ import { createTemporalDispatcher } from '../src/webhooks/dispatcher';
 import { createRazorpayWebhookRouter } from './providerWebhooks/razorpay';
 import { createWhatsAppWebhookRouter } from './providerWebhooks/whatsapp';
 import { createTwilioWebhookRouter } from './providerWebhooks/twilio';
+import { createPlivoWebhookRouter } from './providerWebhooks/plivo';
 
 export interface AppDeps {
   config: Config & { CONSOLE_TOKEN: string };
@@ -123,5 +124,9 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const twilioWebhook = createTwilioWebhookRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, now: deps.now });
   app.use(twilioWebhook.routes());
   app.use(twilioWebhook.allowedMethods());
+
+  const plivoWebhook = createPlivoWebhookRouter({ config: deps.config, db: deps.db, temporal: deps.temporal, now: deps.now });
+  app.use(plivoWebhook.routes());
+  app.use(plivoWebhook.allowedMethods());
   return app;
 }

@@ -128,10 +128,11 @@ export const serviceEnvSchema = z.object({
   VOICE_SIMULATOR: z.enum(['timers', 'workflow']).default('timers'),
   /**
    * Who carries calls: `simulator` (the default: a scripted network and callee, nothing leaves
-   * the machine) or `twilio` (real calls through Twilio's Programmable Voice REST API, which
-   * needs the account SID, auth token, public URL and media stream URL below; docs/voice.md).
+   * the machine), `twilio` (real calls through Twilio's Programmable Voice REST API, which
+   * needs the account SID, auth token, public URL and media stream URL below; docs/voice.md) or
+   * `plivo` (Plivo's Voice API and Audio Streaming, with the PLIVO_* settings below).
    */
-  VOICE_PROVIDER: z.enum(['simulator', 'twilio']).default('simulator'),
+  VOICE_PROVIDER: z.enum(['simulator', 'twilio', 'plivo']).default('simulator'),
   /**
    * How many times the worker asks the voice provider to place a call before it gives the call
    * up as `failed` `originate_error` (a provider that cannot be reached; a refusal ends it at
@@ -160,6 +161,24 @@ export const serviceEnvSchema = z.object({
    */
   TWILIO_API_BASE_URL: z.string().regex(/^https?:\/\/[^\s/]+$/, 'expected an http:// or https:// origin without a path').default('https://api.twilio.com'),
   TWILIO_TIMEOUT_MS: milliseconds(60_000).default(10_000),
+  /** The Plivo account calls are placed on (its Auth ID, `MA…` or `SA…`). */
+  PLIVO_AUTH_ID: z.string().regex(/^[A-Z0-9]{20}$/, 'expected an Auth ID: 20 capital letters and digits').optional(),
+  /** Authenticates REST requests and signs Plivo's requests (X-Plivo-Signature-V3). */
+  PLIVO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** This deployment's public origin as Plivo reaches it: webhooks under `<it>/webhooks/plivo/…`, signatures checked over it. */
+  PLIVO_PUBLIC_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s/]+(\/[^\s]*[^\s/])?$/, 'expected an http:// or https:// origin (optionally a path), without a trailing slash')
+    .optional(),
+  /** The media process's public WebSocket URL Plivo's audio streams connect to (`wss://…/media-stream`). */
+  PLIVO_MEDIA_STREAM_URL: z.string().regex(/^wss?:\/\/\S+$/, 'expected a ws:// or wss:// URL').optional(),
+  /**
+   * Where the Voice API is (default Plivo's own). The `plivo` package sends call requests to a
+   * fixed https://api.plivo.com, so another origin (a local fake in tests) is reached through the
+   * package's own request function pointed at it (src/providers/voice/plivo/restClient.ts).
+   */
+  PLIVO_API_BASE_URL: z.string().regex(/^https?:\/\/[^\s/]+$/, 'expected an http:// or https:// origin without a path').default('https://api.plivo.com'),
+  PLIVO_TIMEOUT_MS: milliseconds(60_000).default(10_000),
   /**
    * Who carries WhatsApp messages: `simulator` (nothing leaves the machine; scriptable per
    * recipient in the console) or `cloud` (the WhatsApp Business Platform Cloud API, which
@@ -246,6 +265,11 @@ export const serviceEnvSchema = z.object({
   if (env.VOICE_PROVIDER === 'twilio') {
     for (const name of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_PUBLIC_URL', 'TWILIO_MEDIA_STREAM_URL'] as const) {
       if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when VOICE_PROVIDER is twilio' });
+    }
+  }
+  if (env.VOICE_PROVIDER === 'plivo') {
+    for (const name of ['PLIVO_AUTH_ID', 'PLIVO_AUTH_TOKEN', 'PLIVO_PUBLIC_URL', 'PLIVO_MEDIA_STREAM_URL'] as const) {
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when VOICE_PROVIDER is plivo' });
     }
   }
   if (env.PAYMENT_LINK_PROVIDER === 'razorpay') {

@@ -45,7 +45,7 @@ const ANSWER_REPORTED_LATE_PATCH = 'answer-reported-late';
 /** Ends only a connected call has: taken with no answer seen, the line's report of the answer is late. */
 const CONNECTED_OUTCOMES: ReadonlySet<CallOutcome> = new Set(['setup_error', 'caller_hangup', 'agent_hangup', 'idle', 'max_duration']);
 
-/** How long an end taken before the answer waits for the line's own report of the call (Twilio posts it within a second or two). */
+/** How long an end taken before the answer waits for the line's own report of the call (the providers post it within a second or two). */
 const LINE_REPORT_GRACE_MS = 10_000;
 
 /**

@@ -11,6 +11,8 @@ import getRawBody from 'raw-body';
 export const PROVIDER_BODY_LIMITS = {
   /** Twilio's form posts are a few KB (about 30 parameters; a voice request with SIP headers under 100). */
   twilio: 64 * 1024,
+  /** Plivo's form posts are of the same size (about 20 to 40 parameters). */
+  plivo: 64 * 1024,
   /** Meta documents webhook payloads of up to 3 MB (batches of up to 1,000 changes). */
   whatsapp: 3 * 1024 * 1024,
   /** Razorpay's events are a few KB (one payment, one link). */
@@ -18,10 +20,11 @@ export const PROVIDER_BODY_LIMITS = {
 } as const;
 
 /**
- * Twilio signs the URL with the sorted form parameters, so the form must be parsed to check
- * it: past this many parameters (counted in the raw bytes, before parsing) it is refused.
+ * Twilio and Plivo sign the URL with the sorted form parameters, so the form must be parsed to
+ * check it: past this many parameters (counted in the raw bytes, before parsing) it is refused.
  */
-export const TWILIO_MAX_PARAMETERS = 500;
+export const SIGNED_FORM_MAX_PARAMETERS = 500;
+export const TWILIO_MAX_PARAMETERS = SIGNED_FORM_MAX_PARAMETERS;
 
 const tooLarge = (ctx: Context) => {
   ctx.status = 413;

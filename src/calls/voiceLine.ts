@@ -48,7 +48,7 @@ export type LineEvent =
 // `at` (ISO) is the provider's own time of the event when it gives one (a real line); the call
 // computes its connection and duration from it rather than from when the workflow took the signal.
 // `answeredAt` on `ended` (ISO) is the line's own time of the answer when its report of the end
-// carries one (Twilio's `completed`: the call's length with it): an answer reported after the
+// carries one (a `completed` report with the call's length): an answer reported after the
 // end, or never, is still the line's (issue 32).
 
 /**

@@ -15,7 +15,7 @@ import { DEFAULT_LIVENESS_POLICY, httpHealth, mongoPing, temporalHealth, type Li
 import { startWatchdog } from '../local/watchdog';
 import { fromRoot, toolPath } from '../local/paths';
 import { startFerretDb, startTemporalDevServer } from '../local/servers';
-import { MEDIA_STREAM_PATH } from '../media/streamMessages';
+import { MEDIA_STREAM_PATH } from '../calls/line/streamUrl';
 import { runMain } from './runMain';
 
 /**

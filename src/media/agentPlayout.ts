@@ -1,9 +1,9 @@
-/** 8 kHz mu-law: 8 bytes (samples) a millisecond, Twilio's media-stream audio. */
+/** 8 kHz mu-law: 8 bytes (samples) a millisecond, the telephone line's media-stream audio. */
 export const MULAW_BYTES_PER_MS = 8;
 
 /**
  * Where the agent's audio is on the caller's line. The model sends audio faster than real
- * time and Twilio plays it in order, so a chunk starts when the one before it ends, or now if
+ * time and the line plays it in order, so a chunk starts when the one before it ends, or now if
  * the line was quiet; an interruption (the bridge sent `clear`) throws away what was not yet
  * played. Turn times, the recording, the idle timer and the wait before hanging up all read it.
  */
@@ -17,7 +17,7 @@ export class AgentPlayout {
     return startMs;
   }
 
-  /** Twilio was told to clear its buffer: nothing plays after now. */
+  /** The line was told to clear its buffer: nothing plays after now. */
   interrupt(nowMs: number): void {
     this.#endMs = Math.min(this.#endMs, nowMs);
   }

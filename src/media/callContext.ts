@@ -21,7 +21,7 @@ export class UnknownCall extends Error {
   }
 }
 
-/** Loads the call the media stream names (Twilio's `customParameters.callId`). */
+/** Loads the call the media stream names (the call its stream's `start` names). */
 export async function loadCallContext(db: Db, callId: string): Promise<CallContext> {
   const line = await findLineCall(db, callId);
   if (!line) throw new UnknownCall(callId, 'no line call with that id');

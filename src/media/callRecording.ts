@@ -22,7 +22,7 @@ class Channel {
     this.#length = Math.max(this.#length, end);
   }
 
-  /** Drops what was placed after `offset` (agent audio Twilio never played). */
+  /** Drops what was placed after `offset` (agent audio the line never played). */
   truncate(offset: number): void {
     if (offset >= this.#length) return;
     this.#bytes.fill(MULAW_SILENCE, Math.max(0, offset), this.#length);
@@ -63,7 +63,7 @@ export class CallRecording {
     this.#agent.write(this.#offset(atMs), audio);
   }
 
-  /** Twilio cleared its buffer at `atMs`: the agent audio after it was never heard. */
+  /** The line cleared its buffer at `atMs`: the agent audio after it was never heard. */
   interrupted(atMs: number): void {
     this.#agent.truncate(this.#offset(atMs));
   }

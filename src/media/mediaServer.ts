@@ -2,10 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { MediaSession, type MediaBridgeDeps } from './mediaSession';
-import { admitStream, type StreamAuth } from './streamAdmission';
-import { MEDIA_STREAM_PATH } from './streamMessages';
+import { admitStream } from './streamAdmission';
+import { MEDIA_STREAM_PATH } from '../calls/line/streamUrl';
 
-export { MEDIA_STREAM_PATH, type StreamAuth };
+export { MEDIA_STREAM_PATH };
 
 export interface MediaServer {
   server: Server;
@@ -16,7 +16,7 @@ export interface MediaServer {
 }
 
 /**
- * The largest frame a stream may send. Twilio's are a few hundred bytes (a 20 ms frame is
+ * The largest frame a stream may send. The providers' are a few hundred bytes (a 20 ms frame is
  * 160 bytes of audio, base64 in JSON); a larger one is refused by `ws` itself with 1009.
  */
 export const STREAM_MAX_FRAME_BYTES = 64 * 1024;
@@ -28,7 +28,7 @@ const STATUS_LINE: Record<number, string> = { 403: '403 Forbidden', 404: '404 No
  * streams) and /metrics (Prometheus). Each stream admitted (streamAdmission.ts) gets a
  * MediaSession of its own; a refused one is answered before the WebSocket opens.
  */
-export function createMediaServer(deps: MediaBridgeDeps & { registry: Registry; streamAuth?: StreamAuth | null }): MediaServer {
+export function createMediaServer(deps: MediaBridgeDeps & { registry: Registry }): MediaServer {
   const sessions = new Set<MediaSession>();
   let closing = false;
   const streams = new WebSocketServer({ noServer: true, maxPayload: STREAM_MAX_FRAME_BYTES });
@@ -51,7 +51,7 @@ export function createMediaServer(deps: MediaBridgeDeps & { registry: Registry; 
     socket.on('error', (err) => deps.logger.debug({ err }, 'media stream handshake socket error'));
     const refuse = (status: number) => socket.end(`HTTP/1.1 ${STATUS_LINE[status]}\r\nConnection: close\r\n\r\n`);
     if (closing) return refuse(503);
-    admitStream(deps.db, req, deps.streamAuth ?? null, new Date()).then(
+    admitStream(deps.db, req, deps.streamProtocol, new Date()).then(
       (admission) => {
         if (!admission.ok) {
           deps.metrics.streamsRefused.inc({ reason: admission.reason });

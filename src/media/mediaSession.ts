@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Db } from 'mongodb';
 import WebSocket from 'ws';
-import { TwilioRealtimeTransportLayer } from '@openai/agents-extensions';
 import { RealtimeSession, type TransportLayerAudio } from '@openai/agents-realtime';
 import type { CallOutcome } from '../calls/types';
 import type { Logger } from '../observability/logger';
@@ -15,7 +14,9 @@ import { CallRecording, recordingReference, storeRecording } from './callRecordi
 import type { LineEventSink } from './lineEvents';
 import type { MediaMetrics } from './mediaMetrics';
 import { TurnLog } from './turnLog';
-import { parseStreamFrame, StreamOrder, VIOLATION_CLOSE_CODE, type ParsedFrame, type StreamMessage, type StreamViolation } from './streamMessages';
+import { decodeFrame } from '../calls/line/streamFrames';
+import { StreamOrder, VIOLATION_CLOSE_CODE, type StreamFrame, type StreamFrameReader, type StreamProtocol, type StreamViolation } from '../calls/line/streamProtocol';
+import { createPhoneTransport, type PhoneTransport } from './phoneTransport';
 import { TransportSocket } from './transportSocket';
 
 export interface RealtimeEndpoint {
@@ -29,8 +30,10 @@ export interface RealtimeEndpoint {
 export interface MediaBridgeDeps {
   db: Db;
   lineEvents: LineEventSink;
-  /** The telephony network's hang-up and transfer (the Twilio adapter's in production). */
+  /** The telephony network's hang-up and transfer (the provider adapter's in production). */
   lineControl: LineControl;
+  /** The provider's media-stream protocol: its handshake, its frames both ways (src/calls/line/streamProtocol.ts). */
+  streamProtocol: StreamProtocol;
   realtime: RealtimeEndpoint;
   recordingsDir: string;
   /** A ceiling on every call's length, below the agent's own maximum (MEDIA_MAX_CALL_SECONDS). */
@@ -42,7 +45,7 @@ export interface MediaBridgeDeps {
 }
 
 /**
- * Why a session ended. `stop`: Twilio ended the stream (the caller hung up, or the call was
+ * Why a session ended. `stop`: the provider ended the stream (the caller hung up, or the call was
  * ended or moved on the network), and its status callback reports the outcome. The others
  * are decided here and told to the call's workflow before the network is asked to act.
  */
@@ -57,7 +60,7 @@ const OUTCOME: Record<Exclude<EndReason, 'stop'>, CallOutcome> = {
   transfer: 'agent_hangup',
   // The media failed after the answer: the agent is no longer on the line (docs/media.md).
   dropped: 'setup_error',
-  // The stream broke Twilio's protocol (streamMessages.ts): the bridge cannot trust it to carry the call.
+  // The stream broke its provider's protocol: the bridge cannot trust it to carry the call.
   invalid_stream: 'setup_error',
   shutdown: 'setup_error',
   setup_error: 'setup_error',
@@ -65,19 +68,20 @@ const OUTCOME: Record<Exclude<EndReason, 'stop'>, CallOutcome> = {
 
 /** How long the bridge waits for the agent's last words to play before it hangs up or transfers. */
 const DRAIN_LIMIT_MS = 10_000;
-/** After a transfer Twilio ends the stream itself; past this the bridge closes it. */
+/** After a transfer the provider ends the stream itself; past this the bridge closes it. */
 const TRANSFER_CLOSE_MS = 10_000;
 
 /**
- * One Twilio media stream bridged to a realtime model through the Agents SDK's Twilio
- * transport: the SDK moves the audio both ways and runs the tools; this session decides when
+ * One call's media stream bridged to a realtime model through the Agents SDK's phone
+ * transport (phoneTransport.ts), the stream's frames read and written by its provider's
+ * protocol (StreamProtocol): the SDK moves the audio both ways and runs the tools; this session decides when
  * the call ends (the agent's tools, silence, the maximum length, a dropped socket), tells the
  * workflow, asks the network, and keeps the turns and the recording.
  */
 export class MediaSession {
   readonly #socket: WebSocket;
   readonly #deps: MediaBridgeDeps;
-  readonly #transport: TwilioRealtimeTransportLayer;
+  readonly #transport: PhoneTransport;
   readonly #playout = new AgentPlayout();
   #session: RealtimeSession | null = null;
   #call: CallContext | null = null;
@@ -93,6 +97,7 @@ export class MediaSession {
   #sawStop = false;
   readonly #callId: string;
   readonly #order: StreamOrder;
+  readonly #readFrame: StreamFrameReader;
   readonly #transportSocket: TransportSocket;
   #lastModelMessageAt = 0;
   #agentItemId: string | null = null;
@@ -104,12 +109,13 @@ export class MediaSession {
     this.#deps = deps;
     this.#callId = callId;
     this.#order = new StreamOrder(callId);
+    this.#readFrame = deps.streamProtocol.reader();
     this.ended = new Promise((resolve) => (this.#resolveEnded = resolve));
     deps.metrics.sessions.inc();
     // The transport never sees the socket itself, only the messages checked here (transportSocket.ts).
-    this.#transportSocket = new TransportSocket(socket);
+    this.#transportSocket = new TransportSocket(socket, deps.streamProtocol);
     socket.on('message', (data, isBinary) => this.#onFrame(data, isBinary));
-    socket.on('close', () => void this.end(this.#sawStop ? 'stop' : 'dropped'));
+    socket.on('close', (code) => void this.end(this.#sawStop || deps.streamProtocol.closedByProvider(code) ? 'stop' : 'dropped'));
     socket.on('error', (err: Error & { code?: string }) => {
       // `ws` closes the socket itself (1009 for a frame over maxPayload, 1002/1007 for a bad frame).
       const kind = err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'oversized' : 'socket_error';
@@ -117,14 +123,11 @@ export class MediaSession {
       deps.logger.warn({ err, callId, kind }, 'media stream socket error: the stream ends');
       void this.end('invalid_stream');
     });
-    this.#transport = new TwilioRealtimeTransportLayer({
-      twilioWebSocket: this.#transportSocket as unknown as WebSocket,
-      createWebSocket: async ({ url, apiKey }) => {
-        const model = new WebSocket(url, { headers: { Authorization: `Bearer ${apiKey}` } });
-        // Before the SDK's own listener, for the outbound latency.
-        model.on('message', () => (this.#lastModelMessageAt = performance.now()));
-        return model;
-      },
+    this.#transport = createPhoneTransport(this.#transportSocket, async ({ url, apiKey }) => {
+      const model = new WebSocket(url, { headers: { Authorization: `Bearer ${apiKey}` } });
+      // Before the SDK's own listener, for the outbound latency.
+      model.on('message', () => (this.#lastModelMessageAt = performance.now()));
+      return model;
     });
     // The transport reports what it could not do as `error` events: without a listener they would throw.
     this.#transport.on('error', (event: { error?: unknown }) => deps.logger.warn({ err: event?.error, callId }, 'realtime transport error'));
@@ -155,28 +158,29 @@ export class MediaSession {
   }
 
   /**
-   * Every frame from the stream: checked (a Twilio message, in its place) before anything reads
+   * Every frame from the stream: checked (its provider's message, in its place) before anything reads
    * it; a frame that is not ends this stream with a close code saying why, and only this stream.
    */
   #onFrame(data: WebSocket.RawData, isBinary: boolean): void {
     if (this.#ending) return;
-    const parsed = parseStreamFrame(data, isBinary);
-    const refused = parsed.ok ? this.#order.admit(parsed.message) : parsed;
+    const decoded = decodeFrame(data, isBinary);
+    const read = decoded.ok ? this.#readFrame(decoded.json) : decoded;
+    const refused = read.ok ? this.#order.admit(read.frame) : read;
     if (refused) {
       this.#refuse(refused.violation, refused.why);
       return;
     }
-    const { message, text } = parsed as Extract<ParsedFrame, { ok: true }>;
+    const { frame } = read as Extract<typeof read, { ok: true }>;
     const arrived = performance.now();
     try {
-      this.#beforeTransport(message);
-      this.#transportSocket.deliver(text);
-      if (message.event === 'media' && this.#transport.status === 'connected') {
+      this.#beforeTransport(frame);
+      this.#transportSocket.deliver(frame);
+      if (frame.kind === 'media' && this.#transport.status === 'connected') {
         this.#deps.metrics.forwardSeconds.observe({ direction: 'inbound' }, (performance.now() - arrived) / 1000);
       }
     } catch (err) {
       // A valid message the bridge or the SDK still failed on: this call's problem, not the process's.
-      this.#deps.logger.error({ err, callId: this.#callId, event: message.event }, 'a stream message could not be handled');
+      this.#deps.logger.error({ err, callId: this.#callId, event: frame.kind }, 'a stream message could not be handled');
       void this.end('setup_error');
     }
   }
@@ -189,8 +193,8 @@ export class MediaSession {
     void this.end('invalid_stream');
   }
 
-  #beforeTransport(message: StreamMessage): void {
-    switch (message.event) {
+  #beforeTransport(frame: StreamFrame): void {
+    switch (frame.kind) {
       case 'start':
         this.#start().catch((err: unknown) => {
           this.#deps.logger.error({ err }, 'media session failed to start');
@@ -199,8 +203,8 @@ export class MediaSession {
         break;
       case 'media': {
         this.#deps.metrics.frames.inc({ direction: 'inbound' });
-        const audio = Buffer.from(message.media.payload, 'base64');
-        const streamMs = Number(message.media.timestamp);
+        const audio = Buffer.from(frame.payload, 'base64');
+        const streamMs = frame.streamMs;
         this.#recording?.caller(audio, streamMs);
         if (this.#modelInputZeroMs === null && this.#transport.status === 'connected') this.#modelInputZeroMs = streamMs;
         break;
@@ -226,7 +230,7 @@ export class MediaSession {
       return;
     }
     const call = this.#call;
-    // Noted so Twilio's report of the call's end can tell a stream this bridge ended from one
+    // Noted so the provider's report of the call's end can tell a stream this bridge ended from one
     // lost with a killed media process (src/calls/line/lineReports.ts).
     await markMedia(this.#deps.db, callId, 'started', new Date(this.#streamStartedAt));
     this.#turns = new TurnLog(this.#deps.db, { callId, tenantId: call.line.tenant_id }, (err) =>
@@ -235,7 +239,7 @@ export class MediaSession {
     if (call.line.recording) {
       this.#recording = new CallRecording(this.#streamStartedAt);
       // The reference is the call's from the start: the call's finish step may run before this
-      // session ends and writes the file (Twilio's report of a hang-up races the stream's stop).
+      // session ends and writes the file (the provider's report of a hang-up races the stream's stop).
       await lineCalls(this.#deps.db).updateOne({ _id: callId }, { $set: { recording_uri: recordingReference(call.line.tenant_id, callId).uri } });
     }
     if (this.#ending) return;
@@ -356,7 +360,7 @@ export class MediaSession {
   end(reason: EndReason): Promise<void> {
     // #finish starts a tick later, once #ending is set: it closes the realtime session, whose
     // `disconnected` event would otherwise find no end under way and end the call a second
-    // time, as setup_error (a caller's hang-up was reported so before Twilio's own report).
+    // time, as setup_error (a caller's hang-up was reported so before the provider's own report).
     this.#ending ??= Promise.resolve()
       .then(() => this.#finish(reason))
       .catch((err: unknown) => {
@@ -399,7 +403,7 @@ export class MediaSession {
       logger.warn({ err, callId }, 'closing the realtime session failed');
     }
     if (this.#socket.readyState === WebSocket.OPEN) {
-      // After a transfer Twilio ends the stream itself once the call has moved to the team line.
+      // After a transfer the provider ends the stream itself once the call has moved to the team line.
       if (reason === 'transfer') this.#closeAfter(TRANSFER_CLOSE_MS);
       else this.#socket.close();
     }

@@ -1,19 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Db } from 'mongodb';
-import twilio from 'twilio';
 import { callCollections } from '../calls/callStore';
 import { claimLineStream, findLineCall } from '../calls/line/lineCalls';
-import { parseStreamPath, secretMatches } from '../calls/line/streamUrl';
-
-/**
- * Who may open a stream: Twilio signs the WebSocket handshake (`X-Twilio-Signature`, HMAC of
- * the stream URL as the TwiML gave it, with the account's auth token), as its webhooks.
- */
-export interface StreamAuth {
-  authToken: string;
-  /** TWILIO_MEDIA_STREAM_URL: the public URL each call's `<Stream url>` extends with its id and secret. */
-  streamUrl: string;
-}
+import type { StreamProtocol } from '../calls/line/streamProtocol';
+import { parseStreamPath } from '../calls/line/streamUrl';
 
 export type RefusalReason = 'path' | 'signature' | 'secret' | 'unknown_call' | 'ended' | 'taken';
 
@@ -24,21 +14,17 @@ const FINAL_STATUSES = new Set(['completed', 'failed']);
 /**
  * Whether a stream handshake may become the stream of the call its path names, decided before
  * the WebSocket is accepted (docs/decisions/calls.md, "How a stream proves its call"): the path
- * is `/media-stream/<call id>/<secret>`; with Twilio configured, the handshake is signed over
- * that call's URL and the secret is the call's; the call is one this deployment placed or
+ * is `/media-stream/<call id>/<secret>`; the provider's stream protocol admits the handshake
+ * (its signature, the call's secret); the call is one this deployment placed or
  * accepted, has not ended, and has no stream yet. The last is a claim (a unique insert), so two
  * handshakes at once get one stream.
  */
-export async function admitStream(db: Db, req: IncomingMessage, auth: StreamAuth | null, now: Date): Promise<Admission> {
+export async function admitStream(db: Db, req: IncomingMessage, protocol: StreamProtocol, now: Date): Promise<Admission> {
   const stream = parseStreamPath((req.url ?? '/').split('?')[0]!);
   if (!stream) return { ok: false, status: 404, reason: 'path', callId: null };
-  const { callId, secret } = stream;
-  if (auth) {
-    const signature = req.headers['x-twilio-signature'];
-    const url = `${auth.streamUrl.replace(/\/+$/, '')}/${callId}/${secret}`;
-    if (typeof signature !== 'string' || !twilio.validateRequest(auth.authToken, signature, url, {})) return { ok: false, status: 403, reason: 'signature', callId };
-    if (!secretMatches(auth.authToken, callId, secret)) return { ok: false, status: 403, reason: 'secret', callId };
-  }
+  const { callId } = stream;
+  const refused = protocol.admit(req, stream);
+  if (refused) return { ok: false, status: 403, reason: refused, callId };
   const line = await findLineCall(db, callId);
   if (!line) return { ok: false, status: 404, reason: 'unknown_call', callId };
   if (line.media_started_at) return { ok: false, status: 409, reason: 'taken', callId };

@@ -89,8 +89,8 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
       { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE },
       {
         webhooks: { allowPrivateUrls: webhookPrivateUrlsAllowed(config) },
-        // VOICE_PROVIDER=twilio in `env`: the worker places calls through Twilio's REST API (a fake's, in tests).
-        ...(config.VOICE_PROVIDER === 'twilio' ? { voice: createVoiceProvider(config, { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }) } : {}),
+        // VOICE_PROVIDER=twilio or plivo in `env`: the worker places calls through the provider's REST API (a fake's, in tests).
+        ...(config.VOICE_PROVIDER !== 'simulator' ? { voice: createVoiceProvider(config, { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE }) } : {}),
         ...(typeof withWorker === 'object' ? withWorker : {}),
       },
     );

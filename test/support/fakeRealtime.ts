@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { messageText } from '../../src/media/streamMessages';
+import { messageText } from '../../src/calls/line/streamFrames';
 import { FRAME_BYTES, mulawRms } from './speechAudio';
 
 /**

@@ -12,6 +12,8 @@ import { freePort } from '../../src/local/net';
 import { createLogger } from '../../src/observability/logger';
 import { saveLineCall } from '../../src/calls/line/lineCalls';
 import { callStreamUrl } from '../../src/calls/line/streamUrl';
+import type { StreamProtocol } from '../../src/calls/line/streamProtocol';
+import { twilioStreamProtocol } from '../../src/providers/voice/twilio/streamProtocol';
 import type { OriginateRequest, VoiceProvider } from '../../src/calls/voiceLine';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
 import type { TestApi } from './app';
@@ -78,7 +80,7 @@ export interface TestBridge {
 /** The media bridge in this process on a free port, signalling the test API's workflows. */
 export async function startTestBridge(
   api: TestApi,
-  options: { realtimeUrl: string; apiKey: string; maxCallSecondsCap?: number; streamAuthToken?: string; tools?: CallToolSettings },
+  options: { realtimeUrl: string; apiKey: string; maxCallSecondsCap?: number; streamAuthToken?: string; tools?: CallToolSettings; streamProtocol?: StreamProtocol },
 ): Promise<TestBridge> {
   const registry = new Registry();
   const lineControl = new RecordingLineControl();
@@ -95,7 +97,7 @@ export async function startTestBridge(
     metrics: createMediaMetrics(registry),
     logger: createLogger({ LOG_LEVEL: 'silent' }, 'media'),
     registry,
-    streamAuth: options.streamAuthToken ? { authToken: options.streamAuthToken, streamUrl: url } : null,
+    streamProtocol: options.streamProtocol ?? twilioStreamProtocol(options.streamAuthToken ? { authToken: options.streamAuthToken, streamUrl: url } : null),
     tools: options.tools ?? NO_TOOLS,
   });
   await new Promise<void>((resolve) => media.server.listen(port, '127.0.0.1', resolve));

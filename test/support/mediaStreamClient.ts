@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
-import { messageText } from '../../src/media/streamMessages';
+import { messageText } from '../../src/calls/line/streamFrames';
 import { FRAME_BYTES, MULAW_SILENCE } from './speechAudio';
 
 /**

@@ -14,12 +14,18 @@ export interface LineCallDoc {
   _id: string;
   tenant_id: string;
   /**
-   * The telephony adapter that carries the call (its name in VOICE_PROVIDER, e.g. `twilio`):
+   * The telephony adapter that carries the call (its name in VOICE_PROVIDER):
    * a plain string, so a new adapter is a folder, not an edit of this type.
    */
   provider: string;
-  /** The network's id for the call (Twilio's CallSid); null until the network answers the originate. */
+  /** The network's id for the call (a CallSid, a CallUUID); null until the network answers the originate or reports the call. */
   provider_call_id: string | null;
+  /**
+   * The network's id for the request that placed the call, where the network names the request
+   * apart from the call and learns the call's own id later (it rings, answers or ends): the call
+   * is cancelled by it until then. Absent: the network gives the call's id at once.
+   */
+  provider_request_id?: string;
   request: OriginateRequest;
   /** Both sides' audio are kept: the number's deployment has recording on. */
   recording: boolean;
@@ -63,6 +69,11 @@ export async function findLineCallByProviderId(db: Db, providerCallId: string): 
 /** Stores the network's id for the call once; the first writer (the originate, or a report from the line) wins with the same value. */
 export async function recordProviderCallId(db: Db, callId: string, providerCallId: string): Promise<void> {
   await lineCalls(db).updateOne({ _id: callId, provider_call_id: null }, { $set: { provider_call_id: providerCallId } });
+}
+
+/** Stores the network's id for the placing request (see `provider_request_id`); the first stays. */
+export async function recordProviderRequestId(db: Db, callId: string, requestId: string): Promise<void> {
+  await lineCalls(db).updateOne({ _id: callId, provider_request_id: { $exists: false } }, { $set: { provider_request_id: requestId } });
 }
 
 /** Notes that the call's workflow is ending the call (see `ended_by_us_at`); the first note stays. */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Where the media process takes streams (any provider's: the path and secret say nothing of Twilio): `/media-stream/<call id>/<secret>` (docs/media.md). */
+/** Where the media process takes streams (any provider's: the path and secret name no provider): `/media-stream/<call id>/<secret>` (docs/media.md). */
 export const MEDIA_STREAM_PATH = '/media-stream';
 
 /** Call ids are ours (`call_` and base-62); anything else in the path is refused unread. */
@@ -8,8 +8,8 @@ const CALL_ID = /^call_[A-Za-z0-9]{1,64}$/;
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * The call's stream secret: an HMAC of its id under the Twilio auth token, which both the API
- * (that writes the TwiML) and the media process (that takes the stream) hold. Nothing is
+ * The call's stream secret: an HMAC of its id under the provider's auth token, which both the API
+ * (that writes the answer) and the media process (that takes the stream) hold. Nothing is
  * stored, and no other call's URL can be made from one that leaked (docs/decisions/calls.md,
  * "How a stream proves its call").
  */
@@ -18,9 +18,9 @@ export function streamSecret(key: string, callId: string): string {
 }
 
 /**
- * The `<Stream url>` of one call: TWILIO_MEDIA_STREAM_URL (which ends in `/media-stream`) with
- * the call id and its secret as path segments. Twilio allows no query string on `<Stream>`,
- * and signs the URL whole, so the handshake's signature is per call too.
+ * The `<Stream url>` of one call: the provider's media stream URL (which ends in `/media-stream`) with
+ * the call id and its secret as path segments. Providers may allow no query string on a stream
+ * URL, and sign the URL whole, so the handshake's signature is per call too.
  */
 export function callStreamUrl(mediaStreamUrl: string, key: string, callId: string): string {
   return `${mediaStreamUrl.replace(/\/+$/, '')}/${callId}/${streamSecret(key, callId)}`;

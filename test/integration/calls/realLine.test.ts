@@ -12,6 +12,7 @@ import { createMediaServer, MEDIA_STREAM_PATH, type MediaServer } from '../../..
 import { temporalLineEvents } from '../../../src/media/lineEvents';
 import { createLogger } from '../../../src/observability/logger';
 import { twilioSettingsFrom } from '../../../src/providers/voice/twilio/settings';
+import { twilioStreamProtocol } from '../../../src/providers/voice/twilio/streamProtocol';
 import { TwilioVoiceProvider } from '../../../src/providers/voice/twilio/twilioVoiceProvider';
 import { TWILIO_WEBHOOK_PATHS } from '../../../src/providers/voice/twilio/webhookUrls';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
@@ -94,7 +95,7 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
       db: api.db,
       lineEvents: temporalLineEvents(api.temporal),
       lineControl: new TwilioVoiceProvider(api.db, settings),
-      streamAuth: { authToken: settings.authToken, streamUrl: settings.mediaStreamUrl },
+      streamProtocol: twilioStreamProtocol({ authToken: settings.authToken, streamUrl: settings.mediaStreamUrl }),
       realtime: { url: model.url, model: 'fake-realtime', apiKey: API_KEY },
       recordingsDir,
       metrics: createMediaMetrics(registry),

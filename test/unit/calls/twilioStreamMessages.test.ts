@@ -1,4 +1,5 @@
-import { parseStreamFrame, StreamOrder, VIOLATION_CLOSE_CODE, type StreamMessage } from '../../../src/media/streamMessages';
+import { StreamOrder, VIOLATION_CLOSE_CODE } from '../../../src/calls/line/streamProtocol';
+import { parseStreamFrame, toStreamFrame, type StreamMessage } from '../../../src/providers/voice/twilio/streamMessages';
 
 const CALL = 'call_018c2f5a3b1c9f8e7d6c5b4a';
 const SID = 'MZ00000000000000000000000000000001';
@@ -57,7 +58,8 @@ describe('parseStreamFrame', () => {
 });
 
 describe('StreamOrder', () => {
-  const message = (kind: keyof typeof TWILIO, changes: Record<string, unknown> = {}) => ({ ...TWILIO[kind], ...changes }) as unknown as StreamMessage;
+  // Twilio's messages as the bridge orders them: in neutral terms (src/calls/line/streamProtocol.ts).
+  const message = (kind: keyof typeof TWILIO, changes: Record<string, unknown> = {}) => toStreamFrame({ ...TWILIO[kind], ...changes } as unknown as StreamMessage);
 
   it('takes Twilio’s order: connected, start, then media, dtmf and marks until stop', () => {
     const order = new StreamOrder(CALL);
