@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { conversationAgentWorkflowId } from '../src/agents/contracts';
 import { conversationIdFor } from '../src/conversations/store';
+import { createBusinessTool } from '../src/businessTools';
 import { collections } from '../src/db/collections';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { distribution, formatDistribution, loadAverage } from './benchStats';
@@ -21,8 +22,10 @@ import { AGENT_TARGETS } from './targets';
  * through the signed Cloud API webhook; the worker's chat agent asks a fake OpenAI-compatible
  * model (this process, answering after BENCH_MODEL_MS, 300) which asks for one tool, runs it,
  * asks again, and the reply reaches a fake Graph API (this process). The tool it asks for is
- * one the toolbox does not have (no business tool source exists on this branch): its run is a
- * real step with its trail row and an error answer, at no tool time. Printed beside issue 33's
+ * the workspace's declared business tool `look_up_order`: a signed POST to an order service in
+ * this process that answers at once. Each person waits BENCH_THINK_MS (8,000, jittered ±50%)
+ * after a reply before writing again, as people do; the conversations start spread over one
+ * such wait. Printed beside issue 33's
  * targets: the latency we add (inbound → reply, less two model calls and the burst window),
  * the CPU per turn of our processes (the fake model and Graph excluded: they are this
  * process), and Temporal history events per turn. Figures go to .bench/agents-<time>.json.
@@ -32,6 +35,8 @@ const conversations = Number(process.env.BENCH_CONVERSATIONS ?? AGENT_TARGETS.co
 const turns = Number(process.env.BENCH_TURNS ?? AGENT_TARGETS.turns);
 const modelMs = Number(process.env.BENCH_MODEL_MS ?? AGENT_TARGETS.modelMs);
 const quietMs = 100;
+/** How long a person takes to read the answer and write again (each wait jittered ±50%, seeded). */
+const thinkMs = Number(process.env.BENCH_THINK_MS ?? AGENT_TARGETS.thinkMs);
 const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 600) * 1000;
 const APP_SECRET = 'bench-app-secret';
 const TENANT = 'ws_bench_agents';
@@ -70,6 +75,14 @@ async function main(): Promise<void> {
       }, modelMs);
     });
   });
+  // The workspace's order service, called by the agent through its declared business tool.
+  let toolCalls = 0;
+  const orders = createServer((req, res) => {
+    void readBody(req).then(() => {
+      toolCalls++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'Order 4821 left the warehouse and arrives Friday.' }));
+    });
+  });
   // The fake Graph API: accepts every message; a text to a customer resolves that customer's waiter.
   const waiters = new Map<string, () => void>();
   let sent = 0;
@@ -87,6 +100,7 @@ async function main(): Promise<void> {
   let window: { fromUs: number; toUs: number } | null = null;
   const modelUrl = await listen(model);
   const graphUrl = await listen(graph);
+  const ordersUrl = await listen(orders);
 
   const system = await startEmbeddedSystem({
     name: 'bench-agents',
@@ -112,6 +126,13 @@ async function main(): Promise<void> {
     temporalClient: true,
     seed: async (db) => {
       const seeded = await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'bench agents', environment: 'test' });
+      await createBusinessTool(
+        db,
+        TENANT,
+        { name: 'look_up_order', description: 'Where an order is.', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] }, url: `${ordersUrl}/orders`, timeout_ms: 5_000 },
+        true,
+        new Date(),
+      );
       return (await collections(db).senders.findOne({ _id: seeded.senderId }))!.phone.replace(/\D/g, '');
     },
   });
@@ -138,9 +159,18 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     /** How long the webhook request itself took (the API's share: record the turn, signal the workflow). */
     const webhookMs: number[] = [];
-    const conversation = async (i: number) => {
+    // A seeded jitter, so two runs wait alike.
+    let seed = 42;
+    const jitter = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return 0.5 + seed / 2 ** 31;
+    };
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const conversation = async (i: number, startAfterMs = 0) => {
       const from = `9197${String(i).padStart(8, '0')}`;
+      await pause(startAfterMs);
       for (let turn = 0; turn < turns; turn++) {
+        if (turn > 0) await pause(thinkMs * jitter());
         const replied = new Promise<void>((resolve) => waiters.set(from, resolve));
         const started = performance.now();
         await write(from, `Where is my order 4821? (${turn + 1})`);
@@ -150,14 +180,14 @@ async function main(): Promise<void> {
       }
     };
 
-    say(`[agents] ${conversations} conversations × ${turns} turns, one tool call each, model ${modelMs} ms a call, burst window ${quietMs} ms; load average ${loadAverage()}`);
+    say(`[agents] ${conversations} conversations × ${turns} turns, one tool call each, model ${modelMs} ms a call, burst window ${quietMs} ms, a person's wait ${thinkMs} ms ±50%; load average ${loadAverage()}`);
     // Warm-up: one conversation of one turn (compiles paths, opens connections).
     await conversation(conversations + 1);
     latencies.length = 0;
     webhookMs.length = 0;
     const meter = cpuMeter(system.pids, ['temporal', 'ferretdb']);
     const mark = meter.mark();
-    await Promise.all(Array.from({ length: conversations }, (_, i) => conversation(i)));
+    await Promise.all(Array.from({ length: conversations }, (_, i) => conversation(i, (thinkMs * i) / conversations)));
     const use = meter.since(mark);
     window = use.window;
     const turnCount = conversations * turns;
@@ -186,12 +216,14 @@ async function main(): Promise<void> {
     say(formatPerUnit(use, turnCount, 'turn'));
     say(`  CPU per turn, ours (API, worker, Temporal, FerretDB): ${cpuPerTurnMs.toFixed(1)} ms (target ≤ ${AGENT_TARGETS.cpuPerTurnMs} ms): ${verdict(cpuPerTurnMs <= AGENT_TARGETS.cpuPerTurnMs)}`);
     say(`  history events per turn: ${eventsPerTurn.toFixed(1)} (target ≤ ${AGENT_TARGETS.historyEventsPerTurn}): ${verdict(eventsPerTurn <= AGENT_TARGETS.historyEventsPerTurn)}`);
-    say(`  model calls ${modelCalls} (expected ${2 * (turnCount + 1)}), replies ${latencies.length}`);
+    say(`  model calls ${modelCalls} (expected ${2 * (turnCount + 1)}), tool calls ${toolCalls} (expected ${turnCount + 1}), replies ${latencies.length}`);
     const file = writeBenchFigures('agents', {
       conversations,
       turns,
       model_ms: modelMs,
       burst_quiet_ms: quietMs,
+      think_ms: thinkMs,
+      tool_calls: toolCalls,
       latency_ms: distribution(latencies),
       webhook_ms: distribution(webhookMs),
       added_ms: added,
@@ -208,10 +240,10 @@ async function main(): Promise<void> {
     if (process.env.BENCH_CPU_PROFILE) {
       for (const name of ['worker', 'api']) for (const summary of summariseProfiles(join(profileDir, name), window)) say(formatProfile(name, summary));
     }
-    model.closeAllConnections();
-    graph.closeAllConnections();
-    model.close();
-    graph.close();
+    for (const server of [model, graph, orders]) {
+      server.closeAllConnections();
+      server.close();
+    }
   }
 }
 

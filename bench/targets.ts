@@ -48,6 +48,8 @@ export const AGENT_TARGETS = {
   conversations: 200,
   turns: 5,
   modelMs: 300,
+  /** A person's wait between reading a reply and writing again (jittered ±50% in the bench). */
+  thinkMs: 8_000,
   /** Inbound message → reply sent, p99, beyond the model's, the tool's and the burst window's time. */
   p99AddedMs: 150,
   /** CPU per turn of our processes (API, worker, Temporal, FerretDB; the fake model excluded). */

@@ -62,6 +62,7 @@ runMain(async () => {
       db,
       temporal,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
+      logger,
     },
     {
       // VOICE_PROVIDER: the simulator (default; VOICE_SIMULATOR says whether its line events come
