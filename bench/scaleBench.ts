@@ -149,10 +149,25 @@ function itemsIn(body: unknown): number {
   return 1;
 }
 
+/**
+ * Waits (at most SETTLE_MAX_MS) until FerretDB is idle: a request the API gave up on (503 after
+ * its 2 s budget) leaves its scan running in FerretDB, which would be charged to the next route.
+ */
+async function settled(ferretPid: number): Promise<void> {
+  const deadline = performance.now() + SETTLE_MAX_MS;
+  while (performance.now() < deadline) {
+    const before = cpuSeconds(ferretPid);
+    await sleep(500);
+    if (cpuSeconds(ferretPid) - before < 0.05) return;
+  }
+}
+const SETTLE_MAX_MS = 60_000;
+
 async function runRoute(route: ScaleRoute, base: string, keys: string[], pids: { api: number; ferret: number }, tallyPrefix: string): Promise<RouteResult> {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let items = 0;
+  await settled(pids.ferret);
   const before = await settledTally(tallyPrefix);
   const cpu0 = { api: cpuSeconds(pids.api), ferret: cpuSeconds(pids.ferret) };
   const deadline = performance.now() + secondsPerRoute * 1000;
@@ -211,6 +226,11 @@ async function main(): Promise<void> {
   const tallyPrefix = join(tallyDir, 'ops');
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+    rmSync(work, { recursive: true, force: true });
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopAll().then(() => process.exit(130)));
   try {
     const [mongoPort, temporalPort, uiPort, apiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     const ferret = await startFerretDb({ binary: toolPath(tools, 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(work, 'ferretdb.log') });
@@ -292,8 +312,7 @@ async function main(): Promise<void> {
     );
     say(`written to ${file}`);
   } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    rmSync(work, { recursive: true, force: true });
+    await stopAll();
   }
 }
 

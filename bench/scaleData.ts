@@ -82,12 +82,17 @@ export function* spreadTimes(count: number, from: Date, to: Date, random: Seeded
   for (let i = 0; i < count; i++) yield new Date(Math.floor(from.getTime() + i * step + random.next() * step));
 }
 
-/** The i-th person of a workspace: a stable Indian mobile number and a name. */
+/**
+ * The i-th person of a workspace: an Indian mobile number (distinct for every i below 10⁹:
+ * multiplying by 7,919, which shares no factor with 10⁹, permutes the digits' space, and the
+ * workspace's own offset keeps workspaces apart) and a name.
+ */
 export function person(tenantId: string, i: number): { phone: string; name: string; email: string } {
-  const digits = createHash('sha256').update(`${tenantId}\u0000${i}`).digest().readUInt32BE(0) % 100_000_000;
+  const offset = createHash('sha256').update(tenantId).digest().readUInt32BE(0);
+  const digits = (BigInt(i) * 7919n + BigInt(offset)) % 1_000_000_000n;
   const first = FIRST_NAMES[i % FIRST_NAMES.length]!;
   const last = LAST_NAMES[Math.floor(i / FIRST_NAMES.length) % LAST_NAMES.length]!;
-  return { phone: `+919${String(i % 10)}${String(digits).padStart(8, '0')}`, name: `${first} ${last}`, email: `${first}.${last}.${i}@example.in`.toLowerCase() };
+  return { phone: `+919${String(digits).padStart(9, '0')}`, name: `${first} ${last}`, email: `${first}.${last}.${i}@example.in`.toLowerCase() };
 }
 
 /** Two people in five gave an email, which their contact's id then derives from. */
