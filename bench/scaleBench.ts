@@ -113,13 +113,25 @@ interface RouteResult {
   docs_met: boolean;
 }
 
+/** The API rewrites its tally file in place: a read that meets it half written reads again. */
+function parsedTally(file: string): { counts: OpCount[] } {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as { counts: OpCount[] };
+    } catch (err) {
+      if (attempt >= 20) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+}
+
 function readTally(prefix: string): { returned: number; commands: number } {
   const dir = join(prefix, '..');
   let returned = 0;
   let commands = 0;
   for (const file of readdirSync(dir)) {
     if (!file.startsWith('ops.api.')) continue;
-    const tally = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { counts: OpCount[] };
+    const tally = parsedTally(join(dir, file));
     for (const c of tally.counts) {
       // The bench's own reads of the tally and the API's background sweeps are not requests' work:
       // only commands against the routes' collections count, which is every command here but
