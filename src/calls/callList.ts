@@ -1,6 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import { callCollections, type CallDoc } from './callStore';
 import type { CallOutcome, CallStatus } from './types';
+import { idRange } from '../domain/ids';
 
 /**
  * The console's recent calls: a workspace's calls newest first, optionally one status, one
@@ -35,7 +36,11 @@ export async function listCalls(db: Db, tenantId: string, filter: CallListFilter
   if (filter.createdFrom || filter.createdBefore) {
     query.created_at = { ...(filter.createdFrom ? { $gte: filter.createdFrom } : {}), ...(filter.createdBefore ? { $lt: filter.createdBefore } : {}) };
   }
-  if (page.beforeId) query._id = { $lt: page.beforeId };
+  // Always a string range on `_id`, with the page's sort on `_id`: FerretDB on SQLite then walks
+  // its `_id` index from the newest call down and stops once the page is full, instead of
+  // reading every call to sort them (the console's list answered 503 at 20,000 calls).
+  const ids = idRange('call');
+  query._id = { $gt: ids.$gt, $lt: page.beforeId ?? ids.$lt };
   return callCollections(db).calls.find(query).sort({ _id: -1 }).limit(page.limit).toArray();
 }
 

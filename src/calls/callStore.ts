@@ -77,8 +77,8 @@ export interface CallCollections {
 
 /**
  * The console's recent calls (src/calls/callList.ts): a workspace's calls newest first, any
- * filter applied to that order. MongoDB answers from it; FerretDB on SQLite answers only `_id`
- * equalities from an index and scans for the rest (docs/decisions/console.md, "Recent calls").
+ * filter applied to that order. MongoDB answers from it; FerretDB on SQLite walks its `_id`
+ * index instead, newest first, for the list's `_id` range (docs/decisions/console.md, "Recent calls").
  */
 export const CALL_INDEXES: Record<string, IndexDescription[]> = {
   calls: [{ key: { tenant_id: 1, _id: -1 }, name: 'tenant_newest' }],

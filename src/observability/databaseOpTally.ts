@@ -16,10 +16,22 @@ export interface OpCount {
   shape: string;
   commands: number;
   documents: number;
+  /** Documents the server sent back (cursor batches, a findAndModify's value): what a read cost it to answer. */
+  returned: number;
   ms: number;
 }
 
-const WRITE_EVERY_MS = 5_000;
+/** How often the counts are written; `MONGODB_OP_TALLY_EVERY_MS` shortens it for a bench that reads them between phases. */
+const writeEveryMs = () => Number(process.env.MONGODB_OP_TALLY_EVERY_MS ?? 5_000);
+
+/** The documents a command's reply carries back to the client. */
+export function returnedDocuments(reply: Document | undefined): number {
+  if (!reply) return 0;
+  const batch = reply.cursor?.firstBatch ?? reply.cursor?.nextBatch;
+  if (Array.isArray(batch)) return batch.length;
+  if ('value' in reply && 'lastErrorObject' in reply) return reply.value ? 1 : 0;
+  return 0;
+}
 
 /** The client options that make `tallyDatabaseOps` see commands. */
 export function opTallyOptions(): { monitorCommands: boolean } {
@@ -53,7 +65,7 @@ export function tallyDatabaseOps(client: MongoClient, appName: string): void {
   const pending = new Map<number, OpCount>();
   client.on('commandStarted', (event: CommandStartedEvent) => {
     const { shape, documents } = shapeOf(event);
-    const count = counts.get(shape) ?? { shape, commands: 0, documents: 0, ms: 0 };
+    const count = counts.get(shape) ?? { shape, commands: 0, documents: 0, returned: 0, ms: 0 };
     count.commands += 1;
     count.documents += documents;
     counts.set(shape, count);
@@ -62,7 +74,9 @@ export function tallyDatabaseOps(client: MongoClient, appName: string): void {
   const ended = (event: CommandSucceededEvent | CommandFailedEvent) => {
     const count = pending.get(event.requestId);
     pending.delete(event.requestId);
-    if (count) count.ms += event.duration;
+    if (!count) return;
+    count.ms += event.duration;
+    if ('reply' in event) count.returned += returnedDocuments(event.reply as Document);
   };
   client.on('commandSucceeded', ended);
   client.on('commandFailed', ended);
@@ -70,5 +84,5 @@ export function tallyDatabaseOps(client: MongoClient, appName: string): void {
   setInterval(() => {
     const rows = [...counts.values()].sort((a, b) => b.commands - a.commands);
     writeFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), app: appName, pid: process.pid, counts: rows }, null, 1)}\n`);
-  }, WRITE_EVERY_MS).unref();
+  }, writeEveryMs()).unref();
 }
