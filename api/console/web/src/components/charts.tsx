@@ -38,6 +38,8 @@ export interface TimeChartProps {
   yLabel: string;
   /** The top of the scale (a campaign's recipients), so progress reads against the whole. */
   yMax?: number;
+  /** The time axis's span, epoch ms (a day's chart spans the day); absent, the data's own span. */
+  xSpan?: [number, number];
 }
 
 /**
@@ -45,13 +47,13 @@ export interface TimeChartProps {
  * projection. uPlot draws into a canvas the width of the wrapper, redrawn as that changes
  * (a phone turned, a window resized); new data is handed over without rebuilding the chart.
  */
-export function TimeChart({ label, times, series, timeZone, yLabel, yMax }: TimeChartProps) {
+export function TimeChart({ label, times, series, timeZone, yLabel, yMax, xSpan }: TimeChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const data: uPlot.AlignedData = [times.map((t) => t / 1000), ...series.map((s) => s.points)];
   const xLabel = `Time (${timeZone})`;
   // A new chart only when the lines, the zone or the scale change; otherwise only the data.
-  const shape = `${series.map((s) => s.name).join('|')}|${timeZone}|${yLabel}|${yMax ?? ''}`;
+  const shape = `${series.map((s) => s.name).join('|')}|${timeZone}|${yLabel}|${yMax ?? ''}|${xSpan?.join('-') ?? ''}`;
 
   useEffect(() => {
     const el = box.current!;
@@ -67,6 +69,8 @@ export function TimeChart({ label, times, series, timeZone, yLabel, yMax }: Time
         x: {
           time: true,
           range: (_u, min, max) => {
+            // A fixed span, or the data's: a single point would otherwise leave uPlot a scale of years.
+            if (xSpan) return [xSpan[0] / 1000, xSpan[1] / 1000];
             const pad = Math.max(1, (max - min) * 0.03);
             return [min - pad, max + pad];
           },

@@ -84,6 +84,7 @@ export function OverviewPage({ ws }: { ws: string }) {
             series={[{ name: 'Calls ended in the hour', points: o.calls.by_hour.slice(0, hoursSoFar) }]}
             timeZone={o.time_zone}
             yLabel="Calls"
+            xSpan={[since, since + 24 * HOUR_MS]}
           />
         ) : null}
         {Object.keys(o.calls.by_outcome).length ? (
