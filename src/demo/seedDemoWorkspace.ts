@@ -20,6 +20,12 @@ export interface DemoSeedOptions {
   now?: Date;
   /** Deploy the demo agent to the sender as its chat agent (default true; tests of other behaviour leave it off). */
   chatAgent?: boolean;
+  /**
+   * Give the workspace the demo FAQ as a knowledge document, once (default false: every test
+   * workspace is a seeded one, and a document changes what its agents are offered; `npm start`
+   * asks for it).
+   */
+  faqDocument?: boolean;
 }
 
 export interface DemoSeedResult {
@@ -206,7 +212,8 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
     await insertIfAbsent(c.templates, template);
   }
   // Once, so the chat agent's answers cite a document; a workspace that changed its documents since keeps its own.
-  await seedKnowledgeDocument(db, {
+  if (options.faqDocument) {
+    await seedKnowledgeDocument(db, {
     tenantId,
     documentId: `kdoc_${derived(tenantId, 'knowledge:faq')}`,
     name: DEMO_FAQ_NAME,
@@ -215,6 +222,7 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
     bytes: Buffer.from(DEMO_FAQ, 'utf8'),
     now,
   });
+  }
 
   const known = options.knownApiKey;
   if (known) {

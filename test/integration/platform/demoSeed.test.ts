@@ -107,16 +107,21 @@ describe('seedDemoWorkspace against FerretDB', () => {
     expect(second.apiKey).not.toBe(first.apiKey);
   });
 
-  it('gives the workspace an FAQ document its agents search, once: one deleted on purpose stays deleted', async () => {
+  it('gives the workspace an FAQ document its agents search when asked, once: one deleted on purpose stays deleted', async () => {
     await seedDemoWorkspace(db, options);
+    expect(await listKnowledgeDocuments(db, 'ws_demo')).toEqual([]);
+    await seedDemoWorkspace(db, { ...options, faqDocument: true });
     const documents = await listKnowledgeDocuments(db, 'ws_demo');
     expect(documents.map((d) => [d._id, d.name, d.format])).toEqual([[expect.stringMatching(/^kdoc_[0-9a-f]{24}$/), DEMO_FAQ_NAME, 'markdown']]);
     const [tool] = await knowledgeToolSource({ db })({ tenantId: 'ws_demo', agentId: 'bot_x', channel: 'whatsapp' });
     const found = await tool!.run({ tenantId: 'ws_demo', agentId: 'bot_x', channel: 'whatsapp', runKey: 'k', now: new Date() }, { query: 'Where is my order?' });
     expect((found.output as { passages: { document_name: string; section: string }[] }).passages[0]).toMatchObject({ document_name: DEMO_FAQ_NAME, section: 'Orders › Where is my order?' });
 
+    await seedDemoWorkspace(db, { ...options, faqDocument: true });
+    expect(await listKnowledgeDocuments(db, 'ws_demo')).toEqual(documents);
+
     expect(await deleteKnowledgeDocument(db, 'ws_demo', documents[0]!._id, new Date())).toBe(true);
-    await seedDemoWorkspace(db, options);
+    await seedDemoWorkspace(db, { ...options, faqDocument: true });
     expect(await listKnowledgeDocuments(db, 'ws_demo')).toEqual([]);
   });
 
