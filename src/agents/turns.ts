@@ -155,10 +155,14 @@ export async function runTool(deps: AgentTurnDeps, input: { turn: AgentTurn; age
   const context = { tenantId: turn.tenantId, agentId, channel: 'whatsapp' as const, conversationId: turn.conversationId, customerPhone: turn.customerPhone, runKey, now: trailAt(turn) };
   const result = await deps.toolbox.run(context, call.name, parseArguments(call.arguments));
   const outcome = result.ok ? '' : ' (failed)';
+  const said = result.trail.text;
+  // The tool's own words may name it and give its latency (a business tool's "Ran lookup_order: answered 200 in 84 ms"): not twice.
+  const named = said.includes(call.name) ? '' : ` ${call.name}`;
+  const timed = /\bin \d+ ms\b/.test(said) ? '' : ` (${result.latencyMs} ms)`;
   await recordTrail(deps, {
     tenantId: turn.tenantId,
     customerPhone: turn.customerPhone,
-    text: `${result.trail.kind === 'hold' ? 'Hold line' : result.trail.kind === 'lookup' ? 'Lookup' : 'Tool'} ${call.name}${outcome}: ${result.trail.text} (${result.latencyMs} ms)`,
+    text: `${result.trail.kind === 'hold' ? 'Hold line' : result.trail.kind === 'lookup' ? 'Lookup' : 'Tool'}${named}${outcome}: ${said}${timed}`,
     dedupeKey: runKey,
     at: deps.now(),
   });

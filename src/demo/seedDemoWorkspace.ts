@@ -6,6 +6,7 @@ import { generateApiKey, hashApiKey, keyRefusal, type KeyEnvironment } from '../
 import { newId } from '../domain/ids';
 import { SCOPES } from '../domain/scopes';
 import type { AgentVoice } from '../calls';
+import { seedKnowledgeDocument } from '../knowledge';
 
 /** The workspace `npm start` seeds and prints a key for. */
 export const DEMO_WORKSPACE_ID = 'ws_demo';
@@ -19,6 +20,12 @@ export interface DemoSeedOptions {
   now?: Date;
   /** Deploy the demo agent to the sender as its chat agent (default true; tests of other behaviour leave it off). */
   chatAgent?: boolean;
+  /**
+   * Give the workspace the demo FAQ as a knowledge document, once (default false: every test
+   * workspace is a seeded one, and a document changes what its agents are offered; `npm start`
+   * asks for it).
+   */
+  faqDocument?: boolean;
 }
 
 export interface DemoSeedResult {
@@ -49,6 +56,24 @@ export const DEMO_AGENT_VOICE: AgentVoice = {
   greeting: 'Hello, thank you for calling the demo business. I am the virtual assistant. How can I help you today?',
   idle_seconds: 15,
 };
+
+/** The demo business's FAQ, a knowledge document the chat agent answers from (docs/agents.md "Knowledge"). */
+export const DEMO_FAQ_NAME = 'Demo business FAQ';
+export const DEMO_FAQ = [
+  '# Orders',
+  '## Where is my order?',
+  'Orders ship within 2 working days and arrive 3 to 5 working days later; the tracking link comes by WhatsApp when the order ships. Send us your order number and we will tell you where yours is.',
+  '## Can I change my delivery address?',
+  'Yes, until the order ships: write to us with your order number and the new address.',
+  '# Returns and refunds',
+  '## Can I return an item?',
+  'Items can be returned within 30 days of delivery, unused and in their packaging; a courier collects them from your address.',
+  '## When do I get my refund?',
+  'Refunds reach your bank account or UPI within 5 working days of the courier collecting the item.',
+  '# Payments',
+  '## How can I pay?',
+  'By UPI, card or net banking through the payment link we send on WhatsApp; cash on delivery for orders under Rs 5,000.',
+].join('\n\n');
 
 /** Stable per workspace, so a second seed finds what the first wrote. */
 function derived(workspaceId: string, what: string, length = 24): string {
@@ -185,6 +210,18 @@ export async function seedDemoWorkspace(db: Db, options: DemoSeedOptions): Promi
   if (options.chatAgent !== false) await c.senders.updateOne({ _id: senderId, tenant_id: tenantId, agent_id: { $exists: false } }, { $set: { agent_id: agentId } });
   for (const template of demoTemplates(tenantId, now)) {
     await insertIfAbsent(c.templates, template);
+  }
+  // Once, so the chat agent's answers cite a document; a workspace that changed its documents since keeps its own.
+  if (options.faqDocument) {
+    await seedKnowledgeDocument(db, {
+    tenantId,
+    documentId: `kdoc_${derived(tenantId, 'knowledge:faq')}`,
+    name: DEMO_FAQ_NAME,
+    fileName: 'faq.md',
+    format: 'markdown',
+    bytes: Buffer.from(DEMO_FAQ, 'utf8'),
+    now,
+  });
   }
 
   const known = options.knownApiKey;

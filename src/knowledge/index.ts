@@ -3,7 +3,7 @@
  * agents (docs/agents.md "Knowledge"). What others use: the agent tool source, the console's
  * actions and reads, the limits.
  */
-export { deleteKnowledgeDocument, uploadKnowledgeDocument, type UploadInput } from './knowledgeActions';
+export { deleteKnowledgeDocument, seedKnowledgeDocument, uploadKnowledgeDocument, type UploadInput } from './knowledgeActions';
 export { KNOWLEDGE_LIMITS } from './limits';
 export { FORMAT_MEDIA_TYPES, formatOfMediaType, KNOWLEDGE_FORMATS, type KnowledgeFormat } from './readDocument';
 export { KnowledgeRefusal, type KnowledgeRefusalReason } from './refusal';

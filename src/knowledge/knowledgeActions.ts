@@ -5,7 +5,7 @@ import { KNOWLEDGE_LIMITS as L } from './limits';
 import { splitIntoPassages } from './passages';
 import { readDocument, type KnowledgeFormat } from './readDocument';
 import { KnowledgeRefusal } from './refusal';
-import { deleteChunks, findKnowledgeDocument, knowledgeCollections, PASSAGES_PER_CHUNK, storeDocument, touchKnowledgeStamp, type KnowledgeDocumentDoc } from './store';
+import { deleteChunks, findKnowledgeDocument, knowledgeCollections, PASSAGES_PER_CHUNK, readKnowledgeStamp, storeDocument, touchKnowledgeStamp, type KnowledgeDocumentDoc } from './store';
 
 /**
  * The console's knowledge actions (docs/agents.md "Knowledge"): upload a document, delete one.
@@ -49,11 +49,31 @@ export interface UploadInput {
 
 /** Stores the document, or throws a KnowledgeRefusal saying why not. */
 export async function uploadKnowledgeDocument(db: Db, input: UploadInput): Promise<KnowledgeDocumentDoc> {
+  return upload(db, input, newId('kdoc', input.now));
+}
+
+/**
+ * A document a seed gives a workspace (the demo's FAQ), under an id the seed derives: stored
+ * once, while the workspace's documents were never changed (no stamp yet). A workspace whose
+ * documents were ever uploaded or deleted keeps what it has, so an operator who deleted the
+ * seeded document does not get it back at the next start. Answers the document, or null when
+ * it was not stored.
+ */
+export async function seedKnowledgeDocument(db: Db, input: UploadInput & { documentId: string }): Promise<KnowledgeDocumentDoc | null> {
+  const existing = await findKnowledgeDocument(db, input.tenantId, input.documentId);
+  if (existing) return existing;
+  if ((await readKnowledgeStamp(db, input.tenantId)) !== 'none') return null;
+  // What an earlier seed that died half-way left under this id (its document record is written last).
+  await deleteChunks(db, input.documentId, Math.ceil(L.maxPassagesPerDocument / PASSAGES_PER_CHUNK));
+  await knowledgeCollections(db).places.deleteMany({ tenant_id: input.tenantId, document_id: input.documentId });
+  return upload(db, input, input.documentId);
+}
+
+async function upload(db: Db, input: UploadInput, id: string): Promise<KnowledgeDocumentDoc> {
   if (input.bytes.length > L.maxDocumentBytes) {
     throw new KnowledgeRefusal('document_too_large', `A document may have at most ${L.maxDocumentBytes} bytes.`, { limit: L.maxDocumentBytes });
   }
   const passages = splitIntoPassages(await readDocument(input.format, input.bytes));
-  const id = newId('kdoc', input.now);
   let placed = await takePlace(db, input.tenantId, id);
   if (!placed) {
     await freeAbandonedPlaces(db, input.tenantId);

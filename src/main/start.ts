@@ -218,6 +218,7 @@ runMain(async () => {
       name: 'Demo workspace',
       environment: config.API_ENVIRONMENT,
       knownApiKey: known,
+      faqDocument: true,
     });
     if (demo.keyCreated) writeFileSync(keyFile, `${demo.apiKey}\n`, { mode: 0o600 });
     await temporalClient.connection.close();

@@ -6,12 +6,17 @@ import type { ModelStep, TurnItem } from '../../agents/contracts';
  * the system runs with no model and tests exercise tools without one. It reads the customer's
  * latest messages and, when a tool it is offered fits, calls it: `hand_over` when a person is
  * asked for, an order or tracking tool for order questions, a knowledge or search tool for
- * other questions; given the tools' results it answers from them. It understands nothing:
+ * other questions, and both at once (two tool calls in one step, as a real model calls tools in
+ * parallel) for an order question that also asks about a policy ("Where is my order 1234, and
+ * can I return it?"); given the tools' results it answers from them, naming the document a
+ * knowledge passage came from. It understands nothing:
  * what only a real model shows is in docs/agents.md.
  */
 
 const PERSON = /\b(human|person|people|agent|someone|somebody|representative|operator|staff|colleague|manager|real)\b|talk to|speak (to|with)/i;
 const ORDER = /\b(order|orders|delivery|deliver|shipment|shipped|parcel|package|track|tracking)\b/i;
+/** Words a business's documents answer (its policies), asked beside an order question: "can I return it?". */
+const POLICY = /\b(return|returns|returning|refund|refunds|refunded|exchange|exchanges|cancel|cancellation|cancelling|warranty|guarantee)\b/i;
 const GREETING = /^\s*(hi|hello|hey|namaste|good (morning|afternoon|evening))\b[\s!.]*$/i;
 const QUESTION = /\?|\b(what|when|where|how|why|which|who|can|do|does|is|are)\b/i;
 
@@ -57,6 +62,10 @@ function gist(output: string): string {
       const record = value as Record<string, unknown>;
       if (typeof record.error === 'string') return `I could not look that up just now (${record.error}).`;
       for (const key of ['answer', 'text', 'summary', 'status', 'message']) if (typeof record[key] === 'string') return record[key];
+      // search_knowledge's answer: the best passage, with the document it comes from (as the tool asks of a model).
+      const passage = (Array.isArray(record.passages) ? record.passages[0] : undefined) as Record<string, unknown> | undefined;
+      if (passage && typeof passage.text === 'string') return typeof passage.document_name === 'string' ? `${passage.text} (from our "${passage.document_name}")` : passage.text;
+      if (Array.isArray(record.passages) && typeof record.note === 'string') return record.note;
       const results = Array.isArray(record.results) ? record.results : Array.isArray(value) ? value : null;
       const top = results?.[0] as Record<string, unknown> | undefined;
       if (top) for (const key of ['text', 'snippet', 'answer', 'content']) if (typeof top[key] === 'string') return top[key];
@@ -75,12 +84,16 @@ export function replyFromResults(items: TurnItem[]): string {
 }
 
 function firstStep(request: ModelRequest, text: string): ModelStep {
-  const call = (tool: ModelToolSpec): ModelStep => ({ text: null, toolCalls: [{ callId: `sim_${tool.name}_${request.items.length}`, name: tool.name, arguments: JSON.stringify(argumentsFor(tool, text)) }] });
+  const call = (...tools: ModelToolSpec[]): ModelStep => ({
+    text: null,
+    toolCalls: tools.map((tool) => ({ callId: `sim_${tool.name}_${request.items.length}`, name: tool.name, arguments: JSON.stringify(argumentsFor(tool, text)) })),
+  });
   const handOver = request.tools.find((tool) => tool.name === 'hand_over');
   if (PERSON.test(text) && handOver) return call(handOver);
   const orderTool = ORDER.test(text) ? find(request.tools, ORDER_TOOL) : undefined;
+  const knowledge = !GREETING.test(text) && QUESTION.test(text) ? (request.tools.find((tool) => tool.name === 'search_knowledge') ?? find(request.tools, KNOWLEDGE_TOOL)) : undefined;
+  if (orderTool && knowledge && knowledge !== orderTool && POLICY.test(text)) return call(orderTool, knowledge);
   if (orderTool) return call(orderTool);
-  const knowledge = !GREETING.test(text) && QUESTION.test(text) ? find(request.tools, KNOWLEDGE_TOOL) : undefined;
   if (knowledge) return call(knowledge);
   if (GREETING.test(text) || text === '') return { text: 'Hello! How can I help you today?', toolCalls: [] };
   if (ORDER.test(text)) {

@@ -250,7 +250,7 @@ describe('npm start (the launcher)', () => {
     }
   }, 120_000);
 
-  it("answers the README's inbound example: the demo sender's chat agent replies to \"Where is my order?\"", async () => {
+  it("answers the README's inbound example: the demo sender's chat agent replies to \"Where is my order?\" from the demo's FAQ document", async () => {
     const running = await launch(env);
     try {
       const api = running.lines.API!;
@@ -269,9 +269,19 @@ describe('npm start (the launcher)', () => {
         if (turns.some((t) => t.role === 'model')) break;
         await new Promise((r) => setTimeout(r, 500));
       } while (Date.now() < deadline);
+      // The answer comes from the demo's seeded FAQ, and says so; the console's trail names the document.
       expect(turns.map((t) => [t.role, t.text])).toEqual([
         ['user', 'Where is my order?'],
-        ['model', 'I can help with your order: could you send me your order number?'],
+        [
+          'model',
+          'Orders ship within 2 working days and arrive 3 to 5 working days later; the tracking link comes by WhatsApp when the order ships. Send us your order number and we will tell you where yours is. (from our "Demo business FAQ")',
+        ],
+      ]);
+      const consoleTurns = (await (
+        await fetch(`${api}/console/v1/workspaces/ws_demo/conversations/${conversationId}/transcript`, { headers: { Authorization: `Bearer ${running.lines['Console token']}` } })
+      ).json()) as { items: { kind: string; text: string }[] };
+      expect(consoleTurns.items.filter((t) => t.kind === 'trail').map((t) => t.text)).toEqual([
+        expect.stringMatching(/^Lookup search_knowledge: Searched the knowledge documents for "Where is my order\?": used "Demo business FAQ" \(kdoc_[0-9a-f]{24}\) \(\d+ ms\)$/),
       ]);
     } finally {
       expect(await stop(running.child, 'SIGTERM')).toBe(0);

@@ -1,5 +1,6 @@
 import { createToolbox, type AgentToolContext, type AgentToolSource } from '../../../src/agents';
 import { builtInToolSource } from '../../../src/agents/builtIns';
+import { businessToolSource, createBusinessTool } from '../../../src/businessTools';
 import type { LineTurnDoc } from '../../../src/calls/line/lineTurns';
 import { matchOrCreateContact } from '../../../src/contacts';
 import { conversationIdFor, conversationMessagesCollection } from '../../../src/conversations';
@@ -9,6 +10,7 @@ import { startTestApi, type TestApi } from '../../support/app';
 import { builtInDeps } from '../../support/agentTools';
 import { pollCall } from '../../support/calls';
 import { eventually } from '../../support/messaging';
+import { ORDER_TOOL_PARAMETERS, OrderDesk } from '../../support/orderDesk';
 import { startFakeRealtime, type FakeModelSession, type FakeRealtime, type ModelScript } from '../../support/fakeRealtime';
 import { answeredCall, startLineCallWorker, startTestBridge } from '../../support/mediaBridge';
 import { MediaStreamClient } from '../../support/mediaStreamClient';
@@ -186,6 +188,75 @@ describe('tools on a live call', () => {
       ]);
     } finally {
       await bridge.close();
+    }
+  });
+
+  it('calls the workspace’s declared HTTP tool mid-call: a signed request to the business, its answer back to the model, a trail row in the call’s conversation', async () => {
+    const desk = new OrderDesk();
+    const deskUrl = await desk.start();
+    const ws = await createTestWorkspace(api.db);
+    await collections(api.db).phoneNumbers.updateOne({ _id: ws.phoneNumber.slice(1) }, { $set: { recording: false, team_line: null } });
+    const declared = await createBusinessTool(
+      api.db,
+      ws.workspaceId,
+      { name: 'order_status', description: "Look up where a customer's order is by its order number.", parameters: { ...ORDER_TOOL_PARAMETERS }, url: deskUrl, timeout_ms: 5_000 },
+      true,
+      new Date(),
+    );
+    desk.secret = declared.secret;
+    const to = `+9198112${String(Date.now() % 100_000).padStart(5, '0')}`;
+    const token = `purpose-business-tool-${Date.now()}`;
+    const answer = 'Your order 1234 was delivered on Monday. Goodbye.';
+    audio[answer] ??= speechMulaw(answer);
+    scripts.set(token, {
+      turns: [{ say: say(OPENING) }, { call: { name: 'order_status', arguments: { order_id: '1234' } } }, { say: say(answer), call: 'end_call' }],
+      heard: [PERSON],
+    });
+    // The process's real business tool source (the roots' own), private addresses allowed for loopback as in development.
+    const bridge = await startTestBridge(api, {
+      realtimeUrl: model.url,
+      apiKey: API_KEY,
+      tools: { toolbox: createToolbox([businessToolSource({ db: api.db, allowPrivateUrls: true })]), holdAfterMs: 20_000, timeoutMs: 20_000 },
+    });
+    try {
+      const callId = await answeredCall(api, ws, to, `checking an order ${token}`);
+      await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
+      bridge.lineControl.onRequest = async () => {
+        setTimeout(() => void client.stop(), 50);
+      };
+      await client.agentFinished();
+      await client.say(audio[PERSON]!);
+      await client.closed;
+      expect((await pollCall(api, ws.key, callId, (b) => b.status === 'completed')).outcome).toBe('agent_hangup');
+
+      const session = sessionOfCall(token)!;
+      expect(session.sessionUpdates.find((u) => u.instructions)!.tools.map((t: { name: string }) => t.name)).toEqual(['end_call', 'order_status']);
+      // The business received one signed request, keyed by the call and the model's call id, and verified it.
+      const [orderCall] = session.functionCalls;
+      expect(session.functionCalls.map((c) => [c.name, c.arguments])).toEqual([
+        ['order_status', '{"order_id":"1234"}'],
+        ['end_call', '{}'],
+      ]);
+      expect(desk.refused).toEqual([]);
+      expect(desk.received).toEqual([{ tool: 'order_status', callId: expect.stringMatching(/^tcall_/) as string, args: { order_id: '1234' } }]);
+      // Its answer went back to the model as the function_call_output.
+      expect(session.toolOutputs[0]).toEqual({ call_id: orderCall!.call_id, output: JSON.stringify({ status: OrderDesk.status('1234') }) });
+
+      const conversationId = conversationIdFor(ws.workspaceId, 'voice', callId);
+      const messages = await eventually(async () => {
+        const found = await conversationMessagesCollection(api.db).find({ conversation_id: conversationId }).sort({ created_at: 1 }).toArray();
+        return found.length >= 4 && found;
+      }, 'the call’s conversation');
+      expect(messages.map((m) => [m.role, m.kind, m.text])).toEqual([
+        ['model', 'turn', OPENING],
+        ['user', 'turn', PERSON],
+        ['model', 'trail', expect.stringMatching(/^Ran order_status: answered 200 in \d+ ms$/)],
+        ['model', 'turn', answer],
+      ]);
+    } finally {
+      await bridge.close();
+      await desk.stop();
     }
   });
 });

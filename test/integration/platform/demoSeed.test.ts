@@ -2,7 +2,8 @@ import type { Db } from 'mongodb';
 import { collections } from '../../../src/db/collections';
 import { hashApiKey } from '../../../src/auth/apiKeys';
 import { SCOPES } from '../../../src/domain/scopes';
-import { DEMO_AGENT_VOICE, seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
+import { DEMO_AGENT_VOICE, DEMO_FAQ_NAME, seedDemoWorkspace } from '../../../src/demo/seedDemoWorkspace';
+import { deleteKnowledgeDocument, knowledgeToolSource, listKnowledgeDocuments } from '../../../src/knowledge';
 import { agentVoiceSettings } from '../../../src/calls/agentVoiceRules';
 import { toE164 } from '../../../src/contacts/contactIdentity';
 import { insertIfAbsent } from '../../../src/db/insertIfAbsent';
@@ -51,7 +52,11 @@ describe('seedDemoWorkspace against FerretDB', () => {
   it('is idempotent: a second run with the key it gave changes nothing and returns the same key', async () => {
     const first = await seedDemoWorkspace(db, options);
     const counts = async () =>
-      Promise.all(['workspaces', 'agents', 'phone_numbers', 'senders', 'templates', 'api_keys'].map((n) => db.collection(n).countDocuments()));
+      Promise.all(
+        ['workspaces', 'agents', 'phone_numbers', 'senders', 'templates', 'api_keys', 'knowledge_documents', 'knowledge_chunks', 'knowledge_document_places'].map((n) =>
+          db.collection(n).countDocuments(),
+        ),
+      );
     const before = await counts();
 
     const second = await seedDemoWorkspace(db, { ...options, knownApiKey: first.apiKey });
@@ -100,6 +105,24 @@ describe('seedDemoWorkspace against FerretDB', () => {
     const second = await seedDemoWorkspace(db, { ...options, knownApiKey: first.apiKey });
     expect(second.keyCreated).toBe(true);
     expect(second.apiKey).not.toBe(first.apiKey);
+  });
+
+  it('gives the workspace an FAQ document its agents search when asked, once: one deleted on purpose stays deleted', async () => {
+    await seedDemoWorkspace(db, options);
+    expect(await listKnowledgeDocuments(db, 'ws_demo')).toEqual([]);
+    await seedDemoWorkspace(db, { ...options, faqDocument: true });
+    const documents = await listKnowledgeDocuments(db, 'ws_demo');
+    expect(documents.map((d) => [d._id, d.name, d.format])).toEqual([[expect.stringMatching(/^kdoc_[0-9a-f]{24}$/), DEMO_FAQ_NAME, 'markdown']]);
+    const [tool] = await knowledgeToolSource({ db })({ tenantId: 'ws_demo', agentId: 'bot_x', channel: 'whatsapp' });
+    const found = await tool!.run({ tenantId: 'ws_demo', agentId: 'bot_x', channel: 'whatsapp', runKey: 'k', now: new Date() }, { query: 'Where is my order?' });
+    expect((found.output as { passages: { document_name: string; section: string }[] }).passages[0]).toMatchObject({ document_name: DEMO_FAQ_NAME, section: 'Orders › Where is my order?' });
+
+    await seedDemoWorkspace(db, { ...options, faqDocument: true });
+    expect(await listKnowledgeDocuments(db, 'ws_demo')).toEqual(documents);
+
+    expect(await deleteKnowledgeDocument(db, 'ws_demo', documents[0]!._id, new Date())).toBe(true);
+    await seedDemoWorkspace(db, { ...options, faqDocument: true });
+    expect(await listKnowledgeDocuments(db, 'ws_demo')).toEqual([]);
   });
 
   it('gives two workspaces distinct numbers and ids', async () => {
