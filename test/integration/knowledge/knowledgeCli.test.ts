@@ -56,7 +56,7 @@ describe('npm run console -- knowledge / tools', () => {
     expect(deleted.stdout).toMatch(/^deleted\s+true$/m);
     const again = await cli('knowledge', 'show', ws.workspaceId, id);
     expect(again.status).toBe(1);
-    expect(again.stderr).toBe('error: not_found: Knowledge document not found.\n');
+    expect(again.stderr).toBe('error: Knowledge document not found.\nhint: not_found; --json prints the whole answer\n');
   });
 
   it('prints a refusal with its reason; an unknown extension is a usage error', async () => {
@@ -64,12 +64,12 @@ describe('npm run console -- knowledge / tools', () => {
     writeFileSync(bad, 'q,a\nx,y\n');
     const refused = await cli('knowledge', 'upload', ws.workspaceId, bad);
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toBe(`error: invalid_argument: An FAQ file needs a header row with the columns question and answer.\n${JSON.stringify({ reason: 'invalid_faq_csv' }, null, 2)}\n`);
+    expect(refused.stderr).toBe('error: An FAQ file needs a header row with the columns question and answer.\nhint: invalid_argument (invalid_faq_csv); --json prints the whole answer\n');
     const odd = join(dir, 'notes.docx');
     writeFileSync(odd, 'x');
     const usage = await cli('knowledge', 'upload', ws.workspaceId, odd);
     expect(usage.status).toBe(2);
-    expect(usage.stderr).toMatch(/^cannot tell the format of .*notes\.docx: name it with --format text\|markdown\|pdf\|faq_csv\n/);
+    expect(usage.stderr).toMatch(/^error: cannot tell the format of .*notes\.docx: name it with --format text\|markdown\|pdf\|faq_csv\nhint: it is written\n  knowledge upload <workspace_id> <file> /);
   });
 
   it('declares a tool from a schema file, shows its secret once, lists and deletes it', async () => {
@@ -84,7 +84,7 @@ describe('npm run console -- knowledge / tools', () => {
     expect(listed.stdout).toBe(['name          url                        timeout_ms  description', 'lookup_order  http://127.0.0.1:9/orders  4000        Look up an order.', ''].join('\n'));
     const flat = await cli('tools', 'add', ws.workspaceId, '--name', 'flat', '--description', 'd', '--url', 'http://127.0.0.1:9/x', '--parameters', '{"type":"string"}');
     expect(flat.status).toBe(1);
-    expect(flat.stderr).toBe(`error: invalid_argument: parameters must be an object schema ("type": "object").\n${JSON.stringify({ reason: 'invalid_parameters_schema' }, null, 2)}\n`);
+    expect(flat.stderr).toBe('error: parameters must be an object schema ("type": "object").\nhint: invalid_argument (invalid_parameters_schema); --json prints the whole answer\n');
     expect((await cli('tools', 'delete', ws.workspaceId, 'lookup_order')).status).toBe(0);
     expect((await cli('tools', 'list', ws.workspaceId)).stdout).toBe('(none)\n');
   });
