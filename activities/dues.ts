@@ -36,7 +36,7 @@ export function createDuesActivities(deps: DuesActivityDeps) {
     /** Safe to retry: the due's id derives from the subscriber and the index (src/dues/raise.ts). */
     raiseCycleDue: (input: { subscriberId: string; index: number; at: string }) => raiseCycle(raise, input.subscriberId, input.index, new Date(input.at)),
     /**
-     * The simulated gateway's paid notice (workflows/simulatedLinkPayment.ts), recorded as
+     * The simulated gateway's paid notice (workflows/dues/simulatedLinkPayment.ts), recorded as
      * Razorpay's webhook records it: source `gateway`, applied once. Safe to retry: a due no
      * longer open is left as it is.
      */

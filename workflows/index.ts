@@ -1,17 +1,17 @@
 /** The worker's workflows path: every workflow the worker hosts is exported here. */
-export { systemCheck } from './systemCheck';
-export { callWorkflow } from './call';
-export { callBack } from './callBack';
-export { rereadCall } from './rereadCall';
-export { simulatedCallee } from './simulatedCallee';
-export { endpointDeliveries } from './endpointDeliveries';
+export { systemCheck } from './system/systemCheck';
+export { callWorkflow } from './calls/call';
+export { callBack } from './calls/callBack';
+export { rereadCall } from './calls/rereadCall';
+export { simulatedCallee } from './calls/simulatedCallee';
+export { endpointDeliveries } from './webhooks/endpointDeliveries';
 // No longer started (issue 13): hosted so runs started by an earlier release finish.
-export { dispatchEvent } from './dispatchEvent';
-export { deliverWebhook } from './deliverWebhook';
-export { simulatedWhatsAppDelivery } from './simulatedWhatsAppDelivery';
-export { campaignRun } from './campaignRun';
-export { voiceCampaignRun } from './voiceCampaignRun';
-export { dueChase } from './dueChase';
-export { duesCycle } from './duesCycle';
-export { simulatedLinkPayment } from './simulatedLinkPayment';
-export { conversationAgentWorkflow } from './conversationAgent';
+export { dispatchEvent } from './webhooks/dispatchEvent';
+export { deliverWebhook } from './webhooks/deliverWebhook';
+export { simulatedWhatsAppDelivery } from './messaging/simulatedWhatsAppDelivery';
+export { campaignRun } from './campaigns/campaignRun';
+export { voiceCampaignRun } from './campaigns/voiceCampaignRun';
+export { dueChase } from './dues/dueChase';
+export { duesCycle } from './dues/duesCycle';
+export { simulatedLinkPayment } from './dues/simulatedLinkPayment';
+export { conversationAgentWorkflow } from './agents/conversationAgent';

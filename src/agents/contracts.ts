@@ -126,7 +126,7 @@ export interface HolderChange {
 }
 
 export type ConversationAgentWorkflow = (input: ConversationAgentInput) => Promise<void>;
-/** A conversation's chat agent (workflows/conversationAgent.ts). */
+/** A conversation's chat agent (workflows/agents/conversationAgent.ts). */
 export const conversationAgentDefinition = defineWorkflow<ConversationAgentWorkflow>('conversationAgentWorkflow');
 
 export function conversationAgentWorkflowId(conversationId: string): string {

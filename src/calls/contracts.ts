@@ -35,7 +35,7 @@ export interface CallWorkflowResult {
 }
 
 export type CallWorkflow = (input: CallWorkflowInput) => Promise<CallWorkflowResult>;
-/** One call's lifecycle (workflows/call.ts). */
+/** One call's lifecycle (workflows/calls/call.ts). */
 export const callWorkflowDefinition = defineWorkflow<CallWorkflow>('callWorkflow');
 
 /** The provider reports what happens on the line. */
@@ -63,12 +63,12 @@ export interface ReadCallInput {
 export type ReadingState = CallResult['state'];
 
 export type RereadCall = (input: ReadCallInput) => Promise<ReadingState>;
-/** A console re-read of a finished call (workflows/rereadCall.ts). */
+/** A console re-read of a finished call (workflows/calls/rereadCall.ts). */
 export const rereadCallDefinition = defineWorkflow<RereadCall>('rereadCall');
 
 /**
  * The reader activity heartbeats this often while it waits for the reader's answer; its
- * heartbeat timeout (workflows/activityOptions.ts) is a few of these.
+ * heartbeat timeout (workflows/calls/activityOptions.ts) is a few of these.
  */
 export const READER_HEARTBEAT_INTERVAL_MS = 5_000;
 
@@ -89,7 +89,7 @@ export interface SimulatedCallPlan {
 }
 
 export type SimulatedCallee = (plan: SimulatedCallPlan) => Promise<void>;
-/** The simulated person and network on the other end of a call (workflows/simulatedCallee.ts). */
+/** The simulated person and network on the other end of a call (workflows/calls/simulatedCallee.ts). */
 export const simulatedCalleeDefinition = defineWorkflow<SimulatedCallee>('simulatedCallee');
 
 export const stopCalleeSignal = defineSignal('stopCallee');
@@ -118,5 +118,5 @@ export interface CallBackResult {
 }
 
 export type CallBack = (input: CallBackInput) => Promise<CallBackResult>;
-/** One per scheduled call-back (workflows/callBack.ts): a durable timer, then the call placed like POST /calls. */
+/** One per scheduled call-back (workflows/calls/callBack.ts): a durable timer, then the call placed like POST /calls. */
 export const callBackDefinition = defineWorkflow<CallBack>('callBack');

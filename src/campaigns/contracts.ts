@@ -47,7 +47,7 @@ export interface CampaignRunState {
 }
 
 export type CampaignRun = (input: CampaignRunInput) => Promise<CampaignRunState>;
-/** One campaign's run (workflows/campaignRun.ts). */
+/** One campaign's run (workflows/campaigns/campaignRun.ts). */
 export const campaignRunDefinition = defineWorkflow<CampaignRun>('campaignRun');
 
 export function campaignRunWorkflowId(campaignId: string): string {
@@ -139,7 +139,7 @@ export interface CampaignMoveInput {
 }
 
 /*
- * Call campaigns (issue 15): a call campaign's run (workflows/voiceCampaignRun.ts) answers the
+ * Call campaigns (issue 15): a call campaign's run (workflows/campaigns/voiceCampaignRun.ts) answers the
  * same updates and query as a WhatsApp run, under the same workflow id (the campaign id). Its
  * input, its step activity's input and answer, and the pacing constants follow.
  */
@@ -182,7 +182,7 @@ export interface VoiceCampaignRunState extends CampaignRunState {
 }
 
 export type VoiceCampaignRun = (input: VoiceCampaignRunInput) => Promise<VoiceCampaignRunState>;
-/** A call campaign's run (workflows/voiceCampaignRun.ts); workflow id = campaign id. */
+/** A call campaign's run (workflows/campaigns/voiceCampaignRun.ts); workflow id = campaign id. */
 export const voiceCampaignRunDefinition = defineWorkflow<VoiceCampaignRun>('voiceCampaignRun');
 
 export interface VoiceStepInput {

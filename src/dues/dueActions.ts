@@ -90,7 +90,7 @@ export async function recordPayment(deps: DueActionDeps, tenantId: string, dueId
     createdAt: now,
     data: { due_id: paid._id, subscriber_id: paid.subscriber_id, amount: paid.paid_amount, period: paid.period_label, reference: paid.payment_reference, source: input.source },
   });
-  // The chase, told to stop, sends the receipt when the settings ask for one (workflows/dueChase.ts).
+  // The chase, told to stop, sends the receipt when the settings ask for one (workflows/dues/dueChase.ts).
   return { kind: 'paid', due: paid };
 }
 

@@ -28,7 +28,7 @@ export interface RecordSimulatedStatusInput {
 }
 
 export type SimulatedWhatsAppDelivery = (input: SimulatedDeliveryInput) => Promise<void>;
-/** The simulator's delivery reports for one accepted message (workflows/simulatedWhatsAppDelivery.ts). */
+/** The simulator's delivery reports for one accepted message (workflows/messaging/simulatedWhatsAppDelivery.ts). */
 export const simulatedWhatsAppDeliveryDefinition = defineWorkflow<SimulatedWhatsAppDelivery>('simulatedWhatsAppDelivery');
 
 /** One delivery per simulated message: a repeated start for the same message is refused. */

@@ -19,7 +19,7 @@ export interface SystemCheckResult {
 }
 
 export type SystemCheck = (input: SystemCheckInput) => Promise<SystemCheckResult>;
-/** A round trip through Temporal, a worker and MongoDB (workflows/systemCheck.ts). */
+/** A round trip through Temporal, a worker and MongoDB (workflows/system/systemCheck.ts). */
 export const systemCheckDefinition = defineWorkflow<SystemCheck>('systemCheck');
 
 /** One workflow per check id: a repeated start of the same check is refused, not run twice. */

@@ -22,7 +22,7 @@ export interface DispatchEventResult {
 }
 
 export type DispatchEvent = (input: DispatchEventInput) => Promise<DispatchEventResult>;
-/** Before issue 13: fanned one event out to its endpoints (workflows/dispatchEvent.ts). No longer started. */
+/** Before issue 13: fanned one event out to its endpoints (workflows/webhooks/dispatchEvent.ts). No longer started. */
 export const dispatchEventDefinition = defineWorkflow<DispatchEvent>('dispatchEvent');
 
 export type DeliveryTrigger = 'event' | 'replay' | 'test';
@@ -42,7 +42,7 @@ export interface DeliverWebhookResult {
 }
 
 export type DeliverWebhook = (input: DeliverWebhookInput) => Promise<DeliverWebhookResult>;
-/** Before issue 13: one delivery's workflow (workflows/deliverWebhook.ts). No longer started. */
+/** Before issue 13: one delivery's workflow (workflows/webhooks/deliverWebhook.ts). No longer started. */
 export const deliverWebhookDefinition = defineWorkflow<DeliverWebhook>('deliverWebhook');
 
 /** One attempt's instructions: which attempt it is, and how long the workflow waits after it if it fails. */
@@ -145,7 +145,7 @@ export interface EndpointDeliveriesInput {
 
 export type EndpointDeliveries = (input: EndpointDeliveriesInput) => Promise<EndpointDeliveryTotals>;
 /**
- * Delivers everything to one endpoint (workflows/endpointDeliveries.ts): started (or woken)
+ * Delivers everything to one endpoint (workflows/webhooks/endpointDeliveries.ts): started (or woken)
  * by `deliverSignal` through signal-with-start, it drains in batches, keeps each delivery's
  * retry schedule in MongoDB queues, continues as new, and closes once idle.
  */
@@ -233,7 +233,7 @@ export interface DrainResult {
  * At most this many new deliveries (the workflow's and its inbox's), and this many from the
  * queues, per drain: with DRAIN_PARALLELISM POSTs at once, a drain against a receiver that
  * never answers lasts at most 4 × the attempt timeout (the drain's deadline in
- * workflows/activityOptions.ts). Issue 28 doubled both (from 32 and 16): a 500-event burst
+ * workflows/webhooks/activityOptions.ts). Issue 28 doubled both (from 32 and 16): a 500-event burst
  * went from about 360 to about 600 deliveries/s.
  */
 export const DRAIN_BATCH = 64;

@@ -36,7 +36,7 @@ export const LINE_SWEEP_GRACE_MS = 30_000;
 export const LINE_SWEEP_INTERVAL_MS = 10_000;
 
 /**
- * The events the `simulatedCallee` workflow (workflows/simulatedCallee.ts) reports for `plan`,
+ * The events the `simulatedCallee` workflow (workflows/calls/simulatedCallee.ts) reports for `plan`,
  * at the same offsets from `placedAt`: each of its waits rounded to the millisecond as its
  * timers are. Ringing, then the network's outcome (nothing for `no_answer`: the call's own
  * ring time decides) or `answered`; a handoff (`human_handoff`, then `human_active` 2 s

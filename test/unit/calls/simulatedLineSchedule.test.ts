@@ -3,7 +3,7 @@ import { lineSchedule } from '../../../src/providers/voice/simulatedLine';
 
 /**
  * The simulated callee's line events and their due times, as the `simulatedCallee` workflow
- * reports them (workflows/simulatedCallee.ts; test/workflow/calls/simulatedLine.test.ts runs
+ * reports them (workflows/calls/simulatedCallee.ts; test/workflow/calls/simulatedLine.test.ts runs
  * both side by side): offsets from the placement, each wait rounded to the millisecond.
  */
 describe('lineSchedule', () => {

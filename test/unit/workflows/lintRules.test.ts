@@ -23,6 +23,18 @@ const probes: Record<string, string> = {
     'export const a = [readFileSync, MongoClient, sleep, x, y, z, w, f];',
     'export type B = Db;',
   ].join('\n'),
+  // a feature's workflows in their folder: the same rules, one level down
+  'workflows/calls/probe.ts': [
+    "import { readFileSync } from 'node:fs';",
+    "import { sleep } from '@temporalio/workflow';",
+    "import { CALL_STEP } from './activityOptions';",
+    "import { lineTime } from '../time';",
+    "import { z } from '../../src/calls/contracts';",
+    "import { w } from '../../src/calls/callStore';",
+    "import { y } from '../../activities/calls';",
+    "import { f } from '../../src/temporal/failures';",
+    'export const a = [readFileSync, sleep, CALL_STEP, lineTime, z, w, y, f];',
+  ].join('\n'),
   'src/calls/contracts.ts': [
     "import { defineSignal } from '@temporalio/workflow';",
     "import type { T } from './types';",
@@ -242,6 +254,9 @@ describe('import rules (.oxlintrc.json)', () => {
         'workflows/probe.ts:2',
         'workflows/probe.ts:6',
         'workflows/probe.ts:8',
+        'workflows/calls/probe.ts:1',
+        'workflows/calls/probe.ts:6',
+        'workflows/calls/probe.ts:7',
         // contracts: a non-contract value import; anything from activities/ or workflows/, even a type
         'src/calls/contracts.ts:4',
         'src/calls/contracts.ts:5',

@@ -1,8 +1,8 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { DuesActivities } from '../activities/dues';
-import { CHASE_STEPS, dueChaseStateQuery, stopChaseSignal, type DueChaseInput, type DueChaseState } from '../src/dues/contracts';
+import type { DuesActivities } from '../../activities/dues';
+import { CHASE_STEPS, dueChaseStateQuery, stopChaseSignal, type DueChaseInput, type DueChaseState } from '../../src/dues/contracts';
 import { DUES_STEP } from './activityOptions';
-import { workflowNowIso } from './time';
+import { workflowNowIso } from '../time';
 
 const { planDueChase, runDueChaseStep, finishDueChase } = proxyActivities<DuesActivities>(DUES_STEP);
 

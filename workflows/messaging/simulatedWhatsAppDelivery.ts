@@ -1,8 +1,8 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { WhatsAppActivities } from '../activities/whatsapp';
-import type { SimulatedDeliveryInput } from '../src/messaging/contracts';
+import type { WhatsAppActivities } from '../../activities/whatsapp';
+import type { SimulatedDeliveryInput } from '../../src/messaging/contracts';
 import { SIMULATED_STATUS } from './activityOptions';
-import { workflowNowIso } from './time';
+import { workflowNowIso } from '../time';
 
 const { recordSimulatedStatus } = proxyActivities<WhatsAppActivities>(SIMULATED_STATUS);
 

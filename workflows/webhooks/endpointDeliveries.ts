@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, continueAsNew, patched, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { WebhookActivities } from '../activities/webhooks';
+import type { WebhookActivities } from '../../activities/webhooks';
 import {
   DRAIN_BATCH,
   INBOX_DELETE_BATCH,
@@ -14,9 +14,9 @@ import {
   type EndpointDeliveryTotals,
   type RetryQueue,
   wakeSignal,
-} from '../src/webhooks/contracts';
+} from '../../src/webhooks/contracts';
 import { WEBHOOK_DRAIN } from './activityOptions';
-import { continueAsNewDue, continueAsNewIfDue } from './continueAsNew';
+import { continueAsNewDue, continueAsNewIfDue } from '../continueAsNew';
 
 // A local activity: a drain is bounded (WEBHOOK_DRAIN's deadline) and skipping the server's
 // activity task round trip keeps the Temporal cost per drain small. A worker that dies

@@ -1,5 +1,5 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { CampaignActivities } from '../activities/campaigns';
+import type { CampaignActivities } from '../../activities/campaigns';
 import {
   campaignRunStateQuery,
   cancelCampaignUpdate,
@@ -7,11 +7,11 @@ import {
   resumeCampaignUpdate,
   type CampaignRunState,
   type RunControl,
-} from '../src/campaigns/contracts';
+} from '../../src/campaigns/contracts';
 import { CAMPAIGN_STEP } from './activityOptions';
-import { workflowNowIso } from './time';
-import { refuseArguments } from './updateValidators';
-import { showStatus } from './visibility';
+import { workflowNowIso } from '../time';
+import { refuseArguments } from '../updateValidators';
+import { showStatus } from '../visibility';
 
 const { moveCampaign } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);
 

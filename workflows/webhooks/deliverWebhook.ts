@@ -1,7 +1,7 @@
 import { ActivityFailure, TimeoutFailure, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
-import type { WebhookActivities } from '../activities/webhooks';
-import { FailureType, permanentFailure } from '../src/temporal/failures';
-import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, type AttemptResult, type DeliverWebhookInput, type DeliverWebhookResult } from '../src/webhooks/contracts';
+import type { WebhookActivities } from '../../activities/webhooks';
+import { FailureType, permanentFailure } from '../../src/temporal/failures';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, type AttemptResult, type DeliverWebhookInput, type DeliverWebhookResult } from '../../src/webhooks/contracts';
 import { WEBHOOK_ATTEMPT, WEBHOOK_ATTEMPT_DEADLINE_MS, WEBHOOK_RECORD } from './activityOptions';
 
 // One local activity per attempt, not retried by the SDK (see WEBHOOK_ATTEMPT). Local rather

@@ -1,6 +1,6 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { SystemActivities } from '../activities/system';
-import type { SystemCheckInput, SystemCheckResult } from '../src/temporal/contracts';
+import type { SystemActivities } from '../../activities/system';
+import type { SystemCheckInput, SystemCheckResult } from '../../src/temporal/contracts';
 import { SYSTEM_CHECK } from './activityOptions';
 
 const { recordSystemCheck } = proxyActivities<SystemActivities>(SYSTEM_CHECK);

@@ -1,4 +1,4 @@
-import type { ReadCallInput, ReadingState } from '../src/calls/contracts';
+import type { ReadCallInput, ReadingState } from '../../src/calls/contracts';
 import { readAndRecord } from './callReading';
 
 /** A console re-read of a finished call: read again, record, and send `call.outcome` again. */

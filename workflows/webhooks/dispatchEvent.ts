@@ -1,7 +1,7 @@
 import { ParentClosePolicy, proxyLocalActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { WebhookActivities } from '../activities/webhooks';
-import { deliverWebhookDefinition, deliveryWorkflowId, type DeliverWebhook, type DispatchEventInput, type DispatchEventResult } from '../src/webhooks/contracts';
+import type { WebhookActivities } from '../../activities/webhooks';
+import { deliverWebhookDefinition, deliveryWorkflowId, type DeliverWebhook, type DispatchEventInput, type DispatchEventResult } from '../../src/webhooks/contracts';
 import { WEBHOOK_TARGETS } from './activityOptions';
 
 // Retried until MongoDB answers (bounded, see WEBHOOK_TARGETS); the event is already stored.

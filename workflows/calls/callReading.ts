@@ -1,8 +1,8 @@
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
-import type { CallActivities } from '../activities/calls';
-import type { ReadingState } from '../src/calls/contracts';
+import type { CallActivities } from '../../activities/calls';
+import type { ReadingState } from '../../src/calls/contracts';
 import { CALL_READER, CALL_STEP } from './activityOptions';
-import { workflowNowIso } from './time';
+import { workflowNowIso } from '../time';
 
 const { recordReading } = proxyActivities<CallActivities>(CALL_STEP);
 const reader = proxyActivities<CallActivities>(CALL_READER);

@@ -1,6 +1,6 @@
 import { condition, getExternalWorkflowHandle, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { LineEvent } from '../src/calls/voiceLine';
-import { lineEventSignal, stopCalleeSignal, type SimulatedCallPlan } from '../src/calls/contracts';
+import type { LineEvent } from '../../src/calls/voiceLine';
+import { lineEventSignal, stopCalleeSignal, type SimulatedCallPlan } from '../../src/calls/contracts';
 
 /** Issue 26: each event carries its planned time (`at`); runs started before send none. */
 const LINE_EVENT_TIMES_PATCH = 'line-event-times';

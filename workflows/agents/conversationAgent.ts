@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, continueAsNew, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { AgentActivities } from '../activities/agents';
+import type { AgentActivities } from '../../activities/agents';
 import {
   CONVERSATION_IDLE_CLOSE_MS,
   CONVERSATION_TURNS_PER_RUN,
@@ -15,9 +15,9 @@ import {
   type ConversationHolder,
   type InboundForAgent,
   type TurnItem,
-} from '../src/agents/contracts';
+} from '../../src/agents/contracts';
 import { AGENT_MODEL_CALL, AGENT_STEP } from './activityOptions';
-import { continueAsNewDue } from './continueAsNew';
+import { continueAsNewDue } from '../continueAsNew';
 
 const { beginAgentTurn, sendAgentReply, recordAgentHolderChange } = proxyLocalActivities<AgentActivities>(AGENT_STEP);
 const { agentModelStep, runAgentTool } = proxyLocalActivities<AgentActivities>(AGENT_MODEL_CALL);

@@ -1,6 +1,6 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { CallBackActivities } from '../activities/callBacks';
-import type { CallBackInput, CallBackResult } from '../src/calls/contracts';
+import type { CallBackActivities } from '../../activities/callBacks';
+import type { CallBackInput, CallBackResult } from '../../src/calls/contracts';
 import { CALL_STEP } from './activityOptions';
 
 const { placeCallBack } = proxyActivities<CallBackActivities>(CALL_STEP);

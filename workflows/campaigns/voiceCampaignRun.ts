@@ -1,6 +1,6 @@
 import { proxyActivities, setHandler } from '@temporalio/workflow';
-import type { CampaignActivities } from '../activities/campaigns';
-import type { VoiceCampaignActivities } from '../activities/voiceCampaigns';
+import type { CampaignActivities } from '../../activities/campaigns';
+import type { VoiceCampaignActivities } from '../../activities/voiceCampaigns';
 import {
   CALL_HOLD_POLL_MS,
   CALL_PLACE_POLL_MS,
@@ -12,12 +12,12 @@ import {
   type DueCallBack,
   type VoiceCampaignRunInput,
   type VoiceCampaignRunState,
-} from '../src/campaigns/contracts';
+} from '../../src/campaigns/contracts';
 import { CAMPAIGN_BATCH, CAMPAIGN_STEP } from './activityOptions';
 import { handleRunControls, startWhenDue, waitUntil, waitWhilePaused } from './campaignControls';
-import { continueAsNewIfDue } from './continueAsNew';
-import { workflowNowIso } from './time';
-import { showStatus } from './visibility';
+import { continueAsNewIfDue } from '../continueAsNew';
+import { workflowNowIso } from '../time';
+import { showStatus } from '../visibility';
 
 const { stepVoiceCampaign } = proxyActivities<VoiceCampaignActivities>(CAMPAIGN_BATCH);
 const { moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);

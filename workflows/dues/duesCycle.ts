@@ -1,8 +1,8 @@
 import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { DuesActivities } from '../activities/dues';
-import { duesCycleStateQuery, endCycleSignal, type DuesCycleInput, type DuesCycleState } from '../src/dues/contracts';
+import type { DuesActivities } from '../../activities/dues';
+import { duesCycleStateQuery, endCycleSignal, type DuesCycleInput, type DuesCycleState } from '../../src/dues/contracts';
 import { DUES_STEP } from './activityOptions';
-import { workflowNowIso } from './time';
+import { workflowNowIso } from '../time';
 
 const { nextDuesRaise, raiseCycleDue } = proxyActivities<DuesActivities>(DUES_STEP);
 

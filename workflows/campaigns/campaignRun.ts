@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities, sleep } from '@temporalio/workflow';
-import type { CampaignActivities } from '../activities/campaigns';
+import type { CampaignActivities } from '../../activities/campaigns';
 import {
   CAMPAIGN_BATCH_MAX,
   CAMPAIGN_BATCH_SPAN_MS,
@@ -9,12 +9,12 @@ import {
   CAMPAIGN_SETTLE_DELAYS_MS,
   type CampaignRunInput,
   type CampaignRunState,
-} from '../src/campaigns/contracts';
+} from '../../src/campaigns/contracts';
 import { CAMPAIGN_BATCH, CAMPAIGN_STEP } from './activityOptions';
 import { handleRunControls, startWhenDue, waitUntil, waitWhilePaused } from './campaignControls';
-import { continueAsNewIfDue } from './continueAsNew';
-import { workflowNowIso } from './time';
-import { showStatus } from './visibility';
+import { continueAsNewIfDue } from '../continueAsNew';
+import { workflowNowIso } from '../time';
+import { showStatus } from '../visibility';
 
 const { sendCampaignBatch } = proxyActivities<CampaignActivities>(CAMPAIGN_BATCH);
 const { handOverLateRecounts, moveCampaign, recountCampaign, skipOutstanding } = proxyActivities<CampaignActivities>(CAMPAIGN_STEP);

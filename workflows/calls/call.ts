@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
-import type { CallActivities } from '../activities/calls';
-import type { CallOutcome, CallStatus } from '../src/calls/types';
-import type { LineEvent } from '../src/calls/voiceLine';
+import type { CallActivities } from '../../activities/calls';
+import type { CallOutcome, CallStatus } from '../../src/calls/types';
+import type { LineEvent } from '../../src/calls/voiceLine';
 import {
   hangupUpdate,
   lineEventSignal,
@@ -10,13 +10,13 @@ import {
   type CallWorkflowInput,
   type CallWorkflowResult,
   type Placement,
-} from '../src/calls/contracts';
-import { FailureType } from '../src/temporal/failures';
+} from '../../src/calls/contracts';
+import { FailureType } from '../../src/temporal/failures';
 import { CALL_STEP, CALL_STEP_LOCAL } from './activityOptions';
 import { readAndRecord } from './callReading';
-import { refuseArguments } from './updateValidators';
-import { workflowNowIso } from './time';
-import { showStatus } from './visibility';
+import { refuseArguments } from '../updateValidators';
+import { workflowNowIso } from '../time';
+import { showStatus } from '../visibility';
 
 const remoteSteps = proxyActivities<CallActivities>(CALL_STEP);
 const localSteps = proxyLocalActivities<CallActivities>(CALL_STEP_LOCAL);

@@ -1,8 +1,8 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { DuesActivities } from '../activities/dues';
-import type { SimulatedLinkPaymentInput } from '../src/dues/contracts';
+import type { DuesActivities } from '../../activities/dues';
+import type { SimulatedLinkPaymentInput } from '../../src/dues/contracts';
 import { DUES_STEP } from './activityOptions';
-import { workflowNowIso } from './time';
+import { workflowNowIso } from '../time';
 
 const { paySimulatedLink } = proxyActivities<DuesActivities>(DUES_STEP);
 
