@@ -75,7 +75,7 @@ export function CallsPage({ ws }: { ws: string }) {
     ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')),
     ...(cursor ? { cursor } : {}),
   });
-  // Every 15 s: on FerretDB this list scans the calls (docs/decisions/console.md, "Create flows, empty pages and recent calls").
+  // Every 15 s: a page read newest first from the `_id` index on FerretDB; a rare filter still reads back until a page is full (docs/decisions/console.md, "Create flows, empty pages and recent calls").
   const recent = usePoll(async () => unwrap(api.GET('/console/v1/workspaces/{workspace_id}/calls', { params: { path, query: query() as never } })), 15_000, [ws, JSON.stringify(filters)]);
   const campaigns = usePoll(
     async () => (await unwrap(api.GET('/console/v1/workspaces/{workspace_id}/campaigns', { params: { path } }))).items.filter((c) => CHANNEL_FACTS[c.channel].callsPeople),
