@@ -96,14 +96,14 @@ describe('npm run console: calls and the call simulator', () => {
   it('prints the API’s refusal (exit 1) and a usage mistake (exit 2)', async () => {
     const missing = await cli('call', 'show', ws.workspaceId, 'call_000000000000000000000000');
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toBe('error: not_found: Call not found.\n');
+    expect(missing.stderr).toBe('error: Call not found.\nhint: not_found; --json prints the whole answer\n');
 
     const refused = await cli('sim', 'call', 'set', ws.workspaceId, '+919811100032', '--end', 'whenever');
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/^error: invalid_argument: Request validation failed\.\n/);
+    expect(refused.stderr).toBe('error: end: expected one of agent_hangup, caller_hangup, idle, setup_error, never\nhint: invalid_argument; --json prints the whole answer\n');
 
     const mistyped = await cli('sim', 'call', 'set', ws.workspaceId, '+919811100032', '--rings', '3');
     expect(mistyped.status).toBe(2);
-    expect(mistyped.stderr).toMatch(/^unknown flag for sim call set: --rings\n\nusage: npm run console/);
+    expect(mistyped.stderr).toMatch(/^error: unknown flag for sim call set: --rings\nhint: it is written\n  sim call list <workspace_id>\n  sim call set <workspace_id> <destination> /);
   });
 });

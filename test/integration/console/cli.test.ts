@@ -88,7 +88,7 @@ describe('npm run console', () => {
     expect(res.stderr).toBe('error: unknown command: frobnicate now\nhint: npm run console -- --help lists every command\n');
     const missing = await cli('keys', 'create');
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toBe('error: missing <workspace_id>\nhint: it is written\n  keys create <workspace_id> --scopes <scope,scope> [--environment live|test]\n');
+    expect(missing.stderr).toBe('error: missing <workspace_id>\nhint: it is written\n  keys create <workspace_id> --name <name> --scopes <scope,scope> [--environment live|test]\n');
     const help = await cli('keys', '--help');
     expect(help.status).toBe(0);
     expect(help.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().split(' ').slice(0, 2).join(' '))).toEqual(['keys list', 'keys create', 'keys roll', 'keys revoke']);
@@ -96,7 +96,7 @@ describe('npm run console', () => {
 
   it('a bad scope is a sentence naming the scopes there are, not raw JSON (issue 35 §10)', async () => {
     const ws = JSON.parse((await cli('workspaces', 'create', '--name', 'Cli scopes', '--json')).stdout).workspace_id as string;
-    const res = await cli('keys', 'create', ws, '--scopes', 'calls:write,calls:fly');
+    const res = await cli('keys', 'create', ws, '--name', 'Scopes probe', '--scopes', 'calls:write,calls:fly');
     expect(res.status).toBe(1);
     const [error, hint, ...rest] = res.stderr.split('\n');
     expect(error).toMatch(/^error: scopes \(value 2\): expected one of (\S+:\S+, )+\S+:\S+$/);
