@@ -1,9 +1,9 @@
 import type { Db } from 'mongodb';
 import type { CallInterface } from 'plivo/dist/resources/call';
 import { InvalidRequestError, AuthenticationError, ResourceNotFoundError } from 'plivo/dist/utils/exceptions';
-import { callCollections } from '../../../calls/callStore';
 import type { TranscriptTurn } from '../../../calls/types';
-import { findLineCall, markEndedByUs, recordProviderRequestId, saveLineCall, type LineCallDoc } from '../../../calls/line/lineCalls';
+import { findLineCall, markEndedByUs, recordProviderRequestId } from '../../../calls/line/lineCalls';
+import { originateLine } from '../../../calls/line/originateLine';
 import { readLineTurns } from '../../../calls/line/lineTurns';
 import { OriginateRefused, type LineControl, type OriginateRequest, type VoiceProvider } from '../../../calls';
 import { createPlivoCalls } from './restClient';
@@ -34,24 +34,9 @@ export class PlivoVoiceProvider implements VoiceProvider, LineControl {
   }
 
   async originate(request: OriginateRequest): Promise<{ providerCallId: string }> {
-    if (request.direction === 'inbound') {
-      // Plivo put it through: the voice webhook stored the line call, CallUUID and all, before the lifecycle began.
-      const line = await findLineCall(this.db, request.callId);
-      if (!line?.provider_call_id) throw new OriginateRefused('No Plivo call is on the line for this inbound call.');
-      return { providerCallId: line.provider_call_id };
-    }
-    const call = await callCollections(this.db).calls.findOne({ _id: request.callId }, { projection: { recording: 1 } });
-    const planned: LineCallDoc = {
-      _id: request.callId,
-      tenant_id: request.tenantId,
-      provider: 'plivo',
-      provider_call_id: null,
-      request,
-      recording: call?.recording ?? false,
-      recording_uri: null,
-      created_at: new Date(),
-    };
-    const stored = await saveLineCall(this.db, planned);
+    const placed = await originateLine(this.db, request, { id: 'plivo', name: 'Plivo' });
+    if (placed.kind === 'on_the_line') return { providerCallId: placed.providerCallId };
+    const stored = placed.line;
     // An earlier attempt placed it (and Plivo may have reported the call since).
     const known = stored.provider_call_id ?? stored.provider_request_id;
     if (known) return { providerCallId: known };

@@ -1,8 +1,8 @@
 import twilio from 'twilio';
 import type { Db } from 'mongodb';
-import { callCollections } from '../../../calls/callStore';
 import type { TranscriptTurn } from '../../../calls/types';
-import { findLineCall, markEndedByUs, recordProviderCallId, saveLineCall, type LineCallDoc } from '../../../calls/line/lineCalls';
+import { findLineCall, markEndedByUs, recordProviderCallId, type LineCallDoc } from '../../../calls/line/lineCalls';
+import { originateLine } from '../../../calls/line/originateLine';
 import { readLineTurns } from '../../../calls/line/lineTurns';
 import { OriginateRefused, type LineControl, type OriginateRequest, type VoiceProvider } from '../../../calls';
 import { createTwilioRestClient } from './restClient';
@@ -44,26 +44,11 @@ export class TwilioVoiceProvider implements VoiceProvider, LineControl {
   }
 
   async originate(request: OriginateRequest): Promise<{ providerCallId: string }> {
-    if (request.direction === 'inbound') {
-      // Twilio placed it: the voice webhook stored the line call, CallSid and all, before the lifecycle began.
-      const line = await findLineCall(this.db, request.callId);
-      if (!line?.provider_call_id) throw new OriginateRefused('No Twilio call is on the line for this inbound call.');
-      return { providerCallId: line.provider_call_id };
-    }
-    const call = await callCollections(this.db).calls.findOne({ _id: request.callId }, { projection: { recording: 1 } });
-    const planned: LineCallDoc = {
-      _id: request.callId,
-      tenant_id: request.tenantId,
-      provider: 'twilio',
-      provider_call_id: null,
-      request,
-      recording: call?.recording ?? false,
-      recording_uri: null,
-      created_at: new Date(),
-    };
-    const stored = await saveLineCall(this.db, planned);
+    const placed = await originateLine(this.db, request, { id: 'twilio', name: 'Twilio' });
+    if (placed.kind === 'on_the_line') return { providerCallId: placed.providerCallId };
+    const stored = placed.line;
     if (stored.provider_call_id) return { providerCallId: stored.provider_call_id };
-    if (stored !== planned) {
+    if (placed.earlier) {
       // An earlier attempt stored the call and may have dialled before it stopped short of
       // recording the CallSid (its status callbacks record it too, when they came first).
       const dialled = await this.findDialled(stored);
