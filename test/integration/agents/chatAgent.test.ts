@@ -201,7 +201,8 @@ describe('the WhatsApp chat agent, through the Cloud API webhook and the console
       return items.find((i) => i.conversation_id === conversationId);
     }, 'the inbox entry');
     expect(inbox).toMatchObject({ conversation_id: conversationId, state: 'waiting', reason: 'The customer asked for a person.', customer_phone: `+${from}`, member_name: null });
-    expect((await eventsOf(api.db, ws.workspaceId, 'conversation.handed_over')).map((e) => e.data.conversation_id)).toContain(conversationId);
+    // The event is published after the inbox entry is written: wait for it as for the hand-back's.
+    await eventually(async () => (await eventsOf(api.db, ws.workspaceId, 'conversation.handed_over')).some((e) => e.data.conversation_id === conversationId), 'handed_over');
 
     // Held: the agent stays silent.
     await customerWrites(from, 'Hello? Anyone?');
