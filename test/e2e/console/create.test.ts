@@ -237,4 +237,34 @@ describe('create flows in the web console', () => {
     await page().click('button:has-text("Clear filters")');
     expect(await rowsAre([docs[2]!._id, docs[1]!._id, docs[0]!._id])).toEqual([docs[2]!._id, docs[1]!._id, docs[0]!._id]);
   });
+
+  it('a list answering late neither resets the number being typed nor replaces the list of newer filters', async () => {
+    // The three calls of the test above: +919811100001 twice (completed), +919811100002 once (no answer).
+    await open('/calls');
+    await page().waitForSelector('[data-testid=recent-calls] tbody tr');
+    const calls = await page().locator('[data-testid=recent-calls] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-call')));
+    expect(calls).toHaveLength(3);
+    const [newest, noAnswer, oldest] = calls as [string, string, string];
+
+    // Hold the answer for one number until the box has been emptied and an outcome picked.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = /\/calls\?(?=.*to=%2B91)/;
+    await page().route(held, async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page().fill('#filter-number', '+919811100001');
+    await page().press('#filter-number', 'Tab');
+    await page().fill('#filter-number', '');
+    // The held answer lands while the box is being emptied: the page re-renders before it is left.
+    release();
+    await page().waitForResponse(held);
+    await page().press('#filter-number', 'Tab');
+    await page().selectOption('#filter-outcome', 'no_answer');
+    const rows = await waitForRows(page(), '[data-testid=recent-calls] tbody tr', 'data-call', [noAnswer], 10_000);
+    await page().unroute(held);
+    expect({ box: await page().inputValue('#filter-number'), rows }).toEqual({ box: '', rows: [noAnswer] });
+    expect([newest, oldest]).not.toContain(noAnswer);
+  });
 });

@@ -15,12 +15,18 @@ export function usePoll<T>(load: () => Promise<T>, intervalMs: number, key: unkn
   const [error, setError] = useState<Error>();
   const loadRef = useRef(load);
   loadRef.current = load;
+  // Only the latest load's answer is kept: a slow answer for filters already changed must not
+  // overwrite the list for the new ones.
+  const latest = useRef(0);
   const reload = useCallback(async () => {
+    const mine = ++latest.current;
     try {
-      setData(await loadRef.current());
+      const loaded = await loadRef.current();
+      if (mine !== latest.current) return;
+      setData(loaded);
       setError(undefined);
     } catch (err) {
-      setError(err as Error);
+      if (mine === latest.current) setError(err as Error);
     }
   }, []);
   useEffect(() => {

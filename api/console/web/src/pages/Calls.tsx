@@ -70,6 +70,7 @@ const callColumns = (ws: string): Column<ListedCall>[] => [
 export function CallsPage({ ws }: { ws: string }) {
   const path = { workspace_id: ws };
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [numberText, setNumberText] = useState('');
   const [older, setOlder] = useState<{ items: ListedCall[]; next: string | null } | null>(null);
   const query = (cursor?: string) => ({
     ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')),
@@ -108,7 +109,8 @@ export function CallsPage({ ws }: { ws: string }) {
             <FilterSelect id="filter-status" label="Status" value={filters.status} options={CALL_STATUSES.map((s) => [s, say('callStatus', s)])} onChange={(v) => setFilter('status', v)} />
             <FilterSelect id="filter-outcome" label="Outcome" value={filters.outcome} options={CALL_OUTCOMES.map((o) => [o, say('callOutcome', o)])} onChange={(v) => setFilter('outcome', v)} />
             <Field id="filter-number" label="Number">
-              <input id="filter-number" type="tel" placeholder="+91…" value={filters.to} onChange={(e) => setFilter('to', (e.currentTarget as HTMLInputElement).value.trim())} />
+              {/* The box keeps its own text: a list arriving while someone types re-renders the page, and a box bound to the applied filter would be reset to it (the edit then lost). */}
+              <input id="filter-number" type="tel" placeholder="+91…" value={numberText} onInput={(e) => setNumberText((e.currentTarget as HTMLInputElement).value)} onChange={(e) => setFilter('to', (e.currentTarget as HTMLInputElement).value.trim())} />
             </Field>
             <FilterSelect
               id="filter-campaign"
@@ -129,6 +131,7 @@ export function CallsPage({ ws }: { ws: string }) {
                 onClick={() => {
                   setOlder(null);
                   setFilters(NO_FILTERS);
+                  setNumberText('');
                 }}
               >
                 Clear filters
@@ -197,7 +200,10 @@ export function CallsPage({ ws }: { ws: string }) {
               // An id names one record: open it. A number also narrows the list above to its calls.
               if (only && (only.id === q || ID_LIKE.test(q))) navigate(foundHref(ws, only));
               else {
-                if (NUMBER_LIKE.test(q)) setFilter('to', q);
+                if (NUMBER_LIKE.test(q)) {
+                  setNumberText(q);
+                  setFilter('to', q);
+                }
                 setMatches({ q, items: answer.items });
               }
             });
