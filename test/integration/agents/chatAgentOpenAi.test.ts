@@ -32,7 +32,7 @@ describe('the chat agent on an OpenAI-compatible endpoint, end to end', () => {
 
   it('calls the tool the model asks for, gives it the result, and sends its answer as a model turn', async () => {
     fake.answer = (req) =>
-      req.body.messages.some((m) => m.role === 'tool')
+      req.body.messages!.some((m) => m.role === 'tool')
         ? { text: 'We have 12 blue kettles in stock.' }
         : { toolCalls: [{ id: 'call_stock', name: 'check_stock', arguments: { item: 'blue kettle' } }] };
     const { conversation_id: conversationId } = await injectInbound(api, ws.workspaceId, { from: '+919811100001', text: 'Do you have the blue kettle?' });
@@ -46,7 +46,7 @@ describe('the chat agent on an OpenAI-compatible endpoint, end to end', () => {
       ['model', 'turn', 'We have 12 blue kettles in stock.'],
     ]);
     expect(fake.requests).toHaveLength(2);
-    expect(fake.requests[0]!.body.tools!.map((t) => t.function.name).sort()).toEqual(['check_stock', 'hand_over']);
-    expect(fake.requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_stock', content: '{"item":"blue kettle","in_stock":12}' });
+    expect(fake.requests[0]!.body.tools!.map((t) => t.function!.name).sort()).toEqual(['check_stock', 'hand_over']);
+    expect(fake.requests[1]!.body.messages!.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_stock', content: '{"item":"blue kettle","in_stock":12}' });
   });
 });
