@@ -1,4 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import request from 'supertest';
+import { conversationAgentWorkflowId } from '../../../src/agents/contracts';
 import { conversationIdFor } from '../../../src/conversations';
 import { collections } from '../../../src/db/collections';
 import type { ManagedProcess } from '../../../src/local/childProcess';
@@ -8,6 +11,7 @@ import { startApiProcess } from '../../support/apiProcess';
 import { startTestApi, type TestApi } from '../../support/app';
 import { FakeGraph } from '../../support/fakeGraph';
 import { FakeOpenAi } from '../../support/fakeOpenAi';
+import { StallingProxy } from '../../support/stallingProxy';
 import { CONSOLE, eventually } from '../../support/messaging';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
@@ -18,7 +22,9 @@ const APP_SECRET = 'test-app-secret';
  * webhook) is killed with SIGKILL while the turn it started is in flight (the model's answer held
  * by the fake), the turn finishes on the worker with no API running, and after a new API process
  * starts, the provider redelivering the same webhook makes no second reply, no second model call
- * and no second customer turn.
+ * and no second customer turn. And killed before the turn began (the message recorded, the
+ * workflow's signal not yet through): the webhook was never answered, so the provider delivers it
+ * again, and that delivery starts the turn that answers once.
  */
 describe('the API killed mid-turn', () => {
   let test: TestApi;
@@ -86,8 +92,8 @@ describe('the API killed mid-turn', () => {
     const raw = JSON.stringify(payload);
     return { raw, signature: `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}` };
   }
-  async function deliver(hook: { raw: string; signature: string }): Promise<number> {
-    const res = await fetch(`${api!.url}/webhooks/whatsapp`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Hub-Signature-256': hook.signature }, body: hook.raw });
+  async function deliver(hook: { raw: string; signature: string }, to = api!): Promise<number> {
+    const res = await fetch(`${to.url}/webhooks/whatsapp`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Hub-Signature-256': hook.signature }, body: hook.raw });
     await res.arrayBuffer();
     return res.status;
   }
@@ -125,11 +131,61 @@ describe('the API killed mid-turn', () => {
     const transcript = await fetch(`${api.url}/console/v1/workspaces/${ws.workspaceId}/conversations/${conversationId}/transcript`, { headers: CONSOLE });
     expect(transcript.status).toBe(200);
     const turns = ((await transcript.json()) as { items: { role: string; kind: string; text: string }[] }).items.filter((t) => t.kind === 'turn');
-    expect(turns.map((t) => [t.role, t.text])).toEqual([
-      ['user', 'Where is my order?'],
-      ['model', 'Your order ships tomorrow.'],
-      ['user', 'And the refund?'],
-      ['model', 'Refunds take 5 days.'],
+    // Each role's turns in order (the transcript orders by time, and a webhook's time is whole
+    // seconds: a customer's next message can sort before a reply made in the same second).
+    expect(['user', 'model'].map((role) => turns.filter((t) => t.role === role).map((t) => t.text))).toEqual([
+      ['Where is my order?', 'And the refund?'],
+      ['Your order ships tomorrow.', 'Refunds take 5 days.'],
     ]);
+  }, 300_000);
+
+  it('answers once when the API dies between recording the message and signalling the workflow, once the provider redelivers', async () => {
+    const from = '919811100062';
+    const hook = webhook(from, 'wamid.apikill.3', 'Is my parcel late?', Date.now());
+    model.answer = () => ({ text: 'It arrives today.' });
+    const before = model.requests.length;
+    const [host, port] = test.config.TEMPORAL_ADDRESS.split(':');
+    const proxy = new StallingProxy({ host: host!, port: Number(port) });
+    const stalling = await startApiProcess({ ...test.config, TEMPORAL_ADDRESS: await proxy.start() }, { logName: 'stalled-agent-api', env });
+    try {
+      // Temporal stops hearing this API: the webhook records the message, then hangs on the signal.
+      proxy.stall();
+      const unanswered = deliver(hook, stalling).then(
+        (status) => `answered ${status}`,
+        () => 'no answer',
+      );
+      const conversationId = conversationIdFor(ws.workspaceId, 'whatsapp', from);
+      const transcriptPath = `/console/v1/workspaces/${ws.workspaceId}/conversations/${conversationId}/transcript`;
+      await eventually(async () => {
+        const res = await request(test.server).get(transcriptPath).set(CONSOLE);
+        return res.status === 200 && (res.body.items as { role: string }[]).some((t) => t.role === 'user');
+      }, 'the recorded message', 60_000);
+      stalling.process.child.kill('SIGKILL');
+      expect(await stalling.process.exited).toBe('SIGKILL');
+      // The provider got no 200 (so it delivers again), and no turn began.
+      expect(await unanswered).toBe('no answer');
+      await expect(test.temporal.workflow.getHandle(conversationAgentWorkflowId(conversationId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+      expect(model.requests.length).toBe(before);
+
+      // The redelivery, to the running API, records nothing twice and starts the turn.
+      expect(await deliver(hook)).toBe(200);
+      await eventually(async () => textsTo(from).length > 0, 'the reply after the redelivery', 60_000);
+      // A second redelivery is taken as the same message: by the time the next message's turn is
+      // answered, it has made no reply of its own.
+      expect(await deliver(hook)).toBe(200);
+      model.answer = () => ({ text: 'You are welcome.' });
+      expect(await deliver(webhook(from, 'wamid.apikill.4', 'Thanks!', Date.now()))).toBe(200);
+      await eventually(async () => textsTo(from).length >= 2, 'the reply to the next message', 60_000);
+      expect(textsTo(from)).toEqual(['It arrives today.', 'You are welcome.']);
+      expect(model.requests.length - before).toBe(2);
+      const turns = ((await request(test.server).get(transcriptPath).set(CONSOLE)).body.items as { role: string; kind: string; text: string }[]).filter((t) => t.kind === 'turn');
+      expect(['user', 'model'].map((role) => turns.filter((t) => t.role === role).map((t) => t.text))).toEqual([
+        ['Is my parcel late?', 'Thanks!'],
+        ['It arrives today.', 'You are welcome.'],
+      ]);
+    } finally {
+      await stalling.process.stop(1_000);
+      await proxy.stop();
+    }
   }, 300_000);
 });
