@@ -108,10 +108,17 @@ export const serviceEnvSchema = z.object({
    * OpenAI-compatible endpoint through @openai/agents, which needs the three settings below).
    */
   AGENT_MODEL_PROVIDER: z.enum(['simulator', 'openai']).default('simulator'),
-  /** e.g. `https://api.openai.com/v1`; the SDK appends `/chat/completions`. */
+  /** e.g. `https://api.openai.com/v1`; the SDK appends `/chat/completions` or `/responses` (AGENT_MODEL_API). */
   AGENT_MODEL_BASE_URL: httpUrl.optional(),
   AGENT_MODEL_API_KEY: z.string().min(1).optional(),
   AGENT_MODEL: z.string().min(1).optional(),
+  /**
+   * Which API of the endpoint the chat agent speaks: `chat_completions` (the default: what
+   * OpenAI-compatible servers share) or `responses` (OpenAI's newer API). docs/decisions/agents.md.
+   */
+  AGENT_MODEL_API: z.enum(['chat_completions', 'responses']).default('chat_completions'),
+  /** `true`: each model call asks for server-sent events and reads the finished response at the stream's end. */
+  AGENT_MODEL_STREAM: z.enum(['true', 'false'], { error: 'expected true or false' }).default('false'),
   /** How long one model call may take before the turn's step is tried again. */
   AGENT_MODEL_TIMEOUT_MS: milliseconds(300_000).default(30_000),
   /** A burst of customer messages is one turn once the customer has been quiet this long. */

@@ -1,14 +1,16 @@
 import OpenAI from 'openai';
-import { OpenAIChatCompletionsModel, setTracingDisabled, withTrace, type AgentInputItem, type ModelResponse } from '@openai/agents';
+import { OpenAIChatCompletionsModel, OpenAIResponsesModel, setTracingDisabled, withTrace, type AgentInputItem, type Model, type ModelRequest as SdkModelRequest, type ModelResponse } from '@openai/agents';
 import { AgentModelPermanentError, AgentModelTemporaryError, type AgentModel, type ModelRequest } from '../../agents';
 import type { ModelStep } from '../../agents/contracts';
+import type { Config } from '../../config';
 
 /**
  * The chat agent's model on an OpenAI-compatible endpoint, through the OpenAI Agents SDK's
- * Chat Completions model (`@openai/agents` 0.18): one `getResponse` per call, our tools given
- * as the SDK's function tools, the conversation as its input items. The SDK's own agent loop
- * is not used: each call and each tool run is a durable step of the conversation's workflow
- * (docs/decisions/agents.md). Errors are sorted into temporary (retried) and permanent.
+ * Chat Completions or Responses model (`@openai/agents` 0.18, AGENT_MODEL_API): one call per
+ * step, whole or streamed (AGENT_MODEL_STREAM), our tools given as the SDK's function tools, the
+ * conversation as its input items. The SDK's own agent loop is not used: each call and each tool
+ * run is a durable step of the conversation's workflow (docs/decisions/agents.md). Errors are
+ * sorted into temporary (retried) and permanent.
  */
 
 export interface OpenAiAgentModelSettings {
@@ -17,6 +19,10 @@ export interface OpenAiAgentModelSettings {
   apiKey: string;
   model: string;
   timeoutMs: number;
+  /** Which of the endpoint's APIs the SDK speaks (`/chat/completions` or `/responses`); `chat_completions` when not given. */
+  api?: Config['AGENT_MODEL_API'];
+  /** Ask for server-sent events and take the finished response from the stream's end. */
+  stream?: boolean;
 }
 
 function inputItems(request: ModelRequest): AgentInputItem[] {
@@ -33,7 +39,7 @@ function inputItems(request: ModelRequest): AgentInputItem[] {
 }
 
 /** What the response said: its text and the function calls it asks for. */
-export function stepFrom(response: ModelResponse): ModelStep {
+export function stepFrom(response: Pick<ModelResponse, 'output'>): ModelStep {
   const texts: string[] = [];
   const toolCalls: ModelStep['toolCalls'] = [];
   for (const item of response.output) {
@@ -56,29 +62,40 @@ function sorted(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
+/** The finished response a stream ends with (`response_done`); a stream that ends without one is a temporary failure. */
+async function streamedResponse(model: Model, request: SdkModelRequest): Promise<Pick<ModelResponse, 'output'>> {
+  for await (const event of model.getStreamedResponse(request)) {
+    if (event.type === 'response_done') return { output: event.response.output };
+  }
+  throw new AgentModelTemporaryError('the model endpoint ended its stream without a finished response');
+}
+
 export function createOpenAiAgentModel(settings: OpenAiAgentModelSettings): AgentModel {
   // Nothing is sent to OpenAI's trace store: the transcript and trail are ours.
   setTracingDisabled(true);
   // The workflow retries a failed call; the client must not retry behind its back.
   const client = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey, timeout: settings.timeoutMs, maxRetries: 0 });
-  const model = new OpenAIChatCompletionsModel(client, settings.model);
+  const api = settings.api ?? 'chat_completions';
+  const model: Model = api === 'responses' ? new OpenAIResponsesModel(client, settings.model) : new OpenAIChatCompletionsModel(client, settings.model);
+  // Every call sends the whole conversation (no previous_response_id), so nothing needs keeping
+  // at the provider: `store: false` on Responses, whose default is to keep responses for 30 days.
+  const modelSettings = api === 'responses' ? { store: false } : {};
   return {
     name: 'openai',
     async respond(request, signal) {
+      const sdkRequest: SdkModelRequest = {
+        systemInstructions: request.instructions,
+        input: inputItems(request),
+        modelSettings,
+        tools: request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters as never, strict: false })),
+        outputType: 'text',
+        handoffs: [],
+        tracing: false,
+        signal,
+      };
       try {
         // The SDK's model keeps its spans in a trace context, as its Runner would open one (tracing is off: nothing is exported).
-        const response = await withTrace('chat agent step', () =>
-          model.getResponse({
-            systemInstructions: request.instructions,
-            input: inputItems(request),
-            modelSettings: {},
-            tools: request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters as never, strict: false })),
-            outputType: 'text',
-            handoffs: [],
-            tracing: false,
-            signal,
-          }),
-        );
+        const response = await withTrace('chat agent step', () => (settings.stream ? streamedResponse(model, sdkRequest) : model.getResponse(sdkRequest)));
         return stepFrom(response);
       } catch (err) {
         throw sorted(err);

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { agentBuiltInTools, createToolbox, type AgentToolSource } from '../../../src/agents';
-import { createOpenAiAgentModel } from '../../../src/providers/agents/openAiAgentModel';
+import { loadConfig } from '../../../src/config';
+import { createAgentModel } from '../../../src/providers/agents';
 import { useTestApi } from '../../support/app';
 import { FakeOpenAi } from '../../support/fakeOpenAi';
 import { CONSOLE, eventually, injectInbound } from '../../support/messaging';
@@ -15,8 +16,15 @@ const stockTools: AgentToolSource = () =>
     },
   ]);
 
-/** The conversation's workflow with the OpenAI-compatible model: each model call is a real HTTP request to the fake, each tool call its own step. */
-describe('the chat agent on an OpenAI-compatible endpoint, end to end', () => {
+/**
+ * The conversation's workflow with the OpenAI-compatible model, as the worker builds it from its
+ * settings, on each API: each model call is a real HTTP request to the fake, each tool call its
+ * own step.
+ */
+describe.each([
+  { api: 'chat_completions', stream: 'false' },
+  { api: 'responses', stream: 'true' },
+] as const)('the chat agent on an OpenAI-compatible endpoint, end to end (AGENT_MODEL_API=$api, AGENT_MODEL_STREAM=$stream)', ({ api: modelApi, stream }) => {
   let fake: FakeOpenAi;
   let baseUrl: string;
   beforeAll(async () => {
@@ -26,13 +34,18 @@ describe('the chat agent on an OpenAI-compatible endpoint, end to end', () => {
   afterAll(() => fake?.stop());
   const { api, ws } = useTestApi(() => ({
     env: { AGENT_BURST_QUIET_MS: '300' },
-    worker: { agentModel: createOpenAiAgentModel({ baseUrl, apiKey: 'sk-test', model: 'gpt-test', timeoutMs: 10_000 }), toolbox: createToolbox([agentBuiltInTools, stockTools]) },
+    worker: {
+      agentModel: createAgentModel(
+        loadConfig({ AGENT_MODEL_PROVIDER: 'openai', AGENT_MODEL_BASE_URL: baseUrl, AGENT_MODEL_API_KEY: 'sk-test', AGENT_MODEL: 'gpt-test', AGENT_MODEL_API: modelApi, AGENT_MODEL_STREAM: stream, AGENT_MODEL_TIMEOUT_MS: '10000' }),
+      ),
+      toolbox: createToolbox([agentBuiltInTools, stockTools]),
+    },
     workspace: { chatAgent: true },
   }));
 
   it('calls the tool the model asks for, gives it the result, and sends its answer as a model turn', async () => {
     fake.answer = (req) =>
-      req.body.messages.some((m) => m.role === 'tool')
+      JSON.stringify(req.body).includes('in_stock')
         ? { text: 'We have 12 blue kettles in stock.' }
         : { toolCalls: [{ id: 'call_stock', name: 'check_stock', arguments: { item: 'blue kettle' } }] };
     const { conversation_id: conversationId } = await injectInbound(api, ws.workspaceId, { from: '+919811100001', text: 'Do you have the blue kettle?' });
@@ -45,8 +58,15 @@ describe('the chat agent on an OpenAI-compatible endpoint, end to end', () => {
       ['model', 'trail', expect.stringMatching(/^Lookup check_stock: Checked stock \(\d+ ms\)$/)],
       ['model', 'turn', 'We have 12 blue kettles in stock.'],
     ]);
-    expect(fake.requests).toHaveLength(2);
-    expect(fake.requests[0]!.body.tools!.map((t) => t.function.name).sort()).toEqual(['check_stock', 'hand_over']);
-    expect(fake.requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_stock', content: '{"item":"blue kettle","in_stock":12}' });
+    expect(fake.requests.map((r) => [r.api, r.body.stream ?? false])).toEqual([
+      [modelApi, stream === 'true'],
+      [modelApi, stream === 'true'],
+    ]);
+    expect(fake.requests[0]!.body.tools!.map((t) => t.function?.name ?? t.name ?? '').sort()).toEqual(['check_stock', 'hand_over']);
+    if (modelApi === 'chat_completions') {
+      expect(fake.requests[1]!.body.messages!.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_stock', content: '{"item":"blue kettle","in_stock":12}' });
+    } else {
+      expect((fake.requests[1]!.body.input as object[]).at(-1)).toMatchObject({ type: 'function_call_output', call_id: 'call_stock', output: '{"item":"blue kettle","in_stock":12}' });
+    }
   });
 });

@@ -20,6 +20,11 @@ describe('loadConfig', () => {
     expect(config.CONSOLE_TOKEN).toBeUndefined();
   });
 
+  it('speaks Chat Completions, not streamed, to a chat agent model unless told', () => {
+    expect(loadConfig({})).toMatchObject({ AGENT_MODEL_API: 'chat_completions', AGENT_MODEL_STREAM: 'false' });
+    expect(loadConfig({ AGENT_MODEL_API: 'responses', AGENT_MODEL_STREAM: 'true' })).toMatchObject({ AGENT_MODEL_API: 'responses', AGENT_MODEL_STREAM: 'true' });
+  });
+
   it('reads numbers from their text', () => {
     expect(loadConfig({ PORT: '8080' }).PORT).toBe(8080);
   });
@@ -35,6 +40,8 @@ describe('loadConfig', () => {
     ['TEMPORAL_ADDRESS', 'localhost', /^ {2}TEMPORAL_ADDRESS: expected host:port/m],
     ['API_ENVIRONMENT', 'prod', /^ {2}API_ENVIRONMENT: /m],
     ['CONSOLE_TOKEN', 'short', /^ {2}CONSOLE_TOKEN: expected at least 16 characters/m],
+    ['AGENT_MODEL_API', 'completions', /^ {2}AGENT_MODEL_API: .*"chat_completions"\|"responses"/m],
+    ['AGENT_MODEL_STREAM', 'yes', /^ {2}AGENT_MODEL_STREAM: expected true or false/m],
   ])('refuses %s=%s with a message naming the variable', (name, value, message) => {
     let caught: unknown;
     try {
