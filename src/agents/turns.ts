@@ -129,7 +129,14 @@ export async function modelStep(deps: AgentTurnDeps, input: { turn: AgentTurn; a
   const key = `${turn.workflowId}:${turn.turnKey}`;
   const read = () => turnContext(deps, turn, agentId);
   const context = await (deps.contexts ? deps.contexts.get(key, read) : read());
-  const request: ModelRequest = { ...context, items: input.items, stepKey: `${key}:${input.step}` };
+  const request: ModelRequest = {
+    instructions: context.instructions,
+    history: context.history,
+    turnLines: context.turnLines,
+    tools: context.tools,
+    items: input.items,
+    stepKey: `${key}:${input.step}`,
+  };
   const said = await deps.model.respond(request);
   // No tool to run: the turn asks the model no more.
   if (said.toolCalls.length === 0) deps.contexts?.drop(key);
@@ -142,7 +149,7 @@ async function turnContext(deps: AgentTurnDeps, turn: AgentTurn, agentId: string
     history(deps.db, turn),
     deps.toolbox.toolsFor({ tenantId: turn.tenantId, agentId, channel: 'whatsapp' }),
   ]);
-  return { instructions, history: lines, turnLines, tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })) };
+  return { instructions, history: lines, turnLines, tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })), runnable: tools };
 }
 
 function parseArguments(raw: string): unknown {
@@ -163,7 +170,9 @@ export async function runTool(deps: AgentTurnDeps, input: { turn: AgentTurn; age
   const { turn, agentId, call } = input;
   const runKey = `${turn.workflowId}:${turn.turnKey}:${call.callId}`;
   const context = { tenantId: turn.tenantId, agentId, channel: 'whatsapp' as const, conversationId: turn.conversationId, customerPhone: turn.customerPhone, runKey, now: trailAt(turn) };
-  const result = await deps.toolbox.run(context, call.name, parseArguments(call.arguments));
+  // The tools the turn's model call was offered, when this process read them (a failed read lists them here).
+  const listed = await deps.contexts?.peek(`${turn.workflowId}:${turn.turnKey}`)?.then((c) => c.runnable, () => undefined);
+  const result = await deps.toolbox.run(context, call.name, parseArguments(call.arguments), undefined, listed);
   const outcome = result.ok ? '' : ' (failed)';
   const said = result.trail.text;
   // The tool's own words may name it and give its latency (a business tool's "Ran lookup_order: answered 200 in 84 ms"): not twice.
