@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { AgentModelPermanentError, beginTurn, modelStep, recordHolderChange, runTool, sendReply, type AgentModel, type AgentTurnDeps, type Toolbox } from '../src/agents';
+import { AgentModelPermanentError, beginTurn, gatherTurn, TurnContexts, modelStep, recordHolderChange, runTool, sendReply, type AgentModel, type AgentTurnDeps, type Toolbox } from '../src/agents';
 import type { AgentTurn, HolderChange, TurnItem } from '../src/agents/contracts';
 import type { EventPublisher } from '../src/events/publisher';
 import type { WhatsAppProvider } from '../src/messaging/whatsAppSender';
@@ -25,11 +25,16 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     model: deps.agentModel,
     toolbox: deps.toolbox,
     now: deps.now ?? (() => new Date()),
+    contexts: new TurnContexts(),
   };
   return {
     /** Reads and a read mark: repeating them changes nothing; its trail row is keyed by the turn. */
     beginAgentTurn(turn: AgentTurn) {
       return beginTurn(turnDeps, turn);
+    },
+    /** Waits out the burst and reads its messages (reads only), then beginAgentTurn's checks and read mark. */
+    gatherAgentTurn(input: { turn: AgentTurn; since: string; taken: string[]; quietMs: number; maxMs: number }) {
+      return gatherTurn(turnDeps, input);
     },
     /** One model call; repeating it pays again and changes nothing. A permanent refusal stops the retries. */
     async agentModelStep(input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[] }) {

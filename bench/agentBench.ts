@@ -10,6 +10,7 @@ import { distribution, formatDistribution, loadAverage } from './benchStats';
 import { startEmbeddedSystem } from './embeddedSystem';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
 import { formatProfile, summariseProfiles } from './cpuProfileSummary';
+import { formatOpTally } from './opTallyReport';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +98,8 @@ async function main(): Promise<void> {
     });
   });
   const profileDir = mkdtempSync(join(tmpdir(), 'agents-profile-'));
+  // BENCH_OP_TALLY=1: the database commands per turn of the API and the worker (src/observability/databaseOpTally.ts).
+  const tallyPrefix = process.env.BENCH_OP_TALLY === '1' ? join(mkdtempSync(join(tmpdir(), 'agents-tally-')), 'ops') : null;
   let window: { fromUs: number; toUs: number } | null = null;
   const modelUrl = await listen(model);
   const graphUrl = await listen(graph);
@@ -119,6 +122,7 @@ async function main(): Promise<void> {
       AGENT_BURST_QUIET_MS: String(quietMs),
       // The bench's own load: 200 customers write from one address.
       RATE_LIMIT_STORE: 'memory',
+      ...(tallyPrefix ? { MONGODB_OP_TALLY: tallyPrefix, MONGODB_OP_TALLY_EVERY_MS: '1000' } : {}),
     },
     workerReadyMs: 180_000,
     // BENCH_CPU_PROFILE=1: where the worker's and the API's CPU goes, printed after the figures.
@@ -234,6 +238,11 @@ async function main(): Promise<void> {
       targets: AGENT_TARGETS,
     });
     say(`  figures: ${file}`);
+    if (tallyPrefix) {
+      // Counted from the start (seed and warm-up included: a turn's worth); written every second.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      say(`  database commands per turn (BENCH_OP_TALLY):\n${formatOpTally(tallyPrefix, turnCount + 1, 'turn')}`);
+    }
   } finally {
     clearTimeout(watchdog);
     await system.stop();

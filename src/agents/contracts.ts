@@ -95,6 +95,14 @@ export type TurnItem =
 /** Whether a turn may be answered: only by a deployed agent, inside the window, to a customer who did not opt out. */
 export type TurnStart = { answer: true; agentId: string } | { answer: false; reason: 'no_agent' | 'opted_out' | 'window_closed' };
 
+/** A turn's first step, its burst gathered: the checks' answer, and the burst's messages and newest provider id as they are now. */
+export interface GatheredTurn {
+  start: TurnStart;
+  /** Every message of the burst (ours), oldest first: those the workflow knew and those gathered. */
+  messageIds: string[];
+  providerMessageId: string;
+}
+
 /** One model call: its text (the reply, when there are no tool calls) and the tools it asks for. */
 export interface ModelStep {
   text: string | null;

@@ -7,6 +7,8 @@ export { agentAnswersInbound } from './inboundHook';
 export { conversationAgentSettings } from './settings';
 export { AgentRefusal, type AgentRefusalReason, handBack, takeConversation, teamReply, type TeamReplyDeps } from './teamActions';
 export { inboxEntries, inboxEntry, type InboxEntry, type InboxFilter, type InboxState } from './inbox';
+export { gatherTurn } from './burst';
+export { TurnContexts } from './turnContexts';
 export { beginTurn, modelStep, runTool, sendReply, type AgentTurnDeps } from './turns';
 export { HANDED_BACK_EVENT, HANDED_OVER_EVENT, recordHolderChange } from './holder';
 export { RESERVED_TOOL_NAMES } from './reservedToolNames';

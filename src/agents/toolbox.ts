@@ -7,8 +7,11 @@ import type { AgentTool, AgentToolContext, AgentToolResult, AgentToolSource } fr
  */
 export interface Toolbox {
   toolsFor(context: Pick<AgentToolContext, 'tenantId' | 'agentId' | 'channel'>): Promise<AgentTool[]>;
-  /** Runs one tool by name; an unknown name or a throwing tool answers `ok: false`, never throws. */
-  run(context: AgentToolContext, name: string, args: unknown, signal?: AbortSignal): Promise<AgentToolResult>;
+  /**
+   * Runs one tool by name; an unknown name or a throwing tool answers `ok: false`, never throws.
+   * `listed`: the tools a caller already listed for this context (not listed again).
+   */
+  run(context: AgentToolContext, name: string, args: unknown, signal?: AbortSignal, listed?: readonly AgentTool[]): Promise<AgentToolResult>;
 }
 
 export function createToolbox(sources: readonly AgentToolSource[]): Toolbox {
@@ -22,9 +25,9 @@ export function createToolbox(sources: readonly AgentToolSource[]): Toolbox {
   };
   return {
     toolsFor,
-    async run(context, name, args, signal) {
+    async run(context, name, args, signal, listed) {
       const started = Date.now();
-      const tool = (await toolsFor(context)).find((candidate) => candidate.name === name);
+      const tool = (listed ?? (await toolsFor(context))).find((candidate) => candidate.name === name);
       if (!tool) {
         return { ok: false, output: { error: `There is no tool named ${name}.` }, trail: { kind: 'tool', text: `Asked for an unknown tool ${name}` }, latencyMs: Date.now() - started };
       }

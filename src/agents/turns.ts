@@ -17,6 +17,7 @@ import type { Logger } from '../observability/logger';
 import type { AgentModel, ChatLine, ModelRequest } from './agentModel';
 import type { AgentTurn, ModelStep, ReplyOutcome, ToolRun, TurnItem, TurnStart } from './contracts';
 import type { Toolbox } from './toolbox';
+import type { TurnContext, TurnContexts } from './turnContexts';
 import { recordTrail } from './trail';
 
 /**
@@ -35,6 +36,8 @@ export interface AgentTurnDeps {
   toolbox: Toolbox;
   now: () => Date;
   logger?: Logger;
+  /** Keeps a turn's context between its model calls in this process; absent: each call reads it. */
+  contexts?: TurnContexts;
 }
 
 /** How much of the conversation the model reads: the newest turns, oldest first. */
@@ -64,14 +67,18 @@ const NOT_ANSWERED: Record<Exclude<TurnStart, { answer: true }>['reason'], strin
  * trail row saying why.
  */
 export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<TurnStart> {
-  const sender = await collections(deps.db).senders.findOne({ _id: turn.senderId });
+  // Three point reads at once: the turn waits on the slowest, not on their sum.
+  const [sender, optedOut, inWindow] = await Promise.all([
+    collections(deps.db).senders.findOne({ _id: turn.senderId }),
+    isSuppressed(deps.db, turn.tenantId, turn.customerPhone),
+    windowOpen(deps.db, { tenantId: turn.tenantId, senderId: turn.senderId, customer: turn.customerPhone }, trailAt(turn)),
+  ]);
   const agentId = sender && sender.tenant_id === turn.tenantId ? (sender.agent_id ?? null) : null;
   let start: TurnStart;
   if (!agentId) start = { answer: false, reason: 'no_agent' };
-  else if (await isSuppressed(deps.db, turn.tenantId, turn.customerPhone)) start = { answer: false, reason: 'opted_out' };
-  else if (!(await windowOpen(deps.db, { tenantId: turn.tenantId, senderId: turn.senderId, customer: turn.customerPhone }, trailAt(turn)))) {
-    start = { answer: false, reason: 'window_closed' };
-  } else start = { answer: true, agentId };
+  else if (optedOut) start = { answer: false, reason: 'opted_out' };
+  else if (!inWindow) start = { answer: false, reason: 'window_closed' };
+  else start = { answer: true, agentId };
   if (!start.answer) {
     await recordTrail(deps, { tenantId: turn.tenantId, customerPhone: turn.customerPhone, text: NOT_ANSWERED[start.reason], dedupeKey: `${turn.workflowId}:${turn.turnKey}:skipped`, at: trailAt(turn) });
     return start;
@@ -119,20 +126,30 @@ async function instructionsFor(db: Db, tenantId: string, agentId: string): Promi
 /** One model call: the agent's instructions, the conversation so far, the turn's tool rounds and the tools it may call. */
 export async function modelStep(deps: AgentTurnDeps, input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[] }): Promise<ModelStep> {
   const { turn, agentId } = input;
+  const key = `${turn.workflowId}:${turn.turnKey}`;
+  const read = () => turnContext(deps, turn, agentId);
+  const context = await (deps.contexts ? deps.contexts.get(key, read) : read());
+  const request: ModelRequest = {
+    instructions: context.instructions,
+    history: context.history,
+    turnLines: context.turnLines,
+    tools: context.tools,
+    items: input.items,
+    stepKey: `${key}:${input.step}`,
+  };
+  const said = await deps.model.respond(request);
+  // No tool to run: the turn asks the model no more.
+  if (said.toolCalls.length === 0) deps.contexts?.drop(key);
+  return said;
+}
+
+async function turnContext(deps: AgentTurnDeps, turn: AgentTurn, agentId: string): Promise<TurnContext> {
   const [instructions, { lines, turnLines }, tools] = await Promise.all([
     instructionsFor(deps.db, turn.tenantId, agentId),
     history(deps.db, turn),
     deps.toolbox.toolsFor({ tenantId: turn.tenantId, agentId, channel: 'whatsapp' }),
   ]);
-  const request: ModelRequest = {
-    instructions,
-    history: lines,
-    turnLines,
-    items: input.items,
-    tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
-    stepKey: `${turn.workflowId}:${turn.turnKey}:${input.step}`,
-  };
-  return deps.model.respond(request);
+  return { instructions, history: lines, turnLines, tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })), runnable: tools };
 }
 
 function parseArguments(raw: string): unknown {
@@ -153,7 +170,9 @@ export async function runTool(deps: AgentTurnDeps, input: { turn: AgentTurn; age
   const { turn, agentId, call } = input;
   const runKey = `${turn.workflowId}:${turn.turnKey}:${call.callId}`;
   const context = { tenantId: turn.tenantId, agentId, channel: 'whatsapp' as const, conversationId: turn.conversationId, customerPhone: turn.customerPhone, runKey, now: trailAt(turn) };
-  const result = await deps.toolbox.run(context, call.name, parseArguments(call.arguments));
+  // The tools the turn's model call was offered, when this process read them (a failed read lists them here).
+  const listed = await deps.contexts?.peek(`${turn.workflowId}:${turn.turnKey}`)?.then((c) => c.runnable, () => undefined);
+  const result = await deps.toolbox.run(context, call.name, parseArguments(call.arguments), undefined, listed);
   const outcome = result.ok ? '' : ' (failed)';
   const said = result.trail.text;
   // The tool's own words may name it and give its latency (a business tool's "Ran lookup_order: answered 200 in 84 ms"): not twice.

@@ -72,6 +72,14 @@ function referralData(referral: Referral | null | undefined): Record<string, unk
   return { source_type, source_id, source_url, headline, body, media_type, ctwa_clid, image_url, video_url, thumbnail_url };
 }
 
+/** What a customer's message is recorded under in the conversation: its provider id, once per message. */
+const INBOUND_KEY_PREFIX = 'wa-in:';
+
+/** The provider's id of a customer message recorded by receiveInbound, from the turn's dedupe key; null for any other turn. */
+export function inboundProviderMessageId(dedupeKey: string): string | null {
+  return dedupeKey.startsWith(INBOUND_KEY_PREFIX) ? dedupeKey.slice(INBOUND_KEY_PREFIX.length) : null;
+}
+
 export async function receiveInbound(
   deps: InboundDeps,
   message: InboundMessage,
@@ -85,7 +93,7 @@ export async function receiveInbound(
     role: 'user',
     text: message.text,
     at: message.at,
-    dedupeKey: `wa-in:${message.providerMessageId}`,
+    dedupeKey: `${INBOUND_KEY_PREFIX}${message.providerMessageId}`,
     acquisition: message.referral ? { ctwa: ctwaFromReferral(message.referral, message.at) } : null,
   });
   await openWindow(deps.db, { tenantId: message.tenantId, senderId: message.senderId, customer: from, at: message.at });

@@ -14,3 +14,4 @@ export { isRetryable, type ProviderErrorDetails, type ReadMark, type SendAttempt
 export { isSuppressed } from './optOut';
 export { SendInProgress } from './sendMessage';
 export { type InboundHook, type InboundHookDeps, type InboundHooks, type InboundReceived } from './inboundHooks';
+export { inboundProviderMessageId } from './inbound';

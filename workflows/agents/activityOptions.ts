@@ -12,6 +12,14 @@ import { UNTIL_MONGODB_ANSWERS } from '../retryPolicies';
 export const AGENT_STEP: LocalActivityOptions = { startToCloseTimeout: '1 minute', retry: UNTIL_MONGODB_ANSWERS };
 
 /**
+ * The turn's first step, which waits out the burst (up to its longest, burstMaxMs) before its
+ * reads: AGENT_STEP given that much more time an attempt.
+ */
+export function agentGatherStep(burstMaxMs: number): LocalActivityOptions {
+  return { ...AGENT_STEP, startToCloseTimeout: burstMaxMs + 60_000 };
+}
+
+/**
  * One model call or one tool run, a local activity: a slow model is given two minutes an
  * attempt, five attempts with backoff; past them the turn hands the conversation to a person
  * rather than leave the customer unanswered. A refused request (bad key, unknown model) is not

@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, continueAsNew, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, patched, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { AgentActivities } from '../../activities/agents';
 import {
   CONVERSATION_IDLE_CLOSE_MS,
@@ -15,8 +15,9 @@ import {
   type ConversationHolder,
   type InboundForAgent,
   type TurnItem,
+  type TurnStart,
 } from '../../src/agents/contracts';
-import { AGENT_MODEL_CALL, AGENT_STEP } from './activityOptions';
+import { AGENT_MODEL_CALL, AGENT_STEP, agentGatherStep } from './activityOptions';
 import { continueAsNewDue } from '../continueAsNew';
 
 const { beginAgentTurn, sendAgentReply, recordAgentHolderChange } = proxyLocalActivities<AgentActivities>(AGENT_STEP);
@@ -26,13 +27,19 @@ const { agentModelStep, runAgentTool } = proxyLocalActivities<AgentActivities>(A
 const RECENT_IDS = 200;
 /** A run continues as new past this many history events even before its turn count says so. */
 const HISTORY_LIMIT = 2_000;
+/**
+ * The burst gathered by the turn's first step (src/agents/burst.ts) rather than a workflow
+ * timer. Runs of earlier releases (no marker in their history) keep the timer until their
+ * next turn.
+ */
+const BURST_IN_STEP_PATCH = 'agent-burst-in-first-step';
 
 type HolderSignal = { kind: 'over'; reason: string; memberName: string | null; at: string } | { kind: 'back'; memberName: string | null; at: string };
 
 /**
  * One conversation's chat agent (id `agent-<conversation id>`, started by the first inbound
  * message's signal-with-start; docs/agents.md). It gathers a burst of customer messages into
- * one turn (a quiet window), answers one turn at a time (model calls and tool runs as local
+ * one turn (a quiet window, waited out by the turn's first step), answers one turn at a time (model calls and tool runs as local
  * activities, then one reply keyed by the turn), and holds off while a person holds the
  * conversation, until handed back or the hold times out. Between turns, with nothing in
  * hand, it continues as new after CONVERSATION_TURNS_PER_RUN turns carrying what is pending
@@ -42,6 +49,7 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
   const settings = input.settings ?? DEFAULT_AGENT_SETTINGS;
   const turnsPerRun = settings.turnsPerRun ?? CONVERSATION_TURNS_PER_RUN;
   const { workflowId } = workflowInfo();
+  const { gatherAgentTurn } = proxyLocalActivities<AgentActivities>(agentGatherStep(settings.burstMaxMs));
   const base = { tenantId: input.tenantId, conversationId: input.conversationId, senderId: input.senderId, customerPhone: input.customerPhone, workflowId };
 
   const pending: InboundForAgent[] = [...(input.carried?.pending ?? [])];
@@ -53,12 +61,17 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
   const seen = new Set(recent);
   const holderSignals: HolderSignal[] = [];
 
-  setHandler(inboundForAgentSignal, (message) => {
-    if (seen.has(message.messageId)) return;
-    seen.add(message.messageId);
-    recent.push(message.messageId);
+  /** Whether the message is new; from now on it is taken. */
+  function take(messageId: string): boolean {
+    if (seen.has(messageId)) return false;
+    seen.add(messageId);
+    recent.push(messageId);
     if (recent.length > RECENT_IDS) seen.delete(recent.shift()!);
-    pending.push(message);
+    return true;
+  }
+
+  setHandler(inboundForAgentSignal, (message) => {
+    if (take(message.messageId)) pending.push(message);
   });
   setHandler(handOverSignal, (change) => void holderSignals.push({ kind: 'over', ...change }));
   setHandler(handBackSignal, (change) => void holderSignals.push({ kind: 'back', ...change }));
@@ -102,11 +115,29 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
     }
   }
 
-  async function answer(burst: InboundForAgent[]): Promise<void> {
+  /**
+   * The turn's first step waits out the burst and reads the messages that came meanwhile (their
+   * signals wait behind the turn's workflow task): they join the turn and are taken.
+   */
+  async function gatherAndBegin(turn: AgentTurn, burst: InboundForAgent[]): Promise<{ turn: AgentTurn; start: TurnStart }> {
+    const since = burst.reduce((oldest, m) => (Date.parse(m.at) < Date.parse(oldest) ? m.at : oldest), burst[0]!.at);
+    const inBurst = new Set(turn.messageIds);
+    const gathered = await gatherAgentTurn({
+      turn,
+      since,
+      taken: recent.filter((id) => !inBurst.has(id)),
+      quietMs: settings.burstQuietMs,
+      maxMs: settings.burstMaxMs,
+    });
+    for (const id of gathered.messageIds) take(id);
+    return { turn: { ...turn, messageIds: gathered.messageIds, providerMessageId: gathered.providerMessageId }, start: gathered.start };
+  }
+
+  async function answer(burst: InboundForAgent[], gatherInStep: boolean): Promise<void> {
     const newest = burst[burst.length - 1]!;
     turnsAnswered += 1;
     turnsThisRun += 1;
-    const turn: AgentTurn = {
+    let turn: AgentTurn = {
       ...base,
       // Unique across runs (a run closed when idle counts from its carry, a fresh one from 0): the message id makes it so.
       turnKey: `turn-${turnsAnswered}-${newest.messageId}`,
@@ -114,7 +145,9 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
       providerMessageId: newest.providerMessageId,
       at: new Date(Date.now()).toISOString(),
     };
-    const start = await beginAgentTurn(turn);
+    let start: TurnStart;
+    if (gatherInStep) ({ turn, start } = await gatherAndBegin(turn, burst));
+    else start = await beginAgentTurn(turn);
     if (!start.answer) return;
     const { agentId } = start;
     const items: TurnItem[] = [];
@@ -171,8 +204,12 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
       if (!stirred) return;
       continue;
     }
+    if (patched(BURST_IN_STEP_PATCH)) {
+      await answer(pending.splice(0), true);
+      continue;
+    }
     await gatherBurst();
     if (holderSignals.length > 0) continue;
-    await answer(pending.splice(0));
+    await answer(pending.splice(0), false);
   }
 }

@@ -28,4 +28,19 @@ describe('toolbox', () => {
     const thrown = await box.run(context, 'flaky', {});
     expect(thrown).toMatchObject({ ok: false, output: { error: 'The tool flaky failed.' }, trail: { kind: 'tool', text: 'flaky failed: socket hang up' } });
   });
+
+  it('runs from the tools a caller already listed, without asking the sources again', async () => {
+    let asked = 0;
+    const box = createToolbox([
+      async () => {
+        asked += 1;
+        return [tool('order_status', 'from the source')];
+      },
+    ]);
+    const listed = await box.toolsFor(context);
+    expect(await box.run(context, 'order_status', {}, undefined, listed)).toMatchObject({ ok: true, output: 'from the source' });
+    expect(asked).toBe(1);
+    await box.run(context, 'order_status', {});
+    expect(asked).toBe(2);
+  });
 });

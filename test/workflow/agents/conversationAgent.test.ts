@@ -55,10 +55,11 @@ describe('the chat agent workflow (time-skipping)', () => {
   let n = 0;
   const customer = () => `+9197${String(Date.now() % 100_000).padStart(5, '0')}${String(n++).padStart(3, '0')}`;
   const sender = async () => (await collections(db).senders.findOne({ _id: ws.senderId }))!.phone;
-  async function write(from: string, text: string) {
+  /** A customer message recorded and signalled; `signal: false` records it only, as an API that died before its signal would. */
+  async function write(from: string, text: string, { signal = true } = {}) {
     const at = new Date(await env.currentTimeMs());
     return receiveInbound(
-      { db, events, temporal: env.client, taskQueue, inboundHooks: { received: [agentAnswersInbound(settings)] } },
+      { db, events, temporal: env.client, taskQueue, inboundHooks: { received: signal ? [agentAnswersInbound(settings)] : [] } },
       { tenantId: ws.workspaceId, senderId: ws.senderId, senderPhone: await sender(), from, providerMessageId: `wamid.${randomBytes(8).toString('hex')}`, type: 'text', text, at },
     );
   }
@@ -80,6 +81,19 @@ describe('the chat agent workflow (time-skipping)', () => {
     // Quiet for the window after the last message, which came 3 s after the first.
     expect(reply!.atMs - started).toBeGreaterThanOrEqual(3_000 + settings.burstQuietMs);
     expect(await env.client.workflow.getHandle(conversationAgentWorkflowId(first.conversationId)).query(holderQuery)).toEqual({ by: 'agent' });
+  });
+
+  it("gathers the burst from the stored messages in the turn's first step: one whose signal never came joins the turn", async () => {
+    const from = customer();
+    await write(from, 'hi');
+    // Within the window, stored but never signalled: only the step's read of the conversation finds it.
+    await write(from, 'where is my order?', { signal: false });
+    await env.sleep(settings.burstQuietMs + 500);
+    const [reply] = await eventually(async () => (textsTo(from).length > 0 ? textsTo(from) : null), 'the reply');
+    // The order question, not the greeting: the turn answered both messages.
+    expect(reply!.text).toBe('I can help with your order: could you send me your order number?');
+    await env.sleep(settings.burstQuietMs + 500);
+    expect(textsTo(from)).toHaveLength(1);
   });
 
   it('holds the conversation for a person, and gives it back to the agent when the hold times out', async () => {
