@@ -319,7 +319,7 @@ async function main(): Promise<void> {
       tenantId: tenantOf.get(c.callId)!,
     }));
     const footprints = summariseFootprints(await callFootprints(temporalClient, db, sample));
-    const counts = await workflowCounts(temporalClient, ['callWorkflow', 'simulatedCallee', 'dispatchEvent', 'deliverWebhook', 'rereadCall']);
+    const counts = await workflowCounts(temporalClient, ['callLifecycle', 'callWorkflow', 'simulatedCallee', 'dispatchEvent', 'deliverWebhook', 'rereadCall']);
 
     clearTimeout(watchdog);
     await stopAll();
