@@ -32,7 +32,7 @@ async function placeOnce(request: PlaceAndRecordInput): Promise<Placement> {
     if (isCancellation(err) || !(err instanceof ActivityFailure || err instanceof ApplicationFailure)) throw err;
     // A call with no read model has nothing to end: its workflow fails.
     if (failure instanceof ApplicationFailure && failure.type === FailureType.ReadModelMissing) throw err;
-    return { placed: false, error: `The call could not be placed: ${failure?.message ?? 'unknown failure'}` };
+    return { placed: false, error: `The call could not be placed: ${failure instanceof Error ? failure.message : String(failure)}` };
   }
 }
 
