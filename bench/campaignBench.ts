@@ -341,6 +341,11 @@ async function main(): Promise<void> {
         launch_ms_max: Math.round(Math.max(...launchMs)),
         launch_refusals_retried: launchRefusals,
         history_events: histories.map((h) => h.events),
+        temporal_per_send: {
+          events: histories.reduce((a, h) => a + h.events, 0) / Math.max(1, sends),
+          actions: histories.reduce((a, h) => a + h.actions, 0) / Math.max(1, sends),
+          minimum: TEMPORAL_MINIMUM.send,
+        },
         simulated_delivery_events_per_message: 0,
         pause_to_last_send_ms: pauseToLastSendMs,
         history_runs: perRun.length,

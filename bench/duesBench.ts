@@ -199,6 +199,7 @@ async function main(): Promise<void> {
         cpu_ms_per_subscriber: perUnit(cpu, subscribers),
         cpu_ms_per_chase: perUnit(cpu, chases),
         history_events_per_chase: chaseEvents,
+        temporal_per_due: { events: mean((c) => c.events), actions: mean((c) => c.actions), minimum: TEMPORAL_MINIMUM.due },
         history_events_per_cycle: cycleEvents,
       },
       load_average_before: loadBefore,
