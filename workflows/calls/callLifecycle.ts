@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, condition, isCancellation, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, isCancellation, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { CallActivities, PlaceAndRecordInput } from '../../activities/calls';
 import { FailureType } from '../../src/temporal/failures';
 import type { CallOutcome, CallStatus } from '../../src/calls/types';
@@ -63,13 +63,11 @@ export async function callLifecycle(input: CallWorkflowInput): Promise<CallWorkf
   let outcome: CallOutcome | null = null;
   const lineEvents: LineEvent[] = [];
   let step = 1;
-  let placementAsked = false;
 
   setHandler(statusQuery, () => status);
   setHandler(
     placementUpdate,
     async () => {
-      placementAsked = true;
       await condition(() => placement !== null);
       return placement!;
     },
@@ -93,11 +91,8 @@ export async function callLifecycle(input: CallWorkflowInput): Promise<CallWorkf
   let answeredAt: string | null = input.direction === 'inbound' ? workflowNowIso() : null;
   placement = await placeOnce({ callId: input.callId, requestedAt: input.createdAt, step: ++step, status, at: answeredAt ?? workflowNowIso() });
   if (!placement.placed) {
-    // The server fails an update whose workflow completes in the task that completes the update
-    // ("completed before the Update completed": the API would answer 500 internal, not
-    // originate_failed), and a refusal would end the call in the placing task: a timer puts
-    // the end in a task of its own. Only refusals pay it, not every call.
-    if (placementAsked) await sleep(1);
+    // The update's handler answered in this task, before the workflow ends (update-with-start
+    // delivers it with the start), so the API gets the refusal, not a completed workflow.
     status = 'failed';
     setStatusAttribute(status);
     await steps.finishCall({ callId: input.callId, step: ++step, status, outcome: 'originate_error', answeredAt: null, endedAt: workflowNowIso() });
