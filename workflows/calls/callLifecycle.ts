@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, condition, isCancellation, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, isCancellation, proxyLocalActivities, setHandler, TemporalFailure } from '@temporalio/workflow';
 import type { CallActivities, PlaceAndRecordInput } from '../../activities/calls';
 import { FailureType } from '../../src/temporal/failures';
 import type { CallOutcome, CallStatus } from '../../src/calls/types';
@@ -27,9 +27,9 @@ async function placeOnce(request: PlaceAndRecordInput): Promise<Placement> {
     return await steps.placeAndRecordCall(request);
   } catch (err) {
     // A local activity's failure reaches the workflow as the step's own failure (seen here:
-    // an ApplicationFailure, not wrapped in an ActivityFailure); take either.
+    // an ApplicationFailure, not wrapped in an ActivityFailure); take any Temporal failure.
     const failure = err instanceof ActivityFailure ? err.cause : err;
-    if (isCancellation(err) || !(err instanceof ActivityFailure || err instanceof ApplicationFailure)) throw err;
+    if (isCancellation(err) || !(err instanceof TemporalFailure)) throw err;
     // A call with no read model has nothing to end: its workflow fails.
     if (failure instanceof ApplicationFailure && failure.type === FailureType.ReadModelMissing) throw err;
     return { placed: false, error: `The call could not be placed: ${failure instanceof Error ? failure.message : String(failure)}` };
