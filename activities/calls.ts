@@ -5,7 +5,7 @@ import type { CallHooks } from '../src/calls/callHooks';
 import { recordCallProgress, type CallProgress } from '../src/calls/callProgress';
 import { loadCall } from '../src/calls/callStore';
 import { finishCall, type CallEnd, type FinishedCall } from '../src/calls/finishCall';
-import { placeOnNetwork } from '../src/calls/placeOnNetwork';
+import { placeAndRecord, placeOnNetwork, type PlaceAndRecordInput } from '../src/calls/placeOnNetwork';
 import { VOICE_ORIGINATE_ATTEMPTS_DEFAULT } from '../src/config';
 import { readInputFor, recordReading, type RecordReadingInput } from '../src/calls/recordReading';
 import type { CallResult, Reading } from '../src/calls/types';
@@ -18,6 +18,7 @@ import { READER_HEARTBEAT_INTERVAL_MS, type Placement } from '../src/calls/contr
 export type { CallEnd, FinishedCall } from '../src/calls/finishCall';
 export type { CallProgress } from '../src/calls/callProgress';
 export type { RecordReadingInput } from '../src/calls/recordReading';
+export type { PlaceAndRecordInput } from '../src/calls/placeOnNetwork';
 
 export interface CallActivityDeps {
   db: Db;
@@ -42,6 +43,13 @@ export function createCallActivities({ db, temporal, events, voice, reader, call
      */
     placeCall: (input: { callId: string; requestedAt: string }): Promise<Placement> =>
       placeOnNetwork({ db, voice }, input, { attempt: Context.current().info.attempt, maxAttempts: originateAttempts }),
+
+    /**
+     * Places the call and records its placement (src/calls/placeOnNetwork.ts), the first step
+     * of `callLifecycle`: safe to retry, as `placeCall` and `recordCallProgress` are.
+     */
+    placeAndRecordCall: (input: PlaceAndRecordInput): Promise<Placement> =>
+      placeAndRecord({ db, voice, events }, input, { attempt: Context.current().info.attempt, maxAttempts: originateAttempts }),
 
     /** Records a live status (src/calls/callProgress.ts). The first (placement) also emits `call.started`, once. */
     recordCallProgress: (progress: CallProgress): Promise<void> => recordCallProgress({ db, events }, progress),

@@ -1,5 +1,7 @@
 import { formatDistribution, type Distribution } from './benchStats';
 import type { FootprintSummary } from './callHistory';
+import { TEMPORAL_MINIMUM } from './targets';
+import { formatUnitCost } from './workflowCost';
 import { formatProfile, type ProfileSummary } from './cpuProfileSummary';
 
 /** The figures `npm run bench:calls` prints, as text for a person (the JSON file has them all). */
@@ -86,6 +88,7 @@ export function formatReport(r: CallBenchFigures): string {
   add(`   history events: call workflow ${formatDistribution(f.callHistoryEvents, 'events')}`);
   add(`                   callee ${formatDistribution(f.calleeHistoryEvents, 'events')}; each fan-out ${formatDistribution(f.dispatchHistoryEvents, 'events')}`);
   add(`                   all workflows of a call ${formatDistribution(f.historyEventsPerCall, 'events')}`);
+  add(`   ${formatUnitCost('call (p50)', { events: f.historyEventsPerCall.p50 ?? 0, actions: f.actionsPerCall.p50 ?? 0 }, TEMPORAL_MINIMUM.call)}`);
   add(`   workflows per call ${formatDistribution(f.workflowsPerCall, '')}; activity tasks ${formatDistribution(f.activitiesPerCall, '')}; local activities ${formatDistribution(f.localActivitiesPerCall, '')}`);
   add(`   the call workflow's own activities (count: calls) ${JSON.stringify(f.callActivities)}; workflows in the run ${JSON.stringify(r.engine.workflows_in_run)}`);
   for (const [phase, processes] of Object.entries(r.profiles)) {

@@ -4,6 +4,7 @@ import { conversationIdFor } from '../src/conversations/store';
 import { eventsCollection } from '../src/events/eventStore';
 import { simulatedCalleeWorkflowId } from '../src/calls/contracts';
 import { distribution, type Distribution } from './benchStats';
+import { actionsIn } from './workflowCost';
 
 /**
  * What one call costs the engine: the history of its own workflow, of its simulated callee,
@@ -15,6 +16,8 @@ export interface WorkflowFootprint {
   workflowId: string;
   type: string;
   events: number;
+  /** Temporal Cloud's billable actions in the history (bench/workflowCost.ts). */
+  actions: number;
   activities: number;
   localActivities: number;
   timers: number;
@@ -42,6 +45,7 @@ async function footprint(client: Client, workflowId: string): Promise<WorkflowFo
     workflowId,
     type: events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '?',
     events: events.length,
+    actions: actionsIn(events),
     activities: count((e) => e.activityTaskScheduledEventAttributes),
     localActivities: count((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
     timers: count((e) => e.timerStartedEventAttributes),
@@ -89,6 +93,8 @@ export interface FootprintSummary {
   activitiesPerCall: Distribution;
   localActivitiesPerCall: Distribution;
   historyEventsPerCall: Distribution;
+  /** Billable actions of all workflows of one call. */
+  actionsPerCall: Distribution;
   /** The call workflow's own activity tasks, by count, e.g. {7: 20}. */
   callActivities: Record<string, number>;
 }
@@ -107,6 +113,7 @@ export function summariseFootprints(footprints: CallFootprint[]): FootprintSumma
     activitiesPerCall: distribution(footprints.map((f) => sum(f, (w) => w.activities))),
     localActivitiesPerCall: distribution(footprints.map((f) => sum(f, (w) => w.localActivities))),
     historyEventsPerCall: distribution(footprints.map((f) => sum(f, (w) => w.events))),
+    actionsPerCall: distribution(footprints.map((f) => sum(f, (w) => w.actions))),
     callActivities,
   };
 }

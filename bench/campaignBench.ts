@@ -16,7 +16,8 @@ import { formatProfile, summariseProfiles } from './cpuProfileSummary';
 import { BENCH_CONSOLE_TOKEN, startEmbeddedSystem } from './embeddedSystem';
 import { formatOpTally } from './opTallyReport';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
-import { CAMPAIGN_TARGETS } from './targets';
+import { CAMPAIGN_TARGETS, TEMPORAL_MINIMUM } from './targets';
+import { actionsIn, formatUnitCost } from './workflowCost';
 
 /**
  * `npm run bench:campaigns`: WhatsApp campaigns on the embedded defaults (FerretDB on SQLite,
@@ -145,15 +146,17 @@ async function sendTimes(db: Db, campaignId: string, count: number): Promise<num
 }
 
 /** History events of a workflow, every run back to the first. */
-async function historyEvents(client: Client, workflowId: string): Promise<{ runs: number; events: number; perRun: number[] }> {
+async function historyEvents(client: Client, workflowId: string): Promise<{ runs: number; events: number; actions: number; perRun: number[] }> {
   const perRun: number[] = [];
+  let actions = 0;
   let runId: string | undefined;
   do {
     const history = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
     perRun.unshift(history.length);
+    actions += actionsIn(history);
     runId = history[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   } while (runId);
-  return { runs: perRun.length, events: perRun.reduce((a, b) => a + b, 0), perRun };
+  return { runs: perRun.length, events: perRun.reduce((a, b) => a + b, 0), actions, perRun };
 }
 
 async function main(): Promise<void> {
@@ -280,6 +283,8 @@ async function main(): Promise<void> {
     const histories = await Promise.all(campaigns.map((id) => historyEvents(client, id)));
     const perRun = histories.flatMap((h) => h.perRun);
     say(`  history: ${histories.reduce((a, h) => a + h.events, 0)} events in ${perRun.length} runs for ${campaignCount} campaigns (per run ${Math.min(...perRun)}–${Math.max(...perRun)}; ${(histories.reduce((a, h) => a + h.events, 0) / Math.max(1, sends)).toFixed(2)} per send)`);
+    const perSend = (n: number) => n / Math.max(1, sends);
+    say(`  ${formatUnitCost('send', { events: perSend(histories.reduce((a, h) => a + h.events, 0)), actions: perSend(histories.reduce((a, h) => a + h.actions, 0)) }, TEMPORAL_MINIMUM.send)}`);
     // The simulator's statuses cost no workflow since issue 13 (src/providers/whatsapp/simulatedStatuses.ts).
     say('  the simulator\'s statuses: recorded by the accepting process from one stored document per message (no workflow)');
     const profiles = cpuProfile ? { window: cpu.window } : null;
@@ -336,6 +341,11 @@ async function main(): Promise<void> {
         launch_ms_max: Math.round(Math.max(...launchMs)),
         launch_refusals_retried: launchRefusals,
         history_events: histories.map((h) => h.events),
+        temporal_per_send: {
+          events: histories.reduce((a, h) => a + h.events, 0) / Math.max(1, sends),
+          actions: histories.reduce((a, h) => a + h.actions, 0) / Math.max(1, sends),
+          minimum: TEMPORAL_MINIMUM.send,
+        },
         simulated_delivery_events_per_message: 0,
         pause_to_last_send_ms: pauseToLastSendMs,
         history_runs: perRun.length,

@@ -4,6 +4,8 @@ import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { duesCollections } from '../src/dues/store';
 import { distribution, formatDistribution, loadAverage, sleep } from './benchStats';
 import { startEmbeddedSystem } from './embeddedSystem';
+import { TEMPORAL_MINIMUM } from './targets';
+import { formatUnitCost, workflowCost, type WorkflowCost } from './workflowCost';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
 
 /**
@@ -164,6 +166,9 @@ async function main(): Promise<void> {
     const chaseEvents = counted(await Promise.all(sampleDues.map((d) => eventsOf(d._id))));
     const cycleEvents = counted(await Promise.all(sampleSubs.map((s) => eventsOf(s._id))));
     say(`  history events per chase waiting on its reminder: mean ${chaseEvents.mean}, max ${chaseEvents.max} (sample of ${chaseEvents.count}; a whole chase to declined is about 25)`);
+    const costs = (await Promise.all(sampleDues.map((d) => workflowCost(client, d._id)))).filter((c): c is WorkflowCost => c !== null && c.events > 0);
+    const mean = (pick: (c: WorkflowCost) => number) => costs.reduce((a, c) => a + pick(c), 0) / Math.max(1, costs.length);
+    say(`  ${formatUnitCost('due (its chase, waiting on its reminder)', { events: mean((c) => c.events), actions: mean((c) => c.actions) }, TEMPORAL_MINIMUM.due)}`);
     say(`  history events per cycle waiting on its next raise: mean ${cycleEvents.mean}, max ${cycleEvents.max} (sample of ${cycleEvents.count})`);
     const loadAfter = loadAverage();
     say(`load average before ${loadBefore}, after ${loadAfter} (2 cores shared with other work)`);
@@ -194,6 +199,7 @@ async function main(): Promise<void> {
         cpu_ms_per_subscriber: perUnit(cpu, subscribers),
         cpu_ms_per_chase: perUnit(cpu, chases),
         history_events_per_chase: chaseEvents,
+        temporal_per_due: { events: mean((c) => c.events), actions: mean((c) => c.actions), minimum: TEMPORAL_MINIMUM.due },
         history_events_per_cycle: cycleEvents,
       },
       load_average_before: loadBefore,

@@ -57,3 +57,18 @@ export const AGENT_TARGETS = {
   /** Temporal history events per turn (the run's whole history over its turns). */
   historyEventsPerTurn: 20,
 } as const;
+
+/**
+ * Issue 36 §3: the fewest Temporal history events and Cloud actions (bench/workflowCost.ts)
+ * each unit of work could cost, printed beside what each bench measures. What a unit cannot do
+ * without: a call's workflow must start, learn from the line that it was answered and that it
+ * ended (a signal and a workflow task each) and close; sends and deliveries are batched, so
+ * their share of a run's start and of a batch's step tends to nothing as batches fill; a due's
+ * chase must start and wait on its reminder's timer.
+ */
+export const TEMPORAL_MINIMUM = {
+  call: { events: 13, actions: 3, why: 'start + first task (4), answered and ended: a signal and a task each (8), close (1); actions: the start and two signals' },
+  send: { events: 0, actions: 0, why: 'a campaign run shares its start and each batch step over the batch: → 0 per send as batches fill' },
+  delivery: { events: 0, actions: 0, why: 'an endpoint workflow drains its inbox 64 at a time in one local activity: → 0 per delivery as drains fill' },
+  due: { events: 5, actions: 2, why: 'a chase waiting on its reminder: start + first task (4) and the timer (1); actions: the start and the timer' },
+} as const;

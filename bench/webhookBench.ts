@@ -4,11 +4,12 @@ import type { Client } from '@temporalio/client';
 import { createTemporalDispatcher } from '../src/webhooks/dispatcher';
 import { createEventPublisher } from '../src/events/publisher';
 import { endpointWorkflowId } from '../src/webhooks/contracts';
+import { actionsIn, formatUnitCost } from './workflowCost';
 import { newWebhookEndpoint, webhookEndpoints } from '../src/webhooks/endpoints';
 import { startEmbeddedSystem } from './embeddedSystem';
 import { loadAverage } from './benchStats';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
-import { WEBHOOK_TARGETS } from './targets';
+import { TEMPORAL_MINIMUM, WEBHOOK_TARGETS } from './targets';
 
 /**
  * `npm run bench:webhooks`: webhook deliveries per second to a fast local receiver, and the
@@ -242,6 +243,7 @@ async function main(): Promise<void> {
  */
 async function temporalCost(client: Client, endpointIds: string[], delivered: number): Promise<string> {
   let events = 0;
+  let actions = 0;
   let signals = 0;
   let drains = 0;
   let runs = 0;
@@ -251,6 +253,7 @@ async function temporalCost(client: Client, endpointIds: string[], delivered: nu
       const history = (await client.workflow.getHandle(endpointWorkflowId(endpointId), runId).fetchHistory()).events ?? [];
       runs++;
       events += history.length;
+      actions += actionsIn(history);
       for (const e of history) {
         if (e.workflowExecutionSignaledEventAttributes) signals++;
         else if (e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch') drains++;
@@ -259,7 +262,11 @@ async function temporalCost(client: Client, endpointIds: string[], delivered: nu
     } while (runId);
   }
   const per = (n: number) => (n / Math.max(1, delivered)).toFixed(2);
-  return `Temporal for the whole run (${delivered} deliveries): ${endpointIds.length} endpoint workflow(s) in ${runs} run(s), ${events} history events (${per(events)} per delivery), ${signals} signals (${per(signals)}), ${drains} drains (${per(drains)}); no workflow per event`;
+  const perDelivery = { events: events / Math.max(1, delivered), actions: actions / Math.max(1, delivered) };
+  return (
+    `Temporal for the whole run (${delivered} deliveries): ${endpointIds.length} endpoint workflow(s) in ${runs} run(s), ${events} history events (${per(events)} per delivery), ${signals} signals (${per(signals)}), ${drains} drains (${per(drains)}); no workflow per event\n` +
+    formatUnitCost('delivery', perDelivery, TEMPORAL_MINIMUM.delivery)
+  );
 }
 
 main().catch((err: unknown) => {

@@ -8,3 +8,8 @@ const STATUS_ATTRIBUTE_PATCH = 'status-search-attribute';
 export function showStatus(status: string): void {
   if (patched(STATUS_ATTRIBUTE_PATCH)) upsertSearchAttributes([{ key: ResourceStatus, value: status }]);
 }
+
+/** The same without the patch, for workflow types whose every run sets it (callLifecycle): a patch costs each run two history events. */
+export function setStatusAttribute(status: string): void {
+  upsertSearchAttributes([{ key: ResourceStatus, value: status }]);
+}

@@ -35,8 +35,10 @@ export interface CallWorkflowResult {
 }
 
 export type CallWorkflow = (input: CallWorkflowInput) => Promise<CallWorkflowResult>;
-/** One call's lifecycle (workflows/calls/call.ts). */
-export const callWorkflowDefinition = defineWorkflow<CallWorkflow>('callWorkflow');
+/** One call's lifecycle (workflows/calls/callLifecycle.ts): every call placed or accepted now starts this type. */
+export const callWorkflowDefinition = defineWorkflow<CallWorkflow>('callLifecycle');
+/** The lifecycle calls had before issue 36 (workflows/calls/call.ts): hosted so their open runs finish; nothing starts it. */
+export const callWorkflowBeforeIssue36Definition = defineWorkflow<CallWorkflow>('callWorkflow');
 
 /** The provider reports what happens on the line. */
 export const lineEventSignal = defineSignal<[LineEvent]>('lineEvent');

@@ -9,7 +9,7 @@ import { releaseLiveSlot, returnDailyBudget } from './admission';
 import { callCollections, deploymentId, newCallDoc, type CallDoc } from './callStore';
 import { normaliseDetails } from './details';
 import { admitCall, CallRefusal } from './guards';
-import { startCallWorkflow, type CallStartDeps } from './startCall';
+import { startCallAwaitingPlacement, startCallWorkflow, type CallStartDeps, type StartedCall } from './startCall';
 import type { Capture } from './types';
 
 /**
@@ -125,17 +125,28 @@ export async function placeCall(
     created_at: at,
   });
   const { calls } = callCollections(deps.db);
+  let started: StartedCall;
   try {
     await calls.insertOne(call);
-    await startCallWorkflow(deps, call);
+    if (deps.placementWaitMs > 0) {
+      started = await startCallAwaitingPlacement(deps, call, deps.placementWaitMs);
+    } else {
+      await startCallWorkflow(deps, call);
+      started = { started: true, placement: null };
+    }
   } catch (err) {
+    started = { started: false, error: err };
+  }
+  if (!started.started) {
     // Nothing was dialled: give back the places taken, and leave no live-looking record.
     await releaseLiveSlot(deps.db, workspace._id, callId);
     if (admitted.budgetReserved) await returnDailyBudget(deps.db, workspace._id, admitted.budgetDay, admitted.reservedMinutes, callId);
     await calls.deleteOne({ _id: callId });
-    throw err;
+    throw started.error;
   }
-  return answerPlacement(deps, call);
+  // Started, and then the wait for its placement failed: the lifecycle runs on and ends the call.
+  if ('error' in started) throw started.error;
+  return started.placement && !started.placement.placed ? { kind: 'not_placed', call } : { kind: 'ringing', call };
 }
 
 /**

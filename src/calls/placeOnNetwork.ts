@@ -4,6 +4,9 @@ import { OriginateRefused } from './voiceLine';
 import { loadCall } from './callStore';
 import type { Placement } from './contracts';
 import { originateRequestFor } from './originateRequest';
+import { recordCallProgress } from './callProgress';
+import type { CallStatus } from './types';
+import type { EventPublisher } from '../events';
 
 export interface PlacementAttempt {
   /** This attempt's number, from 1 (Temporal's, so a retry on another worker counts the same). */
@@ -39,4 +42,32 @@ export async function placeOnNetwork(
     const why = err instanceof Error ? err.message : String(err);
     return { placed: false, error: `The network could not be reached after ${maxAttempts} attempts: ${why}` };
   }
+}
+
+/** What `placeAndRecord` takes: the placing request and the progress it records when the network places the call. */
+export interface PlaceAndRecordInput {
+  callId: string;
+  requestedAt: string;
+  /** The workflow's step number of the placement's progress (src/calls/callProgress.ts). */
+  step: number;
+  /** `ringing` (outbound) or `in_progress` (inbound, already on the line). */
+  status: CallStatus;
+  /** ISO, the workflow's time of the step: `placed_at`. */
+  at: string;
+}
+
+/**
+ * Places the call and, when the network placed it, records the placement (`placed_at`, and
+ * `call.started` once): one step of the call's lifecycle where there were two (issue 36).
+ * Safe to retry: the provider is idempotent per call id, the progress write is guarded by its
+ * step and the event deduplicated.
+ */
+export async function placeAndRecord(
+  deps: { db: Db; voice: VoiceProvider; events: EventPublisher },
+  input: PlaceAndRecordInput,
+  attempt: PlacementAttempt,
+): Promise<Placement> {
+  const placement = await placeOnNetwork(deps, input, attempt);
+  if (placement.placed) await recordCallProgress(deps, { callId: input.callId, step: input.step, status: input.status, at: input.at, placed: true });
+  return placement;
 }

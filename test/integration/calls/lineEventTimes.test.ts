@@ -7,7 +7,7 @@ import { bearer } from '../../support/http';
 import { startTestWorker, type TestWorker } from '../../support/worker';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
-/** How long the worker's step that records `ringing` stalls: longer than the ring. */
+/** How long the worker's step that records `ringing` stalls: longer than the ring (within the API's 10 s wait for the placement). */
 const STALL_MS = 4_000;
 
 /**
@@ -31,6 +31,14 @@ describe('a line event taken late (the workflow busy when the line answered)', (
         if (ctx.info.activityType === 'recordCallProgress' && progress.placed) {
           stalled.push(progress.callId!);
           await new Promise((resolve) => setTimeout(resolve, STALL_MS));
+        }
+        // callLifecycle (issue 36) places and records `ringing` in one step: it stalls once the
+        // line is placed, so the line answers while the workflow is busy.
+        if (ctx.info.activityType === 'placeAndRecordCall') {
+          const result = await next(input);
+          stalled.push(progress.callId!);
+          await new Promise((resolve) => setTimeout(resolve, STALL_MS));
+          return result;
         }
         return next(input);
       },

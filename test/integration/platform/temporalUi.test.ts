@@ -78,7 +78,7 @@ describe('operators in the Temporal UI', () => {
     const callId = res.body.call_id as string;
     await pollCall(api, ws.key, callId, (call) => call.result.state !== 'pending');
 
-    const [call] = await listed(`PhoneNumber = '${to}' AND ResourceKind = 'call' AND WorkspaceId = '${ws.workspaceId}' AND WorkflowType = 'callWorkflow'`, (f) =>
+    const [call] = await listed(`PhoneNumber = '${to}' AND ResourceKind = 'call' AND WorkspaceId = '${ws.workspaceId}' AND WorkflowType = 'callLifecycle'`, (f) =>
       f.some((e) => e.status.name === 'COMPLETED'),
     );
     expect(call).toMatchObject({ workflowId: callId, memo: { name: `Kavya Iyer (${to})` } });

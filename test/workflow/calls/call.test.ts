@@ -1,4 +1,4 @@
-import { ActivityFailure, WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { WorkflowHandle } from '@temporalio/client';
 import { callCollections } from '../../../src/calls/callStore';
@@ -200,13 +200,16 @@ describe('the call workflow (time-skipping)', () => {
     const input: CallWorkflowInput = { callId, tenantId: ws.workspaceId, direction: 'outbound', ringSeconds: 30, maxCallSeconds: 300, createdAt: new Date().toISOString() };
     const failure = await executeWorkflow(env.client, callWorkflowDefinition, { taskQueue, workflowId: callWorkflowId(callId), args: [input] }).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(WorkflowFailedError);
-    const activityFailure = (failure as WorkflowFailedError).cause;
-    expect(activityFailure).toBeInstanceOf(ActivityFailure);
-    expect((activityFailure as ActivityFailure).cause).toMatchObject({ type: FailureType.ReadModelMissing, nonRetryable: true, message: `call ${callId} has no read model` });
-    // One attempt, not twenty.
+    // The placing step is a local activity (callLifecycle): its failure is the workflow's cause.
+    const cause = (failure as WorkflowFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect(cause).toMatchObject({ type: FailureType.ReadModelMissing, nonRetryable: true, message: `call ${callId} has no read model` });
+    // One attempt, not twenty: the step's marker records the attempt that failed.
     const history = await env.client.workflow.getHandle(callId).fetchHistory();
-    const attempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
-    expect(attempts).toEqual([1]);
+    const markers = history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(markers).toHaveLength(1);
+    const data = markers[0]!.markerRecordedEventAttributes!.details!.data!.payloads![0]!.data!;
+    expect(JSON.parse(Buffer.from(data).toString())).toMatchObject({ activity_type: 'placeAndRecordCall', attempt: 1 });
   });
 
   it('a re-read reads the call again: reading 2, result ready, a second call.outcome', async () => {

@@ -42,6 +42,8 @@ import { conversationAgentWorkflowId } from '../../../src/agents/contracts';
  * those workflow types any more (they are hosted for runs an earlier release left open).
  * before-issue-28/endpointDeliveries.json is a run of the endpoint workflow before its inbox
  * (no `webhook-inbox-in-mongodb` patch marker): it replays the earlier loop.
+ * callWorkflow.*.json are the last runs of the call lifecycle before issue 36 (callLifecycle
+ * took over): nothing starts that type any more, so they stay as captured.
  * simulatedCallee.json likewise: the simulated callee reports from timers by default
  * (VOICE_SIMULATOR=timers), so this run starts none; the workflow-mode tests still run it.
  */
@@ -139,9 +141,9 @@ describe('capture workflow histories', () => {
 
     const check = await runSystemCheck(api.temporal, api.config.TEMPORAL_TASK_QUEUE);
 
-    await save('callWorkflow.answered.json', 'callWorkflow', answered);
-    await save('callWorkflow.hangup.json', 'callWorkflow', hungUp);
-    await save('callWorkflow.busy.json', 'callWorkflow', busy);
+    await save('callLifecycle.answered.json', 'callLifecycle', answered);
+    await save('callLifecycle.hangup.json', 'callLifecycle', hungUp);
+    await save('callLifecycle.busy.json', 'callLifecycle', busy);
     await save('rereadCall.json', 'rereadCall', reread.body.workflow_id);
     await save('systemCheck.json', 'systemCheck', systemCheckWorkflowId(check.checkId));
   }, 120_000);
@@ -165,7 +167,7 @@ describe('capture workflow histories', () => {
       await signalLineEvent(api.temporal, callId, event);
     }
     await pollCall(api, ws.key, callId, (call) => call.result.state !== 'pending');
-    await save('callWorkflow.answerReportedLate.json', 'callWorkflow', callId);
+    await save('callLifecycle.answerReportedLate.json', 'callLifecycle', callId);
   }, 60_000);
 
   /**

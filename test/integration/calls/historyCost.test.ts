@@ -1,0 +1,61 @@
+import request from 'supertest';
+import { useTestApi } from '../../support/app';
+import { bearer } from '../../support/http';
+import { pollCall, scriptCallee } from '../../support/calls';
+
+/**
+ * Issue 36 §3: what a call costs Temporal, held to. An answered, talked and read call placed
+ * through POST /calls is one update-with-start (the placement answered in the first workflow
+ * task, no activity task to place it), no patch markers, and its history is the sequence below:
+ * 31 events where the lifecycle before issue 36 took 46.
+ */
+describe('a call’s Temporal history', () => {
+  const { api, ws } = useTestApi({ worker: true });
+
+  const kinds = async (callId: string) =>
+    ((await api.temporal.workflow.getHandle(callId).fetchHistory()).events ?? []).map((e) => {
+      const key = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k])!;
+      const attributes = (e as Record<string, any>)[key];
+      const name = attributes?.activityType?.name ?? attributes?.acceptedRequest?.input?.name ?? (attributes?.markerName === 'core_local_activity' ? 'local' : attributes?.markerName);
+      return name ? `${key.replace('EventAttributes', '')}:${name}` : key.replace('EventAttributes', '');
+    });
+
+  it('answered, ended by the line and read: 31 events, the placement in the first task', async () => {
+    await scriptCallee(api, ws, '+919811100061', { ring_seconds: 0.5, seconds_per_turn: 0.3 });
+    const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '+919811100061', purpose: 'confirming a delivery' });
+    expect(res.status).toBe(201);
+    const callId = res.body.call_id as string;
+    expect(await pollCall(api, ws.key, callId, (b) => b.result.state !== 'pending')).toMatchObject({ status: 'completed', result: { state: 'ready' } });
+
+    const task = ['workflowTaskScheduled', 'workflowTaskStarted', 'workflowTaskCompleted'];
+    const history = await kinds(callId);
+    // The line's end arrives either before or after the talk's last turn is stored; either way
+    // the answered and the ended signals each take one workflow task.
+    expect(history).toEqual([
+      'workflowExecutionStarted',
+      ...task,
+      'workflowExecutionUpdateAccepted:placement',
+      'markerRecorded:local',
+      'timerStarted',
+      'workflowExecutionUpdateCompleted',
+      'workflowExecutionSignaled',
+      ...task,
+      'timerCanceled',
+      'upsertWorkflowSearchAttributes',
+      'markerRecorded:local',
+      'timerStarted',
+      'workflowExecutionSignaled',
+      ...task,
+      'timerCanceled',
+      'upsertWorkflowSearchAttributes',
+      'markerRecorded:local',
+      'activityTaskScheduled:readCall',
+      'activityTaskStarted',
+      'activityTaskCompleted',
+      ...task,
+      'markerRecorded:local',
+      'workflowExecutionCompleted',
+    ]);
+    expect(history).toHaveLength(31);
+  }, 60_000);
+});

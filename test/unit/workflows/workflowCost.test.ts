@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { actionsIn } from '../../../bench/workflowCost';
+import { historyFromStoredJson } from '../../support/histories';
+
+/**
+ * The benches' estimate of Temporal Cloud's billable actions (bench/workflowCost.ts), on the
+ * stored histories of an answered and read call before and after issue 36.
+ */
+const stored = (file: string) =>
+  historyFromStoredJson((JSON.parse(readFileSync(join(__dirname, '..', '..', 'workflow', 'histories', file), 'utf8')) as { history: unknown }).history).events!;
+
+describe('billable actions in a history', () => {
+  it('callLifecycle, answered and read: start, placement update, 2 signals, 2 timers, 2 upserts, the reader, 4 tasks with local activities = 13', () => {
+    const events = stored('callLifecycle.answered.json');
+    expect(events).toHaveLength(31);
+    expect(actionsIn(events as Parameters<typeof actionsIn>[0])).toBe(13);
+  });
+
+  it('callWorkflow, answered and read: also its 3 patch markers, their 3 upserts and the placing activity = 20', () => {
+    const events = stored('callWorkflow.answered.json');
+    expect(events).toHaveLength(46);
+    expect(actionsIn(events as Parameters<typeof actionsIn>[0])).toBe(20);
+  });
+});
