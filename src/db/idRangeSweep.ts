@@ -23,6 +23,14 @@ export interface SweepPace {
 export const SWEEP_MAX_BATCHES = 200;
 export const SWEEP_PAUSE_MS = 50;
 
+/**
+ * How far one filtered batch may walk: an hour of ids. A filter that keeps most documents (old
+ * calls without a transcript) would otherwise walk every id up to the cutoff in one command,
+ * a long read that live requests would queue behind; a window bounds each command to an hour's
+ * documents, and the gaps between documents are jumped with one unfiltered read of the next id.
+ */
+export const SWEEP_WINDOW_MS = 3_600_000;
+
 /** Where a sweep's previous pass ended: the last id it handled (a document per sweep). */
 interface SweepMarkDoc {
   _id: string;
@@ -39,8 +47,11 @@ function sweepMarks(db: Db): Collection<SweepMarkDoc> {
  * string range: above `<prefix>_` and below `<prefix>_` followed by `before`'s 12 hex digits.
  */
 export function idsBefore(prefix: string, before: Date): { $gt: string; $lt: string } {
-  return { $gt: `${prefix}_`, $lt: `${prefix}_${before.getTime().toString(16).padStart(12, '0')}` };
+  return { $gt: `${prefix}_`, $lt: idAt(prefix, before.getTime()) };
 }
+
+const idAt = (prefix: string, ms: number): string => `${prefix}_${ms.toString(16).padStart(12, '0')}`;
+const msOf = (prefix: string, id: string): number => parseInt(id.slice(prefix.length + 1, prefix.length + 13), 16);
 
 /**
  * Applies `act` to the documents whose time-ordered `_id` (`<prefix>_<ms hex>…`,
@@ -75,16 +86,26 @@ export async function sweepIdRange<T extends { _id: string }>(
   const mark = await marks.findOne({ _id: options.mark });
   let after = mark && mark.after > range.$gt ? mark.after : range.$gt;
   let done = 0;
+  const firstIds = (filter: Filter<T>, limit: number) =>
+    collection.find(filter, { projection: { _id: 1 } as Document, sort: { _id: 1 }, limit }).toArray() as unknown as Promise<{ _id: string }[]>;
   for (let batch = 0; batch < maxBatches && after < range.$lt && !options.signal?.aborted; batch++) {
-    const filter = { ...options.filter, _id: { $gt: after, $lt: range.$lt } } as Filter<T>;
-    const docs = (await collection
-      .find(filter, { projection: { _id: 1 } as Document, sort: { _id: 1 }, limit: batchSize })
-      .toArray()) as unknown as { _id: string }[];
+    let until = range.$lt;
+    if (options.filter) {
+      const [next] = await firstIds({ _id: { $gt: after, $lt: range.$lt } } as Filter<T>, 1);
+      if (next) {
+        const at = msOf(options.prefix, next._id);
+        const windowEnd = Number.isNaN(at) ? until : idAt(options.prefix, at + SWEEP_WINDOW_MS);
+        if (windowEnd < until) until = windowEnd;
+      } else {
+        until = after;
+      }
+    }
+    const docs = until > after ? await firstIds({ ...options.filter, _id: { $gt: after, $lt: until } } as Filter<T>, batchSize) : [];
     if (docs.length > 0) done += await options.act(docs.map((doc) => doc._id));
-    // A short batch walked the whole range: the next pass starts at this pass's cutoff.
-    after = docs.length < batchSize ? range.$lt : docs[docs.length - 1]!._id;
+    // A short batch walked its whole window: the next batch starts at the window's end.
+    after = docs.length < batchSize ? (until > after ? until : range.$lt) : docs[docs.length - 1]!._id;
     await marks.updateOne({ _id: options.mark }, { $set: { after, updated_at: new Date() } }, { upsert: true });
-    if (docs.length < batchSize) break;
+    if (docs.length < batchSize && after >= range.$lt) break;
     if (pauseMs > 0) await sleep(pauseMs);
   }
   return done;

@@ -72,13 +72,14 @@ describe('conversation turns', () => {
     const first = await commandsDuring(async () => {
       swept = await sweepExpiredTurns(api.db, cutoffs, { maxBatches: 1, pauseMs: 0 });
     });
-    // The trail sweep's one batch: the 4 old trail rows the turns' batch left and the 10 of the middle months, fewer than a batch, so its range is done.
-    expect(swept).toEqual({ turns: BULK_WRITE_MAX, trail: 14 });
+    // The trail sweep's one batch walks an hour of ids from the oldest left: the 4 old trail rows the turns' batch left.
+    expect(swept).toEqual({ turns: BULK_WRITE_MAX, trail: 4 });
     const left = await conversationMessagesCollection(api.db).find({}, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
     expect(left[0]!._id).toBe(old[BULK_WRITE_MAX]!._id);
     const reads = first.filter((c) => c.commandName === 'find' && c.command.find === 'conversation_messages');
     expect(reads.map((c) => [c.command.limit, Object.keys(c.command.filter as object).sort(), Object.fromEntries(c.command.sort as Map<string, number>)])).toEqual([
       [BULK_WRITE_MAX, ['_id'], { _id: 1 }],
+      [1, ['_id'], { _id: 1 }],
       [BULK_WRITE_MAX, ['_id', 'kind'], { _id: 1 }],
     ]);
     const deletes = first.filter((c) => c.commandName === 'delete' && c.command.delete === 'conversation_messages');
@@ -90,7 +91,7 @@ describe('conversation turns', () => {
 
     // The next pass finishes: every turn older than a year, every trail row older than 90 days.
     swept = await sweepExpiredTurns(api.db, cutoffs, { pauseMs: 0 });
-    expect(swept).toEqual({ turns: 60 - BULK_WRITE_MAX - 4, trail: 0 });
+    expect(swept).toEqual({ turns: 60 - BULK_WRITE_MAX - 4, trail: 10 });
     expect(await sweepExpiredTurns(api.db, cutoffs, { pauseMs: 0 })).toEqual({ turns: 0, trail: 0 });
     const kept = await conversationMessagesCollection(api.db).find({}).sort({ _id: 1 }).toArray();
     expect(kept.map((m) => m._id)).toEqual([...middle.filter((m) => m.kind === 'turn'), ...young].map((m) => m._id));
