@@ -66,3 +66,18 @@ export function loadAverage(): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Peak resident memory of a process so far (VmHWM from /proc), in MiB. */
+export function peakRssMiB(pid: number): number {
+  return statusMiB(pid, 'VmHWM');
+}
+
+/** Resident memory of a process now (VmRSS from /proc), in MiB. */
+export function rssMiB(pid: number): number {
+  return statusMiB(pid, 'VmRSS');
+}
+
+function statusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
+}

@@ -12,7 +12,7 @@ import { freePort, waitFor } from '../src/local/net';
 import { toolPath } from '../src/local/paths';
 import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
 import type { OpCount } from '../src/observability/databaseOpTally';
-import { cpuSeconds, distribution, loadAverage, sleep } from './benchStats';
+import { cpuSeconds, distribution, loadAverage, peakRssMiB, sleep } from './benchStats';
 import { person } from './scaleData';
 import { readManifest, scaleDir, type SeedManifest } from './seedScale';
 import { BENCH_CONSOLE_TOKEN } from './embeddedSystem';
@@ -37,6 +37,8 @@ const only = process.env.BENCH_SCALE_ROUTES ? new RegExp(process.env.BENCH_SCALE
 /** What every request needs besides its answer's documents: the key, the workspace, the record a sub-list belongs to. */
 export const DOCS_SLACK = 5;
 export const P99_TARGET_MS = 150;
+/** The API's and worker's peak resident memory on the year's data (issue 36). */
+export const MEMORY_TARGET_MIB = 500;
 /** A client gives up after this; the API itself answers 503 after its 2 s database budget. */
 const CLIENT_TIMEOUT_MS = 10_000;
 /** The bench's own keys in the big workspace: requests rotate over them, under each key's rate limit. */
@@ -303,6 +305,9 @@ async function main(): Promise<void> {
     }
     const met = results.filter((r) => r.p99_met && r.docs_met).length;
     say(`${met} of ${results.length} routes meet both targets ('!' marks a figure that misses; a route with any answer other than 200 misses both)`);
+    // Issue 36: the API's memory stays under 500 MiB on the year's data (no worker runs here).
+    const memory = { api_peak_rss_mib: peakRssMiB(api.child.pid!), ferretdb_peak_rss_mib: peakRssMiB(ferret.process.child.pid!), target_mib: MEMORY_TARGET_MIB };
+    say(`peak RSS (VmHWM): API ${memory.api_peak_rss_mib} MiB${memory.api_peak_rss_mib < MEMORY_TARGET_MIB ? '' : '!'} (target < ${MEMORY_TARGET_MIB} MiB), FerretDB ${memory.ferretdb_peak_rss_mib} MiB`);
     mkdirSync('.bench', { recursive: true });
     const file = join('.bench', `scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     writeFileSync(
@@ -317,6 +322,7 @@ async function main(): Promise<void> {
           settings: { clients, requests_per_route: requestsPerRoute, seconds_per_route: secondsPerRoute },
           targets: { p99_ms: P99_TARGET_MS, docs_slack: DOCS_SLACK },
           routes: Object.fromEntries(results.map((r) => [r.route, r])),
+          memory,
         },
         null,
         1,

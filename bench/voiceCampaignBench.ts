@@ -10,7 +10,7 @@ import { collections } from '../src/db/collections';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { newId } from '../src/domain/ids';
 import { calleeScript, calleeScripts, scriptId } from '../src/providers/voice/simulatorScript';
-import { distribution, formatDistribution, loadAverage, sleep } from './benchStats';
+import { distribution, formatDistribution, loadAverage, peakRssMiB, rssMiB, sleep } from './benchStats';
 import { BENCH_CONSOLE_TOKEN, startEmbeddedSystem } from './embeddedSystem';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
 
@@ -255,8 +255,14 @@ async function main(): Promise<void> {
     const largeId = await stageCopies(db, source, people, reportRecipients);
     say(`  staged ${reportRecipients} recipients DIRECTLY in the database (copies of phase 1's ${people.length}, final merged outcomes, with their outcome chunks and tallies) in ${seconds(performance.now() - stageStarted)} s`);
     const largeBefore = meter.mark();
-    const large = await timeReport(largeId, reportRecipients);
+    // Issue 36: the CSV streams with flat memory. The API's resident memory, sampled while it answers.
+    const apiPid = system.api!.child.pid!;
+    const apiMemory = { rss_before_mib: rssMiB(apiPid), rss_max_during_mib: 0, peak_rss_after_mib: 0 };
+    const sampler = setInterval(() => (apiMemory.rss_max_during_mib = Math.max(apiMemory.rss_max_during_mib, rssMiB(apiPid))), 50);
+    const large = await timeReport(largeId, reportRecipients).finally(() => clearInterval(sampler));
+    apiMemory.peak_rss_after_mib = peakRssMiB(apiPid);
     const largeCpu = meter.since(largeBefore);
+    say(`  API resident memory: ${apiMemory.rss_before_mib} MiB before the ${reportRecipients}-recipient report and CSV, at most ${apiMemory.rss_max_during_mib} MiB while answering them; peak (VmHWM) ${apiMemory.peak_rss_after_mib} MiB (target < 500 MiB)`);
     say(formatPerUnit(largeCpu, repeats * 2 * reportRecipients, 'recipient reported (report or CSV)', 'recipients reported'));
     const worst = Math.max(...large.report_ms, ...large.csv_ms);
     const met = large.refused.length === 0 && worst < REPORT_TARGET_MS;
@@ -279,7 +285,7 @@ async function main(): Promise<void> {
         cpu_ms_per_call: perUnit(cpu, placed.length),
       },
       report_small: small,
-      report_large: { ...large, staged_directly: true, cpu: { ...largeCpu, window: undefined }, target_ms: REPORT_TARGET_MS },
+      report_large: { ...large, staged_directly: true, cpu: { ...largeCpu, window: undefined }, target_ms: REPORT_TARGET_MS, api_memory: apiMemory },
       load_average_before: loadBefore,
       load_average_after: loadAfter,
     });

@@ -6,6 +6,14 @@ import { fromRoot } from './local/paths';
 export const VOICE_ORIGINATE_ATTEMPTS_DEFAULT = 6;
 
 /**
+ * How long a stored event is kept: a week. The retry schedule ends about 30 h after the first
+ * attempt, so no delivery still running loses its event, and an event can be replayed from the
+ * console for a week (docs/webhooks.md). Also the most DELIVERY_RETENTION_DAYS may be: a
+ * delivery kept longer than its event could not be replayed.
+ */
+export const EVENT_RETENTION_DAYS = 7;
+
+/**
  * The one place every setting is read from the environment, with its default. Processes
  * call `loadConfig()` once at start; a bad value stops start-up with a message that names
  * the variable, never a half-configured process.
@@ -26,6 +34,14 @@ const milliseconds = (max: number) =>
     .int('expected a whole number')
     .min(100, `expected milliseconds from 100 to ${max}`)
     .max(max, `expected milliseconds from 100 to ${max}`);
+
+/** A retention age in whole days, from `min` to ten years. */
+const retentionDays = (min: number, max = 3_650) =>
+  z.coerce
+    .number({ error: 'expected days' })
+    .int('expected a whole number')
+    .min(min, `expected days from ${min} to ${max}`)
+    .max(max, `expected days from ${min} to ${max}`);
 
 const httpUrl = z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL');
 
@@ -84,6 +100,17 @@ export const serviceEnvSchema = z.object({
     .transform((value) => [...new Set(value.split(','))] as ('whatsapp' | 'voice')[]),
   /** The worker's own HTTP port: /metrics and /healthz. */
   WORKER_METRICS_PORT: port.default(9464),
+  /**
+   * Retention, applied by each worker's retention pass in small paced batches
+   * (docs/decisions/platform.md "Expiry and retention"). Conversation turns (the transcripts
+   * `GET /api/v1/conversations/{id}/messages` reads, voice calls' included) and the transcript
+   * stored on each call go this many days after they were recorded.
+   */
+  TRANSCRIPT_RETENTION_DAYS: retentionDays(1).default(365),
+  /** Trail rows (lookups, tool runs, hold lines: never shown publicly) go sooner; at most TRANSCRIPT_RETENTION_DAYS. */
+  TRAIL_RETENTION_DAYS: retentionDays(1).default(90),
+  /** Webhook deliveries with their attempts: at least 2 days (the retries end after about 30 h), at most the events' week. */
+  DELIVERY_RETENTION_DAYS: retentionDays(2, EVENT_RETENTION_DAYS).default(EVENT_RETENTION_DAYS),
   /**
    * Whether webhook endpoints may point at private, loopback or link-local addresses.
    * Unset: allowed unless NODE_ENV is production (local development and tests deliver to
@@ -254,6 +281,9 @@ export const serviceEnvSchema = z.object({
   /** How long a tool may run on a live call at all: past it the agent is told the tool did not answer, and the call goes on. */
   MEDIA_TOOL_TIMEOUT_MS: z.coerce.number({ error: 'expected milliseconds' }).int().min(1_000, 'expected at least 1000 ms').max(60_000, 'expected at most 60000 ms').default(10_000),
 }).superRefine((env, ctx) => {
+  if (env.TRAIL_RETENTION_DAYS > env.TRANSCRIPT_RETENTION_DAYS) {
+    ctx.addIssue({ code: 'custom', path: ['TRAIL_RETENTION_DAYS'], message: 'expected at most TRANSCRIPT_RETENTION_DAYS (trail rows go with their transcript)' });
+  }
   if (env.READER_PROVIDER === 'openai') {
     for (const name of ['READER_BASE_URL', 'READER_API_KEY', 'READER_MODEL'] as const) {
       if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when READER_PROVIDER is openai' });

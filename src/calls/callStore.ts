@@ -39,6 +39,11 @@ export interface CallDoc {
   started_at: Date | null;
   ended_at: Date | null;
   transcript: TranscriptTurn[] | null;
+  /**
+   * When the retention pass removed the transcript (TRANSCRIPT_RETENTION_DAYS,
+   * src/calls/transcriptRetention.ts); absent while it is kept. A re-read is refused after it.
+   */
+  transcript_removed_at?: Date;
   result: Omit<CallResult, 'read_at'> & { read_at: Date | null };
   /** How many readings have landed; numbers each `call.outcome`. */
   readings: number;

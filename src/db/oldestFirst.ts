@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Collection, Document, Filter } from 'mongodb';
+import { BULK_WRITE_MAX } from './bulkWrite';
 
 /**
  * Deletes what may go from the oldest end of a collection, reading at most
@@ -7,7 +9,10 @@ import type { Collection, Document, Filter } from 'mongodb';
  * limits in SQL (`LIMIT` is pushed down only without a filter, sort or skip), so a batch
  * costs its own rows, not the collection's. Natural order is insertion order there (the
  * SQLite rowid) and close to it on MongoDB, so in collections written in time order the
- * oldest documents come first. Deletes go by `_id` alone (answered from the index).
+ * oldest documents come first. Deletes go by `_id $in`, `BULK_WRITE_MAX` at a time (answered
+ * from the index), with `pauseMs` after each so live requests are not queued behind a run of
+ * deletes; `signal` ends the pass between them. For collections with time-ordered ids,
+ * src/db/idRangeSweep.ts reads by `_id` range instead.
  *
  * A batch with a document that must stay ends the pass: the next pass starts at the front
  * again, so a long-lived document at the front costs a slot of every batch, never a scan.
@@ -20,18 +25,22 @@ export async function sweepOldestFirst<T extends { _id: string }>(
     projection?: Document;
     batchSize?: number;
     maxBatches?: number;
+    pauseMs?: number;
+    signal?: AbortSignal;
   },
 ): Promise<number> {
   const batchSize = options.batchSize ?? 500;
   const maxBatches = options.maxBatches ?? 20;
   let removed = 0;
-  for (let batch = 0; batch < maxBatches; batch++) {
+  for (let batch = 0; batch < maxBatches && !options.signal?.aborted; batch++) {
     const docs = (await collection
       .find({}, { projection: options.projection, limit: batchSize })
       .toArray()) as unknown as T[];
     const doomed = docs.filter(options.mayGo);
-    for (const doc of doomed) {
-      removed += (await collection.deleteOne({ _id: doc._id } as Filter<T>)).deletedCount;
+    for (let start = 0; start < doomed.length; start += BULK_WRITE_MAX) {
+      const ids = doomed.slice(start, start + BULK_WRITE_MAX).map((doc) => doc._id);
+      removed += (await collection.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
+      if (options.pauseMs) await sleep(options.pauseMs);
     }
     if (doomed.length < docs.length || docs.length < batchSize) break;
   }

@@ -1,14 +1,9 @@
 import type { Db } from 'mongodb';
+import { EVENT_RETENTION_DAYS } from '../config';
 import { sweepOldestFirst } from '../db/oldestFirst';
 import { eventsCollection, type EventDoc } from './eventStore';
 import { periodicPass } from '../async/periodicPass';
 
-/**
- * How long a stored event and each delivery of it (with its attempts) are kept: a week. The
- * retry schedule ends about 30 h after the first attempt, so no delivery still running loses
- * its event, and an event can be replayed from the console for a week (docs/webhooks.md).
- */
-export const EVENT_RETENTION_DAYS = 7;
 export const RETENTION_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export interface RetentionOptions {
@@ -17,6 +12,10 @@ export interface RetentionOptions {
   retentionMs?: number;
   batchSize?: number;
   maxBatches?: number;
+  /** The pause after each batch of deletes (src/db/idRangeSweep.ts `SweepPace`). */
+  pauseMs?: number;
+  /** Set when the process stops: a pass ends between batches. */
+  signal?: AbortSignal;
 }
 
 /** What is older than this is past the retention. */
@@ -33,7 +32,7 @@ export function retentionCutoff(options: Pick<RetentionOptions, 'now' | 'retenti
  */
 export async function sweepExpiredEvents(options: RetentionOptions): Promise<{ events: number }> {
   const cutoff = retentionCutoff(options);
-  const batch = { batchSize: options.batchSize, maxBatches: options.maxBatches };
+  const batch = { batchSize: options.batchSize, maxBatches: options.maxBatches, pauseMs: options.pauseMs, signal: options.signal };
   const events = await sweepOldestFirst<EventDoc>(eventsCollection(options.db), {
     ...batch,
     projection: { _id: 1, created_at: 1, dispatched_at: 1 },
@@ -50,14 +49,24 @@ export type RetentionSweep = (options: RetentionOptions) => Promise<unknown>;
  * with it (`also`: the webhook deliveries, the messaging send intents); a pass is never overlapped by the next.
  */
 export function startRetentionSweeper(options: RetentionOptions & { also?: readonly RetentionSweep[]; intervalMs?: number; onError?: (err: unknown) => void }): { stop(): Promise<void> } {
+  const stopping = new AbortController();
+  const passOptions = { ...options, signal: stopping.signal };
   const sweeper = periodicPass(
     async () => {
-      await sweepExpiredEvents(options);
-      for (const sweep of options.also ?? []) await sweep(options);
+      await sweepExpiredEvents(passOptions);
+      for (const sweep of options.also ?? []) {
+        if (stopping.signal.aborted) break;
+        await sweep(passOptions);
+      }
     },
     options.intervalMs ?? RETENTION_SWEEP_INTERVAL_MS,
     options.onError ?? (() => undefined),
   );
   sweeper.start();
-  return { stop: () => sweeper.stop() };
+  return {
+    stop: () => {
+      stopping.abort();
+      return sweeper.stop();
+    },
+  };
 }

@@ -26,7 +26,8 @@ import { createEventSweeper } from '../events/sweeper';
 import { startRetentionSweeper } from '../events/retention';
 import { settleParkedStatuses } from '../messaging/earlyStatuses';
 import { sweepExpiredSendIntents } from '../messaging/sendIntents';
-import { sweepExpiredDeliveries } from '../webhooks/deliveryRetention';
+import { configuredRetentionSweeps } from './retentionSweeps';
+import { SWEEP_PAUSE_MS } from '../db/idRangeSweep';
 import { createSetupSweeper } from '../dues/setupSweeper';
 import { createLivePlaceSweeper } from '../calls/livePlaceSweeper';
 import { sweepExpiredStreamClaims } from '../calls/line/lineCalls';
@@ -128,11 +129,12 @@ runMain(async () => {
     onEnded: (callId, end) => logger.warn({ callId, ...end }, 'call ended by the live-place sweep: its workflow had stopped'),
   });
   livePlaces.start();
-  // No TTL indexes on FerretDB: events and deliveries past their retention are deleted here.
+  // No TTL indexes on FerretDB: events, deliveries, transcripts and trail rows past their retention are deleted here, in paced batches.
   // Also WhatsApp statuses parked for a message never recorded: applied once it is, gone after a day.
   const retention = startRetentionSweeper({
     db,
-    also: [sweepExpiredDeliveries, sweepExpiredSendIntents, sweepExpiredStreamClaims, (options) => settleParkedStatuses({ ...options, events: deps.events })],
+    pauseMs: SWEEP_PAUSE_MS,
+    also: [...configuredRetentionSweeps(config), sweepExpiredSendIntents, sweepExpiredStreamClaims, (options) => settleParkedStatuses({ ...options, events: deps.events })],
     onError: (err) => logger.warn({ err }, 'event retention sweep failed'),
   });
   // Finished campaigns' counters follow late delivery statuses from here (the run has ended).

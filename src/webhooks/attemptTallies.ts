@@ -78,6 +78,6 @@ export async function recentSuccessRates(db: Db, tenantId: string, endpointIds: 
 }
 
 /** Deletes tallies older than `cutoff` from the collection's oldest end (the retention sweep; no TTL indexes on FerretDB). */
-export function sweepOldTallies(db: Db, cutoff: Date, batch: { batchSize?: number; maxBatches?: number }): Promise<number> {
+export function sweepOldTallies(db: Db, cutoff: Date, batch: { batchSize?: number; maxBatches?: number; pauseMs?: number; signal?: AbortSignal }): Promise<number> {
   return sweepOldestFirst<AttemptTallyDoc>(attemptTallies(db), { ...batch, projection: { _id: 1, hour: 1 }, mayGo: (t) => t.hour < cutoff });
 }

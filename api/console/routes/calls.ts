@@ -59,6 +59,8 @@ export function callConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { params, tenantId }) => {
         const call = await ownCall(tenantId, params.call_id);
         if (!call.ended_at) throw new ApiError('conflict', 'The call is still live; it is read when it ends.', { reason: 'call_live' });
+        // Read again without its transcript, the call would lose the answers it has.
+        if (call.transcript_removed_at) throw new ApiError('conflict', 'The call’s transcript was removed by the retention (TRANSCRIPT_RETENTION_DAYS); there is nothing to read.', { reason: 'transcript_removed' });
         const { reading, workflowId } = await requestReread(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, call);
         return { call_id: call._id, reading, workflow_id: workflowId };
       },

@@ -61,6 +61,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: '/srv/orchestrator', MEDIA_RECORDINGS_DIR: '/var/lib/recordings' }).MEDIA_RECORDINGS_DIR).toBe('/var/lib/recordings');
   });
 
+  it('reads the retention ages, refusing trail rows kept longer than transcripts and deliveries kept longer than their events', () => {
+    expect(loadConfig({})).toMatchObject({ TRANSCRIPT_RETENTION_DAYS: 365, TRAIL_RETENTION_DAYS: 90, DELIVERY_RETENTION_DAYS: 7 });
+    expect(loadConfig({ TRANSCRIPT_RETENTION_DAYS: '30', TRAIL_RETENTION_DAYS: '30', DELIVERY_RETENTION_DAYS: '2' })).toMatchObject({
+      TRANSCRIPT_RETENTION_DAYS: 30,
+      TRAIL_RETENTION_DAYS: 30,
+      DELIVERY_RETENTION_DAYS: 2,
+    });
+    expect(() => loadConfig({ TRANSCRIPT_RETENTION_DAYS: '30' })).toThrow(/^ {2}TRAIL_RETENTION_DAYS: expected at most TRANSCRIPT_RETENTION_DAYS/m);
+    expect(() => loadConfig({ DELIVERY_RETENTION_DAYS: '8' })).toThrow(/^ {2}DELIVERY_RETENTION_DAYS: expected days from 2 to 7 \(got "8"\)$/m);
+    expect(() => loadConfig({ TRANSCRIPT_RETENTION_DAYS: '0.5' })).toThrow(/^ {2}TRANSCRIPT_RETENTION_DAYS: expected a whole number/m);
+  });
+
   it('names every bad variable at once', () => {
     expect(() => loadConfig({ PORT: 'x', WORKER_METRICS_PORT: 'y' })).toThrow(
       /PORT: expected a port number[\s\S]*WORKER_METRICS_PORT: expected a port number/,

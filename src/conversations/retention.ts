@@ -1,0 +1,30 @@
+import type { Db } from 'mongodb';
+import { deleteIds, sweepIdRange, type SweepPace } from '../db/idRangeSweep';
+import { conversationMessagesCollection } from './store';
+
+/**
+ * Deletes conversation turns past their retention (the worker's retention pass runs it):
+ * every turn recorded before `turnsBefore` (TRANSCRIPT_RETENTION_DAYS), and trail rows
+ * recorded before `trailBefore` (TRAIL_RETENTION_DAYS, sooner). Turn ids are time-ordered
+ * (`messageIdFor`: the turn's millisecond first), so both walk the `_id` index from the oldest
+ * turn, a paced batch at a time (src/db/idRangeSweep.ts); the trail sweep's filter skips the
+ * turns it keeps inside FerretDB, and its mark keeps it from walking them twice.
+ *
+ * The conversation itself stays, with its `message_count` and `preview`: both describe its
+ * history, and lowering the count would race the live recorder's writes, which FerretDB does
+ * not make atomic. A transcript page simply no longer holds the removed turns
+ * (docs/decisions/platform.md "Expiry and retention").
+ */
+export async function sweepExpiredTurns(db: Db, cutoffs: { turnsBefore: Date; trailBefore: Date }, pace: SweepPace = {}): Promise<{ turns: number; trail: number }> {
+  const messages = conversationMessagesCollection(db);
+  const turns = await sweepIdRange(db, messages, { ...pace, mark: 'conversation_messages:turns', prefix: 'msg', before: cutoffs.turnsBefore, act: deleteIds(messages) });
+  const trail = await sweepIdRange(db, messages, {
+    ...pace,
+    mark: 'conversation_messages:trail',
+    prefix: 'msg',
+    before: cutoffs.trailBefore,
+    filter: { kind: 'trail' },
+    act: deleteIds(messages),
+  });
+  return { turns, trail };
+}
