@@ -107,8 +107,11 @@ export const serviceEnvSchema = z.object({
    * stored on each call go this many days after they were recorded.
    */
   TRANSCRIPT_RETENTION_DAYS: retentionDays(1).default(365),
-  /** Trail rows (lookups, tool runs, hold lines: never shown publicly) go sooner; at most TRANSCRIPT_RETENTION_DAYS. */
-  TRAIL_RETENTION_DAYS: retentionDays(1).default(90),
+  /**
+   * Trail rows (lookups, tool runs, hold lines: never shown publicly) go sooner; at most
+   * TRANSCRIPT_RETENTION_DAYS. Unset: 90 days, or the transcripts' age when that is shorter.
+   */
+  TRAIL_RETENTION_DAYS: retentionDays(1).optional(),
   /** Webhook deliveries with their attempts: at least 2 days (the retries end after about 30 h), at most the events' week. */
   DELIVERY_RETENTION_DAYS: retentionDays(2, EVENT_RETENTION_DAYS).default(EVENT_RETENTION_DAYS),
   /**
@@ -281,7 +284,7 @@ export const serviceEnvSchema = z.object({
   /** How long a tool may run on a live call at all: past it the agent is told the tool did not answer, and the call goes on. */
   MEDIA_TOOL_TIMEOUT_MS: z.coerce.number({ error: 'expected milliseconds' }).int().min(1_000, 'expected at least 1000 ms').max(60_000, 'expected at most 60000 ms').default(10_000),
 }).superRefine((env, ctx) => {
-  if (env.TRAIL_RETENTION_DAYS > env.TRANSCRIPT_RETENTION_DAYS) {
+  if (env.TRAIL_RETENTION_DAYS !== undefined && env.TRAIL_RETENTION_DAYS > env.TRANSCRIPT_RETENTION_DAYS) {
     ctx.addIssue({ code: 'custom', path: ['TRAIL_RETENTION_DAYS'], message: 'expected at most TRANSCRIPT_RETENTION_DAYS (trail rows go with their transcript)' });
   }
   if (env.READER_PROVIDER === 'openai') {
@@ -316,7 +319,10 @@ export const serviceEnvSchema = z.object({
   }
 });
 
-export type Config = Omit<z.infer<typeof serviceEnvSchema>, 'MEDIA_RECORDINGS_DIR'> & { MEDIA_RECORDINGS_DIR: string };
+export type Config = Omit<z.infer<typeof serviceEnvSchema>, 'MEDIA_RECORDINGS_DIR' | 'TRAIL_RETENTION_DAYS'> & { MEDIA_RECORDINGS_DIR: string; TRAIL_RETENTION_DAYS: number };
+
+/** Trail rows' age when none is set: 90 days, never longer than the transcripts they belong to. */
+const DEFAULT_TRAIL_RETENTION_DAYS = 90;
 
 /** WEBHOOK_ALLOW_PRIVATE_URLS when set, else true everywhere but production. */
 export function webhookPrivateUrlsAllowed(config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_URLS' | 'NODE_ENV'>): boolean {
@@ -373,7 +379,11 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: Env): z.infer<S>
 
 export function loadConfig(env: Env = process.env): Config {
   const config = parseEnv(serviceEnvSchema, env);
-  return { ...config, MEDIA_RECORDINGS_DIR: config.MEDIA_RECORDINGS_DIR ?? defaultRecordingsDir(env) };
+  return {
+    ...config,
+    MEDIA_RECORDINGS_DIR: config.MEDIA_RECORDINGS_DIR ?? defaultRecordingsDir(env),
+    TRAIL_RETENTION_DAYS: config.TRAIL_RETENTION_DAYS ?? Math.min(DEFAULT_TRAIL_RETENTION_DAYS, config.TRANSCRIPT_RETENTION_DAYS),
+  };
 }
 
 /** `recordings` in the launcher's DATA_DIR, resolved as the launcher resolves it (src/main/start.ts). */
