@@ -2,14 +2,15 @@ import { sweepOldestFirst } from '../db/oldestFirst';
 import { retentionCutoff, type RetentionOptions } from '../events';
 import { sweepOldTallies } from './attemptTallies';
 import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
+import { deliveryEntries, type DeliveryEntryDoc } from './deliveryEntries';
 
 /**
- * Deletes deliveries (and the endpoints' hourly attempt tallies) past the events' retention, from the oldest end of the collection, a
+ * Deletes deliveries (and the endpoints' hourly attempt tallies and the deliveries' list entries) past the events' retention, from the oldest end of the collection, a
  * bounded number per pass (src/db/oldestFirst.ts): no TTL indexes on FerretDB. A delivery past
  * the retention goes in any state, since none can still be retrying by then. The composition
  * roots register it with the retention sweeper (src/events/retention.ts).
  */
-export async function sweepExpiredDeliveries(options: RetentionOptions): Promise<{ deliveries: number; tallies: number }> {
+export async function sweepExpiredDeliveries(options: RetentionOptions): Promise<{ deliveries: number; tallies: number; entries: number }> {
   const cutoff = retentionCutoff(options);
   const deliveries = await sweepOldestFirst<WebhookDeliveryDoc>(webhookDeliveries(options.db), {
     batchSize: options.batchSize,
@@ -19,5 +20,13 @@ export async function sweepExpiredDeliveries(options: RetentionOptions): Promise
   });
   // The endpoints' hourly attempt counts go with the deliveries they counted.
   const tallies = await sweepOldTallies(options.db, cutoff, { batchSize: options.batchSize, maxBatches: options.maxBatches });
-  return { deliveries, tallies };
+  // And the list's entries (src/webhooks/deliveryEntries.ts): the list skips an entry without its
+  // record, but would walk through every one left behind.
+  const entries = await sweepOldestFirst<DeliveryEntryDoc>(deliveryEntries(options.db), {
+    batchSize: options.batchSize,
+    maxBatches: options.maxBatches,
+    projection: { _id: 1, created_at: 1 },
+    mayGo: (entry) => entry.created_at < cutoff,
+  });
+  return { deliveries, tallies, entries };
 }
