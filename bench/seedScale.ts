@@ -16,7 +16,7 @@ import { toolPath } from '../src/local/paths';
 import { startFerretDb } from '../src/local/servers';
 import { ensureEveryIndex } from '../src/main/indexes';
 import { webhookDeliveries } from '../src/webhooks/deliveries';
-import { deliveryEntries, entryBackfillCollection, entryBackfillDone, entryOf } from '../src/webhooks/deliveryEntries';
+import { deliveryEntries, deliveryStatusEntries, entryBackfillCollection, entryBackfillDone, entryOf, statusEntryOf } from '../src/webhooks/deliveryEntries';
 import { newWebhookEndpoint, webhookEndpoints } from '../src/webhooks/endpoints';
 import { ticketCollections } from '../src/tickets/ticketStore';
 import {
@@ -97,6 +97,7 @@ class Writer {
       subscriberPhones: duesCollections(db).phones,
       deliveries: webhookDeliveries(db),
       deliveryEntries: deliveryEntries(db),
+      deliveryStatusEntries: deliveryStatusEntries(db),
       deliveryEntryBackfills: entryBackfillCollection(db),
       tickets: ticketCollections(db).tickets,
     };
@@ -214,6 +215,7 @@ async function seedWorkspaceData(db: Db, writer: Writer, ws: SeedWorkspace, size
     await writer.add(s.deliveries, delivery);
     // The console list's entry, as the drain writes it (src/webhooks/deliveryEntries.ts).
     await writer.add(s.deliveryEntries, entryOf(delivery));
+    await writer.add(s.deliveryStatusEntries, statusEntryOf(entryOf(delivery)));
     if (++i % 5_000 === 0) onProgress();
   }
   await writer.add(s.deliveryEntryBackfills, entryBackfillDone(ws.tenantId, ws.endpointId, now));

@@ -2,7 +2,7 @@ import { sweepOldestFirst } from '../db/oldestFirst';
 import { retentionCutoff, type RetentionOptions } from '../events';
 import { sweepOldTallies } from './attemptTallies';
 import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
-import { deliveryEntries, type DeliveryEntryDoc } from './deliveryEntries';
+import { deliveryEntries, deliveryStatusEntries, type DeliveryEntryDoc } from './deliveryEntries';
 
 /**
  * Deletes deliveries (and the endpoints' hourly attempt tallies and the deliveries' list entries) past the events' retention, from the oldest end of the collection, a
@@ -22,11 +22,14 @@ export async function sweepExpiredDeliveries(options: RetentionOptions): Promise
   const tallies = await sweepOldTallies(options.db, cutoff, { batchSize: options.batchSize, maxBatches: options.maxBatches });
   // And the list's entries (src/webhooks/deliveryEntries.ts): the list skips an entry without its
   // record, but would walk through every one left behind.
-  const entries = await sweepOldestFirst<DeliveryEntryDoc>(deliveryEntries(options.db), {
-    batchSize: options.batchSize,
-    maxBatches: options.maxBatches,
-    projection: { _id: 1, created_at: 1 },
-    mayGo: (entry) => entry.created_at < cutoff,
-  });
+  let entries = 0;
+  for (const collection of [deliveryEntries(options.db), deliveryStatusEntries(options.db)]) {
+    entries += await sweepOldestFirst<DeliveryEntryDoc>(collection, {
+      batchSize: options.batchSize,
+      maxBatches: options.maxBatches,
+      projection: { _id: 1, created_at: 1 },
+      mayGo: (entry) => entry.created_at < cutoff,
+    });
+  }
   return { deliveries, tallies, entries };
 }

@@ -21,7 +21,7 @@ import {
 } from './contracts';
 import { tallyAttempts } from './attemptTallies';
 import { cancelDeliveryUpdate, firstAttemptDoc, recordAttemptUpdate, webhookDeliveries, type DeliveryIdentity, type DeliveryStatus, type WebhookDeliveryDoc } from './deliveries';
-import { deliveryEntries, entryOf, entryWrite, type DeliveryEntryDoc } from './deliveryEntries';
+import { deliveryEntries, deliveryStatusEntries, entryOf, entryWrite, statusEntryWrites, type DeliveryEntryDoc } from './deliveryEntries';
 import { webhookEndpoints } from './endpoints';
 import { inboxSlotTaken, readInbox, settleInboxWrites, type InboxRead } from './inbox';
 import { webhookQueue, type WebhookQueueEntryDoc } from './retryQueue';
@@ -194,10 +194,12 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
 
   // Each delivery's list entry at its new status (src/webhooks/deliveryEntries.ts), written before the records.
   const entryWrites: AnyBulkWriteOperation<DeliveryEntryDoc>[] = [];
+  const statusWrites: AnyBulkWriteOperation<DeliveryEntryDoc>[] = [];
   function listed(who: DeliveryIdentity, record: WebhookDeliveryDoc | null, status: DeliveryStatus, at: Date): void {
     const createdAt = record?.created_at ?? at;
     const entry = entryOf({ _id: who.deliveryId, tenant_id: who.tenantId, endpoint_id: who.endpointId, event_id: who.eventId, status, created_at: createdAt });
     entryWrites.push(entryWrite(entry, !record));
+    statusWrites.push(...statusEntryWrites(entry, record?.status ?? null));
   }
 
   async function deliver({ ref, attempt }: WorkItem): Promise<void> {
@@ -242,6 +244,7 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   // Entries first: one left by a drain that dies before its records is dropped by the list
   // (no record, or another time), and the re-run writes the records' entries again.
   await bulkWriteInChunks(deliveryEntries(db), entryWrites, { ordered: false });
+  await bulkWriteInChunks(deliveryStatusEntries(db), statusWrites, { ordered: false });
   await bulkWriteInChunks(deliveries, writes, { ordered: false });
   // After the records: a re-run finds these attempts recorded and neither sends nor counts them again.
   await tallyAttempts(db, { tenantId: input.tenantId, endpointId: input.endpointId }, totals, deps.now());

@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import type { DeliverWebhookInput } from './contracts';
 import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
-import { deliveryEntries, entryOf } from './deliveryEntries';
+import { deliveryEntries, deliveryStatusEntries, entryOf, statusEntryOf } from './deliveryEntries';
 import { handOver } from './deliverySignals';
 import { createInboxClaimer } from './inbox';
 
@@ -40,6 +40,7 @@ export async function startDelivery(
   // The console list's entry first (src/webhooks/deliveryEntries.ts): if the record was there
   // already, the list drops this one (another time) and keeps the record's own.
   await insertIfAbsent(deliveryEntries(db), entryOf(doc));
+  await insertIfAbsent(deliveryStatusEntries(db), statusEntryOf(entryOf(doc)));
   await insertIfAbsent(webhookDeliveries(db), doc);
   await handOver(createInboxClaimer(db), temporal, taskQueue, input.tenantId, input.endpointId, [{ deliveryId: input.deliveryId, eventId: input.eventId, trigger: input.trigger }]);
   return doc;

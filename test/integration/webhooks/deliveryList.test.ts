@@ -1,7 +1,7 @@
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
 import { webhookDeliveries, type DeliveryStatus, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
-import { deliveryEntries, endpointEntryRange, entryOf } from '../../../src/webhooks/deliveryEntries';
+import { deliveryEntries, deliveryStatusEntries, endpointEntryRange, entryOf, statusEntryOf } from '../../../src/webhooks/deliveryEntries';
 import { endpointDeliveriesPage } from '../../../src/webhooks/deliveryList';
 import { startTestApi, type TestApi } from '../../support/app';
 import { bearer } from '../../support/http';
@@ -96,9 +96,10 @@ describe('console webhook deliveries list', () => {
     // The backfill ran once, for this endpoint only.
     expect(await deliveryEntries(api.db).countDocuments({ endpoint_id: hook })).toBe(70);
     expect(await deliveryEntries(api.db).countDocuments({ endpoint_id: otherHook })).toBe(0);
+    expect(await deliveryStatusEntries(api.db).countDocuments({ endpoint_id: hook, status: 'failed' })).toBe(10);
   });
 
-  it('reads the entries from the _id index in order, and a page of 25 reads 25 entries and 25 deliveries', async () => {
+  it('reads the entries from the _id index in order, and a page of 25 reads 25 entries and 25 deliveries; one status reads its own entries', async () => {
     const monitored = await new MongoClient(api.config.MONGODB_URL, { monitorCommands: true }).connect();
     try {
       const started: CommandStartedEvent[] = [];
@@ -106,13 +107,20 @@ describe('console webhook deliveries list', () => {
       const mdb = monitored.db(api.db.databaseName);
       const page = await endpointDeliveriesPage(mdb, ws, hook, {}, 25);
       expect(page.map((d) => d._id)).toEqual(expected().slice(0, 25));
-      const find = started.find((e) => e.commandName === 'find' && e.command.find === 'webhook_delivery_entries')!;
-      const explained = await mdb.command({ explain: { find: 'webhook_delivery_entries', filter: find.command.filter, sort: find.command.sort, limit: find.command.limit } });
-      const plan = JSON.stringify(explained);
-      expect(plan).toMatch(/SEARCH \S+ USING INDEX \S+__id_ /);
-      expect(plan).not.toMatch(/TEMP B-TREE/);
-      expect(explained.sortPushdown).toBe(true);
-      expect(started.filter((e) => e.commandName === 'find').map((e) => e.command.find)).toEqual(['webhook_delivery_entry_backfills', 'webhook_delivery_entries', 'webhook_deliveries']);
+      const failed = await endpointDeliveriesPage(mdb, ws, hook, { status: 'failed' }, 5);
+      expect(failed.map((d) => d._id)).toEqual(expected((d) => d.status === 'failed').slice(0, 5));
+      for (const collection of ['webhook_delivery_entries', 'webhook_delivery_status_entries']) {
+        const find = started.find((e) => e.commandName === 'find' && e.command.find === collection)!;
+        const explained = await mdb.command({ explain: { find: collection, filter: find.command.filter, sort: find.command.sort, limit: find.command.limit } });
+        const plan = JSON.stringify(explained);
+        expect(plan).toMatch(/SEARCH \S+ USING INDEX \S+__id_ /);
+        expect(plan).not.toMatch(/TEMP B-TREE/);
+        expect(explained.sortPushdown).toBe(true);
+      }
+      expect(started.filter((e) => e.commandName === 'find').map((e) => e.command.find)).toEqual([
+        ...['webhook_delivery_entry_backfills', 'webhook_delivery_entries', 'webhook_deliveries'],
+        ...['webhook_delivery_entry_backfills', 'webhook_delivery_status_entries', 'webhook_deliveries'],
+      ]);
     } finally {
       await monitored.close();
     }
@@ -124,7 +132,7 @@ describe('console webhook deliveries list', () => {
     await deliveryEntries(api.db).insertOne(entryOf({ ...newest, _id: 'evt_9999:gone', event_id: 'evt_9999', created_at: new Date(newest.created_at.getTime() + 1) }));
     const succeeded = expected((d) => d.status === 'succeeded');
     const stale = docs.find((d) => d._id === succeeded[1])!;
-    await deliveryEntries(api.db).updateOne({ _id: entryOf(stale)._id }, { $set: { status: 'failed' } });
+    await deliveryStatusEntries(api.db).insertOne(statusEntryOf({ ...entryOf(stale), status: 'failed' }));
     const first = await call(`/workspaces/${ws}/webhooks/${hook}/deliveries?limit=3`);
     expect(first.body.items.map((d: { delivery_id: string }) => d.delivery_id)).toEqual(expected().slice(0, 3));
     expect(await everyPage('&status=failed', 4)).toEqual(expected((d) => d.status === 'failed'));

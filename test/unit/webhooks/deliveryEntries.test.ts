@@ -1,4 +1,4 @@
-import { deliveryEntryId, endpointEntryRange } from '../../../src/webhooks/deliveryEntries';
+import { deliveryEntryId, deliveryStatusEntryId, endpointEntryRange, statusEntryRange } from '../../../src/webhooks/deliveryEntries';
 
 /** The list entries' keys (src/webhooks/deliveryEntries.ts): byte order is the list's order, one endpoint's range holds only its own. */
 describe('delivery entry keys', () => {
@@ -29,5 +29,18 @@ describe('delivery entry keys', () => {
     expect(inside(deliveryEntryId('ws_a', 'whk_', at(5), 'x'))).toBe(false);
     expect(inside(deliveryEntryId('ws_ab', 'whk_1', at(5), 'x'))).toBe(false);
     expect(inside('ws_a|whk_1')).toBe(false);
+  });
+
+  it("a status entry's key: that status's range holds it, no other status's, and it sorts by time then id", () => {
+    const key = deliveryStatusEntryId('ws_a', 'whk_1', 'failed', at(1_700_000_000_000), 'evt_b:whk_1');
+    expect(key).toBe(`ws_a|whk_1|failed|${(1_700_000_000_000).toString(16).padStart(12, '0')}|evt_b:whk_1`);
+    const failed = statusEntryRange('ws_a', 'whk_1', 'failed');
+    const inside = (range: { $gt: string; $lt: string }, k: string) => k > range.$gt && k < range.$lt;
+    expect(inside(failed, key)).toBe(true);
+    expect(inside(statusEntryRange('ws_a', 'whk_1', 'pending'), key)).toBe(false);
+    expect(inside(statusEntryRange('ws_a', 'whk_10', 'failed'), key)).toBe(false);
+    const later = deliveryStatusEntryId('ws_a', 'whk_1', 'failed', at(1_700_000_000_001), 'evt_a:whk_1');
+    const tie = deliveryStatusEntryId('ws_a', 'whk_1', 'failed', at(1_700_000_000_000), 'evt_c:whk_1');
+    expect([later, tie, key].sort()).toEqual([key, tie, later]);
   });
 });
