@@ -15,8 +15,9 @@ import {
 /**
  * A page of an endpoint's deliveries, newest first (`created_at`, then `_id`); optionally one
  * status or one event's, after a cursor's (created at, `_id`). Walks the endpoint's entries
- * (src/webhooks/deliveryEntries.ts; one status: that status's) newest first, the event filter on them, then reads their
- * records by `_id`; an entry its record contradicts is skipped and the walk reads on.
+ * (src/webhooks/deliveryEntries.ts; for one status, that status's) newest first with the event
+ * filter on them, then reads their records by `_id`; an entry its record contradicts is skipped
+ * and the walk reads on.
  */
 export async function endpointDeliveriesPage(
   db: Db,

@@ -198,6 +198,7 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   function listed(who: DeliveryIdentity, record: WebhookDeliveryDoc | null, status: DeliveryStatus, at: Date): void {
     const createdAt = record?.created_at ?? at;
     const entry = entryOf({ _id: who.deliveryId, tenant_id: who.tenantId, endpoint_id: who.endpointId, event_id: who.eventId, status, created_at: createdAt });
+    if (record?.status === status) return; // a retry still pending: its entries stand
     entryWrites.push(entryWrite(entry, !record));
     statusWrites.push(...statusEntryWrites(entry, record?.status ?? null));
   }
