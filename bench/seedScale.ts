@@ -16,6 +16,7 @@ import { toolPath } from '../src/local/paths';
 import { startFerretDb } from '../src/local/servers';
 import { ensureEveryIndex } from '../src/main/indexes';
 import { webhookDeliveries } from '../src/webhooks/deliveries';
+import { deliveryEntries, deliveryStatusEntries, entryBackfillCollection, entryBackfillDone, entryOf, statusEntryOf } from '../src/webhooks/deliveryEntries';
 import { newWebhookEndpoint, webhookEndpoints } from '../src/webhooks/endpoints';
 import { ticketCollections } from '../src/tickets/ticketStore';
 import {
@@ -95,6 +96,9 @@ class Writer {
       subscribers: duesCollections(db).subscribers,
       subscriberPhones: duesCollections(db).phones,
       deliveries: webhookDeliveries(db),
+      deliveryEntries: deliveryEntries(db),
+      deliveryStatusEntries: deliveryStatusEntries(db),
+      deliveryEntryBackfills: entryBackfillCollection(db),
       tickets: ticketCollections(db).tickets,
     };
   }
@@ -207,9 +211,14 @@ async function seedWorkspaceData(db: Db, writer: Writer, ws: SeedWorkspace, size
   const url = `https://hooks.example.in/${ws.tenantId}`;
   i = 0;
   for (const at of spreadTimes(sizes.webhookDeliveries, new Date(now.getTime() - 6 * DAY), now, r)) {
-    await writer.add(s.deliveries, deliveryDoc(ws, ws.endpointId, url, at, r));
+    const delivery = deliveryDoc(ws, ws.endpointId, url, at, r);
+    await writer.add(s.deliveries, delivery);
+    // The console list's entry, as the drain writes it (src/webhooks/deliveryEntries.ts).
+    await writer.add(s.deliveryEntries, entryOf(delivery));
+    await writer.add(s.deliveryStatusEntries, statusEntryOf(entryOf(delivery)));
     if (++i % 5_000 === 0) onProgress();
   }
+  await writer.add(s.deliveryEntryBackfills, entryBackfillDone(ws.tenantId, ws.endpointId, now));
 
   r = rnd('tickets');
   i = 0;

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { CycleUnit } from './cycle';
+import { idRange } from '../domain/ids';
 
 /**
  * The dues app's records (campaigns-tickets-dues §2): subscribers, their dues, the claim that
  * keeps one subscriber per phone, and the claims that make a due's version change exclusive.
- * Point reads go by `_id`; lists filter on `tenant_id` (FerretDB scans them, MongoDB uses the
- * indexes below).
+ * Point reads go by `_id`; the subscribers list walks the `_id` range (subscribersPage); the dues
+ * lists filter on `tenant_id` (FerretDB scans them, MongoDB uses the indexes below).
  */
 
 export const SUBSCRIBER_STATUSES = ['active', 'paused', 'cancelled'] as const;
@@ -200,15 +201,23 @@ export async function findSubscriber(db: Db, tenantId: string, subscriberId: str
   return sub?.tenant_id === tenantId ? sub : null;
 }
 
-/** A page of the workspace's subscribers, newest first; optionally one status, below a cursor's `_id`. */
+/**
+ * A page of the workspace's subscribers, newest first (`_id` descending: subscriber ids are
+ * time-ordered); optionally one status, below a cursor's `_id`. Always the string range of
+ * every subscriber id with the sort on `_id` alone: FerretDB's patched SQLite build then walks
+ * its `_id` index from the newest down and stops once the page is full, where a filter on
+ * `tenant_id` alone read every subscriber of every workspace (docs/decisions/performance.md,
+ * "A year of data"). On MongoDB the same query uses `tenant_newest`.
+ */
 export async function subscribersPage(
   db: Db,
   tenantId: string,
   query: { status?: SubscriberStatus; beforeId?: string },
   limit: number,
 ): Promise<SubscriberDoc[]> {
+  const ids = idRange('sub');
   const filter: Record<string, unknown> = { tenant_id: tenantId, ...(query.status ? { status: query.status } : {}) };
-  if (query.beforeId !== undefined) filter._id = { $lt: query.beforeId };
+  filter._id = { $gt: ids.$gt, $lt: query.beforeId !== undefined && query.beforeId < ids.$lt ? query.beforeId : ids.$lt };
   return duesCollections(db).subscribers.find(filter).sort({ _id: -1 }).limit(limit).toArray();
 }
 

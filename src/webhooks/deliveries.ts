@@ -54,24 +54,6 @@ export function webhookDeliveries(db: Db): Collection<WebhookDeliveryDoc> {
   return db.collection<WebhookDeliveryDoc>('webhook_deliveries');
 }
 
-/** A page of an endpoint's deliveries, newest first; optionally one status or one event's, after a cursor's (created at, `_id`). */
-export async function endpointDeliveriesPage(
-  db: Db,
-  tenantId: string,
-  endpointId: string,
-  query: { status?: DeliveryStatus; eventId?: string; before?: { at: Date; id: string } },
-  limit: number,
-): Promise<WebhookDeliveryDoc[]> {
-  const filter: Record<string, unknown> = { tenant_id: tenantId, endpoint_id: endpointId };
-  if (query.status) filter.status = query.status;
-  if (query.eventId) filter.event_id = query.eventId;
-  if (query.before) {
-    const { at, id } = query.before;
-    filter.$or = [{ created_at: { $lt: at } }, { created_at: at, _id: { $lt: id } }];
-  }
-  return webhookDeliveries(db).find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).toArray();
-}
-
 /** One delivery of an endpoint of the workspace, or null. */
 export async function findEndpointDelivery(db: Db, tenantId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDoc | null> {
   return webhookDeliveries(db).findOne({ _id: deliveryId, tenant_id: tenantId, endpoint_id: endpointId });

@@ -2,9 +2,10 @@ import { sweepOldestFirst } from '../db/oldestFirst';
 import { retentionCutoff, type RetentionOptions } from '../events';
 import { sweepOldTallies } from './attemptTallies';
 import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
+import { deliveryEntries, deliveryStatusEntries, type DeliveryEntryDoc } from './deliveryEntries';
 
 /**
- * Deletes deliveries (and the endpoints' hourly attempt tallies) past their retention
+ * Deletes deliveries (and the endpoints' hourly attempt tallies and the deliveries' list entries) past their retention
  * (`retentionMs`: DELIVERY_RETENTION_DAYS from the worker, else the events'), from the oldest
  * end of the collection, a bounded number per pass in paced batches of `BULK_WRITE_MAX`
  * (src/db/oldestFirst.ts): no TTL indexes on FerretDB, and a delivery's id (its event's and
@@ -12,7 +13,7 @@ import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
  * the retention goes in any state, since none can still be retrying by then. The composition
  * roots register it with the retention sweeper (src/events/retention.ts).
  */
-export async function sweepExpiredDeliveries(options: RetentionOptions): Promise<{ deliveries: number; tallies: number }> {
+export async function sweepExpiredDeliveries(options: RetentionOptions): Promise<{ deliveries: number; tallies: number; entries: number }> {
   const cutoff = retentionCutoff(options);
   const pace = { batchSize: options.batchSize, maxBatches: options.maxBatches, pauseMs: options.pauseMs, signal: options.signal };
   const deliveries = await sweepOldestFirst<WebhookDeliveryDoc>(webhookDeliveries(options.db), {
@@ -22,5 +23,15 @@ export async function sweepExpiredDeliveries(options: RetentionOptions): Promise
   });
   // The endpoints' hourly attempt counts go with the deliveries they counted.
   const tallies = await sweepOldTallies(options.db, cutoff, pace);
-  return { deliveries, tallies };
+  // And the list's entries (src/webhooks/deliveryEntries.ts): the list skips an entry without its
+  // record, but would walk through every one left behind.
+  let entries = 0;
+  for (const collection of [deliveryEntries(options.db), deliveryStatusEntries(options.db)]) {
+    entries += await sweepOldestFirst<DeliveryEntryDoc>(collection, {
+      ...pace,
+      projection: { _id: 1, created_at: 1 },
+      mayGo: (entry) => entry.created_at < cutoff,
+    });
+  }
+  return { deliveries, tallies, entries };
 }

@@ -20,7 +20,8 @@ import {
   type RetryQueue,
 } from './contracts';
 import { tallyAttempts } from './attemptTallies';
-import { cancelDeliveryUpdate, firstAttemptDoc, recordAttemptUpdate, webhookDeliveries, type DeliveryIdentity, type WebhookDeliveryDoc } from './deliveries';
+import { cancelDeliveryUpdate, firstAttemptDoc, recordAttemptUpdate, webhookDeliveries, type DeliveryIdentity, type DeliveryStatus, type WebhookDeliveryDoc } from './deliveries';
+import { deliveryEntries, deliveryStatusEntries, entryOf, entryWrite, statusEntryWrites, type DeliveryEntryDoc } from './deliveryEntries';
 import { webhookEndpoints } from './endpoints';
 import { inboxSlotTaken, readInbox, settleInboxWrites, type InboxRead } from './inbox';
 import { webhookQueue, type WebhookQueueEntryDoc } from './retryQueue';
@@ -191,6 +192,17 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   const update = ([filter, change, options]: readonly [Filter<WebhookDeliveryDoc>, UpdateFilter<WebhookDeliveryDoc>, { upsert: boolean }]) =>
     writes.push({ updateOne: { filter, update: change, upsert: options.upsert } });
 
+  // Each delivery's list entry at its new status (src/webhooks/deliveryEntries.ts), written before the records.
+  const entryWrites: AnyBulkWriteOperation<DeliveryEntryDoc>[] = [];
+  const statusWrites: AnyBulkWriteOperation<DeliveryEntryDoc>[] = [];
+  function listed(who: DeliveryIdentity, record: WebhookDeliveryDoc | null, status: DeliveryStatus, at: Date): void {
+    const createdAt = record?.created_at ?? at;
+    const entry = entryOf({ _id: who.deliveryId, tenant_id: who.tenantId, endpoint_id: who.endpointId, event_id: who.eventId, status, created_at: createdAt });
+    if (record?.status === status) return; // a retry still pending: its entries stand
+    entryWrites.push(entryWrite(entry, !record));
+    statusWrites.push(...statusEntryWrites(entry, record?.status ?? null));
+  }
+
   async function deliver({ ref, attempt }: WorkItem): Promise<void> {
     const record = recordOf.get(ref.deliveryId) ?? null;
     const event = eventOf.get(ref.eventId) ?? null;
@@ -208,7 +220,9 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
     const newFromEvent = ref.trigger === 'event' && attempt === 1 && !record;
     if (!live || !live.enabled || (newFromEvent && !endpointReceives(live.event_types, event.type))) {
       if (newFromEvent) return;
-      update(cancelDeliveryUpdate(who, live ? 'endpoint_disabled' : 'endpoint_deleted', deps.now()));
+      const at = deps.now();
+      update(cancelDeliveryUpdate(who, live ? 'endpoint_disabled' : 'endpoint_deleted', at));
+      listed(who, record, 'cancelled', at);
       totals.cancelled++;
       return;
     }
@@ -220,6 +234,7 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
     const outcome = { attempt: sent.record, status, nextAttemptAt: dueAt === null ? null : new Date(dueAt), completedAt: status === 'pending' ? null : doneAt } as const;
     if (record) update(recordAttemptUpdate(who, outcome, doneAt));
     else writes.push({ insertOne: { document: firstAttemptDoc(who, outcome, doneAt) } });
+    listed(who, record, status, doneAt);
     totals.attempts++;
     if (status === 'succeeded') totals.succeeded++;
     if (status === 'failed') totals.failed++;
@@ -227,6 +242,10 @@ export async function drainEndpoint(deps: DrainDeps, input: DrainInput): Promise
   }
 
   await inPool(unique, DRAIN_PARALLELISM, deliver);
+  // Entries first: one left by a drain that dies before its records is dropped by the list
+  // (no record, or another time), and the re-run writes the records' entries again.
+  await bulkWriteInChunks(deliveryEntries(db), entryWrites, { ordered: false });
+  await bulkWriteInChunks(deliveryStatusEntries(db), statusWrites, { ordered: false });
   await bulkWriteInChunks(deliveries, writes, { ordered: false });
   // After the records: a re-run finds these attempts recorded and neither sends nor counts them again.
   await tallyAttempts(db, { tenantId: input.tenantId, endpointId: input.endpointId }, totals, deps.now());

@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import type { DeliverWebhookInput } from './contracts';
 import { webhookDeliveries, type WebhookDeliveryDoc } from './deliveries';
+import { deliveryEntries, deliveryStatusEntries, entryOf, statusEntryOf } from './deliveryEntries';
 import { handOver } from './deliverySignals';
 import { createInboxClaimer } from './inbox';
 
@@ -36,6 +37,10 @@ export async function startDelivery(
     created_at: now,
     completed_at: null,
   };
+  // The console list's entry first (src/webhooks/deliveryEntries.ts): if the record was there
+  // already, the list drops this one (another time) and keeps the record's own.
+  await insertIfAbsent(deliveryEntries(db), entryOf(doc));
+  await insertIfAbsent(deliveryStatusEntries(db), statusEntryOf(entryOf(doc)));
   await insertIfAbsent(webhookDeliveries(db), doc);
   await handOver(createInboxClaimer(db), temporal, taskQueue, input.tenantId, input.endpointId, [{ deliveryId: input.deliveryId, eventId: input.eventId, trigger: input.trigger }]);
   return doc;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cursorSecret } from '../../../src/auth/secrets';
-import { endpointDeliveriesPage, findEndpointDelivery, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
+import { findEndpointDelivery, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
+import { endpointDeliveriesPage } from '../../../src/webhooks/deliveryList';
 import { findEndpoint } from '../../../src/webhooks/endpointActions';
 import { found } from '../../errors';
 import { CursorCodec, page, pageOf } from '../../pagination';

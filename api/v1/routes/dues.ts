@@ -1,6 +1,6 @@
 import { zoneDate } from '../../../src/dues/cycle';
 import { recordPayment } from '../../../src/dues/dueActions';
-import { duesCollections, OPEN_DUE_STATUSES, type DueDoc } from '../../../src/dues/store';
+import { duesCollections, OPEN_DUE_STATUSES, subscribersPage, type DueDoc } from '../../../src/dues/store';
 import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
 import { page, pageOf } from '../../pagination';
 import { routeGroup, type RouteDef } from '../../route';
@@ -92,10 +92,8 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
       handler: async (ctx, { query: { limit, cursor } }) => {
         const tenantId = ctx.state.workspace!._id;
         const list = 'dues_subscribers';
-        const filter: Record<string, unknown> = { tenant_id: tenantId };
-        // Subscriber ids are time-ordered: newest first is `_id` descending.
-        if (cursor) filter._id = { $lt: String((deps.cursors.decode(cursor, tenantId, list) as [unknown])[0]) };
-        const docs = await duesCollections(deps.db).subscribers.find(filter).sort({ _id: -1 }).limit(limit).toArray();
+        const beforeId = cursor ? String((deps.cursors.decode(cursor, tenantId, list) as [unknown])[0]) : undefined;
+        const docs = await subscribersPage(deps.db, tenantId, { beforeId }, limit);
         return page(docs, limit, subscriberView, (last) => deps.cursors.encode(tenantId, list, [last._id]));
       },
     }),

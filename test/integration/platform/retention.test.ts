@@ -7,6 +7,7 @@ import { sendIntentsCollection, type SendIntentDoc } from '../../../src/messagin
 import { createEventSweeper } from '../../../src/events/sweeper';
 import { IdempotencyStore, type ClaimScope } from '../../../src/idempotency/store';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
+import { deliveryEntries, deliveryStatusEntries, entryOf, statusEntryOf } from '../../../src/webhooks/deliveryEntries';
 import { attemptTallies, attemptTallyId } from '../../../src/webhooks/attemptTallies';
 import { sweepExpiredDeliveries } from '../../../src/webhooks/deliveryRetention';
 import { openTestDb, testConfig } from '../../support/env';
@@ -76,23 +77,29 @@ describe('events and deliveries', () => {
     for (const e of [...oldDispatched, youngDispatched]) {
       await eventsCollection(db).updateOne({ _id: e._id }, { $set: { dispatched_at: e.created_at } });
     }
-    await webhookDeliveries(db).insertMany([
+    const deliveries = [
       delivery(`${oldDispatched[0]!._id}:whk_ret`, old, 'succeeded'),
       delivery(`${oldDispatched[1]!._id}:whk_ret`, old, 'failed'),
       delivery(`${youngDispatched._id}:whk_ret`, young, 'succeeded'),
-    ]);
+    ];
+    await webhookDeliveries(db).insertMany(deliveries);
+    // The console list's entries go with their deliveries.
+    await deliveryEntries(db).insertMany(deliveries.map(entryOf));
+    await deliveryStatusEntries(db).insertMany(deliveries.map((d) => statusEntryOf(entryOf(d))));
     // The endpoint's hourly attempt counts go with the deliveries they counted.
     const tally = (hour: Date) => ({ _id: attemptTallyId('whk_ret', hour.getTime()), tenant_id: 'ws_ret', endpoint_id: 'whk_ret', hour, attempts: 2, succeeded: 1 });
     await attemptTallies(db).insertMany([tally(old), tally(young)]);
 
     // The worker runs both: the events' sweep, then the deliveries' registered with it.
     const sweep = async (options: Parameters<typeof sweepExpiredEvents>[0]) => ({ ...(await sweepExpiredEvents(options)), ...(await sweepExpiredDeliveries(options)) });
-    expect(await sweep({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toEqual({ events: 2, deliveries: 2, tallies: 1 });
-    expect(await sweep({ db, now: () => now })).toEqual({ events: 1, deliveries: 0, tallies: 0 });
-    expect(await sweep({ db, now: () => now })).toEqual({ events: 0, deliveries: 0, tallies: 0 });
+    expect(await sweep({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toEqual({ events: 2, deliveries: 2, tallies: 1, entries: 4 });
+    expect(await sweep({ db, now: () => now })).toEqual({ events: 1, deliveries: 0, tallies: 0, entries: 0 });
+    expect(await sweep({ db, now: () => now })).toEqual({ events: 0, deliveries: 0, tallies: 0, entries: 0 });
     expect((await attemptTallies(db).find({}).toArray()).map((t) => t.hour)).toEqual([young]);
     expect((await eventsCollection(db).find({}).toArray()).map((e) => e._id).sort()).toEqual([oldUndispatched._id, youngDispatched._id].sort());
     expect((await webhookDeliveries(db).find({}).toArray()).map((d) => d._id)).toEqual([`${youngDispatched._id}:whk_ret`]);
+    expect((await deliveryEntries(db).find({}).toArray()).map((e) => e.delivery_id)).toEqual([`${youngDispatched._id}:whk_ret`]);
+    expect((await deliveryStatusEntries(db).find({}).toArray()).map((e) => e.delivery_id)).toEqual([`${youngDispatched._id}:whk_ret`]);
   });
 });
 

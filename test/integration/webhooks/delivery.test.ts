@@ -166,6 +166,8 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
   it('sends a ping from the test action and replays an event with the same bytes and id', async () => {
     const ws = (await createTestWorkspace(api.db)).workspaceId;
     const hook = await endpoint(ws, { url: receiver.url('/replay'), event_types: ['ticket.updated'] });
+    // Listed once before any delivery: every one listed below is listed by the entry its drain wrote (src/webhooks/deliveryEntries.ts).
+    expect((await consoleCall('get', `/workspaces/${ws}/webhooks/${hook.webhook_id}/deliveries`)).body).toEqual({ items: [], next_cursor: null });
 
     const test = await consoleCall('post', `/workspaces/${ws}/webhooks/${hook.webhook_id}/test`);
     expect(test.status).toBe(202);
@@ -192,6 +194,9 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
     const page2 = await consoleCall('get', `/workspaces/${ws}/webhooks/${hook.webhook_id}/deliveries?limit=2&cursor=${encodeURIComponent(page1.body.next_cursor)}`);
     expect(page2.body.items.map((d: { trigger: string }) => d.trigger)).toEqual(['test']);
     expect(page2.body.next_cursor).toBeNull();
+    // The entries follow the deliveries' status: the status filter finds all three succeeded.
+    const succeeded = await consoleCall('get', `/workspaces/${ws}/webhooks/${hook.webhook_id}/deliveries?status=succeeded`);
+    expect(succeeded.body.items.map((d: { trigger: string }) => d.trigger)).toEqual(['replay', 'event', 'test']);
   });
 
   it('signs with both secrets for a day after a rotation', async () => {
