@@ -29,12 +29,6 @@ import { PlivoStreamClient } from '../../support/plivoStreamClient';
 import { FRAME_BYTES, speechMulaw } from '../../support/speechAudio';
 import { startMediaProcess } from '../../support/mediaProcess';
 
-// Known flake (seen once in six full runs, under a loaded CI machine): the lost-connection case
-// ended caller_hangup instead of setup_error, the bridge having read the dropped socket's close
-// as Plivo's own. Its cause is not yet found (docs/voice.md, "Known gaps"); one retry keeps the
-// suite's verdict about the code, and a second failure still fails it.
-jest.retryTimes(1, { logErrorsBeforeRetry: true });
-
 /**
  * The whole line with VOICE_PROVIDER=plivo, as realLine.test.ts runs it with Twilio: POST
  * /api/v1/calls; the worker places the call with the `plivo` package against the fake Voice API;
