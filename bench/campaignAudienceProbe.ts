@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MongoClient, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { draftCampaign, insertDraft } from '../src/campaigns/createCampaign';
 import { resolveAudience } from '../src/campaigns/audience';
 import { evaluate, evaluateCampaign, lookupTemplate } from '../src/campaigns/evaluate';
@@ -12,10 +9,8 @@ import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
 import { collections } from '../src/db/collections';
 import { ensureEveryIndex } from '../src/main/indexes';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
-import { freePort } from '../src/local/net';
-import { toolPath } from '../src/local/paths';
-import { startFerretDb } from '../src/local/servers';
 import { cpuSeconds, loadAverage } from './benchStats';
+import { withBenchFerret } from './benchFerret';
 
 /**
  * `node dist/bench/campaignAudienceProbe.js`: where a large campaign's evaluate and launch
@@ -64,11 +59,7 @@ async function draft(db: Db, ids: string[]) {
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'probe-audience-'));
-  const ferret = await startFerretDb({ binary: toolPath(process.env.TOOLS_DIR ?? '.tools', 'ferretdb'), port: await freePort(), dataDir: dir, logFile: join(dir, 'ferretdb.log') });
-  const pid = ferret.process.child.pid!;
-  const mongo = await new MongoClient(ferret.address).connect();
-  try {
+  await withBenchFerret('probe-audience-', async ({ mongo, pid }) => {
     process.stdout.write(`load average before ${loadAverage()}\n`);
     const db = mongo.db('probe');
     await ensureEveryIndex(db);
@@ -143,11 +134,7 @@ async function main(): Promise<void> {
       recipients.bulkWrite(ids50b.map((_id) => ({ updateOne: { filter: { _id }, update: { $set: { state: 'sent', state_at: new Date() } } } })), { ordered: false }),
     );
     process.stdout.write(`load average after ${loadAverage()}\n`);
-  } finally {
-    await mongo.close();
-    await ferret.process.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((err: unknown) => {

@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MongoClient, type Collection } from 'mongodb';
-import { freePort } from '../src/local/net';
-import { toolPath } from '../src/local/paths';
-import { startFerretDb } from '../src/local/servers';
+import type { Collection } from 'mongodb';
 import { cpuSeconds, distribution, formatDistribution, loadAverage } from './benchStats';
+import { withBenchFerret } from './benchFerret';
 
 /**
  * `npm run bench:id-index`: point reads and updates by `_id`, and reads of 100 ids (as 100
@@ -56,11 +51,7 @@ async function measure(name: string, ferretPid: number, op: (i: number) => Promi
 }
 
 async function main(): Promise<void> {
-  const binary = process.env.BENCH_FERRETDB_BINARY ?? toolPath(process.env.TOOLS_DIR ?? '.tools', 'ferretdb');
-  const dir = mkdtempSync(join(tmpdir(), 'bench-id-index-'));
-  const ferret = await startFerretDb({ binary, port: await freePort(), dataDir: dir, logFile: join(dir, 'ferretdb.log') });
-  const mongo = await new MongoClient(ferret.address, { maxPoolSize: inFlight }).connect();
-  try {
+  await withBenchFerret('bench-id-index-', async ({ mongo, pid, binary }) => {
     const coll: Collection<BenchDoc> = mongo.db('bench').collection<BenchDoc>('docs');
     for (let from = 0; from < docs; from += 1000) {
       const batch = Array.from({ length: Math.min(1000, docs - from) }, (_, j) => ({
@@ -77,17 +68,12 @@ async function main(): Promise<void> {
     process.stdout.write(
       `${docs} documents, ${inFlight} in flight, ${seconds} s each; FerretDB ${binary}; _id filter pushed down: ${pushdown}, _id $in: ${inPushdown}; load average ${loadAverage()}\n`,
     );
-    const pid = ferret.process.child.pid!;
     await measure('findOne by _id', pid, (i) => coll.findOne({ _id: idOf(i) }));
     await measure('findOne _id + tenant', pid, (i) => coll.findOne({ _id: idOf(i), tenant_id: `ws_${i % 20}` }));
     await measure('updateOne by _id', pid, (i) => coll.updateOne({ _id: idOf(i) }, { $set: { status: 'seen' }, $inc: { n: 1 } }));
     await measure(`${BATCH} ids: ${BATCH} findOne`, pid, (i) => Promise.all(batchFrom(i).map((id) => coll.findOne({ _id: id }))));
     await measure(`${BATCH} ids: one _id $in`, pid, (i) => coll.find({ _id: { $in: batchFrom(i) } }).toArray());
-  } finally {
-    await mongo.close();
-    await ferret.process.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  }, { maxPoolSize: inFlight });
 }
 
 main().catch((err: unknown) => {

@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MongoClient, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { workspaceOverview } from '../api/console/overview';
 import { callPersonNames } from '../api/console/personNames';
 import { listCalls } from '../src/calls/callList';
@@ -11,11 +8,9 @@ import { tallyCallEnd } from '../src/calls/callTally';
 import { collections } from '../src/db/collections';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { newId } from '../src/domain/ids';
-import { freePort } from '../src/local/net';
-import { toolPath } from '../src/local/paths';
-import { startFerretDb } from '../src/local/servers';
 import { outboundMessagesCollection, type OutboundMessageDoc } from '../src/messaging/outboundMessages';
 import { distribution, formatDistribution, loadAverage } from './benchStats';
+import { withBenchFerret } from './benchFerret';
 
 /**
  * `npm run bench:overview`: the console overview's reads (api/console/overview.ts, all that
@@ -105,11 +100,7 @@ async function measure(name: string, op: () => Promise<unknown>, times = rounds)
 }
 
 async function main(): Promise<void> {
-  const binary = process.env.BENCH_FERRETDB_BINARY ?? toolPath(process.env.TOOLS_DIR ?? '.tools', 'ferretdb');
-  const dir = mkdtempSync(join(tmpdir(), 'bench-overview-'));
-  const ferret = await startFerretDb({ binary, port: await freePort(), dataDir: dir, logFile: join(dir, 'ferretdb.log') });
-  const mongo = await new MongoClient(ferret.address).connect();
-  try {
+  await withBenchFerret('bench-overview-', async ({ mongo }) => {
     const db = mongo.db('bench');
     const now = new Date();
     const measured = await seedDemoWorkspace(db, { workspaceId: 'ws_bench', name: 'Bench', environment: 'test' });
@@ -130,11 +121,7 @@ async function main(): Promise<void> {
       const docs = await listCalls(db, 'ws_bench', {}, { beforeId: null, limit: 25 });
       return callPersonNames(db, 'ws_bench', workspace.country, docs);
     }, scanRounds);
-  } finally {
-    await mongo.close();
-    await ferret.process.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((err: unknown) => {

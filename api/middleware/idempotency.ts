@@ -1,8 +1,10 @@
 import type { Middleware } from 'koa';
 import { LIMITS } from '../../src/domain/limits';
-import { IDEMPOTENCY_RENEW_MS, type IdempotencyStore, type ClaimScope } from '../../src/idempotency/store';
+import { IDEMPOTENCY_RENEW_MS, type IdempotencyStore, type ClaimScope, type ClaimResult } from '../../src/idempotency/store';
 import type { Logger } from '../../src/observability/logger';
 import { keepRenewing, type LeaseRenewal } from '../../src/db/leaseRenewal';
+import { isDatabaseUnavailable } from '../../src/db/mongo';
+import { lateClaims, type LateClaims } from '../../src/idempotency/lateClaims';
 import { ApiError } from '../errors';
 import { matchedRoute, type RequestState } from '../context';
 
@@ -15,10 +17,13 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * running the handler; a different body is 409 `idempotency_key_reuse`; a key still held by
  * a running request is 409 `idempotency_in_progress`; any 4xx or 5xx releases the key. The
  * running request renews its claim's lease; a claim whose request died is taken over once
- * its lease lapses (src/idempotency/store.ts).
+ * its lease lapses (src/idempotency/store.ts). A claim whose write the database left
+ * unanswered is released once it answers again (src/idempotency/lateClaims.ts), so a retry
+ * after an outage runs fresh.
  */
 export function idempotency(deps: { store: IdempotencyStore; now?: () => Date }): Middleware<RequestState> {
   const now = deps.now ?? (() => new Date());
+  const late = lateClaims(deps.store);
   return async (ctx, next) => {
     const key = ctx.get(HEADER);
     if (!key) return next();
@@ -32,7 +37,7 @@ export function idempotency(deps: { store: IdempotencyStore; now?: () => Date })
       idempotencyKey: key,
     };
     const owner = ctx.state.requestId;
-    const claim = await deps.store.claim(scope, ctx.state.rawBody ?? Buffer.alloc(0), owner, now());
+    const claim = await claimOrNoteLate(deps.store, late, scope, ctx.state.rawBody ?? Buffer.alloc(0), owner, now(), ctx.state.log);
     switch (claim.kind) {
       case 'replay':
         ctx.status = claim.response.status;
@@ -66,6 +71,30 @@ export function idempotency(deps: { store: IdempotencyStore; now?: () => Date })
       await deps.store.complete(scope, owner, { status: ctx.status, body: JSON.stringify(ctx.body) });
     }
   };
+}
+
+/**
+ * Claims the key. A claim write the database did not answer is noted for release (it may land
+ * when the database resumes); a key found held by such a claim is released and claimed again.
+ */
+async function claimOrNoteLate(
+  store: IdempotencyStore,
+  late: LateClaims,
+  scope: ClaimScope,
+  rawBody: Buffer,
+  owner: string,
+  at: Date,
+  log: Logger,
+): Promise<ClaimResult> {
+  try {
+    const claim = await store.claim(scope, rawBody, owner, at);
+    if (claim.kind !== 'in_progress' || !claim.holder || !late.holds(scope, claim.holder)) return claim;
+    await late.release(scope, claim.holder);
+    return await store.claim(scope, rawBody, owner, at);
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) late.add(scope, owner, log);
+    throw err;
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../src/config';
 import type { Logger } from '../../src/observability/logger';
+import type { IdempotencyStore } from '../../src/idempotency/store';
 import type { CounterStore } from '../../src/rateLimit/counterStore';
 import type { CredentialCache } from '../../src/auth/credentialCache';
 import type { AuthFailureLimiter } from '../../src/auth/failureLimiter';
@@ -18,6 +19,8 @@ export interface PublicDeps {
   logger: Logger;
   cursors: CursorCodec;
   rateLimitStore: CounterStore;
+  /** Idempotency-Key claims; default: the store on `db`. */
+  idempotencyStore?: IdempotencyStore;
   /** Recently read keys and workspaces (bounded staleness: src/auth/credentialCache.ts). */
   credentialCache?: CredentialCache;
   /** Failed authentication attempts per address (src/auth/failureLimiter.ts); none: unlimited. */

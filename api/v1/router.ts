@@ -21,7 +21,7 @@ export function buildPublicRouter(routes: RouteDef[], deps: PublicDeps): Router<
   const auth = authenticate({ db: deps.db, environment: deps.config.API_ENVIRONMENT, now: deps.now, cache: deps.credentialCache, failures: deps.authFailures });
   const limiter = rateLimit({ store: deps.rateLimitStore, logger: deps.logger, now: deps.now });
   const body = jsonBody();
-  const replay = idempotency({ store: new IdempotencyStore(deps.db), now: deps.now });
+  const replay = idempotency({ store: deps.idempotencyStore ?? new IdempotencyStore(deps.db), now: deps.now });
   for (const route of routes) {
     const chain: Middleware<RequestState>[] = [];
     if (route.auth) {

@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { Db } from 'mongodb';
-import type { Config } from '../config';
 import { collections } from '../db/collections';
 import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
 import { callBackDefinition, type CallBackInput, type CallBackResult } from './contracts';
-import { placeCall } from './placeCall';
+import { placeCall, placeCallDeps, type WorkerPlacingDeps } from './placeCall';
 
 /**
  * A call-back an agent promised: one workflow per call-back (a durable timer, then the call
@@ -45,20 +43,14 @@ export async function scheduleCallBack(deps: { temporal: Client; taskQueue: stri
 
 /** The call-back's time has come: the call is placed as POST /calls places one, its guards checked now. */
 export async function placeCallBack(
-  deps: { db: Db; temporal: Client; taskQueue: string; deploymentChannels: readonly string[] },
+  deps: WorkerPlacingDeps,
   input: CallBackInput,
   now: Date,
 ): Promise<CallBackResult> {
   const workspace = await collections(deps.db).workspaces.findOne({ _id: input.tenantId });
   if (!workspace) return { callId: null, refusal: 'workspace_gone' };
   const outcome = await placeCall(
-    {
-      db: deps.db,
-      temporal: deps.temporal,
-      config: { TEMPORAL_TASK_QUEUE: deps.taskQueue, DEPLOYMENT_CHANNELS: [...deps.deploymentChannels] as Config['DEPLOYMENT_CHANNELS'] },
-      now: () => now,
-      placementWaitMs: 0,
-    },
+    placeCallDeps(deps, now),
     workspace,
     {
       to: input.to,

@@ -5,7 +5,7 @@ export { callCollections, type CallDoc } from './callStore';
 export { readDestination } from './destination';
 export { fieldEvidence, type FieldEvidence } from './evidence';
 export { type CallRefusalReason, walletEmpty } from './guards';
-export { placeCall } from './placeCall';
+export { placeCall, placeCallDeps, type WorkerPlacingDeps } from './placeCall';
 export { type CallReader, READER_PERMANENT_FAILURE, READER_TEMPORARY_FAILURE, ReaderPermanentError, ReaderTemporaryError, type ReadOptions } from './reader';
 export { applySuccessRule, type FieldValue } from './result';
 export { type CallLearning, type CallResult, type Capture, type CaptureDisplay, type CaptureField, type Disposition, DISPOSITIONS } from './types';

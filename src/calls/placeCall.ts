@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../config';
 import type { WorkspaceDoc } from '../db/collections';
@@ -27,6 +27,29 @@ export interface PlaceCallDeps extends CallStartDeps {
    * (the wait is then cancelled, not left polling); 0 does not wait.
    */
   placementWaitMs: number;
+}
+
+/** What a worker-side caller (a call-back, a campaign step) holds to place calls. */
+export interface WorkerPlacingDeps {
+  db: Db;
+  temporal: Client;
+  taskQueue: string;
+  deploymentChannels: readonly string[];
+}
+
+/**
+ * `placeCall`'s dependencies for a caller inside the worker: the time its workflow read once
+ * (a retry places the same call), and no wait for the network, since that workflow follows
+ * the call rather than a waiting client.
+ */
+export function placeCallDeps(deps: WorkerPlacingDeps, now: Date): PlaceCallDeps {
+  return {
+    db: deps.db,
+    temporal: deps.temporal,
+    config: { TEMPORAL_TASK_QUEUE: deps.taskQueue, DEPLOYMENT_CHANNELS: [...deps.deploymentChannels] as Config['DEPLOYMENT_CHANNELS'] },
+    now: () => now,
+    placementWaitMs: 0,
+  };
 }
 
 /** What a caller asks for: the POST /calls fields, already validated (metadata by src/domain/metadata.ts). */

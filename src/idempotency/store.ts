@@ -31,7 +31,8 @@ export type ClaimResult =
   | { kind: 'claimed'; recordId: string; firstAt: Date }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'reuse' }
-  | { kind: 'in_progress' };
+  /** `holder`: the request whose live lease holds the key, when that is why. */
+  | { kind: 'in_progress'; holder?: string };
 
 export interface ClaimScope {
   tenantId: string;
@@ -115,7 +116,7 @@ export class IdempotencyStore {
       }
       if (existing.body_hash !== bodyHash) return { kind: 'reuse' };
       if (existing.state === 'completed' && existing.response) return { kind: 'replay', response: existing.response };
-      if (existing.lease_until > now) return { kind: 'in_progress' };
+      if (existing.lease_until > now) return { kind: 'in_progress', holder: existing.owner };
       // Its holder stopped renewing: it died mid-request (or the request outlived its process).
       if (!(await this.takeOver(id, existing.owner, owner, leaseUntil, existing.expires_at, now))) return { kind: 'in_progress' };
       const taken = await this.claims.updateOne({ _id: id, owner: existing.owner }, { $set: { owner, lease_until: leaseUntil } });
@@ -157,9 +158,10 @@ export class IdempotencyStore {
     await this.claims.updateOne({ _id: IdempotencyStore.id(scope), owner }, { $set: { state: 'completed', response } });
   }
 
-  /** A failed request gives its key back, so a retry with it runs fresh. */
-  async release(scope: ClaimScope, owner: string): Promise<void> {
-    await this.claims.deleteOne({ _id: IdempotencyStore.id(scope), owner, state: 'in_progress' });
+  /** A failed request gives its key back, so a retry with it runs fresh; true when it held the key. */
+  async release(scope: ClaimScope, owner: string): Promise<boolean> {
+    const result = await this.claims.deleteOne({ _id: IdempotencyStore.id(scope), owner, state: 'in_progress' });
+    return result.deletedCount > 0;
   }
 
   /**

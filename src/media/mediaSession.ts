@@ -376,7 +376,9 @@ export class MediaSession {
     const call = this.#call;
     const callId = call?.line._id;
     try {
-      if (call) await markMedia(this.#deps.db, call.line._id, 'ended', new Date());
+      // Noted before the call is told, with whether the agent's media was lost: the line's own
+      // report of this end, which may land first, then says the same (reportLineStatus).
+      if (call) await markMedia(this.#deps.db, call.line._id, 'ended', new Date(), reason !== 'stop' && OUTCOME[reason] === 'setup_error');
     } catch (err) {
       logger.warn({ err, callId, reason }, 'the media session’s end was not noted');
     }

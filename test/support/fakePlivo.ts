@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeCarrier, type FakeCallback } from './fakeCarrier';
 import { PlivoStreamClient } from './plivoStreamClient';
 
 /**
@@ -31,12 +31,7 @@ export interface FakePlivoCall {
   hangupCause: string | null;
 }
 
-export interface FakePlivoCallback {
-  url: string;
-  params: Record<string, string>;
-  status: number;
-  body: string;
-}
+export type FakePlivoCallback = FakeCallback;
 
 /** Where a `<Stream>` is opened (the media process on loopback), and the person's part on it. */
 export interface FakePlivoMedia {
@@ -79,50 +74,13 @@ export function plivoSignatureV3(authToken: string, method: 'GET' | 'POST', url:
  * the Dial's callbackUrl, `<Hangup>` ends the call), and hangup_url with CallStatus,
  * HangupCause, Duration and the times.
  */
-export class FakePlivo {
+export class FakePlivo extends FakeCarrier<FakePlivoCall, FakePlivoScript> {
   readonly authId = `MA${randomBytes(9).toString('hex').toUpperCase()}`;
   readonly authToken = randomBytes(16).toString('hex');
-  readonly calls = new Map<string, FakePlivoCall>();
   readonly creates: Record<string, unknown>[] = [];
-  readonly callbacks: FakePlivoCallback[] = [];
   /** REST requests as received: method and path. */
   readonly requests: { method: string; path: string }[] = [];
-  localOrigin: string | null = null;
   media: FakePlivoMedia | null = null;
-  private readonly scripts = new Map<string, FakePlivoScript>();
-  private readonly pending = new Set<Promise<unknown>>();
-  private server!: Server;
-  private stopped = false;
-
-  constructor(readonly publicOrigin = 'https://voice.example.test') {}
-
-  script(to: string, script: FakePlivoScript): void {
-    this.scripts.set(to, script);
-  }
-
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => {
-      this.handle(req, res).catch((err: unknown) => res.writeHead(500).end(String(err)));
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.allSettled([...this.calls.values()].flatMap((call) => (call.stream?.open ? [call.stream.end()] : [])));
-    await Promise.allSettled([...this.pending]);
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  callbacksTo(path: string): FakePlivoCallback[] {
-    return this.callbacks.filter((c) => new URL(c.url).pathname === path);
-  }
-
-  callsTo(to: string): FakePlivoCall[] {
-    return [...this.calls.values()].filter((c) => c.to === to);
-  }
 
   /** Sends a request to the app signed as Plivo signs it; `forge` signs with another token, `unsigned` sends no signature. */
   async post(publicUrl: string, params: Record<string, string>, options: { forge?: boolean; unsigned?: boolean } = {}): Promise<FakePlivoCallback> {
@@ -170,12 +128,11 @@ export class FakePlivo {
     return call;
   }
 
-  private track(work: Promise<unknown>): void {
-    const p = work.catch(() => undefined).finally(() => this.pending.delete(p));
-    this.pending.add(p);
+  protected override closeStreamOnStop(call: FakePlivoCall): Promise<void> {
+    return call.stream!.end();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected override async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url!, 'http://fake');
     this.requests.push({ method: req.method!, path: url.pathname });
     const chunks: Buffer[] = [];

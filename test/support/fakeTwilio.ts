@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeCarrier, type FakeCallback } from './fakeCarrier';
 import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks';
 import { MediaStreamClient } from './mediaStreamClient';
 
@@ -58,13 +58,7 @@ export interface FakeMedia {
   person?: (stream: MediaStreamClient, call: FakeCall) => Promise<void>;
 }
 
-/** One request Twilio made to the app: where, what, and what the app answered. */
-export interface FakeCallback {
-  url: string;
-  params: Record<string, string>;
-  status: number;
-  body: string;
-}
+export type { FakeCallback };
 
 const RFC2822_DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const RFC2822_MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -89,55 +83,16 @@ const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
  * The app's public origin (TWILIO_PUBLIC_URL) is signed as is and delivered to the local
  * server, as a tunnel or load balancer in front of the app would.
  */
-export class FakeTwilio {
+export class FakeTwilio extends FakeCarrier<FakeCall, FakeLineScript> {
   readonly accountSid = `AC${randomBytes(16).toString('hex')}`;
   readonly authToken = randomBytes(16).toString('hex');
-  readonly calls = new Map<string, FakeCall>();
   /** Every create request, in order (a retried originate must add one only). */
   readonly creates: Record<string, string>[] = [];
-  readonly callbacks: FakeCallback[] = [];
-  /** Where the app is really listening, set once it is (the public origin is rewritten to it). */
-  localOrigin: string | null = null;
   /** Set: an answered call's `<Connect><Stream>` opens a real media stream (null: the TwiML is only kept). */
   media: FakeMedia | null = null;
   /** Without `media`: a stand-in bridge notes each `<Connect><Stream>` taken and ended (null: no bridge at all). */
   standInBridge: StandInBridge | null = null;
-  private readonly scripts = new Map<string, FakeLineScript>();
-  private readonly pending = new Set<Promise<unknown>>();
-  private server!: Server;
-  private stopped = false;
   private gate: Promise<void> | null = null;
-
-  constructor(readonly publicOrigin = 'https://voice.example.test') {}
-
-  script(to: string, script: FakeLineScript): void {
-    this.scripts.set(to, script);
-  }
-
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => {
-      this.handle(req, res).catch((err: unknown) => res.writeHead(500).end(String(err)));
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.allSettled([...this.calls.values()].flatMap((call) => (call.stream?.open ? [call.stream.drop()] : [])));
-    await Promise.allSettled([...this.pending]);
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  /** The requests Twilio made to one path of the app (`/webhooks/twilio/status`, …). */
-  callbacksTo(path: string): FakeCallback[] {
-    return this.callbacks.filter((c) => new URL(c.url).pathname === path);
-  }
-
-  callsTo(to: string): FakeCall[] {
-    return [...this.calls.values()].filter((c) => c.to === to);
-  }
 
   /**
    * A person calls one of the app's numbers: Twilio requests the number's voice URL (signed)
@@ -213,12 +168,11 @@ export class FakeTwilio {
     return delivered;
   }
 
-  private track(work: Promise<unknown>): void {
-    const p = work.catch(() => undefined).finally(() => this.pending.delete(p));
-    this.pending.add(p);
+  protected override closeStreamOnStop(call: FakeCall): Promise<void> {
+    return call.stream!.drop();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected override async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url!, 'http://fake');
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);

@@ -41,6 +41,12 @@ export interface LineCallDoc {
   media_started_at?: Date;
   /** The media bridge ended the call's stream session, for whatever reason; absent while it runs or if the bridge died. */
   media_ended_at?: Date;
+  /**
+   * The bridge ended that session because it lost the agent's media (a dropped or broken
+   * stream, a failed start, a shutdown), noted with `media_ended_at` before it tells the call
+   * `setup_error`: the line's report of the same end must say the same, whichever lands first.
+   */
+  media_lost?: true;
   created_at: Date;
 }
 
@@ -116,25 +122,33 @@ export async function sweepExpiredStreamClaims(options: RetentionOptions): Promi
   });
 }
 
-/** The media bridge took the call's stream, or ended its session (the first note of each stays). */
-export async function markMedia(db: Db, callId: string, what: 'started' | 'ended', at: Date): Promise<void> {
+/**
+ * The media bridge took the call's stream, or ended its session, `lost` when it lost the
+ * agent's media (see `media_lost`). The first note of each stays.
+ */
+export async function markMedia(db: Db, callId: string, what: 'started' | 'ended', at: Date, lost = false): Promise<void> {
   const field = what === 'started' ? 'media_started_at' : 'media_ended_at';
-  await lineCalls(db).updateOne({ _id: callId, [field]: { $exists: false } }, { $set: { [field]: at } });
+  const set: Partial<LineCallDoc> = what === 'ended' && lost ? { [field]: at, media_lost: true } : { [field]: at };
+  await lineCalls(db).updateOne({ _id: callId, [field]: { $exists: false } }, { $set: set });
 }
 
 /**
  * Whether the agent was missing from a call the line reports ended: its media session never
- * started (the media process was down, or refused or lost the stream before it began) or
- * started and went without the bridge ending it (the process died with the call live). False
- * once the bridge notes the session's end (within `graceMs`, polled): the bridge was there and
- * knows how the call ended. Issue 32: a stream that never opened used to answer false, so a
- * call answered while the media process was down read as the person's hang-up.
+ * started (the media process was down, or refused or lost the stream before it began), started
+ * and went without the bridge ending it (the process died with the call live), or ended because
+ * the bridge lost the stream (`media_lost`). Otherwise false once the bridge notes the session's
+ * end (within `graceMs`, polled): the bridge was there and knows how the call ended. Issue 32: a
+ * stream that never opened used to answer false, so a call answered while the media process was
+ * down read as the person's hang-up. A lost stream's end used to answer false too, so a line's
+ * report landing between the bridge's note and its own `setup_error` ended the call as the
+ * caller's hang-up.
  */
 export async function agentMissedTheLine(db: Db, callId: string, graceMs: number, pollMs = 100): Promise<boolean> {
   const deadline = Date.now() + graceMs;
   for (;;) {
     const line = await findLineCall(db, callId);
-    if (!line || line.media_ended_at) return false;
+    if (!line) return false;
+    if (line.media_ended_at) return line.media_lost === true;
     if (Date.now() >= deadline) return true;
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }

@@ -1,7 +1,4 @@
-import type { Client } from '@temporalio/client';
-import type { Db } from 'mongodb';
-import type { Config } from '../../config';
-import { callCollections, type CallDoc, type CallRefusalReason, placeCall } from '../../calls';
+import { callCollections, type CallDoc, type CallRefusalReason, placeCall, placeCallDeps, type WorkerPlacingDeps } from '../../calls';
 import { answersSoFar, callBackCapture, mergeCalls, mergeOutcome, owesCallBack, type RecipientCall } from './mergedOutcome';
 import { findCampaign, type CampaignDoc } from '../campaign';
 import { readVoiceReadiness } from './readiness';
@@ -16,11 +13,7 @@ import { collections, type WorkspaceDoc } from '../../db/collections';
 import { newId } from '../../domain/ids';
 import { FailureType, permanentFailure } from '../../temporal/failures';
 
-export interface VoiceStepDeps {
-  db: Db;
-  temporal: Client;
-  taskQueue: string;
-  deploymentChannels: readonly string[];
+export interface VoiceStepDeps extends WorkerPlacingDeps {
   now: () => Date;
 }
 
@@ -117,13 +110,7 @@ function voiceStep(deps: VoiceStepDeps, runner: StepRunner): (input: VoiceStepIn
     const outcome = doc.outcome ?? null;
     const callBack = kind === 'call_back' && outcome !== null;
     const placed = await placeCall(
-      {
-        db: deps.db,
-        temporal: deps.temporal,
-        config: { TEMPORAL_TASK_QUEUE: deps.taskQueue, DEPLOYMENT_CHANNELS: [...deps.deploymentChannels] as Config['DEPLOYMENT_CHANNELS'] },
-        now: () => at,
-        placementWaitMs: 0,
-      },
+      placeCallDeps(deps, at),
       workspace,
       {
         to: doc.to,

@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { useTestApi } from '../../support/app';
-import { checkPage, launchBrowser, logIn, screenshot, seriousA11yViolations, waitForText, type TestBrowser } from '../../support/browser';
+import { checkPage, waitForText, screenshot, seriousA11yViolations } from '../../support/browser';
+import { atPhoneWidth, useConsolePage } from '../../support/consolePage';
 import { insertContacts, zoneOpenAt } from '../../support/campaigns';
 import { bearer } from '../../support/http';
 import { scriptRecipient } from '../../support/messaging';
@@ -18,27 +17,8 @@ import { scriptRecipient } from '../../support/messaging';
 jest.setTimeout(150_000);
 
 describe('campaign report, preview and the subscriber page in the web console', () => {
-  let browser: TestBrowser;
-  let base: string;
-  afterAll(async () => {
-    await browser?.close();
-  });
-  const { api, ws } = useTestApi({ worker: true });
-
-  beforeAll(async () => {
-    base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    await logIn(browser.page, base, api.config.CONSOLE_TOKEN!);
-  });
-  const page = () => browser.page;
+  const { api, ws, page, base } = useConsolePage({ worker: true });
   const consoleGet = (path: string) => request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}${path}`).set(bearer(api.config.CONSOLE_TOKEN!));
-  async function atPhoneWidth(name: string) {
-    await page().setViewportSize({ width: 390, height: 844 });
-    await screenshot(page(), name);
-    expect(await page().evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    expect(await seriousA11yViolations(page())).toEqual([]);
-    await page().setViewportSize({ width: 1280, height: 900 });
-  }
 
   it('the preview and the launch dialog show the message; the report lists each person with status and reason, filters and exports', async () => {
     const contacts = await insertContacts(api.db, ws.workspaceId, 4);
@@ -56,7 +36,7 @@ describe('campaign report, preview and the subscriber page in the web console', 
     expect(created.status).toBe(201);
     const id: string = created.body.campaign_id;
 
-    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${id}`);
+    await page().goto(`${base()}/console/w/${ws.workspaceId}/campaigns/${id}`);
     // One clock, named once on the page.
     const zone = (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}`).set(bearer(api.config.CONSOLE_TOKEN!))).body.timezone as string;
     await waitForText(page(), '[data-testid=clock-note]', (t) => t === `Times in ${zone}, the workspace's time zone.`);
@@ -67,7 +47,7 @@ describe('campaign report, preview and the subscriber page in the web console', 
     expect(await page().textContent('[data-testid=campaign-preview] [data-testid=preview-audience]')).toBe('4 contacts chosen by id');
     expect(await page().textContent('[data-testid=campaign-preview] [data-testid=preview-sender]')).toMatch(/\(\+\d+\)$/);
     await checkPage(page(), 'campaign-preview');
-    await atPhoneWidth('campaign-preview-390');
+    await atPhoneWidth(page(), 'campaign-preview-390');
 
     // Edit the draft: the form starts from its settings; saving moves it to version 2 and the preview follows.
     await page().click('a:has-text("Edit draft")');
@@ -78,7 +58,7 @@ describe('campaign report, preview and the subscriber page in the web console', 
     expect(await page().inputValue('#campaign-variable-0')).toBe('{{contact.name}}');
     expect(await page().inputValue('#campaign-variable-1')).toBe('A-1');
     await checkPage(page(), 'campaign-edit');
-    await atPhoneWidth('campaign-edit-390');
+    await atPhoneWidth(page(), 'campaign-edit-390');
     await page().fill('#campaign-variable-1', 'B-7');
     await page().click('button:has-text("Save draft")');
     await waitForText(page(), '[data-testid=campaign-preview] [data-testid=preview-message]', (t) => t.includes('B-7'));
@@ -119,7 +99,7 @@ describe('campaign report, preview and the subscriber page in the web console', 
     // Completed in the workspace's zone (no browser-zone "11/27/2026, 1:13:32 PM" beside it).
     expect(await page().textContent('dl.facts')).not.toMatch(/\d+\/\d+\/\d{4}/);
     await checkPage(page(), 'campaign-report');
-    await atPhoneWidth('campaign-report-390');
+    await atPhoneWidth(page(), 'campaign-report-390');
 
     // Filter: only the failed one.
     await page().selectOption('[data-testid=report-state]', 'failed');
@@ -153,7 +133,7 @@ describe('campaign report, preview and the subscriber page in the web console', 
       .set(bearer(api.config.CONSOLE_TOKEN!))
       .send({ expected_version: 1, confirm_recipients: 2 });
     expect(launched.status).toBe(200);
-    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${id}`);
+    await page().goto(`${base()}/console/w/${ws.workspaceId}/campaigns/${id}`);
     await waitForText(page(), '[data-testid=campaign-status]', (t) => t !== 'draft');
     expect(await page().locator('a:has-text("Edit draft")').count()).toBe(0);
     await page().click('button:has-text("Duplicate")');
@@ -161,7 +141,7 @@ describe('campaign report, preview and the subscriber page in the web console', 
     expect(await page().textContent('[data-testid=campaign-status]')).toBe('draft');
     await waitForText(page(), '[data-testid=campaign-preview] [data-testid=preview-message]', (t) => t.includes('C-3') && t.includes('Sunday'));
     // The launched one's edit page says to duplicate it instead.
-    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${id}/edit`);
+    await page().goto(`${base()}/console/w/${ws.workspaceId}/campaigns/${id}/edit`);
     await waitForText(page(), '[data-testid=not-a-draft]', (t) => t.includes('only a draft can be edited'));
   });
 
@@ -176,7 +156,7 @@ describe('campaign report, preview and the subscriber page in the web console', 
     const account = (await consoleGet(`/apps/dues/subscribers/${subscriberId}`)).body;
 
     // The subscriber's name on the dues page opens their page.
-    await page().goto(`${base}/console/w/${ws.workspaceId}/dues`);
+    await page().goto(`${base()}/console/w/${ws.workspaceId}/dues`);
     await page().click('table:has(caption:has-text("Subscribers")) a:has-text("Meera Iyer")');
     await page().waitForURL(new RegExp(`/dues/${subscriberId}$`));
     await waitForText(page(), '[data-testid=due-now]', (t) => t.includes('₹750') && t.includes('1 due dated today or earlier.'));
@@ -189,6 +169,6 @@ describe('campaign report, preview and the subscriber page in the web console', 
     expect(dues[1]).toContain("a new subscriber's first two dues are raised at once");
     expect(dues[0]).toContain('Scheduled (not owed yet)');
     await checkPage(page(), 'dues-subscriber');
-    await atPhoneWidth('dues-subscriber-390');
+    await atPhoneWidth(page(), 'dues-subscriber-390');
   });
 });

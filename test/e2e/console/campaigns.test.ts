@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { useTestApi } from '../../support/app';
-import { checkPage, launchBrowser, logIn, screenshot, seriousA11yViolations, waitForText, type TestBrowser } from '../../support/browser';
+import { checkPage, waitForText, screenshot, seriousA11yViolations } from '../../support/browser';
+import { atPhoneWidth, useConsolePage } from '../../support/consolePage';
 import { insertCampaignDraft, insertContacts, insertVoiceCampaignDraft, zoneAtNineInTheEvening, zoneOpenAt } from '../../support/campaigns';
 import { bearer } from '../../support/http';
 
@@ -16,38 +15,15 @@ import { bearer } from '../../support/http';
 jest.setTimeout(150_000);
 
 describe('campaigns in the web console', () => {
-  let browser: TestBrowser;
-  let base: string;
-  // Declared before the API's: afterAll hooks run in the order they are declared, and the
-  // page, which polls, is closed before the API and worker it talks to.
-  afterAll(async () => {
-    await browser?.close();
-  });
-  const { api, ws } = useTestApi({ worker: true });
-
-  beforeAll(async () => {
-    base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    browser.page.on('dialog', (dialog) => void dialog.accept());
-    await logIn(browser.page, base, api.config.CONSOLE_TOKEN!);
-  });
-
-  const page = () => browser.page;
+  const { api, ws, page, base } = useConsolePage({ worker: true, acceptDialogs: true });
   const consoleRead = async (id: string) => (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${id}`).set(bearer(api.config.CONSOLE_TOKEN!))).body;
-  /** The page at a phone's width: saved, nothing wider than the screen, axe-core clean; then back to the desktop. */
-  async function atPhoneWidth(name: string) {
-    await page().setViewportSize({ width: 390, height: 844 });
-    // The chart follows its container's width (a ResizeObserver): give it a frame to redraw.
-    await page().waitForFunction(() => {
+  // The chart follows its container's width (a ResizeObserver): give it a frame to redraw.
+  const chartFitsPhone = () =>
+    page().waitForFunction(() => {
       const doc = (globalThis as unknown as { document: { querySelector(s: string): { getBoundingClientRect(): { width: number } } | null } }).document;
       const canvas = doc.querySelector('.chart canvas');
       return !canvas || canvas.getBoundingClientRect().width <= 390;
     });
-    await screenshot(page(), name);
-    expect(await page().evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    expect(await seriousA11yViolations(page())).toEqual([]);
-    await page().setViewportSize({ width: 1280, height: 900 });
-  }
   /** The chart is uPlot's canvas, with both axes named. */
   async function expectChart(timeZone: string) {
     const chart = page().locator('figure.chart');
@@ -77,7 +53,7 @@ describe('campaigns in the web console', () => {
     expect(created.status).toBe(201);
     const id: string = created.body.campaign_id;
 
-    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns`);
+    await page().goto(`${base()}/console/w/${ws.workspaceId}/campaigns`);
     await waitForText(page(), `tr[data-campaign="${id}"] .status`, (t) => t === 'draft');
     await checkPage(page(), 'campaigns');
 
@@ -122,7 +98,7 @@ describe('campaigns in the web console', () => {
     const zone = (await consoleRead(id)).explanation.time_zone as string;
     await expectChart(zone);
     await checkPage(page(), 'campaign-running');
-    await atPhoneWidth('campaign-running-390');
+    await atPhoneWidth(page(), 'campaign-running-390', chartFitsPhone);
 
     await page().click('button:has-text("Pause")');
     await waitForText(page(), '[data-testid=campaign-status]', (t) => t === 'paused');
@@ -161,7 +137,7 @@ describe('campaigns in the web console', () => {
     expect(launched.status).toBe(200);
     expect(launched.body.notices.map((n: { code: string }) => n.code)).toEqual(['window_closed']);
 
-    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${c._id}`);
+    await page().goto(`${base()}/console/w/${ws.workspaceId}/campaigns/${c._id}`);
     // Launched but waiting for its window: it reads as waiting, not as a green "running" (issue 35 §6).
     await waitForText(page(), '[data-testid=campaign-status]', (t) => t.startsWith('waiting for its window — starts '));
     expect(await page().locator('[data-testid=campaign-status]').getAttribute('data-status')).toBe('running');
@@ -176,7 +152,7 @@ describe('campaigns in the web console', () => {
     expect(await progress.locator('[data-counter=dialled]').textContent()).toBe('0');
     expect(await progress.locator('[data-counter=sent]').count()).toBe(0);
     await checkPage(page(), 'campaign-voice-waiting');
-    await atPhoneWidth('campaign-voice-waiting-390');
+    await atPhoneWidth(page(), 'campaign-voice-waiting-390', chartFitsPhone);
     const read = await consoleRead(c._id);
     expect((await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${c._id}/cancel`).set(bearer(api.config.CONSOLE_TOKEN!)).send({ expected_version: read.version })).status).toBe(200);
   });
@@ -185,11 +161,11 @@ describe('campaigns in the web console', () => {
     const people = await insertContacts(api.db, ws.workspaceId, 12);
     const c = await insertCampaignDraft(api.db, ws.workspaceId, { contactIds: people.map((p) => p._id), name: 'Finished broadcast', schedule: { timezone: zoneOpenAt(new Date()), throttle_per_minute: 600 } });
     expect((await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/campaigns/${c._id}/launch`).set(bearer(api.config.CONSOLE_TOKEN!)).send({ expected_version: 1 })).status).toBe(200);
-    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${c._id}`);
+    await page().goto(`${base()}/console/w/${ws.workspaceId}/campaigns/${c._id}`);
     await waitForText(page(), '[data-testid=campaign-status]', (t) => t === 'completed', 60_000);
     await waitForText(page(), '[data-testid=run-explanation]', (t) => /^Completed \d\d:\d\d today \(.+\): 12 sent, \d+ delivered, \d+ read, 0 failed, 0 skipped\.$/.test(t));
     await expectChart((await consoleRead(c._id)).explanation.time_zone);
     await checkPage(page(), 'campaign-completed');
-    await atPhoneWidth('campaign-completed-390');
+    await atPhoneWidth(page(), 'campaign-completed-390', chartFitsPhone);
   });
 });

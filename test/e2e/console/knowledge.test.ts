@@ -1,6 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import { useTestApi } from '../../support/app';
-import { checkPage, launchBrowser, logIn, screenshot, seriousA11yViolations, waitForText, type TestBrowser } from '../../support/browser';
+import { checkPage, waitForText, screenshot } from '../../support/browser';
+import { atPhoneWidth, useConsolePage } from '../../support/consolePage';
 import { makePdf } from '../../support/pdf';
 
 /**
@@ -12,32 +11,11 @@ import { makePdf } from '../../support/pdf';
 jest.setTimeout(120_000);
 
 describe('knowledge and agent tools in the web console', () => {
-  let browser: TestBrowser;
-  let base: string;
-  afterAll(async () => {
-    await browser?.close();
-  });
-  const { api, ws } = useTestApi();
+  const { ws, page, base } = useConsolePage();
 
-  beforeAll(async () => {
-    base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    await logIn(browser.page, base, api.config.CONSOLE_TOKEN!);
-  });
-
-  const page = () => browser.page;
-  const pageWidth = () => page().evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
-
-  async function atPhoneWidth(name: string): Promise<void> {
-    await page().setViewportSize({ width: 390, height: 844 });
-    await screenshot(page(), `${name}-390`);
-    expect(await pageWidth()).toBeLessThanOrEqual(390);
-    expect(await seriousA11yViolations(page())).toEqual([]);
-    await page().setViewportSize({ width: 1280, height: 900 });
-  }
 
   it('uploads documents, answers a question naming the document, refuses a bad file, deletes one', async () => {
-    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns`);
+    await page().goto(`${base()}/console/w/${ws.workspaceId}/campaigns`);
     await page().click('nav a:has-text("Knowledge")');
     await page().waitForSelector('h1:has-text("Knowledge")');
     await waitForText(page(), 'main', (t) => t.includes('No documents yet'));
@@ -60,7 +38,7 @@ describe('knowledge and agent tools in the web console', () => {
     const trail = await waitForText(page(), '[data-testid=knowledge-trail]', (t) => t.includes('used'));
     expect(trail).toMatch(/^Trail: Searched the knowledge documents for "how long is the kettle warranty": used "Warranty terms" \(kdoc_[0-9a-f]{24}\)/);
     await checkPage(page(), 'knowledge');
-    await atPhoneWidth('knowledge');
+    await atPhoneWidth(page(), 'knowledge-390');
 
     await page().setInputFiles('#knowledge-file', { name: 'faq.csv', mimeType: 'text/csv', buffer: Buffer.from('q,a\nx,y\n') });
     await page().click('button:has-text("Upload document")');
@@ -85,7 +63,7 @@ describe('knowledge and agent tools in the web console', () => {
     expect(await page().inputValue('.shown-once input')).toMatch(/^whsec_/);
     await waitForText(page(), 'ul.cards', (t) => t.includes('lookup_order') && t.includes('POST https://shop.example.com/agent/orders · 10 s'));
     await checkPage(page(), 'tools');
-    await atPhoneWidth('tools');
+    await atPhoneWidth(page(), 'tools-390');
 
     await page().fill('#tool-name', 'flat');
     await page().fill('#tool-description', 'x');

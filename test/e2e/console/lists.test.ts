@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { useTestApi } from '../../support/app';
-import { checkPage, launchBrowser, logIn, screenshot, seriousA11yViolations, waitForText, type TestBrowser } from '../../support/browser';
+import { checkPage, waitForText, screenshot, seriousA11yViolations } from '../../support/browser';
+import { atPhoneWidth, useConsolePage } from '../../support/consolePage';
 import { bearer } from '../../support/http';
 
 /**
@@ -14,30 +13,8 @@ import { bearer } from '../../support/http';
 jest.setTimeout(120_000);
 
 describe('uploaded lists in the web console', () => {
-  let browser: TestBrowser;
-  let base: string;
-  afterAll(async () => {
-    await browser?.close();
-  });
-  const { api, ws } = useTestApi();
+  const { api, ws, page, base } = useConsolePage();
 
-  beforeAll(async () => {
-    base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    await logIn(browser.page, base, api.config.CONSOLE_TOKEN!);
-  });
-
-  const page = () => browser.page;
-  const pageWidth = () => page().evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
-
-  /** The page at a phone's width: its screenshot, no sideways scrolling, axe-core clean; then back to the desktop. */
-  async function atPhoneWidth(name: string): Promise<void> {
-    await page().setViewportSize({ width: 390, height: 844 });
-    await screenshot(page(), `${name}-390`);
-    expect(await pageWidth()).toBeLessThanOrEqual(390);
-    expect(await seriousA11yViolations(page())).toEqual([]);
-    await page().setViewportSize({ width: 1280, height: 900 });
-  }
 
   const CSV = [
     'Phone,Name,Order Number,City,Delivery Note',
@@ -49,12 +26,12 @@ describe('uploaded lists in the web console', () => {
   ].join('\n');
 
   it('uploads a CSV from the lists page, shows its variables and first rows, and refuses a bad file with its reason', async () => {
-    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns`);
+    await page().goto(`${base()}/console/w/${ws.workspaceId}/campaigns`);
     await page().click('nav a:has-text("Lists")');
     await page().waitForSelector('h1:has-text("Uploaded lists")');
     await waitForText(page(), 'main', (t) => t.includes('No lists yet'));
     await checkPage(page(), 'lists-empty');
-    await atPhoneWidth('lists-empty');
+    await atPhoneWidth(page(), 'lists-empty-390');
 
     await page().setInputFiles('#list-file', { name: 'march orders.csv', mimeType: 'text/csv', buffer: Buffer.from(CSV) });
     expect(await page().inputValue('#list-name')).toBe('march orders');
@@ -63,12 +40,12 @@ describe('uploaded lists in the web console', () => {
     expect(await page().textContent('[data-testid=list-rows]')).toBe('5');
     expect(await page().textContent('.variables')).toContain('{{order_number}} from “Order Number”');
     await checkPage(page(), 'list');
-    await atPhoneWidth('list');
+    await atPhoneWidth(page(), 'list-390');
 
     await page().click('a:has-text("Uploaded lists")');
     await page().waitForSelector('li.card');
     await checkPage(page(), 'lists');
-    await atPhoneWidth('lists');
+    await atPhoneWidth(page(), 'lists-390');
 
     await page().setInputFiles('#list-file', { name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from('Name,City\nAsha,Pune\n') });
     await page().click('button:has-text("Upload list")');
@@ -88,13 +65,13 @@ describe('uploaded lists in the web console', () => {
       .set(admin)
       .send({ name: 'Orders from a file', audience: { kind: 'uploaded_list', list_id: listId }, template: { name: 'order_update', variables: ['{{name}}', '{{order_number}}', '{{city}}'] } });
     expect(created.status).toBe(201);
-    await page().goto(`${base}/console/w/${ws.workspaceId}/campaigns/${created.body.campaign_id}`);
+    await page().goto(`${base()}/console/w/${ws.workspaceId}/campaigns/${created.body.campaign_id}`);
     await page().click('button:has-text("Evaluate")');
     await waitForText(page(), '[data-testid=eligible]', (t) => t === '2');
     await page().click('summary:has-text("Who was left out")');
     const rows = await page().locator('.excluded-rows tbody tr').allTextContents();
     expect(rows).toEqual(['3no usable phone number', '4listed twice (same contact or number)', '5a variable has no value ({{order_number}})']);
     await checkPage(page(), 'campaign-list-evaluated');
-    await atPhoneWidth('campaign-list-evaluated');
+    await atPhoneWidth(page(), 'campaign-list-evaluated-390');
   });
 });

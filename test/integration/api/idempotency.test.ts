@@ -2,7 +2,7 @@ import Koa from 'koa';
 import type { Server } from 'node:http';
 import request from 'supertest';
 import { z } from 'zod';
-import type { Db } from 'mongodb';
+import { MongoNetworkError, type Db } from 'mongodb';
 import { ApiError } from '../../../api/errors';
 import type { RequestState } from '../../../api/context';
 import { errorHandler } from '../../../api/middleware/errorHandler';
@@ -10,7 +10,7 @@ import { requestContext } from '../../../api/middleware/requestContext';
 import { CursorCodec } from '../../../api/pagination';
 import { buildPublicRouter } from '../../../api/v1/router';
 import { route } from '../../../api/route';
-import { IDEMPOTENCY_LEASE_MS, IdempotencyStore } from '../../../src/idempotency/store';
+import { IDEMPOTENCY_LEASE_MS, IdempotencyStore, type ClaimResult, type ClaimScope } from '../../../src/idempotency/store';
 import { createLogger } from '../../../src/observability/logger';
 import { createMetricsRegistry } from '../../../src/observability/metrics';
 import { MongoCounterStore } from '../../../src/rateLimit/counterStore';
@@ -23,6 +23,20 @@ import { createTestWorkspace, type TestWorkspace } from '../../support/workspace
  * The middleware on a route of its own, mounted by the real route builder behind the real
  * key checks and rate limit, so these tests hold for every route marked idempotent.
  */
+/**
+ * Writes the first claim of an Idempotency-Key starting `lost-` and then fails as a database
+ * that stopped answering does: the write reached the server, its answer never came.
+ */
+class AnswerLostStore extends IdempotencyStore {
+  private readonly lost = new Set<string>();
+  override async claim(scope: ClaimScope, rawBody: Buffer, owner: string, now: Date): Promise<ClaimResult> {
+    const result = await super.claim(scope, rawBody, owner, now);
+    if (!scope.idempotencyKey.startsWith('lost-') || this.lost.has(scope.idempotencyKey)) return result;
+    this.lost.add(scope.idempotencyKey);
+    throw new MongoNetworkError('connection timed out');
+  }
+}
+
 const echoBody = z.object({ value: z.string(), fail: z.enum(['400', '500']).optional(), delay_ms: z.number().int().max(5000).optional() });
 
 describe('Idempotency-Key (api-core §4)', () => {
@@ -67,6 +81,7 @@ describe('Idempotency-Key (api-core §4)', () => {
       logger,
       cursors: new CursorCodec('test-cursor-secret-0123456789'),
       rateLimitStore: new MongoCounterStore(db),
+      idempotencyStore: new AnswerLostStore(db),
       events: undefined as never,
       now,
     });
@@ -148,6 +163,30 @@ describe('Idempotency-Key (api-core §4)', () => {
     expect((await send('k-invalid', '{"value":1}')).status).toBe(400);
     expect((await send('k-invalid', '{"value":1}')).status).toBe(400);
     expect((await send('k-invalid', '{"value":1}')).body.error.details.reason).toBeUndefined();
+  });
+
+  const claimOf = (idempotencyKey: string) =>
+    IdempotencyStore.id({ tenantId: ws.workspaceId, keyId: ws.keyId, endpoint: 'POST /api/v1/echo', idempotencyKey });
+  const UNAVAILABLE = envelope('internal', 'The database is not answering; retry shortly.', { reason: 'unavailable' });
+
+  it('runs a retry fresh when the first request’s claim landed but the database never answered it', async () => {
+    const failed = await send('lost-retry', '{"value":"l"}');
+    expect({ status: failed.status, body: failed.body }).toEqual({ status: 503, body: UNAVAILABLE });
+    expect(failed.headers['retry-after']).toBe('5');
+    const retry = await send('lost-retry', '{"value":"l"}');
+    expect({ status: retry.status, body: retry.body }).toEqual({ status: 201, body: { run: 1, value: 'l' } });
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('releases such a claim in the background once the database answers, with no retry', async () => {
+    const failed = await send('lost-background', '{"value":"b"}');
+    expect(failed.status).toBe(503);
+    const deadline = Date.now() + 10_000;
+    while (await db.collection('idempotency_keys').findOne({ _id: claimOf('lost-background') as never })) {
+      if (Date.now() > deadline) throw new Error('the claim is still held 10 s after its request failed');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(runs).toBe(0);
   });
 
   it('takes over a claim left by a process that died mid-request, once its lease has passed', async () => {

@@ -124,6 +124,18 @@ describe('the line policy, without a provider', () => {
     expect(call.outcome).toBe('caller_hangup');
   });
 
+  it('a completed call whose bridge lost its stream: the line’s report, landing before the bridge tells the call, says setup_error too', async () => {
+    const callId = await ringingLineCall();
+    const answered = new Date(Date.now() - 2_000).toISOString();
+    await markMedia(api.db, callId, 'started', new Date());
+    // The bridge's note of a dropped stream's end, written before it signals `setup_error` itself (not sent here).
+    await markMedia(api.db, callId, 'ended', new Date(), true);
+    expect(await reportLineStatus(deps, { callId, providerCallId: `P-${callId}`, childLeg: false, event: { kind: 'answered', at: answered }, machineAnswered: false })).toBe('reported');
+    expect(await reportLineStatus(deps, { callId, providerCallId: `P-${callId}`, childLeg: false, event: { kind: 'ended', outcome: 'caller_hangup', at: new Date().toISOString(), answeredAt: answered }, machineAnswered: false })).toBe('reported');
+    const call = await pollCall(api, ws.key, callId, (c) => c.status === 'completed', 40_000);
+    expect(call.outcome).toBe('setup_error');
+  });
+
   it('a machine that answered: the workflow is told no_answer, then the line is hung up through the LineControl port', async () => {
     const callId = await ringingLineCall();
     const outcomeWhenHungUp: (string | null)[] = [];

@@ -1,16 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import request from 'supertest';
 import { collections } from '../../../src/db/collections';
 import { eventsCollection } from '../../../src/events/eventStore';
-import { freePort } from '../../../src/local/net';
-import { createMediaMetrics } from '../../../src/media/mediaMetrics';
-import { NO_TOOLS } from '../../support/mediaBridge';
-import { createMediaServer, MEDIA_STREAM_PATH, type MediaServer } from '../../../src/media/mediaServer';
-import { temporalLineEvents } from '../../../src/media/lineEvents';
-import { createLogger } from '../../../src/observability/logger';
+import type { MediaServer } from '../../../src/media/mediaServer';
 import { twilioSettingsFrom } from '../../../src/providers/voice/twilio/settings';
 import { twilioStreamProtocol } from '../../../src/providers/voice/twilio/streamProtocol';
 import { TwilioVoiceProvider } from '../../../src/providers/voice/twilio/twilioVoiceProvider';
@@ -19,13 +14,13 @@ import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { useTestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
 import { insertContacts, zoneOpenAt } from '../../support/campaigns';
-import { testServers } from '../../support/env';
-import { startFakeRealtime, type FakeRealtime, type ModelScript } from '../../support/fakeRealtime';
+import { startFakeRealtime, type FakeRealtime } from '../../support/fakeRealtime';
 import { FakeTwilio } from '../../support/fakeTwilio';
 import { bearer } from '../../support/http';
 import type { MediaStreamClient } from '../../support/mediaStreamClient';
-import { FRAME_BYTES, speechMulaw } from '../../support/speechAudio';
+import { FRAME_BYTES } from '../../support/speechAudio';
 import { startTestWorker, type TestWorker } from '../../support/worker';
+import { lineConversations, startLineMedia, OPENING, YES_HOME, ASK_SLOT, MORNING, GOODBYE, ASKS_FOR_HUMAN, CONNECTING, GREETING, CALLER_ASKS } from '../../support/lineConversation';
 
 /**
  * The real line end to end: POST /api/v1/calls with VOICE_PROVIDER=twilio; the worker places
@@ -41,15 +36,6 @@ jest.setTimeout(120_000);
 
 const MEDIA_STREAM_URL = 'wss://media.example.test/media-stream';
 const API_KEY = 'sk-test-real-line';
-const OPENING = 'Hello, this is the assistant from Acme about your delivery tomorrow. Is someone home?';
-const YES_HOME = 'Yes, someone is home.';
-const ASK_SLOT = 'Great. Preferred slot, morning or evening?';
-const MORNING = 'Morning please.';
-const GOODBYE = 'Thank you, your delivery is booked for the morning. Goodbye.';
-const ASKS_FOR_HUMAN = 'Can I talk to a person please?';
-const CONNECTING = 'Of course, I am connecting you to a colleague now.';
-const GREETING = 'Hello, you have reached Acme. How can I help you?';
-const CALLER_ASKS = 'I am calling about my order.';
 
 describe('a call on the real line: Twilio adapter, media bridge and realtime model together (all fakes on loopback)', () => {
   const fake = new FakeTwilio();
@@ -67,8 +53,7 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
       TWILIO_API_BASE_URL: fakeOrigin,
     },
   }));
-  const audio: Record<string, Buffer> = {};
-  const scripts = new Map<string, ModelScript>();
+  const { audio, prepare, scriptFor, say, scripted, person } = lineConversations('real-line', '+9198112');
   let worker: TestWorker;
   let model: FakeRealtime;
   let media: MediaServer;
@@ -76,35 +61,24 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
   let recordingsDir: string;
 
   beforeAll(async () => {
-    for (const text of [OPENING, YES_HOME, ASK_SLOT, MORNING, GOODBYE, ASKS_FOR_HUMAN, CONNECTING, GREETING, CALLER_ASKS]) audio[text] = speechMulaw(text);
+    prepare();
     fake.localOrigin = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
     const settings = twilioSettingsFrom(api.config)!;
     worker = await startTestWorker({
       taskQueue: api.config.TEMPORAL_TASK_QUEUE,
       deps: buildActivityDeps({ db: api.db, temporal: api.temporal, taskQueue: api.config.TEMPORAL_TASK_QUEUE }, { voice: new TwilioVoiceProvider(api.db, settings) }),
     });
-    model = await startFakeRealtime({
-      apiKey: API_KEY,
-      scriptFor: (instructions) => [...scripts.entries()].find(([token]) => instructions.includes(token))?.[1] ?? { turns: [], heard: [] },
-    });
+    model = await startFakeRealtime({ apiKey: API_KEY, scriptFor });
     // The media process's wiring with VOICE_PROVIDER=twilio (src/main/media.ts), in this process.
-    registry = new Registry();
-    recordingsDir = mkdtempSync(join(testServers.runDir(), 'real-line-recordings-'));
-    const port = await freePort();
-    media = createMediaServer({
-      db: api.db,
-      lineEvents: temporalLineEvents(api.temporal),
+    let localUrl: string;
+    ({ media, registry, recordingsDir, localUrl } = await startLineMedia(api, {
       lineControl: new TwilioVoiceProvider(api.db, settings),
       streamProtocol: twilioStreamProtocol({ authToken: settings.authToken, streamUrl: settings.mediaStreamUrl }),
-      realtime: { url: model.url, model: 'fake-realtime', apiKey: API_KEY },
-      recordingsDir,
-      metrics: createMediaMetrics(registry),
-      logger: createLogger({ LOG_LEVEL: (process.env.REAL_LINE_LOG as 'info' | undefined) ?? 'silent' }, 'media'),
-      registry,
-      tools: NO_TOOLS,
-    });
-    await new Promise<void>((resolve) => media.server.listen(port, '127.0.0.1', resolve));
-    fake.media = { localUrl: `ws://127.0.0.1:${port}${MEDIA_STREAM_PATH}` };
+      realtime: { url: model.url, apiKey: API_KEY },
+      recordingsPrefix: 'real-line-recordings-',
+      logLevel: (process.env.REAL_LINE_LOG as 'info' | undefined) ?? 'silent',
+    }));
+    fake.media = { localUrl };
   });
   afterAll(async () => {
     await fake.stop();
@@ -113,24 +87,6 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
     await worker?.close();
   });
 
-  const say = (text: string) => ({ audio: audio[text]!, transcript: text });
-  let n = 0;
-  /** A destination and a model script of their own; the purpose names the script's token. */
-  function scripted(script: ModelScript): { to: string; token: string } {
-    n += 1;
-    const token = `real-line-${Date.now() % 100_000}-${n}`;
-    scripts.set(token, script);
-    return { to: `+9198112${String(Date.now() % 1000).padStart(3, '0')}${String(n).padStart(2, '0')}`, token };
-  }
-  /** What the person says: each line after the agent finishes its turn. */
-  function person(lines: string[]): (stream: MediaStreamClient) => Promise<void> {
-    return async (stream) => {
-      for (const line of lines) {
-        await stream.agentFinished();
-        await stream.say(audio[line]!);
-      }
-    };
-  }
   const until = (callId: string, done: (call: any) => boolean, timeoutMs = 60_000) => pollCall(api, ws.key, callId, done, timeoutMs);
   const callEvents = (callId: string, type: string) => eventsCollection(api.db).find({ type, 'data.call_id': callId }).toArray();
   /** The transcript stored on the call (the reader's input) as [role, text]. */
