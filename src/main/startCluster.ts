@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { loadConfig, loadLauncherConfig } from '../config';
@@ -98,8 +98,12 @@ runMain(async () => {
   const watchdog = startWatchdog((code) => {
     if (!stopping) say(`the watchdog exited (${code}): if the launcher is killed now, the servers will outlive it`);
   });
+  const clusterFile = join(dataDir, 'cluster.json');
+  // A file left by an earlier run must not send tests to servers that are gone.
+  rmSync(clusterFile, { force: true });
   const stopAll = async () => {
     stopping = true;
+    rmSync(clusterFile, { force: true });
     balancer?.close();
     balancer?.closeAllConnections();
     for (const child of [...children].reverse()) {
@@ -239,7 +243,7 @@ runMain(async () => {
     await waitFor('the API through the balancer', () => httpOk(`${address}/readyz`), 30_000);
 
     writeFileSync(
-      join(dataDir, 'cluster.json'),
+      clusterFile,
       `${JSON.stringify({ api_url: address, temporal_address: temporalAddress, mongodb_url: mongoUrl, postgres_port: pgPort, api: apis, media: medias, launcher_pid: process.pid }, null, 2)}\n`,
     );
     say(`everything ready in ${seconds(Date.now() - began)}; logs in ${logs}`);
