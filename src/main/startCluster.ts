@@ -24,7 +24,6 @@ import {
   temporalServiceHealth,
   writeTemporalConfig,
   type TemporalClusterPorts,
-  type TemporalService,
 } from '../local/cluster/temporalServer';
 import { startFerretDbOnPostgres } from '../local/cluster/ferretDbOnPostgres';
 import { startBalancer, type Upstream } from '../local/cluster/balancer';
@@ -163,10 +162,13 @@ runMain(async () => {
     const configDir = join(dataDir, 'temporal');
     writeTemporalConfig(configDir, db, ports);
     const temporalBinary = bin('temporal-server');
-    for (const service of TEMPORAL_SERVICES) {
-      const start = () => startTemporalService({ binary: temporalBinary, configDir, service, ports, logFile: join(logs, `temporal-${service}.log`), watchdog });
-      await up(start, temporalServiceHealth(`127.0.0.1:${ports.services[service].grpc}`, service as TemporalService));
-    }
+    // All at once, as an orchestrator starts them: history reports SERVING only once matching answers.
+    await Promise.all(
+      TEMPORAL_SERVICES.map((service) => {
+        const start = () => startTemporalService({ binary: temporalBinary, configDir, service, ports, logFile: join(logs, `temporal-${service}.log`), watchdog });
+        return up(start, temporalServiceHealth(ports, service));
+      }),
+    );
     const temporalAddress = `127.0.0.1:${ports.services.frontend.grpc}`;
     t0 = Date.now();
     await ensureNamespace(temporalAddress, settings.TEMPORAL_NAMESPACE);

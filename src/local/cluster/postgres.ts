@@ -69,6 +69,13 @@ export async function startPostgres(options: PostgresOptions): Promise<LocalServ
     ],
     { logFile: options.logFile, watchdog: options.watchdog, ...(account ? { user: account } : {}) },
   );
+  // SIGTERM is PostgreSQL's "smart" shutdown, which waits for every client (Temporal's pools)
+  // to leave; SIGINT is its fast one: clients are disconnected, the data is consistent.
+  const stop = proc.stop.bind(proc);
+  proc.stop = (graceMs) => {
+    proc.child.kill('SIGINT');
+    return stop(graceMs);
+  };
   const ready = join(options.binDir, 'pg_isready');
   await untilReady(
     proc,

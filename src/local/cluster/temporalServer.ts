@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
@@ -42,12 +43,14 @@ export interface TemporalClusterPorts {
 
 const DATABASES = { temporal: 'postgresql/v12/temporal', temporal_visibility: 'postgresql/v12/visibility' } as const;
 
-/** The gRPC service each process answers health checks for. */
-const HEALTH_SERVICE: Record<TemporalService, string> = {
+/**
+ * The gRPC service each process answers health checks for (the server's own names: history
+ * and matching register under `workflowservice`). History says SERVING once it holds its shards.
+ */
+const HEALTH_SERVICE: Record<Exclude<TemporalService, 'worker'>, string> = {
   frontend: 'temporal.api.workflowservice.v1.WorkflowService',
-  history: 'temporal.server.api.historyservice.v1.HistoryService',
-  matching: 'temporal.server.api.matchingservice.v1.MatchingService',
-  worker: 'temporal.server.api.workerservice.v1.WorkerService',
+  history: 'temporal.api.workflowservice.v1.HistoryService',
+  matching: 'temporal.api.workflowservice.v1.MatchingService',
 };
 
 const run = promisify(execFile);
@@ -180,7 +183,7 @@ export async function startTemporalService(options: TemporalServiceOptions): Pro
     // Nothing may call out: the server's version check is off.
     { env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' }, logFile: options.logFile, watchdog: options.watchdog },
   );
-  const probe = temporalServiceHealth(`127.0.0.1:${options.ports.services[options.service].grpc}`, options.service);
+  const probe = temporalServiceHealth(options.ports, options.service);
   try {
     await untilReady(proc, waitFor(`Temporal ${options.service}`, async () => (await probe.check(2_000), true), 120_000, 500));
   } finally {
@@ -189,15 +192,32 @@ export async function startTemporalService(options: TemporalServiceOptions): Pro
   return proc;
 }
 
-/** The gRPC health service of one Temporal service process. */
-export function temporalServiceHealth(address: string, service: TemporalService): LivenessProbe {
-  const connection = Connection.lazy({ address, connectTimeout: '2s' });
+/**
+ * One service process's liveness: its gRPC health check; the worker service serves no gRPC
+ * health, so its membership (ringpop) port must accept a connection.
+ */
+export function temporalServiceHealth(ports: TemporalClusterPorts, service: TemporalService): LivenessProbe {
+  if (service === 'worker') return tcpAccepts(ports.services.worker.membership);
+  const connection = Connection.lazy({ address: `127.0.0.1:${ports.services[service].grpc}`, connectTimeout: '2s' });
   return {
     async check(timeoutMs) {
       const res = await connection.withDeadline(Date.now() + timeoutMs, () => connection.healthService.check({ service: HEALTH_SERVICE[service] }));
       if (res.status !== 1) throw new Error(`health status ${res.status}`);
     },
     close: () => connection.close(),
+  };
+}
+
+function tcpAccepts(port: number): LivenessProbe {
+  return {
+    check: (timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port, timeout: timeoutMs });
+        socket.once('connect', () => (socket.destroy(), resolve()));
+        socket.once('timeout', () => (socket.destroy(), reject(new Error('no answer'))));
+        socket.once('error', reject);
+      }),
+    close: async () => undefined,
   };
 }
 
