@@ -202,8 +202,10 @@ runMain(async () => {
       return child;
     };
 
+    const workers: Upstream[] = [];
     for (let i = 1; i <= cluster.CLUSTER_WORKER_PROCESSES; i += 1) {
       const metrics = await freePort();
+      workers.push({ host: '127.0.0.1', port: metrics });
       const health = `http://127.0.0.1:${metrics}/healthz`;
       const start = nodeProcess(`worker-${i}`, 'worker', { WORKER_METRICS_PORT: String(metrics) }, health, 120_000);
       const first = await up(start, httpHealth(health));
@@ -246,7 +248,11 @@ runMain(async () => {
 
     writeFileSync(
       clusterFile,
-      `${JSON.stringify({ api_url: address, temporal_address: temporalAddress, mongodb_url: mongoUrl, postgres_port: pgPort, api: apis, media: medias, launcher_pid: process.pid }, null, 2)}\n`,
+      `${JSON.stringify(
+        { api_url: address, temporal_address: temporalAddress, mongodb_url: mongoUrl, postgres_port: pgPort, temporal_ports: ports, api: apis, media: medias, worker_metrics: workers, launcher_pid: process.pid },
+        null,
+        2,
+      )}\n`,
     );
     say(`everything ready in ${seconds(Date.now() - began)}; logs in ${logs}`);
     process.stdout.write(`API: ${address}\n`);
