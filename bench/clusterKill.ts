@@ -5,6 +5,7 @@ import { MongoClient } from 'mongodb';
 import { DEMO_WORKSPACE_ID } from '../src/demo/seedDemoWorkspace';
 import { pingMongoServer } from '../src/local/liveness';
 import { waitFor } from '../src/local/net';
+import { portHolder } from '../src/local/portHolder';
 import { fromRoot } from '../src/local/paths';
 import { temporalServiceHealth, type TemporalClusterPorts } from '../src/local/cluster/temporalServer';
 
@@ -53,34 +54,54 @@ async function httpOk(url: string): Promise<boolean> {
   return res.ok;
 }
 
-const api = (path: string, init: RequestInit = {}) =>
+const api = (path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}) =>
   fetch(`${cluster.api_url}${path}`, { ...init, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...init.headers }, signal: AbortSignal.timeout(30_000) });
 
 interface Victim {
   role: string;
-  match: RegExp;
-  /** The new process answers. */
-  recovered: () => Promise<boolean>;
+  /** The process to kill now, and whether a new one has taken its place and answers. */
+  pid: () => number | undefined;
+  recovered: (killed: number) => Promise<boolean>;
+}
+
+/** The one of our processes listening on `port` (restarted on the same port): killed, then back when another pid answers `url`. */
+function onPort(role: string, port: number, url: string): Victim {
+  return {
+    role,
+    pid: () => portHolder(port)?.pid,
+    recovered: async (killed) => {
+      const now = portHolder(port)?.pid;
+      return now !== undefined && now !== killed && (await httpOk(url));
+    },
+  };
+}
+
+/** A server under the launcher, found by its command line. */
+function byCommand(role: string, match: RegExp, answers: () => Promise<boolean>): Victim {
+  return {
+    role,
+    pid: () => children(match)[0],
+    recovered: async (killed) => {
+      const now = children(match);
+      return now.length > 0 && !now.includes(killed) && (await answers());
+    },
+  };
 }
 
 const victims: Victim[] = [
-  { role: 'api', match: /dist\/src\/main\/api\.js/, recovered: () => httpOk(`http://127.0.0.1:${cluster.api[0]!.port}/healthz`) },
-  { role: 'worker', match: /dist\/src\/main\/worker\.js/, recovered: () => httpOk(`http://127.0.0.1:${cluster.worker_metrics[0]!.port}/healthz`) },
-  { role: 'media', match: /dist\/src\/main\/media\.js/, recovered: () => httpOk(`http://127.0.0.1:${cluster.media[0]!.port}/healthz`) },
-  {
-    role: 'temporal history',
-    match: /temporal-server .*--service history/,
-    recovered: async () => {
-      const probe = temporalServiceHealth(cluster.temporal_ports, 'history');
-      try {
-        await probe.check(2_000);
-        return true;
-      } finally {
-        await probe.close();
-      }
-    },
-  },
-  { role: 'ferretdb', match: /ferretdb --handler=postgresql/, recovered: async () => (await pingMongoServer(cluster.mongodb_url, 2_000), true) },
+  onPort('api', cluster.api[0]!.port, `http://127.0.0.1:${cluster.api[0]!.port}/healthz`),
+  onPort('worker', cluster.worker_metrics[0]!.port, `http://127.0.0.1:${cluster.worker_metrics[0]!.port}/healthz`),
+  onPort('media', cluster.media[0]!.port, `http://127.0.0.1:${cluster.media[0]!.port}/healthz`),
+  byCommand('temporal history', /temporal-server .*--service history/, async () => {
+    const probe = temporalServiceHealth(cluster.temporal_ports, 'history');
+    try {
+      await probe.check(2_000);
+      return true;
+    } finally {
+      await probe.close();
+    }
+  }),
+  byCommand('ferretdb', /ferretdb --handler=postgresql/, async () => (await pingMongoServer(cluster.mongodb_url, 2_000), true)),
 ];
 
 async function main(): Promise<void> {
@@ -131,12 +152,12 @@ async function main(): Promise<void> {
 
   const recoveries: { role: string; seconds: number; failedRequests: number }[] = [];
   for (const victim of victims) {
-    const [pid] = children(victim.match);
+    const pid = victim.pid();
     if (!pid) throw new Error(`no ${victim.role} process under the launcher (pid ${cluster.launcher_pid})`);
     const failuresBefore = failures;
     const killedAt = Date.now();
     process.kill(pid, 'SIGKILL');
-    await waitFor(`${victim.role} back`, async () => !children(victim.match).includes(pid) && children(victim.match).length > 0 && (await victim.recovered()), 180_000, 250);
+    await waitFor(`${victim.role} back`, () => victim.recovered(pid), 180_000, 250);
     const seconds = (Date.now() - killedAt) / 1000;
     recoveries.push({ role: victim.role, seconds, failedRequests: failures - failuresBefore });
     process.stdout.write(`[kill] ${victim.role} (pid ${pid}) SIGKILLed: recovered in ${seconds.toFixed(1)} s; ${failures - failuresBefore} requests through the balancer failed meanwhile\n`);
