@@ -36,6 +36,8 @@ export function startProcess(
     watchdog?: Watchdog;
     /** A Node child gets an IPC channel, whose closing tells it that its parent has gone. */
     ipc?: boolean;
+    /** Run as this user (PostgreSQL refuses to run as root): set only when the launcher is root. */
+    user?: { uid: number; gid: number };
   },
 ): ManagedProcess {
   mkdirSync(dirname(options.logFile), { recursive: true });
@@ -45,6 +47,7 @@ export function startProcess(
     env: options.env ?? process.env,
     stdio: options.ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
     detached: options.watchdog !== undefined,
+    ...(options.user ?? {}),
   });
   closeSync(fd);
   const { watchdog } = options;

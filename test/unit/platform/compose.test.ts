@@ -4,6 +4,8 @@ import { parse } from 'yaml';
 import { loadConfig, serviceEnvNames } from '../../../src/config';
 import { fromRoot } from '../../../src/local/paths';
 import { CLI_SEARCH_ATTRIBUTE_TYPE, SEARCH_ATTRIBUTES } from '../../../src/temporal/searchAttributes';
+import { clusterEnvSchema } from '../../../src/local/cluster/settings';
+import { HISTORY_SHARDS } from '../../../src/local/cluster/temporalServer';
 
 interface ComposeService {
   image?: string;
@@ -79,6 +81,21 @@ describe('docker-compose.yml', () => {
     for (const name of ['api', 'worker']) {
       expect(services[name]!.depends_on).toMatchObject({ 'temporal-search-attributes': { condition: 'service_completed_successfully' } });
     }
+  });
+
+  it('runs the releases and process counts `npm run start:cluster` runs (docs/deploy.md)', () => {
+    const tools = readFileSync(fromRoot('scripts/setup-cluster-tools.sh'), 'utf8');
+    const pinned = (name: string) => tools.match(new RegExp(`^${name}="([^"]+)"$`, 'm'))?.[1];
+    expect(services.temporal!.image).toBe(`temporalio/auto-setup:${pinned('TEMPORAL_SERVER_VERSION')!.replace(/^v/, '')}`);
+    expect(services.postgresql!.image).toBe(`postgres:${pinned('POSTGRES_MAJOR')}`);
+    // auto-setup's NUM_HISTORY_SHARDS default; a database's shard count is fixed at its creation.
+    expect(services.temporal!.environment!.NUM_HISTORY_SHARDS ?? '4').toBe(String(HISTORY_SHARDS));
+    const counts = clusterEnvSchema.parse({});
+    expect({ api: services.api!.deploy?.replicas, worker: services.worker!.deploy?.replicas, media: services.media!.deploy?.replicas }).toEqual({
+      api: counts.CLUSTER_API_PROCESSES,
+      worker: counts.CLUSTER_WORKER_PROCESSES,
+      media: counts.CLUSTER_MEDIA_PROCESSES,
+    });
   });
 
   it('refers only to services that exist', () => {

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Builds what `npm run start:cluster` needs beyond scripts/setup-tools.sh, into the same .tools/
+# (git-ignored), stamped like the other tools so a second run takes a second:
+#   temporal-server     Temporal's server (frontend, history, matching, worker services), from
+#                       go.temporal.io/server at the release docker-compose.yml names
+#   temporal-sql-tool   Temporal's schema tool for SQL stores, from the same module and release
+# and installs PostgreSQL from Debian's packages when it is missing. FerretDB needs no second
+# build: setup-tools.sh's binary carries the PostgreSQL handler (docs/deploy.md).
+# Prints PG_BIN_DIR=<dir> on its last line for scripts/start-cluster.sh.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="${TOOLS_DIR:-$ROOT/.tools}"
+BIN="$TOOLS/bin"
+STAMPS="$TOOLS/stamps"
+
+# Keep in step with docker-compose.yml's temporalio/auto-setup tag (test/unit/platform/compose.test.ts checks).
+TEMPORAL_SERVER_VERSION="v1.29.1"
+# Debian 12's PostgreSQL; docker-compose.yml's postgres image has the same major version.
+POSTGRES_MAJOR="15"
+
+export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
+mkdir -p "$BIN" "$STAMPS"
+
+say() { printf '[cluster-tools] %s\n' "$*" >&2; }
+fresh() { [ -x "$BIN/$1" ] && [ "$(cat "$STAMPS/$1" 2>/dev/null)" = "$2" ]; }
+stamp() { printf '%s' "$2" >"$STAMPS/$1"; }
+timed() { local start=$SECONDS; "$@"; say "done in $((SECONDS - start))s"; }
+
+build_temporal_server() {
+  command -v go >/dev/null 2>&1 || { say "missing 'go': the Go toolchain builds the Temporal server"; exit 1; }
+  say "building Temporal server $TEMPORAL_SERVER_VERSION and temporal-sql-tool from go.temporal.io/server (first time takes several minutes)"
+  local out="$TOOLS/build/temporal-server"
+  rm -rf "$out" && mkdir -p "$out"
+  GOBIN="$out" go install "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION"
+  mv "$out/server" "$BIN/temporal-server"
+  mv "$out/sql" "$BIN/temporal-sql-tool"
+  rm -rf "$out"
+  stamp temporal-server "$TEMPORAL_SERVER_VERSION"
+  stamp temporal-sql-tool "$TEMPORAL_SERVER_VERSION"
+}
+
+pg_bin_dir() {
+  local dir="/usr/lib/postgresql/$POSTGRES_MAJOR/bin"
+  [ -x "$dir/postgres" ] && [ -x "$dir/initdb" ] && [ -x "$dir/pg_isready" ] && printf '%s' "$dir"
+}
+
+install_postgres() {
+  say "installing PostgreSQL $POSTGRES_MAJOR from Debian's packages"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # Only the server's programs: the Debian package's own cluster is not created or started
+  # (policy-rc.d refuses service starts for the install), the launcher runs its own.
+  local policy=/usr/sbin/policy-rc.d created=0
+  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && created=1; fi
+  apt-get install -y -qq --no-install-recommends "postgresql-$POSTGRES_MAJOR" >/dev/null
+  [ "$created" = 1 ] && rm -f "$policy"
+  return 0
+}
+
+total_start=$SECONDS
+fresh temporal-server "$TEMPORAL_SERVER_VERSION" && fresh temporal-sql-tool "$TEMPORAL_SERVER_VERSION" || timed build_temporal_server
+pg_bin_dir >/dev/null || timed install_postgres
+dir="$(pg_bin_dir)" || { say "PostgreSQL $POSTGRES_MAJOR's programs are still missing after the install"; exit 1; }
+say "cluster tools ready ($((SECONDS - total_start))s)"
+printf 'PG_BIN_DIR=%s\n' "$dir"
