@@ -38,6 +38,7 @@ export class TurnLog {
   /** Cuts that came before their turn's transcript. */
   readonly #heard = new Map<string, Heard>();
   #nextSeq = 1;
+  #lastAt: Date | undefined;
   #writes: Promise<void> = Promise.resolve();
 
   constructor(
@@ -49,7 +50,7 @@ export class TurnLog {
   /** A turn began; `itemId` is the model's conversation item it will be transcribed under. */
   begin(itemId: string, role: TranscriptTurn['role'], at: Date): void {
     if (this.#open.has(itemId)) return;
-    this.#open.set(itemId, { seq: this.#nextSeq++, role, at });
+    this.#open.set(itemId, { seq: this.#nextSeq++, role, at: this.#notBeforeLast(at) });
   }
 
   /** The model generated `bytes` of audio (8 kHz mu-law) for an agent item. */
@@ -100,7 +101,7 @@ export class TurnLog {
       seq: this.#nextSeq++,
       role: 'model' as const,
       text: entry.text,
-      at,
+      at: this.#notBeforeLast(at),
       kind: 'trail' as const,
       trail: { kind: entry.kind, ...(entry.detail ? { detail: entry.detail } : {}) },
     };
@@ -109,6 +110,18 @@ export class TurnLog {
 
   flush(): Promise<void> {
     return this.#writes;
+  }
+
+  /**
+   * Turns take their places in the order they begin, but their times come from two clocks: the
+   * caller's from the media stream's (when the speech began in the audio), the agent's from
+   * this process's playout. Under load the two drift by a second or so, which would put a turn
+   * before the one it follows; a turn's time is never earlier than the last one's.
+   */
+  #notBeforeLast(at: Date): Date {
+    if (this.#lastAt && at < this.#lastAt) return this.#lastAt;
+    this.#lastAt = at;
+    return at;
   }
 
   #chain(write: () => Promise<void>): void {
