@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { backfillEntries, entryKey, writeEntries, type EntryDoc } from '../db/keyedEntries';
+import { backfillEntries, entryKey, entryKeyIn, writeEntries, type EntryDoc } from '../db/keyedEntries';
 import { idRange } from '../domain/ids';
 import { callCollections, type CallDoc } from './callStore';
 
@@ -16,7 +16,7 @@ export const CALL_NUMBER_ENTRIES = 'call_number_entries';
 /** The list of a workspace's calls to a number. */
 export const callsToNumberList = (tenantId: string, to: string): string => entryKey(tenantId, `to:${to}`);
 
-export const callNumberKey = (call: Pick<CallDoc, '_id' | 'tenant_id' | 'to'>): string => entryKey(callsToNumberList(call.tenant_id, call.to), call._id);
+export const callNumberKey = (call: Pick<CallDoc, '_id' | 'tenant_id' | 'to'>): string => entryKeyIn(callsToNumberList(call.tenant_id, call.to), call._id);
 
 /** Written before the call itself (idempotent: a retried placement writes the same key). */
 export async function writeCallEntries(db: Db, calls: readonly Pick<CallDoc, '_id' | 'tenant_id' | 'to'>[]): Promise<void> {

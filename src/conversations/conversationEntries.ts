@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { backfillEntries, entryKey, entryParts, timeKey, writeEntries, type EntryDoc } from '../db/keyedEntries';
+import { backfillEntries, entryKey, entryKeyIn, entryParts, timeKey, writeEntries, type EntryDoc } from '../db/keyedEntries';
 import { idRange } from '../domain/ids';
 import { conversationMessagesCollection, conversationsCollection, type ConversationDoc, type ConversationMessageDoc } from './store';
 
@@ -24,7 +24,7 @@ export const recentList = (tenantId: string): string => entryKey(tenantId, 'rece
 /** Where a conversation is in the recent list; also where a page ending on it continues from (after `recent|`). */
 export const recentPosition = (updatedAt: Date, conversationId: string): string => entryKey(timeKey(updatedAt), conversationId);
 
-export const recentKey = (c: Pick<ConversationDoc, '_id' | 'tenant_id' | 'updated_at'>): string => entryKey(recentList(c.tenant_id), recentPosition(c.updated_at, c._id));
+export const recentKey = (c: Pick<ConversationDoc, '_id' | 'tenant_id' | 'updated_at'>): string => entryKeyIn(recentList(c.tenant_id), timeKey(c.updated_at), c._id);
 
 /** Whether a recent-list key is the conversation's current place (its time is the conversation's `updated_at`). */
 export function isCurrentRecentKey(key: string, c: Pick<ConversationDoc, 'updated_at'>): boolean {

@@ -35,6 +35,11 @@ export function entryKey(...parts: string[]): string {
   return parts.join(SEPARATOR);
 }
 
+/** A key within a list (a prefix `entryKey` made): the list's parts, then these. */
+export function entryKeyIn(list: string, ...parts: string[]): string {
+  return `${list}${SEPARATOR}${entryKey(...parts)}`;
+}
+
 /** A time as 12 hex digits of milliseconds: its order is the time's, as in `newId` (src/domain/ids.ts). */
 export function timeKey(at: Date): string {
   return at.getTime().toString(16).padStart(12, '0');
