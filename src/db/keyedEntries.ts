@@ -26,7 +26,13 @@ const PAST_SEPARATOR = String.fromCharCode(SEPARATOR.charCodeAt(0) + 1);
  * FerretDB range compares byte by byte, so neither may be in a part.
  */
 const RESERVED = new Set(['|', '"', '\\', '<', '>', '&']);
-const unsafe = (part: string) => [...part].some((ch) => RESERVED.has(ch) || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
+function unsafe(part: string): boolean {
+  for (let i = 0; i < part.length; i++) {
+    const code = part.charCodeAt(i);
+    if (RESERVED.has(part[i]!) || code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
 
 export function entryKey(...parts: string[]): string {
   for (const part of parts) {
