@@ -9,6 +9,9 @@ import type { ContactDoc, ContactIdentityDoc } from '../src/contacts/contacts';
 import { contactIdFor } from '../src/contacts/contacts';
 import type { ConversationDoc, ConversationMessageDoc } from '../src/conversations/store';
 import { conversationIdFor, messageIdFor, previewOf } from '../src/conversations/store';
+import { callNumberKey } from '../src/calls/callEntries';
+import { recentKey, transcriptKey } from '../src/conversations/conversationEntries';
+import type { EntryDoc } from '../src/db/keyedEntries';
 import type { SubscriberDoc } from '../src/dues/store';
 import type { TicketDoc } from '../src/tickets/ticketStore';
 import type { WebhookDeliveryDoc } from '../src/webhooks/deliveries';
@@ -400,4 +403,14 @@ export function ticketDoc(ws: WorkspaceRefs, i: number, at: Date, random: Seeded
     created_by: actor,
     last_changed_by: actor,
   };
+}
+
+/** The keyed list entries the app writes with a call (src/calls/callEntries.ts). */
+export function listEntriesOfCall(call: CallDoc): EntryDoc[] {
+  return [{ _id: callNumberKey(call) }];
+}
+
+/** The keyed list entries the app writes with a conversation and its turns (src/conversations/conversationEntries.ts). */
+export function listEntriesOfConversation(conversation: ConversationDoc, messages: readonly ConversationMessageDoc[]): EntryDoc[] {
+  return [{ _id: recentKey(conversation) }, ...messages.map((m) => ({ _id: transcriptKey(m) }))];
 }

@@ -8,6 +8,9 @@ import { campaignCollections } from '../src/campaigns/campaign';
 import { stagingCollections } from '../src/campaigns/staging';
 import { contactCollections } from '../src/contacts/contacts';
 import { conversationMessagesCollection, conversationsCollection } from '../src/conversations/store';
+import { CALL_NUMBER_ENTRIES, callEntriesCollection } from '../src/calls/callEntries';
+import { RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, conversationEntriesCollection } from '../src/conversations/conversationEntries';
+import { markEntriesComplete } from '../src/db/keyedEntries';
 import { BULK_WRITE_MAX } from '../src/db/bulkWrite';
 import { seedDemoWorkspace } from '../src/demo';
 import { duesCollections, phoneClaimId } from '../src/dues/store';
@@ -26,6 +29,8 @@ import {
   campaignDoc,
   contactDocs,
   conversationDocs,
+  listEntriesOfCall,
+  listEntriesOfConversation,
   deliveryDoc,
   recipientDoc,
   sizesAt,
@@ -91,6 +96,8 @@ class Writer {
       calls: callCollections(db).calls,
       conversations: conversationsCollection(db),
       messages: conversationMessagesCollection(db),
+      callEntries: callEntriesCollection(db),
+      conversationEntries: conversationEntriesCollection(db),
       campaigns: campaignCollections(db).campaigns,
       recipients: stagingCollections(db).recipients,
       subscribers: duesCollections(db).subscribers,
@@ -163,6 +170,7 @@ async function seedWorkspaceData(db: Db, writer: Writer, ws: SeedWorkspace, size
   i = 0;
   for (const at of spreadTimes(sizes.calls, yearAgo, now, r)) {
     const call = callDoc(ws, i % sizes.contacts, at, i >= sizes.calls - sizes.transcripts, null, r);
+    for (const entry of listEntriesOfCall(call)) await writer.add(s.callEntries, entry);
     await writer.add(s.calls, call);
     sample(samples.callIds!, i++, sizes.calls, call._id);
     if (i % 5_000 === 0) onProgress();
@@ -174,6 +182,7 @@ async function seedWorkspaceData(db: Db, writer: Writer, ws: SeedWorkspace, size
   for (const at of spreadTimes(sizes.conversations, yearAgo, now, r)) {
     // Turns vary around the mean (2 … 2×mean − 2), so the total stays near `messages`.
     const { conversation, messages } = conversationDocs(ws, i % sizes.contacts, at, 2 + r.int(2 * turnsEach - 3), r);
+    for (const entry of listEntriesOfConversation(conversation, messages)) await writer.add(s.conversationEntries, entry);
     await writer.add(s.conversations, conversation);
     for (const message of messages) await writer.add(s.messages, message);
     sample(samples.conversationIds!, i++, sizes.conversations, conversation._id);
@@ -262,6 +271,8 @@ export async function seedScale(db: Db, options: { scale: number; seed: number; 
     small.push(ws);
   }
   await writer.drain();
+  // Every record went in with its list entries: nothing to backfill.
+  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES]) await markEntriesComplete(db, name);
   const seconds = (performance.now() - started) / 1000;
   return {
     scale: options.scale,

@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { collections, type WorkspaceDoc } from '../db/collections';
 import { newId } from '../domain/ids';
+import { writeCallEntries } from './callEntries';
 import { callCollections, deploymentId, newCallDoc, type CallDoc } from './callStore';
 import { readDestination } from './destination';
 import { CallRefusal, firstActiveNumber } from './guards';
@@ -70,6 +71,7 @@ export async function acceptInboundCall(deps: AcceptInboundCallDeps, workspace: 
     recording: number.recording,
     created_at: at,
   });
+  await writeCallEntries(deps.db, [call]);
   await callCollections(deps.db).calls.insertOne(call);
   await deps.beforeStart?.(call);
   await startCallWorkflow(deps, call);

@@ -2,6 +2,8 @@ import type { Db, Filter } from 'mongodb';
 import { callCollections, type CallDoc } from './callStore';
 import type { CallOutcome, CallStatus } from './types';
 import { idRange } from '../domain/ids';
+import { entriesComplete, readThroughEntries } from '../db/keyedEntries';
+import { CALL_NUMBER_ENTRIES, callEntriesCollection, callsToNumberList } from './callEntries';
 
 /**
  * The console's recent calls: a workspace's calls newest first, optionally one status, one
@@ -27,7 +29,32 @@ export interface CallListFilter {
   createdBefore?: Date;
 }
 
+/** Whether a call passes the filters other than its number (read through the number's entries, the rest is checked here). */
+function passes(call: CallDoc, tenantId: string, filter: CallListFilter): boolean {
+  return (
+    call.tenant_id === tenantId &&
+    call.to === filter.to &&
+    (!filter.status || call.status === filter.status) &&
+    (!filter.outcome || call.outcome === filter.outcome) &&
+    (!filter.campaignId || call.metadata?.campaign_id === filter.campaignId) &&
+    (!filter.createdFrom || call.created_at >= filter.createdFrom) &&
+    (!filter.createdBefore || call.created_at < filter.createdBefore)
+  );
+}
+
 export async function listCalls(db: Db, tenantId: string, filter: CallListFilter, page: { beforeId: string | null; limit: number }): Promise<CallDoc[]> {
+  if (filter.to && (await entriesComplete(db, CALL_NUMBER_ENTRIES))) {
+    // One number's calls: its entries (src/calls/callEntries.ts), newest first, then those calls by id.
+    return readThroughEntries({
+      entries: callEntriesCollection(db),
+      prefix: callsToNumberList(tenantId, filter.to),
+      order: -1,
+      from: page.beforeId,
+      limit: page.limit,
+      records: callCollections(db).calls,
+      keep: (call) => passes(call, tenantId, filter),
+    });
+  }
   const query: Filter<CallDoc> = { tenant_id: tenantId };
   if (filter.status) query.status = filter.status;
   if (filter.outcome) query.outcome = filter.outcome;

@@ -6,6 +6,7 @@ import type { WorkspaceDoc } from '../db/collections';
 import { newId } from '../domain/ids';
 import { callWorkflowId, placementUpdate, type Placement } from './contracts';
 import { releaseLiveSlot, returnDailyBudget } from './admission';
+import { writeCallEntries } from './callEntries';
 import { callCollections, deploymentId, newCallDoc, type CallDoc } from './callStore';
 import { normaliseDetails } from './details';
 import { admitCall, CallRefusal } from './guards';
@@ -150,6 +151,8 @@ export async function placeCall(
   const { calls } = callCollections(deps.db);
   let started: StartedCall;
   try {
+    // Its list entries first: a crash between leaves an entry without a call (skipped), never a call missing from a list.
+    await writeCallEntries(deps.db, [call]);
     await calls.insertOne(call);
     if (deps.placementWaitMs > 0) {
       started = await startCallAwaitingPlacement(deps, call, deps.placementWaitMs);

@@ -1,5 +1,6 @@
 import { MongoBulkWriteError } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
+import { writeRecentEntries, writeTranscriptEntries } from './conversationEntries';
 import type { ConversationDeps } from './recordTurn';
 import { ensureConversation } from './recordTurn';
 import {
@@ -80,6 +81,7 @@ export async function recordCallConversation(
   };
 
   const collection = conversationMessagesCollection(deps.db);
+  await writeTranscriptEntries(deps.db, messages);
   try {
     await collection.insertMany(messages, { ordered: false });
   } catch (err) {
@@ -89,6 +91,8 @@ export async function recordCallConversation(
 
   const conversations = conversationsCollection(deps.db);
   const createdAt = messages[0]!.created_at;
+  // Set from the turns, so a retry writes the same key; a conversation moved past it by a later turn skips it when read.
+  await writeRecentEntries(deps.db, [{ _id: conversationId, tenant_id: input.tenantId, updated_at: summary.updated_at }]);
   const inserted = await insertIfAbsent(conversations, {
     _id: conversationId,
     tenant_id: input.tenantId,

@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { withLease } from '../db/leaseLock';
 import { eventIdFor, eventsCollection, type EventInput, type EventPublisher } from '../events';
+import { conversationEntriesCollection, movingRecentEntry, recentKey, writeRecentEntries, writeTranscriptEntries } from './conversationEntries';
 import {
   RECENT_MESSAGE_IDS,
   conversationIdFor,
@@ -152,9 +153,12 @@ export async function ensureConversation(
 ): Promise<{ conversation: ConversationDoc; created: boolean }> {
   const conversations = conversationsCollection(deps.db);
   const fresh = emptyConversation(input);
+  await writeRecentEntries(deps.db, [fresh]);
   const created = await insertIfAbsent(conversations, fresh);
   const conversation = created ? fresh : await conversations.findOne({ _id: fresh._id, tenant_id: input.tenantId });
   if (!conversation) throw new Error(`conversation ${fresh._id} belongs to another workspace`);
+  // The conversation was there: the entry written for it is not its place unless its time is.
+  if (!created && conversation.updated_at.getTime() !== fresh.updated_at.getTime()) await conversationEntriesCollection(deps.db).deleteOne({ _id: recentKey(fresh) });
   await announce(deps, conversation);
   return { conversation, created };
 }
@@ -250,10 +254,13 @@ export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput)
   const first = firstTurnDocuments(input);
   const conversationId = first.conversation._id;
   const messageId = await claimMessageId(deps.db, input.tenantId, input.dedupeKey, first.turnKey.message_id);
-  await insertIfAbsent(conversationMessagesCollection(deps.db), messageId === first.message._id ? first.message : { ...first.message, _id: messageId });
+  const message = messageId === first.message._id ? first.message : { ...first.message, _id: messageId };
+  await writeTranscriptEntries(deps.db, [message]);
+  await insertIfAbsent(conversationMessagesCollection(deps.db), message);
 
   const conversations = conversationsCollection(deps.db);
   const created: ConversationDoc = messageId === first.message._id ? first.conversation : { ...first.conversation, ...turnChange(emptyConversation({ ...input, threadKey: first.conversation.thread_key }), input, kind, messageId) };
+  await writeRecentEntries(deps.db, [created]);
   if (await insertIfAbsent(conversations, created)) {
     await publishStarted(deps, created);
     return { conversationId, messageId, conversationCreated: true, duplicate: false };
@@ -269,7 +276,9 @@ export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput)
     const started: Partial<ConversationDoc> = current.started_event ? {} : { started_event: true };
     const counted = current.recent_message_ids.includes(messageId);
     const change = counted ? started : { ...turnChange(current, input, kind, messageId), ...started };
-    if (Object.keys(change).length > 0) await conversations.updateOne({ _id: conversationId }, { $set: change });
+    if (Object.keys(change).length > 0) await movingRecentEntry(deps.db, current, change.updated_at ?? current.updated_at, () => conversations.updateOne({ _id: conversationId }, { $set: change }), recentKey(created));
+    // The entry written for the insert is not the conversation's place when it is already past this turn's time (`updated_at` never goes back).
+    if (current.updated_at > created.updated_at) await conversationEntriesCollection(deps.db).deleteOne({ _id: recentKey(created) });
     return counted;
   });
   return { conversationId, messageId, conversationCreated: false, duplicate };

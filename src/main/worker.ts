@@ -30,6 +30,8 @@ import { configuredRetentionSweeps } from './retentionSweeps';
 import { SWEEP_PAUSE_MS } from '../db/idRangeSweep';
 import { createSetupSweeper } from '../dues/setupSweeper';
 import { createLivePlaceSweeper } from '../calls/livePlaceSweeper';
+import { backfillCallEntries } from '../calls/callEntries';
+import { backfillConversationEntries } from '../conversations/conversationEntries';
 import { sweepExpiredStreamClaims } from '../calls/line/lineCalls';
 import { startLateRecounts } from '../campaigns/whatsapp/lateRecounts';
 import { runMain, shutdownSignal } from './runMain';
@@ -140,6 +142,13 @@ runMain(async () => {
   // Finished campaigns' counters follow late delivery statuses from here (the run has ended).
   const lateRecounts = startLateRecounts({ db, onError: (err) => logger.warn({ err }, 'late campaign recount failed; retried next pass') });
 
+  // Keyed list entries for records written before they existed (src/db/keyedEntries.ts); lists read the old way until done.
+  let stopping = false;
+  const backfills = (async () => {
+    await backfillCallEntries(db, () => stopping);
+    await backfillConversationEntries(db, () => stopping);
+  })().catch((err: unknown) => logger.warn({ err }, 'list entry backfill failed; resumed at the next start'));
+
   const running = worker.run();
   logger.info(
     { taskQueue: config.TEMPORAL_TASK_QUEUE, metrics: `http://${config.HOST}:${config.WORKER_METRICS_PORT}/metrics` },
@@ -151,6 +160,8 @@ runMain(async () => {
     worker.shutdown();
   }
   await running;
+  stopping = true;
+  await backfills;
   await sweeper.stop();
   await setups.stop();
   await livePlaces.stop();

@@ -1,5 +1,5 @@
 import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
-import { firstTurnDocuments, recordTurn, startedEvent, turnKeysCollection, conversationMessagesCollection, conversationsCollection } from '../conversations';
+import { firstTurnDocuments, recordTurn, startedEvent, turnKeysCollection, conversationMessagesCollection, conversationsCollection, writeRecentEntries, writeTranscriptEntries } from '../conversations';
 import { publishEach } from '../events';
 import { insertIfAbsent, insertManyUnordered } from '../db/insertIfAbsent';
 import { outboundMessagesCollection } from './outboundMessages';
@@ -82,9 +82,11 @@ async function writeGroup(deps: SendMessageDeps, intents: readonly SendIntentDoc
   const keys = await insertEach(turnKeysCollection(deps.db), items.map((i) => i.first.turnKey));
   items.forEach((item, n) => (item.bulk = keys[n]!));
   const onward = items.filter((i) => i.bulk);
+  await writeTranscriptEntries(deps.db, onward.map((i) => i.first.message));
   const messages = await insertEach(conversationMessagesCollection(deps.db), onward.map((i) => i.first.message));
   onward.forEach((item, n) => (item.bulk = messages[n]!));
   const creating = onward.filter((i) => i.bulk);
+  await writeRecentEntries(deps.db, creating.map((i) => i.first.conversation));
   const conversations = await insertEach(conversationsCollection(deps.db), creating.map((i) => i.first.conversation));
   creating.forEach((item, n) => (item.bulk = conversations[n]!));
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cursorSecret } from '../../../src/auth/secrets';
-import { conversationTurns, findConversation, recentConversations, type ConversationMessageDoc, type ConversationSearch } from '../../../src/conversations/store';
+import { listRecentConversations, transcriptTurns } from '../../../src/conversations/lists';
+import { findConversation, type ConversationMessageDoc, type ConversationSearch } from '../../../src/conversations/store';
 import { findOutboundMessages, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
 import { found } from '../../errors';
 import { formatTimestamp } from '../../format';
@@ -74,7 +75,7 @@ export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
         // The cursor belongs to its search: another search's cursor is refused, not misread.
         const list = `${LIST}:${JSON.stringify([search.phone ?? '', search.name ?? ''])}`;
         const after = query.cursor ? (cursors.decode(query.cursor, tenantId, list) as [string, string]) : null;
-        const docs = await recentConversations(deps.db, tenantId, query.limit, search, after ? { updatedAt: new Date(after[0]), id: String(after[1]) } : null);
+        const docs = await listRecentConversations(deps.db, tenantId, query.limit, search, after ? { updatedAt: new Date(after[0]), id: String(after[1]) } : null);
         return page(docs, query.limit, conversationView, (last) => cursors.encode(tenantId, list, [last.updated_at.toISOString(), last._id]));
       },
     }),
@@ -87,7 +88,7 @@ export function conversationReadRoutes(deps: ConsoleDeps): RouteDef[] {
       },
       handler: async (ctx, { params, tenantId }) => {
         const conversation = found(await findConversation(deps.db, tenantId, params.conversation_id), CONVERSATION_NOT_FOUND);
-        const turns = await conversationTurns(deps.db, tenantId, conversation._id, CONSOLE_TRANSCRIPT_LIMIT);
+        const turns = await transcriptTurns(deps.db, conversation, CONSOLE_TRANSCRIPT_LIMIT);
         const sent = await sentMessagesOf(deps, tenantId, turns);
         return {
           conversation: conversationView(conversation),

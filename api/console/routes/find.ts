@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { listCalls } from '../../../src/calls/callList';
 import { findCall, type CallDoc } from '../../../src/calls/callStore';
 import { findLineCallByProviderId } from '../../../src/calls/line/lineCalls';
+import { conversationsOfNumber } from '../../../src/conversations/lists';
 import { findConversation, recentConversations, type ConversationDoc } from '../../../src/conversations/store';
 import { formatTimestamp } from '../../format';
 import type { RouteDef } from '../../route';
@@ -82,10 +83,10 @@ export function findRoutes(deps: ConsoleDeps): RouteDef[] {
         }
         const text = readSearchText(q, workspace.country);
         if (text.kind === 'name') return { items: (await recentConversations(deps.db, tenantId, FIND_LIMIT, { name: text.name })).map(conversationFound) };
-        const [calls, conversations] = await Promise.all([
-          listCalls(deps.db, tenantId, { to: text.e164 }, { beforeId: null, limit: FIND_LIMIT }),
-          recentConversations(deps.db, tenantId, FIND_LIMIT, { phone: text.e164 }),
-        ]);
+        // The number's newest calls through their entries, then its conversations by id: its chat
+        // threads' and those calls' voice conversations (src/conversations/lists.ts).
+        const calls = await listCalls(deps.db, tenantId, { to: text.e164 }, { beforeId: null, limit: FIND_LIMIT });
+        const conversations = await conversationsOfNumber(deps.db, tenantId, text.e164, calls.map((c) => c._id), FIND_LIMIT);
         return { items: [...(await callsFound(calls)), ...conversations.map(conversationFound)] };
       },
     }),

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import { conversationMessagesCollection, findConversation, recentConversations } from '../../../src/conversations/store';
+import { listRecentConversations, transcriptTurns } from '../../../src/conversations/lists';
+import { findConversation } from '../../../src/conversations/store';
 import type { RequestState } from '../../context';
 import { ApiError, found } from '../../errors';
 import { page, pageOf } from '../../pagination';
@@ -25,8 +26,6 @@ const conversations = routeGroup({ auth: { scope: 'conversations:read' }, requir
 const conversation = conversations.group({ params: conversationParams, notFound: { conversation_id: CONVERSATION_NOT_FOUND }, errors: ['not_found'] });
 
 export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): RouteDef[] {
-  const messages = conversationMessagesCollection(deps.db);
-
   const ownConversation = async (tenantId: string, id: string) => found(await findConversation(deps.db, tenantId, id), CONVERSATION_NOT_FOUND);
 
   return [
@@ -37,7 +36,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       handler: async (ctx, { query: { limit, cursor, agent_id } }) => {
         const tenantId = ctx.state.workspace!._id;
         const after = cursor ? (deps.cursors.decode(cursor, tenantId, LIST) as [string, string]) : null;
-        const docs = await recentConversations(deps.db, tenantId, limit, { agentId: agent_id }, after && { updatedAt: new Date(after[0]), id: after[1] });
+        const docs = await listRecentConversations(deps.db, tenantId, limit, { agentId: agent_id }, after && { updatedAt: new Date(after[0]), id: after[1] });
         return page(docs, limit, conversationView, (last) =>
           deps.cursors.encode(tenantId, LIST, [last.updated_at.toISOString(), last._id]),
         );
@@ -56,9 +55,7 @@ export function conversationsRoutes(deps: Pick<PublicDeps, 'db' | 'cursors'>): R
       handler: async (ctx, { params: { conversation_id }, query: { limit, cursor } }) => {
         const tenantId = ctx.state.workspace!._id;
         const conversation = await ownConversation(tenantId, conversation_id);
-        const filter: Record<string, unknown> = { tenant_id: tenantId, conversation_id: conversation._id };
-        if (cursor) filter._id = { $gt: cursor };
-        const read = await messages.find(filter).sort({ _id: 1 }).limit(limit).toArray();
+        const read = await transcriptTurns(deps.db, conversation, limit, cursor ?? null);
         // The page is read first and trail rows dropped after, as the contract describes.
         const shown = read.filter((m) => m.kind !== 'trail');
         return page(shown, limit, transcriptView, (last) => last._id);

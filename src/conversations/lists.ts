@@ -1,0 +1,89 @@
+import type { Db } from 'mongodb';
+import { findByIds } from '../db/findByIds';
+import { entriesComplete, readThroughEntries } from '../db/keyedEntries';
+import {
+  RECENT_CONVERSATION_ENTRIES,
+  TRANSCRIPT_ENTRIES,
+  conversationEntriesCollection,
+  isCurrentRecentKey,
+  recentList,
+  recentPosition,
+} from './conversationEntries';
+import {
+  conversationIdFor,
+  conversationMessagesCollection,
+  conversationTurns,
+  conversationsCollection,
+  phoneDigits,
+  recentConversations,
+  type ConversationDoc,
+  type ConversationMessageDoc,
+  type ConversationSearch,
+} from './store';
+
+/**
+ * The conversation lists the API and the console page through, read through their keyed
+ * entries (src/conversations/conversationEntries.ts) once those are complete, else (an
+ * upgrade's backfill still running) with the store's queries, which answer the same.
+ */
+
+/**
+ * The workspace's most recently active conversations, `updated_at` then `_id` descending,
+ * after `after`. The recent entries serve the list and its agent filter (checked on each
+ * conversation read); a search by number or name reads the store's way.
+ */
+export async function listRecentConversations(
+  db: Db,
+  tenantId: string,
+  limit: number,
+  search: ConversationSearch = {},
+  after: { updatedAt: Date; id: string } | null = null,
+): Promise<ConversationDoc[]> {
+  if (search.phone || search.name || !(await entriesComplete(db, RECENT_CONVERSATION_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
+  return readThroughEntries({
+    entries: conversationEntriesCollection(db),
+    prefix: recentList(tenantId),
+    order: -1,
+    from: after ? recentPosition(after.updatedAt, after.id) : null,
+    limit,
+    records: conversationsCollection(db),
+    keep: (c, key) => c.tenant_id === tenantId && isCurrentRecentKey(key, c) && (!search.agentId || c.agent_id === search.agentId),
+  });
+}
+
+/** A conversation's first `limit` turns after message `afterId`, oldest first, every kind (trail rows too). */
+export async function transcriptTurns(db: Db, conversation: Pick<ConversationDoc, '_id' | 'tenant_id'>, limit: number, afterId: string | null = null): Promise<ConversationMessageDoc[]> {
+  if (!(await entriesComplete(db, TRANSCRIPT_ENTRIES))) {
+    if (afterId === null) return conversationTurns(db, conversation.tenant_id, conversation._id, limit);
+    return conversationMessagesCollection(db)
+      .find({ tenant_id: conversation.tenant_id, conversation_id: conversation._id, _id: { $gt: afterId } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+  }
+  return readThroughEntries({
+    entries: conversationEntriesCollection(db),
+    prefix: conversation._id,
+    order: 1,
+    from: afterId,
+    limit,
+    records: conversationMessagesCollection(db),
+    keep: (m) => m.tenant_id === conversation.tenant_id && m.conversation_id === conversation._id,
+  });
+}
+
+/**
+ * A customer's conversations by number, most recently active first, at most `limit`: their
+ * chat threads (ids derive from the number's digits) and the voice conversations of `callIds`
+ * (ids derive from the call: pass the number's newest calls), read by id. A chat thread keyed
+ * on something other than the number is not found this way.
+ */
+export async function conversationsOfNumber(db: Db, tenantId: string, e164: string, callIds: readonly string[], limit: number): Promise<ConversationDoc[]> {
+  const digits = phoneDigits(e164);
+  const ids = [conversationIdFor(tenantId, 'whatsapp', digits), conversationIdFor(tenantId, 'web', digits), ...callIds.map((id) => conversationIdFor(tenantId, 'voice', id))];
+  const found = await findByIds(conversationsCollection(db), ids);
+  return found
+    .filter((c) => c.tenant_id === tenantId && c.customer?.phone === e164)
+    .sort((a, b) => b.updated_at.getTime() - a.updated_at.getTime() || (a._id < b._id ? 1 : -1))
+    .slice(0, limit);
+}

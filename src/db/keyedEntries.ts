@@ -1,0 +1,187 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import { BULK_WRITE_MAX } from './bulkWrite';
+import { ID_IN_MAX, findByIds } from './findByIds';
+import { insertManyUnordered } from './insertIfAbsent';
+
+/**
+ * Keyed entries: a list's order and key written into the `_id` of a small document per record
+ * (`<tenant>|to:<number>|<call id>`), so a page is one `_id` range read newest or oldest first
+ * and one `_id: {$in}` read of the records. On FerretDB (SQLite) both are answered from the
+ * `_id` index (the range by the patched build, docs/decisions/platform.md "FerretDB's `_id`
+ * ranges"), where a filter or sort on any other field reads the whole collection; on MongoDB
+ * they are the primary key's reads. An entry is written before its record, so a crash leaves
+ * an entry without a record (skipped when read), never a record missing from its list.
+ */
+export interface EntryDoc {
+  /** The key's parts joined by `|`, the record's id last. */
+  _id: string;
+}
+
+const SEPARATOR = '|';
+/** The character after the separator: `<prefix>}` is above every `<prefix>|…`. */
+const PAST_SEPARATOR = String.fromCharCode(SEPARATOR.charCodeAt(0) + 1);
+/**
+ * Parts are ids, E.164 numbers and hex times. The separator would split a part in two, and
+ * characters JSON escapes (`"`, `\`, `<`, `>`, `&`, controls) are outside what the patched
+ * FerretDB range compares byte by byte, so neither may be in a part.
+ */
+const RESERVED = new Set(['|', '"', '\\', '<', '>', '&']);
+function unsafe(part: string): boolean {
+  for (let i = 0; i < part.length; i++) {
+    const code = part.charCodeAt(i);
+    if (RESERVED.has(part[i]!) || code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+export function entryKey(...parts: string[]): string {
+  for (const part of parts) {
+    if (part.length === 0 || unsafe(part)) throw new Error(`entry key part ${JSON.stringify(part)} is empty or holds a reserved character`);
+  }
+  return parts.join(SEPARATOR);
+}
+
+/** A key within a list (a prefix `entryKey` made): the list's parts, then these. */
+export function entryKeyIn(list: string, ...parts: string[]): string {
+  return `${list}${SEPARATOR}${entryKey(...parts)}`;
+}
+
+/** A time as 12 hex digits of milliseconds: its order is the time's, as in `newId` (src/domain/ids.ts). */
+export function timeKey(at: Date): string {
+  return at.getTime().toString(16).padStart(12, '0');
+}
+
+/** Every key that starts with `prefix`'s parts. */
+export function entryRange(prefix: string): { $gt: string; $lt: string } {
+  return { $gt: `${prefix}${SEPARATOR}`, $lt: `${prefix}${PAST_SEPARATOR}` };
+}
+
+/** The key's parts. */
+export function entryParts(key: string): string[] {
+  return key.split(SEPARATOR);
+}
+
+/** The record an entry stands for: its key's last part. */
+export function entryRecordId(key: string): string {
+  return key.slice(key.lastIndexOf(SEPARATOR) + 1);
+}
+
+/** Inserts the entries that are not there yet (a retry writes the same keys), `BULK_WRITE_MAX` per command. */
+export async function writeEntries(collection: Collection<EntryDoc>, keys: readonly string[]): Promise<void> {
+  const distinct = [...new Set(keys)];
+  for (let start = 0; start < distinct.length; start += BULK_WRITE_MAX) {
+    const { failed, error } = await insertManyUnordered(collection, distinct.slice(start, start + BULK_WRITE_MAX).map((_id) => ({ _id })));
+    if ([...failed.values()].some((code) => code !== 11000)) throw error;
+  }
+}
+
+export interface EntryWalk<T extends { _id: string }> {
+  entries: Collection<EntryDoc>;
+  /** The list: every entry key starting with these parts. */
+  prefix: string;
+  /** -1 newest (highest key) first. */
+  order: 1 | -1;
+  /** Exclusive bound within the list: the rest of the key after `prefix|` the previous page ended on. */
+  from: string | null;
+  limit: number;
+  records: Collection<T>;
+  /** Whether the record is still in the list under this key (its workspace, a moved sort key, the other filters). */
+  keep: (record: T, key: string) => boolean;
+}
+
+/**
+ * The first `limit` records of a list from `from` on: its entries read a batch at a time in
+ * key order (the first batch exactly `limit`, so an unfiltered page reads its page of entries
+ * and its page of records), each batch's records in one `$in`, those `keep` refuses or that
+ * are gone skipped. Stops at a full page or the list's end.
+ */
+export async function readThroughEntries<T extends { _id: string }>(walk: EntryWalk<T>): Promise<T[]> {
+  const range = entryRange(walk.prefix);
+  const kept: T[] = [];
+  let bound = walk.from === null ? null : `${walk.prefix}${SEPARATOR}${walk.from}`;
+  let batch = walk.limit;
+  for (;;) {
+    const ids: Filter<EntryDoc> = walk.order === -1 ? { _id: { $gt: range.$gt, $lt: bound ?? range.$lt } } : { _id: { $gt: bound ?? range.$gt, $lt: range.$lt } };
+    const keys = (await walk.entries.find(ids, { projection: { _id: 1 } }).sort({ _id: walk.order }).limit(batch).toArray()).map((e) => e._id);
+    if (keys.length === 0) return kept;
+    const found = new Map<string, T>((await findByIds(walk.records, keys.map(entryRecordId))).map((r) => [r._id as string, r as T]));
+    for (const key of keys) {
+      const record = found.get(entryRecordId(key));
+      if (record && walk.keep(record, key)) kept.push(record);
+      if (kept.length === walk.limit) return kept;
+    }
+    if (keys.length < batch) return kept;
+    bound = keys[keys.length - 1]!;
+    batch = Math.min(batch * 2, ID_IN_MAX);
+  }
+}
+
+interface BackfillDoc {
+  /** The entries' name, e.g. `call_number_entries`. */
+  _id: string;
+  /** The last record id done, walking down from the newest. */
+  before: string | null;
+  done: boolean;
+}
+
+const backfills = (db: Db) => db.collection<BackfillDoc>('entry_backfills');
+
+/** Entries known complete in this process: once done, a backfill is done for good. */
+const complete = new Set<string>();
+
+/**
+ * Whether every record written before the entries existed has its entry: until then a list
+ * reads the old way (correct, slow), so an upgrade never shows a short list.
+ */
+export async function entriesComplete(db: Db, name: string): Promise<boolean> {
+  if (complete.has(name)) return true;
+  const mark = await backfills(db).findOne({ _id: name });
+  if (mark?.done) complete.add(name);
+  return mark?.done === true;
+}
+
+/** Marks entries complete without a walk: a store whose every record was written with its entries (the scale seed). */
+export async function markEntriesComplete(db: Db, name: string): Promise<void> {
+  await backfills(db).updateOne({ _id: name }, { $set: { before: null, done: true } }, { upsert: true });
+  complete.add(name);
+}
+
+/** How many records one backfill step reads; its entries go in `BULK_WRITE_MAX` per insert. */
+export const BACKFILL_BATCH = 200;
+
+/**
+ * Writes the entries of every record of `records` whose id is in `idRange`, newest first (a
+ * list fills from its top), `BACKFILL_BATCH` records a step, each step one `_id` range read
+ * served by the index and the step's entries; the position is saved after each step, so a
+ * restart resumes and several processes may run it at once (the entries are idempotent). New
+ * records get their entries from their writers, so the walk starts below the newest id at its
+ * first step and ends at the oldest.
+ */
+export async function backfillEntries<T extends { _id: string }>(
+  db: Db,
+  name: string,
+  records: Collection<T>,
+  idRange: { $gt: string; $lt: string },
+  projection: Record<string, 1>,
+  write: (batch: T[]) => Promise<void>,
+  shouldStop: () => boolean = () => false,
+): Promise<void> {
+  const marks = backfills(db);
+  const mark = await marks.findOne({ _id: name });
+  if (mark?.done) {
+    complete.add(name);
+    return;
+  }
+  let before = mark?.before ?? null;
+  while (!shouldStop()) {
+    const filter = { _id: { $gt: idRange.$gt, $lt: before ?? idRange.$lt } } as Filter<T>;
+    const batch = (await records.find(filter, { projection }).sort({ _id: -1 }).limit(BACKFILL_BATCH).toArray()) as T[];
+    if (batch.length > 0) await write(batch);
+    if (batch.length < BACKFILL_BATCH) {
+      await markEntriesComplete(db, name);
+      return;
+    }
+    before = batch[batch.length - 1]!._id;
+    await marks.updateOne({ _id: name }, { $set: { before, done: false } }, { upsert: true });
+  }
+}
