@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
-import { deleteIds, sweepIdRange, type SweepPace } from '../db/idRangeSweep';
+import { sweepIdRange, type SweepPace } from '../db/idRangeSweep';
+import { deleteTurnsWithEntries } from './conversationEntries';
 import { conversationMessagesCollection } from './store';
 
 /**
@@ -10,6 +11,8 @@ import { conversationMessagesCollection } from './store';
  * turn, a paced batch at a time (src/db/idRangeSweep.ts); the trail sweep's filter skips the
  * turns it keeps inside FerretDB, and its mark keeps it from walking them twice.
  *
+ * Each turn's transcript entry (src/conversations/conversationEntries.ts) goes with it.
+ *
  * The conversation itself stays, with its `message_count` and `preview`: both describe its
  * history, and lowering the count would race the live recorder's writes, which FerretDB does
  * not make atomic. A transcript page simply no longer holds the removed turns
@@ -17,14 +20,14 @@ import { conversationMessagesCollection } from './store';
  */
 export async function sweepExpiredTurns(db: Db, cutoffs: { turnsBefore: Date; trailBefore: Date }, pace: SweepPace = {}): Promise<{ turns: number; trail: number }> {
   const messages = conversationMessagesCollection(db);
-  const turns = await sweepIdRange(db, messages, { ...pace, mark: 'conversation_messages:turns', prefix: 'msg', before: cutoffs.turnsBefore, act: deleteIds(messages) });
+  const turns = await sweepIdRange(db, messages, { ...pace, mark: 'conversation_messages:turns', prefix: 'msg', before: cutoffs.turnsBefore, act: deleteTurnsWithEntries(db) });
   const trail = await sweepIdRange(db, messages, {
     ...pace,
     mark: 'conversation_messages:trail',
     prefix: 'msg',
     before: cutoffs.trailBefore,
     filter: { kind: 'trail' },
-    act: deleteIds(messages),
+    act: deleteTurnsWithEntries(db),
   });
   return { turns, trail };
 }

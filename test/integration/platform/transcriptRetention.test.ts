@@ -1,3 +1,4 @@
+import { conversationEntriesCollection, transcriptKey, writeTranscriptEntries } from '../../../src/conversations/conversationEntries';
 import type { CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
 import { callCollections, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
@@ -47,6 +48,7 @@ describe('conversation turns', () => {
     const old = Array.from({ length: 60 }, (_, n) => turn(tenantId, conversationId, n, daysAgo(400, n * 1000), n % 10 === 9 ? 'trail' : 'turn'));
     const middle = Array.from({ length: 40 }, (_, n) => turn(tenantId, conversationId, 100 + n, daysAgo(200, n * 1000), n % 4 === 3 ? 'trail' : 'turn'));
     const young = [turn(tenantId, conversationId, 200, daysAgo(10), 'turn'), turn(tenantId, conversationId, 201, daysAgo(10, 1000), 'trail'), turn(tenantId, conversationId, 202, daysAgo(10, 2000), 'turn')];
+    await writeTranscriptEntries(api.db, [...old, ...middle, ...young]);
     await conversationMessagesCollection(api.db).insertMany([...old, ...middle, ...young]);
     await conversationsCollection(api.db).insertOne({
       _id: conversationId,
@@ -76,7 +78,10 @@ describe('conversation turns', () => {
     expect(swept).toEqual({ turns: BULK_WRITE_MAX, trail: 4 });
     const left = await conversationMessagesCollection(api.db).find({}, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
     expect(left[0]!._id).toBe(old[BULK_WRITE_MAX]!._id);
-    const reads = first.filter((c) => c.commandName === 'find' && c.command.find === 'conversation_messages');
+    const allReads = first.filter((c) => c.commandName === 'find' && c.command.find === 'conversation_messages');
+    // The walks (sorted range reads), and before each delete one read of the batch's turns by `_id` (their conversations, for their transcript entries).
+    const reads = allReads.filter((c) => c.command.sort);
+    expect(allReads.filter((c) => !c.command.sort).map((c) => Object.keys(c.command.filter as object))).toEqual([['_id'], ['_id']]);
     expect(reads.map((c) => [c.command.limit, Object.keys(c.command.filter as object).sort(), Object.fromEntries(c.command.sort as Map<string, number>)])).toEqual([
       [BULK_WRITE_MAX, ['_id'], { _id: 1 }],
       [1, ['_id'], { _id: 1 }],
@@ -95,6 +100,9 @@ describe('conversation turns', () => {
     expect(await sweepExpiredTurns(api.db, cutoffs, { pauseMs: 0 })).toEqual({ turns: 0, trail: 0 });
     const kept = await conversationMessagesCollection(api.db).find({}).sort({ _id: 1 }).toArray();
     expect(kept.map((m) => m._id)).toEqual([...middle.filter((m) => m.kind === 'turn'), ...young].map((m) => m._id));
+    // Each removed turn's transcript entry went with it; the kept turns keep theirs.
+    const entries = await conversationEntriesCollection(api.db).find({ _id: { $gt: `${conversationId}|`, $lt: `${conversationId}|~` } }, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
+    expect(entries.map((e) => e._id)).toEqual(kept.map(transcriptKey));
 
     // Through the API: the conversation is there as it was; its transcript holds the turns kept, trail rows hidden as always.
     const conversation = await request(api.server).get(`/api/v1/conversations/${conversationId}`).set(bearer(ws.key));
