@@ -88,18 +88,23 @@ async function ensureSearchAttributes(address: string, namespace: string): Promi
   try {
     const added = await registerMissingSearchAttributes(connection, namespace);
     if (added.length === 0) return;
-    await waitFor(
-      `Temporal search attributes ${added.join(', ')}`,
-      async () => {
-        await connection.workflowService.countWorkflowExecutions({ namespace, query: EVERY_ATTRIBUTE_QUERY });
-        return true;
-      },
-      60_000,
-      500,
-    );
+    await untilAttributesQueryable(connection, namespace, `Temporal search attributes ${added.join(', ')}`);
   } finally {
     await connection.close();
   }
+}
+
+/** Waits until the server accepts a visibility query naming every search attribute of ours. */
+export async function untilAttributesQueryable(connection: Connection, namespace: string, label: string): Promise<void> {
+  await waitFor(
+    label,
+    async () => {
+      await connection.workflowService.countWorkflowExecutions({ namespace, query: EVERY_ATTRIBUTE_QUERY });
+      return true;
+    },
+    60_000,
+    500,
+  );
 }
 
 export interface FerretDbOptions {

@@ -13,6 +13,7 @@ import { writeChildrenStatus, type ChildrenStatus } from '../local/childrenStatu
 import { refuseBusyPort, waitFor } from '../local/net';
 import { DEFAULT_LIVENESS_POLICY, httpHealth, mongoPing, temporalHealth, type LivenessPolicy, type LivenessProbe } from '../local/liveness';
 import { startWatchdog } from '../local/watchdog';
+import { stopInReverse, stopOnSignals } from '../local/shutdown';
 import { fromRoot, toolPath } from '../local/paths';
 import { startFerretDb, startTemporalDevServer } from '../local/servers';
 import { MEDIA_STREAM_PATH } from '../calls/line/streamUrl';
@@ -89,10 +90,7 @@ runMain(async () => {
   const stopAll = async () => {
     stopping = true;
     // Reverse start order: the media bridge, the API and the worker finish their work before the servers go.
-    for (const child of [...children].reverse()) {
-      say(`stopping ${child.name}`);
-      await child.stop();
-    }
+    await stopInReverse(children, say);
   };
   /** From here on the child is restarted when it dies or stops answering `probe`; `start` is how it came up the first time. */
   const keep = (first: ManagedProcess, start: () => Promise<ManagedProcess>, probe: LivenessProbe) => {
@@ -103,17 +101,7 @@ runMain(async () => {
     };
     children.push(supervise({ name: first.name, first, start, policy: restart, log: say, onStatus, liveness: { probe, policy: liveness } }));
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    say(`${signal}: shutting down`);
-    void stopAll().then(() => {
-      say('stopped');
-      process.exit(0);
-    });
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onSignal);
+  stopOnSignals(() => stopping, stopAll, say);
 
   try {
     /** Starts one of the embedded servers, supervised (restarted the same way), and answers its address. */

@@ -13,6 +13,7 @@ import { DEFAULT_RESTART_POLICY, seconds, supervise, type RestartPolicy, type Su
 import { freePort, refuseBusyPort, waitFor } from '../local/net';
 import { DEFAULT_LIVENESS_POLICY, httpHealth, mongoPing, type LivenessPolicy, type LivenessProbe } from '../local/liveness';
 import { startWatchdog } from '../local/watchdog';
+import { stopInReverse, stopOnSignals } from '../local/shutdown';
 import { fromRoot } from '../local/paths';
 import { loadClusterSettings } from '../local/cluster/settings';
 import { postgresProbe, startPostgres } from '../local/cluster/postgres';
@@ -105,10 +106,7 @@ runMain(async () => {
     rmSync(clusterFile, { force: true });
     balancer?.close();
     balancer?.closeAllConnections();
-    for (const child of [...children].reverse()) {
-      say(`stopping ${child.name}`);
-      await child.stop();
-    }
+    await stopInReverse(children, say);
   };
   const keep = (first: ManagedProcess, start: () => Promise<ManagedProcess>, probe: LivenessProbe) => {
     say(`${first.name} running (pid ${first.child.pid})`);
@@ -122,17 +120,7 @@ runMain(async () => {
     say(`${label ?? first.name} ready (${seconds(Date.now() - t0)})`);
     return first;
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    say(`${signal}: shutting down`);
-    void stopAll().then(() => {
-      say('stopped');
-      process.exit(0);
-    });
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onSignal);
+  stopOnSignals(() => stopping, stopAll, say);
 
   try {
     await refuseBusyPort(settings.PORT, 'the cluster address', 'PORT');

@@ -9,7 +9,8 @@ import { startProcess, untilReady, type ManagedProcess } from '../childProcess';
 import { waitFor } from '../net';
 import type { LivenessProbe } from '../liveness';
 import type { Watchdog } from '../watchdog';
-import { EVERY_ATTRIBUTE_QUERY, registerMissingSearchAttributes } from '../../temporal/registerSearchAttributes';
+import { registerMissingSearchAttributes } from '../../temporal/registerSearchAttributes';
+import { untilAttributesQueryable } from '../servers';
 
 /**
  * The Temporal server as production runs it (docs/deploy.md): the `temporal-server` binary
@@ -236,15 +237,7 @@ export async function ensureNamespace(address: string, namespace: string): Promi
     }
     // The frontend's namespace cache learns a new namespace within about 10 s.
     await waitFor(`Temporal namespace ${namespace}`, () => registerMissingSearchAttributes(connection, namespace), 60_000, 1_000);
-    await waitFor(
-      'Temporal search attributes',
-      async () => {
-        await connection.workflowService.countWorkflowExecutions({ namespace, query: EVERY_ATTRIBUTE_QUERY });
-        return true;
-      },
-      60_000,
-      500,
-    );
+    await untilAttributesQueryable(connection, namespace, 'Temporal search attributes');
   } finally {
     await connection.close();
   }
