@@ -54,6 +54,8 @@ describe('campaign report, preview and the subscriber page in the web console', 
     await waitForText(page(), 'h1', (t) => t === 'Edit draft “Report walk”');
     expect(await page().inputValue('#campaign-name')).toBe('Report walk');
     await page().waitForSelector('#campaign-variable-1');
+    // The draft's template is chosen once the workspace's templates (loaded apart from the draft) are the select's options.
+    await page().waitForSelector('#campaign-template option[value^="order_update|"]', { state: 'attached' });
     expect(await page().inputValue('#campaign-template')).toMatch(/^order_update\|/);
     expect(await page().inputValue('#campaign-variable-0')).toBe('{{contact.name}}');
     expect(await page().inputValue('#campaign-variable-1')).toBe('A-1');
