@@ -353,6 +353,7 @@ export class MediaSession {
   /** Asks the model for a response and waits until it is generated (its audio may still be playing), at most `limitMs`. */
   #respondAndWait(response: { instructions: string; tool_choice: 'none' }, limitMs: number): Promise<void> {
     const transport = this.#transport;
+    const socket = this.#socket;
     return new Promise((resolve) => {
       let responseId: string | null = null;
       const created = (event: { response?: { id?: string } }) => (responseId ??= event.response?.id ?? null);
@@ -364,11 +365,13 @@ export class MediaSession {
         clearTimeout(timer);
         transport.off('response.created', created);
         transport.off('response.done', done);
+        socket.off('close', finish);
         resolve();
       }
       transport.on('response.created', created);
       transport.on('response.done', done);
-      this.#socket.once('close', finish);
+      // The caller hung up meanwhile: nothing more to wait for.
+      socket.once('close', finish);
       transport.requestResponse(response);
     });
   }
