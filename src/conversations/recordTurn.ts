@@ -8,9 +8,9 @@ import {
   conversationIdFor,
   conversationMessagesCollection,
   conversationsCollection,
-  messageIdFor,
   phoneDigits,
   previewOf,
+  storedOrderMessageId,
   type ConversationChannel,
   type ConversationDoc,
   type ConversationMessageDoc,
@@ -40,6 +40,12 @@ export interface RecordTurnInput {
   kind?: TurnKind;
   /** When the turn happened (the message id is time-ordered on it). */
   at: Date;
+  /**
+   * When the turn reached this service (default: now), which orders turns of one `at` in the
+   * message id: two WhatsApp messages stamped the same second keep their arrival order. A send
+   * passes its `sent_at`, so every recorder of it claims the same id.
+   */
+  arrivedAt?: Date;
   /** Unique per turn within the workspace, e.g. `wa-in:<provider message id>`. */
   dedupeKey: string;
   /** Written once, from the first ad referral the conversation sees. */
@@ -74,7 +80,7 @@ const turnKeyId = (tenantId: string, dedupeKey: string) => `${tenantId}|${dedupe
 /**
  * The message id a dedupe key got the first time it was recorded. A redelivered message
  * (a webhook retried, a console injection repeated) may come with another time, and the
- * time is part of the id; the claim keeps one id per key whatever the time.
+ * time and when it was stored are part of the id; the claim keeps one id per key whatever they are.
  */
 async function claimMessageId(db: Db, tenantId: string, dedupeKey: string, candidate: string): Promise<string> {
   const keys = turnKeysCollection(db);
@@ -83,6 +89,28 @@ async function claimMessageId(db: Db, tenantId: string, dedupeKey: string, candi
   const existing = await keys.findOne({ _id });
   if (!existing) throw new Error(`turn key ${_id} vanished after a duplicate insert`);
   return existing.message_id;
+}
+
+/** Another turn holds the id this turn's key claimed: the claim is given up, so a retry claims a fresh id. */
+export class MessageIdTaken extends Error {
+  constructor(messageId: string) {
+    super(`message id ${messageId} is another turn's; the turn's claim was released for a retry`);
+    this.name = 'MessageIdTaken';
+  }
+}
+
+/**
+ * A message insert that found its id taken: by this very turn (a retry, or a recorder racing on
+ * the same key), which is fine, or by another turn whose id happens to match (the id's key hash
+ * is 24 bits: two turns of one millisecond arriving in one millisecond may share it). The
+ * latter releases this key's claim and throws, so the retry its caller makes (a webhook
+ * redelivered, an activity retried) claims a fresh id instead of losing the turn.
+ */
+async function refuseAnotherTurnsId(db: Db, message: ConversationMessageDoc): Promise<void> {
+  const stored = await conversationMessagesCollection(db).findOne({ _id: message._id }, { projection: { tenant_id: 1, dedupe_key: 1 } });
+  if (!stored || (stored.tenant_id === message.tenant_id && stored.dedupe_key === message.dedupe_key)) return;
+  await turnKeysCollection(db).deleteOne({ _id: turnKeyId(message.tenant_id, message.dedupe_key), message_id: message._id });
+  throw new MessageIdTaken(message._id);
 }
 
 const startedDedupeKey = (conversation: ConversationDoc) => `conversation.started:${conversation._id}`;
@@ -212,7 +240,7 @@ export function firstTurnDocuments(input: RecordTurnInput): FirstTurnDocuments {
   const threadKey = threadKeyOf(input);
   const kind = input.kind ?? 'turn';
   const empty = emptyConversation({ ...input, threadKey });
-  const messageId = messageIdFor(input.tenantId, input.dedupeKey, input.at);
+  const messageId = storedOrderMessageId(input.tenantId, input.dedupeKey, input.at, input.arrivedAt ?? new Date());
   return {
     turnKey: { _id: turnKeyId(input.tenantId, input.dedupeKey), message_id: messageId },
     message: {
@@ -256,7 +284,7 @@ export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput)
   const messageId = await claimMessageId(deps.db, input.tenantId, input.dedupeKey, first.turnKey.message_id);
   const message = messageId === first.message._id ? first.message : { ...first.message, _id: messageId };
   await writeTranscriptEntries(deps.db, [message]);
-  await insertIfAbsent(conversationMessagesCollection(deps.db), message);
+  if (!(await insertIfAbsent(conversationMessagesCollection(deps.db), message))) await refuseAnotherTurnsId(deps.db, message);
 
   const conversations = conversationsCollection(deps.db);
   const created: ConversationDoc = messageId === first.message._id ? first.conversation : { ...first.conversation, ...turnChange(emptyConversation({ ...input, threadKey: first.conversation.thread_key }), input, kind, messageId) };

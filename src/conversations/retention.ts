@@ -7,8 +7,8 @@ import { conversationMessagesCollection } from './store';
  * Deletes conversation turns past their retention (the worker's retention pass runs it):
  * every turn recorded before `turnsBefore` (TRANSCRIPT_RETENTION_DAYS), and trail rows
  * recorded before `trailBefore` (TRAIL_RETENTION_DAYS, sooner). Turn ids are time-ordered
- * (`messageIdFor`: the turn's millisecond first), so both walk the `_id` index from the oldest
- * turn, a paced batch at a time (src/db/idRangeSweep.ts); the trail sweep's filter skips the
+ * (`storedOrderMessageId`, `messageIdFor`: the turn's millisecond first), so both walk the
+ * `_id` index from the oldest turn, a paced batch at a time (src/db/idRangeSweep.ts); the trail sweep's filter skips the
  * turns it keeps inside FerretDB, and its mark keeps it from walking them twice.
  *
  * Each turn's transcript entry (src/conversations/conversationEntries.ts) goes with it.

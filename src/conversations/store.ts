@@ -59,7 +59,10 @@ export interface ConversationDoc {
 }
 
 export interface ConversationMessageDoc {
-  /** `msg_` + 12 hex of the turn's millisecond + 12 hex of sha256(tenant, dedupe key). */
+  /**
+   * `msg_` + 12 hex of the turn's millisecond + 12 more: when it arrived and sha256(tenant,
+   * dedupe key) (`storedOrderMessageId`), or, for a call's turns, sha256 alone (`messageIdFor`).
+   */
   _id: string;
   tenant_id: string;
   conversation_id: string;
@@ -149,10 +152,27 @@ export function conversationIdFor(tenantId: string, channel: ConversationChannel
 
 /**
  * Time-ordered like every `msg_` id (src/domain/ids.ts), but its random half derives from
- * the dedupe key, so recording the same turn at the same instant again gives the same id.
+ * the dedupe key, so recording the same turn at the same instant again gives the same id. A
+ * finished call's turns (recordCall.ts), whose times it makes strictly increasing itself.
  */
 export function messageIdFor(tenantId: string, dedupeKey: string, at: Date): string {
   return `msg_${at.getTime().toString(16).padStart(12, '0')}${hex(tenantId, dedupeKey).slice(0, 12)}`;
+}
+
+/** The largest gap between a turn's time and its arrival that still orders turns of one time (24 bits of ms: about 4.6 hours). */
+const ARRIVED_AFTER_MAX_MS = 0xffffff;
+
+/**
+ * A turn's message id as `recordTurn` claims it, once per dedupe key: the turn's millisecond
+ * (12 hex), then how long after it the turn reached us (6 hex of ms, from 0, capped), then 6 hex
+ * of sha256(tenant, dedupe key). Turns of one time, such as two WhatsApp messages stamped the
+ * same second, sort in the order they arrived, on any store (a plain `_id` order); the time
+ * still comes first. A turn arriving more than ARRIVED_AFTER_MAX_MS late ties with others as
+ * late and falls back to the key's order.
+ */
+export function storedOrderMessageId(tenantId: string, dedupeKey: string, at: Date, arrivedAt: Date): string {
+  const after = Math.min(Math.max(arrivedAt.getTime() - at.getTime(), 0), ARRIVED_AFTER_MAX_MS);
+  return `msg_${at.getTime().toString(16).padStart(12, '0')}${after.toString(16).padStart(6, '0')}${hex(tenantId, dedupeKey).slice(0, 6)}`;
 }
 
 /** How many newest message ids a conversation remembers as counted. */

@@ -1,4 +1,4 @@
-import { tool } from '@openai/agents-realtime';
+import { backgroundResult, tool } from '@openai/agents-realtime';
 import type { AgentTool, AgentToolContext, AgentToolResult, Toolbox, TrailEntry } from '../agents';
 
 /** What a live call's tools run with: the process's toolbox and the call's latency budget (MEDIA_TOOL_HOLD_MS, MEDIA_TOOL_TIMEOUT_MS). */
@@ -17,6 +17,21 @@ export interface CallToolHooks {
   sayHoldLine(): void;
   /** A trail row of the call's transcript. */
   trail(entry: TrailEntry, at: Date): void;
+  /**
+   * A tool asked for a person (the built-in `hand_over`, or a business tool's `hand_over`): the
+   * call decides what happens on the line, and what the model is told.
+   */
+  handOver(request: { tool: string; reason: string; toolCallId: string }): HandOverAnswer;
+}
+
+/**
+ * What a hand-over asked by a tool came to on the line. `transferring`: the caller is being
+ * moved to the team line, the bridge itself has the hold line said, so the model is only told
+ * (no response of its own); otherwise the model answers from `output` and the call goes on.
+ */
+export interface HandOverAnswer {
+  transferring: boolean;
+  output: Record<string, unknown>;
 }
 
 type NonStrictSchema = { type: 'object'; properties: Record<string, Record<string, unknown>>; required: string[]; additionalProperties: true };
@@ -30,7 +45,9 @@ export const HOLD_LINE_INSTRUCTIONS =
  * session's function tools. Each call of one runs through `Toolbox.run` on the `voice`
  * channel, keyed by the model's call id (a repeated call id is the same run); past
  * `holdAfterMs` without an answer the agent says a hold line, past `timeoutMs` the tool is
- * aborted and the model told so. Both the hold line and the tool's run are trail rows.
+ * aborted and the model told so. Both the hold line and the tool's run are trail rows. A tool
+ * that asks for a person (`handOver`) is handed to the call (`hooks.handOver`), which moves the
+ * caller to the team line or tells the model it cannot.
  */
 export function callTools(tools: AgentTool[], settings: CallToolSettings, hooks: CallToolHooks) {
   return tools.map((agentTool) =>
@@ -46,7 +63,11 @@ export function callTools(tools: AgentTool[], settings: CallToolSettings, hooks:
         const toolCallId = details?.toolCall?.callId ?? `${agentTool.name}:${Date.now()}`;
         const result = await runWithinBudget(agentTool.name, input, toolCallId, settings, hooks);
         hooks.trail(result.trail, new Date());
-        return JSON.stringify(result.output);
+        if (!result.handOver) return JSON.stringify(result.output);
+        // The tool's own words (a WhatsApp note, a business's answer) stay; what the line did is added.
+        const answer = hooks.handOver({ tool: agentTool.name, reason: result.handOver.reason, toolCallId });
+        const output = JSON.stringify({ tool_answer: result.output, ...answer.output });
+        return answer.transferring ? backgroundResult(output) : output;
       },
     }),
   );

@@ -7,7 +7,8 @@ import type { Logger } from '../observability/logger';
 import type { LineControl, LineEvent } from '../calls/voiceLine';
 import { lineCalls, markMedia } from '../calls/line/lineCalls';
 import { AgentPlayout } from './agentPlayout';
-import { callTools, HOLD_LINE_INSTRUCTIONS, type CallToolSettings } from './callTools';
+import { callTools, HOLD_LINE_INSTRUCTIONS, type CallToolSettings, type HandOverAnswer } from './callTools';
+import { decideHandOver, HAND_OVER_LINE_INSTRUCTIONS, type HandOverRequest } from './callHandOver';
 import { lineAgent, type LineTool } from './lineAgent';
 import { loadCallContext, type CallContext } from './callContext';
 import { CallRecording, recordingReference, storeRecording } from './callRecording';
@@ -70,6 +71,8 @@ const OUTCOME: Record<Exclude<EndReason, 'stop'>, CallOutcome> = {
 const DRAIN_LIMIT_MS = 10_000;
 /** After a transfer the provider ends the stream itself; past this the bridge closes it. */
 const TRANSFER_CLOSE_MS = 10_000;
+/** How long a tool's hand-over waits for the SDK to give the tool's answer back before the hold line is asked anyway. */
+const HAND_OVER_START_MS = 2_000;
 
 /**
  * One call's media stream bridged to a realtime model through the Agents SDK's phone
@@ -101,6 +104,8 @@ export class MediaSession {
   readonly #transportSocket: TransportSocket;
   #lastModelMessageAt = 0;
   #agentItemId: string | null = null;
+  /** A tool's hand-over under way: the model's call id of the tool that asked, and whether its hold line was asked. */
+  #handOver: { toolCallId: string; lineAsked: boolean; fallback: NodeJS.Timeout } | null = null;
   readonly ended: Promise<EndReason>;
   #resolveEnded!: (reason: EndReason) => void;
 
@@ -273,6 +278,11 @@ export class MediaSession {
       },
     });
     session.on('error', (event: { error: unknown }) => logger.warn({ err: event.error, callId }, 'realtime session error'));
+    // A tool's answer has reached the model (the SDK sends it, then says so): a hand-over it asked for goes on from here.
+    session.on('agent_tool_end', (_context, _agent, _tool, _result, details) => {
+      const toolCall = details.toolCall as { callId?: string };
+      if (this.#handOver && toolCall.callId === this.#handOver.toolCallId) void this.#holdLineThenTransfer();
+    });
     this.#session = session;
     try {
       await session.connect({ apiKey: realtime.apiKey, url: withModel(realtime.url, realtime.model) });
@@ -310,6 +320,59 @@ export class MediaSession {
         if (!this.#ending && this.#transport.status === 'connected') this.#transport.requestResponse({ instructions: HOLD_LINE_INSTRUCTIONS, tool_choice: 'none' });
       },
       trail: (entry, at) => this.#turns?.trail(entry, at),
+      handOver: (request) => this.#toolHandOver(call, request),
+    });
+  }
+
+  /**
+   * One of the agent's tools asked for a person (src/media/callHandOver.ts): the first such
+   * request with a team line starts the transfer once the tool's answer is back with the model
+   * (the hold line, then `end('transfer')`); without a team line the model is told it cannot.
+   */
+  #toolHandOver(call: CallContext, request: HandOverRequest & { toolCallId: string }): HandOverAnswer {
+    const decision = decideHandOver(request, call.teamLine, this.#handOver !== null || this.#ending !== null);
+    if (decision.trail) this.#turns?.trail(decision.trail, new Date());
+    if (decision.starts) {
+      // Should the SDK not report the answer sent (a reconnected session drops it), the hand-over still goes on.
+      this.#handOver = { toolCallId: request.toolCallId, lineAsked: false, fallback: setTimeout(() => void this.#holdLineThenTransfer(), HAND_OVER_START_MS) };
+    }
+    return decision.answer;
+  }
+
+  /** The hand-over's hold line, said by the model as a response of its own, then the transfer (once). */
+  async #holdLineThenTransfer(): Promise<void> {
+    const handOver = this.#handOver;
+    if (!handOver || handOver.lineAsked) return;
+    handOver.lineAsked = true;
+    clearTimeout(handOver.fallback);
+    if (!this.#ending && this.#transport.status === 'connected') await this.#respondAndWait({ instructions: HAND_OVER_LINE_INSTRUCTIONS, tool_choice: 'none' }, DRAIN_LIMIT_MS);
+    // The hold line's audio still playing is let out by the drain before the line changes.
+    await this.end('transfer');
+  }
+
+  /** Asks the model for a response and waits until it is generated (its audio may still be playing), at most `limitMs`. */
+  #respondAndWait(response: { instructions: string; tool_choice: 'none' }, limitMs: number): Promise<void> {
+    const transport = this.#transport;
+    const socket = this.#socket;
+    return new Promise((resolve) => {
+      let responseId: string | null = null;
+      const created = (event: { response?: { id?: string } }) => (responseId ??= event.response?.id ?? null);
+      const done = (event: { response?: { id?: string } }) => {
+        if (responseId !== null && event.response?.id === responseId) finish();
+      };
+      const timer = setTimeout(() => finish(), limitMs);
+      function finish() {
+        clearTimeout(timer);
+        transport.off('response.created', created);
+        transport.off('response.done', done);
+        socket.off('close', finish);
+        resolve();
+      }
+      transport.on('response.created', created);
+      transport.on('response.done', done);
+      // The caller hung up meanwhile: nothing more to wait for.
+      socket.once('close', finish);
+      transport.requestResponse(response);
     });
   }
 
@@ -373,6 +436,7 @@ export class MediaSession {
     const { logger, lineControl, metrics } = this.#deps;
     this.#clearIdle();
     if (this.#maxTimer) clearTimeout(this.#maxTimer);
+    if (this.#handOver) clearTimeout(this.#handOver.fallback);
     const call = this.#call;
     const callId = call?.line._id;
     try {

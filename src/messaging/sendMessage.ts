@@ -467,6 +467,7 @@ export function turnOf(intent: SendIntentDoc): RecordTurnInput {
     ...(intent.transcript_author ? { author: intent.transcript_author } : {}),
     text: intent.transcript_text,
     at: intent.sent_at!,
+    arrivedAt: intent.sent_at!,
     dedupeKey: `wa-out:${intent.message_id!}`,
   };
 }

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import type { StreamProtocol } from '../../src/calls/line/streamProtocol';
+import type { CallToolSettings } from '../../src/media/callTools';
 import type { LineControl } from '../../src/calls/voiceLine';
 import { freePort } from '../../src/local/net';
 import { temporalLineEvents } from '../../src/media/lineEvents';
@@ -71,7 +72,7 @@ export function lineConversations(tokenPrefix: string, numberPrefix: string) {
  */
 export async function startLineMedia(
   api: TestApi,
-  line: { lineControl: LineControl; streamProtocol: StreamProtocol; realtime: { url: string; apiKey: string }; recordingsPrefix: string; logLevel?: 'info' | 'silent' },
+  line: { lineControl: LineControl; streamProtocol: StreamProtocol; realtime: { url: string; apiKey: string }; recordingsPrefix: string; logLevel?: 'info' | 'silent'; tools?: CallToolSettings },
 ): Promise<{ media: MediaServer; registry: Registry; port: number; localUrl: string; recordingsDir: string }> {
   const registry = new Registry();
   const port = await freePort();
@@ -83,7 +84,7 @@ export async function startLineMedia(
     streamProtocol: line.streamProtocol,
     realtime: { url: line.realtime.url, model: 'fake-realtime', apiKey: line.realtime.apiKey },
     recordingsDir,
-    tools: NO_TOOLS,
+    tools: line.tools ?? NO_TOOLS,
     metrics: createMediaMetrics(registry),
     logger: createLogger({ LOG_LEVEL: line.logLevel ?? 'silent' }, 'media'),
     registry,

@@ -13,6 +13,8 @@ export class OrderDesk {
   secret = '';
   readonly received: { tool: string | undefined; callId: string; args: unknown }[] = [];
   readonly refused: string[] = [];
+  /** Orders the desk will not handle itself: its answer for them carries a top-level `hand_over` with this reason. */
+  readonly handOver = new Map<string, string>();
   private server!: Server;
 
   static status(orderId: unknown): string {
@@ -28,7 +30,8 @@ export class OrderDesk {
         try {
           const args = verify(Buffer.concat(chunks), req.headers, this.secret) as unknown as { order_id?: unknown };
           this.received.push({ tool: req.headers['x-agent-tool'] as string | undefined, callId: String(req.headers['webhook-id']), args });
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: OrderDesk.status(args.order_id) }));
+          const reason = this.handOver.get(String(args.order_id));
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: OrderDesk.status(args.order_id), ...(reason ? { hand_over: { reason } } : {}) }));
         } catch (err) {
           this.refused.push(err instanceof Error ? err.message : String(err));
           res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'bad signature' }));

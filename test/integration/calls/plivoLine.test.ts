@@ -12,7 +12,10 @@ import { PlivoVoiceProvider } from '../../../src/providers/voice/plivo/plivoVoic
 import { plivoSettingsFrom } from '../../../src/providers/voice/plivo/settings';
 import { plivoStreamProtocol } from '../../../src/providers/voice/plivo/streamProtocol';
 import { PLIVO_WEBHOOK_PATHS } from '../../../src/providers/voice/plivo/webhookUrls';
+import { createToolbox } from '../../../src/agents';
+import { businessToolSource, createBusinessTool, deleteBusinessTool } from '../../../src/businessTools';
 import { useTestApi } from '../../support/app';
+import { ORDER_TOOL_PARAMETERS, OrderDesk } from '../../support/orderDesk';
 import { pollCall } from '../../support/calls';
 import { startFakeRealtime, type FakeRealtime } from '../../support/fakeRealtime';
 import { FakePlivo, plivoSignatureV3 } from '../../support/fakePlivo';
@@ -70,6 +73,8 @@ describe('a call on a Plivo line: the adapter, the media bridge in Plivo’s str
       lineControl: new PlivoVoiceProvider(api.db, settings),
       streamProtocol: plivoStreamProtocol({ authToken: settings.authToken, streamUrl: settings.mediaStreamUrl }),
       realtime: { url: model.url, apiKey: API_KEY },
+      // The workspace's declared HTTP tools, as the media process's toolbox lists them (private addresses allowed for the loopback desk).
+      tools: { toolbox: createToolbox([businessToolSource({ db: api.db, allowPrivateUrls: true })]), holdAfterMs: 20_000, timeoutMs: 20_000 },
       recordingsPrefix: 'plivo-line-recordings-',
     }));
     fake.media = { localUrl };
@@ -221,6 +226,56 @@ describe('a call on a Plivo line: the adapter, the media bridge in Plivo’s str
       expect(call!.stream!.open).toBe(false);
     } finally {
       await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: null } });
+    }
+  });
+
+  it('a business tool answers hand_over mid-call: the caller hears the hold line, and Plivo’s Transfer API is asked once to dial the number’s team line; human_active, then the person ends it', async () => {
+    const desk = new OrderDesk();
+    const deskUrl = await desk.start();
+    const declared = await createBusinessTool(
+      api.db,
+      ws.workspaceId,
+      { name: 'order_status', description: "Look up where a customer's order is by its order number.", parameters: { ...ORDER_TOOL_PARAMETERS }, url: deskUrl, timeout_ms: 5_000 },
+      true,
+      new Date(),
+    );
+    desk.secret = declared.secret;
+    desk.handOver.set('R-78', 'Refunds above the limit need a person');
+    const { to, token } = scripted({
+      turns: [{ say: say(OPENING) }, { call: { name: 'order_status', arguments: { order_id: 'R-78' } } }],
+      heard: [CALLER_ASKS],
+      instructed: { say: say(CONNECTING) },
+    });
+    const teamLine = '+919800088003';
+    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
+    fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: 4_000 });
+    fake.media!.person = person([CALLER_ASKS]);
+    const numberId = ws.phoneNumber.replace(/\D/g, '');
+    await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: teamLine } });
+    try {
+      const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `an order ${token}` });
+      const callId = res.body.call_id as string;
+      const active = await until(callId, (c) => c.status === 'human_active' || c.status === 'completed');
+      expect(active.status).toBe('human_active');
+      const done = await until(callId, (c) => c.result.state !== 'pending');
+      expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
+      expect(desk.received).toHaveLength(1);
+      expect(await said(callId)).toEqual([
+        ['model', OPENING],
+        ['user', CALLER_ASKS],
+        ['model', CONNECTING],
+      ]);
+      // Plivo's part: the answer's stream, one transfer (the call leaving its XML), the aleg_url's <Dial> to the team line.
+      const [call] = fake.callsTo(to.slice(1));
+      expect(call!.xml.slice(1)).toEqual([
+        '(transferred)',
+        `<Response><Dial callbackUrl="${fake.publicOrigin}${PLIVO_WEBHOOK_PATHS.dial}?call_id=${callId}" callbackMethod="POST"><Number>${teamLine.slice(1)}</Number></Dial></Response>`,
+      ]);
+      expect(call!.stream!.open).toBe(false);
+    } finally {
+      await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: null } });
+      await deleteBusinessTool(api.db, ws.workspaceId, declared.name);
+      await desk.stop();
     }
   });
 

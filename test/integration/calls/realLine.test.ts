@@ -11,6 +11,11 @@ import { twilioStreamProtocol } from '../../../src/providers/voice/twilio/stream
 import { TwilioVoiceProvider } from '../../../src/providers/voice/twilio/twilioVoiceProvider';
 import { TWILIO_WEBHOOK_PATHS } from '../../../src/providers/voice/twilio/webhookUrls';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
+import { createToolbox } from '../../../src/agents';
+import { businessToolSource, createBusinessTool, deleteBusinessTool } from '../../../src/businessTools';
+import { conversationIdFor } from '../../../src/conversations';
+import { HAND_OVER_LINE_INSTRUCTIONS } from '../../../src/media/callHandOver';
+import { ORDER_TOOL_PARAMETERS, OrderDesk } from '../../support/orderDesk';
 import { useTestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
 import { insertContacts, zoneOpenAt } from '../../support/campaigns';
@@ -75,6 +80,8 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
       lineControl: new TwilioVoiceProvider(api.db, settings),
       streamProtocol: twilioStreamProtocol({ authToken: settings.authToken, streamUrl: settings.mediaStreamUrl }),
       realtime: { url: model.url, apiKey: API_KEY },
+      // The workspace's declared HTTP tools, as the media process's toolbox lists them (private addresses allowed for the loopback desk).
+      tools: { toolbox: createToolbox([businessToolSource({ db: api.db, allowPrivateUrls: true })]), holdAfterMs: 20_000, timeoutMs: 20_000 },
       recordingsPrefix: 'real-line-recordings-',
       logLevel: (process.env.REAL_LINE_LOG as 'info' | undefined) ?? 'silent',
     }));
@@ -238,6 +245,69 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
       expect(call!.stream!.open).toBe(false);
     } finally {
       await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: null } });
+    }
+  });
+
+  it('a business tool answers hand_over mid-call: the caller hears the hold line, and Twilio is asked once to <Dial> the number’s team line; human_active, then the person ends it', async () => {
+    const desk = new OrderDesk();
+    const deskUrl = await desk.start();
+    const declared = await createBusinessTool(
+      api.db,
+      ws.workspaceId,
+      { name: 'order_status', description: "Look up where a customer's order is by its order number.", parameters: { ...ORDER_TOOL_PARAMETERS }, url: deskUrl, timeout_ms: 5_000 },
+      true,
+      new Date(),
+    );
+    desk.secret = declared.secret;
+    desk.handOver.set('R-77', 'Refunds above the limit need a person');
+    const { to, token } = scripted({
+      turns: [{ say: say(OPENING) }, { call: { name: 'order_status', arguments: { order_id: 'R-77' } } }],
+      heard: [CALLER_ASKS],
+      // The hold line the bridge asks for, as a response with instructions of its own.
+      instructed: { say: say(CONNECTING) },
+    });
+    const teamLine = '+919800077003';
+    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
+    fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: 4_000 });
+    fake.media!.person = person([CALLER_ASKS]);
+    const numberId = ws.phoneNumber.replace(/\D/g, '');
+    await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: teamLine } });
+    try {
+      const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `an order ${token}` });
+      const callId = res.body.call_id as string;
+      const active = await until(callId, (c) => c.status === 'human_active' || c.status === 'completed');
+      expect(active.status).toBe('human_active');
+      const done = await until(callId, (c) => c.result.state !== 'pending');
+      expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
+      // The business was asked once; the caller heard the hold line after it answered.
+      expect(desk.received).toEqual([{ tool: 'order_status', callId: expect.stringMatching(/^tcall_/) as string, args: { order_id: 'R-77' } }]);
+      expect(await said(callId)).toEqual([
+        ['model', OPENING],
+        ['user', CALLER_ASKS],
+        ['model', CONNECTING],
+      ]);
+      const session = model.sessions.find((s) => s.instructions.includes(token))!;
+      expect(session.instructedResponses).toEqual([{ instructions: HAND_OVER_LINE_INSTRUCTIONS, tool_choice: 'none' }]);
+      expect(JSON.parse(session.toolOutputs[0]!.output)).toMatchObject({ tool_answer: { hand_over: { reason: 'Refunds above the limit need a person' } }, handed_over: true });
+      // Twilio's part: the answer's stream, then exactly one update of the live call, a <Dial> to the team line.
+      const [call] = fake.callsTo(to);
+      expect(call!.twiml).toHaveLength(2);
+      expect(call!.twiml[1]).toContain(`>${teamLine}</Number></Dial>`);
+      expect(call!.stream!.open).toBe(false);
+      // The hand-over is in the call's trail (hidden from the public transcript).
+      const trail = await api.db
+        .collection('conversation_messages')
+        .find({ conversation_id: conversationIdFor(ws.workspaceId, 'voice', callId), kind: 'trail' })
+        .sort({ _id: 1 })
+        .toArray();
+      expect(trail.map((m) => m.text)).toEqual([
+        expect.stringMatching(/^Ran order_status: answered 200 in \d+ ms, asking for a person \(Refunds above the limit need a person\)$/),
+        `Handing the call to the team line ${teamLine} (asked by order_status); the caller hears a hold line`,
+      ]);
+    } finally {
+      await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: null } });
+      await deleteBusinessTool(api.db, ws.workspaceId, declared.name);
+      await desk.stop();
     }
   });
 

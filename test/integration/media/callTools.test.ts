@@ -1,10 +1,11 @@
-import { createToolbox, type AgentToolContext, type AgentToolSource } from '../../../src/agents';
+import { agentBuiltInTools, createToolbox, type AgentToolContext, type AgentToolSource } from '../../../src/agents';
 import { builtInToolSource } from '../../../src/agents/builtIns';
 import { businessToolSource, createBusinessTool } from '../../../src/businessTools';
 import type { LineTurnDoc } from '../../../src/calls/line/lineTurns';
 import { matchOrCreateContact } from '../../../src/contacts';
 import { conversationIdFor, conversationMessagesCollection } from '../../../src/conversations';
 import { collections } from '../../../src/db/collections';
+import { HAND_OVER_LINE_INSTRUCTIONS } from '../../../src/media/callHandOver';
 import { HOLD_LINE_INSTRUCTIONS } from '../../../src/media/callTools';
 import { startTestApi, type TestApi } from '../../support/app';
 import { builtInDeps } from '../../support/agentTools';
@@ -185,6 +186,122 @@ describe('tools on a live call', () => {
         ['model', 'turn', HOLD],
         ['model', 'trail', 'Checked order 1234: ships tomorrow morning'],
         ['model', 'turn', ANSWER],
+      ]);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it('a business tool asks for a person on a number with no team line: the agent is told it cannot transfer, the trail says why, and the call goes on to its end', async () => {
+    const desk = new OrderDesk();
+    const deskUrl = await desk.start();
+    const ws = await createTestWorkspace(api.db);
+    await collections(api.db).phoneNumbers.updateOne({ _id: ws.phoneNumber.slice(1) }, { $set: { recording: false, team_line: null } });
+    const declared = await createBusinessTool(
+      api.db,
+      ws.workspaceId,
+      { name: 'order_status', description: "Look up where a customer's order is by its order number.", parameters: { ...ORDER_TOOL_PARAMETERS }, url: deskUrl, timeout_ms: 5_000 },
+      true,
+      new Date(),
+    );
+    desk.secret = declared.secret;
+    desk.handOver.set('R-77', 'Refunds above the limit need a person');
+    const to = `+9198113${String(Date.now() % 100_000).padStart(5, '0')}`;
+    const token = `purpose-no-team-line-${Date.now()}`;
+    const cannot = 'I am sorry, I cannot transfer you right now, but I can help. Goodbye.';
+    audio[cannot] ??= speechMulaw(cannot);
+    scripts.set(token, {
+      turns: [{ say: say(OPENING) }, { call: { name: 'order_status', arguments: { order_id: 'R-77' } } }, { say: say(cannot), call: 'end_call' }],
+      heard: [PERSON],
+      instructed: { say: say(HOLD) },
+    });
+    const bridge = await startTestBridge(api, {
+      realtimeUrl: model.url,
+      apiKey: API_KEY,
+      tools: { toolbox: createToolbox([businessToolSource({ db: api.db, allowPrivateUrls: true })]), holdAfterMs: 20_000, timeoutMs: 20_000 },
+    });
+    try {
+      const callId = await answeredCall(api, ws, to, `a refund ${token}`);
+      await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
+      bridge.lineControl.onRequest = async () => {
+        setTimeout(() => void client.stop(), 50);
+      };
+      await client.agentFinished();
+      await client.say(audio[PERSON]!);
+      await client.closed;
+      expect((await pollCall(api, ws.key, callId, (b) => b.status === 'completed')).outcome).toBe('agent_hangup');
+      // Nothing moved on the network: the agent hung up itself after answering from the refusal.
+      expect(bridge.lineControl.requests).toEqual([{ kind: 'end', callId }]);
+      const session = sessionOfCall(token)!;
+      expect(session.instructedResponses).toEqual([]);
+      expect(JSON.parse(session.toolOutputs[0]!.output)).toEqual({
+        tool_answer: { status: OrderDesk.status('R-77'), hand_over: { reason: 'Refunds above the limit need a person' } },
+        handed_over: false,
+        error: 'Nobody from the team can take this call: this line has no transfer number. Tell the caller you cannot transfer them now, and keep helping them yourself.',
+      });
+
+      const turns = await api.db.collection<LineTurnDoc>('line_turns').find({ call_id: callId }).sort({ seq: 1 }).toArray();
+      expect(turns.map((t) => [t.role, t.kind ?? 'turn', t.text, t.trail ?? null])).toEqual([
+        ['model', 'turn', OPENING, null],
+        ['user', 'turn', PERSON, null],
+        ['model', 'trail', expect.stringMatching(/^Ran order_status: answered 200 in \d+ ms, asking for a person/), expect.objectContaining({ kind: 'tool' })],
+        [
+          'model',
+          'trail',
+          'Not handed over: order_status asked for a person, but this number has no team line; the call goes on with the agent',
+          { kind: 'hold', detail: { tool: 'order_status', reason: 'Refunds above the limit need a person' } },
+        ],
+        ['model', 'turn', cannot, null],
+      ]);
+    } finally {
+      await bridge.close();
+      await desk.stop();
+    }
+  });
+
+  it('the model calls the built-in hand_over on a number with a team line: the hold line, then one transfer to that line (human_handoff)', async () => {
+    const ws = await createTestWorkspace(api.db);
+    const teamLine = '+919800077004';
+    await collections(api.db).phoneNumbers.updateOne({ _id: ws.phoneNumber.slice(1) }, { $set: { recording: false, team_line: teamLine } });
+    const to = `+9198114${String(Date.now() % 100_000).padStart(5, '0')}`;
+    const token = `purpose-hand-over-${Date.now()}`;
+    const connecting = 'I am connecting you to a colleague now, please hold.';
+    audio[connecting] ??= speechMulaw(connecting);
+    scripts.set(token, {
+      turns: [{ say: say(OPENING) }, { call: { name: 'hand_over', arguments: { reason: 'The caller asked for a person' } } }],
+      heard: [PERSON],
+      instructed: { say: say(connecting) },
+    });
+    const bridge = await startTestBridge(api, {
+      realtimeUrl: model.url,
+      apiKey: API_KEY,
+      tools: { toolbox: createToolbox([agentBuiltInTools]), holdAfterMs: 20_000, timeoutMs: 20_000 },
+    });
+    try {
+      const callId = await answeredCall(api, ws, to, `a person please ${token}`);
+      await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
+      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
+      // Twilio's part when the call moves: the agent's stream stops.
+      bridge.lineControl.onRequest = async () => {
+        setTimeout(() => void client.stop(), 50);
+      };
+      await client.agentFinished();
+      await client.say(audio[PERSON]!);
+      await client.closed;
+      await pollCall(api, ws.key, callId, (b) => b.status === 'human_handoff');
+      expect(bridge.lineControl.requests).toEqual([{ kind: 'transfer', callId, to: teamLine }]);
+      const session = sessionOfCall(token)!;
+      expect(session.instructedResponses).toEqual([{ instructions: HAND_OVER_LINE_INSTRUCTIONS, tool_choice: 'none' }]);
+      // The hold line was spoken before the line changed: its audio reached the caller.
+      expect(client.received.bytes).toBeGreaterThanOrEqual(audio[OPENING]!.length + audio[connecting]!.length);
+      const turns = await api.db.collection<LineTurnDoc>('line_turns').find({ call_id: callId }).sort({ seq: 1 }).toArray();
+      expect(turns.map((t) => [t.role, t.kind ?? 'turn', t.text])).toEqual([
+        ['model', 'turn', OPENING],
+        ['user', 'turn', PERSON],
+        ['model', 'trail', 'Handing over to the team: The caller asked for a person'],
+        ['model', 'trail', `Handing the call to the team line ${teamLine} (asked by hand_over); the caller hears a hold line`],
+        ['model', 'turn', connecting],
       ]);
     } finally {
       await bridge.close();

@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
+import { conversationIdFor } from '../../../src/conversations';
+import { messageIdFor } from '../../../src/conversations/store';
 import { collections } from '../../../src/db/collections';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { useTestApi } from '../../support/app';
@@ -286,6 +288,38 @@ describe('the WhatsApp Cloud API adapter against a local fake', () => {
       const stranger = inboundText(fresh(), 'wamid.stranger', 'hi');
       stranger.entry[0]!.changes[0]!.value.metadata = { display_phone_number: '15550009999', phone_number_id: '9999' };
       expect((await webhook(stranger)).body).toEqual({ status: 'ok', applied: 0, parked: 0, skipped: 1 });
+    });
+
+    it('keeps two messages stamped the same second in the order they arrived, the reply after them, in the API’s transcript and the console’s', async () => {
+      const from = fresh();
+      const second = Math.floor(Date.now() / 1000);
+      // Ids whose order by the key's hash alone (the old message ids, for one time) is the reverse of their arrival.
+      const byHashAlone = (id: string) => messageIdFor(ws.workspaceId, `wa-in:${id}`, new Date(second * 1000));
+      const earlier = `wamid.same-second.${from}.a`;
+      let later = '';
+      for (let k = 0; !later; k++) if (byHashAlone(`wamid.same-second.${from}.b${k}`) < byHashAlone(earlier)) later = `wamid.same-second.${from}.b${k}`;
+      const sameSecond = (id: string, text: string) =>
+        change('messages', { contacts: [{ profile: { name: 'Kiran' }, wa_id: from }], messages: [{ from, id, timestamp: String(second), type: 'text', text: { body: text } }] });
+      expect((await webhook(sameSecond(earlier, 'Hi, my parcel is late'))).body).toMatchObject({ applied: 1 });
+      expect((await webhook(sameSecond(later, 'It is order 4417'))).body).toMatchObject({ applied: 1 });
+      expect((await send({ to: `+${from}`, text: 'Looking into order 4417 now.' })).status).toBe(201);
+
+      const conversationId = conversationIdFor(ws.workspaceId, 'whatsapp', from);
+      const transcript = await request(api.server).get(`/api/v1/conversations/${conversationId}/messages`).set(bearer(ws.key));
+      expect(transcript.status).toBe(200);
+      const items = transcript.body.items as { message_id: string; role: string; text: string; created_at: string }[];
+      expect(items.map((m) => [m.role, m.text])).toEqual([
+        ['user', 'Hi, my parcel is late'],
+        ['user', 'It is order 4417'],
+        ['human', 'Looking into order 4417 now.'],
+      ]);
+      expect(items[0]!.created_at).toBe(items[1]!.created_at);
+      // Read again, and a page at a time from the first message's cursor: the same order.
+      const rest = await request(api.server).get(`/api/v1/conversations/${conversationId}/messages?limit=1&cursor=${items[0]!.message_id}`).set(bearer(ws.key));
+      expect(rest.body.items.map((m: { text: string }) => m.text)).toEqual(['It is order 4417']);
+      const console = await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/conversations/${conversationId}/transcript`).set(CONSOLE);
+      expect(console.status).toBe(200);
+      expect(console.body.items.map((m: { text: string }) => m.text)).toEqual(['Hi, my parcel is late', 'It is order 4417', 'Looking into order 4417 now.']);
     });
   });
 });

@@ -1,5 +1,7 @@
 import request from 'supertest';
-import { conversationMessagesCollection, conversationsCollection, recordCallConversation, recordTurn } from '../../../src/conversations';
+import { conversationMessagesCollection, conversationsCollection, recordCallConversation, recordTurn, turnKeysCollection } from '../../../src/conversations';
+import { MessageIdTaken } from '../../../src/conversations/recordTurn';
+import { storedOrderMessageId } from '../../../src/conversations/store';
 import { createEventPublisher } from '../../../src/events/publisher';
 import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
@@ -376,6 +378,42 @@ describe('conversations', () => {
         );
       }
       expect((await get(`/api/v1/conversations/${id}/messages?limit=200`)).status).toBe(200);
+    });
+  });
+
+  describe('a turn’s message id', () => {
+    it('orders turns of one time by when they arrived, whatever their keys', async () => {
+      const phone = fresh();
+      const at = new Date(Math.floor(Date.now() / 1000) * 1000);
+      const texts = ['first', 'second', 'third', 'fourth', 'fifth'];
+      let conversationId = '';
+      for (const [i, text] of texts.entries()) {
+        const recorded = await recordTurn(deps, { tenantId: ws.workspaceId, channel: 'whatsapp', customer: { phone }, role: 'user', text, at, arrivedAt: new Date(at.getTime() + 300 + i), dedupeKey: `wa-in:order.${phone}.${4 - i}` });
+        conversationId = recorded.conversationId;
+      }
+      const res = await get(`/api/v1/conversations/${conversationId}/messages`);
+      expect(res.body.items.map((m: { text: string }) => m.text)).toEqual(texts);
+    });
+
+    it('is refused with its claim released when another turn holds the id, and recorded under a fresh id on the retry', async () => {
+      const phone = fresh();
+      const at = new Date();
+      const arrivedAt = new Date(at.getTime() + 5);
+      const dedupeKey = `wa-in:collide.${phone}`;
+      const taken = storedOrderMessageId(ws.workspaceId, dedupeKey, at, arrivedAt);
+      const other = { _id: taken, tenant_id: 'ws_another', conversation_id: 'con_another', role: 'user' as const, text: 'not mine', kind: 'turn' as const, created_at: at, dedupe_key: 'wa-in:another' };
+      await conversationMessagesCollection(api.db).insertOne(other);
+      const input = { tenantId: ws.workspaceId, channel: 'whatsapp' as const, customer: { phone }, role: 'user' as const, text: 'mine', at, dedupeKey, arrivedAt };
+      await expect(recordTurn(deps, input)).rejects.toThrow(MessageIdTaken);
+      expect(await turnKeysCollection(api.db).findOne({ _id: `${ws.workspaceId}|${dedupeKey}` })).toBeNull();
+      const retried = await recordTurn(deps, { ...input, arrivedAt: new Date(arrivedAt.getTime() + 1) });
+      expect(retried).toMatchObject({ conversationCreated: true, duplicate: false });
+      expect(retried.messageId).not.toBe(taken);
+      expect(await conversationMessagesCollection(api.db).findOne({ _id: taken })).toEqual(other);
+      const res = await get(`/api/v1/conversations/${retried.conversationId}/messages`);
+      expect(res.body.items.map((m: { message_id: string; text: string }) => [m.message_id, m.text])).toEqual([[retried.messageId, 'mine']]);
+      // A retry of the recorded turn is the same turn.
+      expect(await recordTurn(deps, { ...input, arrivedAt: new Date(arrivedAt.getTime() + 50) })).toMatchObject({ messageId: retried.messageId, duplicate: true });
     });
   });
 
