@@ -9,6 +9,7 @@ import {
   recentList,
   recentPosition,
 } from './conversationEntries';
+import { NAME_ENTRIES, conversationIdsNamed, nameHolds, pageOfNamed } from './nameEntries';
 import {
   conversationIdFor,
   conversationMessagesCollection,
@@ -30,7 +31,8 @@ import {
 /**
  * The workspace's most recently active conversations, `updated_at` then `_id` descending,
  * after `after`. The recent entries serve the list and its agent filter (checked on each
- * conversation read); a search by number or name reads the store's way.
+ * conversation read); a search by name reads the name entries (src/conversations/nameEntries.ts);
+ * a search by number reads the store's way.
  */
 export async function listRecentConversations(
   db: Db,
@@ -39,7 +41,15 @@ export async function listRecentConversations(
   search: ConversationSearch = {},
   after: { updatedAt: Date; id: string } | null = null,
 ): Promise<ConversationDoc[]> {
-  if (search.phone || search.name || !(await entriesComplete(db, RECENT_CONVERSATION_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
+  if (search.phone || !(await entriesComplete(db, RECENT_CONVERSATION_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
+  const { name } = search;
+  const keep = (c: ConversationDoc) => c.tenant_id === tenantId && (!search.agentId || c.agent_id === search.agentId) && (!name || nameHolds(c, name));
+  if (name) {
+    if (!(await entriesComplete(db, NAME_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
+    // A rare name: its matches sorted by time. A common one (more entries than that reads) fills a page soon on the recent list.
+    const named = await conversationIdsNamed(db, tenantId, name);
+    if (named) return pageOfNamed(db, named, limit, after, keep);
+  }
   return readThroughEntries({
     entries: conversationEntriesCollection(db),
     prefix: recentList(tenantId),
@@ -47,7 +57,7 @@ export async function listRecentConversations(
     from: after ? recentPosition(after.updatedAt, after.id) : null,
     limit,
     records: conversationsCollection(db),
-    keep: (c, key) => c.tenant_id === tenantId && isCurrentRecentKey(key, c) && (!search.agentId || c.agent_id === search.agentId),
+    keep: (c, key) => isCurrentRecentKey(key, c) && keep(c),
   });
 }
 
