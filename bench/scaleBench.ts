@@ -83,6 +83,7 @@ function routesFor(m: SeedManifest): ScaleRoute[] {
     consoleRoute('GET console calls?to=<number>', () => `${c}/calls?to=${someone}`),
     consoleRoute('GET console calls/{id}', (i) => `${c}/calls/${pick(calls, i)}`),
     consoleRoute('GET console find?q=<number>', () => `${c}/find?q=${someone}`),
+    consoleRoute('GET console find?q=<name>', () => `${c}/find?q=Priya`),
     consoleRoute('GET console conversations', () => `${c}/conversations`),
     consoleRoute('GET console conversations?q=<name>', () => `${c}/conversations?q=Priya`),
     consoleRoute('GET console conversations/{id}/transcript', (i) => `${c}/conversations/${pick(conversations, i)}/transcript`),
