@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { findByIds } from '../db/findByIds';
-import { entriesComplete, readThroughEntries } from '../db/keyedEntries';
+import { entriesComplete, entryRecordId, readThroughEntries } from '../db/keyedEntries';
 import {
   RECENT_CONVERSATION_ENTRIES,
   TRANSCRIPT_ENTRIES,
@@ -9,7 +9,7 @@ import {
   recentList,
   recentPosition,
 } from './conversationEntries';
-import { NAME_ENTRIES, conversationIdsNamed, nameHolds, pageOfNamed } from './nameEntries';
+import { NAME_ENTRIES, NAME_SORT_MAX, conversationIdsNamed, nameHolds, pageOfNamed } from './nameEntries';
 import {
   conversationIdFor,
   conversationMessagesCollection,
@@ -43,12 +43,15 @@ export async function listRecentConversations(
 ): Promise<ConversationDoc[]> {
   if (search.phone || !(await entriesComplete(db, RECENT_CONVERSATION_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
   const { name } = search;
+  let admit: ((key: string) => boolean) | undefined;
   const keep = (c: ConversationDoc) => c.tenant_id === tenantId && (!search.agentId || c.agent_id === search.agentId) && (!name || nameHolds(c, name));
   if (name) {
     if (!(await entriesComplete(db, NAME_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
-    // A rare name: its matches sorted by time. A common one (more entries than that reads) fills a page soon on the recent list.
+    // A rare name: its few matches sorted by time. More: the recent list's keys walked, a record read only for a match
+    // (a key is a small document, a conversation a large one). Too many to gather: the recent list, every name checked.
     const named = await conversationIdsNamed(db, tenantId, name);
-    if (named) return pageOfNamed(db, named, limit, after, keep);
+    if (named && named.size <= NAME_SORT_MAX) return pageOfNamed(db, named, limit, after, keep);
+    if (named) admit = (key) => named.has(entryRecordId(key));
   }
   return readThroughEntries({
     entries: conversationEntriesCollection(db),
@@ -58,6 +61,7 @@ export async function listRecentConversations(
     limit,
     records: conversationsCollection(db),
     keep: (c, key) => isCurrentRecentKey(key, c) && keep(c),
+    ...(admit ? { admit } : {}),
   });
 }
 

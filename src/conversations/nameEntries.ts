@@ -28,6 +28,13 @@ export const NAME_ENTRIES = 'conversation_name_entries';
  */
 export const NAME_MATCHES_MAX = 2 * ID_IN_MAX;
 
+/**
+ * How many matches a search sorts by reading them: each is a whole conversation (up to 100
+ * message ids), so past this the recent list's small keys are walked instead, newest first,
+ * reading only the matches' records (`admit`), until the page is full.
+ */
+export const NAME_SORT_MAX = 100;
+
 /** Before the conversation (or the customer's new name) is written; idempotent. */
 export async function writeNameEntries(db: Db, conversations: readonly (Pick<ConversationDoc, '_id' | 'tenant_id'> & { customer?: Customer })[]): Promise<void> {
   await writeEntries(conversationEntriesCollection(db), conversations.flatMap(nameKeys));
@@ -44,7 +51,7 @@ export function nameHolds(c: Pick<ConversationDoc, 'customer'>, text: string): b
  * NAME_MATCHES_MAX entries for it: their ids (not yet checked against the records), or null
  * for a text too common to sort this way.
  */
-export async function conversationIdsNamed(db: Db, tenantId: string, text: string): Promise<string[] | null> {
+export async function conversationIdsNamed(db: Db, tenantId: string, text: string): Promise<Set<string> | null> {
   const start = `${nameList(tenantId)}|${hexOf(keyText(text.trim()))}`;
   // Past every key that starts with `start`: its next characters are hex digits or the separator, all below `~`.
   const end = `${start}~`;
@@ -57,7 +64,7 @@ export async function conversationIdsNamed(db: Db, tenantId: string, text: strin
     for (const key of keys) ids.add(key.slice(key.lastIndexOf('|') + 1));
     read += keys.length;
     if (read > NAME_MATCHES_MAX) return null;
-    if (keys.length < batch) return [...ids];
+    if (keys.length < batch) return ids;
     after = keys[keys.length - 1]!;
   }
 }
@@ -69,7 +76,7 @@ export async function conversationIdsNamed(db: Db, tenantId: string, text: strin
  */
 export async function pageOfNamed(
   db: Db,
-  ids: readonly string[],
+  ids: ReadonlySet<string>,
   limit: number,
   after: { updatedAt: Date; id: string } | null,
   keep: (c: ConversationDoc) => boolean,

@@ -114,7 +114,7 @@ describe('conversations by name through their entries', () => {
     await backfillNameEntries(api.db);
     expect(await conversationIdsNamed(api.db, own.workspaceId, 'a')).toBeNull();
     expect(13 * many.length).toBeGreaterThan(NAME_MATCHES_MAX);
-    expect((await conversationIdsNamed(api.db, own.workspaceId, 'ZED'))?.sort()).toEqual(many.filter((_, i) => i % 7 === 0).map((c) => c._id).sort());
+    expect([...((await conversationIdsNamed(api.db, own.workspaceId, 'ZED')) ?? [])].sort()).toEqual(many.filter((_, i) => i % 7 === 0).map((c) => c._id).sort());
 
     for (const q of ['a', 'A', 'al zed', 'ab ac']) {
       const want = (await recentConversations(api.db, own.workspaceId, 1000, { name: q })).map((c) => c._id);
