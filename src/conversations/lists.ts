@@ -9,7 +9,7 @@ import {
   recentList,
   recentPosition,
 } from './conversationEntries';
-import { NAME_ENTRIES, NAME_SORT_MAX, conversationIdsNamed, nameHolds, pageOfNamed } from './nameEntries';
+import { NAME_ENTRIES, NAME_SORT_MAX, conversationIdsNamed, conversationIdsOfNumber, nameHolds, pageOfNamed } from './nameEntries';
 import {
   conversationIdFor,
   conversationMessagesCollection,
@@ -31,8 +31,8 @@ import {
 /**
  * The workspace's most recently active conversations, `updated_at` then `_id` descending,
  * after `after`. The recent entries serve the list and its agent filter (checked on each
- * conversation read); a search by name reads the name entries (src/conversations/nameEntries.ts);
- * a search by number reads the store's way.
+ * conversation read); a search by name or number reads the customer entries
+ * (src/conversations/nameEntries.ts).
  */
 export async function listRecentConversations(
   db: Db,
@@ -41,15 +41,16 @@ export async function listRecentConversations(
   search: ConversationSearch = {},
   after: { updatedAt: Date; id: string } | null = null,
 ): Promise<ConversationDoc[]> {
-  if (search.phone || !(await entriesComplete(db, RECENT_CONVERSATION_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
-  const { name } = search;
+  if (!(await entriesComplete(db, RECENT_CONVERSATION_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
+  const { name, phone } = search;
   let admit: ((key: string) => boolean) | undefined;
-  const keep = (c: ConversationDoc) => c.tenant_id === tenantId && (!search.agentId || c.agent_id === search.agentId) && (!name || nameHolds(c, name));
-  if (name) {
+  const keep = (c: ConversationDoc) =>
+    c.tenant_id === tenantId && (!search.agentId || c.agent_id === search.agentId) && (!name || nameHolds(c, name)) && (!phone || c.customer?.phone === phone);
+  if (name || phone) {
     if (!(await entriesComplete(db, NAME_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
     // A rare name: its few matches sorted by time. More: the recent list's keys walked, a record read only for a match
     // (a key is a small document, a conversation a large one). Too many to gather: the recent list, every name checked.
-    const named = await conversationIdsNamed(db, tenantId, name);
+    const named = phone ? await conversationIdsOfNumber(db, tenantId, phone) : await conversationIdsNamed(db, tenantId, name!);
     if (named && named.size <= NAME_SORT_MAX) return pageOfNamed(db, named, limit, after, keep);
     if (named) admit = (key) => named.has(entryRecordId(key));
   }

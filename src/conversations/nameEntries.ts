@@ -1,10 +1,10 @@
 import type { Db } from 'mongodb';
 import { findByIds, ID_IN_MAX } from '../db/findByIds';
-import { backfillEntries, writeEntries } from '../db/keyedEntries';
+import { backfillEntries, entryRange, entryRecordId, writeEntries } from '../db/keyedEntries';
 import { idRange } from '../domain/ids';
 import { escapeRegExp } from '../domain/regExp';
 import { conversationEntriesCollection } from './conversationEntries';
-import { hexOf, keyText, nameKeys, nameList } from './nameKeys';
+import { hexOf, keyText, nameKeys, nameList, phoneList } from './nameKeys';
 import { conversationsCollection, type ConversationDoc, type Customer } from './store';
 
 /**
@@ -20,7 +20,7 @@ import { conversationsCollection, type ConversationDoc, type Customer } from './
  */
 
 /** The backfill's name (src/db/keyedEntries.ts `entriesComplete`). */
-export const NAME_ENTRIES = 'conversation_name_entries';
+export const NAME_ENTRIES = 'conversation_customer_entries';
 
 /**
  * How many entries a search reads before it decides the text is common: then walking the
@@ -51,17 +51,26 @@ export function nameHolds(c: Pick<ConversationDoc, 'customer'>, text: string): b
  * NAME_MATCHES_MAX entries for it: their ids (not yet checked against the records), or null
  * for a text too common to sort this way.
  */
-export async function conversationIdsNamed(db: Db, tenantId: string, text: string): Promise<Set<string> | null> {
+export function conversationIdsNamed(db: Db, tenantId: string, text: string): Promise<Set<string> | null> {
   const start = `${nameList(tenantId)}|${hexOf(keyText(text.trim()))}`;
   // Past every key that starts with `start`: its next characters are hex digits or the separator, all below `~`.
-  const end = `${start}~`;
+  return idsInRange(db, start, `${start}~`);
+}
+
+/** The conversations of the workspace with this customer number (E.164), as `conversationIdsNamed`. */
+export function conversationIdsOfNumber(db: Db, tenantId: string, e164: string): Promise<Set<string> | null> {
+  const range = entryRange(phoneList(tenantId, e164));
+  return idsInRange(db, range.$gt, range.$lt);
+}
+
+async function idsInRange(db: Db, start: string, end: string): Promise<Set<string> | null> {
   const ids = new Set<string>();
   let after = start;
   let read = 0;
   for (;;) {
     const batch = Math.min(ID_IN_MAX, NAME_MATCHES_MAX + 1 - read);
     const keys = (await conversationEntriesCollection(db).find({ _id: { $gt: after, $lt: end } }, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(batch).toArray()).map((e) => e._id);
-    for (const key of keys) ids.add(key.slice(key.lastIndexOf('|') + 1));
+    for (const key of keys) ids.add(entryRecordId(key));
     read += keys.length;
     if (read > NAME_MATCHES_MAX) return null;
     if (keys.length < batch) return ids;

@@ -1,7 +1,11 @@
 import { entryKey, entryKeyIn } from '../db/keyedEntries';
 import type { ConversationDoc, Customer } from './store';
 
-/** The name search's keys (src/conversations/nameEntries.ts says how they are read): pure, so the recent entries' writer adds them too. */
+/**
+ * The customer search's keys (src/conversations/nameEntries.ts says how they are read): pure, so
+ * the recent entries' writer adds them too. By name, a key per suffix; by number, one key,
+ * `<tenant>|phone:<E.164>|<conversation id>`.
+ */
 
 /** How much of a suffix the key keeps: longer searches are rare, and each key's length is stored once per suffix. */
 export const NAME_KEY_CHARS = 16;
@@ -23,8 +27,15 @@ function searchedNames(customer: Customer | undefined): string[] {
   return names.filter((n) => !names.some((other) => other !== n && other.includes(n)));
 }
 
+/** A number as a search reads it (`searchedNumber`: `+` and digits); a stored phone of another shape is never searched for. */
+const SEARCHED_PHONE = /^\+\d{1,20}$/;
+
+export const phoneList = (tenantId: string, e164: string): string => entryKey(tenantId, `phone:${e164}`);
+
 export function nameKeys(c: Pick<ConversationDoc, '_id' | 'tenant_id'> & { customer?: Customer }): string[] {
   const keys = new Set<string>();
+  const phone = c.customer?.phone;
+  if (phone && SEARCHED_PHONE.test(phone)) keys.add(entryKeyIn(phoneList(c.tenant_id, phone), c._id));
   for (const name of searchedNames(c.customer)) {
     const chars = Array.from(name);
     for (let i = 0; i < chars.length; i++) {

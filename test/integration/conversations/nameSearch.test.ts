@@ -1,25 +1,24 @@
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
-import { recordTurn, conversationsCollection, writeRecentEntries, type ConversationDoc } from '../../../src/conversations';
+import { recordCallConversation, recordTurn, conversationsCollection, writeRecentEntries, type ConversationDoc } from '../../../src/conversations';
 import { backfillConversationEntries, conversationEntriesCollection } from '../../../src/conversations/conversationEntries';
 import { NAME_MATCHES_MAX, backfillNameEntries, conversationIdsNamed } from '../../../src/conversations/nameEntries';
-import { nameKeys, nameList } from '../../../src/conversations/nameKeys';
+import { nameKeys } from '../../../src/conversations/nameKeys';
 import { listRecentConversations } from '../../../src/conversations/lists';
 import { recentConversations } from '../../../src/conversations/store';
-import { entryRange } from '../../../src/db/keyedEntries';
 import { createEventPublisher } from '../../../src/events/publisher';
 import { useTestApi } from '../../support/app';
 import { CONSOLE } from '../../support/messaging';
 import { createTestWorkspace } from '../../support/workspaces';
 
 /**
- * The console's conversations `?q=<name>` and Find by name read the name entries
- * (src/conversations/nameEntries.ts): any part of the name or display name, any case, most
+ * The console's conversations `?q=<name or number>` and Find by name read the customer entries
+ * (src/conversations/nameEntries.ts); by name:: any part of the name or display name, any case, most
  * recently active first, paged by the same cursor, exactly the conversations the store's
  * query (the scan they replace) answers: before the backfill, after it, as names arrive with
  * later turns and conversations move, and for a text so common it walks the recent list.
  */
-describe('conversations by name through their entries', () => {
+describe('conversations by name and number through their entries', () => {
   const { api } = useTestApi();
   const t0 = Date.parse('2026-06-01T00:00:00Z');
   const at = (s: number) => new Date(t0 + s * 1000);
@@ -41,10 +40,12 @@ describe('conversations by name through their entries', () => {
       { name: 'Meera Nair' },
     ];
     for (const [i, customer] of people.entries()) await turn(own.workspaceId, i, customer, i === 7 ? 3 : i);
+    // A call's conversation with the first person's number: two conversations for it.
+    await recordCallConversation(deps, { tenantId: own.workspaceId, callId: 'call_0190aa00000011223344550001', agentId: own.agentId, customer: { phone: '+919811180000' }, turns: [{ role: 'model', text: 'hello', at: at(2), kind: 'turn' }] });
     await turn(other.workspaceId, 0, { name: 'Priya Other' }, 100);
     // As if stored before the name entries existed.
-    await conversationEntriesCollection(api.db).deleteMany({ _id: entryRange(nameList(own.workspaceId)) });
-    await conversationEntriesCollection(api.db).deleteMany({ _id: entryRange(nameList(other.workspaceId)) });
+    const customerEntries = { _id: { $regex: `^(${own.workspaceId}|${other.workspaceId})\\|(name\\||phone:)` } };
+    await conversationEntriesCollection(api.db).deleteMany(customerEntries);
 
     const walk = async (q: string, limit: number) => {
       const seen: string[] = [];
@@ -67,7 +68,12 @@ describe('conversations by name through their entries', () => {
     };
     const storeAnswer = async (name: string) => (await recentConversations(api.db, own.workspaceId, 1000, { name })).map((c) => c._id);
     const texts = ['priya', 'PRIYA', 'riya s', 'Priyanka', 'a', 'dûp', 'ÉLO', '"annie"', '& co <x>', 'aj', 'Sharma Priya', 'zzz', 'iyer', 'Ananya "Annie" Reddy & co'];
+    const numbers = ['+919811180000', '+91 98111 80003', '9811180007', '+919811189999'];
     const check = async () => {
+      for (const q of numbers) {
+        const want = (await recentConversations(api.db, own.workspaceId, 1000, { phone: `+91${q.replace(/\D/g, '').slice(-10)}` })).map((c) => c._id);
+        expect({ q, seen: await walk(q, 1) }).toEqual({ q, seen: want });
+      }
       for (const q of texts) {
         const want = await storeAnswer(q);
         expect({ q, seen: await walk(q, 2) }).toEqual({ q, seen: want });
@@ -75,15 +81,13 @@ describe('conversations by name through their entries', () => {
       }
     };
     expect(await storeAnswer('priya')).toHaveLength(3);
+    expect(await recentConversations(api.db, own.workspaceId, 10, { phone: '+919811180000' })).toHaveLength(2);
     await check();
 
     await backfillConversationEntries(api.db);
     await backfillNameEntries(api.db);
     const all = await conversationsCollection(api.db).find({ tenant_id: { $in: [own.workspaceId, other.workspaceId] } }).toArray();
-    const nameEntries = [
-      ...(await conversationEntriesCollection(api.db).find({ _id: entryRange(nameList(own.workspaceId)) }).toArray()),
-      ...(await conversationEntriesCollection(api.db).find({ _id: entryRange(nameList(other.workspaceId)) }).toArray()),
-    ];
+    const nameEntries = await conversationEntriesCollection(api.db).find(customerEntries).toArray();
     expect(nameEntries.map((e) => e._id).sort()).toEqual(all.flatMap(nameKeys).sort());
     await check();
 
@@ -133,7 +137,7 @@ describe('conversations by name through their entries', () => {
     }
   });
 
-  it('reads the conversations by _id only: the name entries, the matches’ times, the page', async () => {
+  it('reads the conversations by _id only: the name or number entries, the matches’ times, the page', async () => {
     const own = await createTestWorkspace(api.db);
     const deps = { db: api.db, events: createEventPublisher(api.db, { dispatch: async () => undefined }) };
     for (let i = 0; i < 12; i++) {
@@ -150,6 +154,10 @@ describe('conversations by name through their entries', () => {
       const onConversations = started.filter((e) => e.commandName === 'find' && e.command.find === 'conversations');
       expect(onConversations.map((e) => Object.keys(e.command.filter))).toEqual([['_id'], ['_id']]);
       expect(onConversations.map((e) => e.command.filter._id.$in.length)).toEqual([6, 4]);
+      started.length = 0;
+      const ofNumber = await listRecentConversations(monitored.db(api.db.databaseName), own.workspaceId, 4, { phone: '+919811200003' });
+      expect(ofNumber.map((c) => c.customer.name)).toEqual(['Rohan 3']);
+      expect(started.filter((e) => e.commandName === 'find' && e.command.find === 'conversations').map((e) => Object.keys(e.command.filter))).toEqual([['_id'], ['_id']]);
     } finally {
       await monitored.close();
     }
