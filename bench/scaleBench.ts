@@ -86,6 +86,7 @@ function routesFor(m: SeedManifest): ScaleRoute[] {
     consoleRoute('GET console find?q=<name>', () => `${c}/find?q=Priya`),
     consoleRoute('GET console conversations', () => `${c}/conversations`),
     consoleRoute('GET console conversations?q=<name>', () => `${c}/conversations?q=Priya`),
+    consoleRoute('GET console conversations?q=<number>', () => `${c}/conversations?q=${someone}`),
     consoleRoute('GET console conversations/{id}/transcript', (i) => `${c}/conversations/${pick(conversations, i)}/transcript`),
     consoleRoute('GET console campaigns', () => `${c}/campaigns`),
     consoleRoute('GET console campaigns/{id}', (i) => `${c}/campaigns/${pick(campaigns, i)}`),
