@@ -10,6 +10,13 @@ import type { ConversationDoc, Customer } from './store';
 /** How much of a suffix the key keeps: longer searches are rare, and each key's length is stored once per suffix. */
 export const NAME_KEY_CHARS = 16;
 
+/**
+ * Where suffixes start: within a name's first NAME_INDEXED_CHARS characters. A name is free
+ * text and its keys are re-offered with every turn's first insert, so its length must not
+ * decide a turn's cost; a text found only past this in a longer name is not found.
+ */
+export const NAME_INDEXED_CHARS = 100;
+
 export const nameList = (tenantId: string): string => entryKey(tenantId, 'name');
 
 export function hexOf(text: string): string {
@@ -38,7 +45,7 @@ export function nameKeys(c: Pick<ConversationDoc, '_id' | 'tenant_id'> & { custo
   if (phone && SEARCHED_PHONE.test(phone)) keys.add(entryKeyIn(phoneList(c.tenant_id, phone), c._id));
   for (const name of searchedNames(c.customer)) {
     const chars = Array.from(name);
-    for (let i = 0; i < chars.length; i++) {
+    for (let i = 0; i < Math.min(chars.length, NAME_INDEXED_CHARS); i++) {
       if (/\s/.test(chars[i]!)) continue;
       keys.add(entryKeyIn(nameList(c.tenant_id), hexOf(keyText(chars.slice(i).join(''))), c._id));
     }
