@@ -3,6 +3,7 @@ import type { CallDoc } from '../src/calls/callStore';
 import { newCallDoc, deploymentId } from '../src/calls/callStore';
 import type { CallOutcome, CallStatus, TranscriptTurn } from '../src/calls/types';
 import type { CampaignDoc } from '../src/campaigns/campaign';
+import { campaignKeys } from '../src/campaigns/campaignEntries';
 import type { CampaignRecipientDoc } from '../src/campaigns/staging';
 import { recipientId } from '../src/campaigns/staging';
 import type { ContactDoc, ContactIdentityDoc } from '../src/contacts/contacts';
@@ -11,6 +12,7 @@ import type { ConversationDoc, ConversationMessageDoc } from '../src/conversatio
 import { conversationIdFor, messageIdFor, previewOf } from '../src/conversations/store';
 import { callNumberKey } from '../src/calls/callEntries';
 import { recentKey, transcriptKey } from '../src/conversations/conversationEntries';
+import { nameKeys } from '../src/conversations/nameKeys';
 import type { EntryDoc } from '../src/db/keyedEntries';
 import type { SubscriberDoc } from '../src/dues/store';
 import type { TicketDoc } from '../src/tickets/ticketStore';
@@ -412,5 +414,10 @@ export function listEntriesOfCall(call: CallDoc): EntryDoc[] {
 
 /** The keyed list entries the app writes with a conversation and its turns (src/conversations/conversationEntries.ts). */
 export function listEntriesOfConversation(conversation: ConversationDoc, messages: readonly ConversationMessageDoc[]): EntryDoc[] {
-  return [{ _id: recentKey(conversation) }, ...messages.map((m) => ({ _id: transcriptKey(m) }))];
+  return [{ _id: recentKey(conversation) }, ...nameKeys(conversation).map((_id) => ({ _id })), ...messages.map((m) => ({ _id: transcriptKey(m) }))];
+}
+
+/** The keyed list entries the app writes with a campaign (src/campaigns/campaignEntries.ts). */
+export function listEntriesOfCampaign(campaign: CampaignDoc): EntryDoc[] {
+  return campaignKeys(campaign).map((_id) => ({ _id }));
 }

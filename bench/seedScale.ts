@@ -5,6 +5,8 @@ import { performance } from 'node:perf_hooks';
 import { MongoClient, type Collection, type Db, type Document, } from 'mongodb';
 import { callCollections } from '../src/calls/callStore';
 import { campaignCollections } from '../src/campaigns/campaign';
+import { CAMPAIGN_ENTRIES, campaignEntriesCollection } from '../src/campaigns/campaignEntries';
+import { NAME_ENTRIES } from '../src/conversations/nameEntries';
 import { stagingCollections } from '../src/campaigns/staging';
 import { contactCollections } from '../src/contacts/contacts';
 import { conversationMessagesCollection, conversationsCollection } from '../src/conversations/store';
@@ -30,6 +32,7 @@ import {
   contactDocs,
   conversationDocs,
   listEntriesOfCall,
+  listEntriesOfCampaign,
   listEntriesOfConversation,
   deliveryDoc,
   recipientDoc,
@@ -99,6 +102,7 @@ class Writer {
       callEntries: callEntriesCollection(db),
       conversationEntries: conversationEntriesCollection(db),
       campaigns: campaignCollections(db).campaigns,
+      campaignEntries: campaignEntriesCollection(db),
       recipients: stagingCollections(db).recipients,
       subscribers: duesCollections(db).subscribers,
       subscriberPhones: duesCollections(db).phones,
@@ -195,6 +199,7 @@ async function seedWorkspaceData(db: Db, writer: Writer, ws: SeedWorkspace, size
     // The largest is the newest: the one a person opens first.
     const recipients = i === sizes.campaigns - 1 ? sizes.largestCampaignRecipients : sizes.otherCampaignRecipients;
     const campaign = campaignDoc(ws, at, i, recipients, r);
+    for (const entry of listEntriesOfCampaign(campaign)) await writer.add(s.campaignEntries, entry);
     await writer.add(s.campaigns, campaign);
     for (let position = 0; position < recipients; position++) {
       await writer.add(s.recipients, recipientDoc(ws, campaign, position, r));
@@ -272,7 +277,7 @@ export async function seedScale(db: Db, options: { scale: number; seed: number; 
   }
   await writer.drain();
   // Every record went in with its list entries: nothing to backfill.
-  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES]) await markEntriesComplete(db, name);
+  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, CAMPAIGN_ENTRIES, NAME_ENTRIES]) await markEntriesComplete(db, name);
   const seconds = (performance.now() - started) / 1000;
   return {
     scale: options.scale,

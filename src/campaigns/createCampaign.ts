@@ -17,6 +17,7 @@ import { campaignChannel, registeredChannels } from './channels';
 import { CampaignRefusal } from './refusal';
 import { campaignSettingsOf } from './settings';
 import { findList } from '../lists';
+import { writeCampaignEntries } from './campaignEntries';
 import { BROADCAST_TOKENS, CALL_TOKENS, checkTokens, listBroadcastTokens, listCallTokens } from './templateTokens';
 
 /** The uploaded list an `uploaded_list` audience names, as the caller found it (null: no such list in the workspace). */
@@ -217,8 +218,9 @@ export function draftCampaign(
 }
 
 /**
- * Writes the audience's ids first, then the campaign, so a campaign that exists always has
- * its audience (a failure between leaves only an unreachable audience document).
+ * Writes the audience's ids first, then the campaign's list entries, then the campaign, so a
+ * campaign that exists always has its audience and its place in the lists (a failure between
+ * leaves only an unreachable audience document or entries that are skipped).
  */
 export async function insertDraft(db: Db, drafted: Drafted): Promise<void> {
   const { campaigns, audiences } = campaignCollections(db);
@@ -226,6 +228,7 @@ export async function insertDraft(db: Db, drafted: Drafted): Promise<void> {
   if (campaign.audience.kind === 'contact_ids') {
     await audiences.insertOne({ _id: campaign._id, tenant_id: campaign.tenant_id, contact_ids: contactIds });
   }
+  await writeCampaignEntries(db, [campaign]);
   await campaigns.insertOne(campaign);
 }
 

@@ -1,5 +1,7 @@
 import type { Db } from 'mongodb';
+import { entriesComplete, readThroughEntries } from '../db/keyedEntries';
 import { campaignCollections, type CampaignDoc, type CampaignStatus } from './campaign';
+import { CAMPAIGN_ENTRIES, campaignEntriesCollection, campaignPosition, campaignsInStatusList, isCurrentCampaignKey, recentCampaignsList } from './campaignEntries';
 import { countsOf, type CampaignCounts } from './progress';
 import { readRecipientBatch, type CampaignRecipientDoc } from './staging';
 
@@ -19,6 +21,30 @@ export interface CampaignListQuery {
 }
 
 export async function listCampaigns(db: Db, tenantId: string, query: CampaignListQuery): Promise<(CampaignDoc & Pick<CampaignCounts, 'states'>)[]> {
+  const docs = (await entriesComplete(db, CAMPAIGN_ENTRIES)) ? await campaignsThroughEntries(db, tenantId, query) : await campaignsByScan(db, tenantId, query);
+  const counts = await countsOf(db, docs);
+  return docs.map((d) => ({ ...d, ...counts.get(d._id)! }));
+}
+
+/**
+ * The page read through the campaigns' keyed entries (src/campaigns/campaignEntries.ts): a
+ * status filter walks that status's list, no filter the list of all (archived ones skipped).
+ */
+function campaignsThroughEntries(db: Db, tenantId: string, query: CampaignListQuery): Promise<CampaignDoc[]> {
+  const { status, includeArchived } = query;
+  return readThroughEntries({
+    entries: campaignEntriesCollection(db),
+    prefix: status ? campaignsInStatusList(tenantId, status) : recentCampaignsList(tenantId),
+    order: -1,
+    from: query.after ? campaignPosition(query.after.updatedAt, query.after.id) : null,
+    limit: query.limit,
+    records: campaignCollections(db).campaigns,
+    keep: (c, key) => c.tenant_id === tenantId && isCurrentCampaignKey(key, c) && (status ? c.status === status : includeArchived || c.status !== 'archived'),
+  });
+}
+
+/** The same page by a query on the campaigns (a scan on FerretDB): until the entries' backfill is done. */
+function campaignsByScan(db: Db, tenantId: string, query: CampaignListQuery): Promise<CampaignDoc[]> {
   const filter: Record<string, unknown> = { tenant_id: tenantId };
   if (query.status) filter.status = query.status;
   else if (!query.includeArchived) filter.status = { $ne: 'archived' };
@@ -26,9 +52,7 @@ export async function listCampaigns(db: Db, tenantId: string, query: CampaignLis
     const { updatedAt, id } = query.after;
     filter.$or = [{ updated_at: { $lt: updatedAt } }, { updated_at: updatedAt, _id: { $lt: id } }];
   }
-  const docs = await campaignCollections(db).campaigns.find(filter).sort({ updated_at: -1, _id: -1 }).limit(query.limit).toArray();
-  const counts = await countsOf(db, docs);
-  return docs.map((d) => ({ ...d, ...counts.get(d._id)! }));
+  return campaignCollections(db).campaigns.find(filter).sort({ updated_at: -1, _id: -1 }).limit(query.limit).toArray();
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { claimHolding, claimVersion, isAbandoned as claimAbandoned, nextVersionClaim, writeClaim, type VersionedStore } from '../db/versionedWrite';
-import { campaignCollections, findCampaign, type CampaignDoc } from './campaign';
+import { campaignCollections, findCampaign, type CampaignDoc, type CampaignStatus } from './campaign';
+import { movingCampaignEntries } from './campaignEntries';
 import type { CampaignTrigger } from './status';
 
 /**
@@ -64,6 +65,10 @@ export function isAbandoned(winner: CampaignVersionDoc, current: CampaignDoc, no
  * Writes a claimed version (with `extra`, whole fields known only once its effect ran, e.g.
  * the staged count). Null when the campaign is at neither version (a claim out of turn).
  */
-export function writeClaimedVersion(db: Db, claim: CampaignVersionDoc, extra: Record<string, unknown> = {}): Promise<CampaignDoc | null> {
-  return writeClaim(versioned(db), claim, extra);
+export async function writeClaimedVersion(db: Db, claim: CampaignVersionDoc, extra: Record<string, unknown> = {}): Promise<CampaignDoc | null> {
+  // Every version moves the campaign in its lists (src/campaigns/campaignEntries.ts): the keys it will have before the write.
+  const before = await campaignCollections(db).campaigns.findOne({ _id: claim.campaign_id }, { projection: { tenant_id: 1, updated_at: 1, status: 1, version: 1 } });
+  const fields = { ...claim.set, ...extra };
+  const next = { _id: claim.campaign_id, tenant_id: claim.tenant_id, updated_at: fields.updated_at as Date, status: (fields.status ?? before?.status) as CampaignStatus };
+  return movingCampaignEntries(db, before?.version === claim.version - 1 ? before : null, next, () => writeClaim(versioned(db), claim, extra));
 }

@@ -1,7 +1,8 @@
 import type { Collection, Db } from 'mongodb';
 import { backfillEntries, entryKey, entryKeyIn, entryParts, timeKey, writeEntries, type EntryDoc } from '../db/keyedEntries';
 import { idRange } from '../domain/ids';
-import { conversationMessagesCollection, conversationsCollection, type ConversationDoc, type ConversationMessageDoc } from './store';
+import { nameKeys } from './nameKeys';
+import { conversationMessagesCollection, conversationsCollection, type ConversationDoc, type ConversationMessageDoc, type Customer } from './store';
 
 /**
  * Conversations as keyed entries (src/db/keyedEntries.ts), so the recent list and a transcript
@@ -34,9 +35,12 @@ export function isCurrentRecentKey(key: string, c: Pick<ConversationDoc, 'update
 
 export const transcriptKey = (m: Pick<ConversationMessageDoc, '_id' | 'conversation_id'>): string => entryKey(m.conversation_id, m._id);
 
-/** Before the conversations are inserted. */
-export async function writeRecentEntries(db: Db, conversations: readonly Pick<ConversationDoc, '_id' | 'tenant_id' | 'updated_at'>[]): Promise<void> {
-  await writeEntries(conversationEntriesCollection(db), conversations.map(recentKey));
+/**
+ * Before the conversations are inserted: their place in the recent list and, with a
+ * customer's name, the name search's keys (src/conversations/nameEntries.ts), in one insert.
+ */
+export async function writeRecentEntries(db: Db, conversations: readonly (Pick<ConversationDoc, '_id' | 'tenant_id' | 'updated_at'> & { customer?: Customer })[]): Promise<void> {
+  await writeEntries(conversationEntriesCollection(db), conversations.flatMap((c) => [recentKey(c), ...nameKeys(c)]));
 }
 
 /** Before the messages are inserted. */

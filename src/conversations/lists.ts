@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { findByIds } from '../db/findByIds';
-import { entriesComplete, readThroughEntries } from '../db/keyedEntries';
+import { entriesComplete, entryRecordId, readThroughEntries } from '../db/keyedEntries';
 import {
   RECENT_CONVERSATION_ENTRIES,
   TRANSCRIPT_ENTRIES,
@@ -9,6 +9,7 @@ import {
   recentList,
   recentPosition,
 } from './conversationEntries';
+import { NAME_ENTRIES, NAME_SORT_MAX, conversationIdsNamed, conversationIdsOfNumber, nameHolds, pageOfNamed } from './nameEntries';
 import {
   conversationIdFor,
   conversationMessagesCollection,
@@ -30,7 +31,8 @@ import {
 /**
  * The workspace's most recently active conversations, `updated_at` then `_id` descending,
  * after `after`. The recent entries serve the list and its agent filter (checked on each
- * conversation read); a search by number or name reads the store's way.
+ * conversation read); a search by name or number reads the customer entries
+ * (src/conversations/nameEntries.ts).
  */
 export async function listRecentConversations(
   db: Db,
@@ -39,7 +41,19 @@ export async function listRecentConversations(
   search: ConversationSearch = {},
   after: { updatedAt: Date; id: string } | null = null,
 ): Promise<ConversationDoc[]> {
-  if (search.phone || search.name || !(await entriesComplete(db, RECENT_CONVERSATION_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
+  if (!(await entriesComplete(db, RECENT_CONVERSATION_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
+  const { name, phone } = search;
+  let admit: ((key: string) => boolean) | undefined;
+  const keep = (c: ConversationDoc) =>
+    c.tenant_id === tenantId && (!search.agentId || c.agent_id === search.agentId) && (!name || nameHolds(c, name)) && (!phone || c.customer?.phone === phone);
+  if (name || phone) {
+    if (!(await entriesComplete(db, NAME_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
+    // A rare name: its few matches sorted by time. More: the recent list's keys walked, a record read only for a match
+    // (a key is a small document, a conversation a large one). Too many to gather: the recent list, every name checked.
+    const named = phone ? await conversationIdsOfNumber(db, tenantId, phone) : await conversationIdsNamed(db, tenantId, name!);
+    if (named && named.size <= NAME_SORT_MAX) return pageOfNamed(db, named, limit, after, keep);
+    if (named) admit = (key) => named.has(entryRecordId(key));
+  }
   return readThroughEntries({
     entries: conversationEntriesCollection(db),
     prefix: recentList(tenantId),
@@ -47,7 +61,8 @@ export async function listRecentConversations(
     from: after ? recentPosition(after.updatedAt, after.id) : null,
     limit,
     records: conversationsCollection(db),
-    keep: (c, key) => c.tenant_id === tenantId && isCurrentRecentKey(key, c) && (!search.agentId || c.agent_id === search.agentId),
+    keep: (c, key) => isCurrentRecentKey(key, c) && keep(c),
+    ...(admit ? { admit } : {}),
   });
 }
 

@@ -92,7 +92,7 @@ export async function recordCallConversation(
   const conversations = conversationsCollection(deps.db);
   const createdAt = messages[0]!.created_at;
   // Set from the turns, so a retry writes the same key; a conversation moved past it by a later turn skips it when read.
-  await writeRecentEntries(deps.db, [{ _id: conversationId, tenant_id: input.tenantId, updated_at: summary.updated_at }]);
+  await writeRecentEntries(deps.db, [{ _id: conversationId, tenant_id: input.tenantId, updated_at: summary.updated_at, customer: input.customer }]);
   const inserted = await insertIfAbsent(conversations, {
     _id: conversationId,
     tenant_id: input.tenantId,

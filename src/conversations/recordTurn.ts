@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { withLease } from '../db/leaseLock';
 import { eventIdFor, eventsCollection, type EventInput, type EventPublisher } from '../events';
+import { writeNameEntries } from './nameEntries';
 import { conversationEntriesCollection, movingRecentEntry, recentKey, writeRecentEntries, writeTranscriptEntries } from './conversationEntries';
 import {
   RECENT_MESSAGE_IDS,
@@ -304,6 +305,8 @@ export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput)
     const started: Partial<ConversationDoc> = current.started_event ? {} : { started_event: true };
     const counted = current.recent_message_ids.includes(messageId);
     const change = counted ? started : { ...turnChange(current, input, kind, messageId), ...started };
+    // A name the customer had not given before: findable by it before it is stored.
+    if (change.customer) await writeNameEntries(deps.db, [{ _id: conversationId, tenant_id: current.tenant_id, customer: change.customer }]);
     if (Object.keys(change).length > 0) await movingRecentEntry(deps.db, current, change.updated_at ?? current.updated_at, () => conversations.updateOne({ _id: conversationId }, { $set: change }), recentKey(created));
     // The entry written for the insert is not the conversation's place when it is already past this turn's time (`updated_at` never goes back).
     if (current.updated_at > created.updated_at) await conversationEntriesCollection(deps.db).deleteOne({ _id: recentKey(created) });

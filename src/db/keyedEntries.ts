@@ -87,6 +87,8 @@ export interface EntryWalk<T extends { _id: string }> {
   records: Collection<T>;
   /** Whether the record is still in the list under this key (its workspace, a moved sort key, the other filters). */
   keep: (record: T, key: string) => boolean;
+  /** Which keys are worth reading the record of (a filter the key alone answers); every key when absent. */
+  admit?: (key: string) => boolean;
 }
 
 /**
@@ -104,8 +106,9 @@ export async function readThroughEntries<T extends { _id: string }>(walk: EntryW
     const ids: Filter<EntryDoc> = walk.order === -1 ? { _id: { $gt: range.$gt, $lt: bound ?? range.$lt } } : { _id: { $gt: bound ?? range.$gt, $lt: range.$lt } };
     const keys = (await walk.entries.find(ids, { projection: { _id: 1 } }).sort({ _id: walk.order }).limit(batch).toArray()).map((e) => e._id);
     if (keys.length === 0) return kept;
-    const found = new Map<string, T>((await findByIds(walk.records, keys.map(entryRecordId))).map((r) => [r._id as string, r as T]));
-    for (const key of keys) {
+    const admitted = walk.admit ? keys.filter(walk.admit) : keys;
+    const found = new Map<string, T>(admitted.length === 0 ? [] : (await findByIds(walk.records, admitted.map(entryRecordId))).map((r) => [r._id as string, r as T]));
+    for (const key of admitted) {
       const record = found.get(entryRecordId(key));
       if (record && walk.keep(record, key)) kept.push(record);
       if (kept.length === walk.limit) return kept;

@@ -31,7 +31,9 @@ import { SWEEP_PAUSE_MS } from '../db/idRangeSweep';
 import { createSetupSweeper } from '../dues/setupSweeper';
 import { createLivePlaceSweeper } from '../calls/livePlaceSweeper';
 import { backfillCallEntries } from '../calls/callEntries';
+import { backfillCampaignEntries } from '../campaigns/campaignEntries';
 import { backfillConversationEntries } from '../conversations/conversationEntries';
+import { backfillNameEntries } from '../conversations/nameEntries';
 import { sweepExpiredStreamClaims } from '../calls/line/lineCalls';
 import { startLateRecounts } from '../campaigns/whatsapp/lateRecounts';
 import { runMain, shutdownSignal } from './runMain';
@@ -147,6 +149,8 @@ runMain(async () => {
   const backfills = (async () => {
     await backfillCallEntries(db, () => stopping);
     await backfillConversationEntries(db, () => stopping);
+    await backfillCampaignEntries(db, () => stopping);
+    await backfillNameEntries(db, () => stopping);
   })().catch((err: unknown) => logger.warn({ err }, 'list entry backfill failed; resumed at the next start'));
 
   const running = worker.run();

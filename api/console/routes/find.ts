@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { listCalls } from '../../../src/calls/callList';
 import { findCall, type CallDoc } from '../../../src/calls/callStore';
 import { findLineCallByProviderId } from '../../../src/calls/line/lineCalls';
-import { conversationsOfNumber } from '../../../src/conversations/lists';
-import { findConversation, recentConversations, type ConversationDoc } from '../../../src/conversations/store';
+import { conversationsOfNumber, listRecentConversations } from '../../../src/conversations/lists';
+import { findConversation, type ConversationDoc } from '../../../src/conversations/store';
 import { formatTimestamp } from '../../format';
 import type { RouteDef } from '../../route';
 import { workspaceGroup, type ConsoleDeps } from '../deps';
@@ -82,7 +82,7 @@ export function findRoutes(deps: ConsoleDeps): RouteDef[] {
           return { items: await callsFound(call ? [call] : []) };
         }
         const text = readSearchText(q, workspace.country);
-        if (text.kind === 'name') return { items: (await recentConversations(deps.db, tenantId, FIND_LIMIT, { name: text.name })).map(conversationFound) };
+        if (text.kind === 'name') return { items: (await listRecentConversations(deps.db, tenantId, FIND_LIMIT, { name: text.name })).map(conversationFound) };
         // The number's newest calls through their entries, then its conversations by id: its chat
         // threads' and those calls' voice conversations (src/conversations/lists.ts).
         const calls = await listCalls(deps.db, tenantId, { to: text.e164 }, { beforeId: null, limit: FIND_LIMIT });
