@@ -3,7 +3,7 @@ import type { CallActivities } from '../../activities/calls';
 import type { CallWorkflowInput, CallWorkflowResult, Placement } from '../../src/calls/contracts';
 import { FailureType } from '../../src/temporal/failures';
 import { CALL_STEP, CALL_STEP_LOCAL } from './activityOptions';
-import { callState, endUnplaced, finishAndRead, followLine, type LifecycleWays } from './callPhases';
+import { callState, endUnplaced, finishAndRead, followLine, waitWithTimerPerWait, type LifecycleWays } from './callPhases';
 import { workflowNowIso } from '../time';
 import { showStatus } from '../visibility';
 
@@ -54,7 +54,13 @@ export async function callWorkflow(input: CallWorkflowInput): Promise<CallWorkfl
   // Decided before the first step, once per run: every step of a run takes the same kind.
   const calls = patched(LOCAL_CALL_STEPS_PATCH) ? localSteps : remoteSteps;
   const lineTimes = patched(LINE_EVENT_TIMES_PATCH);
-  const ways: LifecycleWays = { steps: calls, showStatus, lineTimes, takesLateAnswer: () => lineTimes && patched(ANSWER_REPORTED_LATE_PATCH) };
+  const ways: LifecycleWays = {
+    steps: calls,
+    showStatus,
+    lineTimes,
+    takesLateAnswer: () => lineTimes && patched(ANSWER_REPORTED_LATE_PATCH),
+    lineWait: waitWithTimerPerWait,
+  };
   // Nothing on the line happened before the workflow began (it places the call).
   const begun = Date.now();
   const state = callState(input);

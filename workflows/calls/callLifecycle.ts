@@ -1,13 +1,22 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyLocalActivities, TemporalFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyLocalActivities, TemporalFailure } from '@temporalio/workflow';
 import type { CallActivities, PlaceAndRecordInput } from '../../activities/calls';
 import { FailureType } from '../../src/temporal/failures';
 import type { CallWorkflowInput, CallWorkflowResult, Placement } from '../../src/calls/contracts';
 import { CALL_STEP_LOCAL } from './activityOptions';
-import { callState, endUnplaced, finishAndRead, followLine, type LifecycleWays } from './callPhases';
+import { callState, durationSeconds, endUnplaced, finishAndRead, followLine, PhaseTimer, waitWithTimerPerWait, type LifecycleWays } from './callPhases';
+import { readAndRecord } from './callReading';
 import { workflowNowIso } from '../time';
 import { setStatusAttribute } from '../visibility';
 
 const steps = proxyLocalActivities<CallActivities>(CALL_STEP_LOCAL);
+
+/**
+ * Issue 36 §3: the call's end is one local activity (`endCall`: hang-up, finish, and the result
+ * decided or read by a reader that answers within a few seconds, else by the reader's activity
+ * as before), and each deadline is one timer, never cancelled by a line event nor at the end.
+ * Runs started before keep a step per part, the reader's activity task, and a timer per wait.
+ */
+const ONE_STEP_END_PATCH = 'call-end-in-one-step';
 
 /** The network's answer to placing the call; a placing step that failed for good is a refusal, as on `callWorkflow`'s newest path. */
 async function placeOnce(request: PlaceAndRecordInput): Promise<Placement> {
@@ -38,10 +47,22 @@ async function placeOnce(request: PlaceAndRecordInput): Promise<Placement> {
  *   minutes);
  * - the status search attribute is set without a patch.
  *
+ * Since `call-end-in-one-step` (issue 36 §3, its two events the price of keeping earlier runs
+ * replaying until the patch is retired): the end is one local activity, the reader included
+ * when it answers within `READ_IN_END_STEP_MS`, and each deadline one timer left to lapse.
+ *
  * The workflow id is the call id.
  */
 export async function callLifecycle(input: CallWorkflowInput): Promise<CallWorkflowResult> {
-  const ways: LifecycleWays = { steps, showStatus: setStatusAttribute, lineTimes: true, takesLateAnswer: () => true };
+  // Decided before the first step, once per run.
+  const oneStepEnd = patched(ONE_STEP_END_PATCH);
+  const ways: LifecycleWays = {
+    steps,
+    showStatus: setStatusAttribute,
+    lineTimes: true,
+    takesLateAnswer: () => true,
+    lineWait: oneStepEnd ? new PhaseTimer() : waitWithTimerPerWait,
+  };
   // Nothing on the line happened before the workflow began (it places the call).
   const begun = Date.now();
   const state = callState(input);
@@ -50,8 +71,31 @@ export async function callLifecycle(input: CallWorkflowInput): Promise<CallWorkf
   state.placement = await placeOnce({ callId: input.callId, requestedAt: input.createdAt, step: ++state.step, status: state.status, at: answeredAt ?? workflowNowIso() });
   // The update's handler answered in this task, before the workflow ends (update-with-start
   // delivers it with the start), so the API gets a refusal, not a completed workflow.
-  if (!state.placement.placed) return endUnplaced(input, state, ways);
+  if (!state.placement.placed) {
+    if (!oneStepEnd) return endUnplaced(input, state, ways);
+    state.status = 'failed';
+    setStatusAttribute(state.status);
+    const end = { callId: input.callId, step: ++state.step, status: state.status, outcome: 'originate_error' as const, answeredAt: null, endedAt: workflowNowIso() };
+    const ended = await steps.endCall({ end, hangUpLine: false, readAt: workflowNowIso() });
+    return { status: state.status, outcome: end.outcome, durationSeconds: 0, resultState: ended.resultState === 'ready' ? 'ready' : 'failed' };
+  }
 
   const line = await followLine(input, state, ways, begun, answeredAt);
-  return finishAndRead(input, state, ways, line);
+  if (!oneStepEnd) return finishAndRead(input, state, ways, line);
+
+  // A hang-up that arrives from now on finds the call ending and answers `ended: false`.
+  state.status = 'completed';
+  setStatusAttribute(state.status);
+  // The line's own end when it ended the call; otherwise now (a hang-up, a deadline).
+  const endedAt = line.lineEndedAt ?? workflowNowIso();
+  const end = { callId: input.callId, step: ++state.step, status: state.status, outcome: line.outcome, answeredAt: line.answeredAt, endedAt };
+  const ended = await steps.endCall({ end, hangUpLine: line.lineStillUp, readAt: workflowNowIso() });
+  let resultState = ended.resultState;
+  if (resultState === null) {
+    // The reader did not answer within the step: its own activity reads, with heartbeats and
+    // retries; the connected phase's timer must not fire meanwhile.
+    ways.lineWait.cancel();
+    resultState = await readAndRecord(input.callId, 1, false, steps.recordReading);
+  }
+  return { status: state.status, outcome: line.outcome, durationSeconds: durationSeconds(line.answeredAt, endedAt), resultState: resultState === 'ready' ? 'ready' : 'failed' };
 }

@@ -1,4 +1,4 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { CancellationScope, condition, setHandler, sleep } from '@temporalio/workflow';
 import type { CallActivities } from '../../activities/calls';
 import type { CallOutcome, CallStatus } from '../../src/calls/types';
 import type { LineEvent } from '../../src/calls/voiceLine';
@@ -50,6 +50,60 @@ export interface LifecycleWays {
   lineTimes: boolean;
   /** Asked, in this order, only of an end taken before the answer that a connected call has: whether to await the line's report. */
   takesLateAnswer(): boolean;
+  /** How the line is awaited against the phase's deadline (`waitWithTimerPerWait` or a `PhaseTimer`). */
+  lineWait: LineWait;
+}
+
+/** Waits until `woken` holds (true) or the deadline (epoch ms, workflow time) passes (false). */
+export interface LineWait {
+  wait(woken: () => boolean, deadline: number): Promise<boolean>;
+  /** Nothing more is awaited: a timer still pending is cancelled (a workflow going on waiting for something else). */
+  cancel(): void;
+}
+
+/** A timer per wait, cancelled as the wait ends (`callWorkflow`, and `callLifecycle` runs before its one-step end). */
+export const waitWithTimerPerWait: LineWait = {
+  wait: (woken, deadline) => condition(woken, Math.max(0, deadline - Date.now())),
+  cancel: () => undefined,
+};
+
+/**
+ * One timer per deadline (ringing, then connected), however many line events are taken
+ * meanwhile, cancelled only when the deadline moves (the answer): the last is left pending
+ * when the workflow completes, which records nothing, where cancelling it cost an event.
+ */
+export class PhaseTimer implements LineWait {
+  #deadline: number | null = null;
+  #scope: CancellationScope | null = null;
+  #expired = false;
+
+  async wait(woken: () => boolean, deadline: number): Promise<boolean> {
+    if (deadline !== this.#deadline) this.#start(deadline);
+    await condition(() => woken() || this.#expired);
+    // A line event or hang-up taken with the deadline is taken: the line's word wins.
+    return woken();
+  }
+
+  cancel(): void {
+    this.#scope?.cancel();
+    this.#scope = null;
+  }
+
+  #start(deadline: number): void {
+    this.cancel();
+    this.#deadline = deadline;
+    this.#expired = false;
+    const scope = new CancellationScope();
+    this.#scope = scope;
+    void scope
+      .run(() => sleep(Math.max(1, deadline - Date.now())))
+      .then(
+        () => {
+          if (this.#scope === scope) this.#expired = true;
+        },
+        () => undefined,
+      );
+  }
 }
 
 /** The call's state, with the status query, the placement and hang-up updates and the line-event signal handled. */
@@ -123,7 +177,7 @@ export async function followLine(input: CallWorkflowInput, state: CallState, way
   let lineStillUp = true;
   let lineEndedAt: string | null = null;
   while (state.outcome === null) {
-    const woke = await condition(() => state.lineEvents.length > 0 || state.hangupRequested, Math.max(0, deadline - Date.now()));
+    const woke = await ways.lineWait.wait(() => state.lineEvents.length > 0 || state.hangupRequested, deadline);
     if (!woke) {
       state.outcome = answeredAt ? 'max_duration' : 'no_answer';
       break;
