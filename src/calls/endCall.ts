@@ -42,7 +42,8 @@ export interface EndedCall {
  * up, the call finished (src/calls/finishCall.ts), and its result decided or read and written
  * (src/calls/recordReading.ts), the call read once for all of it. Safe to retry: each part
  * is (a retry may ask the reader again). A reader that fails or is slower than
- * `READ_IN_END_STEP_MS` is left to the reader's activity, which retries it with backoff.
+ * `READ_IN_END_STEP_MS`, or a real line's call (see below), is left to the reader's activity,
+ * which retries it with backoff.
  */
 export async function endCall(deps: EndCallDeps, input: EndCallInput, options: { cancelled?: AbortSignal } = {}): Promise<EndedCall> {
   const { end } = input;
@@ -54,6 +55,10 @@ export async function endCall(deps: EndCallDeps, input: EndCallInput, options: {
   if (finished.decided) {
     return { resultState: await recordReading(deps, { ...record, outcome: { kind: 'decided', decided: finished.decided } }, finished.call) };
   }
+  // A real line may report this end twice (the bridge's, then the network's): a signal landing
+  // while the workflow's last task runs fails that task and runs this step again, the reader
+  // with it. So its reading is left to the reader's activity, in a later task.
+  if (deps.voice.endTaken) return { resultState: null };
   const signal = AbortSignal.any([AbortSignal.timeout(READ_IN_END_STEP_MS), ...(options.cancelled ? [options.cancelled] : [])]);
   let reading;
   try {
