@@ -5,6 +5,7 @@ import type { CallHooks } from '../src/calls/callHooks';
 import { recordCallProgress, type CallProgress } from '../src/calls/callProgress';
 import { loadCall } from '../src/calls/callStore';
 import { finishCall, type CallEnd, type FinishedCall } from '../src/calls/finishCall';
+import { endCall, type EndCallInput, type EndedCall } from '../src/calls/endCall';
 import { placeAndRecord, placeOnNetwork, type PlaceAndRecordInput } from '../src/calls/placeOnNetwork';
 import { VOICE_ORIGINATE_ATTEMPTS_DEFAULT } from '../src/config';
 import { readInputFor, recordReading, type RecordReadingInput } from '../src/calls/recordReading';
@@ -17,6 +18,7 @@ import { READER_HEARTBEAT_INTERVAL_MS, type Placement } from '../src/calls/contr
 
 export type { CallEnd, FinishedCall } from '../src/calls/finishCall';
 export type { CallProgress } from '../src/calls/callProgress';
+export type { EndCallInput, EndedCall } from '../src/calls/endCall';
 export type { RecordReadingInput } from '../src/calls/recordReading';
 export type { PlaceAndRecordInput } from '../src/calls/placeOnNetwork';
 
@@ -61,6 +63,14 @@ export function createCallActivities({ db, temporal, events, voice, reader, call
 
     /** The call is over (src/calls/finishCall.ts); safe to retry. */
     finishCall: (end: CallEnd): Promise<FinishedCall> => finishCall({ db, temporal, events, voice, hooks: callHooks, warn: (message, meta) => log.warn(message, meta) }, end),
+
+    /**
+     * The call's whole end in one step (src/calls/endCall.ts): the line hung up if still up,
+     * the call finished, its result decided or read (the reader given a few seconds) and
+     * written. Safe to retry: each part is. A cancellation aborts the reader's request.
+     */
+    endCall: (input: EndCallInput): Promise<EndedCall> =>
+      endCall({ db, temporal, events, voice, reader, hooks: callHooks, warn: (message, meta) => log.warn(message, meta) }, input, { cancelled: Context.current().cancellationSignal }),
 
     /**
      * Hands the transcript to the reader. Temporary reader errors are retried by the

@@ -58,6 +58,11 @@ async function recordingUriOf(voice: VoiceProvider, call: CallDoc, answeredAt: s
  * with an effect that counts is guarded so a retry repeats none of them.
  */
 export async function finishCall(deps: FinishCallDeps, end: CallEnd): Promise<FinishedCall> {
+  return { decided: (await finishCallAsEnded(deps, end)).decided };
+}
+
+/** `finishCall`, with the call as it ended, for a step that goes on to read it (src/calls/endCall.ts) without reading it again. */
+export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Promise<FinishedCall & { call: CallDoc }> {
   const { db, voice, events } = deps;
   const call = await loadCall(db, end.callId);
   const duration = secondsBetween(end.answeredAt, end.endedAt);
@@ -111,7 +116,7 @@ export async function finishCall(deps: FinishCallDeps, end: CallEnd): Promise<Fi
 
   const ended = await loadCall(db, call._id);
   await events.publish(callLifecycleEvent('call.ended', ended, new Date(end.endedAt)));
-  if (!end.answeredAt) return { decided: 'unanswered' };
-  if (!transcript.some((turn) => turn.role === 'user' && turn.text.trim())) return { decided: 'no_conversation' };
-  return { decided: null };
+  if (!end.answeredAt) return { decided: 'unanswered', call: ended };
+  if (!transcript.some((turn) => turn.role === 'user' && turn.text.trim())) return { decided: 'no_conversation', call: ended };
+  return { decided: null, call: ended };
 }

@@ -39,8 +39,13 @@ export function readInputFor(call: CallDoc): ReadInput {
  * the reading number guards the write and dedupes the event, and the refold depends only on
  * the calls' readings.
  */
-export async function recordReading(deps: { db: Db; temporal?: Client; events: EventPublisher; hooks: CallHooks }, input: RecordReadingInput): Promise<CallResult['state']> {
-  const call = await loadCall(deps.db, input.callId);
+export async function recordReading(
+  deps: { db: Db; temporal?: Client; events: EventPublisher; hooks: CallHooks },
+  input: RecordReadingInput,
+  /** The call as the caller has just read it (the end step that finished it), so it is not read again. */
+  known?: CallDoc,
+): Promise<CallResult['state']> {
+  const call = known ?? (await loadCall(deps.db, input.callId));
   let result: CallResult;
   if (input.outcome.kind === 'read') result = buildResult(input.outcome.reading, call.capture, input.readAt);
   else if (input.outcome.kind === 'decided') result = buildResult(null, call.capture, input.readAt, input.outcome.decided);

@@ -37,6 +37,13 @@ export interface VoiceProvider {
    * is given the conventional `storage://recordings/<workspace>/<call>.ogg` reference.
    */
   recordingUri?(callId: string): Promise<string | null>;
+  /**
+   * The call's workflow has taken the line's end and is ending the call: a later report of
+   * that end from the network is not signalled to it (a real line: `ended_by_us_at`). A
+   * signal landing while the workflow's last task runs fails that task, which then runs its
+   * end step (the reader with it) again. Absent: nothing reports an end twice (the simulator).
+   */
+  endTaken?(callId: string): Promise<void>;
 }
 
 /** What the network says on the line, delivered to the call workflow as the `lineEvent` signal. */

@@ -1,25 +1,22 @@
-import { ActivityFailure, ApplicationFailure, condition, isCancellation, proxyLocalActivities, setHandler, TemporalFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyLocalActivities, TemporalFailure } from '@temporalio/workflow';
 import type { CallActivities, PlaceAndRecordInput } from '../../activities/calls';
 import { FailureType } from '../../src/temporal/failures';
-import type { CallOutcome, CallStatus } from '../../src/calls/types';
-import type { LineEvent } from '../../src/calls/voiceLine';
-import {
-  hangupUpdate,
-  lineEventSignal,
-  placementUpdate,
-  statusQuery,
-  type CallWorkflowInput,
-  type CallWorkflowResult,
-  type Placement,
-} from '../../src/calls/contracts';
+import type { CallWorkflowInput, CallWorkflowResult, Placement } from '../../src/calls/contracts';
 import { CALL_STEP_LOCAL } from './activityOptions';
+import { callState, durationSeconds, endUnplaced, finishAndRead, followLine, PhaseTimer, waitWithTimerPerWait, type LifecycleWays } from './callPhases';
 import { readAndRecord } from './callReading';
-import { answerReportedLate, CONNECTED_OUTCOMES, lineEventTime } from './lineTimes';
-import { refuseArguments } from '../updateValidators';
 import { workflowNowIso } from '../time';
 import { setStatusAttribute } from '../visibility';
 
 const steps = proxyLocalActivities<CallActivities>(CALL_STEP_LOCAL);
+
+/**
+ * Issue 36 §3: the call's end is one local activity (`endCall`: hang-up, finish, and the result
+ * decided or read by a reader that answers within a few seconds, else by the reader's activity
+ * as before), and each deadline is one timer, never cancelled by a line event nor at the end.
+ * Runs started before keep a step per part, the reader's activity task, and a timer per wait.
+ */
+const ONE_STEP_END_PATCH = 'call-end-in-one-step';
 
 /** The network's answer to placing the call; a placing step that failed for good is a refusal, as on `callWorkflow`'s newest path. */
 async function placeOnce(request: PlaceAndRecordInput): Promise<Placement> {
@@ -50,122 +47,55 @@ async function placeOnce(request: PlaceAndRecordInput): Promise<Placement> {
  *   minutes);
  * - the status search attribute is set without a patch.
  *
+ * Since `call-end-in-one-step` (issue 36 §3, its two events the price of keeping earlier runs
+ * replaying until the patch is retired): the end is one local activity, the reader included
+ * when it answers within `READ_IN_END_STEP_MS`, and each deadline one timer left to lapse.
+ *
  * The workflow id is the call id.
  */
 export async function callLifecycle(input: CallWorkflowInput): Promise<CallWorkflowResult> {
+  // Decided before the first step, once per run.
+  const oneStepEnd = patched(ONE_STEP_END_PATCH);
+  const ways: LifecycleWays = {
+    steps,
+    showStatus: setStatusAttribute,
+    lineTimes: true,
+    takesLateAnswer: () => true,
+    lineWait: oneStepEnd ? new PhaseTimer() : waitWithTimerPerWait,
+  };
   // Nothing on the line happened before the workflow began (it places the call).
   const begun = Date.now();
-  let status: CallStatus = input.direction === 'inbound' ? 'in_progress' : 'ringing';
-  let placement: Placement | null = null;
-  let hangupRequested = false;
-  // Set once the line has ended the call (a hang-up then finds it ending), even while its
-  // answer is still awaited from the line's report.
-  let outcome: CallOutcome | null = null;
-  const lineEvents: LineEvent[] = [];
-  let step = 1;
+  const state = callState(input);
 
-  setHandler(statusQuery, () => status);
-  setHandler(
-    placementUpdate,
-    async () => {
-      await condition(() => placement !== null);
-      return placement!;
-    },
-    { validator: refuseArguments },
-  );
-  // A hang-up the call cannot take answers false (the API's `ended: false`) rather than being
-  // refused by the validator: that answer is the contract.
-  setHandler(
-    hangupUpdate,
-    () => {
-      if (hangupRequested || outcome !== null || (status !== 'ringing' && status !== 'in_progress')) return false;
-      hangupRequested = true;
-      return true;
-    },
-    { validator: refuseArguments },
-  );
-  setHandler(lineEventSignal, (event) => {
-    lineEvents.push(event);
-  });
-
-  let answeredAt: string | null = input.direction === 'inbound' ? workflowNowIso() : null;
-  placement = await placeOnce({ callId: input.callId, requestedAt: input.createdAt, step: ++step, status, at: answeredAt ?? workflowNowIso() });
-  if (!placement.placed) {
-    // The update's handler answered in this task, before the workflow ends (update-with-start
-    // delivers it with the start), so the API gets the refusal, not a completed workflow.
-    status = 'failed';
-    setStatusAttribute(status);
-    await steps.finishCall({ callId: input.callId, step: ++step, status, outcome: 'originate_error', answeredAt: null, endedAt: workflowNowIso() });
-    // Never answered: `unanswered`, decided without reading (api-core §2).
-    const state = await steps.recordReading({
-      callId: input.callId,
-      reading: 1,
-      outcome: { kind: 'decided', decided: 'unanswered' },
-      keepReadyOnFailure: false,
-      readAt: workflowNowIso(),
-    });
-    return { status, outcome: 'originate_error', durationSeconds: 0, resultState: state === 'ready' ? 'ready' : 'failed' };
+  const answeredAt: string | null = input.direction === 'inbound' ? workflowNowIso() : null;
+  state.placement = await placeOnce({ callId: input.callId, requestedAt: input.createdAt, step: ++state.step, status: state.status, at: answeredAt ?? workflowNowIso() });
+  // The update's handler answered in this task, before the workflow ends (update-with-start
+  // delivers it with the start), so the API gets a refusal, not a completed workflow.
+  if (!state.placement.placed) {
+    if (!oneStepEnd) return endUnplaced(input, state, ways);
+    state.status = 'failed';
+    setStatusAttribute(state.status);
+    const end = { callId: input.callId, step: ++state.step, status: state.status, outcome: 'originate_error' as const, answeredAt: null, endedAt: workflowNowIso() };
+    const ended = await steps.endCall({ end, hangUpLine: false, readAt: workflowNowIso() });
+    return { status: state.status, outcome: end.outcome, durationSeconds: 0, resultState: ended.resultState === 'ready' ? 'ready' : 'failed' };
   }
 
-  // Ringing, then connected: each phase has its own deadline.
-  let deadline = Date.now() + (answeredAt ? input.maxCallSeconds : input.ringSeconds) * 1000;
-  let lineStillUp = true;
-  let lineEndedAt: string | null = null;
-  while (outcome === null) {
-    const woke = await condition(() => lineEvents.length > 0 || hangupRequested, Math.max(0, deadline - Date.now()));
-    if (!woke) {
-      outcome = answeredAt ? 'max_duration' : 'no_answer';
-      break;
-    }
-    if (hangupRequested) {
-      outcome = 'agent_hangup';
-      break;
-    }
-    const event = lineEvents.shift()!;
-    if (event.kind === 'ended') {
-      outcome = event.outcome;
-      lineStillUp = false;
-      lineEndedAt = lineEventTime(event, true, answeredAt ? Date.parse(answeredAt) : begun);
-      if (!answeredAt && (event.answeredAt !== undefined || CONNECTED_OUTCOMES.has(event.outcome))) {
-        const late = await answerReportedLate(event, lineEvents, begun, lineEndedAt);
-        if (late) {
-          answeredAt = late.answeredAt;
-          lineEndedAt = late.endedAt;
-          status = 'in_progress';
-          setStatusAttribute(status);
-          await steps.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt });
-        }
-      }
-    } else if (event.kind === 'answered' && !answeredAt) {
-      answeredAt = lineEventTime(event, true, begun);
-      status = 'in_progress';
-      setStatusAttribute(status);
-      // The maximum length counts from the answer itself, however late its signal was taken.
-      deadline = Date.parse(answeredAt) + input.maxCallSeconds * 1000;
-      await steps.recordCallProgress({ callId: input.callId, step: ++step, status, at: answeredAt });
-    } else if ((event.kind === 'human_handoff' || event.kind === 'human_active') && answeredAt) {
-      status = event.kind;
-      setStatusAttribute(status);
-      await steps.recordCallProgress({ callId: input.callId, step: ++step, status, at: lineEventTime(event, true, Date.parse(answeredAt)) });
-    }
-  }
+  const line = await followLine(input, state, ways, begun, answeredAt);
+  if (!oneStepEnd) return finishAndRead(input, state, ways, line);
+
   // A hang-up that arrives from now on finds the call ending and answers `ended: false`.
-  status = 'completed';
-  setStatusAttribute(status);
+  state.status = 'completed';
+  setStatusAttribute(state.status);
   // The line's own end when it ended the call; otherwise now (a hang-up, a deadline).
-  const endedAt = lineEndedAt ?? workflowNowIso();
-  if (lineStillUp) await steps.hangUpLine({ callId: input.callId });
-
-  const finished = await steps.finishCall({ callId: input.callId, step: ++step, status, outcome, answeredAt, endedAt });
-  const durationSeconds = answeredAt ? Math.max(0, Math.round((Date.parse(endedAt) - Date.parse(answeredAt)) / 1000)) : 0;
-  const resultState = finished.decided
-    ? await steps.recordReading({
-        callId: input.callId,
-        reading: 1,
-        outcome: { kind: 'decided', decided: finished.decided },
-        keepReadyOnFailure: false,
-        readAt: workflowNowIso(),
-      })
-    : await readAndRecord(input.callId, 1, false, steps.recordReading);
-  return { status, outcome, durationSeconds, resultState: resultState === 'ready' ? 'ready' : 'failed' };
+  const endedAt = line.lineEndedAt ?? workflowNowIso();
+  const end = { callId: input.callId, step: ++state.step, status: state.status, outcome: line.outcome, answeredAt: line.answeredAt, endedAt };
+  const ended = await steps.endCall({ end, hangUpLine: line.lineStillUp, readAt: workflowNowIso() });
+  let resultState = ended.resultState;
+  if (resultState === null) {
+    // The reader did not answer within the step: its own activity reads, with heartbeats and
+    // retries; the connected phase's timer must not fire meanwhile.
+    ways.lineWait.cancel();
+    resultState = await readAndRecord(input.callId, 1, false, steps.recordReading);
+  }
+  return { status: state.status, outcome: line.outcome, durationSeconds: durationSeconds(line.answeredAt, endedAt), resultState: resultState === 'ready' ? 'ready' : 'failed' };
 }

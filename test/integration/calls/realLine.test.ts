@@ -178,6 +178,14 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
     expect([started.length, ended.length]).toEqual([1, 1]);
     expect(ended[0]!.data).toMatchObject({ call_id: callId, status: 'completed', outcome: 'agent_hangup' });
     await expect(waitFor(async () => (await callEvents(callId, 'call.outcome')).length === 1)).resolves.toBe(true);
+
+    // Twilio reports the bridge's end again as the bridge hangs up: the workflow does not
+    // complete in the task that takes the end (issue 36 §3, src/calls/endCall.ts), so that
+    // report never fails its last task, which would run the end step and the reader again.
+    const history = (await api.temporal.workflow.getHandle(callId).fetchHistory()).events!;
+    expect(history.filter((e) => e.workflowTaskFailedEventAttributes)).toHaveLength(0);
+    expect(history.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'readCall')).toHaveLength(1);
+    expect(history.filter((e) => e.workflowTaskFailedEventAttributes)).toHaveLength(0);
   });
 
   it('the person hangs up mid-call: the stream stops, Twilio reports completed, the call ends caller_hangup with what was said', async () => {

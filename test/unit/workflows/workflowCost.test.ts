@@ -11,8 +11,14 @@ const stored = (file: string) =>
   historyFromStoredJson((JSON.parse(readFileSync(join(__dirname, '..', '..', 'workflow', 'histories', file), 'utf8')) as { history: unknown }).history).events!;
 
 describe('billable actions in a history', () => {
-  it('callLifecycle, answered and read: start, placement update, 2 signals, 2 timers, 2 upserts, the reader, 4 tasks with local activities = 13', () => {
+  it('callLifecycle, answered and read in one end step: start, its patch marker and upsert, placement update, 2 signals, 2 timers, 2 upserts, 3 tasks with local activities = 13', () => {
     const events = stored('callLifecycle.answered.json');
+    expect(events).toHaveLength(25);
+    expect(actionsIn(events as Parameters<typeof actionsIn>[0])).toBe(13);
+  });
+
+  it('callLifecycle before its one-step end: start, placement update, 2 signals, 2 timers, 2 upserts, the reader, 4 tasks with local activities = 13', () => {
+    const events = stored('before-call-end-in-one-step/callLifecycle.answered.json');
     expect(events).toHaveLength(31);
     expect(actionsIn(events as Parameters<typeof actionsIn>[0])).toBe(13);
   });

@@ -4,6 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { callCollections } from '../../../src/calls/callStore';
 import { liveCallCount } from '../../../src/calls/admission';
 import { placeCall } from '../../../src/calls/placeCall';
+import { hangUpCall } from '../../../src/calls/hangUpCall';
 import { calleeScript, calleeScripts, scriptId, type CalleeScript } from '../../../src/providers/voice/simulatorScript';
 import { eventsCollection } from '../../../src/events/eventStore';
 import { newId } from '../../../src/domain/ids';
@@ -90,11 +91,12 @@ describe('the call workflow (time-skipping)', () => {
   });
 
   it('hang-up: true while in progress, then false; the outcome is agent_hangup', async () => {
-    const { handle } = await newCall('+919800000004', { end: 'never', ring_seconds: 1 });
+    const { callId, handle } = await newCall('+919800000004', { end: 'never', ring_seconds: 1 });
     while ((await handle.query(statusQuery)) !== 'in_progress') await env.sleep(500);
     await env.sleep(20_000);
     expect(await handle.executeUpdate(hangupUpdate)).toBe(true);
-    expect(await handle.executeUpdate(hangupUpdate)).toBe(false);
+    // The end is one step (issue 36 §3): the workflow may have closed with it; the API's hang-up answers false either way.
+    expect(await hangUpCall(env.client, callId)).toBe(false);
     const result = await handle.result();
     expect(result.outcome).toBe('agent_hangup');
     expect(result.durationSeconds).toBeGreaterThanOrEqual(20);
@@ -112,6 +114,22 @@ describe('the call workflow (time-skipping)', () => {
     expect((await stored(callId)).status).toBe('human_active');
     expect(await handle.executeUpdate(hangupUpdate)).toBe(false);
     expect(await handle.result()).toMatchObject({ outcome: 'agent_hangup', resultState: 'ready' });
+  });
+
+  it('an answered call ends in one step: finished and read in one local activity, no reader activity task, no timer cancelled at the end (issue 36 §3)', async () => {
+    const { callId, handle } = await newCall('+919800000012', { ring_seconds: 1, talk_seconds: 10 });
+    expect(await run(handle)).toMatchObject({ status: 'completed', outcome: 'agent_hangup', resultState: 'ready' });
+    expect((await stored(callId)).result.state).toBe('ready');
+    const events = (await handle.fetchHistory()).events!;
+    const localSteps = events.flatMap((e) => {
+      const data = e.markerRecordedEventAttributes?.markerName === 'core_local_activity' ? e.markerRecordedEventAttributes.details?.data?.payloads?.[0]?.data : undefined;
+      return data ? [(JSON.parse(Buffer.from(data).toString()) as { activity_type: string }).activity_type] : [];
+    });
+    expect(localSteps).toEqual(['placeAndRecordCall', 'recordCallProgress', 'endCall']);
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+    // The ring timer is cancelled by the answer; the connected phase's timer lapses with the workflow.
+    expect(events.filter((e) => e.timerStartedEventAttributes)).toHaveLength(2);
+    expect(events.filter((e) => e.timerCanceledEventAttributes)).toHaveLength(1);
   });
 
   it('temporary reader errors are retried until the reading lands', async () => {

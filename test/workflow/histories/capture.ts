@@ -44,6 +44,8 @@ import { conversationAgentWorkflowId } from '../../../src/agents/contracts';
  * (no `webhook-inbox-in-mongodb` patch marker): it replays the earlier loop.
  * callWorkflow.*.json are the last runs of the call lifecycle before issue 36 (callLifecycle
  * took over): nothing starts that type any more, so they stay as captured.
+ * before-call-end-in-one-step/callLifecycle.*.json are callLifecycle's runs before its end became
+ * one step (`call-end-in-one-step`): kept as captured, the four callLifecycle.*.json here are the new shape.
  * simulatedCallee.json likewise: the simulated callee reports from timers by default
  * (VOICE_SIMULATOR=timers), so this run starts none; the workflow-mode tests still run it.
  */

@@ -90,6 +90,11 @@ export class TwilioVoiceProvider implements VoiceProvider, LineControl {
     await this.hangUp(callId, true);
   }
 
+  /** The workflow took the line's end (VoiceProvider.endTaken): the network's report of it is not signalled. */
+  async endTaken(callId: string): Promise<void> {
+    await markEndedByUs(this.db, callId, new Date());
+  }
+
   /** LineControl: the media bridge has told the workflow why (an `ended` line event) before it calls this. */
   async endCall(callId: string): Promise<void> {
     await this.hangUp(callId, false);

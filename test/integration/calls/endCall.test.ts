@@ -1,0 +1,111 @@
+import type { Db } from 'mongodb';
+import { FEATURE_HOOKS } from '../../../src/main/featureHooks';
+import { callCollections, deploymentId, newCallDoc } from '../../../src/calls/callStore';
+import { endCall, READ_IN_END_STEP_MS } from '../../../src/calls/endCall';
+import type { CallReader } from '../../../src/calls/reader';
+import { newId } from '../../../src/domain/ids';
+import type { EventDoc, EventInput } from '../../../src/events/eventStore';
+import type { EventPublisher } from '../../../src/events/publisher';
+import type { VoiceProvider } from '../../../src/calls/voiceLine';
+import { openTestDb, testConfig } from '../../support/env';
+
+/**
+ * `callLifecycle`'s end step (src/calls/endCall.ts, issue 36 §3) as a plain function against
+ * FerretDB: an answered call finished and read in one step; a reader that does not answer in
+ * time, or a real line's call, left to the reader's activity with the call finished.
+ */
+describe('endCall without Temporal', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ db, drop } = await openTestDb(testConfig()));
+  });
+  afterAll(async () => {
+    await drop?.();
+  });
+
+  const talked = [
+    { role: 'model' as const, text: 'Hello, is someone home tomorrow?', at_seconds: 0 },
+    { role: 'user' as const, text: 'Yes, in the morning.', at_seconds: 3 },
+  ];
+
+  async function answeredCall(): Promise<string> {
+    const callId = newId('call');
+    await callCollections(db).calls.insertOne(
+      newCallDoc({
+        _id: callId,
+        tenant_id: 'ws_endcall',
+        direction: 'outbound',
+        status: 'in_progress',
+        to: '+919800000002',
+        from_number: '919800000000',
+        agent_id: 'agt_endcall',
+        requested_agent_id: null,
+        deployment_id: deploymentId('919800000000', 'agt_endcall'),
+        ring_seconds: 30,
+        max_call_seconds: 300,
+        recording: false,
+        created_at: new Date(),
+      }),
+    );
+    return callId;
+  }
+
+  function deps(reader: CallReader, line: Partial<VoiceProvider> = {}) {
+    const published: EventInput[] = [];
+    const events: EventPublisher = { publish: (input) => (published.push(input), Promise.resolve({} as EventDoc)) };
+    const voice = { transcript: () => Promise.resolve(talked), hangup: () => Promise.resolve(), ...line } as unknown as VoiceProvider;
+    return { published, deps: { db, events, voice, reader, hooks: FEATURE_HOOKS.calls, warn: () => undefined } };
+  }
+
+  const end = (callId: string) => ({
+    end: { callId, step: 9, status: 'completed' as const, outcome: 'caller_hangup' as const, answeredAt: '2026-01-02T03:04:00.000Z', endedAt: '2026-01-02T03:04:30.000Z' },
+    hangUpLine: false,
+    readAt: '2026-01-02T03:04:31.000Z',
+  });
+
+  it('finishes and reads an answered call in one step: result ready, its events in order', async () => {
+    const callId = await answeredCall();
+    const reads: string[] = [];
+    const reader: CallReader = {
+      read: (input) => (reads.push(input.callId), Promise.resolve({ disposition: 'completed', goal_met: 'yes', summary: 'Someone is home in the morning.', sentiment: 'positive', next_step: 'none', next_step_reason: null, answers: {} })),
+    };
+    const { published, deps: d } = deps(reader);
+    expect(await endCall(d, end(callId))).toEqual({ resultState: 'ready' });
+    expect(reads).toEqual([callId]);
+    expect(await callCollections(db).calls.findOne({ _id: callId })).toMatchObject({ status: 'completed', outcome: 'caller_hangup', duration_seconds: 30, readings: 1, result: { state: 'ready', disposition: 'completed' } });
+    expect(published.map((e) => e.type)).toEqual(['conversation.started', 'call.ended', 'call.outcome']);
+  });
+
+  it(`a reader that has not answered in ${READ_IN_END_STEP_MS} ms is aborted and left to its activity: the call finished, its result pending`, async () => {
+    const callId = await answeredCall();
+    let aborted = false;
+    const reader: CallReader = {
+      // Never answers by itself; heeds its signal.
+      read: (_input, options) =>
+        new Promise((_resolve, reject) => {
+          options?.signal?.addEventListener('abort', () => {
+            aborted = true;
+            reject(new Error('aborted'));
+          });
+        }),
+    };
+    const { published, deps: d } = deps(reader);
+    expect(await endCall(d, end(callId))).toEqual({ resultState: null });
+    expect(aborted).toBe(true);
+    expect(await callCollections(db).calls.findOne({ _id: callId })).toMatchObject({ status: 'completed', readings: 0, result: { state: 'pending' } });
+    expect(published.map((e) => e.type)).toEqual(['conversation.started', 'call.ended']);
+  }, 30_000);
+
+  it('a real line’s call (one that reports an end twice) is noted as taken and not read in the step', async () => {
+    const callId = await answeredCall();
+    const taken: string[] = [];
+    const reader: CallReader = { read: () => Promise.reject(new Error('a real line is read by the reader’s activity')) };
+    const { published, deps: d } = deps(reader, { endTaken: (id: string) => (taken.push(id), Promise.resolve()) });
+    expect(await endCall(d, end(callId))).toEqual({ resultState: null });
+    expect(taken).toEqual([callId]);
+    expect(await callCollections(db).calls.findOne({ _id: callId })).toMatchObject({ status: 'completed', result: { state: 'pending' } });
+    expect(published.map((e) => e.type)).toEqual(['conversation.started', 'call.ended']);
+  });
+});
