@@ -150,6 +150,7 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
   const hold: HeldConversations | null =
     queued.length > 0 ? await takeBatchHold(db, { tenantId: input.tenantId, campaignId: input.campaignId, from: input.from, positions: count, wanted: queued.length, now }) : null;
   const numbers = new Set(queued.map((d) => `+${d.to.replace(/^\+/, '')}`));
+  if (queued.length > 0) await deps.whatsapp.prepare?.(input.tenantId, [...numbers]);
   let context: SendContext | null = looked && { ...looked, hold, standing: await readStanding(db, input.tenantId, numbers, workspace) };
   const settle = () => (hold ? settleConversationHold(db, input.tenantId, hold) : Promise.resolve());
   // An earlier attempt's intents, read once for the batch instead of once per send.

@@ -70,6 +70,21 @@ describe('a campaign batch reads the workspace and opt-outs per check, not per s
     expect(commands.filter((c) => c === 'find suppressions')).toHaveLength(1);
   });
 
+  it('tells the provider its recipients before their sends, once', async () => {
+    const { campaign, phones } = await stagedCampaign(3);
+    const told: string[][] = [];
+    const provider = new (class extends CountingWhatsAppProvider {
+      prepare(tenantId: string, recipients: readonly string[]): Promise<void> {
+        expect(tenantId).toBe(tenant());
+        expect(this.total()).toBe(0);
+        told.push([...recipients]);
+        return Promise.resolve();
+      }
+    })();
+    expect(await batch(campaign, 3, provider, 60_000)).toMatchObject({ kind: 'sent', sent: 3 });
+    expect(told).toEqual([phones]);
+  });
+
   it('skips a recipient who replied STOP after the batch began, from the next check on', async () => {
     const { campaign, phones } = await stagedCampaign(4);
     // The first send's provider call: the third recipient replies STOP meanwhile.
