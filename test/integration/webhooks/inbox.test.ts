@@ -143,14 +143,14 @@ describe('an endpoint inbox', () => {
     // The drain's own connection reports its reads of the head slot: the first starts the clock.
     const watching = await new MongoClient(testServers.mongoUrl(), { monitorCommands: true }).connect();
     const headSlot = webhookInboxEntryId(endpoint._id, 1);
-    let parked: Promise<unknown> | null = null;
+    const parking: { done: Promise<unknown> | null } = { done: null };
     watching.on('commandStarted', (e: CommandStartedEvent) => {
-      if (parked || e.commandName !== 'find' || e.command.find !== 'webhook_inbox' || e.command.filter?._id !== headSlot) return;
-      parked = new Promise((resolve) => setTimeout(resolve, 150)).then(() => webhookInbox(db).insertOne(inboxEntryDoc(endpoint._id, 1, refs[1]!, new Date())));
+      if (parking.done || e.commandName !== 'find' || e.command.find !== 'webhook_inbox' || e.command.filter?._id !== headSlot) return;
+      parking.done = new Promise((resolve) => setTimeout(resolve, 150)).then(() => webhookInbox(db).insertOne(inboxEntryDoc(endpoint._id, 1, refs[1]!, new Date())));
     });
     try {
       const second = await drainEndpoint({ ...deps(), db: watching.db(db.databaseName) }, input(1));
-      await parked;
+      await parking.done;
       // Before issue 36 the wait was 100 ms: the drain declared the workflow idle and the publisher had to wake it.
       expect(second.inbox).toMatchObject({ empty: false });
       expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 1, idle: false });
