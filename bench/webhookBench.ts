@@ -1,5 +1,9 @@
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import { createTemporalDispatcher } from '../src/webhooks/dispatcher';
 import { createEventPublisher } from '../src/events/publisher';
@@ -10,6 +14,8 @@ import { startEmbeddedSystem } from './embeddedSystem';
 import { loadAverage } from './benchStats';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
 import { TEMPORAL_MINIMUM, WEBHOOK_TARGETS } from './targets';
+import { formatOpTally } from './opTallyReport';
+import { tallyDatabaseOps } from '../src/observability/databaseOpTally';
 
 /**
  * `npm run bench:webhooks`: webhook deliveries per second to a fast local receiver, and the
@@ -30,7 +36,9 @@ import { TEMPORAL_MINIMUM, WEBHOOK_TARGETS } from './targets';
  * BENCH_ENDPOINTS (default 1) endpoints of the first workspace each receive every event of
  * phases 1 and 2. BENCH_TIMEOUT_SECONDS (90) bounds each phase. Each phase prints the CPU each
  * process spent per delivery (the bench process is the producers and the receiver); the
- * figures go to .bench/webhooks-<time>.json.
+ * figures go to .bench/webhooks-<time>.json. BENCH_OP_TALLY=1 counts the database commands of
+ * the worker and of the producers (src/observability/databaseOpTally.ts) and prints them per
+ * delivery for the whole run.
  */
 
 const burstEvents = Number(process.env.BENCH_EVENTS ?? 500);
@@ -55,10 +63,11 @@ const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
 async function main(): Promise<void> {
   const taskQueue = 'bench-webhooks';
+  const tallyPrefix = process.env.BENCH_OP_TALLY === '1' ? join(mkdtempSync(join(tmpdir(), 'webhooks-tally-')), 'ops') : null;
   const system = await startEmbeddedSystem({
     name: 'bench-webhooks',
     taskQueue,
-    env: { NODE_ENV: 'development' },
+    env: { NODE_ENV: 'development', ...(tallyPrefix ? { MONGODB_OP_TALLY: tallyPrefix, MONGODB_OP_TALLY_EVERY_MS: '1000' } : {}) },
     api: false,
     workerReadyMs: 120_000,
     temporalClient: true,
@@ -78,7 +87,16 @@ async function main(): Promise<void> {
   try {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const receiverPort = (receiver.address() as AddressInfo).port;
+    // The producers publish through a client of their own when their commands are counted.
+    let producersClient: MongoClient | null = null;
+    if (tallyPrefix) {
+      process.env.MONGODB_OP_TALLY = tallyPrefix;
+      process.env.MONGODB_OP_TALLY_EVERY_MS = '1000';
+      producersClient = await new MongoClient(system.ferret.address, { monitorCommands: true }).connect();
+      tallyDatabaseOps(producersClient, 'producers');
+    }
     const { db } = system;
+    const producersDb = producersClient?.db(db.databaseName) ?? db;
     const client = system.temporalClient!;
     const now = new Date();
     // Which endpoint paths each workspace's events go to.
@@ -91,7 +109,7 @@ async function main(): Promise<void> {
     }
     for (let i = 0; i < endpointCount; i++) await addEndpoint(`whk_bench_${i}`, TENANT, `/hook/${i}`);
     for (let i = 0; i < multiEndpoints; i++) await addEndpoint(`whk_bench_multi_${i}`, multiTenant(i), `/multi/${i}`);
-    const events = createEventPublisher(db, createTemporalDispatcher(db, client, taskQueue));
+    const events = createEventPublisher(producersDb, createTemporalDispatcher(producersDb, client, taskQueue));
     let sequence = 0;
     const createdAt = new Map<string, number>();
     const expected = new Map<string, string[]>();
@@ -212,6 +230,12 @@ async function main(): Promise<void> {
     const multi = multiEndpoints > 0 ? await pacedPhase('many-endpoints', multiRate, Array.from({ length: multiEndpoints }, (_, i) => multiTenant(i))) : null;
     say(await temporalCost(client, endpointIds, firstArrival.size));
     say(`receiver saw ${requests} requests in all for ${firstArrival.size} deliveries (a retry would show as more than one per delivery)`);
+    if (tallyPrefix) {
+      // The processes write their counts every second.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      say(`database commands per delivery, the whole run with its warm-up (BENCH_OP_TALLY):\n${formatOpTally(tallyPrefix, firstArrival.size, 'delivery')}`);
+    }
+    await producersClient?.close();
     const file = writeBenchFigures('webhooks', {
       at: new Date().toISOString(),
       settings: { burst_events: burstEvents, concurrency, rate, high_rate: highRate, pace_seconds: paceSeconds, endpoints: endpointCount, multi_endpoints: multiEndpoints, multi_rate: multiRate },

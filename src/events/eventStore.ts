@@ -112,6 +112,31 @@ export async function appendEvent(db: Db, input: EventInput): Promise<EventDoc> 
 }
 
 /**
+ * `appendEvent` for many inputs (at most BULK_WRITE_MAX) in two unordered `insertMany`s, the
+ * markers first, then the events: each input's answer, in the inputs' order, is the event as
+ * this call stored it or, for a dedupe key stored before, the stored one (read back in one
+ * `_id $in`). A failure between the two writes leaves markers without events, as
+ * `appendEvent` may; the sweeper drops them. Inputs sharing a dedupe key are one event.
+ */
+export async function appendEvents(db: Db, inputs: readonly EventInput[]): Promise<EventDoc[]> {
+  const docs = inputs.map(newEventDoc);
+  const first = new Map<string, EventDoc>();
+  for (const doc of docs) if (!first.has(doc._id)) first.set(doc._id, doc);
+  const unique = [...first.values()];
+  if (unique.length === 0) return [];
+  await insertManyIfAbsent(undispatchedEvents(db), unique.map((doc) => ({ _id: doc._id, created_at: doc.created_at })));
+  const events = eventsCollection(db);
+  const storedBefore = new Set([...(await insertManyIfAbsent(events, unique))].map((position) => unique[position]!._id));
+  const existing = new Map((await findByIds(events, [...storedBefore])).map((doc) => [doc._id, doc as EventDoc]));
+  return docs.map((doc) => {
+    if (!storedBefore.has(doc._id)) return first.get(doc._id)!;
+    const found = existing.get(doc._id);
+    if (!found) throw new Error(`event ${doc._id} vanished after a duplicate insert`);
+    return found;
+  });
+}
+
+/**
  * Stores an event no endpoint receives as already dispatched, in one write and with no
  * marker: there is nothing to hand over, so nothing for the sweeper to finish. Returns the
  * stored event when its dedupe key was stored before, which may be one still undispatched

@@ -1,5 +1,7 @@
 import type { Db } from 'mongodb';
-import { appendDispatchedEvent, appendDispatchedEvents, appendEvent, type EventDoc, type EventInput } from './eventStore';
+import { batchWhileBusy } from '../async/batchWhileBusy';
+import { BULK_WRITE_MAX } from '../db/bulkWrite';
+import { appendDispatchedEvent, appendDispatchedEvents, appendEvents, type EventDoc, type EventInput } from './eventStore';
 
 /** Starts the delivery of a stored event to the workspace's webhook endpoints. */
 export interface EventDispatcher {
@@ -27,8 +29,9 @@ export interface EventPublisher {
   publish(input: EventInput): Promise<EventDoc>;
   /**
    * `publish` for many inputs, answering in their order: the events no endpoint receives are
-   * stored in one `insertMany`, the others one after another in the inputs' order, as
-   * `publish` would, so each endpoint is handed its events in that order. Without it (tests'
+   * stored in one `insertMany`, the others marker first in two `insertMany`s (BULK_WRITE_MAX
+   * a write), then dispatched one after another in the inputs' order, so each endpoint is
+   * handed its events in that order. Without it (tests'
    * stubs), `publishEach` publishes them one by one.
    */
   publishAll?(inputs: readonly EventInput[]): Promise<EventDoc[]>;
@@ -52,8 +55,21 @@ export function createEventPublisher(db: Db, dispatcher: EventDispatcher): Event
     }
   }
 
+  // Events some endpoint receives are stored marker first; those published while such a
+  // store is in flight go together in the next (two inserts for many under a burst, none
+  // delayed when publishes are apart), since SQLite's one writer serialises single inserts.
+  const appends = batchWhileBusy<'events', { input: EventInput; stored?: EventDoc }>(BULK_WRITE_MAX, async (_key, items) => {
+    const stored = await appendEvents(db, items.map((item) => item.input));
+    for (const [i, item] of items.entries()) item.stored = stored[i];
+  });
+  async function appendReceived(input: EventInput): Promise<EventDoc> {
+    const item: { input: EventInput; stored?: EventDoc } = { input };
+    await appends.add('events', item);
+    return item.stored!;
+  }
+
   async function publish(input: EventInput): Promise<EventDoc> {
-    const event = (await nobodyReceives(input)) ? await appendDispatchedEvent(db, input, new Date()) : await appendEvent(db, input);
+    const event = (await nobodyReceives(input)) ? await appendDispatchedEvent(db, input, new Date()) : await appendReceived(input);
     // Also an earlier attempt's event left undispatched, whichever path found it.
     if (!event.dispatched_at) await dispatcher.dispatch(event);
     return event;
@@ -65,15 +81,16 @@ export function createEventPublisher(db: Db, dispatcher: EventDispatcher): Event
       const unreceived = await Promise.all(inputs.map(nobodyReceives));
       const quiet = inputs.filter((_, i) => unreceived[i]);
       const stored = await appendDispatchedEvents(db, quiet, new Date());
+      // The received ones marker first, BULK_WRITE_MAX to a write, then dispatched in order.
+      const loud = inputs.filter((_, i) => !unreceived[i]);
+      const received: EventDoc[] = [];
+      for (let at = 0; at < loud.length; at += BULK_WRITE_MAX) received.push(...(await appendEvents(db, loud.slice(at, at + BULK_WRITE_MAX))));
       const published: EventDoc[] = [];
-      let next = 0;
-      for (const [i, input] of inputs.entries()) {
-        if (!unreceived[i]) {
-          published.push(await publish(input));
-          continue;
-        }
-        const event = stored[next++]!;
-        // An earlier attempt's event that found receivers and was left undispatched.
+      let nextQuiet = 0;
+      let nextLoud = 0;
+      for (let i = 0; i < inputs.length; i++) {
+        const event = unreceived[i] ? stored[nextQuiet++]! : received[nextLoud++]!;
+        // Also an earlier attempt's event left undispatched, whichever path found it.
         if (!event.dispatched_at) await dispatcher.dispatch(event);
         published.push(event);
       }

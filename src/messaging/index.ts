@@ -3,9 +3,9 @@ export { type AcceptedSendRecords, groupAcceptedSendRecords } from './acceptedSe
 export { allowanceLeft } from './allowance';
 export { type ConversationHoldDoc, type HeldConversations, settleConversationHold, settleOrphanedHolds, takeConversationHold } from './conversationHold';
 export { type StatusReached } from './deliveryStatus';
-export { suppressedNumbers } from './optOut';
+export { suppressedAmong, suppressedNumbers } from './optOut';
 export { agentSendIntentKey, agentToolSendIntentKey, campaignSendIntentKey, dueReceiptSendIntentKey, dueReminderSendIntentKey, type SendIntentDoc, sendIntentsCollection } from './sendIntents';
-export { lookUpSendContext, type SendContext, SendOutcomeUnknown, SendRefusal, type SendRefusalReason, sendWhatsAppMessage, type SendMessageDeps, type TemplateRequest } from './sendMessage';
+export { lookUpSendContext, type SendContext, type SendStanding, SendOutcomeUnknown, SendRefusal, type SendRefusalReason, sendWhatsAppMessage, type SendMessageDeps, type TemplateRequest } from './sendMessage';
 export { resolveSender } from './senders';
 export { windowOpen } from './sessionWindow';
 export { selectTemplateVariant } from './templateLanguage';

@@ -68,6 +68,11 @@ export interface WhatsAppProvider {
   markRead?(mark: ReadMark): Promise<void>;
   /** Told once a sent message is recorded (the simulator then schedules its delivery statuses). */
   accepted?(request: SendRequest, messageId: string): Promise<void>;
+  /**
+   * Told of a campaign batch's recipients (`+` and digits) before their sends, so a provider
+   * that reads something per recipient (the simulator's scripts) reads it for all at once.
+   */
+  prepare?(tenantId: string, recipients: readonly string[]): Promise<void>;
 }
 
 /**

@@ -8,8 +8,10 @@ import { sendAttempt } from './attempt';
 import {
   DRAIN_BATCH,
   DRAIN_PARALLELISM,
+  INBOX_LINGER_FAST_MS,
   INBOX_LINGER_MS,
   INBOX_LINGER_POLL_MS,
+  INBOX_LINGER_SLOW_POLL_MS,
   MAX_DELIVERY_ATTEMPTS,
   RETRY_DELAYS_MS,
   webhookQueueEntryId,
@@ -291,9 +293,9 @@ async function settleInbox(
   const { db } = deps;
   let empty = read.empty;
   if (empty && mayIdle) {
-    const until = performance.now() + INBOX_LINGER_MS;
-    while (empty && performance.now() < until && !deps.signal?.aborted) {
-      await pause(INBOX_LINGER_POLL_MS);
+    const started = performance.now();
+    while (empty && performance.now() - started < INBOX_LINGER_MS && !deps.signal?.aborted) {
+      await pause(performance.now() - started < INBOX_LINGER_FAST_MS ? INBOX_LINGER_POLL_MS : INBOX_LINGER_SLOW_POLL_MS);
       if (await inboxSlotTaken(db, endpointId, read.head)) empty = false;
     }
   }

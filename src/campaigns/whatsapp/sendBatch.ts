@@ -9,7 +9,7 @@ import { collections } from '../../db/collections';
 import { findByIds } from '../../db/findByIds';
 import { isWindowOpen, nextOpenTime } from '../../domain/sendWindow';
 import type { EventPublisher } from '../../events';
-import { groupAcceptedSendRecords, type AcceptedSendRecords, settleConversationHold, type HeldConversations, campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc, SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason } from '../../messaging';
+import { groupAcceptedSendRecords, type AcceptedSendRecords, settleConversationHold, type HeldConversations, campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc, SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason, type SendStanding, suppressedAmong } from '../../messaging';
 import { takeBatchHold } from './conversationHold';
 import type { WhatsAppProvider } from '../../messaging';
 import { FailureType, permanentFailure } from '../../temporal/failures';
@@ -57,6 +57,19 @@ type Campaign = { _id: string; tenant_id: string; sender_id: string | null; temp
 async function stoppedByControl(db: Db, campaignId: string, tenantId: string): Promise<boolean> {
   const current = await findCampaign(db, tenantId, campaignId);
   return current?.status === 'paused' || current?.status === 'cancelled';
+}
+
+/**
+ * The workspace and which of the batch's numbers opted out, read together (two reads) when
+ * the batch starts and again with each control check, so a suspension or a STOP stops the
+ * batch's sends within CAMPAIGN_CONTROL_CHECK_MS at two reads a second, not two a send.
+ */
+async function readStanding(db: Db, tenantId: string, numbers: ReadonlySet<string>, workspace?: SendStanding['workspace']): Promise<SendStanding> {
+  const [found, suppressed] = await Promise.all([
+    workspace !== undefined ? workspace : collections(db).workspaces.findOne({ _id: tenantId }),
+    numbers.size > 0 ? suppressedAmong(db, tenantId, [...numbers]) : new Set<string>(),
+  ]);
+  return { workspace: found, suppressed, asked: numbers };
 }
 
 /**
@@ -136,7 +149,9 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
   // The batch's conversations in one plan write instead of one lease a send; settled below.
   const hold: HeldConversations | null =
     queued.length > 0 ? await takeBatchHold(db, { tenantId: input.tenantId, campaignId: input.campaignId, from: input.from, positions: count, wanted: queued.length, now }) : null;
-  const context: SendContext | null = looked && { ...looked, hold };
+  const numbers = new Set(queued.map((d) => `+${d.to.replace(/^\+/, '')}`));
+  if (queued.length > 0) await deps.whatsapp.prepare?.(input.tenantId, [...numbers]);
+  let context: SendContext | null = looked && { ...looked, hold, standing: await readStanding(db, input.tenantId, numbers, workspace) };
   const settle = () => (hold ? settleConversationHold(db, input.tenantId, hold) : Promise.resolve());
   // An earlier attempt's intents, read once for the batch instead of once per send.
   const intentKey = (doc: CampaignRecipientDoc) => campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id);
@@ -168,10 +183,12 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
         if (wait > 0) await runner.pace(wait);
         if (done > 0 && Date.now() - checkedAt >= deps.controlCheckMs) {
           checkedAt = Date.now();
-          if (await stoppedByControl(db, input.campaignId, input.tenantId)) {
+          const [paused, standing] = await Promise.all([stoppedByControl(db, input.campaignId, input.tenantId), readStanding(db, input.tenantId, numbers)]);
+          if (paused) {
             stopped = true;
             break;
           }
+          context = { ...context!, standing };
         }
         const outcome = await sendOne(deps, { ...campaign, template }, doc, plannedAt, context!, earlier.get(intentKey(doc)) ?? null, records);
         if ('hold' in outcome) {

@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import type { EventPublisher } from '../../events';
 import type { ReadMark, SendAttempt, SendRequest, WhatsAppProvider } from '../../messaging';
 import { SimulatedStatusScheduler } from './simulatedStatuses';
-import { DEFAULT_SCRIPT, deliverySteps, scriptFor, simulatorScriptsCollection, type SimulatorScript } from './simulatorScripts';
+import { DEFAULT_SCRIPT, deliverySteps, scriptFor, scriptId, scriptsFor, simulatorScriptsCollection, type SimulatorScript, type SimulatorScriptDoc } from './simulatorScripts';
 
 /** A customer message the simulator was told to mark read (the Cloud API's `status: read`). */
 export interface SimulatedReadMarkDoc {
@@ -35,6 +35,8 @@ interface Planned {
  * the script again for a plan it no longer holds.
  */
 const PLANS_KEPT = 10_000;
+/** How long a script read ahead for a batch (`prepare`) may serve its send: a batch's span, with room. */
+const PREPARED_MS = 30_000;
 
 const planOf = (script: SimulatorScript): Planned => ({
   steps: deliverySteps(script),
@@ -56,6 +58,12 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
    * the script is read once per message rather than again in `accepted`.
    */
   private readonly plans = new Map<string, Planned>();
+  /**
+   * Scripts read ahead for a campaign batch's recipients (`prepare`), by script id: each
+   * serves its recipient's next send once, within PREPARED_MS (a batch lasts seconds), so
+   * a script changed in the console after its batch began applies from the next batch.
+   */
+  private readonly prepared = new Map<string, { script: SimulatorScriptDoc | null; at: number }>();
 
   constructor(
     private readonly db: Db,
@@ -65,8 +73,28 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
     this.statuses = new SimulatedStatusScheduler({ db, events }, onError);
   }
 
+  async prepare(tenantId: string, recipients: readonly string[]): Promise<void> {
+    const found = new Map((await scriptsFor(this.db, tenantId, recipients)).map((doc) => [doc._id, doc]));
+    const at = performance.now();
+    for (const [id, entry] of this.prepared) if (at - entry.at > PREPARED_MS) this.prepared.delete(id);
+    for (const recipient of recipients) {
+      const id = scriptId(tenantId, recipient);
+      this.prepared.set(id, { script: found.get(id) ?? null, at });
+    }
+    while (this.prepared.size > PLANS_KEPT) this.prepared.delete(this.prepared.keys().next().value!);
+  }
+
+  /** The recipient's script: read ahead by `prepare` (once), or read now. */
+  private async scriptOf(request: SendRequest): Promise<SimulatorScriptDoc | null> {
+    const id = scriptId(request.tenantId, request.to);
+    const ahead = this.prepared.get(id);
+    this.prepared.delete(id);
+    if (ahead && performance.now() - ahead.at <= PREPARED_MS) return ahead.script;
+    return scriptFor(this.db, request.tenantId, request.to);
+  }
+
   async send(request: SendRequest): Promise<SendAttempt> {
-    const script = await scriptFor(this.db, request.tenantId, request.to);
+    const script = await this.scriptOf(request);
     if (script && script.fail_next > 0) {
       // Consumed one per attempt. Not atomic across parallel sends on FerretDB, which is
       // fine for a test double driven one request at a time.

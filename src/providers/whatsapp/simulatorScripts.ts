@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { z } from 'zod';
 import { phoneDigits } from '../../conversations';
+import { findByIds } from '../../db/findByIds';
 
 /**
  * What the WhatsApp simulator does for one recipient of one workspace, set through the
@@ -59,6 +60,11 @@ export const scriptId = (tenantId: string, recipient: string) => `${tenantId}|${
 
 export async function scriptFor(db: Db, tenantId: string, recipient: string): Promise<SimulatorScriptDoc | null> {
   return simulatorScriptsCollection(db).findOne({ _id: scriptId(tenantId, recipient) });
+}
+
+/** The scripts of these recipients that have one, in one `_id $in` read. */
+export async function scriptsFor(db: Db, tenantId: string, recipients: readonly string[]): Promise<SimulatorScriptDoc[]> {
+  return findByIds(simulatorScriptsCollection(db), recipients.map((recipient) => scriptId(tenantId, recipient)));
 }
 
 /** Replaces the recipient's script as a whole. */

@@ -115,14 +115,15 @@ describe('a campaign batch holds its conversations', () => {
     expect((await readRecipientBatch(db(), campaign._id, 0, 5)).map((r) => r.state)).toEqual(['sent', 'sent', 'sent', 'queued', 'queued']);
   });
 
-  it('a suspension mid-batch is refused at the next send; the unused hold goes back', async () => {
+  it('a suspension mid-batch is refused at the next send after the control check; the unused hold goes back', async () => {
     await setPlan(0, 1_000, 0);
     const campaign = await staged(5);
     const provider = new ScriptedProvider();
     provider.onSend = async (n) => {
       if (n === 2) await collections(db()).workspaces.updateOne({ _id: tenant() }, { $set: { suspended: true } });
     };
-    expect(await batch(provider, campaign, 5)).toEqual({ kind: 'held', next: 2, reason: 'workspace_suspended' });
+    // A check before every send (the batch reads the workspace with each control check, CAMPAIGN_CONTROL_CHECK_MS).
+    expect(await batch(provider, campaign, 5, () => new Date(), 0)).toEqual({ kind: 'held', next: 2, reason: 'workspace_suspended' });
     expect(provider.sent).toBe(2);
     expect(await counters()).toEqual({ used: 2, credits: 0, holds: [] });
     await collections(db()).workspaces.updateOne({ _id: tenant() }, { $set: { suspended: false } });

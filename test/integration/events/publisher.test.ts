@@ -146,6 +146,32 @@ describe('an event some endpoint receives', () => {
   });
 });
 
+describe('received events published at the same time (a burst of producers)', () => {
+  it('are stored together while a store is in flight: two inserts for the rest, each publish answered its own event', async () => {
+    const ws = await workspaceWithEndpoint(['message.status']);
+    const dispatcher = recordingDispatcher();
+    const events = createEventPublisher(db, dispatcher);
+    await events.publish(input(ws, 'message.status', 'warm')); // the endpoints read, and cached
+    const inputs = Array.from({ length: 10 }, (_, i) => input(ws, 'message.status', `burst_${i}`, { message_id: `msg_${i}` }));
+    // A repeat of one key among them is the same event.
+    inputs.push(input(ws, 'message.status', 'burst_3', { message_id: 'repeated' }));
+    let all!: EventDoc[];
+    const run = await commandsOf(async () => (all = await Promise.all(inputs.map((one) => events.publish(one)))));
+    // The first goes alone at once; the ten that came while it was in flight go in the next store.
+    expect(run).toEqual(['insert events_undispatched', 'insert events', 'insert events_undispatched', 'insert events']);
+    expect(all.map((e) => e.dedupe_key)).toEqual(inputs.map((i) => i.dedupeKey));
+    expect(all[10]).toEqual(all[3]);
+    expect(all[3]!.data).toEqual({ message_id: 'msg_3' });
+    for (const event of all) {
+      expect(event.dispatched_at).toBeNull();
+      expect(await eventsCollection(db).findOne({ _id: event._id })).toEqual(event);
+      expect(await undispatchedEvents(db).findOne({ _id: event._id })).toEqual({ _id: event._id, created_at: event.created_at });
+    }
+    expect(await eventsCollection(db).countDocuments({ tenant_id: ws })).toBe(11);
+    expect(dispatcher.dispatched.map((e) => e.dedupe_key).sort()).toEqual(['message.status:warm', ...inputs.map((i) => i.dedupeKey)].sort());
+  });
+});
+
 describe('publishing many at once (publishAll)', () => {
   /** What a stored event holds apart from its store time, for comparing two paths. */
   const stored = (event: EventDoc) => ({ ...event, dispatched_at: event.dispatched_at === null ? null : 'set' });
@@ -215,7 +241,7 @@ describe('publishing many at once (publishAll)', () => {
     expect(dispatcher.dispatched.map((e) => e._id)).toEqual([earlier._id]);
   });
 
-  it('takes the marker path, one event after another in the inputs order, for the events some endpoint receives', async () => {
+  it('takes the marker path for the events some endpoint receives: stored together, dispatched in the inputs order', async () => {
     const ws = await workspaceWithEndpoint(['message.status']);
     const dispatcher = recordingDispatcher();
     const events = createEventPublisher(db, dispatcher);
@@ -230,13 +256,25 @@ describe('publishing many at once (publishAll)', () => {
     expect(await commandsOf(async () => (all = await events.publishAll!(inputs)))).toEqual([
       'find webhook_endpoints',
       'insert events',
-      ...['r1', 'r2', 'r3'].flatMap(() => ['insert events_undispatched', 'insert events']),
+      // r1, r2 and r3: their markers in one insert, then the events in one.
+      'insert events_undispatched',
+      'insert events',
     ]);
     expect(all.map((e) => e.dedupe_key)).toEqual(inputs.map((i) => i.dedupeKey));
     expect(all.map((e) => e.dispatched_at === null)).toEqual([true, false, true, false, true]);
     // Each endpoint is handed its events in the order they were published.
     expect(dispatcher.dispatched.map((e) => e.dedupe_key)).toEqual(['message.status:r1', 'message.status:r2', 'message.status:r3']);
     for (const event of all) expect(await undispatchedEvents(db).findOne({ _id: event._id })).toEqual(event.dispatched_at === null ? { _id: event._id, created_at: event.created_at } : null);
+  });
+
+  it('answers received events stored before (an earlier attempt) with the stored ones, and dispatches the undispatched', async () => {
+    const ws = await workspaceWithEndpoint(['message.status']);
+    const earlier = await appendEvent(db, input(ws, 'message.status', 'again'));
+    const dispatcher = recordingDispatcher();
+    const all = await createEventPublisher(db, dispatcher).publishAll!([input(ws, 'message.status', 'fresh'), input(ws, 'message.status', 'again', { message_id: 'other' })]);
+    expect(all[1]).toEqual(earlier);
+    expect(dispatcher.dispatched.map((e) => e.dedupe_key)).toEqual(['message.status:fresh', 'message.status:again']);
+    expect(await eventsCollection(db).countDocuments({ tenant_id: ws })).toBe(2);
   });
 
   it('answers nothing for nothing, with no command', async () => {

@@ -1,13 +1,13 @@
 import type { Client } from '@temporalio/client';
-import type { Db } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { appendEvent } from '../../../src/events/eventStore';
 import { DRAIN_BATCH, deliveryWorkflowId, emptyRetryQueues, webhookInboxEntryId, type DeliveryRef, type DrainInput } from '../../../src/webhooks/contracts';
 import { webhookDeliveries } from '../../../src/webhooks/deliveries';
 import { handOver } from '../../../src/webhooks/deliverySignals';
 import { drainEndpoint } from '../../../src/webhooks/drain';
-import { INBOX_STALE_MS, createInboxClaimer, webhookInbox, webhookInboxState, webhookInboxStateId } from '../../../src/webhooks/inbox';
+import { INBOX_STALE_MS, createInboxClaimer, inboxEntryDoc, webhookInbox, webhookInboxState, webhookInboxStateId } from '../../../src/webhooks/inbox';
 import { insertWebhookEndpoint } from '../../support/documents';
-import { openTestDb, testConfig, uniqueName } from '../../support/env';
+import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
 
 /**
@@ -133,6 +133,33 @@ describe('an endpoint inbox', () => {
     await handOver(claimer, client, 'tq', tenantId, endpoint._id, [refs[2]!, refs[3]!]);
     expect(signals.slice(1)).toEqual([{ workflowId: `webhooks:${endpoint._id}`, signal: 'wake', args: [] }]);
     expect((await webhookInbox(db).findOne({ _id: webhookInboxEntryId(endpoint._id, 3) }))?.delivery_id).toBe(refs[3]!.deliveryId);
+  });
+
+  it('a drain that found the inbox empty still takes a delivery parked 150 ms into its wait, without declaring the workflow idle', async () => {
+    const { endpoint, refs, input, arrived } = await setUp('/linger', 2);
+    await drainEndpoint(deps(), input(0, { mayIdle: false })); // an empty inbox: the head is 0
+    await webhookInbox(db).insertOne(inboxEntryDoc(endpoint._id, 0, refs[0]!, new Date()));
+    await drainEndpoint(deps(), input(0, { mayIdle: false })); // takes slot 0: the head is 1
+    // The drain's own connection reports its reads of the head slot: the first starts the clock.
+    const watching = await new MongoClient(testServers.mongoUrl(), { monitorCommands: true }).connect();
+    const headSlot = webhookInboxEntryId(endpoint._id, 1);
+    const parking: { done: Promise<unknown> | null } = { done: null };
+    watching.on('commandStarted', (e: CommandStartedEvent) => {
+      if (parking.done || e.commandName !== 'find' || e.command.find !== 'webhook_inbox' || e.command.filter?._id !== headSlot) return;
+      parking.done = new Promise((resolve) => setTimeout(resolve, 150)).then(() => webhookInbox(db).insertOne(inboxEntryDoc(endpoint._id, 1, refs[1]!, new Date())));
+    });
+    try {
+      const second = await drainEndpoint({ ...deps(), db: watching.db(db.databaseName) }, input(1));
+      await parking.done;
+      // Before issue 36 the wait was 100 ms: the drain declared the workflow idle and the publisher had to wake it.
+      expect(second.inbox).toMatchObject({ empty: false });
+      expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 1, idle: false });
+      const third = await drainEndpoint(deps(), input(1, { mayIdle: false }));
+      expect(third.inbox).toMatchObject({ head: 2 });
+      expect(arrived().map((r) => r.headers['webhook-id'])).toEqual([refs[0]!.eventId, refs[1]!.eventId]);
+    } finally {
+      await watching.close();
+    }
   });
 
   it('a publisher that filled a slot the drain had already passed claims again past the head', async () => {
