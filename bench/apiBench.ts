@@ -10,6 +10,7 @@ import { freePort, waitFor } from '../src/local/net';
 import { toolPath } from '../src/local/paths';
 import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
 import { formatProfile, summariseProfiles } from './cpuProfileSummary';
+import { formatForgedForms, measureForgedFormStall } from './forgedFormStall';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
 
 /**
@@ -17,14 +18,17 @@ import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from
  * GET /api/v1/agents spread over many keys, next to a bare Koa JSON route, in one run on
  * the embedded defaults (FerretDB on SQLite, the Temporal dev server). Loopback only,
  * bounded in time. Prints the figures, the ratio, and the CPU each process spent per
- * request; writes them to .bench/api-<time>.json.
+ * request; writes them to .bench/api-<time>.json. Then the forged-forms phase (issue 32,
+ * bench/forgedFormStall.ts): the API's longest event-loop stall under three forged 4 MB Twilio
+ * forms, beside its 250 ms target.
  *
  * BENCH_SECONDS (default 10), BENCH_WARMUP_SECONDS (3, both paths' keys unmeasured first),
  * BENCH_CONNECTIONS (50), BENCH_WORKSPACES (20), BENCH_KEYS (30 per workspace and path: each
  * measured path has keys of its own, enough that none reaches the 120 a minute limit at
  * 6,000 requests/s, so a 429 never passes for throughput),
  * RATE_LIMIT_STORE (mongodb, the default, or memory), BENCH_CPU_PROF (1: profile the API and
- * summarise each run), BENCH_KEEP_DIR (1: keep the data folder, profiles and logs), TOOLS_DIR.
+ * summarise each run), BENCH_FORM_ROUNDS (5: rounds of the forged forms), BENCH_KEEP_DIR (1: keep
+ * the data folder, profiles and logs), TOOLS_DIR.
  */
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -34,6 +38,7 @@ const keysPerWorkspace = Number(process.env.BENCH_KEYS ?? 30);
 const PATHS = ['/api/v1/agents', '/api/v1/ping'] as const;
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const cpuProfile = process.env.BENCH_CPU_PROF === '1';
+const formRounds = Number(process.env.BENCH_FORM_ROUNDS ?? 5);
 const tools = process.env.TOOLS_DIR ?? '.tools';
 
 async function load(url: string, keys: string[] | null, duration = seconds): Promise<autocannon.Result> {
@@ -112,6 +117,12 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       RATE_LIMIT_STORE: process.env.RATE_LIMIT_STORE ?? 'mongodb',
       WORKER_METRICS_PORT: String(await freePort()),
+      // The Twilio webhooks are mounted for the forged-forms phase; nothing else reads these.
+      VOICE_PROVIDER: 'twilio',
+      TWILIO_ACCOUNT_SID: 'AC00000000000000000000000000000000',
+      TWILIO_AUTH_TOKEN: 'bench-twilio-auth-token',
+      TWILIO_PUBLIC_URL: 'https://voice.example.test',
+      TWILIO_MEDIA_STREAM_URL: 'wss://media.example.test/media-stream',
     };
     if (cpuProfile) mkdirSync(profileDir, { recursive: true });
     const profileArgs = cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
@@ -157,6 +168,8 @@ async function main(): Promise<void> {
       if (result.non2xx > 0) process.stdout.write(`  ${result.non2xx} answers were not 2xx: this run's rate does not count (npm run bench's summary says so)\n`);
     }
     process.stdout.write(`ratio keyed /agents to bare: ${(runs[0]!.requests_per_second / bareResult.requests.average).toFixed(3)}\n`);
+    const forgedForms = await measureForgedFormStall(apiPort, formRounds);
+    process.stdout.write(`${formatForgedForms(forgedForms)}\n`);
 
     for (const child of children.reverse()) await child.stop();
     children.length = 0;
@@ -171,6 +184,7 @@ async function main(): Promise<void> {
       settings: { seconds, connections, keys: keys.length, workspaces: workspaceCount, rate_limit_store: env.RATE_LIMIT_STORE },
       bare_requests_per_second: Math.round(bareResult.requests.average),
       runs: runs.map(({ cpu, ...run }) => ({ ...run, cpu: { ...cpu, window: undefined } })),
+      forged_forms: forgedForms,
     });
     process.stdout.write(`written to ${file}\n`);
   } finally {

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromRoot } from '../src/local/paths';
 import { loadAverage } from './benchStats';
-import { CALL_TARGETS, CAMPAIGN_TARGETS, VOICE_TARGETS, WEBHOOK_TARGETS } from './targets';
+import { CALL_TARGETS, CAMPAIGN_TARGETS, FORGED_FORM_TARGETS, VOICE_TARGETS, WEBHOOK_TARGETS } from './targets';
 
 /**
  * `npm run bench`: bench:api, bench:webhooks, bench:calls, bench:campaigns,
@@ -101,6 +101,13 @@ async function main(): Promise<void> {
     '≥ 2,000 req/s',
     ping ? ping.non_2xx === 0 && ping.requests_per_second >= 2000 : null,
     ping?.requests_per_second ?? null,
+  ]);
+  const forms = api?.forged_forms as Figures | undefined;
+  rows.push([
+    `bench:api ${FORGED_FORM_TARGETS.forms} forged 4 MB forms`,
+    forms ? `event-loop stall worst ${fmt(forms.worst_ms)} ms of ${forms.rounds} rounds${forms.refused ? '' : ', not all refused 413'}` : '–',
+    `< ${FORGED_FORM_TARGETS.stallMs} ms`,
+    forms ? forms.met : null,
   ]);
   const hooks = byName.webhooks;
   rows.push([

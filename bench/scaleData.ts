@@ -17,6 +17,7 @@ import type { EntryDoc } from '../src/db/keyedEntries';
 import type { SubscriberDoc } from '../src/dues/store';
 import type { TicketDoc } from '../src/tickets/ticketStore';
 import type { WebhookDeliveryDoc } from '../src/webhooks/deliveries';
+import { deliveryWorkflowId } from '../src/webhooks/contracts';
 
 /**
  * The documents `npm run seed:scale` writes: each built with the shape, the id scheme and the
@@ -355,7 +356,7 @@ export function deliveryDoc(ws: WorkspaceRefs, endpointId: string, endpointUrl: 
   const eventId = seededId('evt', at, random);
   const ok = random.next() < 0.97;
   return {
-    _id: `${eventId}|${endpointId}`,
+    _id: deliveryWorkflowId(eventId, endpointId),
     tenant_id: ws.tenantId,
     endpoint_id: endpointId,
     event_id: eventId,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MongoClient, type Collection, type Db, type Document, } from 'mongodb';
+import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
 import { callCollections } from '../src/calls/callStore';
 import { campaignCollections } from '../src/campaigns/campaign';
 import { CAMPAIGN_ENTRIES, campaignEntriesCollection } from '../src/campaigns/campaignEntries';
@@ -160,42 +160,54 @@ async function seedWorkspaceData(db: Db, writer: Writer, ws: SeedWorkspace, size
     if (i === 0 || i === count - 1 || i === Math.floor(count / 2)) list.push(id);
   };
 
-  let r = rnd('contacts');
-  let i = 0;
-  for (const at of spreadTimes(sizes.contacts, yearAgo, now, r)) {
+  /**
+   * One kind's records, `count` of them spread over [from, to) in time order, drawn from the
+   * kind's own seeded random: `write` adds one record's documents and gives its id. The oldest,
+   * middle and newest ids go to `sampled`; progress is told every `progressEvery` records.
+   */
+  const writeSpread = async (
+    kind: string,
+    count: number,
+    [from, to]: [Date, Date],
+    { sampled, progressEvery }: { sampled?: string[]; progressEvery?: number },
+    write: (at: Date, i: number, r: SeededRandom) => Promise<string>,
+  ): Promise<void> => {
+    const r = rnd(kind);
+    let i = 0;
+    for (const at of spreadTimes(count, from, to, r)) {
+      const id = await write(at, i, r);
+      if (sampled) sample(sampled, i, count, id);
+      i++;
+      if (progressEvery && i % progressEvery === 0) onProgress();
+    }
+  };
+  const year: [Date, Date] = [yearAgo, now];
+
+  await writeSpread('contacts', sizes.contacts, year, { sampled: samples.contactIds!, progressEvery: 5_000 }, async (at, i, r) => {
     const { contact, identities } = contactDocs(ws, i, at, r);
     await writer.add(s.contacts, contact);
     for (const identity of identities) await writer.add(s.identities, identity);
-    sample(samples.contactIds!, i++, sizes.contacts, contact._id);
-    if (i % 5_000 === 0) onProgress();
-  }
+    return contact._id;
+  });
 
-  r = rnd('calls');
-  i = 0;
-  for (const at of spreadTimes(sizes.calls, yearAgo, now, r)) {
+  await writeSpread('calls', sizes.calls, year, { sampled: samples.callIds!, progressEvery: 5_000 }, async (at, i, r) => {
     const call = callDoc(ws, i % sizes.contacts, at, i >= sizes.calls - sizes.transcripts, null, r);
     for (const entry of listEntriesOfCall(call)) await writer.add(s.callEntries, entry);
     await writer.add(s.calls, call);
-    sample(samples.callIds!, i++, sizes.calls, call._id);
-    if (i % 5_000 === 0) onProgress();
-  }
+    return call._id;
+  });
 
-  r = rnd('conversations');
-  i = 0;
   const turnsEach = Math.max(2, Math.round(sizes.messages / sizes.conversations));
-  for (const at of spreadTimes(sizes.conversations, yearAgo, now, r)) {
+  await writeSpread('conversations', sizes.conversations, year, { sampled: samples.conversationIds!, progressEvery: 1_000 }, async (at, i, r) => {
     // Turns vary around the mean (2 … 2×mean − 2), so the total stays near `messages`.
     const { conversation, messages } = conversationDocs(ws, i % sizes.contacts, at, 2 + r.int(2 * turnsEach - 3), r);
     for (const entry of listEntriesOfConversation(conversation, messages)) await writer.add(s.conversationEntries, entry);
     await writer.add(s.conversations, conversation);
     for (const message of messages) await writer.add(s.messages, message);
-    sample(samples.conversationIds!, i++, sizes.conversations, conversation._id);
-    if (i % 1_000 === 0) onProgress();
-  }
+    return conversation._id;
+  });
 
-  r = rnd('campaigns');
-  i = 0;
-  for (const at of spreadTimes(sizes.campaigns, yearAgo, new Date(now.getTime() - DAY), r)) {
+  await writeSpread('campaigns', sizes.campaigns, [yearAgo, new Date(now.getTime() - DAY)], {}, async (at, i, r) => {
     // The largest is the newest: the one a person opens first.
     const recipients = i === sizes.campaigns - 1 ? sizes.largestCampaignRecipients : sizes.otherCampaignRecipients;
     const campaign = campaignDoc(ws, at, i, recipients, r);
@@ -207,40 +219,35 @@ async function seedWorkspaceData(db: Db, writer: Writer, ws: SeedWorkspace, size
     }
     samples.campaignIds!.push(campaign._id);
     if (i === sizes.campaigns - 1) samples.largestCampaignId = campaign._id;
-    i++;
-  }
+    return campaign._id;
+  });
 
-  r = rnd('dues');
-  i = 0;
-  for (const at of spreadTimes(sizes.duesSubscribers, yearAgo, now, r)) {
-    const subscriber = subscriberDoc(ws, i++, at, r);
+  await writeSpread('dues', sizes.duesSubscribers, year, {}, async (at, i, r) => {
+    const subscriber = subscriberDoc(ws, i, at, r);
     await writer.add(s.subscribers, subscriber);
     // The claim on the phone that keeps one subscriber per number (src/dues/store.ts).
     await writer.add(s.subscriberPhones, { _id: phoneClaimId(ws.tenantId, subscriber.phone), tenant_id: ws.tenantId, subscriber_id: subscriber._id, created_at: at });
-  }
+    return subscriber._id;
+  });
 
-  r = rnd('deliveries');
   // Deliveries are kept 7 days (docs/decisions/platform.md "Expiry and retention"): a year's
   // count arrives within the last six.
   const url = `https://hooks.example.in/${ws.tenantId}`;
-  i = 0;
-  for (const at of spreadTimes(sizes.webhookDeliveries, new Date(now.getTime() - 6 * DAY), now, r)) {
+  await writeSpread('deliveries', sizes.webhookDeliveries, [new Date(now.getTime() - 6 * DAY), now], { progressEvery: 5_000 }, async (at, _i, r) => {
     const delivery = deliveryDoc(ws, ws.endpointId, url, at, r);
     await writer.add(s.deliveries, delivery);
     // The console list's entry, as the drain writes it (src/webhooks/deliveryEntries.ts).
     await writer.add(s.deliveryEntries, entryOf(delivery));
     await writer.add(s.deliveryStatusEntries, statusEntryOf(entryOf(delivery)));
-    if (++i % 5_000 === 0) onProgress();
-  }
+    return delivery._id;
+  });
   await writer.add(s.deliveryEntryBackfills, entryBackfillDone(ws.tenantId, ws.endpointId, now));
 
-  r = rnd('tickets');
-  i = 0;
-  for (const at of spreadTimes(sizes.tickets, yearAgo, now, r)) {
+  await writeSpread('tickets', sizes.tickets, year, { sampled: samples.ticketIds! }, async (at, i, r) => {
     const ticket = ticketDoc(ws, i, at, r);
     await writer.add(s.tickets, ticket);
-    sample(samples.ticketIds!, i++, sizes.tickets, ticket._id);
-  }
+    return ticket._id;
+  });
   return samples;
 }
 

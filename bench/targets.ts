@@ -34,6 +34,17 @@ export const WEBHOOK_TARGETS = {
   multiRate: 200,
 } as const;
 
+/**
+ * Issue 32's target for a provider webhook under forged forms: `bench:api` sends three 4 MB
+ * forms of 400,000 parameters at once to the Twilio status webhook and reads the API's longest
+ * event-loop stall meanwhile; `npm run bench`'s summary reads the same number.
+ */
+export const FORGED_FORM_TARGETS = {
+  forms: 3,
+  /** The API's longest event-loop stall while the forms are refused (parsing one whole took seconds). */
+  stallMs: 250,
+} as const;
+
 /** Issue 26's target for the media bridge: `bench:voice` steps calls up against it; `npm run bench`'s summary reads it. */
 export const VOICE_TARGETS = {
   /** Simultaneous live calls one media process bridges in real time (audio both ways, 20 ms frames). */

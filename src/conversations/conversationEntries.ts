@@ -48,15 +48,17 @@ export async function writeTranscriptEntries(db: Db, messages: readonly Pick<Con
   await writeEntries(conversationEntriesCollection(db), messages.map(transcriptKey));
 }
 
+/** What the retention's walk reads of each turn, so deleting its entry needs no read of its own. */
+export const TURN_ENTRY_FIELDS = ['conversation_id'] as const;
+
 /**
- * Deletes turns with their transcript entries (retention): the entries first, so a pass that
- * stops between the two leaves turns without entries, which the next pass deletes, never
- * entries a transcript page would read and skip forever.
+ * Deletes turns with their transcript entries (retention), given each turn's conversation: the
+ * entries first, so a pass that stops between the two leaves turns without entries, which the
+ * next pass deletes, never entries a transcript page would read and skip forever.
  */
-export function deleteTurnsWithEntries(db: Db): (ids: string[]) => Promise<number> {
+export function deleteTurnsWithEntries(db: Db): (ids: string[], turns: Pick<ConversationMessageDoc, '_id' | 'conversation_id'>[]) => Promise<number> {
   const messages = conversationMessagesCollection(db);
-  return async (ids) => {
-    const turns = await messages.find({ _id: { $in: ids } }, { projection: { _id: 1, conversation_id: 1 } }).toArray();
+  return async (ids, turns) => {
     if (turns.length > 0) await conversationEntriesCollection(db).deleteMany({ _id: { $in: turns.map(transcriptKey) } });
     return (await messages.deleteMany({ _id: { $in: ids } })).deletedCount;
   };

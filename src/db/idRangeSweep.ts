@@ -65,9 +65,11 @@ const msOf = (prefix: string, id: string): number => parseInt(id.slice(prefix.le
  * handled, so documents the filter keeps (an old call with no transcript, a turn that is not a
  * trail row) are walked once, not at every pass. A document written later with an id below the
  * mark is not seen; ids are made from their write's time, and the cutoffs are days old.
- * `act` gets each batch's ids and must be idempotent (two workers may sweep at once).
+ * `act` gets each batch's ids, and its documents with `fields` besides `_id` (read by the same
+ * walk, so an act that needs them reads nothing more); it must be idempotent (two workers may
+ * sweep at once).
  */
-export async function sweepIdRange<T extends { _id: string }>(
+export async function sweepIdRange<T extends { _id: string }, K extends keyof T & string = never>(
   db: Db,
   collection: Collection<T>,
   options: SweepPace & {
@@ -75,7 +77,8 @@ export async function sweepIdRange<T extends { _id: string }>(
     prefix: string;
     before: Date;
     filter?: Filter<T>;
-    act: (ids: string[]) => Promise<number>;
+    fields?: readonly K[];
+    act: (ids: string[], docs: Pick<T, '_id' | K>[]) => Promise<number>;
   },
 ): Promise<number> {
   const batchSize = Math.min(options.batchSize ?? BULK_WRITE_MAX, BULK_WRITE_MAX);
@@ -86,8 +89,8 @@ export async function sweepIdRange<T extends { _id: string }>(
   const mark = await marks.findOne({ _id: options.mark });
   let after = mark && mark.after > range.$gt ? mark.after : range.$gt;
   let done = 0;
-  const firstIds = (filter: Filter<T>, limit: number) =>
-    collection.find(filter, { projection: { _id: 1 } as Document, sort: { _id: 1 }, limit }).toArray() as unknown as Promise<{ _id: string }[]>;
+  const firstIds = (filter: Filter<T>, limit: number, fields: readonly K[] = []) =>
+    collection.find(filter, { projection: Object.fromEntries(['_id', ...fields].map((f) => [f, 1])) as Document, sort: { _id: 1 }, limit }).toArray() as unknown as Promise<Pick<T, '_id' | K>[]>;
   for (let batch = 0; batch < maxBatches && after < range.$lt && !options.signal?.aborted; batch++) {
     let until = range.$lt;
     if (options.filter) {
@@ -100,8 +103,8 @@ export async function sweepIdRange<T extends { _id: string }>(
         until = after;
       }
     }
-    const docs = until > after ? await firstIds({ ...options.filter, _id: { $gt: after, $lt: until } } as Filter<T>, batchSize) : [];
-    if (docs.length > 0) done += await options.act(docs.map((doc) => doc._id));
+    const docs = until > after ? await firstIds({ ...options.filter, _id: { $gt: after, $lt: until } } as Filter<T>, batchSize, options.fields) : [];
+    if (docs.length > 0) done += await options.act(docs.map((doc) => doc._id), docs);
     // A short batch walked its whole window: the next batch starts at the window's end.
     after = docs.length < batchSize ? (until > after ? until : range.$lt) : docs[docs.length - 1]!._id;
     await marks.updateOne({ _id: options.mark }, { $set: { after, updated_at: new Date() } }, { upsert: true });

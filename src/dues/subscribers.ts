@@ -161,22 +161,14 @@ export async function finishSetup(
   return counted ?? subscriber;
 }
 
-async function writeSubscriber(deps: CreateSubscriberDeps, workspace: SetupWorkspace, setup: SubscriberSetupDoc, now: Date): Promise<SubscriberDoc> {
-  const { subscribers } = duesCollections(deps.db);
-  const { input } = setup;
-  let contactId: string | null = null;
-  try {
-    contactId = await (deps.linkContact ?? linkContact)(deps.db, workspace, { name: input.name, email: input.email, phone: input.phone }, now);
-  } catch (err) {
-    // Still created (§4): reminders go out; the link can be made later.
-    deps.logger?.warn({ err, subscriberId: setup._id }, 'subscriber created without a contact: linking failed');
-  }
-  const subscriber: SubscriberDoc = {
+/** The subscriber a finished setup writes: active, nothing raised or paid yet. */
+export function newSubscriberDoc(setup: SubscriberSetupDoc, contactId: string | null, now: Date): SubscriberDoc {
+  return {
     _id: setup._id,
     tenant_id: setup.tenant_id,
     contact_id: contactId,
     contact_pending: contactId === null,
-    ...input,
+    ...setup.input,
     currency: 'INR',
     status: 'active',
     notes: null,
@@ -192,6 +184,19 @@ async function writeSubscriber(deps: CreateSubscriberDeps, workspace: SetupWorks
     created_at: setup.created_at,
     updated_at: now,
   };
+}
+
+async function writeSubscriber(deps: CreateSubscriberDeps, workspace: SetupWorkspace, setup: SubscriberSetupDoc, now: Date): Promise<SubscriberDoc> {
+  const { subscribers } = duesCollections(deps.db);
+  const { input } = setup;
+  let contactId: string | null = null;
+  try {
+    contactId = await (deps.linkContact ?? linkContact)(deps.db, workspace, { name: input.name, email: input.email, phone: input.phone }, now);
+  } catch (err) {
+    // Still created (§4): reminders go out; the link can be made later.
+    deps.logger?.warn({ err, subscriberId: setup._id }, 'subscriber created without a contact: linking failed');
+  }
+  const subscriber = newSubscriberDoc(setup, contactId, now);
   if (await insertIfAbsent(subscribers, subscriber)) return subscriber;
   return (await subscribers.findOne({ _id: setup._id })) ?? subscriber;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { messageText } from '../../src/calls/line/streamFrames';
+import { untilAgentQuiet } from './agentQuiet';
 import { FRAME_BYTES, MULAW_SILENCE } from './speechAudio';
 
 /**
@@ -157,16 +158,9 @@ export class MediaStreamClient {
     return new Promise((resolve) => this.#queue.push({ audio, offset: 0, done: resolve }));
   }
 
-  /** Resolves once the bridge has sent audio and then nothing for `quietMs` (the agent finished a turn). */
-  async agentFinished(quietMs = 600, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    const heardBefore = this.received.frames.length;
-    for (;;) {
-      const last = this.received.frames.at(-1);
-      if (this.received.frames.length > heardBefore && last && now() - Math.max(last.atMs, this.#playedUntil) >= quietMs) return;
-      if (Date.now() > deadline) throw new Error(`the agent did not finish speaking within ${timeoutMs} ms (${this.received.frames.length} frames heard)`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  /** Resolves once the bridge has sent audio and then nothing for `quietMs` (the agent finished a turn), quiet counted as agentQuiet.ts says. */
+  agentFinished(quietMs = 600, timeoutMs = 30_000): Promise<void> {
+    return untilAgentQuiet(() => ({ frames: this.received.frames.length, playedUntil: Math.max(this.received.frames.at(-1)?.atMs ?? 0, this.#playedUntil) }), quietMs, timeoutMs);
   }
 
   /** Twilio ends the stream (the call ended or moved): `stop`, then the socket closes. */

@@ -1,11 +1,9 @@
-import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { conversationIdFor } from '../../../src/conversations';
-import { collections } from '../../../src/db/collections';
-import { CloudWhatsAppProvider } from '../../../src/providers/whatsapp/cloud';
 import { useTestApi } from '../../support/app';
 import { checkPage, launchBrowser, logIn, screenshot, seriousA11yViolations, waitForText, type TestBrowser } from '../../support/browser';
+import { cloudApiEnv, cloudCustomers, cloudWhatsApp, type CloudCustomers } from '../../support/cloudCustomer';
 import { FakeGraph } from '../../support/fakeGraph';
 import { CONSOLE, eventually } from '../../support/messaging';
 import { ORDER_TOOL_PARAMETERS, OrderDesk } from '../../support/orderDesk';
@@ -45,24 +43,16 @@ describe('a customer, the chat agent with a document and a business tool, and th
     await desk.stop();
   });
   const { api, ws } = useTestApi(() => ({
-    env: {
-      WHATSAPP_PROVIDER: 'cloud',
-      WHATSAPP_CLOUD_BASE_URL: graphUrl,
-      WHATSAPP_CLOUD_ACCESS_TOKEN: 'graph-token',
-      WHATSAPP_CLOUD_PHONE_NUMBER_ID: '1001',
-      WHATSAPP_CLOUD_APP_SECRET: APP_SECRET,
-      WHATSAPP_CLOUD_VERIFY_TOKEN: 'verify',
-      AGENT_BURST_QUIET_MS: '300',
-    },
-    worker: { whatsapp: new CloudWhatsAppProvider({ baseUrl: graphUrl, accessToken: 'graph-token', phoneNumberId: '1001', phoneNumberIds: {}, timeoutMs: 5_000 }) },
+    env: { ...cloudApiEnv(graphUrl, APP_SECRET), AGENT_BURST_QUIET_MS: '300' },
+    worker: { whatsapp: cloudWhatsApp(graphUrl, 5_000) },
     workspace: { chatAgent: true },
   }));
 
   let browser: TestBrowser;
   let base: string;
-  let senderDigits: string;
+  let customers: CloudCustomers;
   beforeAll(async () => {
-    senderDigits = (await collections(api.db).senders.findOne({ _id: ws.senderId }))!.phone.slice(1);
+    customers = await cloudCustomers(api.db, ws.senderId, APP_SECRET);
     base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
     browser = await launchBrowser();
     await logIn(browser.page, base, api.config.CONSOLE_TOKEN!);
@@ -79,32 +69,7 @@ describe('a customer, the chat agent with a document and a business tool, and th
    */
   async function customerWrites(text: string): Promise<void> {
     if (ids > 0) await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const payload = {
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA1',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: senderDigits, phone_number_id: '1001' },
-                contacts: [{ profile: { name: 'Kiran' }, wa_id: CUSTOMER }],
-                messages: [{ from: CUSTOMER, id: `wamid.journey.${ids++}`, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } }],
-              },
-            },
-          ],
-        },
-      ],
-    };
-    const raw = Buffer.from(JSON.stringify(payload));
-    const res = await request(api.server)
-      .post('/webhooks/whatsapp')
-      .set('content-type', 'application/json')
-      .set('X-Hub-Signature-256', `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`)
-      .send(raw.toString('utf8'));
-    expect(res.status).toBe(200);
+    await customers.writes(api.server, CUSTOMER, `wamid.journey.${ids++}`, text);
   }
   /** What the customer has received on WhatsApp, in order. */
   const received = () => graph.requests.filter((r) => r.body.type === 'text' && r.body.to === CUSTOMER).map((r) => (r.body.text as { body: string }).body);

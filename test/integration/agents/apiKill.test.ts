@@ -1,14 +1,12 @@
-import { createHmac } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import request from 'supertest';
 import { conversationAgentWorkflowId } from '../../../src/agents/contracts';
 import { conversationIdFor } from '../../../src/conversations';
-import { collections } from '../../../src/db/collections';
 import type { ManagedProcess } from '../../../src/local/childProcess';
 import { createOpenAiAgentModel } from '../../../src/providers/agents/openAiAgentModel';
-import { CloudWhatsAppProvider } from '../../../src/providers/whatsapp/cloud';
 import { startApiProcess } from '../../support/apiProcess';
 import { startTestApi, type TestApi } from '../../support/app';
+import { cloudApiEnv, cloudCustomers, cloudWhatsApp, type CloudCustomers, type SignedWebhook } from '../../support/cloudCustomer';
 import { FakeGraph } from '../../support/fakeGraph';
 import { FakeOpenAi } from '../../support/fakeOpenAi';
 import { StallingProxy } from '../../support/stallingProxy';
@@ -31,7 +29,7 @@ describe('the API killed mid-turn', () => {
   let graph: FakeGraph;
   let model: FakeOpenAi;
   let ws: TestWorkspace;
-  let senderDigits: string;
+  let customers: CloudCustomers;
   let env: Record<string, string>;
   let api: { process: ManagedProcess; url: string } | null = null;
 
@@ -40,25 +38,18 @@ describe('the API killed mid-turn', () => {
     model = new FakeOpenAi();
     const graphUrl = await graph.start();
     const modelUrl = await model.start();
-    env = {
-      WHATSAPP_PROVIDER: 'cloud',
-      WHATSAPP_CLOUD_BASE_URL: graphUrl,
-      WHATSAPP_CLOUD_ACCESS_TOKEN: 'graph-token',
-      WHATSAPP_CLOUD_PHONE_NUMBER_ID: '1001',
-      WHATSAPP_CLOUD_APP_SECRET: APP_SECRET,
-      AGENT_BURST_QUIET_MS: '300',
-    };
+    env = { ...cloudApiEnv(graphUrl, APP_SECRET), AGENT_BURST_QUIET_MS: '300' };
     // The database, the workspace, the console reads and the worker (over the fakes) are the
     // test's; the webhooks go to the API process, the one that is killed.
     test = await startTestApi({
       env,
       worker: {
-        whatsapp: new CloudWhatsAppProvider({ baseUrl: graphUrl, accessToken: 'graph-token', phoneNumberId: '1001', phoneNumberIds: {}, timeoutMs: 10_000 }),
+        whatsapp: cloudWhatsApp(graphUrl),
         agentModel: createOpenAiAgentModel({ baseUrl: modelUrl, apiKey: 'sk-test', model: 'gpt-test', timeoutMs: 60_000 }),
       },
     });
     ws = await createTestWorkspace(test.db, { chatAgent: true });
-    senderDigits = (await collections(test.db).senders.findOne({ _id: ws.senderId }))!.phone.slice(1);
+    customers = await cloudCustomers(test.db, ws.senderId, APP_SECRET);
     api = await startApiProcess(test.config, { logName: 'killed-agent-api', env });
   }, 180_000);
   afterAll(async () => {
@@ -68,40 +59,13 @@ describe('the API killed mid-turn', () => {
     await test?.close();
   });
 
-  /** The Cloud API's webhook for one inbound text, signed with the app secret; the same bytes each time for one id, as a redelivery is. */
-  function webhook(from: string, messageId: string, text: string, at: number): { raw: string; signature: string } {
-    const payload = {
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA1',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: senderDigits, phone_number_id: '1001' },
-                contacts: [{ profile: { name: 'Kiran' }, wa_id: from }],
-                messages: [{ from, id: messageId, timestamp: String(Math.floor(at / 1000)), type: 'text', text: { body: text } }],
-              },
-            },
-          ],
-        },
-      ],
-    };
-    const raw = JSON.stringify(payload);
-    return { raw, signature: `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}` };
-  }
-  async function deliver(hook: { raw: string; signature: string }, to = api!): Promise<number> {
-    const res = await fetch(`${to.url}/webhooks/whatsapp`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Hub-Signature-256': hook.signature }, body: hook.raw });
-    await res.arrayBuffer();
-    return res.status;
-  }
+  /** To the API process by default; a webhook delivered again is the same bytes, as a redelivery is. */
+  const deliver = (hook: SignedWebhook, to = api!) => customers.deliver(hook, to.url);
   const textsTo = (digits: string) => graph.requests.filter((r) => r.body.type === 'text' && r.body.to === digits).map((r) => (r.body.text as { body: string }).body);
 
   it('answers once, and a webhook redelivered to the restarted API makes no second reply', async () => {
     const from = '919811100061';
-    const first = webhook(from, 'wamid.apikill.1', 'Where is my order?', Date.now());
+    const first = customers.text(from, 'wamid.apikill.1', 'Where is my order?', Date.now());
     let release!: () => void;
     model.hold = new Promise<void>((resolve) => (release = resolve));
     model.answer = (req) => ({ text: JSON.stringify(req.body).includes('And the refund?') ? 'Refunds take 5 days.' : 'Your order ships tomorrow.' });
@@ -121,7 +85,7 @@ describe('the API killed mid-turn', () => {
     expect(await deliver(first)).toBe(200);
     // The customer writes again: its reply comes after the redelivered message was taken (the
     // workflow handles signals in order), so what was sent by then is all the redelivery made.
-    expect(await deliver(webhook(from, 'wamid.apikill.2', 'And the refund?', Date.now()))).toBe(200);
+    expect(await deliver(customers.text(from, 'wamid.apikill.2', 'And the refund?', Date.now()))).toBe(200);
     await eventually(async () => textsTo(from).length >= 2, 'the reply to the second message', 60_000);
 
     expect(textsTo(from)).toEqual(['Your order ships tomorrow.', 'Refunds take 5 days.']);
@@ -141,7 +105,7 @@ describe('the API killed mid-turn', () => {
 
   it('answers once when the API dies between recording the message and signalling the workflow, once the provider redelivers', async () => {
     const from = '919811100062';
-    const hook = webhook(from, 'wamid.apikill.3', 'Is my parcel late?', Date.now());
+    const hook = customers.text(from, 'wamid.apikill.3', 'Is my parcel late?', Date.now());
     model.answer = () => ({ text: 'It arrives today.' });
     const before = model.requests.length;
     const [host, port] = test.config.TEMPORAL_ADDRESS.split(':');
@@ -174,7 +138,7 @@ describe('the API killed mid-turn', () => {
       // answered, it has made no reply of its own.
       expect(await deliver(hook)).toBe(200);
       model.answer = () => ({ text: 'You are welcome.' });
-      expect(await deliver(webhook(from, 'wamid.apikill.4', 'Thanks!', Date.now()))).toBe(200);
+      expect(await deliver(customers.text(from, 'wamid.apikill.4', 'Thanks!', Date.now()))).toBe(200);
       await eventually(async () => textsTo(from).length >= 2, 'the reply to the next message', 60_000);
       expect(textsTo(from)).toEqual(['It arrives today.', 'You are welcome.']);
       expect(model.requests.length - before).toBe(2);

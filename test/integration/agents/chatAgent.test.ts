@@ -1,11 +1,10 @@
-import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { agentBuiltInTools, createToolbox, type AgentToolSource } from '../../../src/agents';
 import { conversationAgentWorkflowId } from '../../../src/agents/contracts';
 import { conversationIdFor, findConversation } from '../../../src/conversations';
 import { collections } from '../../../src/db/collections';
-import { CloudWhatsAppProvider } from '../../../src/providers/whatsapp/cloud';
 import { useTestApi } from '../../support/app';
+import { cloudApiEnv, cloudCustomers, cloudWhatsApp, type CloudCustomers } from '../../support/cloudCustomer';
 import { FakeGraph } from '../../support/fakeGraph';
 import { bearer } from '../../support/http';
 import { CONSOLE, eventsOf, eventually } from '../../support/messaging';
@@ -32,7 +31,6 @@ const orderTools: AgentToolSource = () =>
 describe('the WhatsApp chat agent, through the Cloud API webhook and the console inbox', () => {
   let graph: FakeGraph;
   let baseUrl: string;
-  let senderDigits: string;
   let n = 0;
   const fresh = () => `9194${String(Date.now() % 1_000_000).padStart(6, '0')}${String(n++).padStart(2, '0')}`;
 
@@ -43,57 +41,20 @@ describe('the WhatsApp chat agent, through the Cloud API webhook and the console
   afterAll(async () => {
     await graph?.stop();
   });
-  const cloud = () => new CloudWhatsAppProvider({ baseUrl, accessToken: 'graph-token', phoneNumberId: '1001', phoneNumberIds: {}, timeoutMs: 5_000 });
   const { api, ws } = useTestApi(() => ({
-    env: {
-      WHATSAPP_PROVIDER: 'cloud',
-      WHATSAPP_CLOUD_BASE_URL: baseUrl,
-      WHATSAPP_CLOUD_ACCESS_TOKEN: 'graph-token',
-      WHATSAPP_CLOUD_PHONE_NUMBER_ID: '1001',
-      WHATSAPP_CLOUD_APP_SECRET: APP_SECRET,
-      WHATSAPP_CLOUD_VERIFY_TOKEN: 'verify',
-      AGENT_BURST_QUIET_MS: '700',
-      AGENT_HOLD_TIMEOUT_MINUTES: '60',
-    },
-    worker: { whatsapp: cloud(), toolbox: createToolbox([agentBuiltInTools, orderTools]) },
+    env: { ...cloudApiEnv(baseUrl, APP_SECRET), AGENT_BURST_QUIET_MS: '700', AGENT_HOLD_TIMEOUT_MINUTES: '60' },
+    worker: { whatsapp: cloudWhatsApp(baseUrl, 5_000), toolbox: createToolbox([agentBuiltInTools, orderTools]) },
     workspace: { chatAgent: true },
   }));
+  let customers: CloudCustomers;
   beforeAll(async () => {
-    senderDigits = (await collections(api.db).senders.findOne({ _id: ws.senderId }))!.phone.slice(1);
+    customers = await cloudCustomers(api.db, ws.senderId, APP_SECRET);
   });
 
-  function webhook(payload: unknown) {
-    const raw = Buffer.from(JSON.stringify(payload));
-    return request(api.server)
-      .post('/webhooks/whatsapp')
-      .set('content-type', 'application/json')
-      .set('X-Hub-Signature-256', `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`)
-      .send(raw.toString('utf8'));
-  }
   let ids = 0;
   async function customerWrites(from: string, text: string, at = new Date()) {
     const id = `wamid.in.${from}.${ids++}`;
-    const payload = {
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA1',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: senderDigits, phone_number_id: '1001' },
-                contacts: [{ profile: { name: 'Kiran' }, wa_id: from }],
-                messages: [{ from, id, timestamp: String(Math.floor(at.getTime() / 1000)), type: 'text', text: { body: text } }],
-              },
-            },
-          ],
-        },
-      ],
-    };
-    const res = await webhook(payload);
-    expect(res.status).toBe(200);
+    await customers.writes(api.server, from, id, text, at.getTime());
     return id;
   }
   const textsTo = (digits: string) => graph.requests.filter((r) => r.body.type === 'text' && r.body.to === digits).map((r) => (r.body.text as { body: string }).body);

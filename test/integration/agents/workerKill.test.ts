@@ -1,14 +1,12 @@
-import { createHmac } from 'node:crypto';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { conversationIdFor } from '../../../src/conversations';
-import { collections } from '../../../src/db/collections';
 import type { ManagedProcess } from '../../../src/local/childProcess';
 import { createOpenAiAgentModel } from '../../../src/providers/agents/openAiAgentModel';
-import { CloudWhatsAppProvider } from '../../../src/providers/whatsapp/cloud';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { createWorker } from '../../../src/worker/createWorker';
 import { startTestApi, type TestApi } from '../../support/app';
+import { cloudApiEnv, cloudCustomers, cloudWhatsApp, type CloudCustomers } from '../../support/cloudCustomer';
 import { testServers } from '../../support/env';
 import { FakeGraph } from '../../support/fakeGraph';
 import { FakeOpenAi } from '../../support/fakeOpenAi';
@@ -28,7 +26,7 @@ describe('a worker killed mid-turn', () => {
   let graph: FakeGraph;
   let model: FakeOpenAi;
   let ws: TestWorkspace;
-  let senderDigits: string;
+  let customers: CloudCustomers;
   let child: ManagedProcess | null = null;
   let replacement: { worker: Worker; connection: NativeConnection; done: Promise<void> } | null = null;
 
@@ -38,11 +36,7 @@ describe('a worker killed mid-turn', () => {
     const graphUrl = await graph.start();
     const modelUrl = await model.start();
     const env = {
-      WHATSAPP_PROVIDER: 'cloud',
-      WHATSAPP_CLOUD_BASE_URL: graphUrl,
-      WHATSAPP_CLOUD_ACCESS_TOKEN: 'graph-token',
-      WHATSAPP_CLOUD_PHONE_NUMBER_ID: '1001',
-      WHATSAPP_CLOUD_APP_SECRET: APP_SECRET,
+      ...cloudApiEnv(graphUrl, APP_SECRET),
       AGENT_MODEL_PROVIDER: 'openai',
       AGENT_MODEL_BASE_URL: modelUrl,
       AGENT_MODEL_API_KEY: 'sk-test',
@@ -51,12 +45,12 @@ describe('a worker killed mid-turn', () => {
     };
     api = await startTestApi({ env });
     ws = await createTestWorkspace(api.db, { chatAgent: true });
-    senderDigits = (await collections(api.db).senders.findOne({ _id: ws.senderId }))!.phone.slice(1);
+    customers = await cloudCustomers(api.db, ws.senderId, APP_SECRET);
     child = await startWorkerProcess(api.config, { logName: 'killed-agent-worker', env });
     const deps = buildActivityDeps(
       { db: api.db, temporal: api.temporal, taskQueue: api.config.TEMPORAL_TASK_QUEUE },
       {
-        whatsapp: new CloudWhatsAppProvider({ baseUrl: graphUrl, accessToken: 'graph-token', phoneNumberId: '1001', phoneNumberIds: {}, timeoutMs: 10_000 }),
+        whatsapp: cloudWhatsApp(graphUrl),
         agentModel: createOpenAiAgentModel({ baseUrl: modelUrl, apiKey: 'sk-test', model: 'gpt-test', timeoutMs: 10_000 }),
       },
     );
@@ -76,34 +70,6 @@ describe('a worker killed mid-turn', () => {
     await api?.close();
   });
 
-  async function customerWrites(from: string, text: string) {
-    const payload = {
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA1',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: senderDigits, phone_number_id: '1001' },
-                contacts: [{ profile: { name: 'Kiran' }, wa_id: from }],
-                messages: [{ from, id: `wamid.kill.${from}`, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } }],
-              },
-            },
-          ],
-        },
-      ],
-    };
-    const raw = Buffer.from(JSON.stringify(payload));
-    const res = await request(api.server)
-      .post('/webhooks/whatsapp')
-      .set('content-type', 'application/json')
-      .set('X-Hub-Signature-256', `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`)
-      .send(raw.toString('utf8'));
-    expect(res.status).toBe(200);
-  }
   const textsTo = (digits: string) => graph.requests.filter((r) => r.body.type === 'text' && r.body.to === digits);
   const kill = async () => {
     child!.child.kill('SIGKILL');
@@ -121,7 +87,7 @@ describe('a worker killed mid-turn', () => {
       killing.done = kill();
     };
     model.delayMs = 2_000;
-    await customerWrites(from, 'Where is my order?');
+    await customers.writes(api.server, from, `wamid.kill.${from}`, 'Where is my order?');
     await eventually(async () => killing.done !== null, 'the model call', 60_000);
     await killing.done;
     model.delayMs = 0;

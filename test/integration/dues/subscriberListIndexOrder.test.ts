@@ -1,6 +1,7 @@
 import { MongoClient, type CommandStartedEvent, type Db, type Document } from 'mongodb';
 import { newId } from '../../../src/domain/ids';
 import { duesCollections, subscribersPage, type SubscriberDoc, type SubscriberStatus } from '../../../src/dues/store';
+import { newSubscriberDoc } from '../../../src/dues/subscribers';
 import { openTestDb, testConfig } from '../../support/env';
 
 /**
@@ -18,36 +19,11 @@ describe('the subscribers list reads the subscribers index in order', () => {
   const base = Date.parse('2026-06-01T00:00:00Z');
   const docs: SubscriberDoc[] = [];
 
+  /** Made as a create makes it (src/dues/subscribers.ts), one a minute, then paused or not. */
   const subscriber = (i: number, tenantId: string, status: SubscriberStatus): SubscriberDoc => {
     const at = new Date(base + i * 60_000);
-    return {
-      _id: newId('sub', at),
-      tenant_id: tenantId,
-      contact_id: null,
-      contact_pending: false,
-      name: `Person ${i}`,
-      phone: `+9198${String(i).padStart(8, '0')}`,
-      email: null,
-      plan_name: 'Gym monthly',
-      amount: 1000,
-      currency: 'INR',
-      cycle_unit: 'monthly',
-      cycle_days: null,
-      due_day: 1,
-      start_date: '2026-06-01',
-      status,
-      notes: null,
-      tags: [],
-      next_due_date: null,
-      last_paid_at: null,
-      collected_total: 0,
-      outstanding_total: 0,
-      dues_paid: 0,
-      dues_declined: 0,
-      version: 1,
-      created_at: at,
-      updated_at: at,
-    };
+    const input = { name: `Person ${i}`, phone: `+9198${String(i).padStart(8, '0')}`, email: null, plan_name: 'Gym monthly', amount: 1000, cycle_unit: 'monthly', cycle_days: null, due_day: 1, start_date: '2026-06-01' } as const;
+    return { ...newSubscriberDoc({ _id: newId('sub', at), tenant_id: tenantId, request: null, input, created_at: at }, null, at), status };
   };
 
   beforeAll(async () => {

@@ -79,13 +79,16 @@ describe('conversation turns', () => {
     const left = await conversationMessagesCollection(api.db).find({}, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
     expect(left[0]!._id).toBe(old[BULK_WRITE_MAX]!._id);
     const allReads = first.filter((c) => c.commandName === 'find' && c.command.find === 'conversation_messages');
-    // The walks (sorted range reads), and before each delete one read of the batch's turns by `_id` (their conversations, for their transcript entries).
+    // Only the walks (sorted range reads): a batch's read takes each turn's conversation with its id, so its
+    // transcript entries are found without reading the turns again by `_id`.
     const reads = allReads.filter((c) => c.command.sort);
-    expect(allReads.filter((c) => !c.command.sort).map((c) => Object.keys(c.command.filter as object))).toEqual([['_id'], ['_id']]);
-    expect(reads.map((c) => [c.command.limit, Object.keys(c.command.filter as object).sort(), Object.fromEntries(c.command.sort as Map<string, number>)])).toEqual([
-      [BULK_WRITE_MAX, ['_id'], { _id: 1 }],
-      [1, ['_id'], { _id: 1 }],
-      [BULK_WRITE_MAX, ['_id', 'kind'], { _id: 1 }],
+    expect(allReads.filter((c) => !c.command.sort)).toEqual([]);
+    expect(
+      reads.map((c) => [c.command.limit, Object.keys(c.command.filter as object).sort(), Object.fromEntries(c.command.sort as Map<string, number>), Object.keys(c.command.projection as object).sort()]),
+    ).toEqual([
+      [BULK_WRITE_MAX, ['_id'], { _id: 1 }, ['_id', 'conversation_id']],
+      [1, ['_id'], { _id: 1 }, ['_id']],
+      [BULK_WRITE_MAX, ['_id', 'kind'], { _id: 1 }, ['_id', 'conversation_id']],
     ]);
     const deletes = first.filter((c) => c.commandName === 'delete' && c.command.delete === 'conversation_messages');
     for (const d of deletes) {
