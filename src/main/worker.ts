@@ -32,6 +32,7 @@ import { createSetupSweeper } from '../dues/setupSweeper';
 import { createLivePlaceSweeper } from '../calls/livePlaceSweeper';
 import { backfillCallEntries } from '../calls/callEntries';
 import { backfillConversationEntries } from '../conversations/conversationEntries';
+import { backfillContactTagEntries } from '../contacts';
 import { sweepExpiredStreamClaims } from '../calls/line/lineCalls';
 import { startLateRecounts } from '../campaigns/whatsapp/lateRecounts';
 import { runMain, shutdownSignal } from './runMain';
@@ -147,6 +148,7 @@ runMain(async () => {
   const backfills = (async () => {
     await backfillCallEntries(db, () => stopping);
     await backfillConversationEntries(db, () => stopping);
+    await backfillContactTagEntries(db, () => stopping);
   })().catch((err: unknown) => logger.warn({ err }, 'list entry backfill failed; resumed at the next start'));
 
   const running = worker.run();
