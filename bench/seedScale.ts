@@ -7,6 +7,7 @@ import { callCollections } from '../src/calls/callStore';
 import { campaignCollections } from '../src/campaigns/campaign';
 import { stagingCollections } from '../src/campaigns/staging';
 import { contactCollections } from '../src/contacts/contacts';
+import { CONTACT_TAG_ENTRIES, contactTagEntries, contactTagEntriesCollection } from '../src/contacts/tagEntries';
 import { conversationMessagesCollection, conversationsCollection } from '../src/conversations/store';
 import { CALL_NUMBER_ENTRIES, callEntriesCollection } from '../src/calls/callEntries';
 import { RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, conversationEntriesCollection } from '../src/conversations/conversationEntries';
@@ -93,6 +94,7 @@ class Writer {
     return {
       contacts: contactCollections(db).contacts,
       identities: contactCollections(db).identities,
+      contactTagEntries: contactTagEntriesCollection(db),
       calls: callCollections(db).calls,
       conversations: conversationsCollection(db),
       messages: conversationMessagesCollection(db),
@@ -161,6 +163,7 @@ async function seedWorkspaceData(db: Db, writer: Writer, ws: SeedWorkspace, size
   for (const at of spreadTimes(sizes.contacts, yearAgo, now, r)) {
     const { contact, identities } = contactDocs(ws, i, at, r);
     await writer.add(s.contacts, contact);
+    for (const entry of contactTagEntries(contact)) await writer.add(s.contactTagEntries, entry);
     for (const identity of identities) await writer.add(s.identities, identity);
     sample(samples.contactIds!, i++, sizes.contacts, contact._id);
     if (i % 5_000 === 0) onProgress();
@@ -272,7 +275,7 @@ export async function seedScale(db: Db, options: { scale: number; seed: number; 
   }
   await writer.drain();
   // Every record went in with its list entries: nothing to backfill.
-  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES]) await markEntriesComplete(db, name);
+  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, CONTACT_TAG_ENTRIES]) await markEntriesComplete(db, name);
   const seconds = (performance.now() - started) / 1000;
   return {
     scale: options.scale,
