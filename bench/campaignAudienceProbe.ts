@@ -5,8 +5,8 @@ import { resolveAudience } from '../src/campaigns/audience';
 import { evaluate, evaluateCampaign, lookupTemplate } from '../src/campaigns/evaluate';
 import { suppressedNumbers } from '../src/messaging/optOut';
 import { stageRecipients, stagingCollections } from '../src/campaigns/staging';
-import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
-import { CONTACT_TAG_ENTRIES, contactTagEntries, contactTagEntriesCollection } from '../src/contacts/tagEntries';
+import { contactCollections, contactIdFor, type ContactDoc } from '../src/contacts/contacts';
+import { CONTACT_TAG_ENTRIES, contactTagEntries, contactTagEntriesCollection, readSegmentEntries } from '../src/contacts/tagEntries';
 import { markEntriesComplete } from '../src/db/keyedEntries';
 import { collections } from '../src/db/collections';
 import { ensureEveryIndex } from '../src/main/indexes';
@@ -90,8 +90,8 @@ async function main(): Promise<void> {
     await timed(`insert ${count} contacts${others ? ` and ${others} others` : ''} (chunks of 1,000)`, pid, async () => {
       for (let start = 0; start < count + others; start += 1_000) {
         const docs: ContactDoc[] = Array.from({ length: Math.min(1_000, count + others - start) }, (_, k) => ({
-          // The audience's and the others' ids interleave, as a segment's do in a workspace.
-          _id: `cnt_p${String(start + k).padStart(23, '0')}`,
+          // Ids as the contacts module derives them: the audience's and the others' interleave, as a segment's do in a workspace.
+          _id: contactIdFor(TENANT, 'phone', `+9199${String(start + k).padStart(8, '0')}`),
           tenant_id: TENANT,
           name: `Person ${start + k}`,
           email: null,
@@ -120,6 +120,15 @@ async function main(): Promise<void> {
       });
     }
     const { campaign, workspace } = await draft(db, ids);
+    if (audienceKind === 'segment' && withEntries) {
+      // The same entries through one cursor, for comparison with readSegmentEntries' parallel parts.
+      await timed("the segment's entries through one cursor", pid, async () => {
+        let n = 0;
+        for await (const _entry of contactTagEntriesCollection(db).find({ _id: { $gt: `${TENANT}|tag:${SEGMENT_TAG}|`, $lt: `${TENANT}|tag:${SEGMENT_TAG}}` } }, { batchSize: 5_000 })) n++;
+        return n;
+      });
+      await timed("the segment's entries in four parts (readSegmentEntries)", pid, () => readSegmentEntries(db, TENANT, [SEGMENT_TAG]));
+    }
     const audience = await timed(`resolveAudience (${audienceKind})`, pid, () => resolveAudience(db, campaign));
     const suppressed = await timed('suppressedNumbers', pid, () => suppressedNumbers(db, TENANT));
     const template = await lookupTemplate(db, campaign);

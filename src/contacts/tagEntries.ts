@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { bulkWriteInChunks, BULK_WRITE_MAX } from '../db/bulkWrite';
 import { findByIds } from '../db/findByIds';
 import { insertManyUnordered } from '../db/insertIfAbsent';
@@ -136,6 +136,19 @@ export async function syncContactTagEntries(db: Db, contactId: string, mark: str
 const ENTRY_BATCH = 5_000;
 
 /**
+ * A list's range cut where contact ids (`cnt_` + hex of a hash) split it about evenly, read in
+ * parallel: FerretDB works on one part while this process decodes another, where one cursor
+ * makes the two take turns (on a loaded machine each turn waits for a core). Ids of another
+ * shape fall in some part all the same: the parts cover the whole range.
+ */
+const RANGE_CUTS = ['cnt_4', 'cnt_8', 'cnt_c'];
+function rangeParts(list: string): Filter<ContactTagEntryDoc>['_id'][] {
+  const range = entryRange(list);
+  const cuts = RANGE_CUTS.map((cut) => entryKeyIn(list, cut));
+  return [{ $gt: range.$gt, $lt: cuts[0]! }, ...cuts.slice(0, -1).map((cut, i) => ({ $gte: cut, $lt: cuts[i + 1]! })), { $gte: cuts[cuts.length - 1]!, $lt: range.$lt }];
+}
+
+/**
  * The workspace's contacts holding every tag, ordered by contact id; null while the entries
  * are not complete (written before they existed and not yet backfilled: read the contacts).
  */
@@ -144,14 +157,17 @@ export async function readSegmentEntries(db: Db, tenantId: string, tags: readonl
   if (!(await entriesComplete(db, CONTACT_TAG_ENTRIES))) return null;
   const [first, ...rest] = tags.map(storedTag) as [string, ...string[]];
   const found = new Map<string, SegmentContact>();
-  const cursor = contactTagEntriesCollection(db).find({ _id: entryRange(tagList(tenantId, first)) }, { batchSize: ENTRY_BATCH });
-  for await (const entry of cursor) {
-    const [name, email, phone, held] = JSON.parse(entry.c) as [string | null, string | null, string | null, string[]];
-    if (rest.every((tag) => held.includes(tag))) {
-      const contactId = entryRecordId(entry._id);
-      found.set(contactId, { contact_id: contactId, name, email, phone });
-    }
-  }
+  const parts = await Promise.all(
+    rangeParts(tagList(tenantId, first)).map(async (part) => {
+      const kept: SegmentContact[] = [];
+      for await (const entry of contactTagEntriesCollection(db).find({ _id: part }, { batchSize: ENTRY_BATCH })) {
+        const [name, email, phone, held] = JSON.parse(entry.c) as [string | null, string | null, string | null, string[]];
+        if (rest.every((tag) => held.includes(tag))) kept.push({ contact_id: entryRecordId(entry._id), name, email, phone });
+      }
+      return kept;
+    }),
+  );
+  for (const part of parts) for (const contact of part) found.set(contact.contact_id, contact);
   // Contacts being written now, or whose writer died before its entries: as they are.
   const marks = await writeMarks(db).find({ _id: entryRange(tenantId) }, { projection: { _id: 1 } }).toArray();
   const marked = [...new Set(marks.map((m) => entryParts(m._id)[1]!))];
