@@ -5,7 +5,9 @@ import { resolveAudience } from '../src/campaigns/audience';
 import { evaluate, evaluateCampaign, lookupTemplate } from '../src/campaigns/evaluate';
 import { suppressedNumbers } from '../src/messaging/optOut';
 import { stageRecipients, stagingCollections } from '../src/campaigns/staging';
-import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
+import { contactCollections, contactIdFor, type ContactDoc } from '../src/contacts/contacts';
+import { CONTACT_TAG_ENTRIES, contactTagEntries, contactTagEntriesCollection, readSegmentEntries } from '../src/contacts/tagEntries';
+import { markEntriesComplete } from '../src/db/keyedEntries';
 import { collections } from '../src/db/collections';
 import { ensureEveryIndex } from '../src/main/indexes';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
@@ -24,12 +26,31 @@ const count = Number(process.env.PROBE_RECIPIENTS ?? 50_000);
 /** Set: only the evaluate figures (issue 36: 200,000 people < 20 s), without the scan and insert variants. */
 const evaluateOnly = process.env.PROBE_EVALUATE_ONLY === '1';
 const TENANT = 'ws_probe';
+/**
+ * `segment`: the audience is a tag every probe contact holds, read through the contacts' tag
+ * entries (src/contacts/tagEntries.ts, written with the contacts as the app writes them), or by
+ * the old scan with PROBE_ENTRIES=0. `contact_ids` (the default): the ids listed.
+ */
+const audienceKind = process.env.PROBE_AUDIENCE === 'segment' ? 'segment' : 'contact_ids';
+const withEntries = process.env.PROBE_ENTRIES !== '0';
+/** More contacts of the workspace outside the audience (untagged): a year's workspace holds 1,000,000. */
+const others = Number(process.env.PROBE_OTHER_CONTACTS ?? 0);
+const SEGMENT_TAG = 'probe';
+
+/** Issue 36: a campaign evaluate of 200,000 people. */
+const EVALUATE_TARGET_S = 20;
+let lastSeconds = 0;
 
 async function timed<T>(name: string, ferretPid: number, work: () => Promise<T>): Promise<T> {
   const cpu = cpuSeconds(ferretPid);
+  const own = process.cpuUsage();
   const started = performance.now();
   const result = await work();
-  process.stdout.write(`${name.padEnd(44)} ${((performance.now() - started) / 1000).toFixed(2)} s   FerretDB CPU ${(cpuSeconds(ferretPid) - cpu).toFixed(2)} s\n`);
+  lastSeconds = (performance.now() - started) / 1000;
+  const ownCpu = process.cpuUsage(own);
+  process.stdout.write(
+    `${name.padEnd(44)} ${lastSeconds.toFixed(2)} s   FerretDB CPU ${(cpuSeconds(ferretPid) - cpu).toFixed(2)} s   this process's CPU ${((ownCpu.user + ownCpu.system) / 1e6).toFixed(2)} s\n`,
+  );
   return result;
 }
 
@@ -39,7 +60,7 @@ async function draft(db: Db, ids: string[]) {
     {
       name: 'Probe',
       channel: 'whatsapp',
-      audience: { kind: 'contact_ids', contact_ids: ids, tags: [] },
+      audience: audienceKind === 'segment' ? { kind: 'segment', contact_ids: [], tags: [SEGMENT_TAG] } : { kind: 'contact_ids', contact_ids: ids, tags: [] },
       template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
       agent_id: null,
       purpose: null,
@@ -66,23 +87,30 @@ async function main(): Promise<void> {
     await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'Probe', environment: 'test' });
     const at = new Date();
     const ids: string[] = [];
-    await timed(`insert ${count} contacts (chunks of 1,000)`, pid, async () => {
-      for (let start = 0; start < count; start += 1_000) {
-        const docs: ContactDoc[] = Array.from({ length: Math.min(1_000, count - start) }, (_, k) => ({
-          _id: `cnt_p${String(start + k).padStart(23, '0')}`,
+    await timed(`insert ${count} contacts${others ? ` and ${others} others` : ''} (chunks of 1,000)`, pid, async () => {
+      for (let start = 0; start < count + others; start += 1_000) {
+        const docs: ContactDoc[] = Array.from({ length: Math.min(1_000, count + others - start) }, (_, k) => ({
+          // Ids as the contacts module derives them: the audience's and the others' interleave, as a segment's do in a workspace.
+          _id: contactIdFor(TENANT, 'phone', `+9199${String(start + k).padStart(8, '0')}`),
           tenant_id: TENANT,
           name: `Person ${start + k}`,
           email: null,
           phone: `+9199${String(start + k).padStart(8, '0')}`,
           external_id: null,
-          tags: [],
+          tags: audienceKind === 'segment' && (start + k) % Math.ceil((count + others) / count) === 0 ? [SEGMENT_TAG] : [],
           created_at: at,
           updated_at: at,
         }));
         await contactCollections(db).contacts.insertMany(docs);
-        ids.push(...docs.map((d) => d._id));
+        if (audienceKind === 'segment') {
+          const entries = docs.flatMap(contactTagEntries);
+          for (let e = 0; e < entries.length; e += 1_000) await contactTagEntriesCollection(db).insertMany(entries.slice(e, e + 1_000));
+          ids.push(...docs.filter((d) => d.tags.length > 0).map((d) => d._id));
+        } else ids.push(...docs.slice(0, Math.max(0, count - start)).map((d) => d._id));
       }
     });
+    if (withEntries) await markEntriesComplete(db, CONTACT_TAG_ENTRIES);
+    process.stdout.write(`  audience: ${audienceKind} of ${ids.length}${audienceKind === 'segment' ? (withEntries ? ', read through the tag entries' : ', read by the scan (PROBE_ENTRIES=0)') : ''}\n`);
     const projection = { _id: 1, tenant_id: 1, name: 1, email: 1, phone: 1 };
     for (const batchSize of evaluateOnly ? [] : [undefined, 1_000, 2_000, 5_000]) {
       await timed(`scan the workspace's contacts, batchSize ${batchSize ?? 'default'}`, pid, async () => {
@@ -92,12 +120,22 @@ async function main(): Promise<void> {
       });
     }
     const { campaign, workspace } = await draft(db, ids);
-    const audience = await timed('resolveAudience (ids read apart, then one scan)', pid, () => resolveAudience(db, campaign));
+    if (audienceKind === 'segment' && withEntries) {
+      // The same entries through one cursor, for comparison with readSegmentEntries' parallel parts.
+      await timed("the segment's entries through one cursor", pid, async () => {
+        let n = 0;
+        for await (const _entry of contactTagEntriesCollection(db).find({ _id: { $gt: `${TENANT}|tag:${SEGMENT_TAG}|`, $lt: `${TENANT}|tag:${SEGMENT_TAG}}` } }, { batchSize: 5_000 })) n++;
+        return n;
+      });
+      await timed("the segment's entries in four parts (readSegmentEntries)", pid, () => readSegmentEntries(db, TENANT, [SEGMENT_TAG]));
+    }
+    const audience = await timed(`resolveAudience (${audienceKind})`, pid, () => resolveAudience(db, campaign));
     const suppressed = await timed('suppressedNumbers', pid, () => suppressedNumbers(db, TENANT));
     const template = await lookupTemplate(db, campaign);
     await timed('evaluate (classify, findings, checksum; no reads)', pid, async () => evaluate({ campaign, workspace, audience, suppressed, template, senderProblem: null }));
     const evaluation = await timed('evaluateCampaign (whole)', pid, () => evaluateCampaign(db, campaign, workspace));
     process.stdout.write(`  eligible ${evaluation.result.eligible}\n`);
+    process.stdout.write(`evaluateCampaign of ${ids.length} people: ${(lastSeconds).toFixed(1)} s (target < ${EVALUATE_TARGET_S} s${lastSeconds < EVALUATE_TARGET_S ? ', met' : ', NOT met'}); load average ${loadAverage()}\n`);
     if (evaluateOnly) return;
     // The same documents written other ways, to scratch collections.
     const docsOf = (name: string) =>

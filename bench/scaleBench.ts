@@ -16,6 +16,7 @@ import { cpuSeconds, distribution, loadAverage, peakRssMiB, sleep } from './benc
 import { person } from './scaleData';
 import { readManifest, scaleDir, type SeedManifest } from './seedScale';
 import { BENCH_CONSOLE_TOKEN } from './embeddedSystem';
+import { runWorkerLoad, scaleDataDir, startScaleWorker, withWorker, type WorkerLoad } from './scaleWorker';
 
 /**
  * `npm run bench:scale` (docs/scale.md): on the data `npm run seed:scale` wrote under
@@ -249,7 +250,7 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopAll().then(() => process.exit(130)));
   try {
     const [mongoPort, temporalPort, uiPort, apiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    const ferret = await startFerretDb({ binary: toolPath(tools, 'ferretdb'), port: mongoPort, dataDir: dir, logFile: join(work, 'ferretdb.log') });
+    const ferret = await startFerretDb({ binary: toolPath(tools, 'ferretdb'), port: mongoPort, dataDir: scaleDataDir(dir, work), logFile: join(work, 'ferretdb.log') });
     stops.push(() => ferret.process.stop());
     const temporal = await startTemporalDevServer({ binary: toolPath(tools, 'temporal'), port: temporalPort, uiPort, dataDir: work, logFile: join(work, 'temporal.log') });
     stops.push(() => temporal.process.stop());
@@ -310,6 +311,14 @@ async function main(): Promise<void> {
     // Issue 36: the API's memory stays under 500 MiB on the year's data (no worker runs here).
     const memory = { api_peak_rss_mib: peakRssMiB(api.child.pid!), ferretdb_peak_rss_mib: peakRssMiB(ferret.process.child.pid!), target_mib: MEMORY_TARGET_MIB };
     say(`peak RSS (VmHWM): API ${memory.api_peak_rss_mib} MiB${memory.api_peak_rss_mib < MEMORY_TARGET_MIB ? '' : '!'} (target < ${MEMORY_TARGET_MIB} MiB), FerretDB ${memory.ferretdb_peak_rss_mib} MiB`);
+    // BENCH_SCALE_WORKER=1: the worker's memory too, after the routes (bench/scaleWorker.ts).
+    let workerLoad: WorkerLoad | null = null;
+    if (withWorker) {
+      const worker = await startScaleWorker(env, work);
+      stops.push(() => worker.stop());
+      workerLoad = await runWorkerLoad(db, base, manifest.big.tenantId, worker, say);
+      say(`peak RSS (VmHWM): worker ${workerLoad.worker_peak_rss_mib} MiB${workerLoad.worker_peak_rss_mib < MEMORY_TARGET_MIB ? '' : '!'} (target < ${MEMORY_TARGET_MIB} MiB; at most ${workerLoad.worker_rss_max_mib} MiB while the campaign ran)`);
+    }
     mkdirSync('.bench', { recursive: true });
     const file = join('.bench', `scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     writeFileSync(
@@ -325,6 +334,7 @@ async function main(): Promise<void> {
           targets: { p99_ms: P99_TARGET_MS, docs_slack: DOCS_SLACK },
           routes: Object.fromEntries(results.map((r) => [r.route, r])),
           memory,
+          worker: workerLoad,
         },
         null,
         1,

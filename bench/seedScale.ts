@@ -9,6 +9,7 @@ import { CAMPAIGN_ENTRIES, campaignEntriesCollection } from '../src/campaigns/ca
 import { NAME_ENTRIES } from '../src/conversations/nameEntries';
 import { stagingCollections } from '../src/campaigns/staging';
 import { contactCollections } from '../src/contacts/contacts';
+import { CONTACT_TAG_ENTRIES, contactTagEntries, contactTagEntriesCollection } from '../src/contacts/tagEntries';
 import { conversationMessagesCollection, conversationsCollection } from '../src/conversations/store';
 import { CALL_NUMBER_ENTRIES, callEntriesCollection } from '../src/calls/callEntries';
 import { RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, conversationEntriesCollection } from '../src/conversations/conversationEntries';
@@ -96,6 +97,7 @@ class Writer {
     return {
       contacts: contactCollections(db).contacts,
       identities: contactCollections(db).identities,
+      contactTagEntries: contactTagEntriesCollection(db),
       calls: callCollections(db).calls,
       conversations: conversationsCollection(db),
       messages: conversationMessagesCollection(db),
@@ -186,6 +188,7 @@ async function seedWorkspaceData(db: Db, writer: Writer, ws: SeedWorkspace, size
   await writeSpread('contacts', sizes.contacts, year, { sampled: samples.contactIds!, progressEvery: 5_000 }, async (at, i, r) => {
     const { contact, identities } = contactDocs(ws, i, at, r);
     await writer.add(s.contacts, contact);
+    for (const entry of contactTagEntries(contact)) await writer.add(s.contactTagEntries, entry);
     for (const identity of identities) await writer.add(s.identities, identity);
     return contact._id;
   });
@@ -284,7 +287,7 @@ export async function seedScale(db: Db, options: { scale: number; seed: number; 
   }
   await writer.drain();
   // Every record went in with its list entries: nothing to backfill.
-  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, CAMPAIGN_ENTRIES, NAME_ENTRIES]) await markEntriesComplete(db, name);
+  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, CAMPAIGN_ENTRIES, NAME_ENTRIES, CONTACT_TAG_ENTRIES]) await markEntriesComplete(db, name);
   const seconds = (performance.now() - started) / 1000;
   return {
     scale: options.scale,

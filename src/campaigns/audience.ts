@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { readDestination } from '../calls';
-import { toE164, contactCollections } from '../contacts';
+import { toE164, contactCollections, readSegmentEntries } from '../contacts';
 import { findByIds } from '../db/findByIds';
 import { audienceContactIds, type CampaignDoc, type ExclusionReason } from './campaign';
 import { findList, readListRows, type UploadedListDoc } from '../lists';
@@ -12,8 +12,8 @@ import { renderCallText, renderListCallText, renderListVariables, renderVariable
  * Who a campaign reaches (campaigns-tickets-dues §4 `audience`), resolved at evaluate and
  * launch. Reading is shaped by FerretDB on SQLite, where only `_id` equality and `_id: {$in}`
  * use an index (with the repository's patch; docs/decisions/campaigns.md "Campaigns"): a short
- * `contact_ids` list is read by `_id: {$in}`; a long one, and a segment, by one scan of the
- * workspace's contacts (each evaluate or launch pays it once).
+ * `contact_ids` list is read by `_id: {$in}`; a long one by one scan of the workspace's contacts
+ * (each evaluate or launch pays it once); a segment by its first tag's entries (one `_id` range).
  */
 
 export interface AudienceContact extends ContactValues {
@@ -84,8 +84,18 @@ export async function readWorkspaceContacts(db: Db, tenantId: string, ids: reado
   return found;
 }
 
-/** One scan: the workspace's contacts holding every tag, ordered by contact id. */
+/**
+ * The workspace's contacts holding every tag, ordered by contact id: one `_id` range read of
+ * the first tag's entries (src/contacts/tagEntries.ts), or, until those are backfilled, one
+ * scan of the workspace's contacts.
+ */
 export async function readSegment(db: Db, tenantId: string, tags: readonly string[]): Promise<AudienceContact[]> {
+  if (tags.length === 0) return [];
+  return (await readSegmentEntries(db, tenantId, tags)) ?? scanSegment(db, tenantId, tags);
+}
+
+/** One scan: the workspace's contacts holding every tag, ordered by contact id. */
+export async function scanSegment(db: Db, tenantId: string, tags: readonly string[]): Promise<AudienceContact[]> {
   if (tags.length === 0) return [];
   const docs = await contactCollections(db)
     .contacts.find({ tenant_id: tenantId, tags: { $all: [...tags] } }, { projection: PROJECTION, batchSize: SCAN_BATCH })

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { touchContactsStamp } from './contactsStamp';
+import { markContactWrite, syncContactTagEntries } from './tagEntries';
 import { Refusal } from '../domain/refusal';
 import { normaliseTags } from '../domain/tags';
 import { normaliseEmail, toE164 } from './contactIdentity';
@@ -191,12 +192,14 @@ async function attach(db: Db, contact: ContactDoc, ids: Identities, input: Conta
   let updated = contact;
   if (Object.keys(set).length > 0 || newTags.length > 0) {
     const { contacts } = contactCollections(db);
+    const mark = await markContactWrite(db, contact.tenant_id, contact._id, now);
     updated =
       (await contacts.findOneAndUpdate(
         { _id: contact._id },
         { $set: { ...set, updated_at: now }, ...(newTags.length ? { $addToSet: { tags: { $each: newTags } } } : {}) },
         { returnDocument: 'after' },
       )) ?? contact;
+    await syncContactTagEntries(db, contact._id, mark);
     await touchContactsStamp(db, contact.tenant_id, now);
   }
   return lost.length ? { kind: 'conflict', lost, holders } : { kind: 'attached', contact: updated };
@@ -249,7 +252,10 @@ export async function matchOrCreateContact(
       created_at: now,
       updated_at: now,
     };
+    // Segments read contacts through their tag entries (tagEntries.ts): marked before, synced after.
+    const mark = await markContactWrite(db, tenantId, fresh._id, now);
     const created = await insertIfAbsent(contacts, fresh);
+    await syncContactTagEntries(db, fresh._id, mark);
     if (created) await touchContactsStamp(db, tenantId, now);
     const contact = created ? fresh : await findContactById(db, tenantId, fresh._id);
     if (!contact) throw new Error(`contact ${fresh._id} vanished after a duplicate insert`);

@@ -2,3 +2,4 @@
 export { toE164 } from './contactIdentity';
 export { contactCollections, findContactByEmail, findContactByPhone, findContactIdFor, matchOrCreateContact, type ContactDoc } from './contacts';
 export { readContactsStamp } from './contactsStamp';
+export { backfillContactTagEntries, readSegmentEntries } from './tagEntries';

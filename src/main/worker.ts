@@ -33,6 +33,7 @@ import { createLivePlaceSweeper } from '../calls/livePlaceSweeper';
 import { backfillCallEntries } from '../calls/callEntries';
 import { backfillCampaignEntries } from '../campaigns/campaignEntries';
 import { backfillConversationEntries } from '../conversations/conversationEntries';
+import { backfillContactTagEntries } from '../contacts';
 import { backfillNameEntries } from '../conversations/nameEntries';
 import { sweepExpiredStreamClaims } from '../calls/line/lineCalls';
 import { startLateRecounts } from '../campaigns/whatsapp/lateRecounts';
@@ -151,6 +152,7 @@ runMain(async () => {
     await backfillConversationEntries(db, () => stopping);
     await backfillCampaignEntries(db, () => stopping);
     await backfillNameEntries(db, () => stopping);
+    await backfillContactTagEntries(db, () => stopping);
   })().catch((err: unknown) => logger.warn({ err }, 'list entry backfill failed; resumed at the next start'));
 
   const running = worker.run();

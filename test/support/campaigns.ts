@@ -5,6 +5,7 @@ import type { CampaignDoc } from '../../src/campaigns/campaign';
 import { calleeScript, calleeScripts, scriptId, type CalleeScript } from '../../src/providers/voice/simulatorScript';
 import { draftCampaign, insertDraft } from '../../src/campaigns/createCampaign';
 import { contactCollections, type ContactDoc } from '../../src/contacts/contacts';
+import { contactTagEntries, contactTagEntriesCollection } from '../../src/contacts/tagEntries';
 import { collections, type WorkspaceDoc } from '../../src/db/collections';
 import { ensureEveryIndex } from '../../src/main/indexes';
 import { seedDemoWorkspace } from '../../src/demo/seedDemoWorkspace';
@@ -20,7 +21,7 @@ export async function openDbWithWorkspace(): Promise<{ db: Awaited<ReturnType<ty
   return { db, workspace: (await collections(db.db).workspaces.findOne({ _id: id }))! };
 }
 
-/** `count` contacts written directly (the contacts module's rules are tested elsewhere), phones unique per call. */
+/** `count` contacts written directly (the contacts module's rules are tested elsewhere) with their tag entries, phones unique per call. */
 export async function insertContacts(db: Db, tenantId: string, count: number): Promise<ContactDoc[]> {
   const tag = randomBytes(4).toString('hex');
   const prefix = String(parseInt(tag, 16) % 10_000).padStart(4, '0');
@@ -37,6 +38,9 @@ export async function insertContacts(db: Db, tenantId: string, count: number): P
     updated_at: at,
   }));
   for (let i = 0; i < docs.length; i += 1_000) await contactCollections(db).contacts.insertMany(docs.slice(i, i + 1_000));
+  // With their tag entries, as the contacts module writes them: a worker that backfilled them reads segments from them alone.
+  const entries = docs.flatMap(contactTagEntries);
+  for (let i = 0; i < entries.length; i += 1_000) await contactTagEntriesCollection(db).insertMany(entries.slice(i, i + 1_000));
   return docs;
 }
 
