@@ -10,7 +10,7 @@ import { distribution, formatDistribution, loadAverage } from './benchStats';
 import { startEmbeddedSystem } from './embeddedSystem';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
 import { formatProfile, summariseProfiles } from './cpuProfileSummary';
-import { formatOpTally } from './opTallyReport';
+import { formatOpTally, opTallyPerUnit } from './opTallyReport';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,8 +98,8 @@ async function main(): Promise<void> {
     });
   });
   const profileDir = mkdtempSync(join(tmpdir(), 'agents-profile-'));
-  // BENCH_OP_TALLY=1: the database commands per turn of the API and the worker (src/observability/databaseOpTally.ts).
-  const tallyPrefix = process.env.BENCH_OP_TALLY === '1' ? join(mkdtempSync(join(tmpdir(), 'agents-tally-')), 'ops') : null;
+  // The database commands per turn of the API and the worker (src/observability/databaseOpTally.ts); BENCH_OP_TALLY=1 lists them by shape, 0 counts nothing.
+  const tallyPrefix = process.env.BENCH_OP_TALLY === '0' ? null : join(mkdtempSync(join(tmpdir(), 'agents-tally-')), 'ops');
   let window: { fromUs: number; toUs: number } | null = null;
   const modelUrl = await listen(model);
   const graphUrl = await listen(graph);
@@ -221,7 +221,7 @@ async function main(): Promise<void> {
     say(`  CPU per turn, ours (API, worker, Temporal, FerretDB): ${cpuPerTurnMs.toFixed(1)} ms (target ≤ ${AGENT_TARGETS.cpuPerTurnMs} ms): ${verdict(cpuPerTurnMs <= AGENT_TARGETS.cpuPerTurnMs)}`);
     say(`  history events per turn: ${eventsPerTurn.toFixed(1)} (target ≤ ${AGENT_TARGETS.historyEventsPerTurn}): ${verdict(eventsPerTurn <= AGENT_TARGETS.historyEventsPerTurn)}`);
     say(`  model calls ${modelCalls} (expected ${2 * (turnCount + 1)}), tool calls ${toolCalls} (expected ${turnCount + 1}), replies ${latencies.length}`);
-    const file = writeBenchFigures('agents', {
+    const figures: Record<string, unknown> = {
       conversations,
       turns,
       model_ms: modelMs,
@@ -236,13 +236,16 @@ async function main(): Promise<void> {
       cpu_per_turn_ours_ms: cpuPerTurnMs,
       history_events_per_turn: eventsPerTurn,
       targets: AGENT_TARGETS,
-    });
-    say(`  figures: ${file}`);
+    };
     if (tallyPrefix) {
-      // Counted from the start (seed and warm-up included: a turn's worth); written every second.
+      // Counted from the start (the warm-up's turn included); written every second.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      say(`  database commands per turn (BENCH_OP_TALLY):\n${formatOpTally(tallyPrefix, turnCount + 1, 'turn')}`);
+      const commands = opTallyPerUnit(tallyPrefix, turnCount + 1);
+      figures.db_commands_per_turn = commands;
+      say(`  database commands per turn: ${Object.entries(commands).map(([app, n]) => `${app} ${n.toFixed(1)}`).join(', ')}`);
+      if (process.env.BENCH_OP_TALLY === '1') say(`  by shape (BENCH_OP_TALLY=1):\n${formatOpTally(tallyPrefix, turnCount + 1, 'turn')}`);
     }
+    say(`  figures: ${writeBenchFigures('agents', figures)}`);
   } finally {
     clearTimeout(watchdog);
     await system.stop();

@@ -114,6 +114,17 @@ export interface ToolRun {
   output: string;
   /** The tool asked for a person (the built-in `hand_over`, or a business tool's answer). */
   handOver: { reason: string } | null;
+  /** Its trail row, recorded with the turn's reply (absent from runs of earlier releases, which recorded it themselves). */
+  trail?: PendingTrailRow;
+}
+
+/** A trail row a step leaves to the reply's step, which records the turn's rows and its reply in one write. */
+export interface PendingTrailRow {
+  text: string;
+  /** Unique within the workspace (the tool run's `runKey`), so a repeated write records it once. */
+  dedupeKey: string;
+  /** When it happened (ISO). */
+  at: string;
 }
 
 /** A reply sent, or why not (a trail row then says so in the conversation). */

@@ -9,6 +9,7 @@ export { AgentRefusal, type AgentRefusalReason, handBack, takeConversation, team
 export { inboxEntries, inboxEntry, type InboxEntry, type InboxFilter, type InboxState } from './inbox';
 export { gatherTurn } from './burst';
 export { TurnContexts } from './turnContexts';
+export { TurnChecks } from './turnChecks';
 export { beginTurn, modelStep, runTool, sendReply, type AgentTurnDeps } from './turns';
 export { HANDED_BACK_EVENT, HANDED_OVER_EVENT, recordHolderChange } from './holder';
 export { RESERVED_TOOL_NAMES } from './reservedToolNames';

@@ -14,6 +14,7 @@ import {
   type ConversationAgentWorkflow,
   type ConversationHolder,
   type InboundForAgent,
+  type PendingTrailRow,
   type TurnItem,
   type TurnStart,
 } from '../../src/agents/contracts';
@@ -151,6 +152,8 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
     if (!start.answer) return;
     const { agentId } = start;
     const items: TurnItem[] = [];
+    // The tool runs' trail rows, recorded with the reply in its step's one write.
+    const trail: PendingTrailRow[] = [];
     let handOver: { reason: string } | null = null;
     let text: string | null = null;
     try {
@@ -165,6 +168,7 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
           const run = await runAgentTool({ turn, agentId, call });
           items.push({ type: 'tool_result', callId: call.callId, name: call.name, output: run.output });
           handOver ??= run.handOver;
+          if (run.trail) trail.push(run.trail);
         }
       }
     } catch {
@@ -176,7 +180,7 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
       handOver ??= { reason: 'The agent could not answer this message.' };
       text = HOLD_MESSAGE;
     }
-    await sendAgentReply({ turn, agentId, text });
+    await sendAgentReply({ turn, agentId, text, trail });
     // After the reply, so the hold line follows it in the trail.
     if (handOver) await hold(handOver.reason, null, new Date(Date.now()).toISOString());
   }
