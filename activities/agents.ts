@@ -37,8 +37,8 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     gatherAgentTurn(input: { turn: AgentTurn; since: string; taken: string[]; quietMs: number; maxMs: number }) {
       return gatherTurn(turnDeps, input);
     },
-    /** One model call; repeating it pays again and changes nothing. A permanent refusal stops the retries. */
-    async agentModelStep(input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[] }) {
+    /** One model call (and, asked to, the final answer's send, keyed as sendAgentReply's); repeating it pays again and changes nothing. A permanent refusal stops the retries. */
+    async agentModelStep(input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[]; reply?: { trail: PendingTrailRow[] } }) {
       try {
         return await modelStep(turnDeps, input);
       } catch (err) {

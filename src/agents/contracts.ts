@@ -109,6 +109,12 @@ export interface ModelStep {
   toolCalls: { callId: string; name: string; arguments: string }[];
 }
 
+/** A model step as the workflow gets it: with the reply, when the step was asked to send a final answer itself and did. */
+export interface ModelStepTaken extends ModelStep {
+  /** Absent: the step sent nothing (tool calls, an empty answer, or its send failed), and the workflow's reply step sends. */
+  reply?: ReplyOutcome;
+}
+
 export interface ToolRun {
   /** What the model is given back (JSON text). */
   output: string;

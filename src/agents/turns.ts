@@ -15,7 +15,7 @@ import {
 } from '../messaging';
 import type { Logger } from '../observability/logger';
 import type { AgentModel, ChatLine, ModelRequest } from './agentModel';
-import type { AgentTurn, ModelStep, PendingTrailRow, ReplyOutcome, ToolRun, TurnItem, TurnStart } from './contracts';
+import type { AgentTurn, ModelStepTaken, PendingTrailRow, ReplyOutcome, ToolRun, TurnItem, TurnStart } from './contracts';
 import type { Toolbox } from './toolbox';
 import type { TurnContext, TurnContexts } from './turnContexts';
 import { recordTrail, trailTurn } from './trail';
@@ -130,8 +130,18 @@ async function instructionsFor(db: Db, tenantId: string, agentId: string): Promi
   return [BASE_INSTRUCTIONS, `Your name is ${agent.name}.`, ...own].join('\n');
 }
 
-/** One model call: the agent's instructions, the conversation so far, the turn's tool rounds and the tools it may call. */
-export async function modelStep(deps: AgentTurnDeps, input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[] }): Promise<ModelStep> {
+/**
+ * One model call: the agent's instructions, the conversation so far, the turn's tool rounds
+ * and the tools it may call. Given `reply`, a final answer (no tool calls, some text) is sent
+ * by this step too (`sendReply`, with the turn's trail rows), saving the workflow a step of
+ * its own; a send that fails is left to the workflow's reply step rather than failing the
+ * model call, so the model is not asked again for it. A retried step asks the model again,
+ * and its send finds the first attempt's (keyed by the turn).
+ */
+export async function modelStep(
+  deps: AgentTurnDeps,
+  input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[]; reply?: { trail: PendingTrailRow[] } },
+): Promise<ModelStepTaken> {
   const { turn, agentId } = input;
   const key = `${turn.workflowId}:${turn.turnKey}`;
   const read = () => turnContext(deps, turn, agentId);
@@ -145,9 +155,17 @@ export async function modelStep(deps: AgentTurnDeps, input: { turn: AgentTurn; a
     stepKey: `${key}:${input.step}`,
   };
   const said = await deps.model.respond(request);
+  if (said.toolCalls.length > 0) return said;
   // No tool to run: the turn asks the model no more.
-  if (said.toolCalls.length === 0) deps.contexts?.drop(key);
-  return said;
+  deps.contexts?.drop(key);
+  const text = said.text?.trim() ?? '';
+  if (!input.reply || text === '') return said;
+  try {
+    return { ...said, reply: await sendReply(deps, { turn, agentId, text, trail: input.reply.trail }) };
+  } catch (err) {
+    deps.logger?.warn({ err, conversationId: turn.conversationId }, "the model step's reply was not sent; the workflow's reply step sends it");
+    return said;
+  }
 }
 
 async function turnContext(deps: AgentTurnDeps, turn: AgentTurn, agentId: string): Promise<TurnContext> {

@@ -34,6 +34,12 @@ const HISTORY_LIMIT = 2_000;
  * next turn.
  */
 const BURST_IN_STEP_PATCH = 'agent-burst-in-first-step';
+/**
+ * The final answer sent by the model step that gave it rather than a reply step of its own
+ * (one local activity and one activation fewer a turn). Runs of earlier releases keep the
+ * reply step for the turn they are in.
+ */
+const REPLY_IN_MODEL_STEP_PATCH = 'agent-reply-in-model-step';
 
 type HolderSignal = { kind: 'over'; reason: string; memberName: string | null; at: string } | { kind: 'back'; memberName: string | null; at: string };
 
@@ -151,6 +157,8 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
     else start = await beginAgentTurn(turn);
     if (!start.answer) return;
     const { agentId } = start;
+    const replyInStep = patched(REPLY_IN_MODEL_STEP_PATCH);
+    let replied = false;
     const items: TurnItem[] = [];
     // The tool runs' trail rows, recorded with the reply in its step's one write.
     const trail: PendingTrailRow[] = [];
@@ -158,9 +166,10 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
     let text: string | null = null;
     try {
       for (let step = 0; step < settings.maxModelCalls && text === null; step++) {
-        const said = await agentModelStep({ turn, agentId, step, items });
+        const said = await agentModelStep({ turn, agentId, step, items, ...(replyInStep ? { reply: { trail: [...trail] } } : {}) });
         if (said.toolCalls.length === 0) {
           text = said.text?.trim() ?? '';
+          replied = said.reply !== undefined;
           break;
         }
         for (const call of said.toolCalls) {
@@ -180,7 +189,7 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
       handOver ??= { reason: 'The agent could not answer this message.' };
       text = HOLD_MESSAGE;
     }
-    await sendAgentReply({ turn, agentId, text, trail });
+    if (!replied) await sendAgentReply({ turn, agentId, text, trail });
     // After the reply, so the hold line follows it in the trail.
     if (handOver) await hold(handOver.reason, null, new Date(Date.now()).toISOString());
   }

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { beginTurn, createToolbox, sendReply, TurnChecks, type AgentTurnDeps } from '../../../src/agents';
 import type { AgentTurn } from '../../../src/agents/contracts';
-import { conversationIdFor, conversationMessagesCollection, findConversation, recordTurn } from '../../../src/conversations';
+import { conversationMessagesCollection, findConversation, recordTurn } from '../../../src/conversations';
 import { collections } from '../../../src/db/collections';
 import { createEventPublisher } from '../../../src/events/publisher';
 import { recordOptOut } from '../../../src/messaging/optOut';
