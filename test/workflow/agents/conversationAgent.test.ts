@@ -18,8 +18,11 @@ const MINUTE = 60_000;
 class RecordingProvider implements WhatsAppProvider {
   readonly name = 'simulator' as const;
   readonly texts: { to: string; text: string; atMs: number }[] = [];
+  /** Customers whose next send fails as a lost connection does (thrown, not a provider's answer). */
+  readonly failNext = new Set<string>();
   constructor(private readonly clock: () => Promise<number>) {}
   async send(request: SendRequest): Promise<SendAttempt> {
+    if (this.failNext.delete(request.to)) throw new Error('socket hang up');
     if (request.message.type === 'text') this.texts.push({ to: request.to, text: request.message.text, atMs: await this.clock() });
     return { ok: true, messageId: `wamid.TEST${randomBytes(12).toString('hex').toUpperCase()}` };
   }
@@ -120,6 +123,19 @@ describe('the chat agent workflow (time-skipping)', () => {
     await env.sleep(settings.burstQuietMs + 500);
     await eventually(async () => textsTo(from).length === 2, 'the agent answering again');
     expect(textsTo(from)[1]!.text).toBe('Hello! How can I help you today?');
+  });
+
+  it("sends the answer once through the reply step when the model step's own send fails", async () => {
+    const from = customer();
+    provider.failNext.add(from);
+    const { conversationId } = await write(from, 'hello');
+    await env.sleep(settings.burstQuietMs + 500);
+    await eventually(async () => textsTo(from).length === 1, 'the reply');
+    expect(provider.failNext.has(from)).toBe(false);
+    expect(textsTo(from).map((t) => t.text)).toEqual(['Hello! How can I help you today?']);
+    await env.sleep(settings.burstQuietMs + 500);
+    expect(textsTo(from)).toHaveLength(1);
+    expect(await env.client.workflow.getHandle(conversationAgentWorkflowId(conversationId)).query(holderQuery)).toEqual({ by: 'agent' });
   });
 
   it('continues as new between turns without losing a message', async () => {
