@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { AgentModelPermanentError, beginTurn, gatherTurn, TurnChecks, TurnContexts, modelStep, recordHolderChange, runTool, sendReply, type AgentModel, type AgentTurnDeps, type Toolbox } from '../src/agents';
+import { AgentModelPermanentError, beginTurn, gatherTurn, gatherTurnAndAsk, TurnChecks, TurnContexts, modelStep, recordHolderChange, runTool, sendReply, type AgentModel, type AgentTurnDeps, type Toolbox } from '../src/agents';
 import type { AgentTurn, HolderChange, PendingTrailRow, TurnItem } from '../src/agents/contracts';
 import type { EventPublisher } from '../src/events/publisher';
 import type { WhatsAppProvider } from '../src/messaging/whatsAppSender';
@@ -36,6 +36,10 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     /** Waits out the burst and reads its messages (reads only), then beginAgentTurn's checks and read mark. */
     gatherAgentTurn(input: { turn: AgentTurn; since: string; taken: string[]; quietMs: number; maxMs: number }) {
       return gatherTurn(turnDeps, input);
+    },
+    /** gatherAgentTurn, then the first model call (agentModelStep's, its reply keyed likewise); a model failure is answered, not thrown, so a retry never waits the burst again for it. */
+    gatherAgentTurnAndAsk(input: { turn: AgentTurn; since: string; taken: string[]; quietMs: number; maxMs: number; reply?: { trail: PendingTrailRow[] } }) {
+      return gatherTurnAndAsk(turnDeps, input);
     },
     /** One model call (and, asked to, the final answer's send, keyed as sendAgentReply's); repeating it pays again and changes nothing. A permanent refusal stops the retries. */
     async agentModelStep(input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[]; reply?: { trail: PendingTrailRow[] } }) {

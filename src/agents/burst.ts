@@ -3,8 +3,8 @@ import type { Db } from 'mongodb';
 import { conversationMessagesCollection, findConversation } from '../conversations';
 import { findByIds } from '../db/findByIds';
 import { inboundProviderMessageId } from '../messaging';
-import type { AgentTurn, GatheredTurn } from './contracts';
-import { beginTurn, type AgentTurnDeps } from './turns';
+import type { AgentTurn, GatheredAndAsked, GatheredTurn, PendingTrailRow } from './contracts';
+import { beginTurn, modelStep, type AgentTurnDeps } from './turns';
 
 /**
  * Gathers a burst of customer messages into one turn inside the turn's first step, instead of
@@ -49,6 +49,30 @@ export async function gatherTurn(
   const providerMessageId = newest && newest.id > newestKnown ? newest.providerMessageId : turn.providerMessageId;
   const start = await beginTurn(deps, { ...turn, messageIds, providerMessageId });
   return { start, messageIds, providerMessageId };
+}
+
+/**
+ * `gatherTurn`, then, when the turn may be answered, its first model call (`modelStep` 0, its
+ * final answer sent too when `reply` is given): one step and one workflow activation fewer a
+ * turn. The model call stays a step of its own in effect: a model that fails here is not
+ * retried here (the step would wait out the burst again) but answered `said: null`, and the
+ * workflow asks through its model step with that step's retries.
+ */
+export async function gatherTurnAndAsk(
+  deps: AgentTurnDeps,
+  input: Parameters<typeof gatherTurn>[1] & { reply?: { trail: PendingTrailRow[] } },
+): Promise<GatheredAndAsked> {
+  const { reply, ...gather } = input;
+  const gathered = await gatherTurn(deps, gather);
+  if (!gathered.start.answer) return { ...gathered, said: null };
+  const turn = { ...input.turn, messageIds: gathered.messageIds, providerMessageId: gathered.providerMessageId };
+  try {
+    const said = await modelStep(deps, { turn, agentId: gathered.start.agentId, step: 0, items: [], ...(reply ? { reply } : {}) });
+    return { ...gathered, said };
+  } catch (err) {
+    deps.logger?.warn({ err, conversationId: turn.conversationId }, "the turn's first model call failed in its first step; its model step asks again");
+    return { ...gathered, said: null };
+  }
 }
 
 /** The smallest `msg_` id of a message recorded at `ms` (ids lead with their millisecond, src/conversations/store.ts). */

@@ -103,6 +103,11 @@ export interface GatheredTurn {
   providerMessageId: string;
 }
 
+/** The turn's first step when asked to make the first model call too: `said` null when it did not (not answered, or the model failed: the workflow's model step asks again). */
+export interface GatheredAndAsked extends GatheredTurn {
+  said: ModelStepTaken | null;
+}
+
 /** One model call: its text (the reply, when there are no tool calls) and the tools it asks for. */
 export interface ModelStep {
   text: string | null;

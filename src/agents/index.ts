@@ -7,7 +7,7 @@ export { agentAnswersInbound } from './inboundHook';
 export { conversationAgentSettings } from './settings';
 export { AgentRefusal, type AgentRefusalReason, handBack, takeConversation, teamReply, type TeamReplyDeps } from './teamActions';
 export { inboxEntries, inboxEntry, type InboxEntry, type InboxFilter, type InboxState } from './inbox';
-export { gatherTurn } from './burst';
+export { gatherTurn, gatherTurnAndAsk } from './burst';
 export { TurnContexts } from './turnContexts';
 export { TurnChecks } from './turnChecks';
 export { beginTurn, modelStep, runTool, sendReply, type AgentTurnDeps } from './turns';
