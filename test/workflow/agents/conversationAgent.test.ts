@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { agentAnswersInbound } from '../../../src/agents';
+import { AgentModelTemporaryError, agentAnswersInbound, type AgentModel } from '../../../src/agents';
+import { createSimulatedAgentModel } from '../../../src/providers/agents';
 import { collections } from '../../../src/db/collections';
 import { conversationAgentWorkflowId, holderQuery, type ConversationAgentSettings } from '../../../src/agents/contracts';
 import type { EventPublisher } from '../../../src/events/publisher';
@@ -40,6 +41,7 @@ describe('the chat agent workflow (time-skipping)', () => {
   let ws: TestWorkspace;
   let events: EventPublisher;
   let provider: RecordingProvider;
+  let heyCalls = 0;
   const taskQueue = uniqueName('agents');
   const settings: ConversationAgentSettings = { burstQuietMs: 2_000, burstMaxMs: 20_000, holdTimeoutMs: 30 * MINUTE, maxModelCalls: 4, turnsPerRun: 2 };
 
@@ -47,7 +49,19 @@ describe('the chat agent workflow (time-skipping)', () => {
     ({ db, drop } = await openTestDb(testConfig()));
     ws = await createTestWorkspace(db, { chatAgent: true });
     provider = new RecordingProvider(() => env.currentTimeMs());
-    const deps = buildActivityDeps({ db, temporal: env.client, taskQueue }, { whatsapp: provider });
+    const simulated = createSimulatedAgentModel();
+    // The first call for a customer who wrote exactly "hey" fails once, as a model's timeout does.
+    const agentModel: AgentModel = {
+      name: simulated.name,
+      respond: (request) => {
+        if (request.history.at(-1)?.text === 'hey') {
+          heyCalls += 1;
+          if (heyCalls === 1) return Promise.reject(new AgentModelTemporaryError('the model timed out'));
+        }
+        return simulated.respond(request);
+      },
+    };
+    const deps = buildActivityDeps({ db, temporal: env.client, taskQueue }, { whatsapp: provider, agentModel });
     events = deps.events;
     await startWorker({ taskQueue, deps });
   });
@@ -133,6 +147,18 @@ describe('the chat agent workflow (time-skipping)', () => {
     await eventually(async () => textsTo(from).length === 1, 'the reply');
     expect(provider.failNext.has(from)).toBe(false);
     expect(textsTo(from).map((t) => t.text)).toEqual(['Hello! How can I help you today?']);
+    await env.sleep(settings.burstQuietMs + 500);
+    expect(textsTo(from)).toHaveLength(1);
+    expect(await env.client.workflow.getHandle(conversationAgentWorkflowId(conversationId)).query(holderQuery)).toEqual({ by: 'agent' });
+  });
+
+  it("asks the model again through its own step when the turn's first step's model call fails: one reply, no hand-over", async () => {
+    const from = customer();
+    const { conversationId } = await write(from, 'hey');
+    await env.sleep(settings.burstQuietMs + 500);
+    await eventually(async () => textsTo(from).length === 1, 'the reply');
+    expect(textsTo(from).map((t) => t.text)).toEqual(['Hello! How can I help you today?']);
+    expect(heyCalls).toBe(2);
     await env.sleep(settings.burstQuietMs + 500);
     expect(textsTo(from)).toHaveLength(1);
     expect(await env.client.workflow.getHandle(conversationAgentWorkflowId(conversationId)).query(holderQuery)).toEqual({ by: 'agent' });
