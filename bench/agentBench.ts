@@ -29,7 +29,9 @@ import { AGENT_TARGETS } from './targets';
  * such wait. Printed beside issue 33's
  * targets: the latency we add (inbound → reply, less two model calls and the burst window),
  * the CPU per turn of our processes (the fake model and Graph excluded: they are this
- * process), and Temporal history events per turn. Figures go to .bench/agents-<time>.json.
+ * process), Temporal history events per turn, and the API's and the worker's database commands
+ * per turn (BENCH_OP_TALLY=1 lists them by shape, 0 counts none). Figures go to
+ * .bench/agents-<time>.json.
  */
 
 const conversations = Number(process.env.BENCH_CONVERSATIONS ?? AGENT_TARGETS.conversations);
