@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { conversationMessagesCollection, findConversation, recordTurnsOfConversation } from '../conversations';
+import { conversationMessagesCollection, findConversation, recordTurnsOfConversation, type ConversationDoc } from '../conversations';
 import { collections } from '../db/collections';
 import { findByIds } from '../db/findByIds';
 import type { EventPublisher } from '../events';
@@ -106,8 +106,8 @@ export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<T
  * with the turn's own messages last: WhatsApp stamps a message to the second, so a customer's
  * message may sort before a reply sent in the same second.
  */
-async function history(db: Db, turn: AgentTurn): Promise<{ lines: ChatLine[]; turnLines: number }> {
-  const conversation = await findConversation(db, turn.tenantId, turn.conversationId);
+async function history(db: Db, turn: AgentTurn, known?: ConversationDoc | null): Promise<{ lines: ChatLine[]; turnLines: number }> {
+  const conversation = known !== undefined ? known : await findConversation(db, turn.tenantId, turn.conversationId);
   if (!conversation) return { lines: [], turnLines: 0 };
   // The newest ids only (trail rows among them are dropped after): decoding the conversation's
   // whole memory of 100 ids twice a turn was the bulk of a model step's reads.
@@ -141,10 +141,12 @@ async function instructionsFor(db: Db, tenantId: string, agentId: string): Promi
 export async function modelStep(
   deps: AgentTurnDeps,
   input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[]; reply?: { trail: PendingTrailRow[] } },
+  /** The conversation as the caller just read it (the turn's first step, at the burst's end): not read again. */
+  conversation?: ConversationDoc | null,
 ): Promise<ModelStepTaken> {
   const { turn, agentId } = input;
   const key = `${turn.workflowId}:${turn.turnKey}`;
-  const read = () => turnContext(deps, turn, agentId);
+  const read = () => turnContext(deps, turn, agentId, conversation);
   const context = await (deps.contexts ? deps.contexts.get(key, read) : read());
   const request: ModelRequest = {
     instructions: context.instructions,
@@ -168,10 +170,10 @@ export async function modelStep(
   }
 }
 
-async function turnContext(deps: AgentTurnDeps, turn: AgentTurn, agentId: string): Promise<TurnContext> {
+async function turnContext(deps: AgentTurnDeps, turn: AgentTurn, agentId: string, conversation?: ConversationDoc | null): Promise<TurnContext> {
   const [instructions, { lines, turnLines }, tools] = await Promise.all([
     instructionsFor(deps.db, turn.tenantId, agentId),
-    history(deps.db, turn),
+    history(deps.db, turn, conversation),
     deps.toolbox.toolsFor({ tenantId: turn.tenantId, agentId, channel: 'whatsapp' }),
   ]);
   return { instructions, history: lines, turnLines, tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })), runnable: tools };
