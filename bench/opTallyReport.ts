@@ -24,6 +24,17 @@ export function formatOpTally(prefix: string, units: number, unit = 'send'): str
   return lines.join('\n');
 }
 
+/** Each process's database commands per unit (its name → commands), from the same files as `formatOpTally`. */
+export function opTallyPerUnit(prefix: string, units: number): Record<string, number> {
+  const dir = dirname(prefix);
+  const per: Record<string, number> = {};
+  for (const file of readdirSync(dir).filter((f) => f.startsWith(`${basename(prefix)}.`) && f.endsWith('.json'))) {
+    const tally = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { app: string; counts: OpCount[] };
+    per[tally.app] = (per[tally.app] ?? 0) + tally.counts.reduce((sum, c) => sum + c.commands, 0) / units;
+  }
+  return per;
+}
+
 if (require.main === module) {
   const [prefix, units, unit] = process.argv.slice(2);
   if (!prefix || !units) {

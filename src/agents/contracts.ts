@@ -103,10 +103,21 @@ export interface GatheredTurn {
   providerMessageId: string;
 }
 
+/** The turn's first step when asked to make the first model call too: `said` null when it did not (not answered, or the model failed: the workflow's model step asks again). */
+export interface GatheredAndAsked extends GatheredTurn {
+  said: ModelStepTaken | null;
+}
+
 /** One model call: its text (the reply, when there are no tool calls) and the tools it asks for. */
 export interface ModelStep {
   text: string | null;
   toolCalls: { callId: string; name: string; arguments: string }[];
+}
+
+/** A model step as the workflow gets it: with the reply, when the step was asked to send a final answer itself and did. */
+export interface ModelStepTaken extends ModelStep {
+  /** Absent: the step sent nothing (tool calls, an empty answer, or its send failed), and the workflow's reply step sends. */
+  reply?: ReplyOutcome;
 }
 
 export interface ToolRun {
@@ -114,6 +125,17 @@ export interface ToolRun {
   output: string;
   /** The tool asked for a person (the built-in `hand_over`, or a business tool's answer). */
   handOver: { reason: string } | null;
+  /** Its trail row, recorded with the turn's reply (absent from runs of earlier releases, which recorded it themselves). */
+  trail?: PendingTrailRow;
+}
+
+/** A trail row a step leaves to the reply's step, which records the turn's rows and its reply in one write. */
+export interface PendingTrailRow {
+  text: string;
+  /** Unique within the workspace (the tool run's `runKey`), so a repeated write records it once. */
+  dedupeKey: string;
+  /** When it happened (ISO). */
+  at: string;
 }
 
 /** A reply sent, or why not (a trail row then says so in the conversation). */

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { conversationMessagesCollection, findConversation } from '../conversations';
+import { conversationMessagesCollection, findConversation, recordTurnsOfConversation, type ConversationDoc } from '../conversations';
 import { collections } from '../db/collections';
 import { findByIds } from '../db/findByIds';
 import type { EventPublisher } from '../events';
@@ -10,15 +10,16 @@ import {
   SendOutcomeUnknown,
   SendRefusal,
   sendWhatsAppMessage,
-  windowOpen,
+  windowOpenUntil,
   type WhatsAppProvider,
 } from '../messaging';
 import type { Logger } from '../observability/logger';
 import type { AgentModel, ChatLine, ModelRequest } from './agentModel';
-import type { AgentTurn, ModelStep, ReplyOutcome, ToolRun, TurnItem, TurnStart } from './contracts';
+import type { AgentTurn, ModelStepTaken, PendingTrailRow, ReplyOutcome, ToolRun, TurnItem, TurnStart } from './contracts';
 import type { Toolbox } from './toolbox';
 import type { TurnContext, TurnContexts } from './turnContexts';
-import { recordTrail } from './trail';
+import { recordTrail, trailTurn } from './trail';
+import type { TurnChecks } from './turnChecks';
 
 /**
  * The steps of one chat turn, each an activity of the conversation's workflow
@@ -38,6 +39,8 @@ export interface AgentTurnDeps {
   logger?: Logger;
   /** Keeps a turn's context between its model calls in this process; absent: each call reads it. */
   contexts?: TurnContexts;
+  /** Keeps what a turn's first step checked for its reply's send in this process; absent: the send reads it again. */
+  checks?: TurnChecks;
 }
 
 /** How much of the conversation the model reads: the newest turns, oldest first. */
@@ -52,6 +55,7 @@ const BASE_INSTRUCTIONS = [
 ].join('\n');
 
 const trailAt = (turn: AgentTurn) => new Date(turn.at);
+const turnKeyOf = (turn: AgentTurn) => `${turn.workflowId}:${turn.turnKey}`;
 
 /** Why a turn is not answered, as the conversation's trail says it. */
 const NOT_ANSWERED: Record<Exclude<TurnStart, { answer: true }>['reason'], string> = {
@@ -68,11 +72,12 @@ const NOT_ANSWERED: Record<Exclude<TurnStart, { answer: true }>['reason'], strin
  */
 export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<TurnStart> {
   // Three point reads at once: the turn waits on the slowest, not on their sum.
-  const [sender, optedOut, inWindow] = await Promise.all([
+  const [sender, optedOut, windowUntil] = await Promise.all([
     collections(deps.db).senders.findOne({ _id: turn.senderId }),
     isSuppressed(deps.db, turn.tenantId, turn.customerPhone),
-    windowOpen(deps.db, { tenantId: turn.tenantId, senderId: turn.senderId, customer: turn.customerPhone }, trailAt(turn)),
+    windowOpenUntil(deps.db, { tenantId: turn.tenantId, senderId: turn.senderId, customer: turn.customerPhone }),
   ]);
+  const inWindow = windowUntil !== null && trailAt(turn) < windowUntil;
   const agentId = sender && sender.tenant_id === turn.tenantId ? (sender.agent_id ?? null) : null;
   let start: TurnStart;
   if (!agentId) start = { answer: false, reason: 'no_agent' };
@@ -83,6 +88,8 @@ export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<T
     await recordTrail(deps, { tenantId: turn.tenantId, customerPhone: turn.customerPhone, text: NOT_ANSWERED[start.reason], dedupeKey: `${turn.workflowId}:${turn.turnKey}:skipped`, at: trailAt(turn) });
     return start;
   }
+  // The reply's send in this process reads the opt-out again, not these (sendMessage's `checked`).
+  if (sender && windowUntil) deps.checks?.remember(turnKeyOf(turn), { sender, windowOpenUntil: windowUntil });
   if (deps.whatsapp.markRead && sender) {
     try {
       await deps.whatsapp.markRead({ tenantId: turn.tenantId, senderId: turn.senderId, from: sender.phone, providerMessageId: turn.providerMessageId, typing: true });
@@ -99,8 +106,8 @@ export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<T
  * with the turn's own messages last: WhatsApp stamps a message to the second, so a customer's
  * message may sort before a reply sent in the same second.
  */
-async function history(db: Db, turn: AgentTurn): Promise<{ lines: ChatLine[]; turnLines: number }> {
-  const conversation = await findConversation(db, turn.tenantId, turn.conversationId);
+async function history(db: Db, turn: AgentTurn, known?: ConversationDoc | null): Promise<{ lines: ChatLine[]; turnLines: number }> {
+  const conversation = known !== undefined ? known : await findConversation(db, turn.tenantId, turn.conversationId);
   if (!conversation) return { lines: [], turnLines: 0 };
   // The newest ids only (trail rows among them are dropped after): decoding the conversation's
   // whole memory of 100 ids twice a turn was the bulk of a model step's reads.
@@ -123,11 +130,23 @@ async function instructionsFor(db: Db, tenantId: string, agentId: string): Promi
   return [BASE_INSTRUCTIONS, `Your name is ${agent.name}.`, ...own].join('\n');
 }
 
-/** One model call: the agent's instructions, the conversation so far, the turn's tool rounds and the tools it may call. */
-export async function modelStep(deps: AgentTurnDeps, input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[] }): Promise<ModelStep> {
+/**
+ * One model call: the agent's instructions, the conversation so far, the turn's tool rounds
+ * and the tools it may call. Given `reply`, a final answer (no tool calls, some text) is sent
+ * by this step too (`sendReply`, with the turn's trail rows), saving the workflow a step of
+ * its own; a send that fails is left to the workflow's reply step rather than failing the
+ * model call, so the model is not asked again for it. A retried step asks the model again,
+ * and its send finds the first attempt's (keyed by the turn).
+ */
+export async function modelStep(
+  deps: AgentTurnDeps,
+  input: { turn: AgentTurn; agentId: string; step: number; items: TurnItem[]; reply?: { trail: PendingTrailRow[] } },
+  /** The conversation as the caller just read it (the turn's first step, at the burst's end): not read again. */
+  conversation?: ConversationDoc | null,
+): Promise<ModelStepTaken> {
   const { turn, agentId } = input;
   const key = `${turn.workflowId}:${turn.turnKey}`;
-  const read = () => turnContext(deps, turn, agentId);
+  const read = () => turnContext(deps, turn, agentId, conversation);
   const context = await (deps.contexts ? deps.contexts.get(key, read) : read());
   const request: ModelRequest = {
     instructions: context.instructions,
@@ -138,15 +157,23 @@ export async function modelStep(deps: AgentTurnDeps, input: { turn: AgentTurn; a
     stepKey: `${key}:${input.step}`,
   };
   const said = await deps.model.respond(request);
+  if (said.toolCalls.length > 0) return said;
   // No tool to run: the turn asks the model no more.
-  if (said.toolCalls.length === 0) deps.contexts?.drop(key);
-  return said;
+  deps.contexts?.drop(key);
+  const text = said.text?.trim() ?? '';
+  if (!input.reply || text === '') return said;
+  try {
+    return { ...said, reply: await sendReply(deps, { turn, agentId, text, trail: input.reply.trail }) };
+  } catch (err) {
+    deps.logger?.warn({ err, conversationId: turn.conversationId }, "the model step's reply was not sent; the workflow's reply step sends it");
+    return said;
+  }
 }
 
-async function turnContext(deps: AgentTurnDeps, turn: AgentTurn, agentId: string): Promise<TurnContext> {
+async function turnContext(deps: AgentTurnDeps, turn: AgentTurn, agentId: string, conversation?: ConversationDoc | null): Promise<TurnContext> {
   const [instructions, { lines, turnLines }, tools] = await Promise.all([
     instructionsFor(deps.db, turn.tenantId, agentId),
-    history(deps.db, turn),
+    history(deps.db, turn, conversation),
     deps.toolbox.toolsFor({ tenantId: turn.tenantId, agentId, channel: 'whatsapp' }),
   ]);
   return { instructions, history: lines, turnLines, tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })), runnable: tools };
@@ -165,7 +192,10 @@ function boundedOutput(output: unknown): string {
   return text.length > TOOL_OUTPUT_MAX_CHARS ? `${text.slice(0, TOOL_OUTPUT_MAX_CHARS)}…(cut)` : text;
 }
 
-/** Runs one tool call through the toolbox and keeps its trail row (what it did, how it went, how long it took). */
+/**
+ * Runs one tool call through the toolbox and hands back its trail row (what it did, how it
+ * went, how long it took), which the reply's step records with the reply in one write.
+ */
 export async function runTool(deps: AgentTurnDeps, input: { turn: AgentTurn; agentId: string; call: { callId: string; name: string; arguments: string } }): Promise<ToolRun> {
   const { turn, agentId, call } = input;
   const runKey = `${turn.workflowId}:${turn.turnKey}:${call.callId}`;
@@ -178,27 +208,32 @@ export async function runTool(deps: AgentTurnDeps, input: { turn: AgentTurn; age
   // The tool's own words may name it and give its latency (a business tool's "Ran lookup_order: answered 200 in 84 ms"): not twice.
   const named = said.includes(call.name) ? '' : ` ${call.name}`;
   const timed = /\bin \d+ ms\b/.test(said) ? '' : ` (${result.latencyMs} ms)`;
-  await recordTrail(deps, {
-    tenantId: turn.tenantId,
-    customerPhone: turn.customerPhone,
+  const trail: PendingTrailRow = {
     text: `${result.trail.kind === 'hold' ? 'Hold line' : result.trail.kind === 'lookup' ? 'Lookup' : 'Tool'}${named}${outcome}: ${said}${timed}`,
     dedupeKey: runKey,
-    at: deps.now(),
-  });
-  return { output: boundedOutput(result.output), handOver: result.handOver ?? null };
+    at: deps.now().toISOString(),
+  };
+  return { output: boundedOutput(result.output), handOver: result.handOver ?? null, trail };
 }
 
 /**
  * Sends the turn's reply as a `model` turn through messaging's send (guards, window, opt-out,
  * record first), keyed by the workflow and the turn: a retried or replayed step finds the
- * send it made and sends nothing more. A refusal is a trail row, not a failure.
+ * send it made and sends nothing more. A refusal is a trail row, not a failure. The turn's
+ * trail rows (its tool runs) are recorded with the reply's turn in one write, or with the
+ * refusal's row. When this process began the turn, the send is told the sender and window
+ * the turn found and reads only the opt-out again (a STOP since still stops the reply).
  */
-export async function sendReply(deps: AgentTurnDeps, input: { turn: AgentTurn; agentId: string; text: string }): Promise<ReplyOutcome> {
+export async function sendReply(deps: AgentTurnDeps, input: { turn: AgentTurn; agentId: string; text: string; trail?: PendingTrailRow[] }): Promise<ReplyOutcome> {
   const { turn } = input;
+  const rows = (input.trail ?? []).map((row) => trailTurn({ tenantId: turn.tenantId, customerPhone: turn.customerPhone, text: row.text, dedupeKey: row.dedupeKey, at: new Date(row.at) }));
   const notSent = async (reason: string): Promise<ReplyOutcome> => {
-    await recordTrail(deps, { tenantId: turn.tenantId, customerPhone: turn.customerPhone, text: `Reply not sent: ${reason}`, dedupeKey: `${turn.workflowId}:${turn.turnKey}:not-sent`, at: deps.now() });
+    const row = trailTurn({ tenantId: turn.tenantId, customerPhone: turn.customerPhone, text: `Reply not sent: ${reason}`, dedupeKey: `${turnKeyOf(turn)}:not-sent`, at: deps.now() });
+    await recordTurnsOfConversation(deps, [...rows, row]);
+    deps.checks?.drop(turnKeyOf(turn));
     return { sent: false, reason };
   };
+  const checked = deps.checks?.peek(turnKeyOf(turn));
   try {
     const sent = await sendWhatsAppMessage(
       { db: deps.db, events: deps.events, provider: deps.whatsapp, deploymentChannels: deps.deploymentChannels, now: deps.now, logger: deps.logger },
@@ -210,8 +245,11 @@ export async function sendReply(deps: AgentTurnDeps, input: { turn: AgentTurn; a
         metadata: { agent_id: input.agentId, conversation_id: turn.conversationId },
         intentKey: agentSendIntentKey(turn.tenantId, turn.workflowId, turn.turnKey),
         transcriptRole: 'model',
+        turnsAlongside: rows,
+        ...(checked ? { checked } : {}),
       },
     );
+    deps.checks?.drop(turnKeyOf(turn));
     return { sent: true, messageId: sent.message_id };
   } catch (err) {
     if (err instanceof SendRefusal) return notSent(err.message);

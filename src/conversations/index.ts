@@ -1,5 +1,5 @@
 /** What other features use to put turns into conversations (messaging's inbound and sends write their turns through these). */
-export { recordTurn, ensureConversation, firstTurnDocuments, startedEvent, turnKeysCollection, type ConversationDeps, type RecordTurnInput, type RecordTurnResult } from './recordTurn';
+export { recordTurn, recordTurnsOfConversation, ensureConversation, firstTurnDocuments, startedEvent, turnKeysCollection, type ConversationDeps, type RecordTurnInput, type RecordTurnResult } from './recordTurn';
 export { writeRecentEntries, writeTranscriptEntries } from './conversationEntries';
 export { recordCallConversation, type CallTurn, type RecordCallInput } from './recordCall';
 export {

@@ -1,5 +1,7 @@
 import type { Db } from 'mongodb';
-import { insertIfAbsent } from '../db/insertIfAbsent';
+import { BULK_WRITE_MAX } from '../db/bulkWrite';
+import { findByIds } from '../db/findByIds';
+import { insertIfAbsent, insertManyIfAbsent } from '../db/insertIfAbsent';
 import { withLease } from '../db/leaseLock';
 import { eventIdFor, eventsCollection, type EventInput, type EventPublisher } from '../events';
 import { writeNameEntries } from './nameEntries';
@@ -313,4 +315,61 @@ export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput)
     return counted;
   });
   return { conversationId, messageId, conversationCreated: false, duplicate };
+}
+
+/**
+ * Records several turns of one conversation that exists already (a chat agent's trail rows
+ * and its reply): the turn keys, transcript entries and messages each as one `insertMany`, and
+ * the conversation changed once under its lease, in the given order; about nine commands for
+ * the group where `recordTurn` takes about twelve a turn. The documents are `recordTurn`'s
+ * and so is the order of the writes (a counted turn is always in the transcript), so a
+ * retry, of either, finds the same ids and counts nothing twice. A conversation not there
+ * yet (or another workspace's) is left to `recordTurn`, turn by turn.
+ */
+export async function recordTurnsOfConversation(deps: ConversationDeps, inputs: readonly RecordTurnInput[]): Promise<RecordTurnResult[]> {
+  if (inputs.length === 0) return [];
+  if (inputs.length > BULK_WRITE_MAX) {
+    // Each insertMany stays under the bulk limit: larger groups go a limit's worth at a time, in order.
+    const recorded: RecordTurnResult[] = [];
+    for (let start = 0; start < inputs.length; start += BULK_WRITE_MAX) recorded.push(...(await recordTurnsOfConversation(deps, inputs.slice(start, start + BULK_WRITE_MAX))));
+    return recorded;
+  }
+  const firsts = inputs.map(firstTurnDocuments);
+  const conversationId = firsts[0]!.conversation._id;
+  const tenantId = inputs[0]!.tenantId;
+  if (firsts.some((f) => f.conversation._id !== conversationId)) throw new Error('recordTurnsOfConversation records turns of one conversation');
+
+  const keys = turnKeysCollection(deps.db);
+  const refused = await insertManyIfAbsent(keys, firsts.map((f) => f.turnKey));
+  const claimed = refused.size === 0 ? new Map<string, string>() : new Map((await findByIds(keys, [...refused].map((n) => firsts[n]!.turnKey._id))).map((k) => [k._id, k.message_id]));
+  const messages = firsts.map((f) => {
+    const messageId = claimed.get(f.turnKey._id) ?? f.turnKey.message_id;
+    return messageId === f.message._id ? f.message : { ...f.message, _id: messageId };
+  });
+  await writeTranscriptEntries(deps.db, messages);
+  await insertManyIfAbsent(conversationMessagesCollection(deps.db), messages);
+
+  const conversations = conversationsCollection(deps.db);
+  const counted = await withLease(deps.db, `conversation:${conversationId}`, async () => {
+    const current = await conversations.findOne({ _id: conversationId });
+    if (!current || current.tenant_id !== tenantId) return null;
+    if (!current.started_event && !(await startedEventStored(deps.db, current))) await publishStarted(deps, current);
+    const change: Partial<ConversationDoc> = current.started_event ? {} : { started_event: true };
+    let next = current;
+    const before = messages.map((m) => current.recent_message_ids.includes(m._id));
+    inputs.forEach((input, n) => {
+      if (before[n]) return;
+      const turn = turnChange(next, input, input.kind ?? 'turn', messages[n]!._id);
+      Object.assign(change, turn);
+      next = { ...next, ...turn };
+    });
+    if (Object.keys(change).length > 0) await movingRecentEntry(deps.db, current, change.updated_at ?? current.updated_at, () => conversations.updateOne({ _id: conversationId }, { $set: change }));
+    return before;
+  });
+  if (!counted) {
+    const recorded: RecordTurnResult[] = [];
+    for (const input of inputs) recorded.push(await recordTurn(deps, input));
+    return recorded;
+  }
+  return messages.map((m, n) => ({ conversationId, messageId: m._id, conversationCreated: false, duplicate: counted[n]! }));
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { Refusal } from '../domain/refusal';
-import { recordTurn, type RecordTurnInput, conversationIdFor, phoneDigits } from '../conversations';
+import { recordTurn, recordTurnsOfConversation, type RecordTurnInput, conversationIdFor, phoneDigits } from '../conversations';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { keepRenewing } from '../db/leaseRenewal';
 import { LIMITS } from '../domain/limits';
-import { collections, type TemplateDoc, type WorkspaceDoc } from '../db/collections';
+import { collections, type SenderDoc, type TemplateDoc, type WorkspaceDoc } from '../db/collections';
 import type { EventPublisher } from '../events';
 import type { Logger } from '../observability/logger';
 import type { ProviderErrorDetails, SendRequest, WhatsAppProvider } from './whatsAppSender';
@@ -115,6 +115,20 @@ export interface SendMessageInput {
    * others (src/messaging/acceptedSendRecords.ts); absent: written before this answers.
    */
   recordLater?: (intent: SendIntentDoc) => Promise<void>;
+  /**
+   * The sender and the 24-hour window as the caller checked them moments before (a chat
+   * agent's turn, src/agents/turns.ts), so the send does not read them again. The window only
+   * moves later, so a send before `windowOpenUntil` is inside it; past it the window is read
+   * as usual. The opt-out is read whatever the caller checked: a STOP in between still stops
+   * the send.
+   */
+  checked?: { sender: SenderDoc; windowOpenUntil: Date };
+  /**
+   * Turns of the same conversation recorded in one write with the send's own turn, before it
+   * (a chat agent's trail rows and its reply): the conversation must exist already (the
+   * customer wrote). Absent: the send's turn alone, through `recordTurn`.
+   */
+  turnsAlongside?: RecordTurnInput[];
 }
 
 /** What a batch of sends shares: the sender resolution and the template variant (null: none approved). */
@@ -268,7 +282,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   if (!workspace.plan.chat_channel) {
     throw new SendRefusal('channel_dormant', 'The plan no longer includes the WhatsApp channel.');
   }
-  const sender = input.context?.sender ?? (await resolveSender(db, input.tenantId, input.senderId));
+  const sender = input.context?.sender ?? (input.checked ? checkedSender(input.checked.sender, input.tenantId) : await resolveSender(db, input.tenantId, input.senderId));
   if (!sender.ok) throw new SendRefusal('channel_not_connected', sender.message);
   if (standing?.asked.has(to) ? standing.suppressed.has(to) : await isSuppressed(db, input.tenantId, to)) {
     throw new SendRefusal('suppressed', `${to} opted out by replying STOP; nothing can be sent to this number.`);
@@ -280,7 +294,8 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     const { message, ...rest } = prepareTemplate(await findTemplate(db, input.tenantId, template, input.context), template);
     prepared = { request: { ...base, message }, ...rest };
   } else {
-    if (!(await windowOpen(db, { tenantId: input.tenantId, senderId: sender.sender._id, customer: to }, deps.now()))) {
+    const knownOpen = input.checked !== undefined && input.checked.sender._id === sender.sender._id && deps.now() < input.checked.windowOpenUntil;
+    if (!knownOpen && !(await windowOpen(db, { tenantId: input.tenantId, senderId: sender.sender._id, customer: to }, deps.now()))) {
       throw new SendRefusal('session_window_closed', `The 24-hour window with ${to} is closed; send a template instead.`);
     }
     const text = markdownToWhatsApp(input.text!);
@@ -379,7 +394,14 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     await input.recordLater(sent);
     return sentResult(sent, conversationIdFor(sent.tenant_id, 'whatsapp', phoneDigits(sent.request.to)));
   }
-  return finishRecording(deps, sent);
+  return finishRecording(deps, sent, input.turnsAlongside);
+}
+
+/** A sender the caller read: refused as `resolveSender` refuses a named one. */
+function checkedSender(sender: SenderDoc, tenantId: string): SenderResolution {
+  if (sender.tenant_id !== tenantId) return { ok: false, message: `Sender ${sender._id} is not a sender of this workspace.` };
+  if (!sender.connected) return { ok: false, message: `Sender ${sender._id} is not connected.` };
+  return { ok: true, sender };
 }
 
 /** What an earlier attempt of the same send left: its result, its unfinished records, or a refusal to send again. */
@@ -389,7 +411,7 @@ async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: Se
     // The outbound record is the last one written: when it exists, the send is fully recorded.
     const recorded = await outboundMessagesCollection(deps.db).findOne({ _id: intent.message_id! });
     if (recorded && recorded.tenant_id === intent.tenant_id) return sentResult(intent, recorded.conversation_id);
-    return finishRecording(deps, intent);
+    return finishRecording(deps, intent, input.turnsAlongside);
   }
   if (intent.lease_until > deps.now()) throw new SendInProgress();
   // It ends failed with no message: its charge is given back (once, however many retries say so).
@@ -416,8 +438,8 @@ async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Prom
  * send is fully recorded). Each step is idempotent (keyed by the provider's message id), so
  * any attempt that finds the intent `sent` without its outbound message may finish it.
  */
-export async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc): Promise<SendMessageResult> {
-  const turn = await recordTurn(deps, turnOf(intent));
+export async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc, turnsAlongside?: RecordTurnInput[]): Promise<SendMessageResult> {
+  const turn = turnsAlongside ? (await recordTurnsOfConversation(deps, [...turnsAlongside, turnOf(intent)])).at(-1)! : await recordTurn(deps, turnOf(intent));
   await insertIfAbsent<OutboundMessageDoc>(outboundMessagesCollection(deps.db), outboundMessageOf(intent, turn));
   await applyEarlyStatuses(deps, [intent.message_id!]);
   await tellProviderAccepted(deps, intent);

@@ -30,6 +30,15 @@ export async function openWindow(db: Db, input: { tenantId: string; senderId: st
 }
 
 export async function windowOpen(db: Db, input: { tenantId: string; senderId: string; customer: string }, now: Date): Promise<boolean> {
+  const until = await windowOpenUntil(db, input);
+  return until !== null && now.getTime() < until.getTime();
+}
+
+/**
+ * When the window closes as last recorded (null: the customer never wrote). It only moves
+ * later (`openWindow` keeps the newest message), so free text may go at least until then.
+ */
+export async function windowOpenUntil(db: Db, input: { tenantId: string; senderId: string; customer: string }): Promise<Date | null> {
   const doc = await windows(db).findOne({ _id: windowId(input.tenantId, input.senderId, input.customer) });
-  return doc !== null && now.getTime() - doc.last_inbound_at.getTime() < SESSION_WINDOW_MS;
+  return doc === null ? null : new Date(doc.last_inbound_at.getTime() + SESSION_WINDOW_MS);
 }

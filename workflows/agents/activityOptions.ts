@@ -20,6 +20,14 @@ export function agentGatherStep(burstMaxMs: number): LocalActivityOptions {
 }
 
 /**
+ * The turn's first step with its first model call (src/agents/burst.ts `gatherTurnAndAsk`):
+ * the burst's longest and a model call's two minutes more than AGENT_STEP's minute.
+ */
+export function agentGatherAndAskStep(burstMaxMs: number): LocalActivityOptions {
+  return { ...AGENT_STEP, startToCloseTimeout: burstMaxMs + 180_000 };
+}
+
+/**
  * One model call or one tool run, a local activity: a slow model is given two minutes an
  * attempt, five attempts with backoff; past them the turn hands the conversation to a person
  * rather than leave the customer unanswered. A refused request (bad key, unknown model) is not

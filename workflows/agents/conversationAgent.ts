@@ -14,10 +14,12 @@ import {
   type ConversationAgentWorkflow,
   type ConversationHolder,
   type InboundForAgent,
+  type ModelStepTaken,
+  type PendingTrailRow,
   type TurnItem,
   type TurnStart,
 } from '../../src/agents/contracts';
-import { AGENT_MODEL_CALL, AGENT_STEP, agentGatherStep } from './activityOptions';
+import { AGENT_MODEL_CALL, AGENT_STEP, agentGatherAndAskStep, agentGatherStep } from './activityOptions';
 import { continueAsNewDue } from '../continueAsNew';
 
 const { beginAgentTurn, sendAgentReply, recordAgentHolderChange } = proxyLocalActivities<AgentActivities>(AGENT_STEP);
@@ -33,6 +35,18 @@ const HISTORY_LIMIT = 2_000;
  * next turn.
  */
 const BURST_IN_STEP_PATCH = 'agent-burst-in-first-step';
+/**
+ * The final answer sent by the model step that gave it rather than a reply step of its own
+ * (one local activity and one activation fewer a turn). Runs of earlier releases keep the
+ * reply step for the turn they are in.
+ */
+const REPLY_IN_MODEL_STEP_PATCH = 'agent-reply-in-model-step';
+/**
+ * The turn's first model call made by its first step, after the burst and the checks (one
+ * local activity and one activation fewer a turn). Runs of earlier releases keep the separate
+ * first model step for the turn they are in.
+ */
+const MODEL_IN_FIRST_STEP_PATCH = 'agent-model-in-first-step';
 
 type HolderSignal = { kind: 'over'; reason: string; memberName: string | null; at: string } | { kind: 'back'; memberName: string | null; at: string };
 
@@ -50,6 +64,7 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
   const turnsPerRun = settings.turnsPerRun ?? CONVERSATION_TURNS_PER_RUN;
   const { workflowId } = workflowInfo();
   const { gatherAgentTurn } = proxyLocalActivities<AgentActivities>(agentGatherStep(settings.burstMaxMs));
+  const { gatherAgentTurnAndAsk } = proxyLocalActivities<AgentActivities>(agentGatherAndAskStep(settings.burstMaxMs));
   const base = { tenantId: input.tenantId, conversationId: input.conversationId, senderId: input.senderId, customerPhone: input.customerPhone, workflowId };
 
   const pending: InboundForAgent[] = [...(input.carried?.pending ?? [])];
@@ -133,6 +148,27 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
     return { turn: { ...turn, messageIds: gathered.messageIds, providerMessageId: gathered.providerMessageId }, start: gathered.start };
   }
 
+  /**
+   * gatherAndBegin with the turn's first model call in the same step. A message gathered that
+   * also reached `pending` (its signal came while a retried step waited) is this turn's only.
+   */
+  async function gatherBeginAndAsk(turn: AgentTurn, burst: InboundForAgent[], reply: boolean): Promise<{ turn: AgentTurn; start: TurnStart; said: ModelStepTaken | null }> {
+    const since = burst.reduce((oldest, m) => (Date.parse(m.at) < Date.parse(oldest) ? m.at : oldest), burst[0]!.at);
+    const inBurst = new Set(turn.messageIds);
+    const gathered = await gatherAgentTurnAndAsk({
+      turn,
+      since,
+      taken: recent.filter((id) => !inBurst.has(id)),
+      quietMs: settings.burstQuietMs,
+      maxMs: settings.burstMaxMs,
+      ...(reply ? { reply: { trail: [] } } : {}),
+    });
+    for (const id of gathered.messageIds) take(id);
+    const inTurn = new Set(gathered.messageIds);
+    for (let i = pending.length - 1; i >= 0; i--) if (inTurn.has(pending[i]!.messageId)) pending.splice(i, 1);
+    return { turn: { ...turn, messageIds: gathered.messageIds, providerMessageId: gathered.providerMessageId }, start: gathered.start, said: gathered.said };
+  }
+
   async function answer(burst: InboundForAgent[], gatherInStep: boolean): Promise<void> {
     const newest = burst[burst.length - 1]!;
     turnsAnswered += 1;
@@ -146,18 +182,28 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
       at: new Date(Date.now()).toISOString(),
     };
     let start: TurnStart;
-    if (gatherInStep) ({ turn, start } = await gatherAndBegin(turn, burst));
+    let replyInStep: boolean | null = null;
+    let firstSaid: ModelStepTaken | null = null;
+    if (gatherInStep && patched(MODEL_IN_FIRST_STEP_PATCH)) {
+      replyInStep = patched(REPLY_IN_MODEL_STEP_PATCH);
+      ({ turn, start, said: firstSaid } = await gatherBeginAndAsk(turn, burst, replyInStep));
+    } else if (gatherInStep) ({ turn, start } = await gatherAndBegin(turn, burst));
     else start = await beginAgentTurn(turn);
     if (!start.answer) return;
     const { agentId } = start;
+    replyInStep ??= patched(REPLY_IN_MODEL_STEP_PATCH);
+    let replied = false;
     const items: TurnItem[] = [];
+    // The tool runs' trail rows, recorded with the reply in its step's one write.
+    const trail: PendingTrailRow[] = [];
     let handOver: { reason: string } | null = null;
     let text: string | null = null;
     try {
       for (let step = 0; step < settings.maxModelCalls && text === null; step++) {
-        const said = await agentModelStep({ turn, agentId, step, items });
+        const said = step === 0 && firstSaid ? firstSaid : await agentModelStep({ turn, agentId, step, items, ...(replyInStep ? { reply: { trail: [...trail] } } : {}) });
         if (said.toolCalls.length === 0) {
           text = said.text?.trim() ?? '';
+          replied = said.reply !== undefined;
           break;
         }
         for (const call of said.toolCalls) {
@@ -165,6 +211,7 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
           const run = await runAgentTool({ turn, agentId, call });
           items.push({ type: 'tool_result', callId: call.callId, name: call.name, output: run.output });
           handOver ??= run.handOver;
+          if (run.trail) trail.push(run.trail);
         }
       }
     } catch {
@@ -176,7 +223,7 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
       handOver ??= { reason: 'The agent could not answer this message.' };
       text = HOLD_MESSAGE;
     }
-    await sendAgentReply({ turn, agentId, text });
+    if (!replied) await sendAgentReply({ turn, agentId, text, trail });
     // After the reply, so the hold line follows it in the trail.
     if (handOver) await hold(handOver.reason, null, new Date(Date.now()).toISOString());
   }

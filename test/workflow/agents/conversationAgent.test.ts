@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { agentAnswersInbound } from '../../../src/agents';
+import { AgentModelTemporaryError, agentAnswersInbound, type AgentModel } from '../../../src/agents';
+import { createSimulatedAgentModel } from '../../../src/providers/agents';
 import { collections } from '../../../src/db/collections';
 import { conversationAgentWorkflowId, holderQuery, type ConversationAgentSettings } from '../../../src/agents/contracts';
 import type { EventPublisher } from '../../../src/events/publisher';
@@ -18,8 +19,11 @@ const MINUTE = 60_000;
 class RecordingProvider implements WhatsAppProvider {
   readonly name = 'simulator' as const;
   readonly texts: { to: string; text: string; atMs: number }[] = [];
+  /** Customers whose next send fails as a lost connection does (thrown, not a provider's answer). */
+  readonly failNext = new Set<string>();
   constructor(private readonly clock: () => Promise<number>) {}
   async send(request: SendRequest): Promise<SendAttempt> {
+    if (this.failNext.delete(request.to)) throw new Error('socket hang up');
     if (request.message.type === 'text') this.texts.push({ to: request.to, text: request.message.text, atMs: await this.clock() });
     return { ok: true, messageId: `wamid.TEST${randomBytes(12).toString('hex').toUpperCase()}` };
   }
@@ -37,6 +41,7 @@ describe('the chat agent workflow (time-skipping)', () => {
   let ws: TestWorkspace;
   let events: EventPublisher;
   let provider: RecordingProvider;
+  let heyCalls = 0;
   const taskQueue = uniqueName('agents');
   const settings: ConversationAgentSettings = { burstQuietMs: 2_000, burstMaxMs: 20_000, holdTimeoutMs: 30 * MINUTE, maxModelCalls: 4, turnsPerRun: 2 };
 
@@ -44,7 +49,19 @@ describe('the chat agent workflow (time-skipping)', () => {
     ({ db, drop } = await openTestDb(testConfig()));
     ws = await createTestWorkspace(db, { chatAgent: true });
     provider = new RecordingProvider(() => env.currentTimeMs());
-    const deps = buildActivityDeps({ db, temporal: env.client, taskQueue }, { whatsapp: provider });
+    const simulated = createSimulatedAgentModel();
+    // The first call for a customer who wrote exactly "hey" fails once, as a model's timeout does.
+    const agentModel: AgentModel = {
+      name: simulated.name,
+      respond: (request) => {
+        if (request.history.at(-1)?.text === 'hey') {
+          heyCalls += 1;
+          if (heyCalls === 1) return Promise.reject(new AgentModelTemporaryError('the model timed out'));
+        }
+        return simulated.respond(request);
+      },
+    };
+    const deps = buildActivityDeps({ db, temporal: env.client, taskQueue }, { whatsapp: provider, agentModel });
     events = deps.events;
     await startWorker({ taskQueue, deps });
   });
@@ -120,6 +137,31 @@ describe('the chat agent workflow (time-skipping)', () => {
     await env.sleep(settings.burstQuietMs + 500);
     await eventually(async () => textsTo(from).length === 2, 'the agent answering again');
     expect(textsTo(from)[1]!.text).toBe('Hello! How can I help you today?');
+  });
+
+  it("sends the answer once through the reply step when the model step's own send fails", async () => {
+    const from = customer();
+    provider.failNext.add(from);
+    const { conversationId } = await write(from, 'hello');
+    await env.sleep(settings.burstQuietMs + 500);
+    await eventually(async () => textsTo(from).length === 1, 'the reply');
+    expect(provider.failNext.has(from)).toBe(false);
+    expect(textsTo(from).map((t) => t.text)).toEqual(['Hello! How can I help you today?']);
+    await env.sleep(settings.burstQuietMs + 500);
+    expect(textsTo(from)).toHaveLength(1);
+    expect(await env.client.workflow.getHandle(conversationAgentWorkflowId(conversationId)).query(holderQuery)).toEqual({ by: 'agent' });
+  });
+
+  it("asks the model again through its own step when the turn's first step's model call fails: one reply, no hand-over", async () => {
+    const from = customer();
+    const { conversationId } = await write(from, 'hey');
+    await env.sleep(settings.burstQuietMs + 500);
+    await eventually(async () => textsTo(from).length === 1, 'the reply');
+    expect(textsTo(from).map((t) => t.text)).toEqual(['Hello! How can I help you today?']);
+    expect(heyCalls).toBe(2);
+    await env.sleep(settings.burstQuietMs + 500);
+    expect(textsTo(from)).toHaveLength(1);
+    expect(await env.client.workflow.getHandle(conversationAgentWorkflowId(conversationId)).query(holderQuery)).toEqual({ by: 'agent' });
   });
 
   it('continues as new between turns without losing a message', async () => {
