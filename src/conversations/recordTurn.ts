@@ -347,7 +347,8 @@ export async function recordTurnsOfConversation(deps: ConversationDeps, inputs: 
     return messageId === f.message._id ? f.message : { ...f.message, _id: messageId };
   });
   await writeTranscriptEntries(deps.db, messages);
-  await insertManyIfAbsent(conversationMessagesCollection(deps.db), messages);
+  // As in recordTurn: an id another turn holds (same ms, same arrival, same 24-bit hash) is given up before counting.
+  for (const n of await insertManyIfAbsent(conversationMessagesCollection(deps.db), messages)) await refuseAnotherTurnsId(deps.db, messages[n]!);
 
   const conversations = conversationsCollection(deps.db);
   const counted = await withLease(deps.db, `conversation:${conversationId}`, async () => {
