@@ -350,7 +350,8 @@ async function main(): Promise<void> {
       900_000,
       5_000,
     );
-    await waitFor('the campaign counters recounted', () => campaignCountersSettled(db, campaignTenant, campaignId), 120_000, 2_000).catch(() => false);
+    // The first late recount (a minute after the end, by a pass every 30 s) brings in the last statuses.
+    await waitFor('the campaign counters recounted', () => campaignCountersSettled(db, campaignTenant, campaignId), 180_000, 2_000).catch(() => false);
     probing = false;
     await prober;
 
