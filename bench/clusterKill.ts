@@ -39,8 +39,8 @@ const CALLS = Number(process.env.CLUSTER_KILL_CALLS ?? 20);
 const PEOPLE = Number(process.env.CLUSTER_KILL_PEOPLE ?? 2_000);
 /** The contract's live calls per workspace (api-core §8): the calls are spread over workspaces of this many. */
 const CALLS_PER_WORKSPACE = 10;
-/** Each call's exchanges before the agent says goodbye: long enough (about two minutes) to be live through every kill. */
-const EXCHANGES = Number(process.env.CLUSTER_KILL_EXCHANGES ?? 16);
+/** Each call's exchanges before the agent says goodbye: long enough (about three minutes, under the demo agent's five) to be live through every kill. */
+const EXCHANGES = Number(process.env.CLUSTER_KILL_EXCHANGES ?? 30);
 const THROTTLE = 600;
 // src/calls/types.ts: a call ends completed (with its outcome) or failed.
 const TERMINAL = new Set(['completed', 'failed']);
@@ -328,9 +328,14 @@ async function main(): Promise<void> {
       process.kill(pid, 'SIGKILL');
       await waitFor(`${victim.role} back`, () => victim.recovered(pid), 180_000, 250);
       const seconds = (Date.now() - killedAt) / 1000;
+      // The campaign's own recovery: its next send after the process is back (a killed worker's
+      // batch waits out its activity's timeout), so the next kill also lands on a sending campaign.
+      const sentAtRecovery = await waitFor('a count of the sends', () => sentSoFar().then((n) => n + 1), 60_000, 500).then((n) => n - 1);
+      const sendsAgain = sentAtRecovery >= PEOPLE ? null : await waitFor(`the campaign sending after the ${victim.role} kill`, async () => (await sentSoFar()) > sentAtRecovery, 300_000, 500);
       say(
         `${victim.role} (pid ${pid}) SIGKILLed with ${liveCalls} calls on a media stream and ${sent} of ${PEOPLE} people sent: ` +
-          `recovered in ${seconds.toFixed(1)} s; ${failures - failuresBefore} requests through the balancer failed meanwhile`,
+          `recovered in ${seconds.toFixed(1)} s; ${failures - failuresBefore} requests through the balancer failed meanwhile; ` +
+          `${sendsAgain === null ? 'the campaign had finished' : `the campaign sent again ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`}`,
       );
     }
 
