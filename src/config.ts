@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { fromRoot } from './local/paths';
+import { temporalConnectionEnv, temporalConnectionIssues } from './temporal/connectionSettings';
 
 /** VOICE_ORIGINATE_ATTEMPTS when unset; also what a worker built without configuration (tests) uses. */
 export const VOICE_ORIGINATE_ATTEMPTS_DEFAULT = 6;
@@ -62,6 +63,8 @@ export const serviceEnvSchema = z.object({
     .default('orchestrator'),
   TEMPORAL_ADDRESS: hostPort.default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** TLS and Temporal Cloud's API key (src/temporal/connectionSettings.ts, docs/deploy.md). */
+  ...temporalConnectionEnv,
   /** Versioned so that an incompatible worker rollout can move to a new queue. */
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('orchestrator-v1'),
   /** Admin token for /console/v1. Required by the API process; the launcher generates one. */
@@ -284,6 +287,7 @@ export const serviceEnvSchema = z.object({
   /** How long a tool may run on a live call at all: past it the agent is told the tool did not answer, and the call goes on. */
   MEDIA_TOOL_TIMEOUT_MS: z.coerce.number({ error: 'expected milliseconds' }).int().min(1_000, 'expected at least 1000 ms').max(60_000, 'expected at most 60000 ms').default(10_000),
 }).superRefine((env, ctx) => {
+  for (const issue of temporalConnectionIssues(env)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
   if (env.TRAIL_RETENTION_DAYS !== undefined && env.TRAIL_RETENTION_DAYS > env.TRANSCRIPT_RETENTION_DAYS) {
     ctx.addIssue({ code: 'custom', path: ['TRAIL_RETENTION_DAYS'], message: 'expected at most TRANSCRIPT_RETENTION_DAYS (trail rows go with their transcript)' });
   }
@@ -365,13 +369,16 @@ function presentOnly(env: Env): Record<string, string> {
   return out;
 }
 
+/** Settings whose value a start-up error must not print: keys, tokens, passwords, PEM text (it may be a private key). */
+const SECRET_SETTING = /(KEY|TOKEN|SECRET|PASSWORD|_DATA)$/;
+
 export function parseEnv<S extends z.ZodObject>(schema: S, env: Env): z.infer<S> {
   const present = presentOnly(env);
   const parsed = schema.safeParse(present);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const name = String(issue.path[0] ?? '(environment)');
-    const got = present[name];
+    const got = SECRET_SETTING.test(name) ? undefined : present[name];
     return `${name}: ${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got)})`}`;
   });
   throw new ConfigError(problems);

@@ -6,20 +6,30 @@ import { callCollections, type CallDoc } from './callStore';
 
 /**
  * Bills an ended call's minutes, started minutes rounded up: the plan's included voice
- * minutes first, then prepaid voice credits. Once per call (a claim in the call's effects),
- * so a retried finish bills nothing twice; the plan is changed under its lease.
+ * minutes first, then prepaid voice credits. Once per call: the call's `|billed` effect is
+ * claimed `pending` first (a unique insert: one winner), and the plan is changed under its lease
+ * only while the claim is still pending, which the same lease then clears. So a finish whose
+ * plan change failed (the lease not had in time under load, the store gone: `npm run
+ * cluster:kill` lost 5 of 40 minutes so) bills on its retry, and a finish that billed bills
+ * nothing again. A claim without `pending` (written before claims had it) was billed.
  */
 export async function billCallMinutes(db: Db, call: Pick<CallDoc, '_id' | 'tenant_id'>, durationSeconds: number): Promise<void> {
   const minutes = Math.ceil(durationSeconds / 60);
+  if (minutes <= 0) return;
   const { calls, effects } = callCollections(db);
-  if (minutes <= 0 || !(await insertIfAbsent(effects, { _id: `${call._id}|billed`, at: new Date() }))) return;
+  const claimId = `${call._id}|billed`;
+  await insertIfAbsent(effects, { _id: claimId, at: new Date(), pending: true });
+  if (!(await effects.findOne({ _id: claimId }))?.pending) return;
   await calls.updateOne({ _id: call._id }, { $set: { billed_minutes: minutes } });
   const { workspaces } = collections(db);
   await withPlanLease(db, call.tenant_id, async () => {
+    if (!(await effects.findOne({ _id: claimId }))?.pending) return;
     const workspace = await workspaces.findOne({ _id: call.tenant_id });
-    if (!workspace) return;
-    const { voice_minutes_included: included, voice_minutes_used: used, voice_credits: credits } = workspace.plan;
-    const fromCredits = Math.max(0, minutes - Math.max(0, included - used));
-    await workspaces.updateOne({ _id: call.tenant_id }, { $set: { 'plan.voice_minutes_used': used + minutes, 'plan.voice_credits': credits - fromCredits } });
+    if (workspace) {
+      const { voice_minutes_included: included, voice_minutes_used: used, voice_credits: credits } = workspace.plan;
+      const fromCredits = Math.max(0, minutes - Math.max(0, included - used));
+      await workspaces.updateOne({ _id: call.tenant_id }, { $set: { 'plan.voice_minutes_used': used + minutes, 'plan.voice_credits': credits - fromCredits } });
+    }
+    await effects.updateOne({ _id: claimId }, { $unset: { pending: '' } });
   });
 }

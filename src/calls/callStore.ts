@@ -73,6 +73,8 @@ export interface CallDoc {
 export interface CallEffectDoc {
   _id: string;
   at: Date;
+  /** `|billed` only: claimed, the plan not yet changed (src/calls/billing.ts). */
+  pending?: true;
 }
 
 export interface CallCollections {

@@ -5,6 +5,7 @@ import { loadConfig, loadLauncherConfig } from '../config';
 import { connectMongo } from '../db/mongo';
 import { ensureEveryIndex } from './indexes';
 import { connectTemporalClient } from '../temporal/client';
+import { refuseCredentialsForEmbeddedTemporal } from '../temporal/connectionSettings';
 import { runSystemCheck } from '../temporal/systemCheck';
 import { DEMO_WORKSPACE_ID, seedDemoWorkspace } from '../demo/seedDemoWorkspace';
 import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
@@ -118,6 +119,7 @@ runMain(async () => {
     if (process.env.TEMPORAL_ADDRESS) {
       say(`using Temporal at ${temporalAddress}`);
     } else {
+      refuseCredentialsForEmbeddedTemporal(settings, '`npm start`');
       const startTemporal = () =>
         startTemporalDevServer({
           binary: toolPath(launcher.TOOLS_DIR, 'temporal'),

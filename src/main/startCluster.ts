@@ -6,6 +6,7 @@ import { loadConfig, loadLauncherConfig } from '../config';
 import { connectMongo } from '../db/mongo';
 import { ensureEveryIndex } from './indexes';
 import { connectTemporalClient } from '../temporal/client';
+import { refuseCredentialsForEmbeddedTemporal } from '../temporal/connectionSettings';
 import { runSystemCheck } from '../temporal/systemCheck';
 import { DEMO_WORKSPACE_ID, seedDemoWorkspace } from '../demo/seedDemoWorkspace';
 import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
@@ -72,6 +73,7 @@ runMain(async () => {
   const launcher = loadLauncherConfig();
   const cluster = loadClusterSettings();
   const settings = loadConfig();
+  refuseCredentialsForEmbeddedTemporal(settings, '`npm run start:cluster`');
   const dataDir = join(fromRoot(launcher.DATA_DIR), 'cluster');
   const logs = join(dataDir, 'logs');
   mkdirSync(logs, { recursive: true });

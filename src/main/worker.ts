@@ -21,6 +21,7 @@ import { readerScriptFromCalleeScripts } from '../providers/voice/simulatorScrip
 import { SimulatedVoiceProvider } from '../providers/voice/simulatedVoiceProvider';
 import { createVoiceProvider } from '../providers/voice';
 import { connectTemporalClient } from '../temporal/client';
+import { describeTemporalConnection, temporalConnectionOptions } from '../temporal/connectionSettings';
 import { createTemporalDispatcher } from '../webhooks/dispatcher';
 import { createEventSweeper } from '../events/sweeper';
 import { startRetentionSweeper } from '../events/retention';
@@ -157,7 +158,12 @@ runMain(async () => {
 
   const running = worker.run();
   logger.info(
-    { taskQueue: config.TEMPORAL_TASK_QUEUE, metrics: `http://${config.HOST}:${config.WORKER_METRICS_PORT}/metrics` },
+    {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      // Where and how it connected (never the secrets), for an operator moving to Temporal Cloud.
+      temporal: describeTemporalConnection(temporalConnectionOptions(config), config.TEMPORAL_NAMESPACE),
+      metrics: `http://${config.HOST}:${config.WORKER_METRICS_PORT}/metrics`,
+    },
     'worker polling',
   );
   const signal = await Promise.race([shutdownSignal(), running.then(() => null)]);

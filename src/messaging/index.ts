@@ -3,6 +3,7 @@ export { type AcceptedSendRecords, groupAcceptedSendRecords } from './acceptedSe
 export { allowanceLeft } from './allowance';
 export { type ConversationHoldDoc, type HeldConversations, settleConversationHold, settleOrphanedHolds, takeConversationHold } from './conversationHold';
 export { type StatusReached } from './deliveryStatus';
+export { outboundStatuses } from './outboundMessages';
 export { suppressedAmong, suppressedNumbers } from './optOut';
 export { agentSendIntentKey, agentToolSendIntentKey, campaignSendIntentKey, dueReceiptSendIntentKey, dueReminderSendIntentKey, type SendIntentDoc, sendIntentsCollection } from './sendIntents';
 export { lookUpSendContext, type SendContext, type SendStanding, SendOutcomeUnknown, SendRefusal, type SendRefusalReason, sendWhatsAppMessage, type SendMessageDeps, type TemplateRequest } from './sendMessage';

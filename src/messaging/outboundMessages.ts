@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { IndexSet } from '../db/collections';
+import { findByIds } from '../db/findByIds';
 import type { AllowanceSource } from './allowance';
 
 /**
@@ -69,6 +70,12 @@ export async function findOutboundMessages(db: Db, tenantId: string, ids: string
   return outboundMessagesCollection(db)
     .find({ _id: { $in: ids }, tenant_id: tenantId })
     .toArray();
+}
+
+/** The recorded status of each of these messages (by primary key), for a campaign's recipients catching up with theirs. */
+export async function outboundStatuses(db: Db, ids: readonly string[]): Promise<Map<string, DeliveryStatus>> {
+  const found = await findByIds(outboundMessagesCollection(db), ids, { projection: { status: 1 } });
+  return new Map(found.map((m) => [m._id, m.status]));
 }
 
 /** A status may only move forward: a late `delivered` never replaces `read`. `failed` ends it. */

@@ -1,10 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
-import type { Config } from '../config';
+import { temporalConnectionOptions, type TemporalConnectionConfig } from './connectionSettings';
 
-export type TemporalConfig = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>;
+/** The address, namespace and, off loopback, TLS and API key (src/temporal/connectionSettings.ts). */
+export type TemporalConfig = TemporalConnectionConfig;
 
 export async function connectTemporalClient(config: TemporalConfig): Promise<Client> {
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, connectTimeout: '5s' });
+  const connection = await Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: '5s' });
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }
 
@@ -20,7 +21,7 @@ export interface TemporalProbe {
 }
 
 export function createTemporalProbe(config: TemporalConfig): TemporalProbe {
-  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS, interceptors: [] });
+  const connection = Connection.lazy({ ...temporalConnectionOptions(config), interceptors: [] });
   return {
     async check(timeoutMs) {
       await connection.withDeadline(Date.now() + timeoutMs, () =>

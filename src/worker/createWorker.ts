@@ -1,10 +1,11 @@
 import { NativeConnection, Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config';
+import { temporalConnectionOptions, type TemporalConnectionConfig } from '../temporal/connectionSettings';
 import { requireFeatureHooks } from '../main/featureHooks';
 import { createActivities, type ActivityDeps } from '../../activities';
 
 export interface WorkerSetup {
-  config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE'>;
+  config: TemporalConnectionConfig & Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
   deps: ActivityDeps;
   /** A prebuilt bundle (tests bundle once per run); otherwise the worker bundles at start. */
   workflowBundlePath?: string;
@@ -18,7 +19,7 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker
   // Calls end and statuses land in these activities: a worker without the feature hooks would drop the campaign reactions.
   requireFeatureHooks();
   const connection =
-    setup.connection ?? (await NativeConnection.connect({ address: setup.config.TEMPORAL_ADDRESS }));
+    setup.connection ?? (await NativeConnection.connect(temporalConnectionOptions(setup.config)));
   const code: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = setup.workflowBundlePath
     ? { workflowBundle: { codePath: setup.workflowBundlePath } }
     : { workflowsPath };

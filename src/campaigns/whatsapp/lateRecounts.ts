@@ -4,6 +4,7 @@ import { settleOrphanedBatchHolds } from './conversationHold';
 import { periodicPass, type PeriodicPass } from '../../async/periodicPass';
 import { CAMPAIGN_SETTLE_DELAYS_MS } from '../contracts';
 import { recount } from '../progress';
+import { recipientsCatchUp } from './recipientsCatchUp';
 
 /**
  * Late statuses (delivered, read, failed) keep moving a finished WhatsApp campaign's
@@ -65,6 +66,7 @@ export async function recountDueCampaigns(db: Db, now: Date, options: { batchSiz
     try {
       // As the run's recounts did: a hold a dead batch attempt left is settled first.
       await settleOrphanedBatchHolds(db, doc.tenant_id, doc._id, now);
+      await recipientsCatchUp(db, { campaignId: doc._id, recipients: doc.recipients, at: now });
       await recount(db, { campaignId: doc._id, tenantId: doc.tenant_id, recipients: doc.recipients, chunks: 'movable', at: now });
       const next = doc.step + 1;
       if (next < CAMPAIGN_SETTLE_DELAYS_MS.length) {

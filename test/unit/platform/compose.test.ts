@@ -6,6 +6,7 @@ import { fromRoot } from '../../../src/local/paths';
 import { CLI_SEARCH_ATTRIBUTE_TYPE, SEARCH_ATTRIBUTES } from '../../../src/temporal/searchAttributes';
 import { clusterEnvSchema } from '../../../src/local/cluster/settings';
 import { HISTORY_SHARDS } from '../../../src/local/cluster/temporalServer';
+import { temporalConnectionEnv } from '../../../src/temporal/connectionSettings';
 
 interface ComposeService {
   image?: string;
@@ -68,9 +69,18 @@ describe('docker-compose.yml', () => {
       );
       // As loadConfig does, an empty value counts as unset.
       expect(() => loadConfig(resolved)).not.toThrow();
-      expect(env).toMatchObject({ MONGODB_URL: expect.stringContaining('replicaSet=rs0'), TEMPORAL_ADDRESS: 'temporal:7233', NODE_ENV: 'production' });
+      expect(resolved).toMatchObject({ MONGODB_URL: expect.stringContaining('replicaSet=rs0'), TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_NAMESPACE: 'default', NODE_ENV: 'production' });
     }
     expect(services.api!.environment!.CONSOLE_TOKEN).toMatch(/^\$\{CONSOLE_TOKEN:\?/);
+  });
+
+  it('passes Temporal Cloud and Atlas settings through to the api, the worker and the media bridge (docs/deploy.md, "managed")', () => {
+    // The certificates' PEM text (…_DATA) stays out: a multi-line secret belongs in a mounted file.
+    const passed = ['MONGODB_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', ...Object.keys(temporalConnectionEnv).filter((key) => !key.endsWith('_DATA'))];
+    for (const name of ['api', 'worker', 'media']) {
+      const env = services[name]!.environment!;
+      for (const key of passed) expect({ service: name, key, value: env[key] }).toEqual({ service: name, key, value: expect.stringMatching(new RegExp(`^\\$\\{${key}:-`)) });
+    }
   });
 
   it('registers every search attribute the code sets, before the api and the worker start', () => {

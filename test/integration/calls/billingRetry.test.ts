@@ -1,0 +1,44 @@
+import { billCallMinutes } from '../../../src/calls/billing';
+import { callCollections } from '../../../src/calls/callStore';
+import { collections } from '../../../src/db/collections';
+import { LeaseTimeoutError } from '../../../src/db/leaseLock';
+import { startTestApi, type TestApi } from '../../support/app';
+import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+
+/**
+ * A call's minutes are billed once even when the first try cannot change the plan: ten calls
+ * ending together (a media process killed) queue on the workspace's plan lease, and under load
+ * one waits out its budget (`npm run cluster:kill` lost 5 of 40 minutes so: the retry found the
+ * call's claim and billed nothing). src/calls/billing.ts.
+ */
+describe('call minutes: a finish whose plan change failed bills on its retry, once', () => {
+  let api: TestApi;
+  let ws: TestWorkspace;
+
+  beforeAll(async () => {
+    api = await startTestApi();
+    ws = await createTestWorkspace(api.db);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const used = async () => (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!.plan.voice_minutes_used;
+
+  it('the plan lease held elsewhere: the first try fails, the retry bills 3 minutes, a third try bills nothing', async () => {
+    const before = await used();
+    const call = { _id: `call_billing_retry_${Date.now()}`, tenant_id: ws.workspaceId };
+    // Another process holds the plan's lease past this one's wait (as a dead holder's would).
+    const lease = `workspace-plan:${ws.workspaceId}`;
+    await api.db.collection<{ _id: string; token: string; expires_at: Date }>('leases').insertOne({ _id: lease, token: 'another process', expires_at: new Date(Date.now() + 60_000) });
+    await expect(billCallMinutes(api.db, call, 150)).rejects.toBeInstanceOf(LeaseTimeoutError);
+    expect(await used()).toBe(before);
+
+    await api.db.collection<{ _id: string }>('leases').deleteOne({ _id: lease });
+    await billCallMinutes(api.db, call, 150);
+    expect(await used()).toBe(before + 3);
+    await billCallMinutes(api.db, call, 150);
+    expect(await used()).toBe(before + 3);
+    expect(await callCollections(api.db).effects.findOne({ _id: `${call._id}|billed` })).toEqual({ _id: `${call._id}|billed`, at: expect.any(Date) });
+  });
+});
