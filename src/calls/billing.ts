@@ -4,6 +4,9 @@ import { insertIfAbsent } from '../db/insertIfAbsent';
 import { withPlanLease } from '../workspaces';
 import { callCollections, type CallDoc } from './callStore';
 
+/** How many billed calls a workspace remembers: far more than can finish between a plan write and its claim's clearing (a retry comes within minutes). */
+const BILLED_CALL_IDS_KEPT = 200;
+
 /**
  * Bills an ended call's minutes, started minutes rounded up: the plan's included voice
  * minutes first, then prepaid voice credits. Once per call: the call's `|billed` effect is
@@ -12,6 +15,9 @@ import { callCollections, type CallDoc } from './callStore';
  * plan change failed (the lease not had in time under load, the store gone: `npm run
  * cluster:kill` lost 5 of 40 minutes so) bills on its retry, and a finish that billed bills
  * nothing again. A claim without `pending` (written before claims had it) was billed.
+ * The plan's change carries the call's id in the same single-document write
+ * (`billed_call_ids`, the latest BILLED_CALL_IDS_KEPT), so a finish that died between that
+ * write and clearing its claim does not bill again on its retry.
  */
 export async function billCallMinutes(db: Db, call: Pick<CallDoc, '_id' | 'tenant_id'>, durationSeconds: number): Promise<void> {
   const minutes = Math.ceil(durationSeconds / 60);
@@ -25,10 +31,14 @@ export async function billCallMinutes(db: Db, call: Pick<CallDoc, '_id' | 'tenan
   await withPlanLease(db, call.tenant_id, async () => {
     if (!(await effects.findOne({ _id: claimId }))?.pending) return;
     const workspace = await workspaces.findOne({ _id: call.tenant_id });
-    if (workspace) {
+    const billed = workspace?.billed_call_ids ?? [];
+    if (workspace && !billed.includes(call._id)) {
       const { voice_minutes_included: included, voice_minutes_used: used, voice_credits: credits } = workspace.plan;
       const fromCredits = Math.max(0, minutes - Math.max(0, included - used));
-      await workspaces.updateOne({ _id: call.tenant_id }, { $set: { 'plan.voice_minutes_used': used + minutes, 'plan.voice_credits': credits - fromCredits } });
+      await workspaces.updateOne(
+        { _id: call.tenant_id },
+        { $set: { 'plan.voice_minutes_used': used + minutes, 'plan.voice_credits': credits - fromCredits, billed_call_ids: [...billed, call._id].slice(-BILLED_CALL_IDS_KEPT) } },
+      );
     }
     await effects.updateOne({ _id: claimId }, { $unset: { pending: '' } });
   });

@@ -34,6 +34,8 @@ export interface WorkspaceDoc {
   installed_apps: string[];
   capabilities: { voice_configured: boolean; tickets: boolean; conversations: boolean };
   demo: boolean;
+  /** The latest calls whose minutes the plan holds, written with the plan's change (src/calls/billing.ts): a retried finish bills once. */
+  billed_call_ids?: string[];
   created_at: Date;
   updated_at: Date;
 }

@@ -41,4 +41,16 @@ describe('call minutes: a finish whose plan change failed bills on its retry, on
     expect(await used()).toBe(before + 3);
     expect(await callCollections(api.db).effects.findOne({ _id: `${call._id}|billed` })).toEqual({ _id: `${call._id}|billed`, at: expect.any(Date) });
   });
+
+  it('a finish that died after the plan write but before clearing its claim: the retry bills nothing more', async () => {
+    const before = await used();
+    const call = { _id: `call_billing_died_${Date.now()}`, tenant_id: ws.workspaceId };
+    await billCallMinutes(api.db, call, 61);
+    expect(await used()).toBe(before + 2);
+    // The state such a death leaves: the plan changed (with the call's id), the claim still pending.
+    await callCollections(api.db).effects.updateOne({ _id: `${call._id}|billed` }, { $set: { pending: true } });
+    await billCallMinutes(api.db, call, 61);
+    expect(await used()).toBe(before + 2);
+    expect(await callCollections(api.db).effects.findOne({ _id: `${call._id}|billed` })).toEqual({ _id: `${call._id}|billed`, at: expect.any(Date) });
+  });
 });
