@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Collection, Db } from 'mongodb';
+import { insertIfAbsent } from '../db/insertIfAbsent';
 import { takeNumberedPlace, type PlaceDoc } from '../db/numberedPlaces';
 import { newId } from '../domain/ids';
 import { eventsCollection, newEventDoc } from '../events/eventStore';
@@ -146,6 +148,12 @@ export async function updateEndpoint(
 export async function rotateEndpointSecret(db: Db, tenantId: string, webhookId: string, now: Date): Promise<WebhookEndpointDoc | null> {
   const current = await findEndpoint(db, tenantId, webhookId);
   if (!current) return null;
+  // One rotation replaces a given secret: a unique insert keyed by it has one winner (FerretDB
+  // applies the conditional update below non-atomically, so two rotations at once both won it
+  // and the first one's new secret, already shown to its caller, was lost).
+  if (!(await insertIfAbsent(secretRotations(db), { _id: rotationClaimId(current._id, current.secret), endpoint_id: current._id, at: now }))) {
+    throw new WebhookRefusal('webhook_secret_rotating', 'The secret was rotated by another request; try again.');
+  }
   // Conditional on the secret read, so two rotations at once cannot both claim the grace slot.
   const updated = await webhookEndpoints(db).findOneAndUpdate(
     { _id: current._id, tenant_id: tenantId, secret: current.secret },
@@ -163,11 +171,22 @@ export async function rotateEndpointSecret(db: Db, tenantId: string, webhookId: 
   return updated;
 }
 
+interface SecretRotationDoc {
+  /** sha256 of the endpoint and the secret replaced: the secret itself is not copied. */
+  _id: string;
+  endpoint_id: string;
+  at: Date;
+}
+
+const secretRotations = (db: Db): Collection<SecretRotationDoc> => db.collection<SecretRotationDoc>('webhook_secret_rotations');
+const rotationClaimId = (endpointId: string, secret: string) => createHash('sha256').update(`${endpointId}|${secret}`).digest('hex');
+
 /** Deletes the endpoint; false when it was not the workspace's. */
 export async function deleteEndpoint(db: Db, tenantId: string, webhookId: string): Promise<boolean> {
   const result = await webhookEndpoints(db).deleteOne({ _id: webhookId, tenant_id: tenantId });
   if (result.deletedCount === 0) return false;
   await endpointPlaces(db).deleteMany({ tenant_id: tenantId, endpoint_id: webhookId });
+  await secretRotations(db).deleteMany({ endpoint_id: webhookId });
   forgetEndpoints(tenantId);
   return true;
 }
