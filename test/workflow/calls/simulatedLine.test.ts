@@ -48,11 +48,14 @@ describe('lineSchedule against the simulatedCallee workflow (time-skipping)', ()
     const got = (await recorder.result()) as { event: unknown; at: number }[];
     // Each stamped with its planned time (issue 26), the one the timers mode sends.
     expect(got.map((g) => g.event)).toEqual(planned.map((p) => ({ ...p.event, at: new Date(startedAt + p.due_at.getTime()).toISOString() })));
-    // Workflow time at arrival: the timer's offset plus the tasks' own time (well under a second).
+    // Workflow time at arrival: the timer's offset plus the tasks' own time. The time-skipping
+    // server moves the clock on while a loaded worker runs those tasks (CI saw 1.1 s), so the
+    // bound only tells "its own timer" from a later one (the plans' timers are ≥ 10 s apart
+    // but for the handoff case, whose order the exact event list above already checks).
     for (const [i, g] of got.entries()) {
       const offset = g.at - startedAt;
       expect(offset).toBeGreaterThanOrEqual(planned[i]!.due_at.getTime());
-      expect(offset).toBeLessThan(planned[i]!.due_at.getTime() + 1_000);
+      expect(offset).toBeLessThan(planned[i]!.due_at.getTime() + 5_000);
     }
   });
 });
