@@ -14,6 +14,7 @@ import { conversationMessagesCollection, conversationsCollection } from '../src/
 import { CALL_NUMBER_ENTRIES, callEntriesCollection } from '../src/calls/callEntries';
 import { RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, conversationEntriesCollection } from '../src/conversations/conversationEntries';
 import { markEntriesComplete } from '../src/db/keyedEntries';
+import { DUE_ENTRIES } from '../src/dues/dueEntries';
 import { BULK_WRITE_MAX } from '../src/db/bulkWrite';
 import { seedDemoWorkspace } from '../src/demo';
 import { duesCollections, phoneClaimId } from '../src/dues/store';
@@ -287,7 +288,7 @@ export async function seedScale(db: Db, options: { scale: number; seed: number; 
   }
   await writer.drain();
   // Every record went in with its list entries: nothing to backfill.
-  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, CAMPAIGN_ENTRIES, NAME_ENTRIES, CONTACT_TAG_ENTRIES]) await markEntriesComplete(db, name);
+  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, CAMPAIGN_ENTRIES, NAME_ENTRIES, CONTACT_TAG_ENTRIES, DUE_ENTRIES]) await markEntriesComplete(db, name);
   const seconds = (performance.now() - started) / 1000;
   return {
     scale: options.scale,
