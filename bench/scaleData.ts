@@ -14,7 +14,8 @@ import { callNumberKey } from '../src/calls/callEntries';
 import { recentKey, transcriptKey } from '../src/conversations/conversationEntries';
 import { nameKeys } from '../src/conversations/nameKeys';
 import type { EntryDoc } from '../src/db/keyedEntries';
-import type { SubscriberDoc } from '../src/dues/store';
+import { dueDateOf, periodLabel } from '../src/dues/cycle';
+import { dueIdFor, type DueDoc, type DueStatus, type SubscriberDoc } from '../src/dues/store';
 import type { TicketDoc } from '../src/tickets/ticketStore';
 import type { WebhookDeliveryDoc } from '../src/webhooks/deliveries';
 import { deliveryWorkflowId } from '../src/webhooks/contracts';
@@ -350,6 +351,56 @@ export function subscriberDoc(ws: WorkspaceRefs, i: number, at: Date, random: Se
     created_at: at,
     updated_at: at,
   };
+}
+
+/**
+ * A subscriber's latest dues as the chase leaves them at `now`: the cycle before the current one
+ * settled (paid, sometimes declined), the current one open (reminded once due, else scheduled)
+ * and the next one scheduled (raised two ahead, as a create and each cycle raise them).
+ */
+export function duesOfSubscriber(subscriber: SubscriberDoc, now: Date, random: SeededRandom): DueDoc[] {
+  const today = now.toISOString().slice(0, 10);
+  let current = 0;
+  while (dueDateOf(subscriber, current + 1) <= today) current++;
+  const dues: DueDoc[] = [];
+  for (let n = Math.max(0, current - 1); n <= current + 1; n++) {
+    const dueDate = dueDateOf(subscriber, n);
+    const status: DueStatus = n < current ? (random.next() < 0.9 ? 'paid' : 'declined') : dueDate < today ? 'reminded' : 'scheduled';
+    const at = new Date(Math.min(now.getTime(), Date.parse(`${dueDate}T00:00:00Z`)));
+    const paid = status === 'paid';
+    dues.push({
+      _id: dueIdFor(subscriber._id, n),
+      tenant_id: subscriber.tenant_id,
+      subscriber_id: subscriber._id,
+      subscriber_name: subscriber.name,
+      phone: subscriber.phone,
+      contact_id: subscriber.contact_id,
+      cycle_index: n,
+      period_label: periodLabel(subscriber.cycle_unit, dueDate),
+      amount: subscriber.amount,
+      currency: 'INR',
+      due_date: dueDate,
+      status,
+      collection_mode: 'manual_upi',
+      payment_link: null,
+      payment_link_id: null,
+      payment_reference: paid ? `UPI${random.int(1_000_000)}` : null,
+      paid_at: paid ? at : null,
+      paid_amount: paid ? subscriber.amount : null,
+      paid_source: paid ? 'manual' : null,
+      marked_by: paid ? 'console' : null,
+      marked_by_name: paid ? 'Front desk' : null,
+      reminders_sent: status === 'scheduled' ? 0 : 1,
+      last_reminder_at: status === 'scheduled' ? null : at,
+      next_action_at: status === 'scheduled' || status === 'reminded' ? at : null,
+      campaign_id: null,
+      failure_reason: null,
+      version: status === 'scheduled' ? 1 : 2,
+      created_at: at,
+      updated_at: at,
+    });
+  }
+  return dues;
 }
 
 export function deliveryDoc(ws: WorkspaceRefs, endpointId: string, endpointUrl: string, at: Date, random: SeededRandom): WebhookDeliveryDoc {

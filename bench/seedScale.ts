@@ -14,6 +14,7 @@ import { conversationMessagesCollection, conversationsCollection } from '../src/
 import { CALL_NUMBER_ENTRIES, callEntriesCollection } from '../src/calls/callEntries';
 import { RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, conversationEntriesCollection } from '../src/conversations/conversationEntries';
 import { markEntriesComplete } from '../src/db/keyedEntries';
+import { DUE_ENTRIES, dueEntriesCollection, dueKeys } from '../src/dues/dueEntries';
 import { BULK_WRITE_MAX } from '../src/db/bulkWrite';
 import { seedDemoWorkspace } from '../src/demo';
 import { duesCollections, phoneClaimId } from '../src/dues/store';
@@ -36,6 +37,7 @@ import {
   listEntriesOfCampaign,
   listEntriesOfConversation,
   deliveryDoc,
+  duesOfSubscriber,
   recipientDoc,
   sizesAt,
   spreadTimes,
@@ -108,6 +110,8 @@ class Writer {
       recipients: stagingCollections(db).recipients,
       subscribers: duesCollections(db).subscribers,
       subscriberPhones: duesCollections(db).phones,
+      dues: duesCollections(db).dues,
+      dueEntries: dueEntriesCollection(db),
       deliveries: webhookDeliveries(db),
       deliveryEntries: deliveryEntries(db),
       deliveryStatusEntries: deliveryStatusEntries(db),
@@ -230,6 +234,11 @@ async function seedWorkspaceData(db: Db, writer: Writer, ws: SeedWorkspace, size
     await writer.add(s.subscribers, subscriber);
     // The claim on the phone that keeps one subscriber per number (src/dues/store.ts).
     await writer.add(s.subscriberPhones, { _id: phoneClaimId(ws.tenantId, subscriber.phone), tenant_id: ws.tenantId, subscriber_id: subscriber._id, created_at: at });
+    // Its latest dues, each with the list entries a raise writes (src/dues/dueEntries.ts).
+    for (const due of duesOfSubscriber(subscriber, now, r)) {
+      for (const _id of dueKeys(due)) await writer.add(s.dueEntries, { _id });
+      await writer.add(s.dues, due);
+    }
     return subscriber._id;
   });
 
@@ -287,7 +296,7 @@ export async function seedScale(db: Db, options: { scale: number; seed: number; 
   }
   await writer.drain();
   // Every record went in with its list entries: nothing to backfill.
-  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, CAMPAIGN_ENTRIES, NAME_ENTRIES, CONTACT_TAG_ENTRIES]) await markEntriesComplete(db, name);
+  for (const name of [CALL_NUMBER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, CAMPAIGN_ENTRIES, NAME_ENTRIES, CONTACT_TAG_ENTRIES, DUE_ENTRIES]) await markEntriesComplete(db, name);
   const seconds = (performance.now() - started) / 1000;
   return {
     scale: options.scale,

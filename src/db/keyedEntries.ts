@@ -83,6 +83,8 @@ export interface EntryWalk<T extends { _id: string }> {
   order: 1 | -1;
   /** Exclusive bound within the list: the rest of the key after `prefix|` the previous page ended on. */
   from: string | null;
+  /** Exclusive bound at the walk's far end (the rest of a key after `prefix|`), where the list's end is not the filter's (dues due before today); none: the list's end. */
+  until?: string | null;
   limit: number;
   records: Collection<T>;
   /** Whether the record is still in the list under this key (its workspace, a moved sort key, the other filters). */
@@ -101,9 +103,11 @@ export async function readThroughEntries<T extends { _id: string }>(walk: EntryW
   const range = entryRange(walk.prefix);
   const kept: T[] = [];
   let bound = walk.from === null ? null : `${walk.prefix}${SEPARATOR}${walk.from}`;
+  const end = walk.until == null ? null : `${walk.prefix}${SEPARATOR}${walk.until}`;
   let batch = walk.limit;
   for (;;) {
-    const ids: Filter<EntryDoc> = walk.order === -1 ? { _id: { $gt: range.$gt, $lt: bound ?? range.$lt } } : { _id: { $gt: bound ?? range.$gt, $lt: range.$lt } };
+    const ids: Filter<EntryDoc> =
+      walk.order === -1 ? { _id: { $gt: end ?? range.$gt, $lt: bound ?? range.$lt } } : { _id: { $gt: bound ?? range.$gt, $lt: end ?? range.$lt } };
     const keys = (await walk.entries.find(ids, { projection: { _id: 1 } }).sort({ _id: walk.order }).limit(batch).toArray()).map((e) => e._id);
     if (keys.length === 0) return kept;
     const admitted = walk.admit ? keys.filter(walk.admit) : keys;

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { claimHolding, claimVersion, isAbandoned, nextVersionClaim, writeClaim, type VersionedStore } from '../db/versionedWrite';
+import { movingDueEntries } from './dueEntries';
 import { duesCollections, type DueDoc, type DueVersionDoc } from './store';
 
 /**
@@ -19,6 +20,10 @@ const versioned = (db: Db): VersionedStore<DueDoc, DueVersionDoc> => {
   return { records: dues, claims: versions, recordOf: (claim) => claim.due_id };
 };
 
+/** Writes a claim over `current`, moving the due's list entries with its status (src/dues/dueEntries.ts). */
+const writeDueClaim = (db: Db, current: DueDoc, claim: DueVersionDoc): Promise<DueDoc | null> =>
+  movingDueEntries(db, current, { ...current, ...(claim.set as Partial<DueDoc>) }, () => writeClaim(versioned(db), claim));
+
 export type DueChange = { kind: 'written'; due: DueDoc } | { kind: 'lost'; current: DueDoc };
 
 /** Writes `set` as the version after `due.version`, or answers the due as another writer left it. */
@@ -30,11 +35,11 @@ export async function changeDue(db: Db, due: DueDoc, set: Partial<DueDoc>, now: 
     const winner = await claimHolding(store, claim._id);
     const current = (await dues.findOne({ _id: due._id }))!;
     if (winner && isAbandoned(winner, current, now, DUE_CLAIM_LEASE_MS)) {
-      return { kind: 'lost', current: (await writeClaim(store, winner)) ?? current };
+      return { kind: 'lost', current: (await writeDueClaim(db, current, winner)) ?? current };
     }
     return { kind: 'lost', current };
   }
-  const written = await writeClaim(store, claim);
+  const written = await writeDueClaim(db, due, claim);
   if (!written) return { kind: 'lost', current: (await dues.findOne({ _id: due._id }))! };
   return { kind: 'written', due: written };
 }

@@ -5,6 +5,7 @@ import { plannedSteps, stepTime } from './chasePlan';
 import type { EventPublisher } from '../events';
 import { dueDateOf, periodLabel } from './cycle';
 import { readDuesSettings, type DuesSettings } from './settings';
+import { dropDueEntriesNotOf, writeDueEntries } from './dueEntries';
 import { duesCollections, dueIdFor, type DueDoc, type SubscriberDoc } from './store';
 import { recountSubscriber } from './totals';
 import { startChase, type WorkflowStarter } from './workflowStarts';
@@ -77,7 +78,10 @@ export async function raiseDueWithoutRecount(deps: RaiseDeps, subscriber: Subscr
     created_at: now,
     updated_at: now,
   };
+  // Its list entries first (src/dues/dueEntries.ts): a crash here leaves entries without a due, never a due missing from its lists.
+  await writeDueEntries(deps.db, [fresh]);
   const due = (await insertIfAbsent(dues, fresh)) ? fresh : ((await dues.findOne({ _id: fresh._id })) ?? fresh);
+  if (due.status !== fresh.status) await dropDueEntriesNotOf(deps.db, fresh, due);
   await deps.events.publish({
     tenantId: due.tenant_id,
     type: 'payment.due_created',

@@ -7,7 +7,8 @@ import { idRange } from '../domain/ids';
  * The dues app's records (campaigns-tickets-dues §2): subscribers, their dues, the claim that
  * keeps one subscriber per phone, and the claims that make a due's version change exclusive.
  * Point reads go by `_id`; the subscribers list walks the `_id` range (subscribersPage); the dues
- * lists filter on `tenant_id` (FerretDB scans them, MongoDB uses the indexes below).
+ * lists read through their keyed entries (src/dues/dueLists.ts), or until those are backfilled
+ * filter on `tenant_id` (FerretDB scans them, MongoDB uses the indexes below).
  */
 
 export const SUBSCRIBER_STATUSES = ['active', 'paused', 'cancelled'] as const;
@@ -219,23 +220,6 @@ export async function subscribersPage(
   const filter: Record<string, unknown> = { tenant_id: tenantId, ...(query.status ? { status: query.status } : {}) };
   filter._id = { $gt: ids.$gt, $lt: query.beforeId !== undefined && query.beforeId < ids.$lt ? query.beforeId : ids.$lt };
   return duesCollections(db).subscribers.find(filter).sort({ _id: -1 }).limit(limit).toArray();
-}
-
-/** A page of the workspace's dues, latest due date first; optionally one subscriber's or one status, after a cursor's (due date, `_id`). */
-export async function duesPage(
-  db: Db,
-  tenantId: string,
-  query: { subscriberId?: string; status?: DueStatus; after?: [dueDate: string, id: string] },
-  limit: number,
-): Promise<DueDoc[]> {
-  const and: Record<string, unknown>[] = [{ tenant_id: tenantId }];
-  if (query.subscriberId) and.push({ subscriber_id: query.subscriberId });
-  if (query.status) and.push({ status: query.status });
-  if (query.after) {
-    const [dueDate, id] = query.after;
-    and.push({ $or: [{ due_date: { $lt: dueDate } }, { due_date: dueDate, _id: { $lt: id } }] });
-  }
-  return duesCollections(db).dues.find({ $and: and }).sort({ due_date: -1, _id: -1 }).limit(limit).toArray();
 }
 
 export type DuesCollections = ReturnType<typeof duesCollections>;

@@ -34,6 +34,7 @@ import { createLivePlaceSweeper } from '../calls/livePlaceSweeper';
 import { backfillCallEntries } from '../calls/callEntries';
 import { backfillCampaignEntries } from '../campaigns/campaignEntries';
 import { backfillConversationEntries } from '../conversations/conversationEntries';
+import { backfillDueEntries } from '../dues/dueEntries';
 import { backfillContactTagEntries } from '../contacts';
 import { backfillNameEntries } from '../conversations/nameEntries';
 import { sweepExpiredStreamClaims } from '../calls/line/lineCalls';
@@ -154,6 +155,7 @@ runMain(async () => {
     await backfillCampaignEntries(db, () => stopping);
     await backfillNameEntries(db, () => stopping);
     await backfillContactTagEntries(db, () => stopping);
+    await backfillDueEntries(db, () => stopping);
   })().catch((err: unknown) => logger.warn({ err }, 'list entry backfill failed; resumed at the next start'));
 
   const running = worker.run();

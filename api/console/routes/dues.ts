@@ -4,7 +4,8 @@ import { changeSubscriber, closeDue, recordPayment, type SubscriberAction } from
 import { duesSettingsSchema, readDuesSettings, writeDuesSettings } from '../../../src/dues/settings';
 import { zoneDate } from '../../../src/dues/cycle';
 import { dueStanding, subscriberStanding, whyDueExists } from '../../../src/dues/standing';
-import { duesPage, findDue, findSubscriber, isOpen, subscribersPage, type DueDoc } from '../../../src/dues/store';
+import { listDues } from '../../../src/dues/dueLists';
+import { findDue, findSubscriber, isOpen, subscribersPage, type DueDoc } from '../../../src/dues/store';
 import { deletePaymentLinkScript, findPaymentLinkScript, paymentLinkScript, putPaymentLinkScript } from '../../../src/providers/payments/simulatorScript';
 import { ApiError } from '../../errors';
 import { CursorCodec, page, pageOf } from '../../pagination';
@@ -107,7 +108,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
         if (!found) throw new ApiError('not_found', SUBSCRIBER_NOT_FOUND);
         const timeZone = workspace.timezone;
         const today = zoneDate(deps.now(), timeZone);
-        const dues = await duesPage(deps.db, tenantId, { subscriberId: found._id }, SUBSCRIBER_PAGE_DUES);
+        const dues = await listDues(deps.db, tenantId, { subscriberId: found._id, order: -1, limit: SUBSCRIBER_PAGE_DUES });
         return {
           subscriber: subscriberView(found),
           time_zone: timeZone,
@@ -141,7 +142,7 @@ export function duesConsoleRoutes(deps: ConsoleDeps): RouteDef[] {
       handler: async (ctx, { query, tenantId }) => {
         const list = `console_dues:${query.subscriber_id ?? ''}:${query.status ?? ''}`;
         const after = query.cursor ? (cursors().decode(query.cursor, tenantId, list) as [string, string]) : undefined;
-        const docs = await duesPage(deps.db, tenantId, { subscriberId: query.subscriber_id, status: query.status, after }, query.limit);
+        const docs = await listDues(deps.db, tenantId, { subscriberId: query.subscriber_id, status: query.status, order: -1, after, limit: query.limit });
         return page(docs, query.limit, withChase, (last) => cursors().encode(tenantId, list, [last.due_date, last._id]));
       },
     }),

@@ -1,6 +1,7 @@
 import { zoneDate } from '../../../src/dues/cycle';
 import { recordPayment } from '../../../src/dues/dueActions';
-import { duesCollections, OPEN_DUE_STATUSES, subscribersPage, type DueDoc } from '../../../src/dues/store';
+import { listDues, type DueListQuery } from '../../../src/dues/dueLists';
+import { subscribersPage, type DueDoc } from '../../../src/dues/store';
 import { createSubscriber, type ContactLinker } from '../../../src/dues/subscribers';
 import { page, pageOf } from '../../pagination';
 import { routeGroup, type RouteDef } from '../../route';
@@ -31,26 +32,20 @@ const duesApp = routeGroup({ requires: requireDuesApp, errors: ['failed_precondi
 const readDues = duesApp.group({ auth: { scope: 'campaigns:read' } });
 const writeDues = duesApp.group({ auth: { scope: 'campaigns:write' } });
 
-type Order = 1 | -1;
-interface DueList {
-  filter: Record<string, unknown>;
-  order: Order;
-}
-
 /** Which dues each scope returns and in which order (§4); `status` wins over `scope`. "Today" is the workspace's zone date. */
-function dueList(scope: DueScope | undefined, status: DueDoc['status'] | undefined, today: string): DueList {
-  if (status) return { filter: { status }, order: -1 };
+function dueList(scope: DueScope | undefined, status: DueDoc['status'] | undefined, today: string): Omit<DueListQuery, 'after' | 'limit'> {
+  if (status) return { status, order: -1 };
   switch (scope) {
     case 'open':
-      return { filter: { status: { $in: [...OPEN_DUE_STATUSES] } }, order: -1 };
+      return { open: true, order: -1 };
     case 'overdue':
-      return { filter: { status: { $in: [...OPEN_DUE_STATUSES] }, due_date: { $lt: today } }, order: 1 };
+      return { open: true, dueBefore: today, order: 1 };
     case 'upcoming':
-      return { filter: { status: 'scheduled', due_date: { $gte: today } }, order: 1 };
+      return { status: 'scheduled', dueFrom: today, order: 1 };
     case 'paid':
-      return { filter: { status: 'paid' }, order: -1 };
+      return { status: 'paid', order: -1 };
     default:
-      return { filter: {}, order: -1 };
+      return { order: -1 };
   }
 }
 
@@ -105,15 +100,10 @@ export function duesRoutes(deps: Pick<PublicDeps, 'db' | 'cursors' | 'now' | 'te
       handler: async (ctx, { query: { limit, cursor, scope, status } }) => {
         const workspace = ctx.state.workspace!;
         const tenantId = workspace._id;
-        const { filter, order } = dueList(scope, status, zoneDate(now(), workspace.timezone));
+        const list = dueList(scope, status, zoneDate(now(), workspace.timezone));
         const listName = `dues:${status ? `status=${status}` : `scope=${scope ?? ''}`}`;
-        const and: Record<string, unknown>[] = [{ tenant_id: tenantId }, filter];
-        if (cursor) {
-          const [dueDate, id] = deps.cursors.decode(cursor, tenantId, listName) as [string, string];
-          const beyond = order === 1 ? '$gt' : '$lt';
-          and.push({ $or: [{ due_date: { [beyond]: dueDate } }, { due_date: dueDate, _id: { [beyond]: id } }] });
-        }
-        const docs = await duesCollections(deps.db).dues.find({ $and: and }).sort({ due_date: order, _id: order }).limit(limit).toArray();
+        const after = cursor ? (deps.cursors.decode(cursor, tenantId, listName) as [string, string]) : undefined;
+        const docs = await listDues(deps.db, tenantId, { ...list, after, limit });
         return page(docs, limit, dueView, (last) => deps.cursors.encode(tenantId, listName, [last.due_date, last._id]));
       },
     }),

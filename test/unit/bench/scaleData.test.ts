@@ -1,4 +1,6 @@
-import { deliveryDoc, SeededRandom } from '../../../bench/scaleData';
+import { deliveryDoc, duesOfSubscriber, SeededRandom, subscriberDoc } from '../../../bench/scaleData';
+import { dueDateOf } from '../../../src/dues/cycle';
+import { dueIdFor } from '../../../src/dues/store';
 import { deliveryWorkflowId } from '../../../src/webhooks/contracts';
 
 /**
@@ -14,5 +16,20 @@ describe('the scale seed', () => {
       expect(delivery._id).toBe(deliveryWorkflowId(delivery.event_id, 'whk_1'));
       expect(delivery.event_id).toMatch(/^evt_[0-9a-f]{24}$/);
     }
+  });
+
+  it("gives a subscriber the app's ids and dates for its latest three cycles: the last settled, the current open, the next scheduled", () => {
+    const ws = { tenantId: 'ws_scale_big', agentId: 'bot_1', phoneNumber: '+919800000001', senderId: 'snd_1' };
+    const random = new SeededRandom(36);
+    const now = new Date('2026-11-01T00:00:00Z');
+    const subscriber = { ...subscriberDoc(ws, 0, new Date('2026-03-15T10:00:00Z'), random), due_day: 20 };
+    const dues = duesOfSubscriber(subscriber, now, random);
+    // Cycle 0 on 2026-03-15, then the 20th of each month: the current one is 2026-10-20 (cycle 7).
+    expect(dues.map((d) => [d._id, d.cycle_index, d.due_date, d.status === 'paid' || d.status === 'declined' ? 'settled' : d.status])).toEqual([
+      [dueIdFor(subscriber._id, 6), 6, '2026-09-20', 'settled'],
+      [dueIdFor(subscriber._id, 7), 7, '2026-10-20', 'reminded'],
+      [dueIdFor(subscriber._id, 8), 8, '2026-11-20', 'scheduled'],
+    ]);
+    expect(dues.map((d) => d.due_date)).toEqual([6, 7, 8].map((n) => dueDateOf(subscriber, n)));
   });
 });
