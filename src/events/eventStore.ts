@@ -119,21 +119,7 @@ export async function appendEvent(db: Db, input: EventInput): Promise<EventDoc> 
  * `appendEvent` may; the sweeper drops them. Inputs sharing a dedupe key are one event.
  */
 export async function appendEvents(db: Db, inputs: readonly EventInput[]): Promise<EventDoc[]> {
-  const docs = inputs.map(newEventDoc);
-  const first = new Map<string, EventDoc>();
-  for (const doc of docs) if (!first.has(doc._id)) first.set(doc._id, doc);
-  const unique = [...first.values()];
-  if (unique.length === 0) return [];
-  await insertManyIfAbsent(undispatchedEvents(db), unique.map((doc) => ({ _id: doc._id, created_at: doc.created_at })));
-  const events = eventsCollection(db);
-  const storedBefore = new Set([...(await insertManyIfAbsent(events, unique))].map((position) => unique[position]!._id));
-  const existing = new Map((await findByIds(events, [...storedBefore])).map((doc) => [doc._id, doc as EventDoc]));
-  return docs.map((doc) => {
-    if (!storedBefore.has(doc._id)) return first.get(doc._id)!;
-    const found = existing.get(doc._id);
-    if (!found) throw new Error(`event ${doc._id} vanished after a duplicate insert`);
-    return found;
-  });
+  return storeEachOnce(db, inputs.map(newEventDoc), (unique) => insertManyIfAbsent(undispatchedEvents(db), unique.map((doc) => ({ _id: doc._id, created_at: doc.created_at }))));
 }
 
 /**
@@ -153,12 +139,21 @@ export async function appendDispatchedEvent(db: Db, input: EventInput, dispatche
  * stored one, read back in one `_id $in`. Inputs sharing a dedupe key are one event.
  */
 export async function appendDispatchedEvents(db: Db, inputs: readonly EventInput[], dispatchedAt: Date): Promise<EventDoc[]> {
-  const docs = inputs.map((input) => ({ ...newEventDoc(input), dispatched_at: dispatchedAt }));
-  // The first of inputs sharing a dedupe key is the one stored, as publishing them in turn would.
+  return storeEachOnce(db, inputs.map((input) => ({ ...newEventDoc(input), dispatched_at: dispatchedAt })));
+}
+
+/**
+ * Inserts events in one unordered `insertMany` (after `before`, given the unique ones: the
+ * markers) and answers each doc's event in order: as inserted, or the one stored before under
+ * its dedupe key, read back in one `_id $in`. The first of docs sharing a dedupe key is the one
+ * stored, as publishing them in turn would.
+ */
+async function storeEachOnce(db: Db, docs: EventDoc[], before?: (unique: EventDoc[]) => Promise<unknown>): Promise<EventDoc[]> {
   const first = new Map<string, EventDoc>();
   for (const doc of docs) if (!first.has(doc._id)) first.set(doc._id, doc);
   const unique = [...first.values()];
   if (unique.length === 0) return [];
+  await before?.(unique);
   const events = eventsCollection(db);
   const storedBefore = new Set([...(await insertManyIfAbsent(events, unique))].map((position) => unique[position]!._id));
   const existing = new Map((await findByIds(events, [...storedBefore])).map((doc) => [doc._id, doc as EventDoc]));
