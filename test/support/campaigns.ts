@@ -57,7 +57,7 @@ export interface DraftOptions {
 export async function insertCampaignDraft(db: Db, tenantId: string, options: DraftOptions): Promise<CampaignDoc> {
   const workspace = (await collections(db).workspaces.findOne({ _id: tenantId }))!;
   const request = broadcastRequest({
-    ...(options.name ? { name: options.name } : {}),
+    ...(options.name === undefined ? {} : { name: options.name }),
     audience: { kind: 'contact_ids', contact_ids: options.contactIds, tags: [] },
     schedule: options.schedule ?? {},
     ...(options.consent === false ? { consent: null } : {}),
