@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Db } from 'mongodb';
-import { draftCampaign, insertDraft } from '../src/campaigns/createCampaign';
+import { broadcastRequest, insertDrafted } from '../test/support/campaignDrafts';
 import { resolveAudience } from '../src/campaigns/audience';
 import { evaluate, evaluateCampaign, lookupTemplate } from '../src/campaigns/evaluate';
 import { suppressedNumbers } from '../src/messaging/optOut';
@@ -56,27 +56,11 @@ async function timed<T>(name: string, ferretPid: number, work: () => Promise<T>)
 
 async function draft(db: Db, ids: string[]) {
   const workspace = (await collections(db).workspaces.findOne({ _id: TENANT }))!;
-  const drafted = draftCampaign(
-    {
-      name: 'Probe',
-      channel: 'whatsapp',
-      audience: audienceKind === 'segment' ? { kind: 'segment', contact_ids: [], tags: [SEGMENT_TAG] } : { kind: 'contact_ids', contact_ids: ids, tags: [] },
-      template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
-      agent_id: null,
-      purpose: null,
-      script: null,
-      capture: null,
-      call_back_incomplete: false,
-      schedule: {},
-      consent: { basis: 'existing_customer', note: null },
-      sender_id: null,
-      metadata: {},
-    },
-    { workspace, createdBy: { kind: 'console', id: 'probe' }, now: new Date() },
-  );
-  if (drafted.kind !== 'drafted') throw new Error(drafted.kind);
-  await insertDraft(db, drafted);
-  return { campaign: drafted.campaign, workspace };
+  const request = broadcastRequest({
+    name: 'Probe',
+    audience: audienceKind === 'segment' ? { kind: 'segment', contact_ids: [], tags: [SEGMENT_TAG] } : { kind: 'contact_ids', contact_ids: ids, tags: [] },
+  });
+  return { campaign: await insertDrafted(db, request, { workspace, createdBy: { kind: 'console', id: 'probe' }, now: new Date() }), workspace };
 }
 
 async function main(): Promise<void> {

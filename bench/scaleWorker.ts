@@ -2,7 +2,7 @@ import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Db } from 'mongodb';
-import { draftCampaign, insertDraft } from '../src/campaigns/createCampaign';
+import { broadcastRequest, insertDrafted } from '../test/support/campaignDrafts';
 import { collections } from '../src/db/collections';
 import { startProcess, untilReady, type ManagedProcess } from '../src/local/childProcess';
 import { freePort, waitFor } from '../src/local/net';
@@ -69,27 +69,12 @@ export async function runWorkerLoad(db: Db, base: string, tenantId: string, work
     return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, any> | null };
   };
   const workspace = (await collections(db).workspaces.findOne({ _id: tenantId }))!;
-  const drafted = draftCampaign(
-    {
-      name: `bench:scale worker (${segmentTag})`,
-      channel: 'whatsapp',
-      audience: { kind: 'segment', contact_ids: [], tags: [segmentTag] },
-      template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
-      agent_id: null,
-      purpose: null,
-      script: null,
-      capture: null,
-      call_back_incomplete: false,
-      schedule: { throttle_per_minute: 600, timezone: zoneOpenNow() },
-      consent: { basis: 'existing_customer', note: null },
-      sender_id: null,
-      metadata: {},
-    },
-    { workspace, createdBy: { kind: 'console', id: 'bench-scale' }, now: new Date() },
-  );
-  if (drafted.kind !== 'drafted') throw new Error(`draft refused: ${JSON.stringify(drafted)}`);
-  await insertDraft(db, drafted);
-  const id = drafted.campaign._id;
+  const request = broadcastRequest({
+    name: `bench:scale worker (${segmentTag})`,
+    audience: { kind: 'segment', contact_ids: [], tags: [segmentTag] },
+    schedule: { throttle_per_minute: 600, timezone: zoneOpenNow() },
+  });
+  const id = (await insertDrafted(db, request, { workspace, createdBy: { kind: 'console', id: 'bench-scale' }, now: new Date() }))._id;
   const started = performance.now();
   const evaluated = await call('POST', `/campaigns/${id}/evaluate`);
   const evaluateMs = Math.round(performance.now() - started);

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { backfillEntries, entryKey, entryKeyIn, entryParts, timeKey, writeEntries, type EntryDoc } from '../db/keyedEntries';
+import { backfillEntries, entryKey, entryKeyIn, entryParts, movingEntries, timeKey, writeEntries, type EntryDoc } from '../db/keyedEntries';
 import { idRange } from '../domain/ids';
 import { campaignCollections, type CampaignDoc, type CampaignStatus } from './campaign';
 
@@ -42,21 +42,14 @@ export async function writeCampaignEntries(db: Db, campaigns: readonly Keyed[]):
 }
 
 /**
- * Moves a campaign in its lists around a version's write: `next` (the keys the version will
- * give it) before `write`, then the keys of `before` that the written record no longer has
- * removed. The written record is the truth: if it differs from what was foreseen (another
- * writer finished the same claim), its own keys are written too.
+ * Moves a campaign in its lists around a version's write (src/db/keyedEntries.ts
+ * `movingEntries`): `next` (the keys the version will give it) before `write`, then the keys
+ * of `before` that the written record no longer has removed. The written record is the truth:
+ * if it differs from what was foreseen (another writer finished the same claim), its own keys
+ * are written too.
  */
-export async function movingCampaignEntries<T extends Keyed | null>(db: Db, before: Keyed | null, next: Keyed, write: () => Promise<T>): Promise<T> {
-  const nextKeys = campaignKeys(next);
-  await writeEntries(campaignEntriesCollection(db), nextKeys);
-  const written = await write();
-  const now = written ? campaignKeys(written) : [];
-  const missing = now.filter((k) => !nextKeys.includes(k));
-  if (missing.length > 0) await writeEntries(campaignEntriesCollection(db), missing);
-  const stale = [...(before ? campaignKeys(before) : []), ...nextKeys].filter((k) => !now.includes(k));
-  if (written && stale.length > 0) await campaignEntriesCollection(db).deleteMany({ _id: { $in: [...new Set(stale)] } });
-  return written;
+export function movingCampaignEntries<T extends Keyed | null>(db: Db, before: Keyed | null, next: Keyed, write: () => Promise<T>): Promise<T> {
+  return movingEntries({ entries: campaignEntriesCollection(db), keysOf: campaignKeys, before, next, write });
 }
 
 /** The entries of campaigns written before they existed; the worker runs it at start (src/main/worker.ts). */

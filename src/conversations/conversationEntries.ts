@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { backfillEntries, entryKey, entryKeyIn, entryParts, timeKey, writeEntries, type EntryDoc } from '../db/keyedEntries';
+import { backfillEntries, entryKey, entryKeyIn, entryParts, movingEntries, timeKey, writeEntries, type EntryDoc } from '../db/keyedEntries';
 import { idRange } from '../domain/ids';
 import { nameKeys } from './nameKeys';
 import { conversationMessagesCollection, conversationsCollection, type ConversationDoc, type ConversationMessageDoc, type Customer } from './store';
@@ -35,12 +35,17 @@ export function isCurrentRecentKey(key: string, c: Pick<ConversationDoc, 'update
 
 export const transcriptKey = (m: Pick<ConversationMessageDoc, '_id' | 'conversation_id'>): string => entryKey(m.conversation_id, m._id);
 
+type RecentKeyed = Pick<ConversationDoc, '_id' | 'tenant_id' | 'updated_at'> & { customer?: Customer };
+
+/** The keys the recent entries' writer writes: the conversation's place in the recent list, then its name search's keys. */
+const recentEntryKeys = (c: RecentKeyed): string[] => [recentKey(c), ...nameKeys(c)];
+
 /**
  * Before the conversations are inserted: their place in the recent list and, with a
  * customer's name, the name search's keys (src/conversations/nameEntries.ts), in one insert.
  */
-export async function writeRecentEntries(db: Db, conversations: readonly (Pick<ConversationDoc, '_id' | 'tenant_id' | 'updated_at'> & { customer?: Customer })[]): Promise<void> {
-  await writeEntries(conversationEntriesCollection(db), conversations.flatMap((c) => [recentKey(c), ...nameKeys(c)]));
+export async function writeRecentEntries(db: Db, conversations: readonly RecentKeyed[]): Promise<void> {
+  await writeEntries(conversationEntriesCollection(db), conversations.flatMap(recentEntryKeys));
 }
 
 /** Before the messages are inserted. */
@@ -65,25 +70,31 @@ export function deleteTurnsWithEntries(db: Db): (ids: string[], turns: Pick<Conv
 }
 
 /**
- * Moves a conversation in the recent list around an update of its `updated_at`: the new key
- * before `update`, the old one removed after it. Nothing to move when the time stays.
+ * Moves a conversation in the recent list around an update of its `updated_at`
+ * (src/db/keyedEntries.ts `movingEntries`): the new key before `update`, the old one removed
+ * after it. Nothing to move when the time stays. The update is under the conversation's lease,
+ * so it leaves the conversation as foreseen.
  */
 export async function movingRecentEntry(
   db: Db,
-  current: Pick<ConversationDoc, '_id' | 'tenant_id' | 'updated_at'>,
+  current: RecentKeyed,
   updatedAt: Date,
   update: () => Promise<unknown>,
   /** A key the caller has written already (recordTurn's, before its insert). */
   written: string | null = null,
 ): Promise<void> {
-  if (updatedAt.getTime() === current.updated_at.getTime()) {
-    await update();
-    return;
-  }
   const next = { ...current, updated_at: updatedAt };
-  if (recentKey(next) !== written) await writeRecentEntries(db, [next]);
-  await update();
-  await conversationEntriesCollection(db).deleteOne({ _id: recentKey(current) });
+  await movingEntries({
+    entries: conversationEntriesCollection(db),
+    keysOf: recentEntryKeys,
+    before: current,
+    next,
+    write: async () => {
+      await update();
+      return next;
+    },
+    alreadyWritten: written === null ? [] : [written],
+  });
 }
 
 /** The entries of conversations and messages written before they existed; the worker runs it at start (src/main/worker.ts). */

@@ -75,6 +75,49 @@ export async function writeEntries(collection: Collection<EntryDoc>, keys: reado
   }
 }
 
+/** A record's move in its lists around one write of it (`movingEntries`). */
+export interface EntriesMove<R, W extends R | null> {
+  entries: Collection<EntryDoc>;
+  /** Every key the record has in its lists, as the record is. */
+  keysOf: (record: R) => string[];
+  /** The record as stored before the write, its keys in place; null when not known (a first write, a claim out of turn). */
+  before: R | null;
+  /** The record as the write will leave it. */
+  next: R;
+  /** The write: the record as written (the truth, which another writer may have made differ from `next`), or null when it wrote nothing. */
+  write: () => Promise<W>;
+  /** Keys of `next` the caller has written already (an insert's, just before this update). */
+  alreadyWritten?: readonly string[];
+}
+
+/**
+ * Moves a record in its lists around a write, without transactions or conditional updates
+ * (neither holds on FerretDB): `next`'s keys are inserted before the write, so the record is
+ * never missing from a list it is in; the keys the written record has that were not written
+ * before it (another writer's outcome) are inserted after; then the keys of `before` and
+ * `next` the written record does not have are deleted, so a reader skips a stale key only
+ * between the write and that delete (or for good after a crash, as it checks the record).
+ * When `next` has no key that is neither `before`'s nor `alreadyWritten` (a write that keeps
+ * the sort keys), nothing is inserted before the write. Nothing is deleted when the write
+ * wrote nothing.
+ */
+export async function movingEntries<R, W extends R | null>(move: EntriesMove<R, W>): Promise<W> {
+  const beforeKeys = new Set(move.before ? move.keysOf(move.before) : []);
+  const nextKeys = move.keysOf(move.next);
+  const alreadyWritten = new Set(move.alreadyWritten);
+  const moving = nextKeys.some((k) => !beforeKeys.has(k) && !alreadyWritten.has(k));
+  if (moving) await writeEntries(move.entries, nextKeys);
+  const record = await move.write();
+  if (!record) return record;
+  const now = new Set(move.keysOf(record));
+  const there = moving ? new Set(nextKeys) : new Set([...beforeKeys, ...alreadyWritten]);
+  const missing = [...now].filter((k) => !there.has(k));
+  if (missing.length > 0) await writeEntries(move.entries, missing);
+  const stale = [...new Set([...beforeKeys, ...nextKeys])].filter((k) => !now.has(k));
+  if (stale.length > 0) await move.entries.deleteMany({ _id: { $in: stale } });
+  return record;
+}
+
 export interface EntryWalk<T extends { _id: string }> {
   entries: Collection<EntryDoc>;
   /** The list: every entry key starting with these parts. */

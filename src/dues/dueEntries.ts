@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { backfillEntries, entryKey, entryKeyIn, writeEntries, type EntryDoc } from '../db/keyedEntries';
+import { backfillEntries, entryKey, entryKeyIn, movingEntries, writeEntries, type EntryDoc } from '../db/keyedEntries';
 import { idRange } from '../domain/ids';
 import { duesCollections, isOpen, type DueDoc, type DueStatus } from './store';
 
@@ -52,24 +52,14 @@ export async function dropDueEntriesNotOf(db: Db, written: Keyed, current: Keyed
 }
 
 /**
- * Moves a due in its status lists around a version's write: `next` (the due as the version
- * will leave it) before `write`, then the keys of `before` the written due no longer has
- * removed. The written due is the truth: keys it has that were not foreseen are written too.
+ * Moves a due in its status lists around a version's write (src/db/keyedEntries.ts
+ * `movingEntries`): `next` (the due as the version will leave it) before `write`, then the keys
+ * of `before` the written due no longer has removed. The written due is the truth: keys it has
+ * that were not foreseen are written too. A version that keeps the status (a reminder count, a
+ * payment link) moves nothing.
  */
-export async function movingDueEntries(db: Db, before: Keyed, next: Keyed, write: () => Promise<DueDoc | null>): Promise<DueDoc | null> {
-  const nextKeys = dueKeys(next);
-  const beforeKeys = dueKeys(before);
-  // A version that keeps the status (a reminder count, a payment link) moves nothing.
-  const moving = nextKeys.some((k) => !beforeKeys.includes(k));
-  if (moving) await writeEntries(dueEntriesCollection(db), nextKeys);
-  const written = await write();
-  if (!written) return written;
-  const now = dueKeys(written);
-  const missing = now.filter((k) => !(moving ? nextKeys : beforeKeys).includes(k));
-  if (missing.length > 0) await writeEntries(dueEntriesCollection(db), missing);
-  const stale = [...new Set([...beforeKeys, ...nextKeys])].filter((k) => !now.includes(k));
-  if (stale.length > 0) await dueEntriesCollection(db).deleteMany({ _id: { $in: stale } });
-  return written;
+export function movingDueEntries(db: Db, before: Keyed, next: Keyed, write: () => Promise<DueDoc | null>): Promise<DueDoc | null> {
+  return movingEntries({ entries: dueEntriesCollection(db), keysOf: dueKeys, before, next, write });
 }
 
 /** The entries of dues written before they existed; the worker runs it at start (src/main/worker.ts). */

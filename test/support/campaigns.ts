@@ -9,6 +9,7 @@ import { contactTagEntries, contactTagEntriesCollection } from '../../src/contac
 import { collections, type WorkspaceDoc } from '../../src/db/collections';
 import { ensureEveryIndex } from '../../src/main/indexes';
 import { seedDemoWorkspace } from '../../src/demo/seedDemoWorkspace';
+import { broadcastRequest, insertDrafted } from './campaignDrafts';
 import { openTestDb, testConfig, uniqueName } from './env';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../src/messaging/whatsAppSender';
 
@@ -55,27 +56,13 @@ export interface DraftOptions {
 /** A WhatsApp draft of the demo template `order_update` (three body variables). */
 export async function insertCampaignDraft(db: Db, tenantId: string, options: DraftOptions): Promise<CampaignDoc> {
   const workspace = (await collections(db).workspaces.findOne({ _id: tenantId }))!;
-  const drafted = draftCampaign(
-    {
-      name: options.name ?? 'Broadcast',
-      channel: 'whatsapp',
-      audience: { kind: 'contact_ids', contact_ids: options.contactIds, tags: [] },
-      template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
-      agent_id: null,
-      purpose: null,
-      script: null,
-      capture: null,
-      call_back_incomplete: false,
-      schedule: options.schedule ?? {},
-      consent: options.consent === false ? null : { basis: 'existing_customer', note: null },
-      sender_id: null,
-      metadata: {},
-    },
-    { workspace, createdBy: { kind: 'api_key', id: 'key_test' }, now: new Date() },
-  );
-  if (drafted.kind !== 'drafted') throw new Error(`draft refused: ${drafted.kind}`);
-  await insertDraft(db, drafted);
-  return drafted.campaign;
+  const request = broadcastRequest({
+    ...(options.name === undefined ? {} : { name: options.name }),
+    audience: { kind: 'contact_ids', contact_ids: options.contactIds, tags: [] },
+    schedule: options.schedule ?? {},
+    ...(options.consent === false ? { consent: null } : {}),
+  });
+  return insertDrafted(db, request, { workspace, createdBy: { kind: 'api_key', id: 'key_test' }, now: new Date() });
 }
 
 /** A provider that accepts every send and counts them per recipient (no delivery statuses). */

@@ -9,11 +9,15 @@ import { temporalLineEvents } from '../../src/media/lineEvents';
 import { createMediaMetrics } from '../../src/media/mediaMetrics';
 import { createMediaServer, MEDIA_STREAM_PATH, type MediaServer } from '../../src/media/mediaServer';
 import { createLogger } from '../../src/observability/logger';
+import request from 'supertest';
+import { collections } from '../../src/db/collections';
 import type { TestApi } from './app';
 import { testServers } from './env';
+import { bearer } from './http';
 import type { ModelScript } from './fakeRealtime';
 import { NO_TOOLS } from './mediaBridge';
 import { speechMulaw } from './speechAudio';
+import type { TestWorkspace } from './workspaces';
 
 /** What is said on the line tests' calls (a delivery, a hand-over, an inbound call), in both voices. */
 export const OPENING = 'Hello, this is the assistant from Acme about your delivery tomorrow. Is someone home?';
@@ -91,4 +95,57 @@ export async function startLineMedia(
   });
   await new Promise<void>((resolve) => media.server.listen(port, '127.0.0.1', resolve));
   return { media, registry, port, localUrl: `ws://127.0.0.1:${port}${MEDIA_STREAM_PATH}`, recordingsDir };
+}
+
+/** What a line test file gives a hand-over run: its API and workspace, its fake carrier, its conversations, its call polling. */
+export interface HandOverLine<Stream extends PersonOnStream> {
+  api: TestApi;
+  ws: TestWorkspace;
+  fake: {
+    script(to: string, script: { kind: 'answer'; ringMs: number; talkMs: number | null }): void;
+    media: { person?: (stream: Stream, call: never) => Promise<void> } | null;
+  };
+  conversations: Pick<ReturnType<typeof lineConversations>, 'scripted' | 'person'>;
+  until: (callId: string, done: (call: any) => boolean) => Promise<any>;
+  said: (callId: string) => Promise<unknown[][]>;
+}
+
+/**
+ * A call handed over to the team line of the workspace's number (set to `teamLine` for the
+ * call, unset after): the person answers and says `script.heard`'s one line, the model plays
+ * `script` (the opening, then the hand-over, saying CONNECTING); the team line answers and
+ * talks 4 s. Checks the call reached human_active, then ended caller_hangup with those three
+ * turns said; `whileHandedOver` runs in between. Answers the call and the script's token.
+ */
+export async function handedOverCall<Stream extends PersonOnStream>(
+  line: HandOverLine<Stream>,
+  script: ModelScript,
+  teamLine: string,
+  purpose: string,
+  whileHandedOver: (callId: string) => Promise<void> = async () => undefined,
+): Promise<{ callId: string; to: string; token: string }> {
+  const { api, ws, fake } = line;
+  const { to, token } = line.conversations.scripted(script);
+  fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
+  fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: 4_000 });
+  fake.media!.person = line.conversations.person(script.heard);
+  const numberId = ws.phoneNumber.replace(/\D/g, '');
+  await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: teamLine } });
+  try {
+    const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `${purpose} ${token}` });
+    const callId = res.body.call_id as string;
+    const active = await line.until(callId, (c) => c.status === 'human_active' || c.status === 'completed');
+    expect(active.status).toBe('human_active');
+    await whileHandedOver(callId);
+    const done = await line.until(callId, (c) => c.result.state !== 'pending');
+    expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
+    expect(await line.said(callId)).toEqual([
+      ['model', OPENING],
+      ['user', script.heard[0]],
+      ['model', CONNECTING],
+    ]);
+    return { callId, to, token };
+  } finally {
+    await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: null } });
+  }
 }

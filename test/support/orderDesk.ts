@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Db } from 'mongodb';
+import { createBusinessTool } from '../../src/businessTools';
 import { verify } from '../../src/webhooks/verify';
 
 /**
@@ -50,3 +52,21 @@ export class OrderDesk {
 
 /** The order tool's parameters, as the business declares them. */
 export const ORDER_TOOL_PARAMETERS = { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } as const;
+
+/** The name the desk is declared under. */
+export const ORDER_TOOL_NAME = 'order_status';
+
+/** A started desk, declared as the workspace's enabled `order_status` tool (its secret given to the desk). */
+export async function declaredOrderDesk(db: Db, tenantId: string): Promise<OrderDesk> {
+  const desk = new OrderDesk();
+  const url = await desk.start();
+  const declared = await createBusinessTool(
+    db,
+    tenantId,
+    { name: ORDER_TOOL_NAME, description: "Look up where a customer's order is by its order number.", parameters: { ...ORDER_TOOL_PARAMETERS }, url, timeout_ms: 5_000 },
+    true,
+    new Date(),
+  );
+  desk.secret = declared.secret;
+  return desk;
+}

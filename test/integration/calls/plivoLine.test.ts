@@ -13,9 +13,9 @@ import { plivoSettingsFrom } from '../../../src/providers/voice/plivo/settings';
 import { plivoStreamProtocol } from '../../../src/providers/voice/plivo/streamProtocol';
 import { PLIVO_WEBHOOK_PATHS } from '../../../src/providers/voice/plivo/webhookUrls';
 import { createToolbox } from '../../../src/agents';
-import { businessToolSource, createBusinessTool, deleteBusinessTool } from '../../../src/businessTools';
+import { businessToolSource, deleteBusinessTool } from '../../../src/businessTools';
 import { useTestApi } from '../../support/app';
-import { ORDER_TOOL_PARAMETERS, OrderDesk } from '../../support/orderDesk';
+import { ORDER_TOOL_NAME, declaredOrderDesk } from '../../support/orderDesk';
 import { pollCall } from '../../support/calls';
 import { startFakeRealtime, type FakeRealtime } from '../../support/fakeRealtime';
 import { FakePlivo, plivoSignatureV3 } from '../../support/fakePlivo';
@@ -23,7 +23,7 @@ import { bearer } from '../../support/http';
 import { PlivoStreamClient } from '../../support/plivoStreamClient';
 import { FRAME_BYTES } from '../../support/speechAudio';
 import { startMediaProcess } from '../../support/mediaProcess';
-import { lineConversations, startLineMedia, OPENING, YES_HOME, ASK_SLOT, MORNING, GOODBYE, ASKS_FOR_HUMAN, CONNECTING, GREETING, CALLER_ASKS } from '../../support/lineConversation';
+import { handedOverCall, lineConversations, startLineMedia, OPENING, YES_HOME, ASK_SLOT, MORNING, GOODBYE, ASKS_FOR_HUMAN, CONNECTING, GREETING, CALLER_ASKS } from '../../support/lineConversation';
 
 /**
  * The whole line with VOICE_PROVIDER=plivo, as realLine.test.ts runs it with Twilio: POST
@@ -199,72 +199,26 @@ describe('a call on a Plivo line: the adapter, the media bridge in Plivo’s str
     expect(fake.requests).toContainEqual({ method: 'DELETE', path: `/v1/Account/${fake.authId}/Call/${call.uuid}/` });
   });
 
+  const handOverLine = () => ({ api, ws, fake, conversations: { scripted, person }, until, said });
+
   it('a hand-over: the agent transfers the caller (Plivo’s Transfer API, aleg_url), the stream closes, the team line answers (human_active), the call ends when the person does', async () => {
-    const { to, token } = scripted({ turns: [{ say: say(OPENING) }, { say: say(CONNECTING), call: 'transfer_to_human' }], heard: [ASKS_FOR_HUMAN] });
     const teamLine = '+919800088002';
-    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
-    fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: 4_000 });
-    fake.media!.person = person([ASKS_FOR_HUMAN]);
-    const numberId = ws.phoneNumber.replace(/\D/g, '');
-    await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: teamLine } });
-    try {
-      const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `a delivery ${token}` });
-      const callId = res.body.call_id as string;
-      const active = await until(callId, (c) => c.status === 'human_active' || c.status === 'completed');
-      expect(active.status).toBe('human_active');
-      const done = await until(callId, (c) => c.result.state !== 'pending');
-      expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
-      expect(await said(callId)).toEqual([
-        ['model', OPENING],
-        ['user', ASKS_FOR_HUMAN],
-        ['model', CONNECTING],
-      ]);
-      const [call] = fake.callsTo(to.slice(1));
-      expect(call!.xml[2]).toBe(
-        `<Response><Dial callbackUrl="${fake.publicOrigin}${PLIVO_WEBHOOK_PATHS.dial}?call_id=${callId}" callbackMethod="POST"><Number>${teamLine.slice(1)}</Number></Dial></Response>`,
-      );
-      expect(call!.stream!.open).toBe(false);
-    } finally {
-      await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: null } });
-    }
+    const { callId, to } = await handedOverCall(handOverLine(), { turns: [{ say: say(OPENING) }, { say: say(CONNECTING), call: 'transfer_to_human' }], heard: [ASKS_FOR_HUMAN] }, teamLine, 'a delivery');
+    const [call] = fake.callsTo(to.slice(1));
+    expect(call!.xml[2]).toBe(
+      `<Response><Dial callbackUrl="${fake.publicOrigin}${PLIVO_WEBHOOK_PATHS.dial}?call_id=${callId}" callbackMethod="POST"><Number>${teamLine.slice(1)}</Number></Dial></Response>`,
+    );
+    expect(call!.stream!.open).toBe(false);
   });
 
   it('a business tool answers hand_over mid-call: the caller hears the hold line, and Plivo’s Transfer API is asked once to dial the number’s team line; human_active, then the person ends it', async () => {
-    const desk = new OrderDesk();
-    const deskUrl = await desk.start();
-    const declared = await createBusinessTool(
-      api.db,
-      ws.workspaceId,
-      { name: 'order_status', description: "Look up where a customer's order is by its order number.", parameters: { ...ORDER_TOOL_PARAMETERS }, url: deskUrl, timeout_ms: 5_000 },
-      true,
-      new Date(),
-    );
-    desk.secret = declared.secret;
+    const desk = await declaredOrderDesk(api.db, ws.workspaceId);
     desk.handOver.set('R-78', 'Refunds above the limit need a person');
-    const { to, token } = scripted({
-      turns: [{ say: say(OPENING) }, { call: { name: 'order_status', arguments: { order_id: 'R-78' } } }],
-      heard: [CALLER_ASKS],
-      instructed: { say: say(CONNECTING) },
-    });
     const teamLine = '+919800088003';
-    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
-    fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: 4_000 });
-    fake.media!.person = person([CALLER_ASKS]);
-    const numberId = ws.phoneNumber.replace(/\D/g, '');
-    await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: teamLine } });
     try {
-      const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `an order ${token}` });
-      const callId = res.body.call_id as string;
-      const active = await until(callId, (c) => c.status === 'human_active' || c.status === 'completed');
-      expect(active.status).toBe('human_active');
-      const done = await until(callId, (c) => c.result.state !== 'pending');
-      expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
+      const script = { turns: [{ say: say(OPENING) }, { call: { name: ORDER_TOOL_NAME, arguments: { order_id: 'R-78' } } }], heard: [CALLER_ASKS], instructed: { say: say(CONNECTING) } };
+      const { callId, to } = await handedOverCall(handOverLine(), script, teamLine, 'an order');
       expect(desk.received).toHaveLength(1);
-      expect(await said(callId)).toEqual([
-        ['model', OPENING],
-        ['user', CALLER_ASKS],
-        ['model', CONNECTING],
-      ]);
       // Plivo's part: the answer's stream, one transfer (the call leaving its XML), the aleg_url's <Dial> to the team line.
       const [call] = fake.callsTo(to.slice(1));
       expect(call!.xml.slice(1)).toEqual([
@@ -273,8 +227,7 @@ describe('a call on a Plivo line: the adapter, the media bridge in Plivo’s str
       ]);
       expect(call!.stream!.open).toBe(false);
     } finally {
-      await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: null } });
-      await deleteBusinessTool(api.db, ws.workspaceId, declared.name);
+      await deleteBusinessTool(api.db, ws.workspaceId, ORDER_TOOL_NAME);
       await desk.stop();
     }
   });

@@ -12,10 +12,10 @@ import { TwilioVoiceProvider } from '../../../src/providers/voice/twilio/twilioV
 import { TWILIO_WEBHOOK_PATHS } from '../../../src/providers/voice/twilio/webhookUrls';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { createToolbox } from '../../../src/agents';
-import { businessToolSource, createBusinessTool, deleteBusinessTool } from '../../../src/businessTools';
+import { businessToolSource, deleteBusinessTool } from '../../../src/businessTools';
 import { conversationIdFor } from '../../../src/conversations';
 import { HAND_OVER_LINE_INSTRUCTIONS } from '../../../src/media/callHandOver';
-import { ORDER_TOOL_PARAMETERS, OrderDesk } from '../../support/orderDesk';
+import { ORDER_TOOL_NAME, declaredOrderDesk } from '../../support/orderDesk';
 import { useTestApi } from '../../support/app';
 import { pollCall } from '../../support/calls';
 import { insertContacts, zoneOpenAt } from '../../support/campaigns';
@@ -25,7 +25,7 @@ import { bearer } from '../../support/http';
 import type { MediaStreamClient } from '../../support/mediaStreamClient';
 import { FRAME_BYTES } from '../../support/speechAudio';
 import { startTestWorker, type TestWorker } from '../../support/worker';
-import { lineConversations, startLineMedia, OPENING, YES_HOME, ASK_SLOT, MORNING, GOODBYE, ASKS_FOR_HUMAN, CONNECTING, GREETING, CALLER_ASKS } from '../../support/lineConversation';
+import { handedOverCall, lineConversations, startLineMedia, OPENING, YES_HOME, ASK_SLOT, MORNING, GOODBYE, ASKS_FOR_HUMAN, CONNECTING, GREETING, CALLER_ASKS } from '../../support/lineConversation';
 
 /**
  * The real line end to end: POST /api/v1/calls with VOICE_PROVIDER=twilio; the worker places
@@ -226,74 +226,34 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
     }
   });
 
+  const handOverLine = () => ({ api, ws, fake, conversations: { scripted, person }, until, said });
+
   it('a hand-over: the agent transfers the caller, the stream stops, the team line answers (human_active), a hang-up request answers ended false, the call ends when the person does', async () => {
-    const { to, token } = scripted({ turns: [{ say: say(OPENING) }, { say: say(CONNECTING), call: 'transfer_to_human' }], heard: [ASKS_FOR_HUMAN] });
     const teamLine = '+919800077002';
-    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
-    fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: 4_000 });
-    fake.media!.person = person([ASKS_FOR_HUMAN]);
-    const numberId = ws.phoneNumber.replace(/\D/g, '');
-    await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: teamLine } });
-    try {
-      const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `a delivery ${token}` });
-      const callId = res.body.call_id as string;
-      const active = await until(callId, (c) => c.status === 'human_active' || c.status === 'completed');
-      expect(active.status).toBe('human_active');
+    const script = { turns: [{ say: say(OPENING) }, { say: say(CONNECTING), call: 'transfer_to_human' as const }], heard: [ASKS_FOR_HUMAN] };
+    const { to } = await handedOverCall(handOverLine(), script, teamLine, 'a delivery', async (callId) => {
       const hangup = await request(api.server).post(`/api/v1/calls/${callId}/hangup`).set(bearer(ws.key));
       expect([hangup.status, hangup.body]).toEqual([200, { call_id: callId, ended: false }]);
-      const done = await until(callId, (c) => c.result.state !== 'pending');
-      expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
-      expect(await said(callId)).toEqual([
-        ['model', OPENING],
-        ['user', ASKS_FOR_HUMAN],
-        ['model', CONNECTING],
-      ]);
-      const [call] = fake.callsTo(to);
-      expect(call!.twiml[1]).toContain(`>${teamLine}</Number></Dial>`);
-      expect(call!.stream!.open).toBe(false);
-    } finally {
-      await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: null } });
-    }
+    });
+    const [call] = fake.callsTo(to);
+    expect(call!.twiml[1]).toContain(`>${teamLine}</Number></Dial>`);
+    expect(call!.stream!.open).toBe(false);
   });
 
   it('a business tool answers hand_over mid-call: the caller hears the hold line, and Twilio is asked once to <Dial> the number’s team line; human_active, then the person ends it', async () => {
-    const desk = new OrderDesk();
-    const deskUrl = await desk.start();
-    const declared = await createBusinessTool(
-      api.db,
-      ws.workspaceId,
-      { name: 'order_status', description: "Look up where a customer's order is by its order number.", parameters: { ...ORDER_TOOL_PARAMETERS }, url: deskUrl, timeout_ms: 5_000 },
-      true,
-      new Date(),
-    );
-    desk.secret = declared.secret;
+    const desk = await declaredOrderDesk(api.db, ws.workspaceId);
     desk.handOver.set('R-77', 'Refunds above the limit need a person');
-    const { to, token } = scripted({
-      turns: [{ say: say(OPENING) }, { call: { name: 'order_status', arguments: { order_id: 'R-77' } } }],
-      heard: [CALLER_ASKS],
-      // The hold line the bridge asks for, as a response with instructions of its own.
-      instructed: { say: say(CONNECTING) },
-    });
     const teamLine = '+919800077003';
-    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
-    fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: 4_000 });
-    fake.media!.person = person([CALLER_ASKS]);
-    const numberId = ws.phoneNumber.replace(/\D/g, '');
-    await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: teamLine } });
     try {
-      const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `an order ${token}` });
-      const callId = res.body.call_id as string;
-      const active = await until(callId, (c) => c.status === 'human_active' || c.status === 'completed');
-      expect(active.status).toBe('human_active');
-      const done = await until(callId, (c) => c.result.state !== 'pending');
-      expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
+      const script = {
+        turns: [{ say: say(OPENING) }, { call: { name: ORDER_TOOL_NAME, arguments: { order_id: 'R-77' } } }],
+        heard: [CALLER_ASKS],
+        // The hold line the bridge asks for, as a response with instructions of its own.
+        instructed: { say: say(CONNECTING) },
+      };
+      const { callId, to, token } = await handedOverCall(handOverLine(), script, teamLine, 'an order');
       // The business was asked once; the caller heard the hold line after it answered.
-      expect(desk.received).toEqual([{ tool: 'order_status', callId: expect.stringMatching(/^tcall_/) as string, args: { order_id: 'R-77' } }]);
-      expect(await said(callId)).toEqual([
-        ['model', OPENING],
-        ['user', CALLER_ASKS],
-        ['model', CONNECTING],
-      ]);
+      expect(desk.received).toEqual([{ tool: ORDER_TOOL_NAME, callId: expect.stringMatching(/^tcall_/) as string, args: { order_id: 'R-77' } }]);
       const session = model.sessions.find((s) => s.instructions.includes(token))!;
       expect(session.instructedResponses).toEqual([{ instructions: HAND_OVER_LINE_INSTRUCTIONS, tool_choice: 'none' }]);
       expect(JSON.parse(session.toolOutputs[0]!.output)).toMatchObject({ tool_answer: { hand_over: { reason: 'Refunds above the limit need a person' } }, handed_over: true });
@@ -313,8 +273,7 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
         `Handing the call to the team line ${teamLine} (asked by order_status); the caller hears a hold line`,
       ]);
     } finally {
-      await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: null } });
-      await deleteBusinessTool(api.db, ws.workspaceId, declared.name);
+      await deleteBusinessTool(api.db, ws.workspaceId, ORDER_TOOL_NAME);
       await desk.stop();
     }
   });

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { readSegment, scanSegment, type AudienceContact } from '../../../src/campaigns/audience';
 import type { CampaignDoc } from '../../../src/campaigns/campaign';
-import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign, evaluate, lookupTemplate } from '../../../src/campaigns/evaluate';
 import { contactCollections, matchOrCreateContact, type ContactDoc } from '../../../src/contacts/contacts';
 import {
@@ -16,6 +15,7 @@ import type { WorkspaceDoc } from '../../../src/db/collections';
 import { entriesComplete } from '../../../src/db/keyedEntries';
 import { recordOptOut, suppressedNumbers } from '../../../src/messaging/optOut';
 import type { openTestDb } from '../../support/env';
+import { broadcastRequest, insertDrafted } from '../../support/campaignDrafts';
 import { openDbWithWorkspace } from '../../support/campaigns';
 
 /**
@@ -42,27 +42,11 @@ describe('segment audiences through the contacts’ tag entries', () => {
   const marksLeft = (d: Db) => d.collection('contact_write_marks').countDocuments({});
 
   async function segmentDraft(tags: string[]): Promise<CampaignDoc> {
-    const drafted = draftCampaign(
-      {
-        name: 'Segment',
-        channel: 'whatsapp',
-        audience: { kind: 'segment', contact_ids: [], tags },
-        template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
-        agent_id: null,
-        purpose: null,
-        script: null,
-        capture: null,
-        call_back_incomplete: false,
-        schedule: {},
-        consent: { basis: 'existing_customer', note: null },
-        sender_id: null,
-        metadata: {},
-      },
-      { workspace, createdBy: { kind: 'api_key', id: 'key_test' }, now: new Date() },
-    );
-    if (drafted.kind !== 'drafted') throw new Error(drafted.kind);
-    await insertDraft(db.db, drafted);
-    return drafted.campaign;
+    return insertDrafted(db.db, broadcastRequest({ name: 'Segment', audience: { kind: 'segment', contact_ids: [], tags } }), {
+      workspace,
+      createdBy: { kind: 'api_key', id: 'key_test' },
+      now: new Date(),
+    });
   }
 
   /** What evaluate answers when the segment is read by the old scan of the workspace's contacts. */

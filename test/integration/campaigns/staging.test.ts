@@ -1,5 +1,4 @@
 import { campaignCollections, type CampaignDoc } from '../../../src/campaigns/campaign';
-import { draftCampaign, insertDraft } from '../../../src/campaigns/createCampaign';
 import { evaluateCampaign } from '../../../src/campaigns/evaluate';
 import { readRecipientBatch, recipientId, STAGING_CHUNK, stageRecipients, stagingCollections } from '../../../src/campaigns/staging';
 import { contactCollections, type ContactDoc } from '../../../src/contacts/contacts';
@@ -9,6 +8,7 @@ import { applyDeliveryStatus } from '../../../src/messaging/deliveryStatus';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import { moveQueuedRecipients, type QueuedMove } from '../../../src/campaigns/recipients';
 import type { openTestDb } from '../../support/env';
+import { broadcastRequest, insertDrafted } from '../../support/campaignDrafts';
 import { openDbWithWorkspace } from '../../support/campaigns';
 
 /** Staging on the real FerretDB: keyed by position, pinned once, safe to retry; and the run's moves of a batch. */
@@ -42,27 +42,11 @@ describe('stageRecipients', () => {
   }
 
   async function campaignFor(ids: string[]): Promise<CampaignDoc> {
-    const drafted = draftCampaign(
-      {
-        name: 'Staged',
-        channel: 'whatsapp',
-        audience: { kind: 'contact_ids', contact_ids: ids, tags: [] },
-        template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
-        agent_id: null,
-        purpose: null,
-        script: null,
-        capture: null,
-        call_back_incomplete: false,
-        schedule: {},
-        consent: { basis: 'existing_customer', note: null },
-        sender_id: null,
-        metadata: {},
-      },
-      { workspace, createdBy: { kind: 'api_key', id: 'key_test' }, now: AT },
-    );
-    if (drafted.kind !== 'drafted') throw new Error(drafted.kind);
-    await insertDraft(db.db, drafted);
-    return drafted.campaign;
+    return insertDrafted(db.db, broadcastRequest({ name: 'Staged', audience: { kind: 'contact_ids', contact_ids: ids, tags: [] } }), {
+      workspace,
+      createdBy: { kind: 'api_key', id: 'key_test' },
+      now: AT,
+    });
   }
 
   it('writes each recipient under <campaign_id>:<n> in audience order and pins time, count and checksum', async () => {

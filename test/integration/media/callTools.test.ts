@@ -1,6 +1,6 @@
 import { agentBuiltInTools, createToolbox, type AgentToolContext, type AgentToolSource } from '../../../src/agents';
 import { builtInToolSource } from '../../../src/agents/builtIns';
-import { businessToolSource, createBusinessTool } from '../../../src/businessTools';
+import { businessToolSource } from '../../../src/businessTools';
 import type { LineTurnDoc } from '../../../src/calls/line/lineTurns';
 import { matchOrCreateContact } from '../../../src/contacts';
 import { conversationIdFor, conversationMessagesCollection } from '../../../src/conversations';
@@ -11,13 +11,13 @@ import { startTestApi, type TestApi } from '../../support/app';
 import { builtInDeps } from '../../support/agentTools';
 import { pollCall } from '../../support/calls';
 import { eventually } from '../../support/messaging';
-import { ORDER_TOOL_PARAMETERS, OrderDesk } from '../../support/orderDesk';
+import { ORDER_TOOL_NAME, OrderDesk, declaredOrderDesk } from '../../support/orderDesk';
 import { startFakeRealtime, type FakeModelSession, type FakeRealtime, type ModelScript } from '../../support/fakeRealtime';
-import { answeredCall, startLineCallWorker, startTestBridge } from '../../support/mediaBridge';
+import { answeredCall, startLineCallWorker, startTestBridge, type TestBridge } from '../../support/mediaBridge';
 import { MediaStreamClient } from '../../support/mediaStreamClient';
 import { speechMulaw } from '../../support/speechAudio';
 import type { TestWorker } from '../../support/worker';
-import { createTestWorkspace } from '../../support/workspaces';
+import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
  * The voice agent's tools mid-call, with real speech through the media bridge: the fake
@@ -85,39 +85,65 @@ describe('tools on a live call', () => {
     },
   ];
 
-  it('runs the agent’s tools mid-call: results reach the model, a slow tool gets the hold line, and the trail rows join the call’s conversation', async () => {
+  /** A workspace whose number records nothing and hands over to `teamLine` (null: it has none). */
+  async function toolsWorkspace(teamLine: string | null = null): Promise<TestWorkspace> {
     const ws = await createTestWorkspace(api.db);
-    await collections(api.db).phoneNumbers.updateOne({ _id: ws.phoneNumber.slice(1) }, { $set: { recording: false, team_line: null } });
-    const to = `+9198111${String(Date.now() % 100_000).padStart(5, '0')}`;
-    const workspace = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!;
-    const { contact } = await matchOrCreateContact(api.db, workspace, { name: 'Asha Rao', phone: to }, new Date());
-    const token = `purpose-tools-${Date.now()}`;
-    scripts.set(token, {
-      turns: [
-        { say: say(OPENING) },
-        { call: { name: 'find_contact', arguments: {} } },
-        { call: { name: 'check_order', arguments: { order: '1234' } } },
-        { say: say(ANSWER), call: 'end_call' },
-      ],
-      heard: [PERSON],
-      instructed: { say: say(HOLD) },
-    });
+    await collections(api.db).phoneNumbers.updateOne({ _id: ws.phoneNumber.slice(1) }, { $set: { recording: false, team_line: teamLine } });
+    return ws;
+  }
+
+  /** A destination of its own for a test: the prefix, then five digits of the clock. */
+  const destination = (prefix: string) => `${prefix}${String(Date.now() % 100_000).padStart(5, '0')}`;
+
+  /**
+   * A call whose agent has `sources` for tools: the model plays `script` (picked by `token`,
+   * which the purpose ends with; the person says PERSON once the agent's turn is done), the
+   * call is answered and its stream opened; when the bridge asks the line to end or move the
+   * call, the stream stops (Twilio's part). `check` runs once the stream has closed, the bridge
+   * still up.
+   */
+  async function callWithTools(
+    call: { ws: TestWorkspace; to: string; token: string; purpose: string; script: Omit<ModelScript, 'heard'>; sources: AgentToolSource[]; holdAfterMs?: number },
+    check: (run: { callId: string; client: MediaStreamClient; bridge: TestBridge }) => Promise<void>,
+  ): Promise<void> {
+    scripts.set(call.token, { ...call.script, heard: [PERSON] });
     const bridge = await startTestBridge(api, {
       realtimeUrl: model.url,
       apiKey: API_KEY,
-      tools: { toolbox: createToolbox([builtInToolSource(builtInDeps(api)), slowOrders(token)]), holdAfterMs: HOLD_AFTER_MS, timeoutMs: 20_000 },
+      tools: { toolbox: createToolbox(call.sources), holdAfterMs: call.holdAfterMs ?? 20_000, timeoutMs: 20_000 },
     });
     try {
-      const callId = await answeredCall(api, ws, to, `checking an order ${token}`);
-      await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
+      const callId = await answeredCall(api, call.ws, call.to, `${call.purpose} ${call.token}`);
+      await pollCall(api, call.ws.key, callId, (b) => b.status === 'in_progress');
       const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
-      // Twilio's part when the bridge hangs up: the stream stops.
       bridge.lineControl.onRequest = async () => {
         setTimeout(() => void client.stop(), 50);
       };
       await client.agentFinished();
       await client.say(audio[PERSON]!);
       await client.closed;
+      await check({ callId, client, bridge });
+    } finally {
+      await bridge.close();
+    }
+  }
+
+  it('runs the agent’s tools mid-call: results reach the model, a slow tool gets the hold line, and the trail rows join the call’s conversation', async () => {
+    const ws = await toolsWorkspace();
+    const to = destination('+9198111');
+    const workspace = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!;
+    const { contact } = await matchOrCreateContact(api.db, workspace, { name: 'Asha Rao', phone: to }, new Date());
+    const token = `purpose-tools-${Date.now()}`;
+    const script: Omit<ModelScript, 'heard'> = {
+      turns: [
+        { say: say(OPENING) },
+        { call: { name: 'find_contact', arguments: {} } },
+        { call: { name: 'check_order', arguments: { order: '1234' } } },
+        { say: say(ANSWER), call: 'end_call' },
+      ],
+      instructed: { say: say(HOLD) },
+    };
+    await callWithTools({ ws, to, token, purpose: 'checking an order', script, sources: [builtInToolSource(builtInDeps(api)), slowOrders(token)], holdAfterMs: HOLD_AFTER_MS }, async ({ callId }) => {
       const ended = await pollCall(api, ws.key, callId, (b) => b.status === 'completed');
       expect(ended.outcome).toBe('agent_hangup');
 
@@ -187,108 +213,65 @@ describe('tools on a live call', () => {
         ['model', 'trail', 'Checked order 1234: ships tomorrow morning'],
         ['model', 'turn', ANSWER],
       ]);
-    } finally {
-      await bridge.close();
-    }
+    });
   });
 
   it('a business tool asks for a person on a number with no team line: the agent is told it cannot transfer, the trail says why, and the call goes on to its end', async () => {
-    const desk = new OrderDesk();
-    const deskUrl = await desk.start();
-    const ws = await createTestWorkspace(api.db);
-    await collections(api.db).phoneNumbers.updateOne({ _id: ws.phoneNumber.slice(1) }, { $set: { recording: false, team_line: null } });
-    const declared = await createBusinessTool(
-      api.db,
-      ws.workspaceId,
-      { name: 'order_status', description: "Look up where a customer's order is by its order number.", parameters: { ...ORDER_TOOL_PARAMETERS }, url: deskUrl, timeout_ms: 5_000 },
-      true,
-      new Date(),
-    );
-    desk.secret = declared.secret;
+    const ws = await toolsWorkspace();
+    const desk = await declaredOrderDesk(api.db, ws.workspaceId);
     desk.handOver.set('R-77', 'Refunds above the limit need a person');
-    const to = `+9198113${String(Date.now() % 100_000).padStart(5, '0')}`;
+    const to = destination('+9198113');
     const token = `purpose-no-team-line-${Date.now()}`;
     const cannot = 'I am sorry, I cannot transfer you right now, but I can help. Goodbye.';
     audio[cannot] ??= speechMulaw(cannot);
-    scripts.set(token, {
-      turns: [{ say: say(OPENING) }, { call: { name: 'order_status', arguments: { order_id: 'R-77' } } }, { say: say(cannot), call: 'end_call' }],
-      heard: [PERSON],
+    const script: Omit<ModelScript, 'heard'> = {
+      turns: [{ say: say(OPENING) }, { call: { name: ORDER_TOOL_NAME, arguments: { order_id: 'R-77' } } }, { say: say(cannot), call: 'end_call' }],
       instructed: { say: say(HOLD) },
-    });
-    const bridge = await startTestBridge(api, {
-      realtimeUrl: model.url,
-      apiKey: API_KEY,
-      tools: { toolbox: createToolbox([businessToolSource({ db: api.db, allowPrivateUrls: true })]), holdAfterMs: 20_000, timeoutMs: 20_000 },
-    });
+    };
     try {
-      const callId = await answeredCall(api, ws, to, `a refund ${token}`);
-      await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
-      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
-      bridge.lineControl.onRequest = async () => {
-        setTimeout(() => void client.stop(), 50);
-      };
-      await client.agentFinished();
-      await client.say(audio[PERSON]!);
-      await client.closed;
-      expect((await pollCall(api, ws.key, callId, (b) => b.status === 'completed')).outcome).toBe('agent_hangup');
-      // Nothing moved on the network: the agent hung up itself after answering from the refusal.
-      expect(bridge.lineControl.requests).toEqual([{ kind: 'end', callId }]);
-      const session = sessionOfCall(token)!;
-      expect(session.instructedResponses).toEqual([]);
-      expect(JSON.parse(session.toolOutputs[0]!.output)).toEqual({
-        tool_answer: { status: OrderDesk.status('R-77'), hand_over: { reason: 'Refunds above the limit need a person' } },
-        handed_over: false,
-        error: 'Nobody from the team can take this call: this line has no transfer number. Tell the caller you cannot transfer them now, and keep helping them yourself.',
-      });
+      await callWithTools({ ws, to, token, purpose: 'a refund', script, sources: [businessToolSource({ db: api.db, allowPrivateUrls: true })] }, async ({ callId, bridge }) => {
+        expect((await pollCall(api, ws.key, callId, (b) => b.status === 'completed')).outcome).toBe('agent_hangup');
+        // Nothing moved on the network: the agent hung up itself after answering from the refusal.
+        expect(bridge.lineControl.requests).toEqual([{ kind: 'end', callId }]);
+        const session = sessionOfCall(token)!;
+        expect(session.instructedResponses).toEqual([]);
+        expect(JSON.parse(session.toolOutputs[0]!.output)).toEqual({
+          tool_answer: { status: OrderDesk.status('R-77'), hand_over: { reason: 'Refunds above the limit need a person' } },
+          handed_over: false,
+          error: 'Nobody from the team can take this call: this line has no transfer number. Tell the caller you cannot transfer them now, and keep helping them yourself.',
+        });
 
-      const turns = await api.db.collection<LineTurnDoc>('line_turns').find({ call_id: callId }).sort({ seq: 1 }).toArray();
-      expect(turns.map((t) => [t.role, t.kind ?? 'turn', t.text, t.trail ?? null])).toEqual([
-        ['model', 'turn', OPENING, null],
-        ['user', 'turn', PERSON, null],
-        ['model', 'trail', expect.stringMatching(/^Ran order_status: answered 200 in \d+ ms, asking for a person/), expect.objectContaining({ kind: 'tool' })],
-        [
-          'model',
-          'trail',
-          'Not handed over: order_status asked for a person, but this number has no team line; the call goes on with the agent',
-          { kind: 'hold', detail: { tool: 'order_status', reason: 'Refunds above the limit need a person' } },
-        ],
-        ['model', 'turn', cannot, null],
-      ]);
+        const turns = await api.db.collection<LineTurnDoc>('line_turns').find({ call_id: callId }).sort({ seq: 1 }).toArray();
+        expect(turns.map((t) => [t.role, t.kind ?? 'turn', t.text, t.trail ?? null])).toEqual([
+          ['model', 'turn', OPENING, null],
+          ['user', 'turn', PERSON, null],
+          ['model', 'trail', expect.stringMatching(/^Ran order_status: answered 200 in \d+ ms, asking for a person/), expect.objectContaining({ kind: 'tool' })],
+          [
+            'model',
+            'trail',
+            'Not handed over: order_status asked for a person, but this number has no team line; the call goes on with the agent',
+            { kind: 'hold', detail: { tool: 'order_status', reason: 'Refunds above the limit need a person' } },
+          ],
+          ['model', 'turn', cannot, null],
+        ]);
+      });
     } finally {
-      await bridge.close();
       await desk.stop();
     }
   });
 
   it('the model calls the built-in hand_over on a number with a team line: the hold line, then one transfer to that line (human_handoff)', async () => {
-    const ws = await createTestWorkspace(api.db);
     const teamLine = '+919800077004';
-    await collections(api.db).phoneNumbers.updateOne({ _id: ws.phoneNumber.slice(1) }, { $set: { recording: false, team_line: teamLine } });
-    const to = `+9198114${String(Date.now() % 100_000).padStart(5, '0')}`;
+    const ws = await toolsWorkspace(teamLine);
+    const to = destination('+9198114');
     const token = `purpose-hand-over-${Date.now()}`;
     const connecting = 'I am connecting you to a colleague now, please hold.';
     audio[connecting] ??= speechMulaw(connecting);
-    scripts.set(token, {
+    const script: Omit<ModelScript, 'heard'> = {
       turns: [{ say: say(OPENING) }, { call: { name: 'hand_over', arguments: { reason: 'The caller asked for a person' } } }],
-      heard: [PERSON],
       instructed: { say: say(connecting) },
-    });
-    const bridge = await startTestBridge(api, {
-      realtimeUrl: model.url,
-      apiKey: API_KEY,
-      tools: { toolbox: createToolbox([agentBuiltInTools]), holdAfterMs: 20_000, timeoutMs: 20_000 },
-    });
-    try {
-      const callId = await answeredCall(api, ws, to, `a person please ${token}`);
-      await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
-      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
-      // Twilio's part when the call moves: the agent's stream stops.
-      bridge.lineControl.onRequest = async () => {
-        setTimeout(() => void client.stop(), 50);
-      };
-      await client.agentFinished();
-      await client.say(audio[PERSON]!);
-      await client.closed;
+    };
+    await callWithTools({ ws, to, token, purpose: 'a person please', script, sources: [agentBuiltInTools] }, async ({ callId, bridge, client }) => {
       await pollCall(api, ws.key, callId, (b) => b.status === 'human_handoff');
       expect(bridge.lineControl.requests).toEqual([{ kind: 'transfer', callId, to: teamLine }]);
       const session = sessionOfCall(token)!;
@@ -303,76 +286,50 @@ describe('tools on a live call', () => {
         ['model', 'trail', `Handing the call to the team line ${teamLine} (asked by hand_over); the caller hears a hold line`],
         ['model', 'turn', connecting],
       ]);
-    } finally {
-      await bridge.close();
-    }
+    });
   });
 
   it('calls the workspace’s declared HTTP tool mid-call: a signed request to the business, its answer back to the model, a trail row in the call’s conversation', async () => {
-    const desk = new OrderDesk();
-    const deskUrl = await desk.start();
-    const ws = await createTestWorkspace(api.db);
-    await collections(api.db).phoneNumbers.updateOne({ _id: ws.phoneNumber.slice(1) }, { $set: { recording: false, team_line: null } });
-    const declared = await createBusinessTool(
-      api.db,
-      ws.workspaceId,
-      { name: 'order_status', description: "Look up where a customer's order is by its order number.", parameters: { ...ORDER_TOOL_PARAMETERS }, url: deskUrl, timeout_ms: 5_000 },
-      true,
-      new Date(),
-    );
-    desk.secret = declared.secret;
-    const to = `+9198112${String(Date.now() % 100_000).padStart(5, '0')}`;
+    const ws = await toolsWorkspace();
+    const desk = await declaredOrderDesk(api.db, ws.workspaceId);
+    const to = destination('+9198112');
     const token = `purpose-business-tool-${Date.now()}`;
     const answer = 'Your order 1234 was delivered on Monday. Goodbye.';
     audio[answer] ??= speechMulaw(answer);
-    scripts.set(token, {
-      turns: [{ say: say(OPENING) }, { call: { name: 'order_status', arguments: { order_id: '1234' } } }, { say: say(answer), call: 'end_call' }],
-      heard: [PERSON],
-    });
-    // The process's real business tool source (the roots' own), private addresses allowed for loopback as in development.
-    const bridge = await startTestBridge(api, {
-      realtimeUrl: model.url,
-      apiKey: API_KEY,
-      tools: { toolbox: createToolbox([businessToolSource({ db: api.db, allowPrivateUrls: true })]), holdAfterMs: 20_000, timeoutMs: 20_000 },
-    });
+    const script: Omit<ModelScript, 'heard'> = {
+      turns: [{ say: say(OPENING) }, { call: { name: ORDER_TOOL_NAME, arguments: { order_id: '1234' } } }, { say: say(answer), call: 'end_call' }],
+    };
     try {
-      const callId = await answeredCall(api, ws, to, `checking an order ${token}`);
-      await pollCall(api, ws.key, callId, (b) => b.status === 'in_progress');
-      const client = await MediaStreamClient.connect(bridge.streamUrl(callId), { callId });
-      bridge.lineControl.onRequest = async () => {
-        setTimeout(() => void client.stop(), 50);
-      };
-      await client.agentFinished();
-      await client.say(audio[PERSON]!);
-      await client.closed;
-      expect((await pollCall(api, ws.key, callId, (b) => b.status === 'completed')).outcome).toBe('agent_hangup');
+      // The process's real business tool source (the roots' own), private addresses allowed for loopback as in development.
+      await callWithTools({ ws, to, token, purpose: 'checking an order', script, sources: [businessToolSource({ db: api.db, allowPrivateUrls: true })] }, async ({ callId }) => {
+        expect((await pollCall(api, ws.key, callId, (b) => b.status === 'completed')).outcome).toBe('agent_hangup');
 
-      const session = sessionOfCall(token)!;
-      expect(session.sessionUpdates.find((u) => u.instructions)!.tools.map((t: { name: string }) => t.name)).toEqual(['end_call', 'order_status']);
-      // The business received one signed request, keyed by the call and the model's call id, and verified it.
-      const [orderCall] = session.functionCalls;
-      expect(session.functionCalls.map((c) => [c.name, c.arguments])).toEqual([
-        ['order_status', '{"order_id":"1234"}'],
-        ['end_call', '{}'],
-      ]);
-      expect(desk.refused).toEqual([]);
-      expect(desk.received).toEqual([{ tool: 'order_status', callId: expect.stringMatching(/^tcall_/) as string, args: { order_id: '1234' } }]);
-      // Its answer went back to the model as the function_call_output.
-      expect(session.toolOutputs[0]).toEqual({ call_id: orderCall!.call_id, output: JSON.stringify({ status: OrderDesk.status('1234') }) });
+        const session = sessionOfCall(token)!;
+        expect(session.sessionUpdates.find((u) => u.instructions)!.tools.map((t: { name: string }) => t.name)).toEqual(['end_call', 'order_status']);
+        // The business received one signed request, keyed by the call and the model's call id, and verified it.
+        const [orderCall] = session.functionCalls;
+        expect(session.functionCalls.map((c) => [c.name, c.arguments])).toEqual([
+          ['order_status', '{"order_id":"1234"}'],
+          ['end_call', '{}'],
+        ]);
+        expect(desk.refused).toEqual([]);
+        expect(desk.received).toEqual([{ tool: 'order_status', callId: expect.stringMatching(/^tcall_/) as string, args: { order_id: '1234' } }]);
+        // Its answer went back to the model as the function_call_output.
+        expect(session.toolOutputs[0]).toEqual({ call_id: orderCall!.call_id, output: JSON.stringify({ status: OrderDesk.status('1234') }) });
 
-      const conversationId = conversationIdFor(ws.workspaceId, 'voice', callId);
-      const messages = await eventually(async () => {
-        const found = await conversationMessagesCollection(api.db).find({ conversation_id: conversationId }).sort({ created_at: 1 }).toArray();
-        return found.length >= 4 && found;
-      }, 'the call’s conversation');
-      expect(messages.map((m) => [m.role, m.kind, m.text])).toEqual([
-        ['model', 'turn', OPENING],
-        ['user', 'turn', PERSON],
-        ['model', 'trail', expect.stringMatching(/^Ran order_status: answered 200 in \d+ ms$/)],
-        ['model', 'turn', answer],
-      ]);
+        const conversationId = conversationIdFor(ws.workspaceId, 'voice', callId);
+        const messages = await eventually(async () => {
+          const found = await conversationMessagesCollection(api.db).find({ conversation_id: conversationId }).sort({ created_at: 1 }).toArray();
+          return found.length >= 4 && found;
+        }, 'the call’s conversation');
+        expect(messages.map((m) => [m.role, m.kind, m.text])).toEqual([
+          ['model', 'turn', OPENING],
+          ['user', 'turn', PERSON],
+          ['model', 'trail', expect.stringMatching(/^Ran order_status: answered 200 in \d+ ms$/)],
+          ['model', 'turn', answer],
+        ]);
+      });
     } finally {
-      await bridge.close();
       await desk.stop();
     }
   });

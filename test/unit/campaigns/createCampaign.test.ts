@@ -1,23 +1,10 @@
 import { draftCampaign, type CampaignRequest } from '../../../src/campaigns/createCampaign';
 import { CampaignRefusal } from '../../../src/campaigns/refusal';
+import { broadcastRequest } from '../../support/campaignDrafts';
 import { NOW, workspace } from './fixtures';
 
-const request = (overrides: Partial<CampaignRequest> = {}): CampaignRequest => ({
-  name: 'Spring sale',
-  channel: 'whatsapp',
-  audience: { kind: 'contact_ids', contact_ids: ['cnt_1', 'cnt_2'], tags: [] },
-  template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
-  agent_id: null,
-  purpose: null,
-  script: null,
-  capture: null,
-  call_back_incomplete: false,
-  schedule: {},
-  consent: null,
-  sender_id: null,
-  metadata: { crm: 'x' },
-  ...overrides,
-});
+const request = (overrides: Partial<CampaignRequest> = {}): CampaignRequest =>
+  broadcastRequest({ name: 'Spring sale', audience: { kind: 'contact_ids', contact_ids: ['cnt_1', 'cnt_2'], tags: [] }, consent: null, metadata: { crm: 'x' }, ...overrides });
 const context = { workspace: workspace(), createdBy: { kind: 'api_key' as const, id: 'key_1' }, now: NOW };
 
 /** A refused draft's refusal as its parts (the API states `reason` in `details`: api/refusals.ts). */

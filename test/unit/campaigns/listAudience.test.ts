@@ -6,6 +6,7 @@ function refusalOf(out: Drafted | CreateRefusal): { reason: string; message: str
   if (out.kind !== 'refused') throw new Error(`expected a refusal, got ${out.kind}`);
   return { reason: out.refusal.reason, message: out.refusal.message, details: out.refusal.details };
 }
+import { broadcastRequest } from '../../support/campaignDrafts';
 import { NOW, workspace } from './fixtures';
 
 /** An uploaded list's rows through the contact audiences' rules (console-only audience). */
@@ -69,22 +70,14 @@ describe('classifyAudience on an uploaded list', () => {
 });
 
 describe('draftCampaign with an uploaded list', () => {
-  const request = (overrides: Partial<CampaignRequest> = {}): CampaignRequest => ({
-    name: 'Renewals',
-    channel: 'whatsapp',
-    audience: { kind: 'uploaded_list', contact_ids: [], tags: [], list_id: 'lst_0195d7a0c0001234567890ab' },
-    template: { name: 'renewal', language: null, variables: ['{{name}}', '{{plan}}'] },
-    agent_id: null,
-    purpose: null,
-    script: null,
-    capture: null,
-    call_back_incomplete: false,
-    schedule: {},
-    consent: null,
-    sender_id: null,
-    metadata: {},
-    ...overrides,
-  });
+  const request = (overrides: Partial<CampaignRequest> = {}): CampaignRequest =>
+    broadcastRequest({
+      name: 'Renewals',
+      audience: { kind: 'uploaded_list', contact_ids: [], tags: [], list_id: 'lst_0195d7a0c0001234567890ab' },
+      template: { name: 'renewal', language: null, variables: ['{{name}}', '{{plan}}'] },
+      consent: null,
+      ...overrides,
+    });
   const found = { _id: 'lst_0195d7a0c0001234567890ab', name: 'March renewals', columns: list.columns };
   const context = { workspace: workspace(), createdBy: { kind: 'console' as const, id: 'console' }, now: NOW };
 
