@@ -342,7 +342,9 @@ export async function recordTurnsOfConversation(deps: ConversationDeps, inputs: 
   const keys = turnKeysCollection(deps.db);
   const refused = await insertManyIfAbsent(keys, firsts.map((f) => f.turnKey));
   const claimed = refused.size === 0 ? new Map<string, string>() : new Map((await findByIds(keys, [...refused].map((n) => firsts[n]!.turnKey._id))).map((k) => [k._id, k.message_id]));
-  const messages = firsts.map((f) => {
+  const messages = firsts.map((f, n) => {
+    // As in claimMessageId: a refused key must be read back, or a retry could claim a second id.
+    if (refused.has(n) && !claimed.has(f.turnKey._id)) throw new Error(`turn key ${f.turnKey._id} vanished after a duplicate insert`);
     const messageId = claimed.get(f.turnKey._id) ?? f.turnKey.message_id;
     return messageId === f.message._id ? f.message : { ...f.message, _id: messageId };
   });
