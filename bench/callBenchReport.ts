@@ -45,7 +45,7 @@ export interface CallBenchFigures {
   };
   idle: { ready_ms: Distribution; ended_ms: Distribution; states: Record<string, number>; errors: string[] };
   engine: { per_call: FootprintSummary; workflows_in_run: Record<string, number | null> };
-  targets: Record<'hold_placements_per_second' | 'sustained_placements_per_second' | 'hangup_ready_p99_ms' | 'probe_ready_p99_ms_under_load', Target>;
+  targets: Record<'hold_placements_per_second' | 'sustained_placements_per_second' | 'hangup_ready_p99_ms' | 'probe_ready_p99_ms_under_load' | 'cpu_ms_per_call' | 'history_events_per_call', Target>;
   profiles: Record<string, Record<string, ProfileSummary[]>>;
 }
 
@@ -82,10 +82,11 @@ export function formatReport(r: CallBenchFigures): string {
   add(`   probes: hang-up → result decided ${formatDistribution(s.probes.ready_ms)}   ${met(r.targets.probe_ready_p99_ms_under_load, ' ms', 'p99 <')}`);
   add(`           seen completed ${formatDistribution(s.probes.ended_ms)}; results ${JSON.stringify(s.probes.states)}${s.probes.errors.length ? `; errors ${JSON.stringify(s.probes.errors)}` : ''}`);
   add(costLine(s.cost, s.placements));
+  add(`   a whole call: ${r.targets.cpu_ms_per_call.value ?? '—'} ms of CPU (API + worker + FerretDB + Temporal)   ${met(r.targets.cpu_ms_per_call, ' ms', '≤')}`);
   add(`4. idle       probes alone: hang-up → result decided ${formatDistribution(r.idle.ready_ms)}; seen completed ${formatDistribution(r.idle.ended_ms)}; results ${JSON.stringify(r.idle.states)}${r.idle.errors.length ? `; errors ${JSON.stringify(r.idle.errors)}` : ''}`);
   const f = r.engine.per_call;
   add(`per call (history of ${f.sampled} sampled calls: the call workflow, its simulated callee's workflow (none with VOICE_SIMULATOR=timers, the default), one fan-out workflow per event)`);
-  add(`   history events: call workflow ${formatDistribution(f.callHistoryEvents, 'events')}`);
+  add(`   history events: call workflow ${formatDistribution(f.callHistoryEvents, 'events')}   ${met(r.targets.history_events_per_call, ' events (p50)', '≤')}`);
   add(`                   callee ${formatDistribution(f.calleeHistoryEvents, 'events')}; each fan-out ${formatDistribution(f.dispatchHistoryEvents, 'events')}`);
   add(`                   all workflows of a call ${formatDistribution(f.historyEventsPerCall, 'events')}`);
   add(`   ${formatUnitCost('call (p50)', { events: f.historyEventsPerCall.p50 ?? 0, actions: f.actionsPerCall.p50 ?? 0 }, TEMPORAL_MINIMUM.call)}`);

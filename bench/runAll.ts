@@ -148,6 +148,15 @@ async function main(): Promise<void> {
       : null,
     calls?.sustained.placements_per_second ?? null,
   ]);
+  // Issue 36 §3: a whole call's CPU and its workflow's history events (older result files have neither).
+  const callCpu = (calls?.targets?.cpu_ms_per_call?.value as number | null | undefined) ?? null;
+  const callEvents = (calls?.targets?.history_events_per_call?.value as number | null | undefined) ?? null;
+  rows.push([
+    'bench:calls cost per call',
+    calls ? `${fmt(callCpu)} ms CPU; ${fmt(callEvents)} history events (p50)` : '–',
+    `≤ ${CALL_TARGETS.cpuPerCallMs} ms CPU, ≤ ${CALL_TARGETS.historyEventsPerCall} events`,
+    callCpu !== null && callEvents !== null ? callCpu <= CALL_TARGETS.cpuPerCallMs && callEvents <= CALL_TARGETS.historyEventsPerCall : null,
+  ]);
 
   const campaigns = byName.campaigns;
   const campaignCpu = (c: Figures) => (c.burst.cpu_ms_per_send_total as number | null | undefined) ?? Object.values(c.burst.cpu_ms_per_send as Record<string, number>).reduce((a, b) => a + b, 0);

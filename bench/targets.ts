@@ -9,6 +9,10 @@ export const CALL_TARGETS = {
   sustainedCallsPerSecond: 15,
   /** Hang-up → result decided, p99: in the hang-up phase and for the probes under the sustained load (issue 28: 1 s, was 2). */
   readyP99Ms: 1_000,
+  /** Issue 36 §3: a whole call's CPU (placed, answered, talked, read, polled by its client): API, worker, FerretDB and Temporal, in the sustained phase. */
+  cpuPerCallMs: 50,
+  /** Issue 36 §3: the call workflow's history events (p50 of the sampled calls; TEMPORAL_MINIMUM.call is the floor). */
+  historyEventsPerCall: 20,
 } as const;
 
 /** Issue 28 §3's targets for the WhatsApp campaign benchmark (phase 1: 10 campaigns at 600 a minute). */

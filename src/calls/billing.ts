@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { collections } from '../db/collections';
+import { collections, type WorkspaceDoc } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { withPlanLease } from '../workspaces';
 import { callCollections, type CallDoc } from './callStore';
@@ -18,19 +18,25 @@ const BILLED_CALL_IDS_KEPT = 200;
  * The plan's change carries the call's id in the same single-document write
  * (`billed_call_ids`, the latest BILLED_CALL_IDS_KEPT), so a finish that died between that
  * write and clearing its claim does not bill again on its retry.
+ *
+ * Answers the workspace as the plan's change read it (the finish's tally takes its time zone
+ * from it rather than reading it again), or null when this try read none.
  */
-export async function billCallMinutes(db: Db, call: Pick<CallDoc, '_id' | 'tenant_id'>, durationSeconds: number): Promise<void> {
+export async function billCallMinutes(db: Db, call: Pick<CallDoc, '_id' | 'tenant_id'>, durationSeconds: number): Promise<WorkspaceDoc | null> {
   const minutes = Math.ceil(durationSeconds / 60);
-  if (minutes <= 0) return;
+  if (minutes <= 0) return null;
   const { calls, effects } = callCollections(db);
   const claimId = `${call._id}|billed`;
-  await insertIfAbsent(effects, { _id: claimId, at: new Date(), pending: true });
-  if (!(await effects.findOne({ _id: claimId }))?.pending) return;
+  // A claim this try wrote is pending by construction; one found is an earlier try's, read to see whether it billed.
+  const claimed = await insertIfAbsent(effects, { _id: claimId, at: new Date(), pending: true });
+  if (!claimed && !(await effects.findOne({ _id: claimId }))?.pending) return null;
   await calls.updateOne({ _id: call._id }, { $set: { billed_minutes: minutes } });
   const { workspaces } = collections(db);
+  let read: WorkspaceDoc | null = null;
   await withPlanLease(db, call.tenant_id, async () => {
     if (!(await effects.findOne({ _id: claimId }))?.pending) return;
     const workspace = await workspaces.findOne({ _id: call.tenant_id });
+    read = workspace;
     const billed = workspace?.billed_call_ids ?? [];
     if (workspace && !billed.includes(call._id)) {
       const { voice_minutes_included: included, voice_minutes_used: used, voice_credits: credits } = workspace.plan;
@@ -42,4 +48,5 @@ export async function billCallMinutes(db: Db, call: Pick<CallDoc, '_id' | 'tenan
     }
     await effects.updateOne({ _id: claimId }, { $unset: { pending: '' } });
   });
+  return read;
 }

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { collections } from '../db/collections';
+import { collections, type WorkspaceDoc } from '../db/collections';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { addToTotals, readTotals, totalsLog, type Totals } from '../db/runningTotals';
 import { localTime } from '../domain/sendWindow';
@@ -38,14 +38,19 @@ export function workspaceDate(at: Date, timeZone: string): string {
 
 const keyOf = (tenantId: string, date: string) => `${tenantId}|${date}`;
 
-/** Counts a call that ended at `endedAt` into its workspace's day; once per call, however often it is asked. */
+/**
+ * Counts a call that ended at `endedAt` into its workspace's day; once per call, however often
+ * it is asked. `workspace`: the workspace as the caller has just read it (the finish's bill),
+ * so its time zone is not read again.
+ */
 export async function tallyCallEnd(
   db: Db,
   call: Pick<CallDoc, '_id' | 'tenant_id'>,
   end: { status: CallStatus; outcome: CallOutcome | null; answered: boolean; durationSeconds: number; endedAt: Date },
+  known: { workspace: Pick<WorkspaceDoc, 'timezone'> | null } = { workspace: null },
 ): Promise<void> {
   if (!(await insertIfAbsent(callCollections(db).effects, { _id: `${call._id}|tallied`, at: end.endedAt }))) return;
-  const workspace = await collections(db).workspaces.findOne({ _id: call.tenant_id }, { projection: { timezone: 1 } });
+  const workspace = known.workspace ?? (await collections(db).workspaces.findOne({ _id: call.tenant_id }, { projection: { timezone: 1 } }));
   const zone = workspace?.timezone ?? 'UTC';
   const date = workspaceDate(end.endedAt, zone);
   const change: Totals = {

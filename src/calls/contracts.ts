@@ -35,8 +35,10 @@ export interface CallWorkflowResult {
 }
 
 export type CallWorkflow = (input: CallWorkflowInput) => Promise<CallWorkflowResult>;
-/** One call's lifecycle (workflows/calls/callLifecycle.ts): every call placed or accepted now starts this type. */
-export const callWorkflowDefinition = defineWorkflow<CallWorkflow>('callLifecycle');
+/** One call's lifecycle (workflows/calls/callLifecycleV2.ts): every call placed or accepted now starts this type. */
+export const callWorkflowDefinition = defineWorkflow<CallWorkflow>('callLifecycleV2');
+/** The lifecycle calls had from issue 36 until its V2 (workflows/calls/callLifecycle.ts): hosted so their open runs finish; nothing starts it. */
+export const callLifecycleV1Definition = defineWorkflow<CallWorkflow>('callLifecycle');
 /** The lifecycle calls had before issue 36 (workflows/calls/call.ts): hosted so their open runs finish; nothing starts it. */
 export const callWorkflowBeforeIssue36Definition = defineWorkflow<CallWorkflow>('callWorkflow');
 

@@ -91,9 +91,14 @@ export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Pro
     deps.warn('a call-end hook failed; a campaign run finds the place at its poll', { callId: call._id, error: String(err) });
   }
 
-  await billCallMinutes(db, call, duration);
+  const billedIn = await billCallMinutes(db, call, duration);
   // The day's tally the console's overview reads (once per call, however often this step runs).
-  await tallyCallEnd(db, call, { status: end.status, outcome: end.outcome, answered: end.answeredAt !== null, durationSeconds: duration, endedAt: new Date(end.endedAt) });
+  await tallyCallEnd(
+    db,
+    call,
+    { status: end.status, outcome: end.outcome, answered: end.answeredAt !== null, durationSeconds: duration, endedAt: new Date(end.endedAt) },
+    { workspace: billedIn },
+  );
 
   // The transcript joins the conversations (channel `voice`, one per call); idempotent by call id.
   if (end.answeredAt && transcript.length > 0) {

@@ -86,7 +86,12 @@ export async function startCallAwaitingPlacement(deps: CallStartDeps, call: Call
   }
 }
 
-/** A call's workflows in the Temporal UI: found by workspace, id or number; named by its person (and number) where the call names one, else its number. */
-export function callVisibility(call: Pick<CallDoc, '_id' | 'tenant_id' | 'to' | 'status' | 'metadata' | 'detail_lines' | 'purpose' | 'direction'>) {
-  return visibilityOptions({ workspaceId: call.tenant_id, kind: 'call', id: call._id, status: call.status, phoneNumber: call.to, ...callNaming(call) });
+/**
+ * A call's workflows in the Temporal UI: found by workspace, id or number; named by its person
+ * (and number) where the call names one, else its number. No `ResourceStatus`: the lifecycle
+ * shows the call's status as its current details, since an upsert on every move cost each call
+ * an event and a billed action (issue 36 §3), and a start value never moved would go stale.
+ */
+export function callVisibility(call: Pick<CallDoc, '_id' | 'tenant_id' | 'to' | 'metadata' | 'detail_lines' | 'purpose' | 'direction'>) {
+  return visibilityOptions({ workspaceId: call.tenant_id, kind: 'call', id: call._id, phoneNumber: call.to, ...callNaming(call) });
 }

@@ -3,8 +3,8 @@ import type { CallActivities, PlaceAndRecordInput } from '../../activities/calls
 import { FailureType } from '../../src/temporal/failures';
 import type { CallWorkflowInput, CallWorkflowResult, Placement } from '../../src/calls/contracts';
 import { CALL_STEP_LOCAL } from './activityOptions';
-import { callState, durationSeconds, endUnplaced, finishAndRead, followLine, PhaseTimer, waitWithTimerPerWait, type LifecycleWays } from './callPhases';
-import { readAndRecord } from './callReading';
+import { callState, endUnplaced, finishAndRead, followLine, PhaseTimer, waitWithTimerPerWait, type LifecycleWays } from './callPhases';
+import { endInOneStep, endUnplacedInOneStep } from './oneStepEnd';
 import { workflowNowIso } from '../time';
 import { setStatusAttribute } from '../visibility';
 
@@ -19,7 +19,7 @@ const steps = proxyLocalActivities<CallActivities>(CALL_STEP_LOCAL);
 const ONE_STEP_END_PATCH = 'call-end-in-one-step';
 
 /** The network's answer to placing the call; a placing step that failed for good is a refusal, as on `callWorkflow`'s newest path. */
-async function placeOnce(request: PlaceAndRecordInput): Promise<Placement> {
+export async function placeOnce(request: PlaceAndRecordInput): Promise<Placement> {
   try {
     return await steps.placeAndRecordCall(request);
   } catch (err) {
@@ -71,31 +71,8 @@ export async function callLifecycle(input: CallWorkflowInput): Promise<CallWorkf
   state.placement = await placeOnce({ callId: input.callId, requestedAt: input.createdAt, step: ++state.step, status: state.status, at: answeredAt ?? workflowNowIso() });
   // The update's handler answered in this task, before the workflow ends (update-with-start
   // delivers it with the start), so the API gets a refusal, not a completed workflow.
-  if (!state.placement.placed) {
-    if (!oneStepEnd) return endUnplaced(input, state, ways);
-    state.status = 'failed';
-    setStatusAttribute(state.status);
-    const end = { callId: input.callId, step: ++state.step, status: state.status, outcome: 'originate_error' as const, answeredAt: null, endedAt: workflowNowIso() };
-    const ended = await steps.endCall({ end, hangUpLine: false, readAt: workflowNowIso() });
-    return { status: state.status, outcome: end.outcome, durationSeconds: 0, resultState: ended.resultState === 'ready' ? 'ready' : 'failed' };
-  }
+  if (!state.placement.placed) return oneStepEnd ? endUnplacedInOneStep(steps, input, state, ways) : endUnplaced(input, state, ways);
 
   const line = await followLine(input, state, ways, begun, answeredAt);
-  if (!oneStepEnd) return finishAndRead(input, state, ways, line);
-
-  // A hang-up that arrives from now on finds the call ending and answers `ended: false`.
-  state.status = 'completed';
-  setStatusAttribute(state.status);
-  // The line's own end when it ended the call; otherwise now (a hang-up, a deadline).
-  const endedAt = line.lineEndedAt ?? workflowNowIso();
-  const end = { callId: input.callId, step: ++state.step, status: state.status, outcome: line.outcome, answeredAt: line.answeredAt, endedAt };
-  const ended = await steps.endCall({ end, hangUpLine: line.lineStillUp, readAt: workflowNowIso() });
-  let resultState = ended.resultState;
-  if (resultState === null) {
-    // The reader did not answer within the step: its own activity reads, with heartbeats and
-    // retries; the connected phase's timer must not fire meanwhile.
-    ways.lineWait.cancel();
-    resultState = await readAndRecord(input.callId, 1, false, steps.recordReading);
-  }
-  return { status: state.status, outcome: line.outcome, durationSeconds: durationSeconds(line.answeredAt, endedAt), resultState: resultState === 'ready' ? 'ready' : 'failed' };
+  return oneStepEnd ? endInOneStep(steps, input, state, ways, line) : finishAndRead(input, state, ways, line);
 }

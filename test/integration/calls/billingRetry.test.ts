@@ -1,8 +1,12 @@
+import type { CommandStartedEvent } from 'mongodb';
 import { billCallMinutes } from '../../../src/calls/billing';
 import { callCollections } from '../../../src/calls/callStore';
+import { tallyCallEnd } from '../../../src/calls/callTally';
 import { collections } from '../../../src/db/collections';
 import { LeaseTimeoutError } from '../../../src/db/leaseLock';
+import { connectMongo } from '../../../src/db/mongo';
 import { startTestApi, type TestApi } from '../../support/app';
+import { testConfig } from '../../support/env';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
@@ -52,5 +56,29 @@ describe('call minutes: a finish whose plan change failed bills on its retry, on
     await billCallMinutes(api.db, call, 61);
     expect(await used()).toBe(before + 2);
     expect(await callCollections(api.db).effects.findOne({ _id: `${call._id}|billed` })).toEqual({ _id: `${call._id}|billed`, at: expect.any(Date) });
+  });
+
+  it('a first bill reads its own claim only under the lease, and the tally takes the time zone from the workspace it read (issue 36 §3)', async () => {
+    // A second client on the same database, watching its finds.
+    const watched = await connectMongo({ MONGODB_URL: testConfig().MONGODB_URL, MONGODB_DB: api.db.databaseName }, 'test-billing-reads', { monitorCommands: true });
+    try {
+      const finds: string[] = [];
+      watched.client.on('commandStarted', (e: CommandStartedEvent) => {
+        if (e.commandName === 'find') finds.push(String(e.command.find));
+      });
+      const before = await used();
+      const call = { _id: `call_billing_reads_${Date.now()}`, tenant_id: ws.workspaceId };
+      const workspace = await billCallMinutes(watched.db, call, 61);
+      expect(await used()).toBe(before + 2);
+      expect(workspace).toMatchObject({ _id: ws.workspaceId });
+      expect(finds).toEqual(['call_effects', 'workspaces']);
+
+      finds.length = 0;
+      const endedAt = new Date();
+      await tallyCallEnd(watched.db, call, { status: 'completed', outcome: 'agent_hangup', answered: true, durationSeconds: 61, endedAt }, { workspace });
+      expect(finds.filter((f) => f === 'workspaces')).toEqual([]);
+    } finally {
+      await watched.client.close();
+    }
   });
 });

@@ -70,7 +70,7 @@ describe('operators in the Temporal UI', () => {
     );
   });
 
-  it('finds a call by its number, named by its person and number, with its status as the call moves', async () => {
+  it('finds a call by its number, named by its person and number, with its status as the call moves in its current details', async () => {
     const to = '+919811127027';
     await scriptCallee(api, ws, to, { ring_seconds: 0.5, seconds_per_turn: 0.2 });
     const res = await post('/api/v1/calls', { to: '09811127027', details: { Name: 'Kavya Iyer' }, purpose: 'a delivery tomorrow' });
@@ -78,7 +78,7 @@ describe('operators in the Temporal UI', () => {
     const callId = res.body.call_id as string;
     await pollCall(api, ws.key, callId, (call) => call.result.state !== 'pending');
 
-    const [call] = await listed(`PhoneNumber = '${to}' AND ResourceKind = 'call' AND WorkspaceId = '${ws.workspaceId}' AND WorkflowType = 'callLifecycle'`, (f) =>
+    const [call] = await listed(`PhoneNumber = '${to}' AND ResourceKind = 'call' AND WorkspaceId = '${ws.workspaceId}' AND WorkflowType = 'callLifecycleV2'`, (f) =>
       f.some((e) => e.status.name === 'COMPLETED'),
     );
     expect(call).toMatchObject({ workflowId: callId, memo: { name: `Kavya Iyer (${to})` } });
@@ -86,7 +86,10 @@ describe('operators in the Temporal UI', () => {
     await listed(`ResourceName STARTS_WITH 'Kavya' AND ResourceKind = 'call' AND WorkspaceId = '${ws.workspaceId}'`, (f) => f.some((e) => e.workflowId === callId));
     expect(await api.temporal.workflow.getHandle(callId).describe().then((d) => d.staticSummary())).toBe(`Call to Kavya Iyer (${to}) about a delivery tomorrow`);
     expect(call!.typedSearchAttributes.get(PhoneNumber)).toBe(to);
-    expect(call!.typedSearchAttributes.get(ResourceStatus)).toBe('completed');
+    // The call's status is its current details (no upsert, issue 36 §3), and no stale ResourceStatus is left.
+    expect(call!.typedSearchAttributes.get(ResourceStatus)).toBeUndefined();
+    const metadata = await api.temporal.workflow.getHandle(callId).query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toBe('status: completed');
   });
 
   it('a completed campaign reads Completed at once; late statuses are still counted, by the workers’ pass', async () => {

@@ -5,12 +5,18 @@ import { historyFromStoredJson } from '../../support/histories';
 
 /**
  * The benches' estimate of Temporal Cloud's billable actions (bench/workflowCost.ts), on the
- * stored histories of an answered and read call before and after issue 36.
+ * stored histories of an answered and read call before and after issue 36 (and its callLifecycleV2).
  */
 const stored = (file: string) =>
   historyFromStoredJson((JSON.parse(readFileSync(join(__dirname, '..', '..', 'workflow', 'histories', file), 'utf8')) as { history: unknown }).history).events!;
 
 describe('billable actions in a history', () => {
+  it('callLifecycleV2, answered and read (issue 36 §3): start, placement update, 2 signals, 2 timers, 3 tasks with local activities = 9; no patch, no upsert', () => {
+    const events = stored('callLifecycleV2.answered.json');
+    expect(events).toHaveLength(21);
+    expect(actionsIn(events as Parameters<typeof actionsIn>[0])).toBe(9);
+  });
+
   it('callLifecycle, answered and read in one end step: start, its patch marker and upsert, placement update, 2 signals, 2 timers, 2 upserts, 3 tasks with local activities = 13', () => {
     const events = stored('callLifecycle.answered.json');
     expect(events).toHaveLength(25);

@@ -1,6 +1,6 @@
 import type { Workflow } from '@temporalio/workflow';
 import * as workflows from '../../../workflows';
-import { callBackDefinition, callWorkflowBeforeIssue36Definition, callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
+import { callBackDefinition, callLifecycleV1Definition, callWorkflowBeforeIssue36Definition, callWorkflowDefinition, rereadCallDefinition, simulatedCalleeDefinition } from '../../../src/calls/contracts';
 import { conversationAgentDefinition } from '../../../src/agents/contracts';
 import { campaignRunDefinition, voiceCampaignRunDefinition } from '../../../src/campaigns/contracts';
 import { dueChaseDefinition, duesCycleDefinition, simulatedLinkPaymentDefinition } from '../../../src/dues/contracts';
@@ -19,7 +19,8 @@ function hosted<W extends Workflow>(definition: WorkflowDefinition<W>, implement
 }
 
 const HOSTED = [
-  hosted(callWorkflowDefinition, workflows.callLifecycle),
+  hosted(callWorkflowDefinition, workflows.callLifecycleV2),
+  hosted(callLifecycleV1Definition, workflows.callLifecycle),
   hosted(callWorkflowBeforeIssue36Definition, workflows.callWorkflow),
   hosted(callBackDefinition, workflows.callBack),
   hosted(rereadCallDefinition, workflows.rereadCall),

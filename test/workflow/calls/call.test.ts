@@ -106,14 +106,19 @@ describe('the call workflow (time-skipping)', () => {
   it('a handed-off call goes human_handoff then human_active, where hang-up answers false', async () => {
     const { callId, handle } = await newCall('+919800000005', { ring_seconds: 1, handoff: { after_seconds: 3 }, talk_seconds: 60 });
     const seen = new Set<string>();
+    // The Temporal UI's view of the status: the workflow's current details (issue 36 §3), in step with the query.
+    const details = new Set<string>();
     for (let i = 0; i < 200 && !seen.has('human_active'); i++) {
       seen.add(await handle.query(statusQuery));
+      details.add((await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails ?? '');
       await env.sleep(500);
     }
     expect([...seen]).toEqual(expect.arrayContaining(['in_progress', 'human_active']));
+    expect([...details]).toEqual(expect.arrayContaining(['status: in_progress', 'status: human_active']));
     expect((await stored(callId)).status).toBe('human_active');
     expect(await handle.executeUpdate(hangupUpdate)).toBe(false);
     expect(await handle.result()).toMatchObject({ outcome: 'agent_hangup', resultState: 'ready' });
+    expect((await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')).currentDetails).toBe('status: completed');
   });
 
   it('an answered call ends in one step: finished and read in one local activity, no reader activity task, no timer cancelled at the end (issue 36 §3)', async () => {
@@ -130,6 +135,11 @@ describe('the call workflow (time-skipping)', () => {
     // The ring timer is cancelled by the answer; the connected phase's timer lapses with the workflow.
     expect(events.filter((e) => e.timerStartedEventAttributes)).toHaveLength(2);
     expect(events.filter((e) => e.timerCanceledEventAttributes)).toHaveLength(1);
+    // callLifecycleV2: no patch marker and no status upsert (its status is the current details).
+    expect(events.filter((e) => e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_local_activity')).toHaveLength(0);
+    expect(events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes)).toHaveLength(0);
+    // Placed without waiting for the network (a campaign's way; POST /calls adds the placement update's 2): 19 events.
+    expect(events).toHaveLength(19);
   });
 
   it('temporary reader errors are retried until the reading lands', async () => {

@@ -45,7 +45,9 @@ import { conversationAgentWorkflowId } from '../../../src/agents/contracts';
  * callWorkflow.*.json are the last runs of the call lifecycle before issue 36 (callLifecycle
  * took over): nothing starts that type any more, so they stay as captured.
  * before-call-end-in-one-step/callLifecycle.*.json are callLifecycle's runs before its end became
- * one step (`call-end-in-one-step`): kept as captured, the four callLifecycle.*.json here are the new shape.
+ * one step (`call-end-in-one-step`), and callLifecycle.*.json here its runs with that patch: nothing
+ * starts callLifecycle since issue 36 §3's callLifecycleV2 (no patch, no status upserts), so they
+ * stay as captured; the four callLifecycleV2.*.json are the current shape.
  * simulatedCallee.json likewise: the simulated callee reports from timers by default
  * (VOICE_SIMULATOR=timers), so this run starts none; the workflow-mode tests still run it.
  */
@@ -143,9 +145,9 @@ describe('capture workflow histories', () => {
 
     const check = await runSystemCheck(api.temporal, api.config.TEMPORAL_TASK_QUEUE);
 
-    await save('callLifecycle.answered.json', 'callLifecycle', answered);
-    await save('callLifecycle.hangup.json', 'callLifecycle', hungUp);
-    await save('callLifecycle.busy.json', 'callLifecycle', busy);
+    await save('callLifecycleV2.answered.json', 'callLifecycleV2', answered);
+    await save('callLifecycleV2.hangup.json', 'callLifecycleV2', hungUp);
+    await save('callLifecycleV2.busy.json', 'callLifecycleV2', busy);
     await save('rereadCall.json', 'rereadCall', reread.body.workflow_id);
     await save('systemCheck.json', 'systemCheck', systemCheckWorkflowId(check.checkId));
   }, 120_000);
@@ -169,7 +171,7 @@ describe('capture workflow histories', () => {
       await signalLineEvent(api.temporal, callId, event);
     }
     await pollCall(api, ws.key, callId, (call) => call.result.state !== 'pending');
-    await save('callLifecycle.answerReportedLate.json', 'callLifecycle', callId);
+    await save('callLifecycleV2.answerReportedLate.json', 'callLifecycleV2', callId);
   }, 60_000);
 
   /**
