@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import { findByIds } from '../db/findByIds';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { touchContactsStamp } from './contactsStamp';
 import { markContactWrite, syncContactTagEntries } from './tagEntries';
@@ -140,6 +141,29 @@ export async function findContactByPhone(db: Db, tenantId: string, phone: string
   const e164 = toE164(phone, country);
   const id = e164 ? await contactIdByIdentity(db, tenantId, 'phone', e164) : null;
   return id ? findContactById(db, tenantId, id) : null;
+}
+
+/**
+ * The contacts holding these phones (each as given, as `findContactByPhone` reads it), keyed by
+ * the phone as given: two `_id: {$in}` reads (the identities, then their contacts) however many
+ * numbers, where a read per number would cost two commands each. A phone nobody holds, or
+ * unusable, is absent.
+ */
+export async function findContactsByPhones(db: Db, tenantId: string, phones: readonly string[], country: string): Promise<Map<string, ContactDoc>> {
+  const identityOf = new Map<string, string>();
+  for (const phone of phones) {
+    const e164 = toE164(phone, country);
+    if (e164) identityOf.set(phone, identityId(tenantId, 'phone', e164));
+  }
+  const { identities, contacts } = contactCollections(db);
+  const owners = new Map((await findByIds(identities, [...identityOf.values()])).map((identity) => [identity._id, identity.contact_id]));
+  const held = new Map((await findByIds(contacts, [...owners.values()])).filter((c) => c.tenant_id === tenantId).map((c) => [c._id, c]));
+  const found = new Map<string, ContactDoc>();
+  for (const [phone, identity] of identityOf) {
+    const contact = held.get(owners.get(identity) ?? '');
+    if (contact) found.set(phone, contact);
+  }
+  return found;
 }
 
 /** Email first, then phone, without creating anything; unusable phones are skipped. */
