@@ -41,6 +41,13 @@ const quietMs = 100;
 /** How long a person takes to read the answer and write again (each wait jittered ±50%, seeded). */
 const thinkMs = Number(process.env.BENCH_THINK_MS ?? AGENT_TARGETS.thinkMs);
 const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 600) * 1000;
+/**
+ * Conversations (of BENCH_TURNS turns, as the measured ones) before the meter starts (1: the
+ * figures stay comparable with earlier runs). More lets the worker's and API's JIT finish
+ * compiling first: in a fresh process V8 is still optimising through the measured turns
+ * (docs/decisions/performance.md, "Where a turn's CPU goes").
+ */
+const warmups = Math.max(1, Number(process.env.BENCH_WARMUP_CONVERSATIONS ?? 1));
 const APP_SECRET = 'bench-app-secret';
 const TENANT = 'ws_bench_agents';
 
@@ -196,8 +203,8 @@ async function main(): Promise<void> {
     };
 
     say(`[agents] ${conversations} conversations × ${turns} turns, one tool call each, model ${modelMs} ms a call, burst window ${quietMs} ms, a person's wait ${thinkMs} ms ±50%; load average ${loadAverage()}`);
-    // Warm-up: one conversation of one turn (compiles paths, opens connections).
-    await conversation(conversations + 1);
+    // Warm-up (compiles paths, opens connections): whole conversations, spread over a person's wait when several.
+    await Promise.all(Array.from({ length: warmups }, (_, i) => conversation(conversations + 1 + i, warmups > 1 ? (thinkMs * i) / warmups : 0)));
     latencies.length = 0;
     webhookMs.length = 0;
     const meter = cpuMeter(system.pids, ['temporal', 'ferretdb']);
@@ -206,6 +213,8 @@ async function main(): Promise<void> {
     const use = meter.since(mark);
     window = use.window;
     const turnCount = conversations * turns;
+    /** Counted from the start, the warm-up's turns included: the model's and tool's calls, the database commands. */
+    const allTurns = turnCount + warmups * turns;
 
     const floor = 2 * modelMs + quietMs;
     const added = distribution(latencies.map((ms) => Math.max(0, ms - floor)));
@@ -231,10 +240,11 @@ async function main(): Promise<void> {
     say(formatPerUnit(use, turnCount, 'turn'));
     say(`  CPU per turn, ours (API, worker, Temporal, FerretDB): ${cpuPerTurnMs.toFixed(1)} ms (target ≤ ${AGENT_TARGETS.cpuPerTurnMs} ms): ${verdict(cpuPerTurnMs <= AGENT_TARGETS.cpuPerTurnMs)}`);
     say(`  history events per turn: ${eventsPerTurn.toFixed(1)} (target ≤ ${AGENT_TARGETS.historyEventsPerTurn}): ${verdict(eventsPerTurn <= AGENT_TARGETS.historyEventsPerTurn)}`);
-    say(`  model calls ${modelCalls} (expected ${2 * (turnCount + 1)}), tool calls ${toolCalls} (expected ${turnCount + 1}), replies ${latencies.length}`);
+    say(`  model calls ${modelCalls} (expected ${2 * allTurns}), tool calls ${toolCalls} (expected ${allTurns}), replies ${latencies.length}`);
     const figures: Record<string, unknown> = {
       conversations,
       turns,
+      warmup_conversations: warmups,
       model_ms: modelMs,
       burst_quiet_ms: quietMs,
       think_ms: thinkMs,
@@ -249,12 +259,12 @@ async function main(): Promise<void> {
       targets: AGENT_TARGETS,
     };
     if (tallyPrefix) {
-      // Counted from the start (the warm-up's turn included); written every second.
+      // Counted from the start (the warm-up's turns included); written every second.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const commands = opTallyPerUnit(tallyPrefix, turnCount + 1);
+      const commands = opTallyPerUnit(tallyPrefix, allTurns);
       figures.db_commands_per_turn = commands;
       say(`  database commands per turn: ${Object.entries(commands).map(([app, n]) => `${app} ${n.toFixed(1)}`).join(', ')}`);
-      if (process.env.BENCH_OP_TALLY === '1') say(`  by shape (BENCH_OP_TALLY=1):\n${formatOpTally(tallyPrefix, turnCount + 1, 'turn')}`);
+      if (process.env.BENCH_OP_TALLY === '1') say(`  by shape (BENCH_OP_TALLY=1):\n${formatOpTally(tallyPrefix, allTurns, 'turn')}`);
     }
     say(`  figures: ${writeBenchFigures('agents', figures)}`);
   } finally {

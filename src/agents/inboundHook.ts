@@ -7,12 +7,14 @@ import { conversationAgentDefinition, conversationAgentWorkflowId, inboundForAge
  * The chat agent's reaction to a recorded customer message: when the sender has an agent
  * deployed, the conversation's workflow is told (signal-with-start on `agent-<conversation
  * id>`: one run per conversation, started by its first message). A conversation whose sender
- * has no agent costs one point read and no workflow. A redelivered message signals again; the
- * workflow takes each message id once.
+ * has no agent costs no workflow, and no read beyond the webhook's routing read of the sender
+ * (one point read when the message came another way, the console's injection). A redelivered
+ * message signals again; the workflow takes each message id once.
  */
 export function agentAnswersInbound(settings: ConversationAgentSettings): InboundHook {
   return async ({ db, temporal, taskQueue }, received) => {
-    const sender = await collections(db).senders.findOne({ _id: received.senderId }, { projection: { tenant_id: 1, agent_id: 1 } });
+    // The webhook's routing read, milliseconds old, when it made one: the inbound path reads the sender once.
+    const sender = received.sender?._id === received.senderId ? received.sender : await collections(db).senders.findOne({ _id: received.senderId }, { projection: { tenant_id: 1, agent_id: 1 } });
     if (!sender?.agent_id || sender.tenant_id !== received.tenantId) return;
     await signalWithStartWorkflow(temporal, conversationAgentDefinition, {
       workflowId: conversationAgentWorkflowId(received.conversationId),

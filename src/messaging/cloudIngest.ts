@@ -28,7 +28,7 @@ export async function ingestCloudWebhook(
     const sender = phone ? ((await sendersByPhone(deps.db, phone))[0] ?? null) : null;
     if (sender) applied += 1;
     else skipped += 1;
-    return sender && { tenantId: sender.tenant_id, senderId: sender._id, senderPhone: sender.phone };
+    return sender && { tenantId: sender.tenant_id, senderId: sender._id, senderPhone: sender.phone, sender };
   };
   for (const message of batch.inbound) {
     const sender = await owned(message);
@@ -47,7 +47,7 @@ export async function ingestCloudWebhook(
     const sender = await owned(echo);
     if (sender) {
       const { to, action, type, text, at } = echo;
-      await receiveEcho(deps, { ...sender, providerMessageId: echo.id, to, action, type, text, at });
+      await receiveEcho(deps, { tenantId: sender.tenantId, senderId: sender.senderId, senderPhone: sender.senderPhone, providerMessageId: echo.id, to, action, type, text, at });
     }
   }
   return { applied, parked, skipped };

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import type { SenderDoc } from '../db/collections';
 import { recordTurn, phoneDigits, type Ctwa } from '../conversations';
 import type { EventPublisher } from '../events';
 import { inboundReceived, type InboundHookDeps, type InboundHooks } from './inboundHooks';
@@ -41,6 +42,8 @@ export interface InboundMessage {
   senderId: string;
   /** The business number written to, `+` and digits. */
   senderPhone: string;
+  /** The sender as the caller just read it to route the message (the webhook's routing read), so the hooks do not read it again. */
+  sender?: SenderDoc;
   /** The customer, `+` and digits. */
   from: string;
   profileName?: string | null;
@@ -131,6 +134,7 @@ export async function receiveInbound(
     text: message.text,
     at: message.at,
     optedOut,
+    ...(message.sender ? { sender: message.sender } : {}),
   });
   return { conversationId: turn.conversationId, messageId: turn.messageId, optedOut };
 }

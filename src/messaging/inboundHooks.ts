@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
+import type { SenderDoc } from '../db/collections';
 
 /**
  * What other features do when a customer's message has been recorded (the chat agent of the
@@ -23,6 +24,8 @@ export interface InboundReceived {
   at: Date;
   /** The message was STOP: nothing may be sent to the customer any more. */
   optedOut: boolean;
+  /** The sender as the inbound path read it routing the message, when it did (a hook reads it otherwise). */
+  sender?: Pick<SenderDoc, '_id' | 'tenant_id' | 'agent_id'>;
 }
 
 /** What a hook is given: the process's database, and its Temporal client with the task queue. */

@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, continueAsNew, patched, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, patched, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { AgentActivities } from '../../activities/agents';
 import {
   CONVERSATION_IDLE_CLOSE_MS,
@@ -47,6 +47,13 @@ const REPLY_IN_MODEL_STEP_PATCH = 'agent-reply-in-model-step';
  * first model step for the turn they are in.
  */
 const MODEL_IN_FIRST_STEP_PATCH = 'agent-model-in-first-step';
+/**
+ * The day-long idle timer started once and kept across turns (re-armed for what is left when
+ * it fires early) rather than started and cancelled at every wait: two history events and a
+ * server timer fewer a turn. Runs of earlier releases keep a timer per wait until this code
+ * first waits in them.
+ */
+const IDLE_TIMER_KEPT_PATCH = 'agent-idle-timer-kept';
 
 type HolderSignal = { kind: 'over'; reason: string; memberName: string | null; at: string } | { kind: 'back'; memberName: string | null; at: string };
 
@@ -228,6 +235,34 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
     if (handOver) await hold(handOver.reason, null, new Date(Date.now()).toISOString());
   }
 
+  /** The idle timer outlives the waits it serves: whether one is running, and whether it fired since a wait last looked. */
+  let idleTimerRunning = false;
+  let idleTimerFired = false;
+
+  /**
+   * Waits for a message or a holder change; false once the conversation has been quiet for
+   * CONVERSATION_IDLE_CLOSE_MS since this wait began. One timer serves many waits: a wait that
+   * ends before it fires leaves it running, and a timer that fires before this wait's day is up
+   * is started again for the rest.
+   */
+  async function idleUntilStirred(): Promise<boolean> {
+    const closeAt = Date.now() + CONVERSATION_IDLE_CLOSE_MS;
+    const stirred = () => pending.length > 0 || holderSignals.length > 0;
+    for (;;) {
+      if (!idleTimerRunning) {
+        idleTimerRunning = true;
+        void sleep(Math.max(0, closeAt - Date.now())).then(() => {
+          idleTimerRunning = false;
+          idleTimerFired = true;
+        });
+      }
+      await condition(() => stirred() || idleTimerFired);
+      if (stirred()) return true;
+      idleTimerFired = false;
+      if (Date.now() >= closeAt) return false;
+    }
+  }
+
   for (;;) {
     await applyHolderSignals();
     if (turnsThisRun >= turnsPerRun || continueAsNewDue({ maxHistoryEvents: HISTORY_LIMIT })) {
@@ -247,6 +282,10 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
       continue;
     }
     if (pending.length === 0) {
+      if (patched(IDLE_TIMER_KEPT_PATCH)) {
+        if (await idleUntilStirred()) continue;
+        return;
+      }
       const stirred = await condition(() => pending.length > 0 || holderSignals.length > 0, CONVERSATION_IDLE_CLOSE_MS);
       if (!stirred) return;
       continue;

@@ -1,3 +1,4 @@
+import type { CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
 import { agentBuiltInTools, createToolbox, type AgentToolSource } from '../../../src/agents';
 import { conversationAgentWorkflowId } from '../../../src/agents/contracts';
@@ -112,6 +113,26 @@ describe('the WhatsApp chat agent, through the Cloud API webhook and the console
     // eslint-disable-next-line no-console
     console.log(`conversation agent: ${events} history events after one turn with one tool call`);
     expect(events).toBeLessThanOrEqual(20);
+  });
+
+  it("reads the sender once on the inbound path: the webhook's routing read serves the agent's hook", async () => {
+    const from = fresh();
+    const senderReads: unknown[] = [];
+    const listener = (e: CommandStartedEvent) => {
+      if (e.commandName === 'find' && e.command.find === 'senders') senderReads.push(e.command.filter);
+    };
+    api.mongo.on('commandStarted', listener);
+    try {
+      await customerWrites(from, 'hello');
+    } finally {
+      api.mongo.off('commandStarted', listener);
+    }
+    const sender = (await collections(api.db).senders.findOne({ _id: ws.senderId }))!;
+    expect(senderReads).toEqual([{ phone: sender.phone, connected: true }]);
+    // The hook still started the conversation's agent from that read: the customer is answered.
+    await eventually(async () => textsTo(from).length === 1, 'the agent reply');
+    expect(textsTo(from)).toEqual(['Hello! How can I help you today?']);
+    await settle();
   });
 
   it('answers a burst of messages with one reply', async () => {

@@ -73,10 +73,10 @@ describe('the chat agent workflow (time-skipping)', () => {
   const customer = () => `+9197${String(Date.now() % 100_000).padStart(5, '0')}${String(n++).padStart(3, '0')}`;
   const sender = async () => (await collections(db).senders.findOne({ _id: ws.senderId }))!.phone;
   /** A customer message recorded and signalled; `signal: false` records it only, as an API that died before its signal would. */
-  async function write(from: string, text: string, { signal = true } = {}) {
+  async function write(from: string, text: string, { signal = true, runSettings = settings } = {}) {
     const at = new Date(await env.currentTimeMs());
     return receiveInbound(
-      { db, events, temporal: env.client, taskQueue, inboundHooks: { received: signal ? [agentAnswersInbound(settings)] : [] } },
+      { db, events, temporal: env.client, taskQueue, inboundHooks: { received: signal ? [agentAnswersInbound(runSettings)] : [] } },
       { tenantId: ws.workspaceId, senderId: ws.senderId, senderPhone: await sender(), from, providerMessageId: `wamid.${randomBytes(8).toString('hex')}`, type: 'text', text, at },
     );
   }
@@ -179,5 +179,33 @@ describe('the chat agent workflow (time-skipping)', () => {
     expect(textsTo(from)).toHaveLength(4);
     // turnsPerRun 2: the run handed over to a new one after its second turn.
     expect((await handle.describe()).runId).not.toBe(firstRun);
+  });
+
+  // Last: it moves the clock on by days.
+  it('keeps one idle timer across turns, and closes the conversation once it has been quiet for a day', async () => {
+    const HOUR = 60 * MINUTE;
+    const runSettings = { ...settings, turnsPerRun: 10 };
+    const from = customer();
+    const say = async (text: string, replies: number) => {
+      const written = await write(from, text, { runSettings });
+      await env.sleep(settings.burstQuietMs + 500);
+      await eventually(async () => textsTo(from).length === replies, `reply ${replies}`);
+      return written;
+    };
+    const { conversationId } = await say('hi', 1);
+    const handle = env.client.workflow.getHandle(conversationAgentWorkflowId(conversationId));
+    const timersStarted = async () => (await handle.fetchHistory()).events!.filter((e) => e.timerStartedEventAttributes).length;
+    await env.sleep(20 * HOUR);
+    await say('where is my order?', 2);
+    await env.sleep(2 * HOUR);
+    await say('thanks', 3);
+    // Three waits for the customer, one timer (a timer per wait was two history events a turn).
+    expect(await timersStarted()).toBe(1);
+    // The timer fires a day after the first wait, but the customer wrote 2 h ago: the run waits on.
+    await env.sleep(6 * HOUR);
+    await eventually(async () => (await timersStarted()) === 2, 'the timer started again for the rest of the day');
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await env.sleep(20 * HOUR);
+    await eventually(async () => (await handle.describe()).status.name === 'COMPLETED', 'the run closing a day after the last message');
   });
 });
