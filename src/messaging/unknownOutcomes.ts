@@ -106,6 +106,7 @@ async function adopt<R>(deps: UnknownOutcomeDeps, intent: SendIntentDoc, resolut
     { _id: intent._id, state: 'sending' },
     { $set: { state: 'sent', message_id: resolution.message_id, sent_at: sentAt, updated_at: sent.updated_at } },
   );
-  deps.logger?.info({ intent: intent._id, messageId: resolution.message_id }, 'send of unknown outcome adopted from the provider’s status');
+  // Warned, not informed: an operator sees each send whose answer was lost (a process killed mid-send).
+  deps.logger?.warn({ intent: intent._id, messageId: resolution.message_id }, 'send of unknown outcome adopted from the provider’s status');
   return finish(sent);
 }
