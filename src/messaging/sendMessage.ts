@@ -437,8 +437,12 @@ async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: Se
  */
 async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Promise<void>, heldUntil: Date, now: Date): Promise<void> {
   const mayHaveLapsed = now.getTime() >= heldUntil.getTime() - SEND_INTENT_RENEW_MS;
-  if (!intent.billed || !mayHaveLapsed || (await claimRefund(db, intent, now))) await giveBack();
+  const ours = !intent.billed || !mayHaveLapsed || (await claimRefund(db, intent, now));
+  // Removed before the charge goes back: if the database refuses the removal (it is restarting),
+  // the intent stays `sending` with its charge, and the retry that finds it gives the charge back
+  // once. Given back first, that retry gave it back a second time (the kill test's FerretDB kill).
   await sendIntentsCollection(db).deleteOne({ _id: intent._id });
+  if (ours) await giveBack();
 }
 
 /** What recording an accepted send needs: the provider only to be told it was recorded (`accepted`). */

@@ -106,7 +106,7 @@ async function adopt<R>(deps: UnknownOutcomeDeps, intent: SendIntentDoc, resolut
     { _id: intent._id, state: 'sending' },
     { $set: { state: 'sent', message_id: resolution.message_id, sent_at: sentAt, updated_at: sent.updated_at } },
   );
-  // Warned, not informed: an operator sees each send whose answer was lost (a process killed mid-send).
+  // A warning: each send whose answer was lost (a process killed mid-send) is worth an operator's look.
   deps.logger?.warn({ intent: intent._id, messageId: resolution.message_id }, 'send of unknown outcome adopted from the provider’s status');
   return finish(sent);
 }

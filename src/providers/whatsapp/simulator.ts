@@ -23,6 +23,31 @@ const TEMPORARY = {
   server: { provider_code: 131000, provider_subcode: null, provider_message: '(#131000) Something went wrong', provider_user_message: null },
 } as const;
 
+/**
+ * Pauses between attempts to store an accepted message's statuses: about 13 s in all, under a
+ * campaign batch's 20 s heartbeat timeout, past the 2 s a killed FerretDB took to come back.
+ */
+const STORE_PAUSES_MS = [250, 500, 1_000, 2_000, 3_000, 3_000, 3_000];
+
+/**
+ * The real platform's acceptance does not depend on our database; the simulator's record of it
+ * does. So a store failing while the database restarts is tried again (a repeat finds a stored
+ * document and keeps it), rather than failing the send at a moment when its sender cannot remove
+ * its intent either, which left the send `outcome_unknown` with nothing sent (the kill test's
+ * FerretDB kill, run 7). Still failing after the pauses, the send fails (nothing accepted).
+ */
+async function rideOutStoreOutage<T>(store: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await store();
+    } catch (err) {
+      const pause = STORE_PAUSES_MS[attempt];
+      if (pause === undefined) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
 /** What an accepted message will report, as its script said when it was sent. */
 interface Planned {
   steps: ReturnType<typeof deliverySteps>;
@@ -116,7 +141,8 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
     const messageId = `wamid.SIM${randomBytes(12).toString('hex').toUpperCase()}`;
     // Stored before the answer, as the real platform's acceptance is: a sender that dies before
     // recording it still sees its statuses (with its callback data) come, from a sweep.
-    const stored = await this.statuses.store({ tenantId: request.tenantId, messageId, acceptedAt: new Date(), ...planOf(script ?? DEFAULT_SCRIPT), ...(request.callbackData ? { callbackData: request.callbackData } : {}) });
+    const input = { tenantId: request.tenantId, messageId, acceptedAt: new Date(), ...planOf(script ?? DEFAULT_SCRIPT), ...(request.callbackData ? { callbackData: request.callbackData } : {}) };
+    const stored = await rideOutStoreOutage(() => this.statuses.store(input));
     this.plans.set(messageId, stored);
     if (this.plans.size > PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
     return { ok: true, messageId };

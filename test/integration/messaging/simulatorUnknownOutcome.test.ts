@@ -94,6 +94,43 @@ describe('the simulator’s statuses of a send whose answer was never recorded',
     expect(await sendResolutionsCollection(db).findOne({ _id: live._id })).toBeNull();
     expect(await pendingStatusesCollection(db).findOne({ _id: liveSend.messageId })).toMatchObject({ next: 0 });
   }, 60_000);
+
+  it('a store of its statuses that fails while the database restarts is tried again: the send is accepted, not failed', async () => {
+    const ws = await createTestWorkspace(db);
+    const intent = await sendingIntent(ws.workspaceId, ws.senderId, new Date(Date.now() + 60_000));
+    let failures = 2;
+    // The database refuses the first two inserts of the pending statuses, as a FerretDB killed and restarting does.
+    const restarting = new Proxy(db, {
+      get(target, prop) {
+        if (prop === 'collection') {
+          return (name: string) => {
+            const collection = target.collection(name);
+            if (name !== 'whatsapp_simulated_statuses') return collection;
+            return new Proxy(collection, {
+              get(c, p) {
+                if (p === 'insertMany' && failures > 0) {
+                  failures -= 1;
+                  return async () => {
+                    throw new Error('connect ECONNREFUSED 127.0.0.1:27017');
+                  };
+                }
+                const value = Reflect.get(c, p) as unknown;
+                return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(c) : value;
+              },
+            });
+          };
+        }
+        const value = Reflect.get(target, prop) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const flaky = new SimulatedWhatsAppProvider(restarting, createEventPublisher(db, { dispatch: async () => undefined }));
+    const sent = await flaky.send(intent.request);
+    expect(sent).toMatchObject({ ok: true, messageId: expect.stringMatching(/^wamid\.SIM/) });
+    expect(failures).toBe(0);
+    if (!sent.ok) throw new Error('refused');
+    expect(await pendingStatusesCollection(db).findOne({ _id: sent.messageId })).toMatchObject({ callback_data: intent._id, next: 0 });
+  }, 60_000);
 });
 
 async function waitUntil(probe: () => Promise<boolean>, ms = 20_000): Promise<void> {
