@@ -8,6 +8,7 @@ import { collections } from '../src/db/collections';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { pingMongoServer } from '../src/local/liveness';
 import { outboundMessagesCollection } from '../src/messaging/outboundMessages';
+import { sendResolutionsCollection } from '../src/messaging/unknownOutcomes';
 import { freePort, waitFor } from '../src/local/net';
 import { portHolder } from '../src/local/portHolder';
 import { fromRoot } from '../src/local/paths';
@@ -380,6 +381,9 @@ async function main(): Promise<void> {
       line: `${onceEach && ended && mediaCarried === CALLS ? 'ok' : 'FAILED'} every number dialled once and hung up at the carrier: ${dialled.reduce((s, c) => s + c.length, 0)} carrier calls for ${CALLS} numbers, ${mediaCarried} carried on a media stream, all ended: ${ended}`,
     });
     checks.push(...(await campaignChecks(db, { tenantId: campaignTenant, campaignId, phones, planBefore: campaignPlanBefore })));
+    // Sends whose answer a kill lost, found again from the provider's statuses (src/messaging/unknownOutcomes.ts).
+    const resolved = await sendResolutionsCollection(db).countDocuments({ tenant_id: campaignTenant });
+    say(`${resolved} campaign send${resolved === 1 ? '' : 's'} of unknown outcome resolved from the provider's statuses`);
     checks.push(...(await callBillingChecks(db, callSpaces)));
     for (const c of checks) say(c.line);
     say(`${failures} of ${probes} requests through the balancer failed over the whole run (${JSON.stringify(failed)}); ${((Date.now() - began) / 1000).toFixed(0)} s in all`);

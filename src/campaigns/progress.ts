@@ -30,8 +30,12 @@ import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
 
 export type StateCounts = Record<RecipientState, number>;
 
-/** A chunk's counts: by state, plus the `failed` recipients whose message had gone out (absent on chunks counted before the funnel: 0). */
-export type ChunkCounts = StateCounts & { failed_after_send?: number };
+/**
+ * A chunk's counts: by state, plus the `failed` recipients whose message had gone out (absent on
+ * chunks counted before the funnel: 0), and those failed `outcome_unknown` with no message yet,
+ * whom a provider's status may still resolve (src/campaigns/whatsapp/recipientsCatchUp.ts).
+ */
+export type ChunkCounts = StateCounts & { failed_after_send?: number; outcome_unknown?: number };
 
 export { CALL_PROGRESS_NAMES, ZERO_CALL_PROGRESS, callProgressOf, type CallProgress };
 
@@ -198,7 +202,7 @@ export async function recount(
     input.chunks === 'all'
       ? all
       : input.chunks === 'movable'
-        ? all.filter((k) => !chunks[k] || MOVABLE.some((s) => chunks[k]![s] > 0))
+        ? all.filter((k) => !chunks[k] || MOVABLE.some((s) => chunks[k]![s] > 0) || (chunks[k]!.outcome_unknown ?? 0) > 0)
         : input.chunks.filter((k) => k >= 0 && k <= lastChunk);
   // A call campaign's rows go to its outcome chunks as they are read (voice/outcomes/chunks.ts), one
   // outcome chunk at a time, so a count of 50,000 people never holds them all.
@@ -211,7 +215,7 @@ export async function recount(
   for (const k of [...which].sort((a, b) => a - b)) {
     const from = k * CAMPAIGN_COUNT_CHUNK;
     const docs = await readRecipientBatch(db, input.campaignId, from, Math.min(CAMPAIGN_COUNT_CHUNK, input.recipients - from));
-    const counts: ChunkCounts = { ...emptyCounts(), failed_after_send: 0 };
+    const counts: ChunkCounts = { ...emptyCounts(), failed_after_send: 0, outcome_unknown: 0 };
     const called = { ...ZERO_CALL_PROGRESS };
     const outcomeChunk = outcomeChunkOf(from);
     if (pending.k !== outcomeChunk) await flush(fold);
@@ -220,6 +224,7 @@ export async function recount(
       counts[doc.state] += 1;
       // A message the provider accepted and later failed to deliver went out (funnelOf).
       if (doc.state === 'failed' && doc.message_id) counts.failed_after_send! += 1;
+      else if (doc.state === 'failed' && doc.skip_reason === 'outcome_unknown') counts.outcome_unknown! += 1;
       if (doc.calls === undefined) continue;
       voice = true;
       const one = callProgressOf(doc);

@@ -84,6 +84,25 @@ export async function recipientsFollowMessages(db: Db, reached: readonly StatusR
   await advanceRecipients(db, moves);
 }
 
+/**
+ * Recipients failed `outcome_unknown` whose send a provider's status later found gone out
+ * (src/messaging/unknownOutcomes.ts): each takes its message and the message's status, the one
+ * move out of a final state. The filter names the unknown outcome with no message, so a repeat
+ * (or a recipient already resolved) changes nothing. Unordered bulk writes, by `_id`.
+ */
+export async function resolveUnknownOutcomes(db: Db, moves: readonly (RecipientAdvance & { messageId: string })[]): Promise<void> {
+  await bulkWriteInChunks(
+    stagingCollections(db).recipients,
+    moves.map((move) => ({
+      updateOne: {
+        filter: { _id: move.id, state: 'failed' as const, skip_reason: 'outcome_unknown', message_id: null },
+        update: { $set: { state: move.to, state_at: move.at, skip_reason: null, message_id: move.messageId } },
+      },
+    })),
+    { ordered: false },
+  );
+}
+
 function advanceOp(move: RecipientAdvance) {
   const set: Partial<CampaignRecipientDoc> = { state: move.to, state_at: move.at };
   if (move.reason !== undefined) set.skip_reason = move.reason;

@@ -3,6 +3,8 @@ import { applyDeliveryStatus } from './deliveryStatus';
 import { parkStatuses } from './earlyStatuses';
 import { receiveEcho, receiveInbound, type InboundDeps } from './inbound';
 import { sendersByPhone } from './senders';
+import { finishRecording } from './sendMessage';
+import { resolveFromStatus } from './unknownOutcomes';
 
 /**
  * A Cloud API webhook delivery, applied: inbound messages and echoes go to the workspace
@@ -37,10 +39,14 @@ export async function ingestCloudWebhook(
       await receiveInbound(deps, { ...sender, providerMessageId: message.id, from, profileName, type, text, referral, at });
     }
   }
+  // A send adopted here is recorded as the Cloud API's: no `accepted` to tell, parked statuses applied.
+  const finish = (intent: Parameters<typeof finishRecording>[1]) => finishRecording({ db: deps.db, events: deps.events, provider: {} }, intent);
   for (const status of batch.statuses) {
     const report = { status: status.status, at: status.at, error: status.error };
     if (await applyDeliveryStatus(deps, { tenantId: null, messageId: status.id, ...report })) applied += 1;
     else if (await parkStatuses(deps, status.id, [report], now)) applied += 1;
+    // Parked first, so a send adopted from it applies it with its records.
+    else if (status.callbackData && (await resolveFromStatus({ db: deps.db, now: () => now }, { messageId: status.id, callbackData: status.callbackData, at: status.at }, finish))) applied += 1;
     else parked += 1;
   }
   for (const echo of batch.echoes) {

@@ -27,6 +27,8 @@ export interface CloudStatus extends Business {
   recipient: string | null;
   at: Date;
   error: { code: number | null; title: string | null; message: string | null } | null;
+  /** `biz_opaque_callback_data` as the send gave it: the send's intent key (src/messaging/unknownOutcomes.ts). */
+  callbackData: string | null;
 }
 
 export interface CloudEcho extends Business {

@@ -8,7 +8,7 @@ import { LIMITS } from '../domain/limits';
 import { collections, type SenderDoc, type TemplateDoc, type WorkspaceDoc } from '../db/collections';
 import type { EventPublisher } from '../events';
 import type { Logger } from '../observability/logger';
-import type { ProviderErrorDetails, SendRequest, WhatsAppProvider } from './whatsAppSender';
+import { callbackDataOf, type ProviderErrorDetails, type SendRequest, type WhatsAppProvider } from './whatsAppSender';
 import { SEND_RETRY_POLICY, sendWithRetries, type RetryPolicy } from './sendRetry';
 import { allowanceLeft, consumeConversation, refundConversation, type AllowanceSource } from './allowance';
 import type { HeldConversations } from './conversationHold';
@@ -19,6 +19,7 @@ import { outboundMessagesCollection, storedOrigin, type OutboundMessageDoc, type
 import { claimSendIntent, isOneOffSendIntentKey, sendIntentsCollection, type SendIntentDoc } from './sendIntents';
 import { resolveSender, type SenderResolution } from './senders';
 import { claimRefund, refundUnknownOutcome } from './unknownOutcomeRefunds';
+import { adoptResolvedSend } from './unknownOutcomes';
 import { windowOpen } from './sessionWindow';
 import { selectTemplateVariant } from './templateLanguage';
 import {
@@ -289,7 +290,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   }
 
   let prepared: Prepared;
-  const base = { tenantId: input.tenantId, senderId: sender.sender._id, from: sender.sender.phone, to };
+  const base = { tenantId: input.tenantId, senderId: sender.sender._id, from: sender.sender.phone, to, ...callbackDataOf(input.intentKey) };
   if (template) {
     const { message, ...rest } = prepareTemplate(await findTemplate(db, input.tenantId, template, input.context), template);
     prepared = { request: { ...base, message }, ...rest };
@@ -414,8 +415,16 @@ async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: Se
     return finishRecording(deps, intent, input.turnsAlongside);
   }
   if (intent.lease_until > deps.now()) throw new SendInProgress();
-  // It ends failed with no message: its charge is given back (once, however many retries say so).
-  await refundUnknownOutcome(deps.db, intent, deps.now());
+  // The provider's status may have named the send meanwhile (src/messaging/unknownOutcomes.ts): it went out.
+  const finish = (sent: SendIntentDoc) => finishRecording(deps, sent, input.turnsAlongside);
+  const adopted = await adoptResolvedSend(deps, intent, finish);
+  if (adopted) return adopted;
+  // Else it ends failed with no message: its charge is given back (once, however many retries
+  // say so), unless a status found it sent in the meantime (its claim `kept`).
+  if ((await refundUnknownOutcome(deps.db, intent, deps.now())) === 'kept') {
+    const late = await adoptResolvedSend(deps, intent, finish);
+    if (late) return late;
+  }
   throw new SendOutcomeUnknown();
 }
 
@@ -428,9 +437,16 @@ async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: Se
  */
 async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Promise<void>, heldUntil: Date, now: Date): Promise<void> {
   const mayHaveLapsed = now.getTime() >= heldUntil.getTime() - SEND_INTENT_RENEW_MS;
-  if (!intent.billed || !mayHaveLapsed || (await claimRefund(db, intent, now))) await giveBack();
+  const ours = !intent.billed || !mayHaveLapsed || (await claimRefund(db, intent, now));
+  // Removed before the charge goes back: if the database refuses the removal (it is restarting),
+  // the intent stays `sending` with its charge, and the retry that finds it gives the charge back
+  // once. Given back first, that retry gave it back a second time (the kill test's FerretDB kill).
   await sendIntentsCollection(db).deleteOne({ _id: intent._id });
+  if (ours) await giveBack();
 }
+
+/** What recording an accepted send needs: the provider only to be told it was recorded (`accepted`). */
+export type RecordingDeps = Pick<SendMessageDeps, 'db' | 'events' | 'logger'> & { provider: Pick<WhatsAppProvider, 'accepted'> };
 
 /**
  * The records of an accepted message: its turn in the customer's conversation and the
@@ -438,7 +454,7 @@ async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Prom
  * send is fully recorded). Each step is idempotent (keyed by the provider's message id), so
  * any attempt that finds the intent `sent` without its outbound message may finish it.
  */
-export async function finishRecording(deps: SendMessageDeps, intent: SendIntentDoc, turnsAlongside?: RecordTurnInput[]): Promise<SendMessageResult> {
+export async function finishRecording(deps: RecordingDeps, intent: SendIntentDoc, turnsAlongside?: RecordTurnInput[]): Promise<SendMessageResult> {
   const turn = turnsAlongside ? (await recordTurnsOfConversation(deps, [...turnsAlongside, turnOf(intent)])).at(-1)! : await recordTurn(deps, turnOf(intent));
   await insertIfAbsent<OutboundMessageDoc>(outboundMessagesCollection(deps.db), outboundMessageOf(intent, turn));
   await applyEarlyStatuses(deps, [intent.message_id!]);
@@ -475,7 +491,7 @@ export function outboundMessageOf(intent: SendIntentDoc, turn: { conversationId:
  * reports statuses on its own (not after `accepted`) can have any. A failure is logged, not
  * thrown: the message went out, and the worker's retention pass applies what is left.
  */
-export async function applyEarlyStatuses(deps: Pick<SendMessageDeps, 'db' | 'events' | 'provider' | 'logger'>, messageIds: readonly string[]): Promise<void> {
+export async function applyEarlyStatuses(deps: RecordingDeps, messageIds: readonly string[]): Promise<void> {
   if (deps.provider.accepted) return;
   try {
     await applyParkedStatuses(deps, messageIds);
@@ -485,7 +501,7 @@ export async function applyEarlyStatuses(deps: Pick<SendMessageDeps, 'db' | 'eve
 }
 
 /** After the outbound record exists (the simulator's statuses join on it). */
-export async function tellProviderAccepted(deps: Pick<SendMessageDeps, 'provider' | 'logger'>, intent: SendIntentDoc): Promise<void> {
+export async function tellProviderAccepted(deps: Pick<RecordingDeps, 'provider' | 'logger'>, intent: SendIntentDoc): Promise<void> {
   const messageId = intent.message_id!;
   try {
     await deps.provider.accepted?.(intent.request, messageId);

@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import { refundConversation, type AllowanceSource } from './allowance';
+import type { Logger } from '../observability/logger';
+import { consumeConversation, refundConversation, type AllowanceSource } from './allowance';
 import type { SendIntentDoc } from './sendIntents';
 
 /**
@@ -28,6 +29,11 @@ export interface SendRefundDoc {
   tenant_id: string;
   source: AllowanceSource;
   refunded_at: Date;
+  /**
+   * `kept`: the send was found to have gone out (src/messaging/unknownOutcomes.ts) before any
+   * retry gave the charge back, so none will. Absent: given back.
+   */
+  kind?: 'kept';
 }
 
 export function sendRefundsCollection(db: Db): Collection<SendRefundDoc> {
@@ -40,9 +46,37 @@ export async function claimRefund(db: Db, intent: SendIntentDoc, now: Date): Pro
   return insertIfAbsent(sendRefundsCollection(db), { _id: `${intent._id}|${intent.owner}`, tenant_id: intent.tenant_id, source: intent.billed, refunded_at: now });
 }
 
-/** Gives back the conversation of an intent whose outcome is unknown, once; true when this call did. */
-export async function refundUnknownOutcome(db: Db, intent: SendIntentDoc, now: Date): Promise<boolean> {
-  if (!(await claimRefund(db, intent, now))) return false;
-  await refundConversation(db, intent.tenant_id, intent.billed!);
-  return true;
+/**
+ * Gives back the conversation of an intent whose outcome is unknown, once: `refunded` when
+ * this call did, `already` when another did, `kept` when the send was found to have gone out
+ * (its charge stays; the caller adopts it).
+ */
+export async function refundUnknownOutcome(db: Db, intent: SendIntentDoc, now: Date): Promise<'refunded' | 'already' | 'kept' | 'unbilled'> {
+  if (!intent.billed) return 'unbilled';
+  if (await claimRefund(db, intent, now)) {
+    await refundConversation(db, intent.tenant_id, intent.billed);
+    return 'refunded';
+  }
+  const claim = await sendRefundsCollection(db).findOne({ _id: refundId(intent) });
+  return claim?.kind === 'kept' ? 'kept' : 'already';
+}
+
+const refundId = (intent: SendIntentDoc) => `${intent._id}|${intent.owner}`;
+
+/**
+ * A send of unknown outcome found to have gone out keeps its charge: the same claim as the
+ * give-back, written `kept`, so a retry deciding at the same moment gives nothing back. If a
+ * retry gave it back first, the conversation is taken again, once (a second claim,
+ * `<intent>|<owner>|charged`). A plan with nothing left cannot be charged: the message stays
+ * recorded as billed (its `billed` source) and the miss is logged (**known gap**).
+ */
+export async function keepCharge(db: Db, intent: SendIntentDoc, now: Date, logger?: Logger): Promise<void> {
+  if (!intent.billed) return;
+  const refunds = sendRefundsCollection(db);
+  const kept = { _id: refundId(intent), tenant_id: intent.tenant_id, source: intent.billed, refunded_at: now, kind: 'kept' as const };
+  if (await insertIfAbsent(refunds, kept)) return;
+  if ((await refunds.findOne({ _id: kept._id }))?.kind === 'kept') return;
+  if (!(await insertIfAbsent(refunds, { ...kept, _id: `${kept._id}|charged` }))) return;
+  const taken = await consumeConversation(db, intent.tenant_id);
+  if (!taken.ok) logger?.warn({ intent: intent._id, reason: taken.reason }, 'a send found to have gone out could not be charged again');
 }

@@ -30,6 +30,21 @@ export interface SendRequest {
   /** `+` and digits. */
   to: string;
   message: TextMessage | TemplateMessage;
+  /**
+   * The send's intent key (src/messaging/sendIntents.ts), given to the provider to hand back
+   * with the message's statuses (the Cloud API's `biz_opaque_callback_data`), so a send whose
+   * answer was never recorded is found from its statuses (src/messaging/unknownOutcomes.ts).
+   * Absent on intents written before it, and for a key over `CALLBACK_DATA_MAX_CHARS`.
+   */
+  callbackData?: string;
+}
+
+/** The Cloud API's limit on `biz_opaque_callback_data` (docs/decisions/messaging.md, "Unknown outcomes resolved from the provider"). */
+export const CALLBACK_DATA_MAX_CHARS = 512;
+
+/** What a send gives the provider to hand back with its statuses: the intent key, when it fits. */
+export function callbackDataOf(intentKey: string): { callbackData?: string } {
+  return intentKey.length <= CALLBACK_DATA_MAX_CHARS ? { callbackData: intentKey } : {};
 }
 
 /** What the provider said when it did not accept a message (api-core §7, provider refusal). */

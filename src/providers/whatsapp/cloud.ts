@@ -21,7 +21,13 @@ type Parameter = { type: 'text'; text: string } | { type: 'image'; image: { link
 
 /** The Cloud API request body for one message. */
 export function cloudMessageBody(request: SendRequest): Record<string, unknown> {
-  const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to: request.to.replace(/\D/g, '') };
+  const base = {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to: request.to.replace(/\D/g, ''),
+    // Echoed by Meta in the message's status webhooks: how a send whose answer was lost is found.
+    ...(request.callbackData ? { biz_opaque_callback_data: request.callbackData } : {}),
+  };
   const message = request.message;
   if (message.type === 'text') return { ...base, type: 'text', text: { preview_url: false, body: message.text } };
   const text = (value: string): Parameter => ({ type: 'text', text: value });

@@ -110,6 +110,7 @@ export function parseCloudWebhook(payload: unknown, receivedAt: Date): CloudWebh
           error: first
             ? { code: typeof first.code === 'number' ? first.code : null, title: str(first.title), message: str(first.message) ?? str(obj(first.error_data).details) }
             : null,
+          callbackData: str(status.biz_opaque_callback_data),
         });
       }
       for (const echo of list(value.message_echoes)) {

@@ -1,9 +1,14 @@
 import type { Collection, Db } from 'mongodb';
 import { bulkWriteInChunks } from '../../db/bulkWrite';
+import { findByIds } from '../../db/findByIds';
 import { insertManyIfAbsent } from '../../db/insertIfAbsent';
 import type { EventPublisher } from '../../events';
 import type { SimulatedStatus } from '../../messaging/contracts';
 import { applyStatusesOfMessages } from '../../messaging/deliveryStatus';
+import { outboundMessagesCollection } from '../../messaging/outboundMessages';
+import { PARKED_STATUS_TTL_MS } from '../../messaging/earlyStatuses';
+import { finishRecording } from '../../messaging/sendMessage';
+import { resolveFromStatus } from '../../messaging/unknownOutcomes';
 import { overdueSweep, SWEEP_LIMIT } from '../../async/overdueSweep';
 
 type Failure = { code: number; title: string; message: string } | null;
@@ -25,6 +30,12 @@ export interface PendingStatusesDoc {
   due_at: Date;
   /** Why the message failed, for a `failed` step. */
   failure: Failure;
+  /**
+   * What the send gave to be handed back with its statuses (its intent key), as the Cloud API
+   * echoes `biz_opaque_callback_data`: a status of a message the send never recorded finds
+   * the send by it (src/messaging/unknownOutcomes.ts). Absent on documents stored before it.
+   */
+  callback_data?: string | null;
 }
 
 export function pendingStatusesCollection(db: Db): Collection<PendingStatusesDoc> {
@@ -47,6 +58,8 @@ export const GROUP_MAX = 500;
 /** A `schedule` call waiting for its group's insert. */
 interface Arriving {
   doc: PendingStatusesDoc;
+  /** Reported from here once stored (`schedule`), or only stored (`store`: the send, before `accepted`). */
+  runHere: boolean;
   stored: () => void;
   failed: (err: unknown) => void;
 }
@@ -70,9 +83,15 @@ interface Arriving {
 export class SimulatedStatusScheduler {
   /** Messages whose statuses are reported by this process. */
   private readonly running = new Set<string>();
+  /** Of those, the ones a sweep took over: their message may never have been recorded (`recordable`). */
+  private readonly swept = new Set<string>();
   private readonly sweep = overdueSweep({
     collection: () => pendingStatusesCollection(this.deps.db),
-    takeOver: (doc) => this.run(doc),
+    takeOver: (doc) => {
+      const taken = this.run(doc);
+      if (taken) this.swept.add(doc._id);
+      return taken;
+    },
     graceMs: STATUS_SWEEP_GRACE_MS,
     clock: () => this.clock(),
     onError: (err) => this.onError(err, '(sweep)'),
@@ -94,19 +113,33 @@ export class SimulatedStatusScheduler {
    * Stores the message's statuses (once per message id) and starts reporting them here;
    * settles once its group's insert has. Safe to repeat: a stored message id is left as it is.
    */
-  async schedule(input: {
-    tenantId: string;
-    messageId: string;
-    acceptedAt: Date;
-    steps: { status: SimulatedStatus; afterMs: number }[];
-    failure: Failure;
-  }): Promise<void> {
+  async schedule(input: ScheduleInput): Promise<void> {
     if (input.steps.length === 0) return;
-    let at = input.acceptedAt.getTime();
-    const steps = input.steps.map((step) => ({ status: step.status, due_at: new Date((at += step.afterMs)) }));
-    const doc: PendingStatusesDoc = { _id: input.messageId, tenant_id: input.tenantId, steps, next: 0, due_at: steps[0]!.due_at, failure: input.failure };
+    await this.gather(pendingDoc(input), true);
+  }
+
+  /**
+   * Stores the message's statuses without reporting them here yet (the simulator's `send`,
+   * before it answers: the provider's record of an accepted message outlives the sender, as
+   * Meta's does). `start` reports them once the send is recorded; if the sender dies first, a
+   * sweep finds them overdue and reports them, and their `callback_data` finds the send.
+   * Answers the stored document (null: no statuses).
+   */
+  async store(input: ScheduleInput & { callbackData?: string }): Promise<PendingStatusesDoc | null> {
+    if (input.steps.length === 0) return null;
+    const doc = { ...pendingDoc(input), callback_data: input.callbackData ?? null };
+    await this.gather(doc, false);
+    return doc;
+  }
+
+  /** Reports a stored document's statuses from here (no write: `store` wrote it). */
+  start(doc: PendingStatusesDoc): void {
+    this.run(doc);
+  }
+
+  private gather(doc: PendingStatusesDoc, runHere: boolean): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.arriving.push({ doc, stored: resolve, failed: reject });
+      this.arriving.push({ doc, runHere, stored: resolve, failed: reject });
       if (this.arriving.length >= GROUP_MAX) this.storeArriving();
       else this.arrivingTimer ??= setTimeout(() => this.storeArriving(), GATHER_MS);
     });
@@ -139,8 +172,8 @@ export class SimulatedStatusScheduler {
     this.arriving = [];
     void insertManyIfAbsent(pendingStatusesCollection(this.deps.db), group.map((a) => a.doc)).then(
       (refused) => {
-        for (const [position, { doc, stored }] of group.entries()) {
-          if (!refused.has(position)) this.run(doc);
+        for (const [position, { doc, runHere, stored }] of group.entries()) {
+          if (runHere && !refused.has(position)) this.run(doc);
           stored();
         }
       },
@@ -193,14 +226,50 @@ export class SimulatedStatusScheduler {
   }
 
   /**
+   * The documents whose message is recorded, so their statuses can be: only a sweep meets one
+   * whose send never recorded its answer (its sender died after `store`). Such a message is
+   * looked for by its `callback_data` as the Cloud API webhook does (`resolveFromStatus`): a send
+   * whose attempt is gone is adopted and its statuses recorded now; one still live, or recorded
+   * but not yet written, is looked at again a grace later (its `due_at` moved on); one nobody
+   * claims within a day (PARKED_STATUS_TTL_MS) is dropped, as a parked Cloud status is.
+   */
+  private async recordable(group: PendingStatusesDoc[], now: number): Promise<PendingStatusesDoc[]> {
+    // Reported here after `accepted`: recorded. Only a swept document needs looking at, and only
+    // one with callback data (one stored before it is recorded as it always was).
+    for (const doc of group) if (!doc.callback_data) this.swept.delete(doc._id);
+    const swept = group.filter((doc) => this.swept.has(doc._id));
+    if (swept.length === 0) return group;
+    for (const doc of swept) this.swept.delete(doc._id);
+    const found = await findByIds(outboundMessagesCollection(this.deps.db), swept.map((doc) => doc._id), { projection: { _id: 1 } });
+    if (found.length === swept.length) return group;
+    const known = new Set(found.map((m) => m._id));
+    const finish = (intent: Parameters<typeof finishRecording>[1]) => finishRecording({ db: this.deps.db, events: this.deps.events, provider: {} }, intent);
+    const ready: PendingStatusesDoc[] = [];
+    const pending = pendingStatusesCollection(this.deps.db);
+    for (const doc of group) {
+      // Accepted at its first step's time: the adopted send's `sent_at`.
+      const at = doc.steps[0]!.due_at;
+      const adopted =
+        known.has(doc._id) ||
+        !swept.includes(doc) ||
+        (await resolveFromStatus({ db: this.deps.db, now: () => new Date(now) }, { messageId: doc._id, callbackData: doc.callback_data!, at }, finish));
+      if (adopted) ready.push(doc);
+      else if (now - doc.steps[0]!.due_at.getTime() > PARKED_STATUS_TTL_MS) await pending.deleteOne({ _id: doc._id });
+      else await pending.updateOne({ _id: doc._id }, { $set: { due_at: new Date(now) } });
+    }
+    return ready;
+  }
+
+  /**
    * Records every step of each message due by now (a script with 0 ms pauses has them all
    * due at the send, and a sweep taking over a late message finds several due), then deletes
    * the finished documents and moves the others on: only after their statuses are recorded,
    * so a process dying in between leaves them to the sweep. Answers the messages with steps
    * still to come, moved on.
    */
-  private async record(group: PendingStatusesDoc[]): Promise<PendingStatusesDoc[]> {
+  private async record(all: PendingStatusesDoc[]): Promise<PendingStatusesDoc[]> {
     const now = this.clock();
+    const group = await this.recordable(all, now);
     const ends = group.map((doc) => dueThrough(doc.steps, doc.next, now));
     await applyStatusesOfMessages(
       this.deps,
@@ -226,6 +295,20 @@ export class SimulatedStatusScheduler {
     if (finished.length > 0) await pending.deleteMany({ _id: { $in: finished } });
     return following;
   }
+}
+
+interface ScheduleInput {
+  tenantId: string;
+  messageId: string;
+  acceptedAt: Date;
+  steps: { status: SimulatedStatus; afterMs: number }[];
+  failure: Failure;
+}
+
+function pendingDoc(input: ScheduleInput): PendingStatusesDoc {
+  let at = input.acceptedAt.getTime();
+  const steps = input.steps.map((step) => ({ status: step.status, due_at: new Date((at += step.afterMs)) }));
+  return { _id: input.messageId, tenant_id: input.tenantId, steps, next: 0, due_at: steps[0]!.due_at, failure: input.failure };
 }
 
 /** The end (exclusive) of the run of steps from `from` that are due at `now`; always takes `from` itself. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { EventPublisher } from '../../events';
 import type { ReadMark, SendAttempt, SendRequest, WhatsAppProvider } from '../../messaging';
-import { SimulatedStatusScheduler } from './simulatedStatuses';
+import { SimulatedStatusScheduler, type PendingStatusesDoc } from './simulatedStatuses';
 import { DEFAULT_SCRIPT, deliverySteps, scriptFor, scriptId, scriptsFor, simulatorScriptsCollection, type SimulatorScript, type SimulatorScriptDoc } from './simulatorScripts';
 
 /** A customer message the simulator was told to mark read (the Cloud API's `status: read`). */
@@ -22,6 +22,31 @@ const TEMPORARY = {
   rate_limit: { provider_code: 130429, provider_subcode: null, provider_message: '(#130429) Rate limit hit', provider_user_message: null },
   server: { provider_code: 131000, provider_subcode: null, provider_message: '(#131000) Something went wrong', provider_user_message: null },
 } as const;
+
+/**
+ * Pauses between attempts to store an accepted message's statuses: about 13 s in all, under a
+ * campaign batch's 20 s heartbeat timeout, past the 2 s a killed FerretDB took to come back.
+ */
+const STORE_PAUSES_MS = [250, 500, 1_000, 2_000, 3_000, 3_000, 3_000];
+
+/**
+ * The real platform's acceptance does not depend on our database; the simulator's record of it
+ * does. So a store failing while the database restarts is tried again (a repeat finds a stored
+ * document and keeps it), rather than failing the send at a moment when its sender cannot remove
+ * its intent either, which left the send `outcome_unknown` with nothing sent (the kill test's
+ * FerretDB kill, run 7). Still failing after the pauses, the send fails (nothing accepted).
+ */
+async function rideOutStoreOutage<T>(store: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await store();
+    } catch (err) {
+      const pause = STORE_PAUSES_MS[attempt];
+      if (pause === undefined) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
 
 /** What an accepted message will report, as its script said when it was sent. */
 interface Planned {
@@ -57,7 +82,7 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
    * The statuses of messages accepted here, by message id, from the script `send` read, so
    * the script is read once per message rather than again in `accepted`.
    */
-  private readonly plans = new Map<string, Planned>();
+  private readonly plans = new Map<string, PendingStatusesDoc | null>();
   /**
    * Scripts read ahead for a campaign batch's recipients (`prepare`), by script id: each
    * serves its recipient's next send once, within PREPARED_MS (a batch lasts seconds), so
@@ -114,7 +139,11 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
       };
     }
     const messageId = `wamid.SIM${randomBytes(12).toString('hex').toUpperCase()}`;
-    this.plans.set(messageId, planOf(script ?? DEFAULT_SCRIPT));
+    // Stored before the answer, as the real platform's acceptance is: a sender that dies before
+    // recording it still sees its statuses (with its callback data) come, from a sweep.
+    const input = { tenantId: request.tenantId, messageId, acceptedAt: new Date(), ...planOf(script ?? DEFAULT_SCRIPT), ...(request.callbackData ? { callbackData: request.callbackData } : {}) };
+    const stored = await rideOutStoreOutage(() => this.statuses.store(input));
+    this.plans.set(messageId, stored);
     if (this.plans.size > PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
     return { ok: true, messageId };
   }
@@ -133,9 +162,16 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
 
   /** Schedules the accepted message's delivery statuses (once per message id), each after its pause. */
   async accepted(request: SendRequest, messageId: string): Promise<void> {
-    // Another process's send (a retry finishing its records) has no plan here: read again.
-    const plan = this.plans.get(messageId) ?? planOf((await scriptFor(this.db, request.tenantId, request.to)) ?? DEFAULT_SCRIPT);
+    const stored = this.plans.get(messageId);
     this.plans.delete(messageId);
+    if (stored !== undefined) {
+      if (stored) this.statuses.start(stored);
+      return;
+    }
+    // Another process's send (a retry finishing its records) has no plan here: stored by that
+    // send, the statuses are left to the sweep (the insert below is refused); a message sent
+    // before statuses were stored at the send has none, and is scheduled now.
+    const plan = planOf((await scriptFor(this.db, request.tenantId, request.to)) ?? DEFAULT_SCRIPT);
     await this.statuses.schedule({ tenantId: request.tenantId, messageId, acceptedAt: new Date(), ...plan });
   }
 }

@@ -104,6 +104,47 @@ describe('a send is billed only when the provider accepted it', () => {
     expect(await used()).toBe(before + 1);
   });
 
+  it('a refused send whose intent the database would not remove keeps its charge for the retry to give back, once', async () => {
+    const before = await used();
+    const key = dueReminderSendIntentKey(tenant(), `due_refused${n}`, 0);
+    const refusing: WhatsAppProvider = {
+      name: 'cloud',
+      send: async () => ({ ok: false, retryable: false, error: { provider_code: 131026, provider_subcode: null, provider_message: 'Message undeliverable', provider_user_message: null } }),
+    };
+    // The database refuses the removal of the intent once, as a FerretDB killed and restarting does.
+    let refuseDelete = true;
+    const restarting = new Proxy(db(), {
+      get(target, prop) {
+        if (prop !== 'collection') return Reflect.get(target, prop) as unknown;
+        return (name: string) => {
+          const collection = target.collection(name);
+          if (name !== 'send_intents') return collection;
+          return new Proxy(collection, {
+            get(c, p) {
+              if (p === 'deleteOne' && refuseDelete) {
+                refuseDelete = false;
+                return async () => {
+                  throw new Error('connect ECONNREFUSED 127.0.0.1:27017');
+                };
+              }
+              const value = Reflect.get(c, p) as unknown;
+              return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(c) : value;
+            },
+          });
+        };
+      },
+    });
+    const deps = { ...depsAt(refusing, () => new Date()), db: restarting };
+    await expect(sendWhatsAppMessage(deps, orderUpdate(fresh(), key))).rejects.toThrow('ECONNREFUSED');
+    // The intent stayed, `sending`, with its charge.
+    expect(await sendIntentsCollection(db()).findOne({ _id: key })).toMatchObject({ state: 'sending' });
+    expect(await used()).toBe(before + 1);
+    // Its retry after the lease: unknown, and the charge given back once.
+    const later = () => new Date(Date.now() + SEND_INTENT_LEASE_MS + 60_000);
+    await expect(sendWhatsAppMessage(depsAt(refusing, later), orderUpdate('+919600000000', key))).rejects.toBeInstanceOf(SendOutcomeUnknown);
+    expect(await used()).toBe(before);
+  });
+
   it('a campaign: the recipient whose send was lost ends failed outcome_unknown and is not billed', async () => {
     const people = await insertContacts(db(), tenant(), 3);
     const campaign = await insertCampaignDraft(db(), tenant(), { contactIds: people.map((p) => p._id), schedule: { throttle_per_minute: 600, timezone: zoneOpenAt(new Date()) } });

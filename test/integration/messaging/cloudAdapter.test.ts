@@ -81,9 +81,12 @@ describe('the WhatsApp Cloud API adapter against a local fake', () => {
             messaging_product: 'whatsapp',
             recipient_type: 'individual',
             to,
+            // The send's intent key (a send without an Idempotency-Key: `<workspace>|once|<request id>`), for its statuses to hand back.
+            biz_opaque_callback_data: expect.stringMatching(new RegExp(`^${ws.workspaceId}\\|once\\|req_[0-9a-f]+$`)),
             type: 'text',
             text: { preview_url: false, body: '*Order* shipped: track: https://t.test/1' },
           },
+          messageId: res.body.message_id,
         },
       ]);
     });

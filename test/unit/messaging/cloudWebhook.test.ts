@@ -55,6 +55,8 @@ describe('Cloud API webhook helpers', () => {
                   statuses: [
                     { id: 'wamid.OUT', status: 'failed', timestamp: '1772359202', recipient_id: '919800000001', errors: [{ code: 131026, title: 'Message undeliverable' }] },
                     { id: 'wamid.OUT2', status: 'deleted', timestamp: '1772359202' },
+                    // As Meta's status webhook reference shows it: the send's biz_opaque_callback_data echoed.
+                    { id: 'wamid.OUT3', status: 'delivered', timestamp: '1772359203', recipient_id: '919800000002', biz_opaque_callback_data: 'ws_1|campaign|cmp_1|cmp_1:7' },
                   ],
                 },
               },
@@ -106,6 +108,17 @@ describe('Cloud API webhook helpers', () => {
         recipient: '919800000001',
         at: new Date(1772359202 * 1000),
         error: { code: 131026, title: 'Message undeliverable', message: null },
+        callbackData: null,
+      },
+      {
+        phoneNumberId: '1001',
+        displayPhoneNumber: '15550001111',
+        id: 'wamid.OUT3',
+        status: 'delivered',
+        recipient: '919800000002',
+        at: new Date(1772359203 * 1000),
+        error: null,
+        callbackData: 'ws_1|campaign|cmp_1|cmp_1:7',
       },
     ]);
     expect(batch.echoes).toEqual([expect.objectContaining({ id: 'wamid.E', to: '919800000001', action: 'sent', text: 'on it' })]);
