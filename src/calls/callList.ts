@@ -3,7 +3,7 @@ import { callCollections, type CallDoc } from './callStore';
 import type { CallOutcome, CallStatus } from './types';
 import { idRange } from '../domain/ids';
 import { entriesComplete, readThroughEntries } from '../db/keyedEntries';
-import { CALL_NUMBER_ENTRIES, CALL_OUTCOME_ENTRIES, callEntriesCollection, callsToNumberList, callsWithOutcomeList } from './callEntries';
+import { CALL_END_ENTRIES, CALL_NUMBER_ENTRIES, ENDED_STATUSES, callEntriesCollection, callsEndedAsList, callsToNumberList, callsWithOutcomeList } from './callEntries';
 
 /**
  * The console's recent calls: a workspace's calls newest first, optionally one status, one
@@ -44,12 +44,15 @@ function passes(call: CallDoc, tenantId: string, filter: CallListFilter): boolea
 
 /**
  * The entries list a filtered page walks (src/calls/callEntries.ts), the narrowest the filter
- * names whose entries are complete: a number's calls are fewer than an outcome's. None: the
- * calls are read by an `_id` range and filtered (only the filters no list serves).
+ * names whose entries are complete: a number's calls are fewer than an outcome's, an outcome's
+ * than an ended status's. None (a live status, a campaign, a span alone): the calls are read by
+ * an `_id` range and filtered.
  */
 async function listOf(db: Db, tenantId: string, filter: CallListFilter): Promise<string | null> {
   if (filter.to && (await entriesComplete(db, CALL_NUMBER_ENTRIES))) return callsToNumberList(tenantId, filter.to);
-  if (filter.outcome && (await entriesComplete(db, CALL_OUTCOME_ENTRIES))) return callsWithOutcomeList(tenantId, filter.outcome);
+  if ((filter.outcome || (filter.status && ENDED_STATUSES.includes(filter.status))) && (await entriesComplete(db, CALL_END_ENTRIES))) {
+    return filter.outcome ? callsWithOutcomeList(tenantId, filter.outcome) : callsEndedAsList(tenantId, filter.status!);
+  }
   return null;
 }
 

@@ -6,7 +6,7 @@ import { recordCallConversation } from '../conversations';
 import type { VoiceProvider } from './voiceLine';
 import { releaseLiveSlot, returnDailyBudget } from './admission';
 import { billCallMinutes } from './billing';
-import { settingCallOutcome } from './callEntries';
+import { endingCall } from './callEntries';
 import { callEnded, type CallHooks } from './callHooks';
 import { advanceCall, callCollections, loadCall, type CallDoc } from './callStore';
 import { callLifecycleEvent } from './events';
@@ -70,8 +70,8 @@ export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Pro
   const exactSeconds = end.answeredAt ? (Date.parse(end.endedAt) - Date.parse(end.answeredAt)) / 1000 : 0;
   const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds, end.answeredAt) : [];
   const recordingUri = await recordingUriOf(voice, call, end.answeredAt);
-  // The call joins its outcome's list (the console's outcome filter, src/calls/callEntries.ts) with this write.
-  await settingCallOutcome(db, call, end.outcome, () =>
+  // The call joins its outcome's and status's lists (the console's filters, src/calls/callEntries.ts) with this write.
+  await endingCall(db, call, end, () =>
     advanceCall(db, call._id, end.step, {
       status: end.status,
       outcome: end.outcome,

@@ -1,6 +1,6 @@
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
-import { backfillCallOutcomeEntries, callEntriesCollection, callOutcomeKeys, settingCallOutcome } from '../../../src/calls/callEntries';
+import { backfillCallEndEntries, callEntriesCollection, callEndKeys, endingCall } from '../../../src/calls/callEntries';
 import { listCalls } from '../../../src/calls/callList';
 import { advanceCall, callCollections, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
 import type { CallOutcome } from '../../../src/calls/types';
@@ -71,16 +71,18 @@ describe('calls by outcome through their entries', () => {
     const unreachableFailed = expected((c) => c.outcome === 'unreachable' && c.status === 'failed');
     expect([noAnswer.length, unreachableFailed.length]).toEqual([13, 6]);
 
-    const queries = ['?outcome=no_answer', '?outcome=unreachable&status=failed', '?outcome=busy&status=completed', '?outcome=agent_hangup&to=%2B919811100001'];
+    const queries = ['?outcome=no_answer', '?outcome=unreachable&status=failed', '?status=failed', '?status=completed', '?outcome=busy&status=completed', '?outcome=agent_hangup&to=%2B919811100001'];
     const scanned = new Map<string, Awaited<ReturnType<typeof pages>>>();
     for (const query of queries) scanned.set(query, await pages(own.workspaceId, query, 3));
     expect(scanned.get(queries[0]!)!.flatMap((p) => p.ids)).toEqual(noAnswer);
     expect(scanned.get(queries[1]!)!.flatMap((p) => p.ids)).toEqual(unreachableFailed);
+    expect(scanned.get(queries[2]!)!.flatMap((p) => p.ids)).toEqual(unreachableFailed);
+    expect(scanned.get(queries[3]!)!.flatMap((p) => p.ids)).toEqual(expected((c) => c.status === 'completed'));
     expect(scanned.get(queries[0]!)!.map((p) => p.ids.length)).toEqual([3, 3, 3, 3, 1]);
 
-    await backfillCallOutcomeEntries(api.db);
-    const entries = (await callEntriesCollection(api.db).find({ _id: { $regex: /\|outcome:/ } }).toArray()).map((e) => e._id);
-    expect(entries.filter((k) => k.startsWith(`${own.workspaceId}|`) || k.startsWith(`${other.workspaceId}|`)).sort()).toEqual(old.flatMap(callOutcomeKeys).sort());
+    await backfillCallEndEntries(api.db);
+    const entries = (await callEntriesCollection(api.db).find({ _id: { $regex: /\|(outcome|status):/ } }).toArray()).map((e) => e._id);
+    expect(entries.filter((k) => k.startsWith(`${own.workspaceId}|`) || k.startsWith(`${other.workspaceId}|`)).sort()).toEqual(old.flatMap(callEndKeys).sort());
     for (const query of queries) expect({ query, pages: await pages(own.workspaceId, query, 3) }).toEqual({ query, pages: scanned.get(query) });
     // A cursor the scan handed out goes on through the entries where it left off.
     const second = await getPage(own.workspaceId, `?outcome=no_answer&limit=3&cursor=${encodeURIComponent(scanned.get(queries[0]!)![0]!.next!)}`);
@@ -93,18 +95,19 @@ describe('calls by outcome through their entries', () => {
     const callId: string = placed.body.call_id;
     const ended = await pollCall(api, ws.key, callId, (c) => c.outcome !== null);
     expect(ended.outcome).toBe('busy');
-    expect(await callEntriesCollection(api.db).findOne({ _id: `${ws.workspaceId}|outcome:busy|${callId}` })).not.toBeNull();
+    expect(await callEntriesCollection(api.db).find({ _id: { $in: [`${ws.workspaceId}|outcome:busy|${callId}`, `${ws.workspaceId}|status:completed|${callId}`] } }).toArray()).toHaveLength(2);
     expect((await getPage(ws.workspaceId, '?outcome=busy')).ids).toEqual([callId]);
+    expect((await getPage(ws.workspaceId, '?status=completed')).ids).toEqual([callId]);
     expect((await getPage(ws.workspaceId, '?outcome=no_answer')).ids).toEqual([]);
   });
 
-  it("reads calls and their entries by _id only: an outcome's entries by range, then its calls by $in", async () => {
+  it("reads calls and their entries by _id only: an outcome's (or ended status's) entries by range, then its calls by $in", async () => {
     const own = await createTestWorkspace(api.db);
     const calls = Array.from({ length: 30 }, (_, i) => callOf(own.workspaceId, own.agentId, 200 + i, i % 3 === 0 ? 'no_answer' : 'agent_hangup'));
     // Ended with their entries, as finishCall writes them; the backfill (done, or run here) marks the entries complete.
-    await writeEntries(callEntriesCollection(api.db), calls.flatMap(callOutcomeKeys));
+    await writeEntries(callEntriesCollection(api.db), calls.flatMap(callEndKeys));
     await callCollections(api.db).calls.insertMany(calls);
-    await backfillCallOutcomeEntries(api.db);
+    await backfillCallEndEntries(api.db);
     const noAnswer = calls.filter((c) => c.outcome === 'no_answer').map((c) => c._id).reverse();
 
     const monitored = await new MongoClient(api.config.MONGODB_URL, { monitorCommands: true }).connect();
@@ -114,14 +117,17 @@ describe('calls by outcome through their entries', () => {
       const db = monitored.db(api.db.databaseName);
       const first = await listCalls(db, own.workspaceId, { outcome: 'no_answer' }, { beforeId: null, limit: 4 });
       const next = await listCalls(db, own.workspaceId, { outcome: 'no_answer' }, { beforeId: first[first.length - 1]!._id, limit: 4 });
-      expect([first.map((c) => c._id), next.map((c) => c._id)]).toEqual([noAnswer.slice(0, 4), noAnswer.slice(4, 8)]);
+      const completed = await listCalls(db, own.workspaceId, { status: 'completed' }, { beforeId: null, limit: 4 });
+      expect([first.map((c) => c._id), next.map((c) => c._id), completed.map((c) => c._id)]).toEqual([noAnswer.slice(0, 4), noAnswer.slice(4, 8), calls.map((c) => c._id).reverse().slice(0, 4)]);
       const finds = started.filter((e) => e.commandName === 'find');
       const filters = (collection: string) => finds.filter((e) => e.command.find === collection).map((e) => e.command.filter as Record<string, Record<string, unknown>>);
       expect(filters('calls').map((f) => [Object.keys(f), Object.keys(f._id!), (f._id!.$in as string[] | undefined)?.length ?? null])).toEqual([
         [['_id'], ['$in'], 4],
         [['_id'], ['$in'], 4],
+        [['_id'], ['$in'], 4],
       ]);
       expect(filters('call_entries').map((f) => [Object.keys(f), Object.keys(f._id!).sort()])).toEqual([
+        [['_id'], ['$gt', '$lt']],
         [['_id'], ['$gt', '$lt']],
         [['_id'], ['$gt', '$lt']],
       ]);
@@ -131,20 +137,20 @@ describe('calls by outcome through their entries', () => {
     }
   });
 
-  it('moves a call between outcome lists around the write: an overtaken write leaves only the stored outcome’s entry', async () => {
+  it('moves a call between end lists around the write: an overtaken write leaves only the stored outcome’s entry', async () => {
     const own = await createTestWorkspace(api.db);
     const live = callOf(own.workspaceId, own.agentId, 300, null);
     await callCollections(api.db).calls.insertOne(live);
-    const keys = async () => (await callEntriesCollection(api.db).find({ _id: { $regex: new RegExp(`^${own.workspaceId}\\|outcome:`) } }).toArray()).map((e) => e._id);
+    const keys = async () => (await callEntriesCollection(api.db).find({ _id: { $regex: new RegExp(`^${own.workspaceId}\\|(outcome|status):`) } }).toArray()).map((e) => e._id);
 
     // A later step ended it as `busy` first; this step's `no_answer` does not apply.
-    await settingCallOutcome(api.db, live, 'busy', () => advanceCall(api.db, live._id, 7, { status: 'completed', outcome: 'busy' }));
-    await settingCallOutcome(api.db, live, 'no_answer', () => advanceCall(api.db, live._id, 5, { status: 'completed', outcome: 'no_answer' }));
-    expect(await keys()).toEqual([`${own.workspaceId}|outcome:busy|${live._id}`]);
+    await endingCall(api.db, live, { outcome: 'busy', status: 'completed' }, () => advanceCall(api.db, live._id, 7, { status: 'completed', outcome: 'busy' }));
+    await endingCall(api.db, live, { outcome: 'no_answer', status: 'completed' }, () => advanceCall(api.db, live._id, 5, { status: 'completed', outcome: 'no_answer' }));
+    expect((await keys()).sort()).toEqual([`${own.workspaceId}|outcome:busy|${live._id}`, `${own.workspaceId}|status:completed|${live._id}`]);
     // A retried step that had applied keeps its entry.
     const stored = (await callCollections(api.db).calls.findOne({ _id: live._id }))!;
-    await settingCallOutcome(api.db, stored, 'busy', () => advanceCall(api.db, live._id, 7, { status: 'completed', outcome: 'busy' }));
-    expect(await keys()).toEqual([`${own.workspaceId}|outcome:busy|${live._id}`]);
+    await endingCall(api.db, stored, { outcome: 'busy', status: 'completed' }, () => advanceCall(api.db, live._id, 7, { status: 'completed', outcome: 'busy' }));
+    expect((await keys()).sort()).toEqual([`${own.workspaceId}|outcome:busy|${live._id}`, `${own.workspaceId}|status:completed|${live._id}`]);
     expect((await listCalls(api.db, own.workspaceId, { outcome: 'no_answer' }, { beforeId: null, limit: 5 })).map((c) => c._id)).toEqual([]);
     expect((await listCalls(api.db, own.workspaceId, { outcome: 'busy' }, { beforeId: null, limit: 5 })).map((c) => c._id)).toEqual([live._id]);
   });
