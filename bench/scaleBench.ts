@@ -84,6 +84,7 @@ function routesFor(m: SeedManifest): ScaleRoute[] {
     consoleRoute('GET console calls', () => `${c}/calls`),
     consoleRoute('GET console calls?status=completed', () => `${c}/calls?status=completed`),
     consoleRoute('GET console calls?outcome=no_answer', () => `${c}/calls?outcome=no_answer`),
+    consoleRoute('GET console calls?status=failed', () => `${c}/calls?status=failed`),
     consoleRoute('GET console calls?to=<number>', () => `${c}/calls?to=${someone}`),
     consoleRoute('GET console calls/{id}', (i) => `${c}/calls/${pick(calls, i)}`),
     consoleRoute('GET console find?q=<number>', () => `${c}/find?q=${someone}`),

@@ -3,7 +3,7 @@ import { callCollections, type CallDoc } from './callStore';
 import type { CallOutcome, CallStatus } from './types';
 import { idRange } from '../domain/ids';
 import { entriesComplete, readThroughEntries } from '../db/keyedEntries';
-import { CALL_NUMBER_ENTRIES, callEntriesCollection, callsToNumberList } from './callEntries';
+import { CALL_END_ENTRIES, CALL_NUMBER_ENTRIES, ENDED_STATUSES, callEntriesCollection, callsEndedAsList, callsToNumberList, callsWithOutcomeList } from './callEntries';
 
 /**
  * The console's recent calls: a workspace's calls newest first, optionally one status, one
@@ -29,11 +29,11 @@ export interface CallListFilter {
   createdBefore?: Date;
 }
 
-/** Whether a call passes the filters other than its number (read through the number's entries, the rest is checked here). */
+/** Whether a call passes every filter (read through one list's entries, the rest, and the list's own, checked here). */
 function passes(call: CallDoc, tenantId: string, filter: CallListFilter): boolean {
   return (
     call.tenant_id === tenantId &&
-    call.to === filter.to &&
+    (!filter.to || call.to === filter.to) &&
     (!filter.status || call.status === filter.status) &&
     (!filter.outcome || call.outcome === filter.outcome) &&
     (!filter.campaignId || call.metadata?.campaign_id === filter.campaignId) &&
@@ -42,12 +42,27 @@ function passes(call: CallDoc, tenantId: string, filter: CallListFilter): boolea
   );
 }
 
+/**
+ * The entries list a filtered page walks (src/calls/callEntries.ts), the narrowest the filter
+ * names whose entries are complete: a number's calls are fewer than an outcome's, an outcome's
+ * than an ended status's. None (a live status, a campaign, a span alone): the calls are read by
+ * an `_id` range and filtered.
+ */
+async function listOf(db: Db, tenantId: string, filter: CallListFilter): Promise<string | null> {
+  if (filter.to && (await entriesComplete(db, CALL_NUMBER_ENTRIES))) return callsToNumberList(tenantId, filter.to);
+  if ((filter.outcome || (filter.status && ENDED_STATUSES.includes(filter.status))) && (await entriesComplete(db, CALL_END_ENTRIES))) {
+    return filter.outcome ? callsWithOutcomeList(tenantId, filter.outcome) : callsEndedAsList(tenantId, filter.status!);
+  }
+  return null;
+}
+
 export async function listCalls(db: Db, tenantId: string, filter: CallListFilter, page: { beforeId: string | null; limit: number }): Promise<CallDoc[]> {
-  if (filter.to && (await entriesComplete(db, CALL_NUMBER_ENTRIES))) {
-    // One number's calls: its entries (src/calls/callEntries.ts), newest first, then those calls by id.
+  const list = await listOf(db, tenantId, filter);
+  if (list) {
+    // The list's entries, newest first, then those calls by id.
     return readThroughEntries({
       entries: callEntriesCollection(db),
-      prefix: callsToNumberList(tenantId, filter.to),
+      prefix: list,
       order: -1,
       from: page.beforeId,
       limit: page.limit,

@@ -6,6 +6,7 @@ import { recordCallConversation } from '../conversations';
 import type { VoiceProvider } from './voiceLine';
 import { releaseLiveSlot, returnDailyBudget } from './admission';
 import { billCallMinutes } from './billing';
+import { endingCall } from './callEntries';
 import { callEnded, type CallHooks } from './callHooks';
 import { advanceCall, callCollections, loadCall, type CallDoc } from './callStore';
 import { callLifecycleEvent } from './events';
@@ -68,15 +69,19 @@ export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Pro
   const duration = secondsBetween(end.answeredAt, end.endedAt);
   const exactSeconds = end.answeredAt ? (Date.parse(end.endedAt) - Date.parse(end.answeredAt)) / 1000 : 0;
   const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds, end.answeredAt) : [];
-  await advanceCall(db, call._id, end.step, {
-    status: end.status,
-    outcome: end.outcome,
-    duration_seconds: duration,
-    started_at: end.answeredAt ? new Date(end.answeredAt) : null,
-    ended_at: new Date(end.endedAt),
-    transcript,
-    recording_uri: await recordingUriOf(voice, call, end.answeredAt),
-  });
+  const recordingUri = await recordingUriOf(voice, call, end.answeredAt);
+  // The call joins its outcome's and status's lists (the console's filters, src/calls/callEntries.ts) with this write.
+  await endingCall(db, call, end, () =>
+    advanceCall(db, call._id, end.step, {
+      status: end.status,
+      outcome: end.outcome,
+      duration_seconds: duration,
+      started_at: end.answeredAt ? new Date(end.answeredAt) : null,
+      ended_at: new Date(end.endedAt),
+      transcript,
+      recording_uri: recordingUri,
+    }),
+  );
 
   // Releasing the live place is idempotent by itself; the day's reservation must be given back once.
   if (call.direction === 'outbound') await releaseLiveSlot(db, call.tenant_id, call._id);
