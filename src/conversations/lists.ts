@@ -8,8 +8,9 @@ import {
   isCurrentRecentKey,
   recentList,
   recentPosition,
+  type RecentEntryDoc,
 } from './conversationEntries';
-import { NAME_ENTRIES, NAME_SORT_MAX, conversationIdsNamed, conversationIdsOfNumber, nameHolds, pageOfNamed } from './nameEntries';
+import { NAME_ENTRIES, NAME_SORT_MAX, conversationIdsNamed, conversationIdsOfNumber, nameHolds, namesHold, pageOfNamed } from './nameEntries';
 import {
   conversationIdFor,
   conversationMessagesCollection,
@@ -43,16 +44,18 @@ export async function listRecentConversations(
 ): Promise<ConversationDoc[]> {
   if (!(await entriesComplete(db, RECENT_CONVERSATION_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
   const { name, phone } = search;
-  let admit: ((key: string) => boolean) | undefined;
+  let admit: ((key: string, entry: RecentEntryDoc) => boolean) | undefined;
   const keep = (c: ConversationDoc) =>
     c.tenant_id === tenantId && (!search.agentId || c.agent_id === search.agentId) && (!name || nameHolds(c, name)) && (!phone || c.customer?.phone === phone);
   if (name || phone) {
     if (!(await entriesComplete(db, NAME_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
-    // A rare name: its few matches sorted by time. More: the recent list's keys walked, a record read only for a match
-    // (a key is a small document, a conversation a large one). Too many to gather: the recent list, every name checked.
+    // A rare name: its few matches sorted by time. More: the recent list's entries walked, a record read only for a match
+    // (an entry is a small document, a conversation a large one). Too many to gather: the recent list, the names on its
+    // entries checked, a record read for a match or for an entry without names (written before they were kept).
     const named = phone ? await conversationIdsOfNumber(db, tenantId, phone) : await conversationIdsNamed(db, tenantId, name!);
     if (named && named.size <= NAME_SORT_MAX) return pageOfNamed(db, named, limit, after, keep);
-    if (named) admit = (key) => named.has(entryRecordId(key));
+    const namesOf = (entry: RecentEntryDoc) => !Array.isArray(entry.names) || !name || namesHold(entry.names, name);
+    admit = named ? (key, entry) => named.has(entryRecordId(key)) && namesOf(entry) : (_key, entry) => namesOf(entry);
   }
   return readThroughEntries({
     entries: conversationEntriesCollection(db),
@@ -62,7 +65,7 @@ export async function listRecentConversations(
     limit,
     records: conversationsCollection(db),
     keep: (c, key) => isCurrentRecentKey(key, c) && keep(c),
-    ...(admit ? { admit } : {}),
+    ...(admit ? { admit, entryFields: ['names'] } : {}),
   });
 }
 

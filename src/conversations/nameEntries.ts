@@ -30,8 +30,9 @@ export const NAME_MATCHES_MAX = 2 * ID_IN_MAX;
 
 /**
  * How many matches a search sorts by reading them: each is a whole conversation (up to 100
- * message ids), so past this the recent list's small keys are walked instead, newest first,
- * reading only the matches' records (`admit`), until the page is full.
+ * message ids), so past this the recent list's small entries are walked instead, newest
+ * first, reading only the matches' records (`admit`: the id among the matches, or, for a text
+ * too common to gather, the names the entry holds), until the page is full.
  */
 export const NAME_SORT_MAX = 100;
 
@@ -42,8 +43,13 @@ export async function writeNameEntries(db: Db, conversations: readonly (Pick<Con
 
 /** Whether a conversation's name or display name holds `text` (any case): the search the store's query makes. */
 export function nameHolds(c: Pick<ConversationDoc, 'customer'>, text: string): boolean {
+  return namesHold([c.customer?.name, c.customer?.display_name], text);
+}
+
+/** Whether one of these names holds `text` (any case): `nameHolds` on a recent entry's names (src/conversations/conversationEntries.ts). */
+export function namesHold(names: readonly unknown[], text: string): boolean {
   const pattern = new RegExp(escapeRegExp(text), 'i');
-  return [c.customer?.name, c.customer?.display_name].some((n) => typeof n === 'string' && pattern.test(n));
+  return names.some((n) => typeof n === 'string' && pattern.test(n));
 }
 
 /**
