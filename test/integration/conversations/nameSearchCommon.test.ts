@@ -73,9 +73,10 @@ describe('a common name through the names on the recent entries', () => {
     expect(await scan('oldname')).toEqual([]);
     expect(await scan('NEWNAME')).toEqual([renamed.conversationId]);
     expect(await scan('anaya')).toEqual([]);
+    expect(await scan('anil')).toEqual([kept.conversationId]);
     expect((await scan('ya')).slice(0, 2)).toEqual([renamed.conversationId, gained.conversationId]);
 
-    for (const q of ['ya', 'YA', 'iya sIYA', 'zoya', 'Vidya', 'surya', 'anaya', 'kiya 2', 'kiya 23']) {
+    for (const q of ['ya', 'YA', 'iya sIYA', 'zoya', 'Vidya', 'surya', 'anaya', 'ANIL', 'kiya 2', 'kiya 23']) {
       const want = await scan(q);
       const seen: string[] = [];
       let cursor: string | null = null;
