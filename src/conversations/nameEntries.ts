@@ -53,14 +53,14 @@ export function namesHold(names: readonly unknown[], text: string): boolean {
 }
 
 /**
- * The conversations of the workspace whose name holds `text`, when there are at most
- * NAME_MATCHES_MAX entries for it: their ids (not yet checked against the records), or null
+ * The conversations of the workspace whose name holds `text`, when there are at most `max`
+ * (NAME_MATCHES_MAX) entries for it: their ids (not yet checked against the records), or null
  * for a text too common to sort this way.
  */
-export function conversationIdsNamed(db: Db, tenantId: string, text: string): Promise<Set<string> | null> {
+export function conversationIdsNamed(db: Db, tenantId: string, text: string, max = NAME_MATCHES_MAX): Promise<Set<string> | null> {
   const start = `${nameList(tenantId)}|${hexOf(keyText(text.trim()))}`;
   // Past every key that starts with `start`: its next characters are hex digits or the separator, all below `~`.
-  return idsInRange(db, start, `${start}~`);
+  return idsInRange(db, start, `${start}~`, max);
 }
 
 /** The conversations of the workspace with this customer number (E.164), as `conversationIdsNamed`. */
@@ -69,16 +69,16 @@ export function conversationIdsOfNumber(db: Db, tenantId: string, e164: string):
   return idsInRange(db, range.$gt, range.$lt);
 }
 
-async function idsInRange(db: Db, start: string, end: string): Promise<Set<string> | null> {
+async function idsInRange(db: Db, start: string, end: string, max = NAME_MATCHES_MAX): Promise<Set<string> | null> {
   const ids = new Set<string>();
   let after = start;
   let read = 0;
   for (;;) {
-    const batch = Math.min(ID_IN_MAX, NAME_MATCHES_MAX + 1 - read);
+    const batch = Math.min(ID_IN_MAX, max + 1 - read);
     const keys = (await conversationEntriesCollection(db).find({ _id: { $gt: after, $lt: end } }, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(batch).toArray()).map((e) => e._id);
     for (const key of keys) ids.add(entryRecordId(key));
     read += keys.length;
-    if (read > NAME_MATCHES_MAX) return null;
+    if (read > max) return null;
     if (keys.length < batch) return ids;
     after = keys[keys.length - 1]!;
   }

@@ -159,7 +159,7 @@ export interface EntryWalk<T extends { _id: string }> {
   /** Whether the record is still in the list under this key (its workspace, a moved sort key, the other filters). */
   keep: (record: T, key: string) => boolean;
   /** Which entries are worth reading the record of (a filter the key or the entry's `entryFields` answer); every entry when absent. */
-  admit?: (key: string, entry: EntryDoc) => boolean;
+  admit?: (key: string, entry: EntryDoc) => boolean | Promise<boolean>;
   /** The entry fields `admit` reads beside the key. */
   entryFields?: readonly string[];
 }
@@ -185,7 +185,8 @@ export async function readThroughEntries<T extends { _id: string }>(walk: EntryW
     const keys = entries.map((e) => e._id);
     if (keys.length === 0) return kept;
     const admit = walk.admit;
-    const admitted = admit ? entries.filter((e) => admit(e._id, e)).map((e) => e._id) : keys;
+    const verdicts = admit ? await Promise.all(entries.map((e) => Promise.resolve(admit(e._id, e)))) : null;
+    const admitted = verdicts ? keys.filter((_, n) => verdicts[n]) : keys;
     // Admitted by `admit`, the records are read as many at a time as the page still lacks: a batch may admit more than that.
     for (let start = 0; start < admitted.length; ) {
       const take = admit ? walk.limit - kept.length : admitted.length;
