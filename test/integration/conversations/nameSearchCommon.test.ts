@@ -1,7 +1,7 @@
 import { MongoClient, type CommandSucceededEvent } from 'mongodb';
 import request from 'supertest';
 import { recordTurn, conversationsCollection, writeRecentEntries, type ConversationDoc } from '../../../src/conversations';
-import { backfillConversationEntries, conversationEntriesCollection, movingRecentEntry, recentKey } from '../../../src/conversations/conversationEntries';
+import { backfillConversationEntries, conversationEntriesCollection, movingRecentEntry, recentKey, recentNames } from '../../../src/conversations/conversationEntries';
 import { backfillNameEntries, conversationIdsNamed, writeNameEntries } from '../../../src/conversations/nameEntries';
 import { listRecentConversations } from '../../../src/conversations/lists';
 import { recentConversations } from '../../../src/conversations/store';
@@ -67,6 +67,12 @@ describe('a common name through the names on the recent entries', () => {
     await writeNameEntries(api.db, [after]);
     await movingRecentEntry(api.db, before, after, () => conversationsCollection(api.db).updateOne({ _id: before._id }, { $set: { customer: after.customer } }));
 
+    // Each one's place in the recent list holds the names its record has, no more (what the walk checks).
+    for (const { conversationId } of [gained, kept, renamed]) {
+      const record = (await conversationsCollection(api.db).findOne({ _id: conversationId }))!;
+      const entry = await conversationEntriesCollection(api.db).findOne({ _id: recentKey(record) });
+      expect({ conversationId, names: entry?.names }).toEqual({ conversationId, names: recentNames(record) });
+    }
     expect(await conversationIdsNamed(api.db, own.workspaceId, 'ya')).toBeNull();
     const scan = async (q: string) => (await recentConversations(api.db, own.workspaceId, 10_000, { name: q })).map((c) => c._id);
     expect(await scan('zoya')).toEqual([gained.conversationId]);
