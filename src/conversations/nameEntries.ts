@@ -23,8 +23,8 @@ import { conversationsCollection, type ConversationDoc, type Customer } from './
 export const NAME_ENTRIES = 'conversation_customer_entries';
 
 /**
- * How many entries a search reads before it decides the text is common: then walking the
- * recent list and checking names fills a page sooner than sorting every match would.
+ * How many name entries a number search, or a name search meeting recent entries without
+ * names (written before they were kept), reads to admit by id: past it, the walk reads records.
  */
 export const NAME_MATCHES_MAX = 2 * ID_IN_MAX;
 
