@@ -11,7 +11,7 @@ import { contactIdFor } from '../src/contacts/contacts';
 import type { ConversationDoc, ConversationMessageDoc } from '../src/conversations/store';
 import { conversationIdFor, messageIdFor, previewOf } from '../src/conversations/store';
 import { callNumberKey, callEndKeys } from '../src/calls/callEntries';
-import { recentKey, transcriptKey } from '../src/conversations/conversationEntries';
+import { recentEntry, transcriptKey } from '../src/conversations/conversationEntries';
 import { nameKeys } from '../src/conversations/nameKeys';
 import type { EntryDoc } from '../src/db/keyedEntries';
 import { dueDateOf, periodLabel } from '../src/dues/cycle';
@@ -466,7 +466,7 @@ export function listEntriesOfCall(call: CallDoc): EntryDoc[] {
 
 /** The keyed list entries the app writes with a conversation and its turns (src/conversations/conversationEntries.ts). */
 export function listEntriesOfConversation(conversation: ConversationDoc, messages: readonly ConversationMessageDoc[]): EntryDoc[] {
-  return [{ _id: recentKey(conversation) }, ...nameKeys(conversation).map((_id) => ({ _id })), ...messages.map((m) => ({ _id: transcriptKey(m) }))];
+  return [recentEntry(conversation), ...nameKeys(conversation).map((_id) => ({ _id })), ...messages.map((m) => ({ _id: transcriptKey(m) }))];
 }
 
 /** The keyed list entries the app writes with a campaign (src/campaigns/campaignEntries.ts). */

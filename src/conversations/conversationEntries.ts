@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { backfillEntries, entryKey, entryKeyIn, entryParts, movingEntries, timeKey, writeEntries, type EntryDoc } from '../db/keyedEntries';
+import { backfillEntries, entryKey, entryKeyIn, entryParts, movingEntries, timeKey, writeEntries, writeEntryDocs, type EntryDoc } from '../db/keyedEntries';
 import { idRange } from '../domain/ids';
 import { nameKeys } from './nameKeys';
 import { conversationMessagesCollection, conversationsCollection, type ConversationDoc, type ConversationMessageDoc, type Customer } from './store';
@@ -11,6 +11,8 @@ import { conversationMessagesCollection, conversationsCollection, type Conversat
  *   the list's (`updated_at`, then `_id`, descending). `updated_at` moves with every turn: the
  *   writer adds the new key before the update and removes the old one after; a key whose time
  *   is not the conversation's `updated_at` (a writer that died in between) is skipped when read.
+ *   The entry keeps the customer's names (`names`, RecentEntryDoc), so a search for a common
+ *   name walks the list's small entries and reads only the conversations that match.
  * - a transcript, `<conversation id>|<message id>`: message ids are time-ordered, so the key's
  *   order is the transcript's.
  */
@@ -37,15 +39,44 @@ export const transcriptKey = (m: Pick<ConversationMessageDoc, '_id' | 'conversat
 
 type RecentKeyed = Pick<ConversationDoc, '_id' | 'tenant_id' | 'updated_at'> & { customer?: Customer };
 
+/**
+ * A recent-list entry. `names`: the customer's name and display name as stored (the search's
+ * own check, `namesHold`, runs on them, so an entry admits exactly the records the search
+ * keeps); absent on entries written before it existed, or for a name longer than
+ * RECENT_NAME_CHARS: then the walk reads the conversation.
+ */
+export interface RecentEntryDoc extends EntryDoc {
+  names?: string[];
+}
+
+/** The longest name a recent entry holds; the entry of a longer one holds none (its record is read). */
+export const RECENT_NAME_CHARS = 200;
+
+/** The names a recent entry holds for a conversation, or null for none known (a name too long to keep). */
+export function recentNames(c: { customer?: Customer }): string[] | null {
+  const names = [...new Set([c.customer?.name, c.customer?.display_name].filter((n): n is string => typeof n === 'string' && n.length > 0))];
+  return names.some((n) => n.length > RECENT_NAME_CHARS) ? null : names;
+}
+
+/** A conversation's recent-list entry, with its names. */
+export function recentEntry(c: RecentKeyed): RecentEntryDoc {
+  const names = recentNames(c);
+  return names === null ? { _id: recentKey(c) } : { _id: recentKey(c), names };
+}
+
 /** The keys the recent entries' writer writes: the conversation's place in the recent list, then its name search's keys. */
 const recentEntryKeys = (c: RecentKeyed): string[] => [recentKey(c), ...nameKeys(c)];
 
 /**
- * Before the conversations are inserted: their place in the recent list and, with a
- * customer's name, the name search's keys (src/conversations/nameEntries.ts), in one insert.
+ * Before the conversations are inserted: their place in the recent list (with the names) and,
+ * with a customer's name, the name search's keys (src/conversations/nameEntries.ts), in one insert.
  */
-export async function writeRecentEntries(db: Db, conversations: readonly RecentKeyed[]): Promise<void> {
-  await writeEntries(conversationEntriesCollection(db), conversations.flatMap(recentEntryKeys));
+export async function writeRecentEntries(db: Db, conversations: readonly RecentKeyed[], existing: 'unknown' | 'kept' = 'unknown'): Promise<void> {
+  await writeEntryDocs(
+    conversationEntriesCollection(db),
+    conversations.flatMap((c) => [recentEntry(c), ...nameKeys(c).map((_id) => ({ _id }))]),
+    existing,
+  );
 }
 
 /** Before the messages are inserted. */
@@ -70,35 +101,52 @@ export function deleteTurnsWithEntries(db: Db): (ids: string[], turns: Pick<Conv
 }
 
 /**
- * Moves a conversation in the recent list around an update of its `updated_at`
- * (src/db/keyedEntries.ts `movingEntries`): the new key before `update`, the old one removed
- * after it. Nothing to move when the time stays. The update is under the conversation's lease,
- * so it leaves the conversation as foreseen.
+ * Moves a conversation in the recent list around an update of its `updated_at` and customer
+ * (src/db/keyedEntries.ts `movingEntries`): the new key, with the names `next` will have,
+ * before `update`, the old one removed after it; nothing to move when the time stays. The
+ * update is under the conversation's lease, so it leaves the conversation as `next`.
+ *
+ * The entry that will be the conversation's place may be one written already with other
+ * names (the current one, when the time stays; recordTurn's, written before its insert with
+ * that turn's customer): before the update it is given the union of those names and
+ * `next`'s, so neither the old record nor the new is missed by a search, whenever this
+ * stops; after the update, `next`'s alone.
  */
 export async function movingRecentEntry(
   db: Db,
   current: RecentKeyed,
-  updatedAt: Date,
+  next: RecentKeyed,
   update: () => Promise<unknown>,
-  /** A key the caller has written already (recordTurn's, before its insert). */
-  written: string | null = null,
+  /** The conversation as the caller has written its entry already (recordTurn's, before its insert). */
+  written: RecentKeyed | null = null,
 ): Promise<void> {
-  const next = { ...current, updated_at: updatedAt };
+  const entries = conversationEntriesCollection(db);
+  // The name keys are written by the caller before a name is stored (recordTurn); the move is the recent key's.
+  const moved = { ...current, updated_at: next.updated_at };
+  const place = recentKey(moved);
+  const names = recentNames(next);
+  const there = [current, written].find((c) => c !== null && recentKey(c) === place);
+  const thereNames = there ? recentNames(there) : names;
+  const union = names === null || thereNames === null ? null : [...new Set([...thereNames, ...names])];
+  const same = (a: string[] | null, b: string[] | null) => (a === null ? b === null : b !== null && a.length === b.length && a.every((n) => b.includes(n)));
+  const fix = (to: string[] | null) => entries.updateOne({ _id: place }, to === null ? { $unset: { names: '' } } : { $set: { names: to } });
+  if (there && !same(thereNames, union)) await fix(union);
   await movingEntries({
-    entries: conversationEntriesCollection(db),
+    entries,
     keysOf: recentEntryKeys,
     before: current,
-    next,
+    next: moved,
     write: async () => {
       await update();
-      return next;
+      return moved;
     },
-    alreadyWritten: written === null ? [] : [written],
+    alreadyWritten: written === null ? [] : [recentKey(written)],
+    entryOf: (key) => (key === place ? { ...recentEntry(next), _id: key } : { _id: key }),
   });
+  if (there && !same(union, names)) await fix(names);
 }
-
 /** The entries of conversations and messages written before they existed; the worker runs it at start (src/main/worker.ts). */
 export async function backfillConversationEntries(db: Db, shouldStop?: () => boolean): Promise<void> {
-  await backfillEntries(db, RECENT_CONVERSATION_ENTRIES, conversationsCollection(db), idRange('con'), { _id: 1, tenant_id: 1, updated_at: 1 }, (batch) => writeRecentEntries(db, batch), shouldStop);
+  await backfillEntries(db, RECENT_CONVERSATION_ENTRIES, conversationsCollection(db), idRange('con'), { _id: 1, tenant_id: 1, updated_at: 1, customer: 1 }, (batch) => writeRecentEntries(db, batch, 'kept'), shouldStop);
   await backfillEntries(db, TRANSCRIPT_ENTRIES, conversationMessagesCollection(db), idRange('msg'), { _id: 1, conversation_id: 1 }, (batch) => writeTranscriptEntries(db, batch), shouldStop);
 }

@@ -8,8 +8,9 @@ import {
   isCurrentRecentKey,
   recentList,
   recentPosition,
+  type RecentEntryDoc,
 } from './conversationEntries';
-import { NAME_ENTRIES, NAME_SORT_MAX, conversationIdsNamed, conversationIdsOfNumber, nameHolds, pageOfNamed } from './nameEntries';
+import { NAME_ENTRIES, NAME_SORT_MAX, conversationIdsNamed, conversationIdsOfNumber, nameHolds, namesHold, pageOfNamed } from './nameEntries';
 import {
   conversationIdFor,
   conversationMessagesCollection,
@@ -43,16 +44,29 @@ export async function listRecentConversations(
 ): Promise<ConversationDoc[]> {
   if (!(await entriesComplete(db, RECENT_CONVERSATION_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
   const { name, phone } = search;
-  let admit: ((key: string) => boolean) | undefined;
+  let admit: ((key: string, entry: RecentEntryDoc) => boolean | Promise<boolean>) | undefined;
   const keep = (c: ConversationDoc) =>
     c.tenant_id === tenantId && (!search.agentId || c.agent_id === search.agentId) && (!name || nameHolds(c, name)) && (!phone || c.customer?.phone === phone);
-  if (name || phone) {
+  if (phone) {
     if (!(await entriesComplete(db, NAME_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
-    // A rare name: its few matches sorted by time. More: the recent list's keys walked, a record read only for a match
-    // (a key is a small document, a conversation a large one). Too many to gather: the recent list, every name checked.
-    const named = phone ? await conversationIdsOfNumber(db, tenantId, phone) : await conversationIdsNamed(db, tenantId, name!);
-    if (named && named.size <= NAME_SORT_MAX) return pageOfNamed(db, named, limit, after, keep);
-    if (named) admit = (key) => named.has(entryRecordId(key));
+    // A number's few conversations sorted by time; more: the recent list walked, a record read only for a match.
+    const ofNumber = await conversationIdsOfNumber(db, tenantId, phone);
+    if (ofNumber && ofNumber.size <= NAME_SORT_MAX) return pageOfNamed(db, ofNumber, limit, after, keep);
+    if (ofNumber) admit = (key) => ofNumber.has(entryRecordId(key));
+  } else if (name) {
+    if (!(await entriesComplete(db, NAME_ENTRIES))) return recentConversations(db, tenantId, limit, search, after);
+    // A rare name: its few matches sorted by time. Commoner: the recent list's entries walked newest first, the names
+    // they hold checked, a record read only for a match (an entry is a small document, a conversation a large one). An
+    // entry written before the names were kept is checked against the name's matches (read once, when first needed:
+    // up to NAME_MATCHES_MAX entries), or read when there are more.
+    const few = await conversationIdsNamed(db, tenantId, name, NAME_SORT_MAX);
+    if (few) return pageOfNamed(db, few, limit, after, keep);
+    let named: Promise<Set<string> | null> | null = null;
+    admit = async (key, entry) => {
+      if (Array.isArray(entry.names)) return namesHold(entry.names, name);
+      const matches = await (named ??= conversationIdsNamed(db, tenantId, name));
+      return matches === null || matches.has(entryRecordId(key));
+    };
   }
   return readThroughEntries({
     entries: conversationEntriesCollection(db),
@@ -62,7 +76,7 @@ export async function listRecentConversations(
     limit,
     records: conversationsCollection(db),
     keep: (c, key) => isCurrentRecentKey(key, c) && keep(c),
-    ...(admit ? { admit } : {}),
+    ...(admit ? { admit, entryFields: ['names'] } : {}),
   });
 }
 

@@ -23,15 +23,16 @@ import { conversationsCollection, type ConversationDoc, type Customer } from './
 export const NAME_ENTRIES = 'conversation_customer_entries';
 
 /**
- * How many entries a search reads before it decides the text is common: then walking the
- * recent list and checking names fills a page sooner than sorting every match would.
+ * How many name entries a number search, or a name search meeting recent entries without
+ * names (written before they were kept), reads to admit by id: past it, the walk reads records.
  */
 export const NAME_MATCHES_MAX = 2 * ID_IN_MAX;
 
 /**
  * How many matches a search sorts by reading them: each is a whole conversation (up to 100
- * message ids), so past this the recent list's small keys are walked instead, newest first,
- * reading only the matches' records (`admit`), until the page is full.
+ * message ids), so past this the recent list's small entries are walked instead, newest
+ * first, reading only the matches' records (`admit`: the id among the matches, or, for a text
+ * too common to gather, the names the entry holds), until the page is full.
  */
 export const NAME_SORT_MAX = 100;
 
@@ -42,19 +43,24 @@ export async function writeNameEntries(db: Db, conversations: readonly (Pick<Con
 
 /** Whether a conversation's name or display name holds `text` (any case): the search the store's query makes. */
 export function nameHolds(c: Pick<ConversationDoc, 'customer'>, text: string): boolean {
+  return namesHold([c.customer?.name, c.customer?.display_name], text);
+}
+
+/** Whether one of these names holds `text` (any case): `nameHolds` on a recent entry's names (src/conversations/conversationEntries.ts). */
+export function namesHold(names: readonly unknown[], text: string): boolean {
   const pattern = new RegExp(escapeRegExp(text), 'i');
-  return [c.customer?.name, c.customer?.display_name].some((n) => typeof n === 'string' && pattern.test(n));
+  return names.some((n) => typeof n === 'string' && pattern.test(n));
 }
 
 /**
- * The conversations of the workspace whose name holds `text`, when there are at most
- * NAME_MATCHES_MAX entries for it: their ids (not yet checked against the records), or null
+ * The conversations of the workspace whose name holds `text`, when there are at most `max`
+ * (NAME_MATCHES_MAX) entries for it: their ids (not yet checked against the records), or null
  * for a text too common to sort this way.
  */
-export function conversationIdsNamed(db: Db, tenantId: string, text: string): Promise<Set<string> | null> {
+export function conversationIdsNamed(db: Db, tenantId: string, text: string, max = NAME_MATCHES_MAX): Promise<Set<string> | null> {
   const start = `${nameList(tenantId)}|${hexOf(keyText(text.trim()))}`;
   // Past every key that starts with `start`: its next characters are hex digits or the separator, all below `~`.
-  return idsInRange(db, start, `${start}~`);
+  return idsInRange(db, start, `${start}~`, max);
 }
 
 /** The conversations of the workspace with this customer number (E.164), as `conversationIdsNamed`. */
@@ -63,16 +69,16 @@ export function conversationIdsOfNumber(db: Db, tenantId: string, e164: string):
   return idsInRange(db, range.$gt, range.$lt);
 }
 
-async function idsInRange(db: Db, start: string, end: string): Promise<Set<string> | null> {
+async function idsInRange(db: Db, start: string, end: string, max = NAME_MATCHES_MAX): Promise<Set<string> | null> {
   const ids = new Set<string>();
   let after = start;
   let read = 0;
   for (;;) {
-    const batch = Math.min(ID_IN_MAX, NAME_MATCHES_MAX + 1 - read);
+    const batch = Math.min(ID_IN_MAX, max + 1 - read);
     const keys = (await conversationEntriesCollection(db).find({ _id: { $gt: after, $lt: end } }, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(batch).toArray()).map((e) => e._id);
     for (const key of keys) ids.add(entryRecordId(key));
     read += keys.length;
-    if (read > NAME_MATCHES_MAX) return null;
+    if (read > max) return null;
     if (keys.length < batch) return ids;
     after = keys[keys.length - 1]!;
   }

@@ -309,7 +309,7 @@ export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput)
     const change = counted ? started : { ...turnChange(current, input, kind, messageId), ...started };
     // A name the customer had not given before: findable by it before it is stored.
     if (change.customer) await writeNameEntries(deps.db, [{ _id: conversationId, tenant_id: current.tenant_id, customer: change.customer }]);
-    if (Object.keys(change).length > 0) await movingRecentEntry(deps.db, current, change.updated_at ?? current.updated_at, () => conversations.updateOne({ _id: conversationId }, { $set: change }), recentKey(created));
+    if (Object.keys(change).length > 0) await movingRecentEntry(deps.db, current, { ...current, ...change }, () => conversations.updateOne({ _id: conversationId }, { $set: change }), created);
     // The entry written for the insert is not the conversation's place when it is already past this turn's time (`updated_at` never goes back).
     if (current.updated_at > created.updated_at) await conversationEntriesCollection(deps.db).deleteOne({ _id: recentKey(created) });
     return counted;
@@ -366,7 +366,7 @@ export async function recordTurnsOfConversation(deps: ConversationDeps, inputs: 
       Object.assign(change, turn);
       next = { ...next, ...turn };
     });
-    if (Object.keys(change).length > 0) await movingRecentEntry(deps.db, current, change.updated_at ?? current.updated_at, () => conversations.updateOne({ _id: conversationId }, { $set: change }));
+    if (Object.keys(change).length > 0) await movingRecentEntry(deps.db, current, { ...current, ...change }, () => conversations.updateOne({ _id: conversationId }, { $set: change }));
     return before;
   });
   if (!counted) {

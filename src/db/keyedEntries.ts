@@ -15,6 +15,12 @@ import { insertManyUnordered } from './insertIfAbsent';
 export interface EntryDoc {
   /** The key's parts joined by `|`, the record's id last. */
   _id: string;
+  /**
+   * What a list keeps beside a key so a walk can pass over records without reading them (the
+   * customer's names on a conversation's recent entry). An entry without its fields is one
+   * written before they were: its record is read.
+   */
+  [field: string]: unknown;
 }
 
 const SEPARATOR = '|';
@@ -68,10 +74,27 @@ export function entryRecordId(key: string): string {
 
 /** Inserts the entries that are not there yet (a retry writes the same keys), `BULK_WRITE_MAX` per command. */
 export async function writeEntries(collection: Collection<EntryDoc>, keys: readonly string[]): Promise<void> {
-  const distinct = [...new Set(keys)];
+  await writeEntryDocs(collection, keys.map((_id) => ({ _id })));
+}
+
+/**
+ * As `writeEntries`, entries with fields. An entry that is there already keeps its key but not
+ * its fields: which writer's they are is not known (no conditional updates on FerretDB), so
+ * they are removed and the walk reads that record, never trusting fields that may be stale.
+ * A backfill passes `existing: 'kept'`: an entry there is its writer's, right as it is.
+ */
+export async function writeEntryDocs(collection: Collection<EntryDoc>, docs: readonly EntryDoc[], existing: 'unknown' | 'kept' = 'unknown'): Promise<void> {
+  const distinct = [...new Map(docs.map((d) => [d._id, d])).values()];
   for (let start = 0; start < distinct.length; start += BULK_WRITE_MAX) {
-    const { failed, error } = await insertManyUnordered(collection, distinct.slice(start, start + BULK_WRITE_MAX).map((_id) => ({ _id })));
+    const slice = distinct.slice(start, start + BULK_WRITE_MAX);
+    const { failed, error } = await insertManyUnordered(collection, slice);
     if ([...failed.values()].some((code) => code !== 11000)) throw error;
+    if (existing === 'kept') continue;
+    const withFields = [...failed.keys()].map((n) => slice[n]!).filter((d) => Object.keys(d).length > 1);
+    for (const doc of withFields) {
+      const fields = Object.fromEntries(Object.keys(doc).filter((f) => f !== '_id').map((f) => [f, '' as const]));
+      await collection.updateOne({ _id: doc._id }, { $unset: fields });
+    }
   }
 }
 
@@ -88,6 +111,8 @@ export interface EntriesMove<R, W extends R | null> {
   write: () => Promise<W>;
   /** Keys of `next` the caller has written already (an insert's, just before this update). */
   alreadyWritten?: readonly string[];
+  /** The entry a key of `record` is written as, where a list keeps fields beside its keys; `{ _id: key }` when absent. */
+  entryOf?: (key: string, record: R) => EntryDoc;
 }
 
 /**
@@ -106,13 +131,14 @@ export async function movingEntries<R, W extends R | null>(move: EntriesMove<R, 
   const nextKeys = move.keysOf(move.next);
   const alreadyWritten = new Set(move.alreadyWritten);
   const moving = nextKeys.some((k) => !beforeKeys.has(k) && !alreadyWritten.has(k));
-  if (moving) await writeEntries(move.entries, nextKeys);
+  const entryOf = move.entryOf ?? ((_id: string) => ({ _id }));
+  if (moving) await writeEntryDocs(move.entries, nextKeys.map((k) => entryOf(k, move.next)));
   const record = await move.write();
   if (!record) return record;
   const now = new Set(move.keysOf(record));
   const there = moving ? new Set(nextKeys) : new Set([...beforeKeys, ...alreadyWritten]);
   const missing = [...now].filter((k) => !there.has(k));
-  if (missing.length > 0) await writeEntries(move.entries, missing);
+  if (missing.length > 0) await writeEntryDocs(move.entries, missing.map((k) => entryOf(k, record)));
   const stale = [...new Set([...beforeKeys, ...nextKeys])].filter((k) => !now.has(k));
   if (stale.length > 0) await move.entries.deleteMany({ _id: { $in: stale } });
   return record;
@@ -132,15 +158,18 @@ export interface EntryWalk<T extends { _id: string }> {
   records: Collection<T>;
   /** Whether the record is still in the list under this key (its workspace, a moved sort key, the other filters). */
   keep: (record: T, key: string) => boolean;
-  /** Which keys are worth reading the record of (a filter the key alone answers); every key when absent. */
-  admit?: (key: string) => boolean;
+  /** Which entries are worth reading the record of (a filter the key or the entry's `entryFields` answer); every entry when absent. */
+  admit?: (key: string, entry: EntryDoc) => boolean | Promise<boolean>;
+  /** The entry fields `admit` reads beside the key. */
+  entryFields?: readonly string[];
 }
 
 /**
  * The first `limit` records of a list from `from` on: its entries read a batch at a time in
  * key order (the first batch exactly `limit`, so an unfiltered page reads its page of entries
- * and its page of records), each batch's records in one `$in`, those `keep` refuses or that
- * are gone skipped. Stops at a full page or the list's end.
+ * and its page of records), each batch's records in one `$in` (those `admit` lets through, no
+ * more at a time than the page lacks), those `keep` refuses or that are gone skipped. Stops at
+ * a full page or the list's end.
  */
 export async function readThroughEntries<T extends { _id: string }>(walk: EntryWalk<T>): Promise<T[]> {
   const range = entryRange(walk.prefix);
@@ -151,14 +180,24 @@ export async function readThroughEntries<T extends { _id: string }>(walk: EntryW
   for (;;) {
     const ids: Filter<EntryDoc> =
       walk.order === -1 ? { _id: { $gt: end ?? range.$gt, $lt: bound ?? range.$lt } } : { _id: { $gt: bound ?? range.$gt, $lt: end ?? range.$lt } };
-    const keys = (await walk.entries.find(ids, { projection: { _id: 1 } }).sort({ _id: walk.order }).limit(batch).toArray()).map((e) => e._id);
+    const projection = Object.fromEntries([['_id', 1], ...(walk.entryFields ?? []).map((f) => [f, 1])]);
+    const entries = await walk.entries.find(ids, { projection }).sort({ _id: walk.order }).limit(batch).toArray();
+    const keys = entries.map((e) => e._id);
     if (keys.length === 0) return kept;
-    const admitted = walk.admit ? keys.filter(walk.admit) : keys;
-    const found = new Map<string, T>(admitted.length === 0 ? [] : (await findByIds(walk.records, admitted.map(entryRecordId))).map((r) => [r._id as string, r as T]));
-    for (const key of admitted) {
-      const record = found.get(entryRecordId(key));
-      if (record && walk.keep(record, key)) kept.push(record);
-      if (kept.length === walk.limit) return kept;
+    const admit = walk.admit;
+    const verdicts = admit ? await Promise.all(entries.map((e) => Promise.resolve(admit(e._id, e)))) : null;
+    const admitted = verdicts ? keys.filter((_, n) => verdicts[n]) : keys;
+    // Admitted by `admit`, the records are read as many at a time as the page still lacks: a batch may admit more than that.
+    for (let start = 0; start < admitted.length; ) {
+      const take = admit ? walk.limit - kept.length : admitted.length;
+      const slice = admitted.slice(start, start + take);
+      start += take;
+      const found = new Map<string, T>((await findByIds(walk.records, slice.map(entryRecordId))).map((r) => [r._id as string, r as T]));
+      for (const key of slice) {
+        const record = found.get(entryRecordId(key));
+        if (record && walk.keep(record, key)) kept.push(record);
+        if (kept.length === walk.limit) return kept;
+      }
     }
     if (keys.length < batch) return kept;
     bound = keys[keys.length - 1]!;
