@@ -37,7 +37,7 @@ class AnswerLostStore extends IdempotencyStore {
   }
 }
 
-const echoBody = z.object({ value: z.string(), fail: z.enum(['400', '500']).optional(), delay_ms: z.number().int().max(5000).optional() });
+const echoBody = z.object({ value: z.string(), fail: z.enum(['400', '500']).optional(), delay_ms: z.number().int().max(5000).optional(), held: z.boolean().optional() });
 
 describe('Idempotency-Key (api-core §4)', () => {
   let db: Db;
@@ -46,6 +46,8 @@ describe('Idempotency-Key (api-core §4)', () => {
   let ws: TestWorkspace;
   let runs: number;
   let clock: Date;
+  /** A handler told `held` waits for this, so a test decides when it answers (not the machine's load). */
+  let released: Promise<void> = Promise.resolve();
 
   beforeAll(async () => {
     const config = testConfig();
@@ -62,6 +64,7 @@ describe('Idempotency-Key (api-core §4)', () => {
       handler: async (ctx, { body }) => {
         runs += 1;
         if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms));
+        if (body.held) await released;
         if (body.fail === '400') throw new ApiError('invalid_argument', 'Told to fail.');
         if (body.fail === '500') throw new Error('boom');
         ctx.status = 201;
@@ -126,8 +129,19 @@ describe('Idempotency-Key (api-core §4)', () => {
   });
 
   it('runs the handler exactly once for parallel requests with one key; the rest are told it is in progress', async () => {
-    const body = '{"value":"p","delay_ms":400}';
-    const responses = await Promise.all(Array.from({ length: 10 }, () => send('k-parallel', body)));
+    // The first request's handler is held until the nine others are answered, so all ten overlap
+    // however slowly a loaded machine sends them (a timed delay let late ones see the replay).
+    let release = () => {};
+    released = new Promise((resolve) => (release = resolve));
+    const body = '{"value":"p","held":true}';
+    let answered = 0;
+    const requests = Array.from({ length: 10 }, () =>
+      send('k-parallel', body).then((res) => {
+        if (++answered === 9) release();
+        return res;
+      }),
+    );
+    const responses = await Promise.all(requests);
     expect(runs).toBe(1);
     const statuses = responses.map((r) => r.status).sort((a, b) => a - b);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
