@@ -24,6 +24,7 @@ import {
   sendIntentsCollection,
   settleConversationHold,
   type SliceAnswer,
+  type WriteAheadSlice,
   suppressedAmong,
   WRITE_AHEAD_SLICE_MAX,
   WRITE_AHEAD_SPAN_MS,
@@ -118,6 +119,62 @@ function moveOf(doc: CampaignRecipientDoc, at: Date, answer: SliceAnswer): Queue
 }
 
 /**
+ * A slice's recipients from the first of `docs`: the queued ones planned (the k-th of the
+ * slice at `plannedAt(k)`) within WRITE_AHEAD_SPAN_MS of the first, at most
+ * WRITE_AHEAD_SLICE_MAX, with the others among them passed; `closed` when the window shut first.
+ */
+function nextSlice(docs: readonly CampaignRecipientDoc[], plannedAt: (k: number) => number, open: (at: number) => boolean): { reached: Reached[]; closed: boolean } {
+  const reached: Reached[] = [];
+  const firstAt = plannedAt(0);
+  let slots = 0;
+  for (const doc of docs) {
+    const at = plannedAt(slots);
+    if (doc.state !== 'queued') {
+      reached.push({ doc, plannedAt: at, slot: null });
+      continue;
+    }
+    if (slots === WRITE_AHEAD_SLICE_MAX || at - firstAt >= WRITE_AHEAD_SPAN_MS) break;
+    if (!open(at)) return { reached, closed: true };
+    reached.push({ doc, plannedAt: at, slot: slots });
+    slots += 1;
+  }
+  return { reached, closed: false };
+}
+
+/**
+ * Posts a claimed slice's sends at their planned times, at most BATCH_POSTS_IN_FLIGHT waiting
+ * on the provider; `at` gets each send's time. Answers the index in `reached` where the batch
+ * stops (a send answered at the claim that holds the run or fails the batch), or its length.
+ */
+async function postSlice(
+  slice: WriteAheadSlice,
+  reached: readonly Reached[],
+  at: Map<number, Date>,
+  pacing: { paced: { startedAt: number; plannedStartMs: number }; plannedStartMs: number; runner: BatchRunner; now: () => Date },
+): Promise<number> {
+  const { paced, plannedStartMs, runner, now } = pacing;
+  const inFlight = new Set<Promise<void>>();
+  for (const [n, r] of reached.entries()) {
+    if (r.slot === null) continue;
+    const early = slice.early[r.slot]!;
+    if (early) {
+      const move = moveOf(r.doc, now(), early);
+      if (move && !('id' in move)) return n;
+      at.set(r.slot, new Date(Math.max(r.plannedAt, now().getTime())));
+      continue;
+    }
+    const wait = catchUpSendAt(paced, r.plannedAt - plannedStartMs) - Date.now();
+    if (wait > 0) await runner.pace(wait);
+    while (inFlight.size >= BATCH_POSTS_IN_FLIGHT) await Promise.race(inFlight);
+    // Never before its planned time (the time-skipping server's clock runs ahead of this one).
+    at.set(r.slot, new Date(Math.max(r.plannedAt, now().getTime())));
+    const posting: Promise<void> = slice.post(r.slot).finally(() => inFlight.delete(posting));
+    inFlight.add(posting);
+  }
+  return reached.length;
+}
+
+/**
  * A WhatsApp campaign's batch: sends up to `max` recipients from `from`, the n-th no earlier
  * than `plannedStartMs + n × spacing`, inside the campaign's window; reports the position
  * after each. Safe to retry: a recipient no longer `queued` was done by an earlier attempt,
@@ -196,55 +253,21 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
         }
         checked = { ...checked!, standing };
       }
-      // The next recipients up to the slice's span or size, inside the window.
-      const reached: Reached[] = [];
-      let slots = 0;
-      let firstPlanned: number | null = null;
-      while (reachedDocs + reached.length < docs.length && slots < WRITE_AHEAD_SLICE_MAX) {
-        const doc = docs[reachedDocs + reached.length]!;
-        const plannedAt = input.plannedStartMs + Math.round((done + slots) * spacing);
-        if (doc.state === 'queued') {
-          if (firstPlanned !== null && plannedAt - firstPlanned >= WRITE_AHEAD_SPAN_MS) break;
-          if (!isWindowOpen(new Date(plannedAt), window, zone)) {
-            stopped = true;
-            break;
-          }
-          firstPlanned ??= plannedAt;
-          reached.push({ doc, plannedAt, slot: slots });
-          slots += 1;
-        } else reached.push({ doc, plannedAt, slot: null });
-      }
+      const plannedAt = (k: number) => input.plannedStartMs + Math.round((done + k) * spacing);
+      const { reached, closed } = nextSlice(docs.slice(reachedDocs), plannedAt, (at) => isWindowOpen(new Date(at), window, zone));
+      if (closed) stopped = true;
       const sending = reached.filter((r) => r.slot !== null);
       const slice = sending.length > 0 ? await claimWriteAhead(sendDeps, sending.map((r) => inputOf(r.doc))) : null;
-      // Posted at their planned times, a few at a time; the slice is settled whatever happens here.
+      // Posted at their planned times, a few at a time; the slice is settled whatever happens there.
       const at = new Map<number, Date>();
-      const inFlight = new Set<Promise<void>>();
       let upTo = reached.length;
       let failure: unknown = null;
-      try {
-        for (const [n, r] of reached.entries()) {
-          if (r.slot === null) continue;
-          const early = slice!.early[r.slot]!;
-          if (early) {
-            const move = moveOf(r.doc, new Date(Math.max(r.plannedAt, now().getTime())), early);
-            if (move && !('id' in move)) {
-              upTo = n;
-              break;
-            }
-            at.set(r.slot, new Date(Math.max(r.plannedAt, now().getTime())));
-            continue;
-          }
-          const wait = catchUpSendAt(paced, r.plannedAt - input.plannedStartMs) - Date.now();
-          if (wait > 0) await runner.pace(wait);
-          while (inFlight.size >= BATCH_POSTS_IN_FLIGHT) await Promise.race(inFlight);
-          // Never before its planned time (the time-skipping server's clock runs ahead of this one).
-          at.set(r.slot, new Date(Math.max(r.plannedAt, now().getTime())));
-          const posting: Promise<void> = slice!.post(r.slot).finally(() => inFlight.delete(posting));
-          inFlight.add(posting);
+      if (slice) {
+        try {
+          upTo = await postSlice(slice, reached, at, { paced, plannedStartMs: input.plannedStartMs, runner, now });
+        } catch (err) {
+          failure = err;
         }
-      } catch (err) {
-        failure = err;
-        upTo = 0;
       }
       const answers = slice ? await slice.settle() : [];
       for (const r of reached.slice(0, failure ? reached.length : upTo + 1)) {
