@@ -34,17 +34,19 @@ import type { SendAttempt } from './whatsAppSender';
  * The write-ahead rule holds for each send: its intent is durable before its POST, so a retry
  * finds it and never sends again; an attempt that died between the intents and the outcomes
  * leaves them `sending`, and each becomes of unknown outcome once the lease passes
- * (`SendOutcomeUnknown`, its charge given back), whether its POST went out or not yet. The
- * price is that a kill makes up to a slice (`WRITE_AHEAD_SPAN_MS` of sends) of unknown
- * outcome instead of the one send in flight (docs/decisions/messaging.md, "A campaign's
- * sends are written ahead by the slice").
+ * (`SendOutcomeUnknown`, its charge given back). The caller posts the whole slice as soon as
+ * `claimWriteAhead` answers, none waiting on another: an intent written whose POST never left
+ * is a send no provider status can settle, so that window stays a single send's. The price is
+ * that a kill makes up to a slice of unknown outcome instead of the one send in flight, every
+ * one of them posted (docs/decisions/messaging.md, "A campaign's sends are written ahead by
+ * the slice").
  */
 
 /** The most sends of one slice: its intents are one insertMany and its outcomes one bulk write. */
 export const WRITE_AHEAD_SLICE_MAX = BULK_WRITE_MAX;
 /**
- * The planned time one slice spans, from its first send to its last: under the intents'
- * renewal interval, so a slice's POSTs usually answer before a renewal is due (no third write).
+ * The planned time one slice gathers, from its first send to its last (they leave together at
+ * the last's time): under the intents' renewal interval, and what a slice's first send may wait.
  */
 export const WRITE_AHEAD_SPAN_MS = SEND_INTENT_RENEW_MS * 0.8;
 
@@ -58,7 +60,7 @@ export interface WriteAheadSlice {
    * waits for `post`.
    */
   readonly early: readonly (SliceAnswer | null)[];
-  /** Calls the provider for a written intent; resolves when it answered (never rejects: `settle` answers). */
+  /** Calls the provider for a written intent; resolves when it answered (never rejects: `settle` answers). Call for every written intent at once, right after the claim. */
   post(index: number): Promise<void>;
   /**
    * Waits for the POSTs started, then writes every outcome in one bulk write: `sent`, or the

@@ -89,9 +89,6 @@ async function readStanding(db: Db, tenantId: string, numbers: ReadonlySet<strin
   return { workspace: found, suppressed, asked: numbers };
 }
 
-/** The most POSTs of one batch waiting on the provider at once: a slow provider is not waited on one send at a time, the throttle still spaces their starts. */
-export const BATCH_POSTS_IN_FLIGHT = 4;
-
 /** A recipient the batch reached: queued ones are sent (`slot`: their place in the slice), others passed. */
 interface Reached {
   doc: CampaignRecipientDoc;
@@ -142,34 +139,24 @@ function nextSlice(docs: readonly CampaignRecipientDoc[], plannedAt: (k: number)
 }
 
 /**
- * Posts a claimed slice's sends at their planned times, at most BATCH_POSTS_IN_FLIGHT waiting
- * on the provider; `at` gets each send's time. Answers the index in `reached` where the batch
- * stops (a send answered at the claim that holds the run or fails the batch), or its length.
+ * Posts a claimed slice's sends all at once, in order, none waiting for another's answer: the
+ * intents are durable, and an intent whose POST has not left when the worker dies is a person
+ * no status webhook can ever settle (docs/decisions/messaging.md). `at` gets each send's time.
+ * Answers the index in `reached` where the batch stops (a send answered at the claim that holds
+ * the run or fails the batch), or its length.
  */
-async function postSlice(
-  slice: WriteAheadSlice,
-  reached: readonly Reached[],
-  at: Map<number, Date>,
-  pacing: { paced: { startedAt: number; plannedStartMs: number }; plannedStartMs: number; runner: BatchRunner; now: () => Date },
-): Promise<number> {
-  const { paced, plannedStartMs, runner, now } = pacing;
-  const inFlight = new Set<Promise<void>>();
+function postSlice(slice: WriteAheadSlice, reached: readonly Reached[], at: Map<number, Date>, sentAt: Date): number {
   for (const [n, r] of reached.entries()) {
     if (r.slot === null) continue;
     const early = slice.early[r.slot]!;
     if (early) {
-      const move = moveOf(r.doc, now(), early);
+      const move = moveOf(r.doc, sentAt, early);
       if (move && !('id' in move)) return n;
-      at.set(r.slot, new Date(Math.max(r.plannedAt, now().getTime())));
+      at.set(r.slot, sentAt);
       continue;
     }
-    const wait = catchUpSendAt(paced, r.plannedAt - plannedStartMs) - Date.now();
-    if (wait > 0) await runner.pace(wait);
-    while (inFlight.size >= BATCH_POSTS_IN_FLIGHT) await Promise.race(inFlight);
-    // Never before its planned time (the time-skipping server's clock runs ahead of this one).
-    at.set(r.slot, new Date(Math.max(r.plannedAt, now().getTime())));
-    const posting: Promise<void> = slice.post(r.slot).finally(() => inFlight.delete(posting));
-    inFlight.add(posting);
+    at.set(r.slot, sentAt);
+    void slice.post(r.slot);
   }
   return reached.length;
 }
@@ -241,9 +228,19 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
   let checkedAt = startedAt;
   let reachedDocs = 0;
   try {
-    // Slice by slice (src/messaging/writeAheadSends.ts): a slice's intents in one write before
-    // its POSTs, its outcomes in one write after them.
+    // Slice by slice (src/messaging/writeAheadSends.ts): a slice's intents in one write, its
+    // POSTs all at once right after, its outcomes in one write after their answers.
     while (reachedDocs < docs.length && !stopped) {
+      const plannedAt = (k: number) => input.plannedStartMs + Math.round((done + k) * spacing);
+      const { reached, closed } = nextSlice(docs.slice(reachedDocs), plannedAt, (at) => isWindowOpen(new Date(at), window, zone));
+      const sending = reached.filter((r) => r.slot !== null);
+      // The slice goes at its last send's planned time, so no send leaves before its own (the
+      // throttle's cap holds); waited out before the intents are written, not between them and the POSTs.
+      const goesAt = sending.length > 0 ? sending[sending.length - 1]!.plannedAt : null;
+      if (goesAt !== null) {
+        const wait = catchUpSendAt(paced, goesAt - input.plannedStartMs) - Date.now();
+        if (wait > 0) await runner.pace(wait);
+      }
       if (done > 0 && Date.now() - checkedAt >= deps.controlCheckMs) {
         checkedAt = Date.now();
         const [paused, standing] = await Promise.all([stoppedByControl(db, input.campaignId, input.tenantId), readStanding(db, input.tenantId, numbers)]);
@@ -253,18 +250,17 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
         }
         checked = { ...checked!, standing };
       }
-      const plannedAt = (k: number) => input.plannedStartMs + Math.round((done + k) * spacing);
-      const { reached, closed } = nextSlice(docs.slice(reachedDocs), plannedAt, (at) => isWindowOpen(new Date(at), window, zone));
       if (closed) stopped = true;
-      const sending = reached.filter((r) => r.slot !== null);
       const slice = sending.length > 0 ? await claimWriteAhead(sendDeps, sending.map((r) => inputOf(r.doc))) : null;
-      // Posted at their planned times, a few at a time; the slice is settled whatever happens there.
+      // Never before its planned time (the time-skipping server's clock runs ahead of this one).
+      const sentAt = new Date(Math.max(goesAt ?? 0, now().getTime()));
       const at = new Map<number, Date>();
       let upTo = reached.length;
       let failure: unknown = null;
       if (slice) {
+        // The slice is settled whatever happens here.
         try {
-          upTo = await postSlice(slice, reached, at, { paced, plannedStartMs: input.plannedStartMs, runner, now });
+          upTo = postSlice(slice, reached, at, sentAt);
         } catch (err) {
           failure = err;
         }

@@ -103,7 +103,7 @@ describe('a worker killed mid-campaign', () => {
     const history = await api.temporal.workflow.getHandle(campaignRunWorkflowId(campaign._id)).fetchHistory();
     process.stdout.write(
       `[campaign kill] killed after ${atKill} sends; 2,000 done in ${seconds.toFixed(1)} s; provider requests ${graph.requests.length}, ` +
-        `duplicates ${duplicates}, outcome unknown ${unknown.length}; history events ${history.events!.length}\n`,
+        `duplicates ${duplicates}, outcome unknown ${unknown.length} (never posted ${unknown.filter((r) => !perRecipient.has(r.to.replace(/^\+/, ''))).length}); history events ${history.events!.length}\n`,
     );
     expect(duplicates).toBe(0);
     expect(lost).toBe(0);

@@ -13,10 +13,13 @@ import { insertCampaignDraft, insertContacts, openDbWithWorkspace, zoneOpenAt } 
 /**
  * A campaign batch writes a slice's send intents together before the slice's POSTs and their
  * outcomes together after (src/messaging/writeAheadSends.ts). Here its attempt "dies" with the
- * slice between the two writes: two POSTs answered, four hanging (the process gone), two never
- * made. The retried batch sends nobody twice: every send of the dead slice is of unknown outcome
- * (it may have gone out), the rest are sent once. The provider checks, at each POST, that the
- * send's intent is already stored: a write-ahead in the wrong order fails here.
+ * slice between the two writes: the provider never answers (the process gone). Every send of
+ * the slice was already POSTed by then: the POSTs leave together once the intents are durable,
+ * none waits for another's answer or for a later planned time, so a kill leaves no intent that
+ * was never posted (a posted one of unknown outcome can be settled from the provider's status
+ * webhooks; a never-posted one could not). The retried batch sends nobody twice: every send of
+ * the dead slice is of unknown outcome, the rest are sent once. The provider checks, at each
+ * POST, that the send's intent is already stored: a write-ahead in the wrong order fails here.
  */
 describe('a campaign batch killed between its slice\'s intents and their outcomes', () => {
   let opened: Awaited<ReturnType<typeof openDbWithWorkspace>>;
@@ -30,7 +33,7 @@ describe('a campaign batch killed between its slice\'s intents and their outcome
     await opened?.db.drop();
   });
 
-  /** Records each POST and whether its intent was stored `sending` before it; from `hangFrom` on, never answers (the process died). */
+  /** Records each POST and whether its intent was stored `sending` before it; from the `hangFrom`-th on, never answers (the process died). */
   class WatchingProvider implements WhatsAppProvider {
     readonly name = 'simulator' as const;
     readonly requests: { to: string; intentStored: boolean; intentsStored: number }[] = [];
@@ -51,7 +54,7 @@ describe('a campaign batch killed between its slice\'s intents and their outcome
     }
   }
 
-  it('sends nobody twice: the dead slice is of unknown outcome, the rest sent once', async () => {
+  it('posts the whole slice before any answer; sends nobody twice: the dead slice is of unknown outcome, the rest sent once', async () => {
     const people = await insertContacts(db(), tenant(), 12);
     const campaign = await insertCampaignDraft(db(), tenant(), { contactIds: people.map((p) => p._id), schedule: { throttle_per_minute: 600, timezone: zoneOpenAt(new Date()) } });
     await stageRecipients(db(), { campaign, workspace: (await collections(db()).workspaces.findOne({ _id: tenant() }))!, at: new Date() });
@@ -65,18 +68,20 @@ describe('a campaign batch killed between its slice\'s intents and their outcome
     expect(slice).toBe(8);
 
     // The dead attempt: its clock a minute behind, so its intents' leases have run out for the retry
-    // (and its renewals, still ticking in this process, never bring them back).
-    const dead = new WatchingProvider(campaign, keyOf, 3);
+    // (and its renewals, still ticking in this process, never bring them back). Paced for real, and
+    // its provider answers no POST: a slice that spaced its POSTs, or waited on answers, stops short.
+    const dead = new WatchingProvider(campaign, keyOf, 1);
+    const pacedForReal = { pace: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), heartbeat: () => undefined };
     void sendCampaignBatch(
       { db: db(), events, whatsapp: dead, deploymentChannels: ['whatsapp'], now: () => new Date(Date.now() - 60_000), controlCheckMs: 60_000 },
       input,
-      runner,
+      pacedForReal,
     );
-    // Its POSTs stop at the bound on those in flight: two answered, four hanging.
-    const deadline = Date.now() + 30_000;
-    while (dead.requests.length < 6 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Killed once the slice's intents are durable: by then every send of the slice has been POSTed.
+    const deadline = Date.now() + 10_000;
+    while (dead.requests.length < slice && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(dead.requests).toHaveLength(6);
+    expect(dead.requests.map((r) => r.to)).toEqual(staged.slice(0, slice).map((r) => `+${r.to.replace(/^\+/, '')}`));
     // Written ahead: every POST found its intent stored, and the first found the whole slice's.
     expect(dead.requests.every((r) => r.intentStored)).toBe(true);
     expect(dead.requests[0]!.intentsStored).toBe(slice);
