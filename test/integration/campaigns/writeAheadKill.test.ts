@@ -71,7 +71,15 @@ describe('a campaign batch killed between its slice\'s intents and their outcome
     // (and its renewals, still ticking in this process, never bring them back). Paced for real, and
     // its provider answers no POST: a slice that spaced its POSTs, or waited on answers, stops short.
     const dead = new WatchingProvider(campaign, keyOf, 1);
-    const pacedForReal = { pace: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), heartbeat: () => undefined };
+    // POSTs made when each wait began: a slice's POSTs are never spaced by a wait among them.
+    const pacedAfter: number[] = [];
+    const pacedForReal = {
+      pace: (ms: number) => {
+        pacedAfter.push(dead.requests.length);
+        return new Promise<void>((resolve) => setTimeout(resolve, ms));
+      },
+      heartbeat: () => undefined,
+    };
     void sendCampaignBatch(
       { db: db(), events, whatsapp: dead, deploymentChannels: ['whatsapp'], now: () => new Date(Date.now() - 60_000), controlCheckMs: 60_000 },
       input,
@@ -82,6 +90,7 @@ describe('a campaign batch killed between its slice\'s intents and their outcome
     while (dead.requests.length < slice && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(dead.requests.map((r) => r.to)).toEqual(staged.slice(0, slice).map((r) => `+${r.to.replace(/^\+/, '')}`));
+    expect(pacedAfter).toEqual([0]);
     // Written ahead: every POST found its intent stored, and the first found the whole slice's.
     expect(dead.requests.every((r) => r.intentStored)).toBe(true);
     expect(dead.requests[0]!.intentsStored).toBe(slice);
