@@ -5,7 +5,6 @@ import { findByIds } from '../db/findByIds';
 import type { EventPublisher } from '../events';
 import {
   agentSendIntentKey,
-  checkedSender,
   isSuppressed,
   SendInProgress,
   SendOutcomeUnknown,
@@ -247,7 +246,7 @@ export async function sendReply(deps: AgentTurnDeps, input: { turn: AgentTurn; a
         intentKey: agentSendIntentKey(turn.tenantId, turn.workflowId, turn.turnKey),
         transcriptRole: 'model',
         turnsAlongside: rows,
-        ...(checked ? { checked: { sender: checkedSender(checked.sender, turn.tenantId), windowOpenUntil: checked.windowOpenUntil } } : {}),
+        ...(checked ? { checked } : {}),
       },
     );
     deps.checks?.drop(turnKeyOf(turn));

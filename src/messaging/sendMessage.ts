@@ -102,16 +102,10 @@ export interface SendMessageInput {
   /** The team member's name on the transcript turn (a reply from the console inbox). */
   transcriptAuthor?: string | null;
   /**
-   * What the caller checked moments before (a campaign batch's standing, sender and template;
-   * a chat turn's sender and window): each used at its own place in the guard order instead
-   * of a read. Absent: every guard reads.
+   * The sender and template already looked up by the caller (a campaign batch, once per
+   * batch: `lookUpSendContext`), each refused at its usual place in the guard order.
    */
-  checked?: AlreadyChecked;
-  /**
-   * The batch's conversations taken from the plan at its start (src/messaging/conversationHold.ts):
-   * a template send takes from it instead of the plan while it lasts, then from the plan as always.
-   */
-  hold?: HeldConversations | null;
+  context?: SendContext;
   /**
    * The send's intent as the caller already read it (a campaign batch reads its recipients'
    * intents in one read): null when there was none, absent to look it up here.
@@ -123,6 +117,14 @@ export interface SendMessageInput {
    */
   recordLater?: (intent: SendIntentDoc) => Promise<void>;
   /**
+   * The sender and the 24-hour window as the caller checked them moments before (a chat
+   * agent's turn, src/agents/turns.ts), so the send does not read them again. The window only
+   * moves later, so a send before `windowOpenUntil` is inside it; past it the window is read
+   * as usual. The opt-out is read whatever the caller checked: a STOP in between still stops
+   * the send.
+   */
+  checked?: { sender: SenderDoc; windowOpenUntil: Date };
+  /**
    * Turns of the same conversation recorded in one write with the send's own turn, before it
    * (a chat agent's trail rows and its reply): the conversation must exist already (the
    * customer wrote). Absent: the send's turn alone, through `recordTurn`.
@@ -130,27 +132,21 @@ export interface SendMessageInput {
   turnsAlongside?: RecordTurnInput[];
 }
 
-/**
- * What a send's caller already checked, in one shape whoever the caller is, so the guard
- * order reads one source: a campaign batch (`lookUpSendContext` once a batch, its standing
- * once a second) and a chat agent's turn (src/agents/turns.ts: the sender and the window its
- * first step read). Each is refused at its usual place in the guard order (docs/decisions/messaging.md).
- */
-export interface AlreadyChecked {
-  /** The sender as resolved (a sender doc the caller read: `checkedSender`). */
+/** What a batch of sends shares: the sender resolution and the template variant (null: none approved). */
+export interface SendContext {
   sender: SenderResolution;
-  /** The template variant chosen for the send's template name (null: none approved); absent: looked up here. */
-  template?: TemplateDoc | null;
+  template: TemplateDoc | null;
   /**
-   * The workspace and the recipients' opt-outs as the caller read them (a campaign batch, at
-   * most CAMPAIGN_CONTROL_CHECK_MS old); absent: read here, so a STOP since still stops the send.
+   * The batch's conversations taken from the plan at its start (src/messaging/conversationHold.ts):
+   * a template send takes from it instead of the plan while it lasts, then from the plan as always.
+   */
+  hold?: HeldConversations | null;
+  /**
+   * The workspace and the recipients' opt-outs as the caller read them moments ago (a campaign
+   * batch, at most CAMPAIGN_CONTROL_CHECK_MS old), checked at their usual places in the guard
+   * order instead of two reads a send; absent: read here.
    */
   standing?: SendStanding;
-  /**
-   * Until when the caller read the 24-hour window open with this sender: a send before it is
-   * inside the window (it only moves later); past it, or absent, the window is read.
-   */
-  windowOpenUntil?: Date;
 }
 
 /** What a batch's sends are checked against: its workspace, and which of its recipients opted out. */
@@ -167,7 +163,7 @@ export interface SendStanding {
  * seconds to about a minute): a sender disconnected or a template changed mid-batch is seen
  * by the next batch (docs/decisions/campaigns.md, "A campaign batch looks up its sender and template once").
  */
-export async function lookUpSendContext(db: Db, tenantId: string, senderId: string | null, template: TemplateRequest): Promise<AlreadyChecked & { template: TemplateDoc | null }> {
+export async function lookUpSendContext(db: Db, tenantId: string, senderId: string | null, template: TemplateRequest): Promise<SendContext> {
   const [sender, variants] = await Promise.all([resolveSender(db, tenantId, senderId), templateVariants(db, tenantId, template.name)]);
   return { sender, template: selectTemplateVariant(variants, template.language) };
 }
@@ -206,7 +202,7 @@ export class SendOutcomeUnknown extends Error {
  * provider is called, however long its attempts and their timeouts take.
  */
 export const SEND_INTENT_LEASE_MS = LIMITS.idempotencyLeaseSeconds * 1000;
-export const SEND_INTENT_RENEW_MS = SEND_INTENT_LEASE_MS / 5;
+const SEND_INTENT_RENEW_MS = SEND_INTENT_LEASE_MS / 5;
 
 interface Prepared {
   request: SendRequest;
@@ -218,8 +214,8 @@ function templateVariants(db: Db, tenantId: string, name: string): Promise<Templ
   return collections(db).templates.find({ tenant_id: tenantId, name }).toArray();
 }
 
-async function findTemplate(db: Db, tenantId: string, template: TemplateRequest, checked: AlreadyChecked | undefined): Promise<TemplateDoc> {
-  const chosen = checked?.template !== undefined ? checked.template : selectTemplateVariant(await templateVariants(db, tenantId, template.name), template.language);
+async function findTemplate(db: Db, tenantId: string, template: TemplateRequest, context: SendContext | undefined): Promise<TemplateDoc> {
+  const chosen = context ? context.template : selectTemplateVariant(await templateVariants(db, tenantId, template.name), template.language);
   if (!chosen) throw new SendRefusal('template_not_found', `No approved template named ${template.name}.`);
   return chosen;
 }
@@ -258,19 +254,15 @@ function prepareTemplate(found: TemplateDoc, template: TemplateRequest): Omit<Pr
   };
 }
 
-/** A send that passed its guards, its conversation taken: the intent to claim, and how to give the conversation back. */
-export interface PreparedSend {
-  intent: SendIntentDoc;
-  giveBack: () => Promise<void>;
-}
-
-/**
- * Every guard of the send in the contract's order, then its billable conversation taken, and
- * its intent built (not yet written): what a send does before its claim, whether the claim is
- * its own insert or one of a group's (src/messaging/writeAheadSends.ts). Throws `SendRefusal`.
- */
-export async function prepareSend(deps: SendMessageDeps, input: SendMessageInput): Promise<PreparedSend> {
+export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMessageInput): Promise<SendMessageResult> {
   const { db } = deps;
+  // An earlier attempt of this send answers first: its charge may have spent the last
+  // conversation, and the guards must not refuse what already went out.
+  const intents = sendIntentsCollection(db);
+  const earlier =
+    input.earlierIntent !== undefined ? input.earlierIntent : isOneOffSendIntentKey(input.intentKey) ? null : await intents.findOne({ _id: input.intentKey });
+  if (earlier) return resume(deps, input, earlier);
+
   const to = `+${input.to.replace(/^\+/, '')}`;
   const template = input.template ?? null;
   if (!template && (input.text === undefined || input.text === null || input.text === '')) {
@@ -279,19 +271,19 @@ export async function prepareSend(deps: SendMessageDeps, input: SendMessageInput
   if (!deps.deploymentChannels.includes('whatsapp')) {
     throw new SendRefusal('unsupported_channel', 'WhatsApp is not available on this deployment.', { supported: [...deps.deploymentChannels] });
   }
-  const standing = input.checked?.standing;
+  const standing = input.context?.standing;
   const workspace = standing ? standing.workspace : await collections(db).workspaces.findOne({ _id: input.tenantId });
   if (!workspace || workspace.suspended) {
     throw new SendRefusal('workspace_suspended', 'This workspace is suspended for billing; nothing was sent.');
   }
   // A batch's hold counts as left: the workspace shows its conversations as used already.
-  if (!allowanceLeft(workspace.plan) && !(template && input.hold?.available())) {
+  if (!allowanceLeft(workspace.plan) && !(template && input.context?.hold?.available())) {
     throw new SendRefusal('allowance_exhausted', "The plan's conversations for this month are used up and there are no prepaid credits.");
   }
   if (!workspace.plan.chat_channel) {
     throw new SendRefusal('channel_dormant', 'The plan no longer includes the WhatsApp channel.');
   }
-  const sender = input.checked?.sender ?? (await resolveSender(db, input.tenantId, input.senderId));
+  const sender = input.context?.sender ?? (input.checked ? checkedSender(input.checked.sender, input.tenantId) : await resolveSender(db, input.tenantId, input.senderId));
   if (!sender.ok) throw new SendRefusal('channel_not_connected', sender.message);
   if (standing?.asked.has(to) ? standing.suppressed.has(to) : await isSuppressed(db, input.tenantId, to)) {
     throw new SendRefusal('suppressed', `${to} opted out by replying STOP; nothing can be sent to this number.`);
@@ -300,11 +292,10 @@ export async function prepareSend(deps: SendMessageDeps, input: SendMessageInput
   let prepared: Prepared;
   const base = { tenantId: input.tenantId, senderId: sender.sender._id, from: sender.sender.phone, to, ...callbackDataOf(input.intentKey) };
   if (template) {
-    const { message, ...rest } = prepareTemplate(await findTemplate(db, input.tenantId, template, input.checked), template);
+    const { message, ...rest } = prepareTemplate(await findTemplate(db, input.tenantId, template, input.context), template);
     prepared = { request: { ...base, message }, ...rest };
   } else {
-    const knownUntil = input.checked?.windowOpenUntil;
-    const knownOpen = knownUntil !== undefined && deps.now() < knownUntil;
+    const knownOpen = input.checked !== undefined && input.checked.sender._id === sender.sender._id && deps.now() < input.checked.windowOpenUntil;
     if (!knownOpen && !(await windowOpen(db, { tenantId: input.tenantId, senderId: sender.sender._id, customer: to }, deps.now()))) {
       throw new SendRefusal('session_window_closed', `The 24-hour window with ${to} is closed; send a template instead.`);
     }
@@ -315,7 +306,7 @@ export async function prepareSend(deps: SendMessageDeps, input: SendMessageInput
   // Taken before the intent is written, so a send refused for the allowance (the usual
   // loser of parallel sends) costs no intent writes while the plan lease is contended.
   let billed: AllowanceSource | null = null;
-  const hold = (template && input.hold) || null;
+  const hold = (template && input.context?.hold) || null;
   const fromHold = hold?.take() ?? null;
   if (fromHold) billed = fromHold;
   else if (template) {
@@ -355,19 +346,6 @@ export async function prepareSend(deps: SendMessageDeps, input: SendMessageInput
     created_at: now,
     updated_at: now,
   };
-  return { intent, giveBack };
-}
-
-export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMessageInput): Promise<SendMessageResult> {
-  const { db } = deps;
-  // An earlier attempt of this send answers first: its charge may have spent the last
-  // conversation, and the guards must not refuse what already went out.
-  const intents = sendIntentsCollection(db);
-  const earlier =
-    input.earlierIntent !== undefined ? input.earlierIntent : isOneOffSendIntentKey(input.intentKey) ? null : await intents.findOne({ _id: input.intentKey });
-  if (earlier) return resume(deps, input, earlier);
-
-  const { intent, giveBack } = await prepareSend(deps, input);
   let claimed;
   try {
     claimed = await claimSendIntent(db, intent);
@@ -395,7 +373,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     (problem) => deps.logger?.warn({ intent: intent._id, ...(problem.lost ? {} : { err: problem.err }) }, problem.lost ? 'send intent lost while its provider call ran' : 'send intent lease renewal failed'),
   );
   try {
-    attempt = await sendWithRetries(deps.provider, intent.request, deps.retry ?? SEND_RETRY_POLICY);
+    attempt = await sendWithRetries(deps.provider, prepared.request, deps.retry ?? SEND_RETRY_POLICY);
   } catch (err) {
     await renewal.stop();
     await abandonIntent(db, intent, giveBack, heldUntil, deps.now());
@@ -420,15 +398,15 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   return finishRecording(deps, sent, input.turnsAlongside);
 }
 
-/** A sender the caller read (a chat turn's first step): refused as `resolveSender` refuses a named one. */
-export function checkedSender(sender: SenderDoc, tenantId: string): SenderResolution {
+/** A sender the caller read: refused as `resolveSender` refuses a named one. */
+function checkedSender(sender: SenderDoc, tenantId: string): SenderResolution {
   if (sender.tenant_id !== tenantId) return { ok: false, message: `Sender ${sender._id} is not a sender of this workspace.` };
   if (!sender.connected) return { ok: false, message: `Sender ${sender._id} is not connected.` };
   return { ok: true, sender };
 }
 
 /** What an earlier attempt of the same send left: its result, its unfinished records, or a refusal to send again. */
-export async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: SendIntentDoc | null): Promise<SendMessageResult> {
+async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: SendIntentDoc | null): Promise<SendMessageResult> {
   if (!intent || intent.tenant_id !== input.tenantId) throw new Error(`send intent ${input.intentKey} vanished or belongs to another workspace`);
   if (intent.state === 'sent') {
     // The outbound record is the last one written: when it exists, the send is fully recorded.
@@ -458,22 +436,13 @@ export async function resume(deps: SendMessageDeps, input: SendMessageInput, int
  * so only one of the two gives it back. An attempt that held its lease writes no claim.
  */
 async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Promise<void>, heldUntil: Date, now: Date): Promise<void> {
-  const ours = await abandonedChargeIsOurs(db, intent, heldUntil, now);
+  const mayHaveLapsed = now.getTime() >= heldUntil.getTime() - SEND_INTENT_RENEW_MS;
+  const ours = !intent.billed || !mayHaveLapsed || (await claimRefund(db, intent, now));
   // Removed before the charge goes back: if the database refuses the removal (it is restarting),
   // the intent stays `sending` with its charge, and the retry that finds it gives the charge back
   // once. Given back first, that retry gave it back a second time (the kill test's FerretDB kill).
   await sendIntentsCollection(db).deleteOne({ _id: intent._id });
   if (ours) await giveBack();
-}
-
-/**
- * Whether this attempt gives an abandoned intent's charge back: one that held its lease does;
- * one that may have lapsed only if it wins the refund claim. For `abandonIntent`, and for a
- * caller that removes a group's intents in one write and gives the charges back after it.
- */
-export async function abandonedChargeIsOurs(db: Db, intent: SendIntentDoc, heldUntil: Date, now: Date): Promise<boolean> {
-  const mayHaveLapsed = now.getTime() >= heldUntil.getTime() - SEND_INTENT_RENEW_MS;
-  return !intent.billed || !mayHaveLapsed || (await claimRefund(db, intent, now));
 }
 
 /** What recording an accepted send needs: the provider only to be told it was recorded (`accepted`). */
@@ -557,11 +526,11 @@ export function turnOf(intent: SendIntentDoc): RecordTurnInput {
   };
 }
 
-export function sentResult(intent: SendIntentDoc, conversationId: string): SendMessageResult {
+function sentResult(intent: SendIntentDoc, conversationId: string): SendMessageResult {
   return { message_id: intent.message_id!, channel: 'whatsapp', to: intent.request.to, status: 'sent', conversation_id: conversationId };
 }
 
-export function providerRefusal(error: ProviderErrorDetails): SendRefusal {
+function providerRefusal(error: ProviderErrorDetails): SendRefusal {
   const said = (error.provider_message ?? 'no reason given').replace(/\.+$/, '');
   const code = error.provider_code === null ? '' : ` (code ${error.provider_code})`;
   return new SendRefusal('provider_error', `${PROVIDER_REFUSAL_PREFIX}: ${said}${code}.`, { ...error });

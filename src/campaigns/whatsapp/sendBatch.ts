@@ -9,26 +9,7 @@ import { collections } from '../../db/collections';
 import { findByIds } from '../../db/findByIds';
 import { isWindowOpen, nextOpenTime } from '../../domain/sendWindow';
 import type { EventPublisher } from '../../events';
-import {
-  type AlreadyChecked,
-  campaignSendIntentKey,
-  claimWriteAhead,
-  groupAcceptedSendRecords,
-  type HeldConversations,
-  lookUpSendContext,
-  type SendMessageDeps,
-  SendOutcomeUnknown,
-  SendRefusal,
-  type SendRefusalReason,
-  type SendStanding,
-  sendIntentsCollection,
-  settleConversationHold,
-  type SliceAnswer,
-  type WriteAheadSlice,
-  suppressedAmong,
-  WRITE_AHEAD_SLICE_MAX,
-  WRITE_AHEAD_SPAN_MS,
-} from '../../messaging';
+import { groupAcceptedSendRecords, type AcceptedSendRecords, settleConversationHold, type HeldConversations, campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc, SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason, type SendStanding, suppressedAmong } from '../../messaging';
 import { takeBatchHold } from './conversationHold';
 import type { WhatsAppProvider } from '../../messaging';
 import { FailureType, permanentFailure } from '../../temporal/failures';
@@ -66,6 +47,8 @@ const HOLDING: ReadonlySet<SendRefusalReason> = new Set([
   'template_variables',
 ]);
 
+type Campaign = { _id: string; tenant_id: string; sender_id: string | null; template: { name: string; language: string | null } };
+
 /**
  * Whether the campaign was paused or cancelled since the batch began. The API writes the
  * status only after the run has taken the update, so a batch that stops here finds the run
@@ -89,76 +72,52 @@ async function readStanding(db: Db, tenantId: string, numbers: ReadonlySet<strin
   return { workspace: found, suppressed, asked: numbers };
 }
 
-/** A recipient the batch reached: queued ones are sent (`slot`: their place in the slice), others passed. */
-interface Reached {
-  doc: CampaignRecipientDoc;
-  plannedAt: number;
-  slot: number | null;
-}
-
 /**
- * A send's answer as the recipient's move, or a reason to hold the run, or a failure to
- * throw (a `SendInProgress`: a dead attempt's lease not yet run out; the batch is retried later).
+ * One recipient through the send use case; answers the recipient's move (written with the
+ * batch's others), or a reason to hold. A `SendInProgress` (a dead attempt's lease not yet
+ * run out) is thrown on: the batch is retried later.
  */
-function moveOf(doc: CampaignRecipientDoc, at: Date, answer: SliceAnswer): QueuedMove | { hold: string } | { fail: unknown } | null {
-  if ('notSent' in answer) return null;
-  if ('sent' in answer) return { id: doc._id, to: 'sent', at, messageId: answer.sent.message_id };
-  const err = answer.failed;
-  if (err instanceof SendRefusal) {
-    if (HOLDING.has(err.reason)) return { hold: err.reason };
-    const reason: RecipientReason = err.reason === 'suppressed' ? 'suppressed' : 'provider_error';
-    return { id: doc._id, to: reason === 'suppressed' ? 'skipped' : 'failed', at, reason };
-  }
-  // An attempt died between recording the intent and the provider's answer: it may
-  // have gone out, so it is never sent again (at most once).
-  if (err instanceof SendOutcomeUnknown) return { id: doc._id, to: 'failed', at, reason: 'outcome_unknown' };
-  return { fail: err };
-}
-
-/**
- * A slice's recipients from the first of `docs`: the queued ones planned (the k-th of the
- * slice at `plannedAt(k)`) within WRITE_AHEAD_SPAN_MS of the first, at most
- * WRITE_AHEAD_SLICE_MAX, with the others among them passed; `closed` when the window shut first.
- */
-function nextSlice(docs: readonly CampaignRecipientDoc[], plannedAt: (k: number) => number, open: (at: number) => boolean): { reached: Reached[]; closed: boolean } {
-  const reached: Reached[] = [];
-  const firstAt = plannedAt(0);
-  let slots = 0;
-  for (const doc of docs) {
-    const at = plannedAt(slots);
-    if (doc.state !== 'queued') {
-      reached.push({ doc, plannedAt: at, slot: null });
-      continue;
+async function sendOne(
+  deps: SendBatchDeps,
+  campaign: Campaign,
+  doc: CampaignRecipientDoc,
+  plannedAt: number,
+  context: SendContext,
+  earlier: SendIntentDoc | null,
+  records: AcceptedSendRecords,
+): Promise<QueuedMove | { hold: string }> {
+  // Never before its planned time (the time-skipping server's clock runs ahead of this one).
+  const at = new Date(Math.max(plannedAt, deps.now().getTime()));
+  try {
+    const sent = await sendWhatsAppMessage(
+      { db: deps.db, events: deps.events, provider: deps.whatsapp, deploymentChannels: deps.deploymentChannels, now: deps.now },
+      {
+        tenantId: campaign.tenant_id,
+        to: doc.to,
+        template: { name: campaign.template.name, language: campaign.template.language, variables: doc.variables },
+        senderId: campaign.sender_id,
+        metadata: {},
+        intentKey: campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id),
+        origin: { kind: 'campaign', id: campaign._id, recipientKey: doc._id },
+        context,
+        earlierIntent: earlier,
+        recordLater: records.defer,
+      },
+    );
+    return { id: doc._id, to: 'sent', at, messageId: sent.message_id };
+  } catch (err) {
+    if (err instanceof SendRefusal) {
+      if (HOLDING.has(err.reason)) return { hold: err.reason };
+      const reason: RecipientReason = err.reason === 'suppressed' ? 'suppressed' : 'provider_error';
+      return { id: doc._id, to: reason === 'suppressed' ? 'skipped' : 'failed', at, reason };
     }
-    if (slots === WRITE_AHEAD_SLICE_MAX || at - firstAt >= WRITE_AHEAD_SPAN_MS) break;
-    if (!open(at)) return { reached, closed: true };
-    reached.push({ doc, plannedAt: at, slot: slots });
-    slots += 1;
-  }
-  return { reached, closed: false };
-}
-
-/**
- * Posts a claimed slice's sends all at once, in order, none waiting for another's answer: the
- * intents are durable, and an intent whose POST has not left when the worker dies is a person
- * no status webhook can ever settle (docs/decisions/messaging.md). `at` gets each send's time.
- * Answers the index in `reached` where the batch stops (a send answered at the claim that holds
- * the run or fails the batch), or its length.
- */
-function postSlice(slice: WriteAheadSlice, reached: readonly Reached[], at: Map<number, Date>, sentAt: Date): number {
-  for (const [n, r] of reached.entries()) {
-    if (r.slot === null) continue;
-    const early = slice.early[r.slot]!;
-    if (early) {
-      const move = moveOf(r.doc, sentAt, early);
-      if (move && !('id' in move)) return n;
-      at.set(r.slot, sentAt);
-      continue;
+    if (err instanceof SendOutcomeUnknown) {
+      // An attempt died between recording the intent and the provider's answer: it may
+      // have gone out, so it is never sent again (at most once).
+      return { id: doc._id, to: 'failed', at, reason: 'outcome_unknown' };
     }
-    at.set(r.slot, sentAt);
-    void slice.post(r.slot);
+    throw err;
   }
-  return reached.length;
 }
 
 /**
@@ -192,27 +151,13 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
     queued.length > 0 ? await takeBatchHold(db, { tenantId: input.tenantId, campaignId: input.campaignId, from: input.from, positions: count, wanted: queued.length, now }) : null;
   const numbers = new Set(queued.map((d) => `+${d.to.replace(/^\+/, '')}`));
   if (queued.length > 0) await deps.whatsapp.prepare?.(input.tenantId, [...numbers]);
-  let checked: AlreadyChecked | null = looked && { ...looked, standing: await readStanding(db, input.tenantId, numbers, workspace) };
+  let context: SendContext | null = looked && { ...looked, hold, standing: await readStanding(db, input.tenantId, numbers, workspace) };
   const settle = () => (hold ? settleConversationHold(db, input.tenantId, hold) : Promise.resolve());
   // An earlier attempt's intents, read once for the batch instead of once per send.
   const intentKey = (doc: CampaignRecipientDoc) => campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id);
   const earlier = new Map((await findByIds(sendIntentsCollection(db), queued.map(intentKey))).map((intent) => [intent._id, intent]));
   // The accepted sends' records, written in groups; flushed before the recipients move out of `queued`.
-  const sendDeps: SendMessageDeps = { db, events: deps.events, provider: deps.whatsapp, deploymentChannels: deps.deploymentChannels, now };
-  const records = groupAcceptedSendRecords(sendDeps);
-  const inputOf = (doc: CampaignRecipientDoc) => ({
-    tenantId: campaign.tenant_id,
-    to: doc.to,
-    template: { ...template, variables: doc.variables },
-    senderId: campaign.sender_id,
-    metadata: {},
-    intentKey: intentKey(doc),
-    origin: { kind: 'campaign' as const, id: campaign._id, recipientKey: doc._id },
-    checked: checked!,
-    hold,
-    earlierIntent: earlier.get(intentKey(doc)) ?? null,
-    recordLater: records.defer,
-  });
+  const records = groupAcceptedSendRecords({ db, events: deps.events, provider: deps.whatsapp, deploymentChannels: deps.deploymentChannels, now });
   // The batch's recipients move out of `queued` in one write after its sends: a worker
   // killed before it leaves them queued, and the retried batch finds each send's intent
   // (recorded before the provider was called) instead of sending again.
@@ -226,72 +171,37 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
   const startedAt = Date.now();
   const paced = { startedAt, plannedStartMs: input.plannedStartMs };
   let checkedAt = startedAt;
-  let reachedDocs = 0;
   try {
-    // Slice by slice (src/messaging/writeAheadSends.ts): a slice's intents in one write, its
-    // POSTs all at once right after, its outcomes in one write after their answers.
-    while (reachedDocs < docs.length && !stopped) {
-      const plannedAt = (k: number) => input.plannedStartMs + Math.round((done + k) * spacing);
-      const { reached, closed } = nextSlice(docs.slice(reachedDocs), plannedAt, (at) => isWindowOpen(new Date(at), window, zone));
-      const sending = reached.filter((r) => r.slot !== null);
-      // The slice goes at its last send's planned time, so no send leaves before its own (the
-      // throttle's cap holds); waited out before the intents are written, not between them and the POSTs.
-      const goesAt = sending.length > 0 ? sending[sending.length - 1]!.plannedAt : null;
-      if (goesAt !== null) {
-        const wait = catchUpSendAt(paced, goesAt - input.plannedStartMs) - Date.now();
+    for (const doc of docs) {
+      const plannedAt = input.plannedStartMs + Math.round(done * spacing);
+      if (!isWindowOpen(new Date(plannedAt), window, zone)) {
+        stopped = true;
+        break;
+      }
+      if (doc.state === 'queued') {
+        const wait = catchUpSendAt(paced, plannedAt - input.plannedStartMs) - Date.now();
         if (wait > 0) await runner.pace(wait);
-      }
-      if (done > 0 && Date.now() - checkedAt >= deps.controlCheckMs) {
-        checkedAt = Date.now();
-        const [paused, standing] = await Promise.all([stoppedByControl(db, input.campaignId, input.tenantId), readStanding(db, input.tenantId, numbers)]);
-        if (paused) {
+        if (done > 0 && Date.now() - checkedAt >= deps.controlCheckMs) {
+          checkedAt = Date.now();
+          const [paused, standing] = await Promise.all([stoppedByControl(db, input.campaignId, input.tenantId), readStanding(db, input.tenantId, numbers)]);
+          if (paused) {
+            stopped = true;
+            break;
+          }
+          context = { ...context!, standing };
+        }
+        const outcome = await sendOne(deps, { ...campaign, template }, doc, plannedAt, context!, earlier.get(intentKey(doc)) ?? null, records);
+        if ('hold' in outcome) {
+          held = outcome.hold;
           stopped = true;
           break;
         }
-        checked = { ...checked!, standing };
+        moves.push(outcome);
+        tally[outcome.to] += 1;
+        done += 1;
       }
-      if (closed) stopped = true;
-      const slice = sending.length > 0 ? await claimWriteAhead(sendDeps, sending.map((r) => inputOf(r.doc))) : null;
-      // Never before its planned time (the time-skipping server's clock runs ahead of this one).
-      const sentAt = new Date(Math.max(goesAt ?? 0, now().getTime()));
-      const at = new Map<number, Date>();
-      let upTo = reached.length;
-      let failure: unknown = null;
-      if (slice) {
-        // The slice is settled whatever happens here.
-        try {
-          upTo = postSlice(slice, reached, at, sentAt);
-        } catch (err) {
-          failure = err;
-        }
-      }
-      const answers = slice ? await slice.settle() : [];
-      for (const r of reached.slice(0, failure ? reached.length : upTo + 1)) {
-        const move = r.slot === null ? null : moveOf(r.doc, at.get(r.slot) ?? now(), answers[r.slot]!);
-        if (move && 'hold' in move) {
-          held = move.hold;
-          stopped = true;
-          break;
-        }
-        if (move && 'fail' in move) {
-          failure ??= move.fail;
-          continue;
-        }
-        if (move) {
-          moves.push(move);
-          tally[move.to] += 1;
-          done += 1;
-        } else if (r.slot !== null) {
-          // Never posted (a failure stopped the slice): stays queued for the retry.
-          continue;
-        }
-        if (!failure) {
-          next = r.doc.position + 1;
-          runner.heartbeat(next);
-        }
-      }
-      if (failure) throw failure;
-      reachedDocs += reached.length;
+      next = doc.position + 1;
+      runner.heartbeat(next);
     }
   } catch (err) {
     // What was decided before the failure is kept when the database allows; the retry redoes the rest.

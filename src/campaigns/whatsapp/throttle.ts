@@ -2,9 +2,8 @@ import { CAMPAIGN_CATCH_UP_MS } from '../contracts';
 import { CAMPAIGN_LIMITS } from '../limits';
 
 /**
- * The throttle (campaigns-tickets-dues §4 `throttle_per_minute`, 1 to 600): sends are planned
- * evenly over the minute, one every 60/n seconds, never a burst at the top of the minute; a
- * batch sends those planned within 0.8 s together at the last one's time (sendBatch.ts).
+ * The throttle (campaigns-tickets-dues §4 `throttle_per_minute`, 1 to 600): sends are spread
+ * evenly over the minute, one every 60/n seconds, never a burst at the top of the minute.
  */
 
 export function assertThrottle(perMinute: number): void {

@@ -25,17 +25,14 @@ describe('a campaign batch holds its conversations', () => {
   let events: EventPublisher;
   const db = () => opened.db.db;
 
-  /** Accepts every send, but refuses the numbers in `refuse`; `onSend` runs before each answer, with the POST's number as asked (a slice's POSTs go together). */
+  /** Accepts every send, but refuses the numbers in `refuse`; `onSend` runs before each answer. */
   class ScriptedProvider implements WhatsAppProvider {
     readonly name = 'simulator' as const;
     readonly refuse = new Set<string>();
     sent = 0;
-    /** Sends asked for, counted as each is asked (a batch's POSTs may overlap). */
-    asked = 0;
     onSend: (n: number) => Promise<void> = () => Promise.resolve();
     async send(request: SendRequest): Promise<SendAttempt> {
-      this.asked += 1;
-      await this.onSend(this.asked);
+      await this.onSend(this.sent + 1);
       if (this.refuse.has(request.to)) {
         return { ok: false, retryable: false, error: { provider_code: 131026, provider_subcode: null, provider_message: 'Message undeliverable', provider_user_message: null } };
       }
@@ -102,12 +99,10 @@ describe('a campaign batch holds its conversations', () => {
     const refused = (await readRecipientBatch(db(), campaign._id, 0, 5))[1]!.to;
     provider.refuse.add(refused);
     expect(await batch(provider, campaign, 5)).toMatchObject({ kind: 'sent', sent: 4, failed: 1 });
-    // 4 sent, 4 charged. The five took theirs (2 included, 3 credits) before their POSTs, as one
-    // slice (src/messaging/writeAheadSends.ts): the refusal's included conversation went back to
-    // the plan with the hold, not to a later send of the slice.
-    expect(await counters()).toEqual({ used: 99, credits: 7, holds: [] });
+    // 4 sent: 2 included (the refusal's included conversation went to the next send), 2 credits.
+    expect(await counters()).toEqual({ used: 100, credits: 8, holds: [] });
     const billed = (await intentsOf(campaign, 5)).map((i) => String(i.billed)).sort((a, b) => a.localeCompare(b));
-    expect(billed).toEqual(['credit', 'credit', 'credit', 'included']);
+    expect(billed).toEqual(['credit', 'credit', 'included', 'included']);
   });
 
   it('exhausted mid-batch: the sends beyond the allowance are refused allowance_exhausted as before, and the run holds', async () => {
@@ -120,42 +115,40 @@ describe('a campaign batch holds its conversations', () => {
     expect((await readRecipientBatch(db(), campaign._id, 0, 5)).map((r) => r.state)).toEqual(['sent', 'sent', 'sent', 'queued', 'queued']);
   });
 
-  // A check precedes every slice of sends (src/messaging/writeAheadSends.ts): at 600 a minute
-  // the first slice is the first eight, so what changed during it is seen from the ninth.
-  it('a suspension mid-batch is refused at the next slice after the control check; the unused hold goes back', async () => {
+  it('a suspension mid-batch is refused at the next send after the control check; the unused hold goes back', async () => {
     await setPlan(0, 1_000, 0);
-    const campaign = await staged(12);
+    const campaign = await staged(5);
     const provider = new ScriptedProvider();
     provider.onSend = async (n) => {
       if (n === 2) await collections(db()).workspaces.updateOne({ _id: tenant() }, { $set: { suspended: true } });
     };
-    // A check before every slice (the batch reads the workspace with each control check, CAMPAIGN_CONTROL_CHECK_MS).
-    expect(await batch(provider, campaign, 12, () => new Date(), 0)).toEqual({ kind: 'held', next: 8, reason: 'workspace_suspended' });
-    expect(provider.sent).toBe(8);
-    expect(await counters()).toEqual({ used: 8, credits: 0, holds: [] });
+    // A check before every send (the batch reads the workspace with each control check, CAMPAIGN_CONTROL_CHECK_MS).
+    expect(await batch(provider, campaign, 5, () => new Date(), 0)).toEqual({ kind: 'held', next: 2, reason: 'workspace_suspended' });
+    expect(provider.sent).toBe(2);
+    expect(await counters()).toEqual({ used: 2, credits: 0, holds: [] });
     await collections(db()).workspaces.updateOne({ _id: tenant() }, { $set: { suspended: false } });
   });
 
-  it.each(['paused', 'cancelled'] as const)('a batch whose campaign is %s mid-batch stops before its next slice, moves what it sent and gives back the rest of its hold', async (status) => {
+  it.each(['paused', 'cancelled'] as const)('a batch whose campaign is %s mid-batch stops before its next send, moves what it sent and gives back the rest of its hold', async (status) => {
     await setPlan(0, 1_000, 0);
-    const campaign = await staged(12);
+    const campaign = await staged(5);
     await campaignCollections(db()).campaigns.updateOne({ _id: campaign._id }, { $set: { status: 'running' } });
     const provider = new ScriptedProvider();
     provider.onSend = async (n) => {
       // The API writes the status once the run has taken the update.
       if (n === 2) await campaignCollections(db()).campaigns.updateOne({ _id: campaign._id }, { $set: { status } });
     };
-    expect(await batch(provider, campaign, 12, () => new Date(), 0)).toMatchObject({ kind: 'sent', next: 8, sent: 8, failed: 0, skipped: 0 });
-    expect(provider.sent).toBe(8);
-    expect((await readRecipientBatch(db(), campaign._id, 0, 12)).map((r) => r.state)).toEqual([...Array(8).fill('sent'), ...Array(4).fill('queued')]);
-    expect(await counters()).toEqual({ used: 8, credits: 0, holds: [] });
+    expect(await batch(provider, campaign, 5, () => new Date(), 0)).toMatchObject({ kind: 'sent', next: 2, sent: 2, failed: 0, skipped: 0 });
+    expect(provider.sent).toBe(2);
+    expect((await readRecipientBatch(db(), campaign._id, 0, 5)).map((r) => r.state)).toEqual(['sent', 'sent', 'queued', 'queued', 'queued']);
+    expect(await counters()).toEqual({ used: 2, credits: 0, holds: [] });
   });
 
   /** An attempt that takes a hold, sends `sends` of the batch from it and dies without settling, 140 s ago. */
   async function deadAttempt(campaign: CampaignDoc, provider: WhatsAppProvider, sends: number) {
     const hold = (await takeBatchHold(db(), { tenantId: tenant(), campaignId: campaign._id, from: 0, positions: 5, wanted: 5, now: () => new Date() }))!;
     const template = { name: campaign.template!.name, language: campaign.template!.language };
-    const checked = await lookUpSendContext(db(), tenant(), null, template);
+    const context = { ...(await lookUpSendContext(db(), tenant(), null, template)), hold };
     for (const doc of (await readRecipientBatch(db(), campaign._id, 0, 5)).slice(0, sends)) {
       await sendWhatsAppMessage(
         { db: db(), events, provider, deploymentChannels: ['whatsapp'], now: () => new Date() },
@@ -165,8 +158,7 @@ describe('a campaign batch holds its conversations', () => {
           template: { ...template, variables: doc.variables },
           intentKey: campaignSendIntentKey(tenant(), campaign._id, doc._id),
           origin: { kind: 'campaign', id: campaign._id, recipientKey: doc._id },
-          checked,
-          hold,
+          context,
         },
       );
     }
@@ -206,7 +198,7 @@ describe('a campaign batch holds its conversations', () => {
 
   // Not about holds: this file has the batch harness. Issue 28: paced from its own start, each
   // batch lost the time it started behind its plan.
-  it('a batch that starts behind its plan catches up at twice the throttle: the n-th send waits no longer than n × 50 ms at 600 a minute (a slice at its last send\'s)', async () => {
+  it('a batch that starts behind its plan catches up at twice the throttle: the n-th send waits no longer than n × 50 ms at 600 a minute', async () => {
     await setPlan(0, 1_000, 0);
     const campaign = await staged(12);
     const provider = new ScriptedProvider();
@@ -218,15 +210,13 @@ describe('a campaign batch holds its conversations', () => {
       deploymentChannels: ['whatsapp'],
       now: () => new Date(),
       pace: (ms) => {
-        waits.push({ sent: provider.asked, ms });
+        waits.push({ sent: provider.sent, ms });
         return Promise.resolve();
       },
     });
     const input: SendBatchInput = { campaignId: campaign._id, tenantId: tenant(), from: 0, recipients: 12, max: 50, plannedStartMs: Date.now() - 5_000, throttlePerMinute: 600 };
     const result = await new MockActivityEnvironment().run((batchInput: SendBatchInput) => activities.sendCampaignBatch(batchInput), input);
     expect(result).toMatchObject({ kind: 'sent', next: 12, sent: 12, nextSendAtMs: input.plannedStartMs + 1_200 });
-    // One wait a slice (the first eight, then four), for its last send's time: the 7th's, then the 11th's.
-    expect(waits.map((w) => w.sent)).toEqual([0, 8]);
-    expect(waits.filter((w) => w.ms > Math.min(w.sent + 7, 11) * 50)).toEqual([]);
+    expect(waits.filter((w) => w.ms > w.sent * 50)).toEqual([]);
   });
 });
