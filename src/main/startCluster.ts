@@ -155,7 +155,10 @@ runMain(async () => {
     // All at once, as an orchestrator starts them: history reports SERVING only once matching answers.
     await Promise.all(
       TEMPORAL_SERVICES.map((service) => {
-        const start = () => startTemporalService({ binary: temporalBinary, configDir, service, ports, logFile: join(logs, `temporal-${service}.log`), watchdog });
+        const start = () =>
+          startTemporalService({ binary: temporalBinary, configDir, service, ports, logFile: join(logs, `temporal-${service}.log`), watchdog }, (err) =>
+            say(`Temporal ${service} exited during start-up; starting it again (${err.message.split('\n')[0]})`),
+          );
         return up(start, temporalServiceHealth(ports, service));
       }),
     );

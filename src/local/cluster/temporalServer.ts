@@ -175,8 +175,28 @@ export interface TemporalServiceOptions {
   watchdog?: Watchdog;
 }
 
+/**
+ * Times a service that exits during start-up is started again. Services started together on a
+ * new database race to write its cluster metadata, and the loser exits ("duplicate key value
+ * violates unique constraint cluster_metadata_info_pkey"); started again, it reads what the
+ * winner wrote. Seen in one kill-test run in four.
+ */
+const START_ATTEMPTS = 3;
+
 /** One service's process, ready once its gRPC health check answers SERVING. */
-export async function startTemporalService(options: TemporalServiceOptions): Promise<ManagedProcess> {
+export async function startTemporalService(options: TemporalServiceOptions, onRetry?: (err: Error) => void): Promise<ManagedProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTemporalServiceOnce(options);
+    } catch (err) {
+      const exited = err instanceof Error && err.message.includes('during start-up');
+      if (!exited || attempt >= START_ATTEMPTS) throw err;
+      onRetry?.(err);
+    }
+  }
+}
+
+async function startTemporalServiceOnce(options: TemporalServiceOptions): Promise<ManagedProcess> {
   const proc = startProcess(
     `temporal-${options.service}`,
     options.binary,
