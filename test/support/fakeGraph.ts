@@ -2,6 +2,12 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** A `messages` webhook as the platform posts it (one entry, one change of `value`), signed with `appSecret` as `X-Hub-Signature-256`. */
+export function signedMessagesWebhook(value: Record<string, unknown>, appSecret: string): { raw: string; signature: string } {
+  const raw = JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: 'WABA1', changes: [{ field: 'messages', value }] }] });
+  return { raw, signature: `sha256=${createHmac('sha256', appSecret).update(raw).digest('hex')}` };
+}
+
 /**
  * A stand-in for the Graph API: records each request and answers from a queue (default: accepted),
  * and builds the status webhooks the real platform posts for an accepted message.
@@ -31,7 +37,8 @@ export class FakeGraph {
         };
         const body = this.requests.at(-1)!.body;
         const send = () => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
-        const accepted = (answer.body as { messages?: { id?: unknown }[] } | null)?.messages?.[0]?.id;
+        // A read mark is not a message (the platform answers it `success`): only sends get an id.
+        const accepted = body.status === 'read' ? undefined : (answer.body as { messages?: { id?: unknown }[] } | null)?.messages?.[0]?.id;
         if (typeof accepted === 'string') this.requests.at(-1)!.messageId = accepted;
         const before = this.beforeAnswer;
         const reply = () => {
@@ -60,33 +67,22 @@ export class FakeGraph {
     const request = this.requests.find((r) => r.messageId === messageId);
     if (!request) throw new Error(`the fake Graph API accepted no message ${messageId}`);
     const callback = request.body.biz_opaque_callback_data;
-    const raw = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'WABA1',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: options.displayPhoneNumber ?? '15550001001', phone_number_id: options.phoneNumberId ?? '1001' },
-                statuses: [
-                  {
-                    id: messageId,
-                    status,
-                    timestamp: String(Math.floor((options.at ?? Date.now()) / 1000)),
-                    recipient_id: String(request.body.to),
-                    ...(typeof callback === 'string' ? { biz_opaque_callback_data: callback } : {}),
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    });
-    return { raw, signature: `sha256=${createHmac('sha256', options.appSecret).update(raw).digest('hex')}` };
+    return signedMessagesWebhook(
+      {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: options.displayPhoneNumber ?? '15550001001', phone_number_id: options.phoneNumberId ?? '1001' },
+        statuses: [
+          {
+            id: messageId,
+            status,
+            timestamp: String(Math.floor((options.at ?? Date.now()) / 1000)),
+            recipient_id: String(request.body.to),
+            ...(typeof callback === 'string' ? { biz_opaque_callback_data: callback } : {}),
+          },
+        ],
+      },
+      options.appSecret,
+    );
   }
 
   stop(): Promise<void> {
