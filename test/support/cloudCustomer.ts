@@ -1,9 +1,9 @@
-import { createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Db } from 'mongodb';
 import { collections } from '../../src/db/collections';
 import { CloudWhatsAppProvider } from '../../src/providers/whatsapp/cloud';
+import { signedMessagesWebhook } from './fakeGraph';
 
 /**
  * The chat agent on the WhatsApp Cloud API, as its tests deploy it and a customer writes in:
@@ -54,26 +54,15 @@ export async function cloudCustomers(db: Db, senderId: string, appSecret: string
   const senderDigits = (await collections(db).senders.findOne({ _id: senderId }))!.phone.slice(1);
   const customers: CloudCustomers = {
     text(from, messageId, text, at = Date.now()) {
-      const raw = JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: 'WABA1',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  messaging_product: 'whatsapp',
-                  metadata: { display_phone_number: senderDigits, phone_number_id: PHONE_NUMBER_ID },
-                  contacts: [{ profile: { name: 'Kiran' }, wa_id: from }],
-                  messages: [{ from, id: messageId, timestamp: String(Math.floor(at / 1000)), type: 'text', text: { body: text } }],
-                },
-              },
-            ],
-          },
-        ],
-      });
-      return { raw, signature: `sha256=${createHmac('sha256', appSecret).update(raw).digest('hex')}` };
+      return signedMessagesWebhook(
+        {
+          messaging_product: 'whatsapp',
+          metadata: { display_phone_number: senderDigits, phone_number_id: PHONE_NUMBER_ID },
+          contacts: [{ profile: { name: 'Kiran' }, wa_id: from }],
+          messages: [{ from, id: messageId, timestamp: String(Math.floor(at / 1000)), type: 'text', text: { body: text } }],
+        },
+        appSecret,
+      );
     },
     async deliver(webhook, to) {
       const res = await fetch(`${baseUrlOf(to)}/webhooks/whatsapp`, {
