@@ -51,6 +51,9 @@ export interface ScaleRoute {
   console: boolean;
 }
 
+/** The day half a year before the seeded year's end, `YYYY-MM-DD`. */
+const midYear = (m: SeedManifest): string => new Date(Date.parse(m.now) - 182 * 86_400_000).toISOString().slice(0, 10);
+
 function routesFor(m: SeedManifest): ScaleRoute[] {
   const ws = m.big.tenantId;
   const c = `/console/v1/workspaces/${ws}`;
@@ -86,6 +89,11 @@ function routesFor(m: SeedManifest): ScaleRoute[] {
     consoleRoute('GET console calls?outcome=no_answer', () => `${c}/calls?outcome=no_answer`),
     consoleRoute('GET console calls?status=failed', () => `${c}/calls?status=failed`),
     consoleRoute('GET console calls?to=<number>', () => `${c}/calls?to=${someone}`),
+    // The seeded calls have all ended and none was placed by a campaign: a live status and a WhatsApp campaign's id list none (the old scan read every call for it).
+    consoleRoute('GET console calls?status=in_progress', () => `${c}/calls?status=in_progress`),
+    consoleRoute('GET console calls?campaign_id=<campaign>', () => `${c}/calls?campaign_id=${campaigns[0]}`),
+    // A day half a year before the seeded year's end: its calls by creation time.
+    consoleRoute('GET console calls?created_from&created_to=<a day>', () => `${c}/calls?created_from=${midYear(m)}&created_to=${midYear(m)}`),
     consoleRoute('GET console calls/{id}', (i) => `${c}/calls/${pick(calls, i)}`),
     consoleRoute('GET console find?q=<number>', () => `${c}/find?q=${someone}`),
     consoleRoute('GET console find?q=<name>', () => `${c}/find?q=Priya`),

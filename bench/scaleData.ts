@@ -10,7 +10,7 @@ import type { ContactDoc, ContactIdentityDoc } from '../src/contacts/contacts';
 import { contactIdFor } from '../src/contacts/contacts';
 import type { ConversationDoc, ConversationMessageDoc } from '../src/conversations/store';
 import { conversationIdFor, messageIdFor, previewOf } from '../src/conversations/store';
-import { callNumberKey, callEndKeys } from '../src/calls/callEntries';
+import { callNumberKey, callEndKeys, callFilterKeys } from '../src/calls/callEntries';
 import { recentEntry, transcriptKey } from '../src/conversations/conversationEntries';
 import { nameKeys } from '../src/conversations/nameKeys';
 import type { EntryDoc } from '../src/db/keyedEntries';
@@ -461,7 +461,7 @@ export function ticketDoc(ws: WorkspaceRefs, i: number, at: Date, random: Seeded
 
 /** The keyed list entries the app writes with a call (src/calls/callEntries.ts). */
 export function listEntriesOfCall(call: CallDoc): EntryDoc[] {
-  return [callNumberKey(call), ...callEndKeys(call)].map((_id) => ({ _id }));
+  return [callNumberKey(call), ...callEndKeys(call), ...callFilterKeys(call)].map((_id) => ({ _id }));
 }
 
 /** The keyed list entries the app writes with a conversation and its turns (src/conversations/conversationEntries.ts). */

@@ -11,7 +11,7 @@ import { stagingCollections } from '../src/campaigns/staging';
 import { contactCollections } from '../src/contacts/contacts';
 import { CONTACT_TAG_ENTRIES, contactTagEntries, contactTagEntriesCollection } from '../src/contacts/tagEntries';
 import { conversationMessagesCollection, conversationsCollection } from '../src/conversations/store';
-import { CALL_NUMBER_ENTRIES, CALL_END_ENTRIES, callEntriesCollection } from '../src/calls/callEntries';
+import { CALL_NUMBER_ENTRIES, CALL_END_ENTRIES, CALL_FILTER_ENTRIES, callEntriesCollection } from '../src/calls/callEntries';
 import { RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, conversationEntriesCollection } from '../src/conversations/conversationEntries';
 import { markEntriesComplete } from '../src/db/keyedEntries';
 import { DUE_ENTRIES, dueEntriesCollection, dueKeys } from '../src/dues/dueEntries';
@@ -296,7 +296,7 @@ export async function seedScale(db: Db, options: { scale: number; seed: number; 
   }
   await writer.drain();
   // Every record went in with its list entries: nothing to backfill.
-  for (const name of [CALL_NUMBER_ENTRIES, CALL_END_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, CAMPAIGN_ENTRIES, NAME_ENTRIES, CONTACT_TAG_ENTRIES, DUE_ENTRIES]) await markEntriesComplete(db, name);
+  for (const name of [CALL_NUMBER_ENTRIES, CALL_END_ENTRIES, CALL_FILTER_ENTRIES, RECENT_CONVERSATION_ENTRIES, TRANSCRIPT_ENTRIES, CAMPAIGN_ENTRIES, NAME_ENTRIES, CONTACT_TAG_ENTRIES, DUE_ENTRIES]) await markEntriesComplete(db, name);
   const seconds = (performance.now() - started) / 1000;
   return {
     scale: options.scale,

@@ -3,14 +3,29 @@ import { callCollections, type CallDoc } from './callStore';
 import type { CallOutcome, CallStatus } from './types';
 import { idRange } from '../domain/ids';
 import { entriesComplete, readThroughEntries } from '../db/keyedEntries';
-import { CALL_END_ENTRIES, CALL_NUMBER_ENTRIES, ENDED_STATUSES, callEntriesCollection, callsEndedAsList, callsToNumberList, callsWithOutcomeList } from './callEntries';
+import {
+  CALL_END_ENTRIES,
+  CALL_FILTER_ENTRIES,
+  CALL_NUMBER_ENTRIES,
+  callEntriesCollection,
+  callsByCreationList,
+  callsEndedAsList,
+  callsToNumberList,
+  callsWithOutcomeList,
+  campaignCallsList,
+  creationBound,
+  creationPosition,
+  isLiveStatus,
+  liveCallsList,
+} from './callEntries';
 
 /**
  * The console's recent calls: a workspace's calls newest first, optionally one status, one
  * outcome, one number, one campaign, created within a span. Newest first is `_id` descending (call ids are
  * time-ordered, src/domain/ids.ts), the one order the calls' `tenant_newest` index serves on
  * MongoDB and, paged by `_id` below the last one shown, a page never repeats or skips a call
- * while new ones arrive at the top.
+ * while new ones arrive at the top. A span of days alone is read in `created_at` order (newest
+ * first, then `_id`), the order its list is kept in; a page goes on below the last one's.
  */
 
 /** A page's bounds; one place owns them. */
@@ -42,33 +57,76 @@ function passes(call: CallDoc, tenantId: string, filter: CallListFilter): boolea
   );
 }
 
+/** A list a page reads through (src/calls/callEntries.ts): in call-id order, or in creation order (a span's). */
+interface Walked {
+  prefix: string;
+  byCreation: boolean;
+}
+
 /**
- * The entries list a filtered page walks (src/calls/callEntries.ts), the narrowest the filter
- * names whose entries are complete: a number's calls are fewer than an outcome's, an outcome's
- * than an ended status's. None (a live status, a campaign, a span alone): the calls are read by
- * an `_id` range and filtered.
+ * The entries list a filtered page walks, the narrowest the filter names whose entries are
+ * complete: a number's calls are fewer than a campaign's, a campaign's than an outcome's, an
+ * outcome's than an ended status's; a live status reads the live calls (a handful), days alone
+ * the creation list between their bounds. Days with another list are checked on its calls.
+ * None (no filter, or entries not complete yet): the calls are read by an `_id` range and
+ * filtered. `empty`: no call can pass (a live status has no outcome).
  */
-async function listOf(db: Db, tenantId: string, filter: CallListFilter): Promise<string | null> {
-  if (filter.to && (await entriesComplete(db, CALL_NUMBER_ENTRIES))) return callsToNumberList(tenantId, filter.to);
-  if ((filter.outcome || (filter.status && ENDED_STATUSES.includes(filter.status))) && (await entriesComplete(db, CALL_END_ENTRIES))) {
-    return filter.outcome ? callsWithOutcomeList(tenantId, filter.outcome) : callsEndedAsList(tenantId, filter.status!);
+async function listOf(db: Db, tenantId: string, filter: CallListFilter): Promise<Walked | 'empty' | null> {
+  const live = filter.status !== undefined && isLiveStatus(filter.status);
+  if (live && filter.outcome) return 'empty';
+  const byId = (prefix: string): Walked => ({ prefix, byCreation: false });
+  if (filter.to && (await entriesComplete(db, CALL_NUMBER_ENTRIES))) return byId(callsToNumberList(tenantId, filter.to));
+  // Asked only where a filter would read them: an unfiltered page reads nothing more.
+  const filters = () => entriesComplete(db, CALL_FILTER_ENTRIES);
+  if (filter.campaignId && (await filters())) return byId(campaignCallsList(tenantId, filter.campaignId));
+  if ((filter.outcome || (filter.status && !live)) && (await entriesComplete(db, CALL_END_ENTRIES))) {
+    return byId(filter.outcome ? callsWithOutcomeList(tenantId, filter.outcome) : callsEndedAsList(tenantId, filter.status!));
   }
+  if (live && (await filters())) return byId(liveCallsList(tenantId));
+  if ((filter.createdFrom || filter.createdBefore) && (await filters())) return { prefix: callsByCreationList(tenantId), byCreation: true };
   return null;
 }
 
-export async function listCalls(db: Db, tenantId: string, filter: CallListFilter, page: { beforeId: string | null; limit: number }): Promise<CallDoc[]> {
+/** A page: the calls after the last one shown (its id, and its `created_at` for a span's list: read by id when not given). */
+export interface CallListPage {
+  beforeId: string | null;
+  beforeCreatedAt?: Date | null;
+  limit: number;
+}
+
+/** The creation list's bounds, within the list: below the page's last call (or the span's end), above the span's start. */
+async function creationBounds(db: Db, tenantId: string, filter: CallListFilter, page: CallListPage): Promise<{ from: string | null; until: string | null }> {
+  const until = filter.createdFrom ? creationBound(filter.createdFrom) : null;
+  if (page.beforeId === null) return { from: filter.createdBefore ? creationBound(filter.createdBefore) : null, until };
+  const createdAt = page.beforeCreatedAt ?? (await callCollections(db).calls.findOne({ _id: page.beforeId, tenant_id: tenantId }, { projection: { created_at: 1 } }))?.created_at;
+  // A cursor's call that is gone: the page goes on from the span's end, as a first page would.
+  if (!createdAt) return { from: filter.createdBefore ? creationBound(filter.createdBefore) : null, until };
+  return { from: creationPosition(createdAt, page.beforeId), until };
+}
+
+export async function listCalls(db: Db, tenantId: string, filter: CallListFilter, page: CallListPage): Promise<CallDoc[]> {
   const list = await listOf(db, tenantId, filter);
+  if (list === 'empty') return [];
   if (list) {
+    const bounds = list.byCreation ? await creationBounds(db, tenantId, filter, page) : { from: page.beforeId, until: null };
+    // A live key of a call that has ended is one the end's delete has not reached (or a backfill wrote back): removed once read past.
+    const ended: string[] = [];
+    const livePrefix = `${liveCallsList(tenantId)}|`;
     // The list's entries, newest first, then those calls by id.
-    return readThroughEntries({
+    const calls = await readThroughEntries({
       entries: callEntriesCollection(db),
-      prefix: list,
+      prefix: list.prefix,
       order: -1,
-      from: page.beforeId,
+      ...bounds,
       limit: page.limit,
       records: callCollections(db).calls,
-      keep: (call) => passes(call, tenantId, filter),
+      keep: (call, key) => {
+        if (key.startsWith(livePrefix) && !isLiveStatus(call.status)) ended.push(key);
+        return passes(call, tenantId, filter);
+      },
     });
+    if (ended.length > 0) await callEntriesCollection(db).deleteMany({ _id: { $in: ended } });
+    return calls;
   }
   const query: Filter<CallDoc> = { tenant_id: tenantId };
   if (filter.status) query.status = filter.status;

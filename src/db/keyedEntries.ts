@@ -40,6 +40,11 @@ function unsafe(part: string): boolean {
   return false;
 }
 
+/** Whether a text may be a key's part as it is (a value written by someone else, checked before it becomes a key). */
+export function isEntryKeyPart(part: string): boolean {
+  return part.length > 0 && !unsafe(part);
+}
+
 export function entryKey(...parts: string[]): string {
   for (const part of parts) {
     if (part.length === 0 || unsafe(part)) throw new Error(`entry key part ${JSON.stringify(part)} is empty or holds a reserved character`);
@@ -244,11 +249,13 @@ export const BACKFILL_BATCH = 200;
  * served by the index and the step's entries; the position is saved after each step, so a
  * restart resumes and several processes may run it at once (the entries are idempotent). New
  * records get their entries from their writers, so the walk starts below the newest id at its
- * first step and ends at the oldest.
+ * first step and ends at the oldest. Several names: one walk writes the entries of each (one
+ * read of the records for all), its position kept under the names joined by `+` (so a walk for
+ * another set of names starts afresh), each name marked complete at its end.
  */
 export async function backfillEntries<T extends { _id: string }>(
   db: Db,
-  name: string,
+  names: string | readonly string[],
   records: Collection<T>,
   idRange: { $gt: string; $lt: string },
   projection: Record<string, 1>,
@@ -256,9 +263,15 @@ export async function backfillEntries<T extends { _id: string }>(
   shouldStop: () => boolean = () => false,
 ): Promise<void> {
   const marks = backfills(db);
+  const each = typeof names === 'string' ? [names] : names;
+  const name = each.join('+');
+  // Each name before the walk's own mark: a walk marked done has marked every name.
+  const finish = async () => {
+    for (const n of new Set([...each, name])) await markEntriesComplete(db, n);
+  };
   const mark = await marks.findOne({ _id: name });
   if (mark?.done) {
-    complete.add(name);
+    for (const n of [...each, name]) complete.add(n);
     return;
   }
   let before = mark?.before ?? null;
@@ -267,7 +280,7 @@ export async function backfillEntries<T extends { _id: string }>(
     const batch = (await records.find(filter, { projection }).sort({ _id: -1 }).limit(BACKFILL_BATCH).toArray()) as T[];
     if (batch.length > 0) await write(batch);
     if (batch.length < BACKFILL_BATCH) {
-      await markEntriesComplete(db, name);
+      await finish();
       return;
     }
     before = batch[batch.length - 1]!._id;

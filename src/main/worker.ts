@@ -31,7 +31,7 @@ import { configuredRetentionSweeps } from './retentionSweeps';
 import { SWEEP_PAUSE_MS } from '../db/idRangeSweep';
 import { createSetupSweeper } from '../dues/setupSweeper';
 import { createLivePlaceSweeper } from '../calls/livePlaceSweeper';
-import { backfillCallEntries, backfillCallEndEntries } from '../calls/callEntries';
+import { backfillCallEntries } from '../calls/callEntries';
 import { backfillCampaignEntries } from '../campaigns/campaignEntries';
 import { backfillConversationEntries } from '../conversations/conversationEntries';
 import { backfillDueEntries } from '../dues/dueEntries';
@@ -151,7 +151,6 @@ runMain(async () => {
   let stopping = false;
   const backfills = (async () => {
     await backfillCallEntries(db, () => stopping);
-    await backfillCallEndEntries(db, () => stopping);
     await backfillConversationEntries(db, () => stopping);
     await backfillCampaignEntries(db, () => stopping);
     await backfillNameEntries(db, () => stopping);

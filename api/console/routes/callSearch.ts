@@ -60,10 +60,13 @@ export function callSearchRoutes(deps: ConsoleDeps): RouteDef[] {
         };
         // The cursor belongs to these filters: another filter's cursor is refused, not misread.
         const list = `${LIST}:${JSON.stringify([query.status ?? '', query.outcome ?? '', to ?? '', query.campaign_id ?? '', query.created_from ?? '', query.created_to ?? ''])}`;
-        const beforeId = query.cursor ? String((cursors.decode(query.cursor, tenantId, list) as [unknown])[0]) : null;
-        const docs = await listCalls(deps.db, tenantId, filter, { beforeId, limit: query.limit });
+        // `[id, created_at ms]`: a span's list goes on below the last call's creation time (a cursor of before it had only the id, read then).
+        const position = query.cursor ? (cursors.decode(query.cursor, tenantId, list) as [unknown, unknown?]) : null;
+        const beforeId = position ? String(position[0]) : null;
+        const beforeCreatedAt = typeof position?.[1] === 'number' && Number.isFinite(position[1]) ? new Date(position[1]) : null;
+        const docs = await listCalls(deps.db, tenantId, filter, { beforeId, beforeCreatedAt, limit: query.limit });
         const names = await callPersonNames(deps.db, tenantId, workspace.country, docs.slice(0, query.limit));
-        return page(docs, query.limit, (call) => listItem(call, names.get(call._id) ?? null), (last) => cursors.encode(tenantId, list, [last._id]));
+        return page(docs, query.limit, (call) => listItem(call, names.get(call._id) ?? null), (last) => cursors.encode(tenantId, list, [last._id, last.created_at.getTime()]));
       },
     }),
   ];

@@ -90,7 +90,8 @@ describe('calls by number through their entries', () => {
 
     await check();
     await backfillCallEntries(api.db);
-    const entries = await callEntriesCollection(api.db).find({}).toArray();
+    // The one walk writes the other families too (src/calls/callEntries.ts); the number's are these.
+    const entries = await callEntriesCollection(api.db).find({ _id: { $regex: /\|to:/ } }).toArray();
     expect(entries.map((e) => e._id).sort()).toEqual(old.map(callNumberKey).sort());
     await check();
 

@@ -1,6 +1,6 @@
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
-import { backfillCallEndEntries, callEntriesCollection, callEndKeys, endingCall } from '../../../src/calls/callEntries';
+import { backfillCallEntries, callEntriesCollection, callEndKeys, endingCall } from '../../../src/calls/callEntries';
 import { listCalls } from '../../../src/calls/callList';
 import { advanceCall, callCollections, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
 import type { CallOutcome } from '../../../src/calls/types';
@@ -80,7 +80,7 @@ describe('calls by outcome through their entries', () => {
     expect(scanned.get(queries[3]!)!.flatMap((p) => p.ids)).toEqual(expected((c) => c.status === 'completed'));
     expect(scanned.get(queries[0]!)!.map((p) => p.ids.length)).toEqual([3, 3, 3, 3, 1]);
 
-    await backfillCallEndEntries(api.db);
+    await backfillCallEntries(api.db);
     const entries = (await callEntriesCollection(api.db).find({ _id: { $regex: /\|(outcome|status):/ } }).toArray()).map((e) => e._id);
     expect(entries.filter((k) => k.startsWith(`${own.workspaceId}|`) || k.startsWith(`${other.workspaceId}|`)).sort()).toEqual(old.flatMap(callEndKeys).sort());
     for (const query of queries) expect({ query, pages: await pages(own.workspaceId, query, 3) }).toEqual({ query, pages: scanned.get(query) });
@@ -107,7 +107,7 @@ describe('calls by outcome through their entries', () => {
     // Ended with their entries, as finishCall writes them; the backfill (done, or run here) marks the entries complete.
     await writeEntries(callEntriesCollection(api.db), calls.flatMap(callEndKeys));
     await callCollections(api.db).calls.insertMany(calls);
-    await backfillCallEndEntries(api.db);
+    await backfillCallEntries(api.db);
     const noAnswer = calls.filter((c) => c.outcome === 'no_answer').map((c) => c._id).reverse();
 
     const monitored = await new MongoClient(api.config.MONGODB_URL, { monitorCommands: true }).connect();
