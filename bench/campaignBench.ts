@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { draftCampaign, insertDraft } from '../src/campaigns/createCampaign';
 import { readRecipientBatch } from '../src/campaigns/staging';
 import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
 import { collections } from '../src/db/collections';
@@ -11,6 +10,7 @@ import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
 import { fromRoot } from '../src/local/paths';
 import { outboundMessagesCollection } from '../src/messaging/outboundMessages';
 import { simulatorScriptsCollection, scriptId, simulatorScriptSchema } from '../src/providers/whatsapp/simulatorScripts';
+import { broadcastRequest, insertDrafted } from '../test/support/campaignDrafts';
 import { loadAverage, sleep } from './benchStats';
 import { formatProfile, summariseProfiles } from './cpuProfileSummary';
 import { BENCH_CONSOLE_TOKEN, startEmbeddedSystem } from './embeddedSystem';
@@ -109,27 +109,12 @@ async function scriptAtOnce(db: Db, phones: string[]): Promise<void> {
 
 async function draft(db: Db, name: string, contactIds: string[], timezone: string): Promise<string> {
   const workspace = (await collections(db).workspaces.findOne({ _id: TENANT }))!;
-  const drafted = draftCampaign(
-    {
-      name,
-      channel: 'whatsapp',
-      audience: { kind: 'contact_ids', contact_ids: contactIds, tags: [] },
-      template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
-      agent_id: null,
-      purpose: null,
-      script: null,
-      capture: null,
-      call_back_incomplete: false,
-      schedule: { throttle_per_minute: THROTTLE, timezone },
-      consent: { basis: 'existing_customer', note: null },
-      sender_id: null,
-      metadata: {},
-    },
-    { workspace, createdBy: { kind: 'console', id: 'bench' }, now: new Date() },
-  );
-  if (drafted.kind !== 'drafted') throw new Error(`draft refused: ${JSON.stringify(drafted)}`);
-  await insertDraft(db, drafted);
-  return drafted.campaign._id;
+  const request = broadcastRequest({
+    name,
+    audience: { kind: 'contact_ids', contact_ids: contactIds, tags: [] },
+    schedule: { throttle_per_minute: THROTTLE, timezone },
+  });
+  return (await insertDrafted(db, request, { workspace, createdBy: { kind: 'console', id: 'bench' }, now: new Date() }))._id;
 }
 
 /** When each of the first `count` recipients' messages was recorded (ms), read by `_id`. */

@@ -2,7 +2,6 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
-import { draftCampaign, insertDraft } from '../src/campaigns/createCampaign';
 import { contactCollections, type ContactDoc } from '../src/contacts/contacts';
 import { collections } from '../src/db/collections';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
@@ -14,6 +13,7 @@ import { portHolder } from '../src/local/portHolder';
 import { fromRoot } from '../src/local/paths';
 import { temporalServiceHealth, type TemporalClusterPorts } from '../src/local/cluster/temporalServer';
 import { simulatorScriptSchema, simulatorScriptsCollection, scriptId } from '../src/providers/whatsapp/simulatorScripts';
+import { broadcastRequest, insertDrafted } from '../test/support/campaignDrafts';
 import { startFakeRealtime, type ModelScript } from '../test/support/fakeRealtime';
 import { FakeTwilio } from '../test/support/fakeTwilio';
 import type { MediaStreamClient } from '../test/support/mediaStreamClient';
@@ -178,27 +178,13 @@ async function draftPeopleCampaign(db: Db, tenantId: string): Promise<{ campaign
     }
   }
   const workspace = (await collections(db).workspaces.findOne({ _id: tenantId }))!;
-  const drafted = draftCampaign(
-    {
-      name: `Kill test ${run}`,
-      channel: 'whatsapp',
-      audience: { kind: 'contact_ids', contact_ids: ids, tags: [] },
-      template: { name: 'order_update', language: null, variables: ['{{contact.name}}', 'A-1', 'Friday'] },
-      agent_id: null,
-      purpose: null,
-      script: null,
-      capture: null,
-      call_back_incomplete: false,
-      schedule: { throttle_per_minute: THROTTLE, timezone: zoneOpenNow() },
-      consent: { basis: 'existing_customer', note: null },
-      sender_id: null,
-      metadata: {},
-    },
-    { workspace, createdBy: { kind: 'console', id: 'cluster-kill' }, now: at },
-  );
-  if (drafted.kind !== 'drafted') throw new Error(`the campaign's draft was refused: ${JSON.stringify(drafted)}`);
-  await insertDraft(db, drafted);
-  return { campaignId: drafted.campaign._id, phones };
+  const request = broadcastRequest({
+    name: `Kill test ${run}`,
+    audience: { kind: 'contact_ids', contact_ids: ids, tags: [] },
+    schedule: { throttle_per_minute: THROTTLE, timezone: zoneOpenNow() },
+  });
+  const campaign = await insertDrafted(db, request, { workspace, createdBy: { kind: 'console', id: 'cluster-kill' }, now: at });
+  return { campaignId: campaign._id, phones };
 }
 
 async function main(): Promise<void> {

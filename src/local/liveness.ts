@@ -40,18 +40,27 @@ export function mongoPing(url: string): LivenessProbe {
 
 const SERVING = 1;
 
-export function temporalHealth(address: string): LivenessProbe {
-  // One connection for every check; gRPC reconnects by itself to a restarted server.
-  const connection = Connection.lazy({ address, connectTimeout: '2s' });
+/**
+ * Asks a Temporal process's gRPC health service about `service`, on one connection for every
+ * check (gRPC reconnects by itself to a restarted server). The connection has no retry
+ * interceptor: the SDK's retries run on timers that outlive a check's deadline, and one
+ * firing after `close()` throws "Channel has been shut down" from a timer, which killed the
+ * launcher while it stopped (a check given up on by the supervisor, or by a start-up wait
+ * whose process exited). A probe reports the present; the next check is the retry.
+ */
+export function grpcHealth(address: string, service: string): LivenessProbe {
+  const connection = Connection.lazy({ address, connectTimeout: '2s', interceptors: [] });
   return {
     async check(timeoutMs) {
-      const res = await connection.withDeadline(Date.now() + timeoutMs, () =>
-        connection.healthService.check({ service: 'temporal.api.workflowservice.v1.WorkflowService' }),
-      );
+      const res = await connection.withDeadline(Date.now() + timeoutMs, () => connection.healthService.check({ service }));
       if (res.status !== SERVING) throw new Error(`health status ${res.status}`);
     },
     close: () => connection.close(),
   };
+}
+
+export function temporalHealth(address: string): LivenessProbe {
+  return grpcHealth(address, 'temporal.api.workflowservice.v1.WorkflowService');
 }
 
 export function httpHealth(url: string): LivenessProbe {

@@ -94,7 +94,12 @@ runMain(async () => {
     await stopInReverse(children, say);
   };
   /** From here on the child is restarted when it dies or stops answering `probe`; `start` is how it came up the first time. */
-  const keep = (first: ManagedProcess, start: () => Promise<ManagedProcess>, probe: LivenessProbe) => {
+  const keep = async (first: ManagedProcess, start: () => Promise<ManagedProcess>, probe: LivenessProbe) => {
+    // A signal began the stop while this child was starting: the stop did not see it, so it goes here, and the start-up ends.
+    if (stopping) {
+      await first.stop();
+      throw new Error(`${first.name} came up after the stop began`);
+    }
     say(`${first.name} running (pid ${first.child.pid})`);
     const onStatus = (status: ChildrenStatus[string]) => {
       statuses[first.name] = status;
@@ -109,7 +114,7 @@ runMain(async () => {
     const embedded = async (label: string, start: () => Promise<{ process: ManagedProcess; address: string }>, probe: (address: string) => LivenessProbe) => {
       const t0 = Date.now();
       const server = await start();
-      keep(server.process, async () => (await start()).process, probe(server.address));
+      await keep(server.process, async () => (await start()).process, probe(server.address));
       say(`${label} ready on ${server.address} (${seconds(Date.now() - t0)})`);
       return server.address;
     };
@@ -184,13 +189,13 @@ runMain(async () => {
     const worker = await startWorker();
     // Polling is not proof: a workflow must run an activity that writes MongoDB.
     await untilReady(worker, runSystemCheck(temporalClient, config.TEMPORAL_TASK_QUEUE));
-    keep(worker, startWorker, httpHealth(workerHealth));
+    await keep(worker, startWorker, httpHealth(workerHealth));
     say(`worker ready, system check passed (${seconds(Date.now() - t0)})`);
 
     t0 = Date.now();
     const apiUrl = `http://127.0.0.1:${config.PORT}`;
     const startApi = nodeProcess('api', `${apiUrl}/readyz`, 60_000, 200);
-    keep(await startApi(), startApi, httpHealth(`${apiUrl}/healthz`));
+    await keep(await startApi(), startApi, httpHealth(`${apiUrl}/healthz`));
     say(`API ready (${seconds(Date.now() - t0)})`);
 
     // The media bridge (Twilio media streams ↔ the realtime model); its calls' sockets live
@@ -198,7 +203,7 @@ runMain(async () => {
     t0 = Date.now();
     const mediaUrl = `http://127.0.0.1:${config.MEDIA_PORT}`;
     const startMedia = nodeProcess('media', `${mediaUrl}/healthz`, 60_000, 200);
-    keep(await startMedia(), startMedia, httpHealth(`${mediaUrl}/healthz`));
+    await keep(await startMedia(), startMedia, httpHealth(`${mediaUrl}/healthz`));
     say(`media bridge ready (${seconds(Date.now() - t0)})`);
 
     const keyFile = join(dataDir, 'demo-api-key');
@@ -213,6 +218,7 @@ runMain(async () => {
     if (demo.keyCreated) writeFileSync(keyFile, `${demo.apiKey}\n`, { mode: 0o600 });
     await temporalClient.connection.close();
     await mongo.close();
+    if (stopping) return;
 
     say(`everything ready in ${seconds(Date.now() - began)}; logs in ${logs}`);
     process.stdout.write(`API: ${apiUrl}\n`);
@@ -231,7 +237,9 @@ runMain(async () => {
     );
     say('press Ctrl-C to stop');
   } catch (err) {
-    if (!stopping) await stopAll();
+    // A stop begun by a signal fails whatever was starting (its servers went): no crash, the stop's handler ends with exit 0.
+    if (stopping) return;
+    await stopAll();
     throw err;
   }
 });

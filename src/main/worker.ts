@@ -27,6 +27,7 @@ import { createEventSweeper } from '../events/sweeper';
 import { startRetentionSweeper } from '../events/retention';
 import { settleParkedStatuses } from '../messaging/earlyStatuses';
 import { sweepExpiredSendIntents } from '../messaging/sendIntents';
+import { sweepExpiredSendResolutions } from '../messaging/unknownOutcomes';
 import { configuredRetentionSweeps } from './retentionSweeps';
 import { SWEEP_PAUSE_MS } from '../db/idRangeSweep';
 import { createSetupSweeper } from '../dues/setupSweeper';
@@ -141,7 +142,7 @@ runMain(async () => {
   const retention = startRetentionSweeper({
     db,
     pauseMs: SWEEP_PAUSE_MS,
-    also: [...configuredRetentionSweeps(config), sweepExpiredSendIntents, sweepExpiredStreamClaims, (options) => settleParkedStatuses({ ...options, events: deps.events })],
+    also: [...configuredRetentionSweeps(config), sweepExpiredSendIntents, sweepExpiredSendResolutions, sweepExpiredStreamClaims, (options) => settleParkedStatuses({ ...options, events: deps.events })],
     onError: (err) => logger.warn({ err }, 'event retention sweep failed'),
   });
   // Finished campaigns' counters follow late delivery statuses from here (the run has ended).

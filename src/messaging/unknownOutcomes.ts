@@ -1,5 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
+import { sweepOldestFirst } from '../db/oldestFirst';
+import { retentionCutoff, type RetentionOptions } from '../events';
 import type { Logger } from '../observability/logger';
 import { keepCharge } from './unknownOutcomeRefunds';
 import { sendIntentsCollection, type SendIntentDoc } from './sendIntents';
@@ -36,6 +38,32 @@ export interface SendResolutionDoc {
 
 export function sendResolutionsCollection(db: Db): Collection<SendResolutionDoc> {
   return db.collection<SendResolutionDoc>('send_resolutions');
+}
+
+/**
+ * How long a resolution is kept after it was claimed: twice the time Meta goes on redelivering
+ * a status webhook our endpoint did not answer (up to 7 days, docs/decisions/messaging.md), so
+ * a redelivery of the status that made the claim, after an adoption cut short, still finds it
+ * and adopts the same message with the same time. Past that the claim has done its work (its
+ * adopter wrote the intent `sent` at once); a later status of a still-`sending` intent claims afresh.
+ */
+export const SEND_RESOLUTION_RETENTION_MS = 14 * 86_400_000;
+
+/**
+ * The worker's retention pass over resolutions (src/main/worker.ts registers it), the other
+ * sweeps' way: from the collection's oldest end (claims are written in time order), in
+ * bounded, paced batches, deleting those claimed more than `SEND_RESOLUTION_RETENTION_MS` ago.
+ */
+export async function sweepExpiredSendResolutions(options: RetentionOptions): Promise<number> {
+  const cutoff = retentionCutoff({ now: options.now, retentionMs: SEND_RESOLUTION_RETENTION_MS });
+  return sweepOldestFirst<SendResolutionDoc>(sendResolutionsCollection(options.db), {
+    batchSize: options.batchSize,
+    maxBatches: options.maxBatches,
+    pauseMs: options.pauseMs,
+    signal: options.signal,
+    projection: { _id: 1, resolved_at: 1 },
+    mayGo: (resolution) => resolution.resolved_at < cutoff,
+  });
 }
 
 export interface UnknownOutcomeDeps {

@@ -7,7 +7,7 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { startProcess, untilReady, type ManagedProcess } from '../childProcess';
 import { waitFor } from '../net';
-import type { LivenessProbe } from '../liveness';
+import { grpcHealth, type LivenessProbe } from '../liveness';
 import type { Watchdog } from '../watchdog';
 import { registerMissingSearchAttributes } from '../../temporal/registerSearchAttributes';
 import { untilAttributesQueryable } from '../servers';
@@ -219,14 +219,7 @@ async function startTemporalServiceOnce(options: TemporalServiceOptions): Promis
  */
 export function temporalServiceHealth(ports: TemporalClusterPorts, service: TemporalService): LivenessProbe {
   if (service === 'worker') return tcpAccepts(ports.services.worker.membership);
-  const connection = Connection.lazy({ address: `127.0.0.1:${ports.services[service].grpc}`, connectTimeout: '2s' });
-  return {
-    async check(timeoutMs) {
-      const res = await connection.withDeadline(Date.now() + timeoutMs, () => connection.healthService.check({ service: HEALTH_SERVICE[service] }));
-      if (res.status !== 1) throw new Error(`health status ${res.status}`);
-    },
-    close: () => connection.close(),
-  };
+  return grpcHealth(`127.0.0.1:${ports.services[service].grpc}`, HEALTH_SERVICE[service]);
 }
 
 function tcpAccepts(port: number): LivenessProbe {

@@ -183,6 +183,8 @@ describe('npm start (the launcher)', () => {
 
     expect(await stop(first.child, 'SIGINT')).toBe(0);
     expect(first.output()).toMatch(/stopping media\n.*stopping api\n.*stopping worker\n.*stopping ferretdb\n.*stopping temporal\n.*stopped/);
+    // Nothing thrown while stopping (a probe's retry firing on its closed gRPC channel once killed a launcher).
+    expect(first.output()).not.toMatch(/Channel has been shut down|fatal|Unhandled|\n\s+at /);
     for (const port of Object.values(ports)) expect({ port, inUse: await portInUse(port) }).toEqual({ port, inUse: false });
 
     const second = await launch(env);
@@ -402,6 +404,23 @@ describe('npm start (the launcher)', () => {
       if (running.child.exitCode === null && running.child.signalCode === null) expect(await stop(running.child, 'SIGTERM')).toBe(0);
     }
   }, 300_000);
+
+  it('stops cleanly when stopped during its start-up (SIGTERM as the API starts): exit 0, no fatal line, no child left, every port free', async () => {
+    const child = spawn(process.execPath, [launcherPath], { env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const running = { child, output: () => output, lines: {} };
+    // The worker is up and its check passed: the launcher goes on to start the API, and the stop meets it starting.
+    await eventuallyTrue('the worker ready', async () => output.includes('[start] worker ready, system check passed') || child.exitCode !== null, 90_000, running.output);
+    const pids = ['temporal', 'ferretdb', 'worker'].map((name) => pidOfIn(output, name));
+    child.kill('SIGTERM');
+    expect({ code: await exited, fatal: /fatal|Channel has been shut down|\n\s+at /.test(output) }).toEqual({ code: 0, fatal: false });
+    expect(output).toMatch(/\[start\] SIGTERM: shutting down\n(.*\n)*\[start\] stopped\n$/);
+    expect(output).not.toContain('press Ctrl-C to stop');
+    await childrenGone(pids, running, ports);
+  });
 
   it('leaves no child running and every port free when the launcher is killed with SIGKILL', async () => {
     const running = await launch(env);

@@ -2,11 +2,11 @@ import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
 import { backfillCallEntries, callEntriesCollection, callNumberKey, writeCallEntries } from '../../../src/calls/callEntries';
 import { listCalls } from '../../../src/calls/callList';
-import { callCollections, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
-import { newId } from '../../../src/domain/ids';
+import { callCollections, type CallDoc } from '../../../src/calls/callStore';
 import { CONSOLE_AUTH } from '../../support/calls';
 import { useTestApi } from '../../support/app';
 import { bearer } from '../../support/http';
+import { storedCall } from '../../support/storedRecords';
 import { createTestWorkspace } from '../../support/workspaces';
 
 /**
@@ -20,27 +20,8 @@ describe('calls by number through their entries', () => {
   const base = Date.parse('2026-06-01T00:00:00Z');
   const NUMBER = '+919811122255';
 
-  const callOf = (tenantId: string, agentId: string, i: number, to: string, status: CallDoc['status']): CallDoc => {
-    const at = new Date(base + i * 60_000);
-    return {
-      ...newCallDoc({
-        _id: newId('call', at),
-        tenant_id: tenantId,
-        direction: 'outbound',
-        status: 'ringing',
-        to,
-        from_number: '918000000000',
-        agent_id: agentId,
-        requested_agent_id: null,
-        deployment_id: 'dep_test',
-        ring_seconds: 30,
-        max_call_seconds: 600,
-        recording: false,
-        created_at: at,
-      }),
-      status,
-    };
-  };
+  const callOf = (tenantId: string, agentId: string, i: number, to: string, status: CallDoc['status']): CallDoc =>
+    storedCall({ workspaceId: tenantId, agentId }, new Date(base + i * 60_000), to, { status });
   const ids = async (workspaceId: string, query: string): Promise<{ ids: string[]; next: string | null }> => {
     const res = await request(api.server).get(`/console/v1/workspaces/${workspaceId}/calls${query}`).set(CONSOLE_AUTH);
     expect(res.status).toBe(200);

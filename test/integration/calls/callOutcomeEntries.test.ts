@@ -2,13 +2,13 @@ import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
 import { backfillCallEntries, callEntriesCollection, callEndKeys, endingCall } from '../../../src/calls/callEntries';
 import { listCalls } from '../../../src/calls/callList';
-import { advanceCall, callCollections, newCallDoc, type CallDoc } from '../../../src/calls/callStore';
+import { advanceCall, callCollections, type CallDoc } from '../../../src/calls/callStore';
 import type { CallOutcome } from '../../../src/calls/types';
 import { writeEntries } from '../../../src/db/keyedEntries';
-import { newId } from '../../../src/domain/ids';
 import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
 import { useTestApi } from '../../support/app';
 import { bearer } from '../../support/http';
+import { storedCall } from '../../support/storedRecords';
 import { createTestWorkspace } from '../../support/workspaces';
 
 /**
@@ -22,27 +22,13 @@ describe('calls by outcome through their entries', () => {
   const base = Date.parse('2026-07-01T00:00:00Z');
   const OUTCOMES: (CallOutcome | null)[] = ['no_answer', 'agent_hangup', 'no_answer', 'busy', null, 'unreachable'];
 
-  const callOf = (tenantId: string, agentId: string, i: number, outcome: CallOutcome | null): CallDoc => {
-    const at = new Date(base + i * 60_000);
-    return {
-      ...newCallDoc({
-        _id: newId('call', at),
-        tenant_id: tenantId,
-        direction: 'outbound',
-        status: 'ringing',
-        to: `+9198111${String(i % 7).padStart(5, '0')}`,
-        from_number: '918000000000',
-        agent_id: agentId,
-        requested_agent_id: null,
-        deployment_id: 'dep_test',
-        ring_seconds: 30,
-        max_call_seconds: 600,
-        recording: false,
-        created_at: at,
-      }),
-      ...(outcome === null ? {} : { status: outcome === 'unreachable' ? ('failed' as const) : ('completed' as const), outcome, step: 9 }),
-    };
-  };
+  const callOf = (tenantId: string, agentId: string, i: number, outcome: CallOutcome | null): CallDoc =>
+    storedCall(
+      { workspaceId: tenantId, agentId },
+      new Date(base + i * 60_000),
+      `+9198111${String(i % 7).padStart(5, '0')}`,
+      outcome === null ? {} : { status: outcome === 'unreachable' ? 'failed' : 'completed', outcome, step: 9 },
+    );
   const getPage = async (workspaceId: string, query: string): Promise<{ ids: string[]; next: string | null }> => {
     const res = await request(api.server).get(`/console/v1/workspaces/${workspaceId}/calls${query}`).set(CONSOLE_AUTH);
     expect(res.status).toBe(200);

@@ -1,9 +1,8 @@
 import request from 'supertest';
-import { callCollections, newCallDoc, utcDay, type CallDoc } from '../../../src/calls/callStore';
+import { callCollections, utcDay, type CallDoc } from '../../../src/calls/callStore';
 import { tallyCallEnd } from '../../../src/calls/callTally';
 import { matchOrCreateContact } from '../../../src/contacts/contacts';
 import { collections } from '../../../src/db/collections';
-import { newId } from '../../../src/domain/ids';
 import { localTime, zonedHourStart } from '../../../src/domain/sendWindow';
 import { outboundMessagesCollection, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
 import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
@@ -11,6 +10,7 @@ import { bearer } from '../../support/http';
 import { useTestApi } from '../../support/app';
 import { insertCampaignDraft, insertContacts } from '../../support/campaigns';
 import { injectInbound } from '../../support/messaging';
+import { storedCall } from '../../support/storedRecords';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
@@ -21,25 +21,7 @@ describe('console: calls by name, and the overview of the day', () => {
   const { api } = useTestApi({ worker: true });
 
   /** A call of the workspace, created `at`, as the call workflow leaves it. */
-  const call = (ws: TestWorkspace, at: Date, over: Partial<CallDoc>): CallDoc => ({
-    ...newCallDoc({
-      _id: newId('call', at),
-      tenant_id: ws.workspaceId,
-      direction: 'outbound',
-      status: 'completed',
-      to: '+919811100001',
-      from_number: '918000000000',
-      agent_id: ws.agentId,
-      requested_agent_id: null,
-      deployment_id: 'dep_test',
-      ring_seconds: 30,
-      max_call_seconds: 600,
-      recording: false,
-      created_at: at,
-      metadata: {},
-    }),
-    ...over,
-  });
+  const call = (ws: TestWorkspace, at: Date, over: Partial<CallDoc>): CallDoc => storedCall(ws, at, '+919811100001', { status: 'completed', ...over });
 
   it('a call leads with the person: the campaign recipient, a details name, the contact, else the WhatsApp name; a number nobody named stays a number', async () => {
     const ws = await createTestWorkspace(api.db);

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { callCollections, newCallDoc } from '../../../src/calls/callStore';
-import { newId } from '../../../src/domain/ids';
+import { callCollections } from '../../../src/calls/callStore';
 import { fromRoot } from '../../../src/local/paths';
 import { useTestApi } from '../../support/app';
 import { insertContacts } from '../../support/campaigns';
+import { storedCall } from '../../support/storedRecords';
 
 /** `npm run console -- campaigns create | dues add | call list` (the compiled CLI) against a real API; needs `npm run build` first. */
 describe('npm run console: create and recent calls', () => {
@@ -94,25 +94,8 @@ describe('npm run console: create and recent calls', () => {
     const start = Date.now() - 10_000;
     const ids = ['+919811122201', '+919811122202', '+919811122201'].map((to, i) => {
       const created = new Date(start + i);
-      return {
-        ...newCallDoc({
-          _id: newId('call', created),
-          tenant_id: ws.workspaceId,
-          direction: 'outbound',
-          status: 'completed',
-          to,
-          from_number: '918000000000',
-          agent_id: ws.agentId,
-          requested_agent_id: null,
-          deployment_id: 'dep_test',
-          ring_seconds: 30,
-          max_call_seconds: 600,
-          recording: false,
-          created_at: created,
-          metadata: i === 2 ? { campaign_id: `cmp_${'b'.repeat(24)}`, campaign_name: 'Cli calls' } : {},
-        }),
-        outcome: 'caller_hangup' as const,
-      };
+      const metadata = i === 2 ? { campaign_id: `cmp_${'b'.repeat(24)}`, campaign_name: 'Cli calls' } : {};
+      return storedCall(ws, created, to, { status: 'completed', metadata, outcome: 'caller_hangup' });
     });
     await callCollections(api.db).calls.insertMany(ids);
 

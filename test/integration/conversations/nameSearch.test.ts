@@ -1,14 +1,15 @@
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
-import { recordCallConversation, recordTurn, conversationsCollection, writeRecentEntries, type ConversationDoc } from '../../../src/conversations';
+import { recordCallConversation, recordTurn, conversationsCollection } from '../../../src/conversations';
 import { backfillConversationEntries, conversationEntriesCollection } from '../../../src/conversations/conversationEntries';
 import { NAME_MATCHES_MAX, backfillNameEntries, conversationIdsNamed } from '../../../src/conversations/nameEntries';
 import { nameKeys } from '../../../src/conversations/nameKeys';
 import { listRecentConversations } from '../../../src/conversations/lists';
 import { recentConversations } from '../../../src/conversations/store';
-import { createEventPublisher } from '../../../src/events/publisher';
 import { useTestApi } from '../../support/app';
 import { CONSOLE } from '../../support/messaging';
+import { conversationIdsFound } from '../../support/conversationPages';
+import { quietTurnDeps, seedConversations } from '../../support/storedRecords';
 import { createTestWorkspace } from '../../support/workspaces';
 
 /**
@@ -26,7 +27,7 @@ describe('conversations by name and number through their entries', () => {
   it('answers the store’s pages for any part of a name, before and after the backfill, as names and turns arrive', async () => {
     const own = await createTestWorkspace(api.db);
     const other = await createTestWorkspace(api.db);
-    const deps = { db: api.db, events: createEventPublisher(api.db, { dispatch: async () => undefined }) };
+    const deps = quietTurnDeps(api.db);
     const turn = (tenantId: string, i: number, customer: Record<string, string>, s: number, text = `hi ${i}`) =>
       recordTurn(deps, { tenantId, channel: 'whatsapp', customer: { phone: `+91981118${String(i).padStart(4, '0')}`, ...customer }, role: 'user', text, at: at(s), dedupeKey: `t:${i}:${s}` });
     const people: Record<string, string>[] = [
@@ -47,20 +48,7 @@ describe('conversations by name and number through their entries', () => {
     const customerEntries = { _id: { $regex: `^(${own.workspaceId}|${other.workspaceId})\\|(name\\||phone:)` } };
     await conversationEntriesCollection(api.db).deleteMany(customerEntries);
 
-    const walk = async (q: string, limit: number) => {
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const res: request.Response = await request(api.server)
-          .get(`/console/v1/workspaces/${own.workspaceId}/conversations`)
-          .query({ q, limit, ...(cursor ? { cursor } : {}) })
-          .set(CONSOLE);
-        expect(res.status).toBe(200);
-        seen.push(...res.body.items.map((c: { conversation_id: string }) => c.conversation_id));
-        cursor = res.body.next_cursor;
-      } while (cursor);
-      return seen;
-    };
+    const walk = (q: string, limit: number) => conversationIdsFound(api.server, own.workspaceId, q, limit);
     const find = async (q: string) => {
       const res = await request(api.server).get(`/console/v1/workspaces/${own.workspaceId}/find`).query({ q }).set(CONSOLE);
       expect(res.status).toBe(200);
@@ -100,46 +88,31 @@ describe('conversations by name and number through their entries', () => {
 
   it('(after the backfills) walks the recent list for a text more than NAME_MATCHES_MAX entries hold, with the same pages', async () => {
     const own = await createTestWorkspace(api.db);
-    const deps = { db: api.db, events: createEventPublisher(api.db, { dispatch: async () => undefined }) };
-    const made = await recordTurn(deps, { tenantId: own.workspaceId, channel: 'whatsapp', customer: { phone: '+919811190000', name: 'Seed' }, role: 'user', text: 'x', at: at(0), dedupeKey: 'seed' });
-    const template = (await conversationsCollection(api.db).findOne({ _id: made.conversationId }))!;
     // Each name holds "a" at 13 places: 160 of them are more entries starting with "a" than a search sorts.
-    const many: ConversationDoc[] = Array.from({ length: 160 }, (_, i) => ({
-      ...template,
-      _id: `con_${String(i).padStart(24, '0')}`,
-      thread_key: `many${i}`,
-      customer: { phone: `+9198119${String(i).padStart(5, '0')}`, name: `Aa Ab Ac Ad Ae Af Ag Ah Ai Aj Ak Al ${i % 7 === 0 ? 'Zed' : 'Bo'}` },
-      updated_at: at(1 + (i % 40)),
-    }));
     // As the writers store them (the backfills ran in the test before): their recent and name entries first.
-    await writeRecentEntries(api.db, many);
-    await conversationsCollection(api.db).insertMany(many);
-    await backfillConversationEntries(api.db);
-    await backfillNameEntries(api.db);
+    const many = await seedConversations(api.db, own.workspaceId, {
+      seedPhone: '+919811190000',
+      at: at(0),
+      count: 160,
+      shape: (i) => ({
+        thread_key: `many${i}`,
+        customer: { phone: `+9198119${String(i).padStart(5, '0')}`, name: `Aa Ab Ac Ad Ae Af Ag Ah Ai Aj Ak Al ${i % 7 === 0 ? 'Zed' : 'Bo'}` },
+        updated_at: at(1 + (i % 40)),
+      }),
+    });
     expect(await conversationIdsNamed(api.db, own.workspaceId, 'a')).toBeNull();
     expect(13 * many.length).toBeGreaterThan(NAME_MATCHES_MAX);
     expect([...((await conversationIdsNamed(api.db, own.workspaceId, 'ZED')) ?? [])].sort()).toEqual(many.filter((_, i) => i % 7 === 0).map((c) => c._id).sort());
 
     for (const q of ['a', 'A', 'al zed', 'ab ac']) {
       const want = (await recentConversations(api.db, own.workspaceId, 1000, { name: q })).map((c) => c._id);
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const res: request.Response = await request(api.server)
-          .get(`/console/v1/workspaces/${own.workspaceId}/conversations`)
-          .query({ q, limit: 50, ...(cursor ? { cursor } : {}) })
-          .set(CONSOLE);
-        expect(res.status).toBe(200);
-        seen.push(...res.body.items.map((c: { conversation_id: string }) => c.conversation_id));
-        cursor = res.body.next_cursor;
-      } while (cursor);
-      expect({ q, seen }).toEqual({ q, seen: want });
+      expect({ q, seen: await conversationIdsFound(api.server, own.workspaceId, q, 50) }).toEqual({ q, seen: want });
     }
   });
 
   it('reads the conversations by _id only: the name or number entries, the matches’ times, the page', async () => {
     const own = await createTestWorkspace(api.db);
-    const deps = { db: api.db, events: createEventPublisher(api.db, { dispatch: async () => undefined }) };
+    const deps = quietTurnDeps(api.db);
     for (let i = 0; i < 12; i++) {
       await recordTurn(deps, { tenantId: own.workspaceId, channel: 'whatsapp', customer: { phone: `+91981120${String(i).padStart(4, '0')}`, name: i % 2 ? `Rohan ${i}` : `Divya ${i}` }, role: 'user', text: 'x', at: at(i), dedupeKey: `r:${i}` });
     }

@@ -1,13 +1,14 @@
 import { MongoClient, type CommandSucceededEvent } from 'mongodb';
 import request from 'supertest';
-import { recordTurn, conversationsCollection, writeRecentEntries, type ConversationDoc } from '../../../src/conversations';
-import { backfillConversationEntries, conversationEntriesCollection, movingRecentEntry, recentKey, recentNames } from '../../../src/conversations/conversationEntries';
-import { backfillNameEntries, conversationIdsNamed, writeNameEntries } from '../../../src/conversations/nameEntries';
+import { recordTurn, conversationsCollection, type ConversationDoc } from '../../../src/conversations';
+import { conversationEntriesCollection, movingRecentEntry, recentKey, recentNames } from '../../../src/conversations/conversationEntries';
+import { conversationIdsNamed, writeNameEntries } from '../../../src/conversations/nameEntries';
 import { listRecentConversations } from '../../../src/conversations/lists';
 import { recentConversations } from '../../../src/conversations/store';
-import { createEventPublisher } from '../../../src/events/publisher';
 import { useTestApi } from '../../support/app';
 import { CONSOLE } from '../../support/messaging';
+import { conversationIdsFound } from '../../support/conversationPages';
+import { quietTurnDeps, seedConversations } from '../../support/storedRecords';
 import { createTestWorkspace } from '../../support/workspaces';
 
 /**
@@ -23,9 +24,7 @@ describe('a common name through the names on the recent entries', () => {
 
   it('reads at most the page and a few conversations, and pages as the scan does', async () => {
     const own = await createTestWorkspace(api.db);
-    const deps = { db: api.db, events: createEventPublisher(api.db, { dispatch: async () => undefined }) };
-    const made = await recordTurn(deps, { tenantId: own.workspaceId, channel: 'whatsapp', customer: { phone: '+919811300000', name: 'Seed' }, role: 'user', text: 'x', at: at(0), dedupeKey: 'seed' });
-    const template = (await conversationsCollection(api.db).findOne({ _id: made.conversationId }))!;
+    const deps = quietTurnDeps(api.db);
     // 1 in 8 hold "ya" 7 times (in the name or only the display name, any case): 2,100 name entries start with it.
     const matching = (i: number) => i % 8 === 0;
     const customerOf = (i: number): ConversationDoc['customer'] => {
@@ -36,18 +35,13 @@ describe('a common name through the names on the recent entries', () => {
       if (i % 3 === 1) return { phone, name: `Bo ${i}`, display_name: name };
       return { phone, name };
     };
-    const many: ConversationDoc[] = Array.from({ length: 2400 }, (_, i) => ({
-      ...template,
-      _id: `con_${String(i).padStart(24, '0')}`,
-      thread_key: `common${i}`,
-      customer: customerOf(i),
-      updated_at: at(10 + (i % 600)),
-    }));
-    await writeRecentEntries(api.db, many);
-    for (let start = 0; start < many.length; start += 25) await conversationsCollection(api.db).insertMany(many.slice(start, start + 25));
     // The lists read through their entries (the backfills find every one written).
-    await backfillConversationEntries(api.db);
-    await backfillNameEntries(api.db);
+    const many = await seedConversations(api.db, own.workspaceId, {
+      seedPhone: '+919811300000',
+      at: at(0),
+      count: 2400,
+      shape: (i) => ({ thread_key: `common${i}`, customer: customerOf(i), updated_at: at(10 + (i % 600)) }),
+    });
     // Entries written before the names were kept: no names, so their conversations are read.
     const old = [many[2392]!, many[2391]!, many[5]!];
     for (const c of old) await conversationEntriesCollection(api.db).replaceOne({ _id: recentKey(c) }, { _id: recentKey(c) });
@@ -84,18 +78,7 @@ describe('a common name through the names on the recent entries', () => {
 
     for (const q of ['ya', 'YA', 'iya sIYA', 'zoya', 'Vidya', 'surya', 'anaya', 'ANIL', 'kiya 2', 'kiya 23']) {
       const want = await scan(q);
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const res: request.Response = await request(api.server)
-          .get(`/console/v1/workspaces/${own.workspaceId}/conversations`)
-          .query({ q, limit: 25, ...(cursor ? { cursor } : {}) })
-          .set(CONSOLE);
-        expect(res.status).toBe(200);
-        seen.push(...res.body.items.map((c: { conversation_id: string }) => c.conversation_id));
-        cursor = res.body.next_cursor;
-      } while (cursor);
-      expect({ q, seen }).toEqual({ q, seen: want });
+      expect({ q, seen: await conversationIdsFound(api.server, own.workspaceId, q, 25) }).toEqual({ q, seen: want });
       const found = await request(api.server).get(`/console/v1/workspaces/${own.workspaceId}/find`).query({ q }).set(CONSOLE);
       expect(found.status).toBe(200);
       expect({ q, found: found.body.items.map((i: { kind: string; id: string }) => `${i.kind} ${i.id}`) }).toEqual({ q, found: want.slice(0, 10).map((id) => `conversation ${id}`) });

@@ -4,6 +4,7 @@ import { sweepExpiredEvents } from '../../../src/events/retention';
 import { claimLineStream, sweepExpiredStreamClaims } from '../../../src/calls/line/lineCalls';
 import { sweepExpiredSendIntents } from '../../../src/messaging/sendIntents';
 import { sendIntentsCollection, type SendIntentDoc } from '../../../src/messaging/sendIntents';
+import { sendResolutionsCollection, sweepExpiredSendResolutions } from '../../../src/messaging/unknownOutcomes';
 import { createEventSweeper } from '../../../src/events/sweeper';
 import { IdempotencyStore, type ClaimScope } from '../../../src/idempotency/store';
 import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhooks/deliveries';
@@ -124,6 +125,28 @@ describe('send intents', () => {
     expect(await sweepExpiredSendIntents({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toBe(1);
     expect(await sweepExpiredSendIntents({ db, now: () => now })).toBe(0);
     expect((await sendIntentsCollection(db).find({}).toArray()).map((d) => d._id).sort()).toEqual(['int_old_sending', 'int_young_sent']);
+  });
+});
+
+describe('send resolutions', () => {
+  const resolution = (id: string, resolvedAt: Date) => ({ _id: id, tenant_id: 'ws_ret', message_id: `wamid.${id}`, at: resolvedAt, resolved_at: resolvedAt });
+
+  it('go 14 days after their claim (twice Meta’s 7 days of webhook redelivery), a bounded number per pass; a younger one stays', async () => {
+    const now = new Date();
+    const old = new Date(now.getTime() - 14 * DAY - HOUR);
+    const young = new Date(now.getTime() - 14 * DAY + HOUR);
+    await sendResolutionsCollection(db).insertMany([
+      resolution('ws_ret|campaign|cmp_1|rcp_1', old),
+      resolution('ws_ret|campaign|cmp_1|rcp_2', old),
+      resolution('ws_ret|campaign|cmp_1|rcp_3', old),
+      resolution('ws_ret|once|req_4', young),
+    ]);
+
+    expect(await sweepExpiredSendResolutions({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toBe(2);
+    // The young one in the next batch ends that pass: the sweep reads from the oldest end only.
+    expect(await sweepExpiredSendResolutions({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toBe(1);
+    expect(await sweepExpiredSendResolutions({ db, now: () => now })).toBe(0);
+    expect((await sendResolutionsCollection(db).find({}).toArray()).map((d) => d._id)).toEqual(['ws_ret|once|req_4']);
   });
 });
 
