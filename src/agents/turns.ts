@@ -230,9 +230,9 @@ export async function runTool(deps: AgentTurnDeps, input: { turn: AgentTurn; age
   const result = await deps.toolbox.run(context, call.name, parseArguments(call.arguments), undefined, listed);
   const outcome = result.ok ? '' : ' (failed)';
   const said = result.trail.text;
-  // The tool's own words may name it and give its latency (a business tool's "Ran lookup_order: answered 200 in 84 ms"): not twice.
+  // The tool's own words may name it and give its latency (a business tool's "Ran lookup_order: answered 200 in 84 ms", "lookup_order failed: … (20 ms)"): not twice.
   const named = said.includes(call.name) ? '' : ` ${call.name}`;
-  const timed = /\bin \d+ ms\b/.test(said) ? '' : ` (${result.latencyMs} ms)`;
+  const timed = /\b\d+ ms\b/.test(said) ? '' : ` (${result.latencyMs} ms)`;
   const trail: PendingTrailRow = {
     text: `${result.trail.kind === 'hold' ? 'Hold line' : result.trail.kind === 'lookup' ? 'Lookup' : 'Tool'}${named}${outcome}: ${said}${timed}`,
     dedupeKey: runKey,

@@ -1,5 +1,6 @@
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { beginTurn, createToolbox, sendReply, TurnChecks, type AgentTurnDeps } from '../../../src/agents';
+import { runTool } from '../../../src/agents/turns';
 import { ROUTED_SENDER_FRESH_MS } from '../../../src/agents/turns';
 import type { AgentTurn } from '../../../src/agents/contracts';
 import { conversationMessagesCollection, findConversation, recordTurn } from '../../../src/conversations';
@@ -169,6 +170,22 @@ describe("a chat turn's reply step", () => {
     } finally {
       await watched.close();
     }
+  });
+
+  it("gives a tool run's trail row its latency once, whether the tool's own words carry it or not", async () => {
+    const turn = await customerWrote(new Date(Date.now() - 2_000));
+    const tools = createToolbox([
+      async () => [
+        // A business tool's failure says its latency in brackets (src/businessTools/callTool.ts).
+        { name: 'look_up_order', description: 'Where an order is.', parameters: { type: 'object', properties: {} }, run: async () => ({ ok: false, output: { error: 'look_up_order could not be reached.' }, trail: { kind: 'tool' as const, text: 'look_up_order failed: ECONNRESET: socket hang up (20 ms)' }, latencyMs: 20 }) },
+        { name: 'note', description: 'Takes a note.', parameters: { type: 'object', properties: {} }, run: async () => ({ ok: true, output: 'noted', trail: { kind: 'tool' as const, text: 'kept it' }, latencyMs: 7 }) },
+      ],
+    ]);
+    const step = { ...deps(), toolbox: tools };
+    const failed = await runTool(step, { turn, agentId: ws.agentId, call: { callId: 'call_1', name: 'look_up_order', arguments: '{}' } });
+    expect(failed.trail?.text).toBe('Tool (failed): look_up_order failed: ECONNRESET: socket hang up (20 ms)');
+    const ran = await runTool(step, { turn, agentId: ws.agentId, call: { callId: 'call_2', name: 'note', arguments: '{}' } });
+    expect(ran.trail?.text).toBe('Tool note: kept it (7 ms)');
   });
 
   it('tells the send the sender the turn read: one not connected then is refused as a named one is, without reading it again', async () => {
