@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { conversationAgentWorkflowId } from '../src/agents/contracts';
 import { conversationIdFor } from '../src/conversations/store';
+import { conversationMessagesCollection } from '../src/conversations';
 import { createBusinessTool } from '../src/businessTools';
 import { collections } from '../src/db/collections';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
@@ -241,6 +242,11 @@ async function main(): Promise<void> {
     say(`  CPU per turn, ours (API, worker, Temporal, FerretDB): ${cpuPerTurnMs.toFixed(1)} ms (target ≤ ${AGENT_TARGETS.cpuPerTurnMs} ms): ${verdict(cpuPerTurnMs <= AGENT_TARGETS.cpuPerTurnMs)}`);
     say(`  history events per turn: ${eventsPerTurn.toFixed(1)} (target ≤ ${AGENT_TARGETS.historyEventsPerTurn}): ${verdict(eventsPerTurn <= AGENT_TARGETS.historyEventsPerTurn)}`);
     say(`  model calls ${modelCalls} (expected ${2 * allTurns}), tool calls ${toolCalls} (expected ${allTurns}), replies ${latencies.length}`);
+    // A tool call the order service never saw is a failed run in the turn's trail (its reason there); a count short of them is the bench's.
+    const failedRuns = await conversationMessagesCollection(system.db)
+      .find({ tenant_id: TENANT, kind: 'trail', text: { $regex: 'look_up_order failed' } }, { projection: { text: 1 } })
+      .toArray();
+    if (failedRuns.length > 0 || toolCalls !== allTurns) say(`  tool runs failed ${failedRuns.length}${failedRuns.length > 0 ? `: ${[...new Set(failedRuns.map((m) => m.text))].slice(0, 5).join(' | ')}` : ''}`);
     const figures: Record<string, unknown> = {
       conversations,
       turns,
@@ -249,6 +255,7 @@ async function main(): Promise<void> {
       burst_quiet_ms: quietMs,
       think_ms: thinkMs,
       tool_calls: toolCalls,
+      tool_runs_failed: failedRuns.length,
       latency_ms: distribution(latencies),
       webhook_ms: distribution(webhookMs),
       added_ms: added,

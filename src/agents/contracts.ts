@@ -54,6 +54,29 @@ export interface InboundForAgent {
   text: string | null;
   /** When the customer wrote it (ISO). */
   at: string;
+  /** The sender as the inbound path read it routing this message, when it did: the turn's checks take it while fresh (src/agents/turns.ts). */
+  sender?: RoutedSender;
+}
+
+/** A sender document as a signal carries it (its time as ISO): the fields of src/db/collections.ts `SenderDoc`. */
+export interface RoutedSender {
+  _id: string;
+  tenant_id: string;
+  channel: 'whatsapp';
+  phone: string;
+  display_name: string;
+  is_default: boolean;
+  connected: boolean;
+  agent_id?: string | null;
+  created_at: string;
+}
+
+/** What the workflow was told of a turn's burst: the newest time written, and the sender as the last message's routing read it. */
+export interface TurnInbound {
+  /** The newest `at` of the burst (ISO): the 24-hour window is open at least until a day after it. */
+  at: string;
+  /** The sender as routed for the burst's last message, with that message's `at` (the read came after it). */
+  routed?: { sender: RoutedSender; at: string };
 }
 
 /** Who answers the conversation now. */
@@ -85,6 +108,8 @@ export interface AgentTurn {
   providerMessageId: string;
   /** When the turn was taken (workflow time, ISO), so a retried step records the same instant. */
   at: string;
+  /** The burst's newest message as the workflow was told of it (runs of earlier code: absent, and the checks read all). */
+  inbound?: TurnInbound;
 }
 
 /** What the model was told and said within one turn, beyond the transcript (tool calls and their results). */

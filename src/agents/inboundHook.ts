@@ -14,14 +14,24 @@ import { conversationAgentDefinition, conversationAgentWorkflowId, inboundForAge
 export function agentAnswersInbound(settings: ConversationAgentSettings): InboundHook {
   return async ({ db, temporal, taskQueue }, received) => {
     // The webhook's routing read, milliseconds old, when it made one: the inbound path reads the sender once.
-    const sender = received.sender?._id === received.senderId ? received.sender : await collections(db).senders.findOne({ _id: received.senderId }, { projection: { tenant_id: 1, agent_id: 1 } });
+    const routed = received.sender?._id === received.senderId ? received.sender : null;
+    const sender = routed ?? await collections(db).senders.findOne({ _id: received.senderId }, { projection: { tenant_id: 1, agent_id: 1 } });
     if (!sender?.agent_id || sender.tenant_id !== received.tenantId) return;
     await signalWithStartWorkflow(temporal, conversationAgentDefinition, {
       workflowId: conversationAgentWorkflowId(received.conversationId),
       taskQueue,
       args: [{ tenantId: received.tenantId, conversationId: received.conversationId, senderId: received.senderId, customerPhone: received.customerPhone, settings }],
       signal: inboundForAgentSignal,
-      signalArgs: [{ messageId: received.messageId, providerMessageId: received.providerMessageId, text: received.text, at: received.at.toISOString() }],
+      signalArgs: [
+        {
+          messageId: received.messageId,
+          providerMessageId: received.providerMessageId,
+          text: received.text,
+          at: received.at.toISOString(),
+          // The routing read's whole document: the turn's checks take it rather than read it again.
+          ...(routed ? { sender: { ...routed, created_at: routed.created_at.toISOString() } } : {}),
+        },
+      ],
     });
   };
 }

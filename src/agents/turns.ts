@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { conversationMessagesCollection, findConversation, recordTurnsOfConversation, type ConversationDoc } from '../conversations';
-import { collections } from '../db/collections';
+import { collections, type SenderDoc } from '../db/collections';
 import { findByIds } from '../db/findByIds';
 import type { EventPublisher } from '../events';
 import {
@@ -9,6 +9,7 @@ import {
   SendInProgress,
   SendOutcomeUnknown,
   SendRefusal,
+  SESSION_WINDOW_MS,
   sendWhatsAppMessage,
   windowOpenUntil,
   type WhatsAppProvider,
@@ -71,11 +72,14 @@ const NOT_ANSWERED: Record<Exclude<TurnStart, { answer: true }>['reason'], strin
  * trail row saying why.
  */
 export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<TurnStart> {
-  // Three point reads at once: the turn waits on the slowest, not on their sum.
+  const routed = freshRoutedSender(turn, deps.now());
+  const knownOpenUntil = turn.inbound ? new Date(Date.parse(turn.inbound.at) + SESSION_WINDOW_MS) : null;
+  // Up to three point reads at once: the turn waits on the slowest, not on their sum.
   const [sender, optedOut, windowUntil] = await Promise.all([
-    collections(deps.db).senders.findOne({ _id: turn.senderId }),
+    routed ?? collections(deps.db).senders.findOne({ _id: turn.senderId }),
     isSuppressed(deps.db, turn.tenantId, turn.customerPhone),
-    windowOpenUntil(deps.db, { tenantId: turn.tenantId, senderId: turn.senderId, customer: turn.customerPhone }),
+    // The window only moves later and the API opened it for the burst's newest message before telling the workflow: open until then at least.
+    knownOpenUntil && trailAt(turn) < knownOpenUntil ? knownOpenUntil : windowOpenUntil(deps.db, { tenantId: turn.tenantId, senderId: turn.senderId, customer: turn.customerPhone }),
   ]);
   const inWindow = windowUntil !== null && trailAt(turn) < windowUntil;
   const agentId = sender && sender.tenant_id === turn.tenantId ? (sender.agent_id ?? null) : null;
@@ -99,6 +103,27 @@ export async function beginTurn(deps: AgentTurnDeps, turn: AgentTurn): Promise<T
     }
   }
   return start;
+}
+
+/**
+ * How long the sender the inbound path read when routing a message answers for a turn's checks
+ * (deployed agent, connected, phone) instead of a read of its own: a turn begins a burst's quiet
+ * window after its message, so this covers every turn answered at once, while a turn begun
+ * later (a retried step, a worker back from an outage) reads it. An undeploy or a disconnect
+ * is seen by turns begun this long after it at most (docs/decisions/agents.md, "A turn's reads").
+ */
+export const ROUTED_SENDER_FRESH_MS = 10_000;
+
+/**
+ * The sender the burst's last message was routed by, as a document, while fresh: its age is
+ * taken from the message's own time, which is never after the read (a clock ahead of ours by
+ * more than the limit is not trusted either).
+ */
+function freshRoutedSender(turn: AgentTurn, now: Date): SenderDoc | null {
+  const routed = turn.inbound?.routed;
+  if (!routed || routed.sender._id !== turn.senderId) return null;
+  if (Math.abs(now.getTime() - Date.parse(routed.at)) > ROUTED_SENDER_FRESH_MS) return null;
+  return { ...routed.sender, created_at: new Date(routed.sender.created_at) };
 }
 
 /**
@@ -205,9 +230,9 @@ export async function runTool(deps: AgentTurnDeps, input: { turn: AgentTurn; age
   const result = await deps.toolbox.run(context, call.name, parseArguments(call.arguments), undefined, listed);
   const outcome = result.ok ? '' : ' (failed)';
   const said = result.trail.text;
-  // The tool's own words may name it and give its latency (a business tool's "Ran lookup_order: answered 200 in 84 ms"): not twice.
+  // The tool's own words may name it and give its latency (a business tool's "Ran lookup_order: answered 200 in 84 ms", "lookup_order failed: … (20 ms)"): not twice.
   const named = said.includes(call.name) ? '' : ` ${call.name}`;
-  const timed = /\bin \d+ ms\b/.test(said) ? '' : ` (${result.latencyMs} ms)`;
+  const timed = /\b\d+ ms\b/.test(said) ? '' : ` (${result.latencyMs} ms)`;
   const trail: PendingTrailRow = {
     text: `${result.trail.kind === 'hold' ? 'Hold line' : result.trail.kind === 'lookup' ? 'Lookup' : 'Tool'}${named}${outcome}: ${said}${timed}`,
     dedupeKey: runKey,

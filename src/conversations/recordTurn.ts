@@ -297,12 +297,12 @@ export async function recordTurn(deps: ConversationDeps, input: RecordTurnInput)
     return { conversationId, messageId, conversationCreated: true, duplicate: false };
   }
 
-  const existing = await conversations.findOne({ _id: conversationId, tenant_id: input.tenantId });
-  if (!existing) throw new Error(`conversation ${conversationId} belongs to another workspace`);
-  if (!existing.started_event && !(await startedEventStored(deps.db, existing))) await publishStarted(deps, existing);
+  // One read, under the lease (a read before it too was a command more an inbound message).
   const duplicate = await withLease(deps.db, `conversation:${conversationId}`, async () => {
     const current = await conversations.findOne({ _id: conversationId });
     if (!current) throw new Error(`conversation ${conversationId} vanished`);
+    if (current.tenant_id !== input.tenantId) throw new Error(`conversation ${conversationId} belongs to another workspace`);
+    if (!current.started_event && !(await startedEventStored(deps.db, current))) await publishStarted(deps, current);
     // The event is stored by now (checked or published above); the flag only goes false to true.
     const started: Partial<ConversationDoc> = current.started_event ? {} : { started_event: true };
     const counted = current.recent_message_ids.includes(messageId);

@@ -25,7 +25,7 @@ export interface InboundReceived {
   /** The message was STOP: nothing may be sent to the customer any more. */
   optedOut: boolean;
   /** The sender as the inbound path read it routing the message, when it did (a hook reads it otherwise). */
-  sender?: Pick<SenderDoc, '_id' | 'tenant_id' | 'agent_id'>;
+  sender?: SenderDoc;
 }
 
 /** What a hook is given: the process's database, and its Temporal client with the task queue. */

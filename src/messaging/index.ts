@@ -8,7 +8,7 @@ export { suppressedAmong, suppressedNumbers } from './optOut';
 export { agentSendIntentKey, agentToolSendIntentKey, campaignSendIntentKey, dueReceiptSendIntentKey, dueReminderSendIntentKey, type SendIntentDoc, sendIntentsCollection } from './sendIntents';
 export { lookUpSendContext, type SendContext, type SendStanding, SendOutcomeUnknown, SendRefusal, type SendRefusalReason, sendWhatsAppMessage, type SendMessageDeps, type TemplateRequest } from './sendMessage';
 export { resolveSender } from './senders';
-export { windowOpen, windowOpenUntil } from './sessionWindow';
+export { SESSION_WINDOW_MS, windowOpen, windowOpenUntil } from './sessionWindow';
 export { selectTemplateVariant } from './templateLanguage';
 export { normaliseVariable, placeholderNumbers } from './templateVariables';
 export { isRetryable, type ProviderErrorDetails, type ReadMark, type SendAttempt, type SendRequest, type WhatsAppProvider } from './whatsAppSender';

@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { SignedHeaders } from './signature';
@@ -45,13 +45,15 @@ const MAX_READ_BYTES = 256 * 1024;
 
 export const USER_AGENT = 'orchestrator-webhooks/1';
 
-// Connections are reused per policy, so a socket opened under one policy never serves the other.
+// Connections are reused per policy, so a socket opened under one policy never serves the other;
+// `fresh` agents open a new connection for every request (the retry on a reused socket the
+// receiver had closed, below).
 const agents = new Map<string, HttpAgent>();
-function agentFor(protocol: string, allowPrivate: boolean): HttpAgent {
-  const key = `${protocol}${allowPrivate}`;
+function agentFor(protocol: string, allowPrivate: boolean, fresh = false): HttpAgent {
+  const key = `${protocol}${allowPrivate}${fresh}`;
   let agent = agents.get(key);
   if (!agent) {
-    const options = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, ...(allowPrivate ? {} : { lookup: publicOnlyLookup }) };
+    const options = { keepAlive: !fresh, maxSockets: 64, maxFreeSockets: 16, ...(allowPrivate ? {} : { lookup: publicOnlyLookup }) };
     agent = protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
     agents.set(key, agent);
   }
@@ -88,6 +90,7 @@ export function sendWebhook(req: SendRequest): Promise<SendResult> {
   if (req.signal?.aborted) return Promise.resolve(fail('the attempt was interrupted (worker shutting down)'));
   return new Promise<SendResult>((resolve) => {
     let settled = false;
+    let outgoing: ClientRequest;
     const finish = (result: SendResult) => {
       if (settled) return;
       settled = true;
@@ -95,17 +98,6 @@ export function sendWebhook(req: SendRequest): Promise<SendResult> {
       req.signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const outgoing = send(url, {
-      method: 'POST',
-      agent: agentFor(url.protocol, req.allowPrivate),
-      headers: {
-        ...req.headers,
-        'content-type': 'application/json',
-        'content-length': String(req.body.length),
-        'user-agent': USER_AGENT,
-      },
-    });
     const timer = setTimeout(() => {
       outgoing.destroy();
       finish(fail(`no answer within ${req.timeoutMs / 1000} s`));
@@ -115,31 +107,54 @@ export function sendWebhook(req: SendRequest): Promise<SendResult> {
       finish(fail('the attempt was interrupted (worker shutting down)'));
     };
     req.signal?.addEventListener('abort', onAbort, { once: true });
-    outgoing.on('error', (err) => finish(fail(describe(err))));
-    outgoing.on('response', (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      let read = 0;
-      let tooLarge = false;
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read - chunk.length < kept) chunks.push(chunk);
-        if (read > readLimit) {
-          tooLarge = true;
-          res.destroy();
-        }
+    const post = (fresh: boolean) => {
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      outgoing = send(url, {
+        method: 'POST',
+        agent: agentFor(url.protocol, req.allowPrivate, fresh),
+        headers: {
+          ...req.headers,
+          'content-type': 'application/json',
+          'content-length': String(req.body.length),
+          'user-agent': USER_AGENT,
+        },
       });
-      const done = () =>
-        finish({
-          statusCode: res.statusCode ?? null,
-          durationMs: elapsed(),
-          error: null,
-          responseBody: Buffer.concat(chunks).subarray(0, kept).toString('utf8') || null,
-          tooLarge,
+      let answered = false;
+      outgoing.on('error', (err) => {
+        // A kept-alive connection the receiver closed as this request went out (its idle timeout,
+        // seen late by a busy process): the request never reached it, so it is sent once more on a
+        // new connection, within the same deadline (docs/decisions/platform.md, "Kept-alive
+        // connections"). The same id and signature: a receiver that did see it drops the repeat.
+        if (!fresh && !answered && !settled && outgoing.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') post(true);
+        else finish(fail(describe(err)));
+      });
+      outgoing.on('response', (res: IncomingMessage) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        let read = 0;
+        let tooLarge = false;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read - chunk.length < kept) chunks.push(chunk);
+          if (read > readLimit) {
+            tooLarge = true;
+            res.destroy();
+          }
         });
-      res.on('end', done);
-      res.on('close', done);
-      res.on('error', done);
-    });
-    outgoing.end(req.body);
+        const done = () =>
+          finish({
+            statusCode: res.statusCode ?? null,
+            durationMs: elapsed(),
+            error: null,
+            responseBody: Buffer.concat(chunks).subarray(0, kept).toString('utf8') || null,
+            tooLarge,
+          });
+        res.on('end', done);
+        res.on('close', done);
+        res.on('error', done);
+      });
+      outgoing.end(req.body);
+    };
+    post(false);
   });
 }

@@ -55,6 +55,18 @@ const MODEL_IN_FIRST_STEP_PATCH = 'agent-model-in-first-step';
  */
 const IDLE_TIMER_KEPT_PATCH = 'agent-idle-timer-kept';
 
+/**
+ * What the burst's signals tell the turn's checks (src/agents/turns.ts `beginTurn`): the newest
+ * time written (the window is open a day past it) and the sender the inbound path read for the
+ * last message.
+ * Steps' inputs only: no command or history event changes.
+ */
+function turnInbound(burst: readonly InboundForAgent[]): AgentTurn['inbound'] {
+  const at = burst.reduce((newest, m) => (Date.parse(m.at) > Date.parse(newest) ? m.at : newest), burst[0]!.at);
+  const last = burst[burst.length - 1]!;
+  return last.sender ? { at, routed: { sender: last.sender, at: last.at } } : { at };
+}
+
 type HolderSignal = { kind: 'over'; reason: string; memberName: string | null; at: string } | { kind: 'back'; memberName: string | null; at: string };
 
 /**
@@ -187,6 +199,7 @@ export async function conversationAgentWorkflow(input: ConversationAgentInput): 
       messageIds: burst.map((m) => m.messageId),
       providerMessageId: newest.providerMessageId,
       at: new Date(Date.now()).toISOString(),
+      inbound: turnInbound(burst),
     };
     let start: TurnStart;
     let replyInStep: boolean | null = null;

@@ -115,22 +115,25 @@ describe('the WhatsApp chat agent, through the Cloud API webhook and the console
     expect(events).toBeLessThanOrEqual(20);
   });
 
-  it("reads the sender once on the inbound path: the webhook's routing read serves the agent's hook", async () => {
+  it("reads the sender once for a message and its turn: the webhook's routing read serves the agent's hook and the turn's checks, and the window the message opened is not read back", async () => {
     const from = fresh();
     const senderReads: unknown[] = [];
+    let windowReads = 0;
     const listener = (e: CommandStartedEvent) => {
       if (e.commandName === 'find' && e.command.find === 'senders') senderReads.push(e.command.filter);
+      if (e.commandName === 'find' && e.command.find === 'whatsapp_windows') windowReads++;
     };
     api.mongo.on('commandStarted', listener);
     try {
       await customerWrites(from, 'hello');
+      // The hook started the conversation's agent from that read, and the turn's checks passed on it: the customer is answered.
+      await eventually(async () => textsTo(from).length === 1, 'the agent reply');
     } finally {
       api.mongo.off('commandStarted', listener);
     }
     const sender = (await collections(api.db).senders.findOne({ _id: ws.senderId }))!;
     expect(senderReads).toEqual([{ phone: sender.phone, connected: true }]);
-    // The hook still started the conversation's agent from that read: the customer is answered.
-    await eventually(async () => textsTo(from).length === 1, 'the agent reply');
+    expect(windowReads).toBe(0);
     expect(textsTo(from)).toEqual(['Hello! How can I help you today?']);
     await settle();
   });

@@ -1,5 +1,7 @@
-import type { Db } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { beginTurn, createToolbox, sendReply, TurnChecks, type AgentTurnDeps } from '../../../src/agents';
+import { runTool } from '../../../src/agents/turns';
+import { ROUTED_SENDER_FRESH_MS } from '../../../src/agents/turns';
 import type { AgentTurn } from '../../../src/agents/contracts';
 import { conversationMessagesCollection, findConversation, recordTurn } from '../../../src/conversations';
 import { collections } from '../../../src/db/collections';
@@ -126,6 +128,64 @@ describe("a chat turn's reply step", () => {
     await openWindow(db, { tenantId: ws.workspaceId, senderId: ws.senderId, customer: reopened.customerPhone, at: new Date() });
     expect(await sendReply(later, { turn: reopened, agentId: ws.agentId, text: 'Your order arrives Friday.' })).toMatchObject({ sent: true });
     expect(sentTo(reopened.customerPhone)).toHaveLength(1);
+  });
+
+  it("takes the sender the inbound path routed the message by and the window it opened, reading neither while fresh; the send sends on them", async () => {
+    const config = testConfig();
+    const watched = await new MongoClient(config.MONGODB_URL, { monitorCommands: true }).connect();
+    const reads: string[] = [];
+    watched.on('commandStarted', (e: CommandStartedEvent) => {
+      // The turn's checks' collections (a send's records may still be written as the next step runs).
+      if (e.commandName === 'find' && ['senders', 'suppressions', 'whatsapp_windows'].includes(String(e.command.find))) reads.push(String(e.command.find));
+    });
+    try {
+      const turn = await customerWrote(new Date(Date.now() - 2_000));
+      const sender = (await collections(db).senders.findOne({ _id: ws.senderId }))!;
+      const told: AgentTurn = { ...turn, inbound: { at: turn.at, routed: { sender: { ...sender, created_at: sender.created_at.toISOString() }, at: turn.at } } };
+      const step = { ...deps(), db: watched.db(db.databaseName) };
+      expect(await beginTurn(step, told)).toEqual({ answer: true, agentId: ws.agentId });
+      // The opt-out only: a STOP is not known to the inbound path of another message.
+      expect(reads).toEqual(['suppressions']);
+      expect(await sendReply(step, { turn: told, agentId: ws.agentId, text: 'Your order arrives Friday.' })).toEqual({ sent: true, messageId: expect.any(String) });
+      expect(sentTo(turn.customerPhone)).toEqual([expect.objectContaining({ senderId: ws.senderId, from: sender.phone, to: turn.customerPhone })]);
+      // The send reads the opt-out again (a STOP since), not the sender nor the window.
+      expect(reads).toEqual(['suppressions', 'suppressions']);
+
+      // A turn begun long after its message (a retried step, a worker back from an outage) reads the sender as it is now: undeployed, not answered.
+      await collections(db).senders.updateOne({ _id: ws.senderId }, { $set: { agent_id: null } });
+      try {
+        reads.length = 0;
+        const late = { ...deps(() => new Date(Date.parse(turn.at) + ROUTED_SENDER_FRESH_MS + 1_000)), db: watched.db(db.databaseName) };
+        expect(await beginTurn(late, { ...told, turnKey: `${told.turnKey}-late` })).toEqual({ answer: false, reason: 'no_agent' });
+        expect(reads.sort()).toEqual(['senders', 'suppressions']);
+      } finally {
+        await collections(db).senders.updateOne({ _id: ws.senderId }, { $set: { agent_id: ws.agentId } });
+      }
+
+      // A message written more than a day before its turn: the window is read (another message may have opened it again).
+      reads.length = 0;
+      const old = new Date(Date.now() - SESSION_WINDOW_MS - 60_000).toISOString();
+      expect(await beginTurn(step, { ...told, turnKey: `${told.turnKey}-old`, inbound: { at: old } })).toEqual({ answer: true, agentId: ws.agentId });
+      expect(reads.sort()).toEqual(['senders', 'suppressions', 'whatsapp_windows']);
+    } finally {
+      await watched.close();
+    }
+  });
+
+  it("gives a tool run's trail row its latency once, whether the tool's own words carry it or not", async () => {
+    const turn = await customerWrote(new Date(Date.now() - 2_000));
+    const tools = createToolbox([
+      async () => [
+        // A business tool's failure says its latency in brackets (src/businessTools/callTool.ts).
+        { name: 'look_up_order', description: 'Where an order is.', parameters: { type: 'object', properties: {} }, run: async () => ({ ok: false, output: { error: 'look_up_order could not be reached.' }, trail: { kind: 'tool' as const, text: 'look_up_order failed: ECONNRESET: socket hang up (20 ms)' }, latencyMs: 20 }) },
+        { name: 'note', description: 'Takes a note.', parameters: { type: 'object', properties: {} }, run: async () => ({ ok: true, output: 'noted', trail: { kind: 'tool' as const, text: 'kept it' }, latencyMs: 7 }) },
+      ],
+    ]);
+    const step = { ...deps(), toolbox: tools };
+    const failed = await runTool(step, { turn, agentId: ws.agentId, call: { callId: 'call_1', name: 'look_up_order', arguments: '{}' } });
+    expect(failed.trail?.text).toBe('Tool (failed): look_up_order failed: ECONNRESET: socket hang up (20 ms)');
+    const ran = await runTool(step, { turn, agentId: ws.agentId, call: { callId: 'call_2', name: 'note', arguments: '{}' } });
+    expect(ran.trail?.text).toBe('Tool note: kept it (7 ms)');
   });
 
   it('tells the send the sender the turn read: one not connected then is refused as a named one is, without reading it again', async () => {
