@@ -5,7 +5,7 @@ import type { EventPublisher } from '../events';
 import { recordCallConversation } from '../conversations';
 import type { VoiceProvider } from './voiceLine';
 import { releaseLiveSlot, returnDailyBudget } from './admission';
-import { billCallMinutes } from './billing';
+import { billableMinutes, billCallMinutes } from './billing';
 import { endingCall } from './callEntries';
 import { callEnded, type CallHooks } from './callHooks';
 import { advanceCall, callCollections, loadCall, type CallDoc } from './callStore';
@@ -70,18 +70,21 @@ export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Pro
   const exactSeconds = end.answeredAt ? (Date.parse(end.endedAt) - Date.parse(end.answeredAt)) / 1000 : 0;
   const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds, end.answeredAt) : [];
   const recordingUri = await recordingUriOf(voice, call, end.answeredAt);
+  const minutes = billableMinutes(duration);
+  const set: Partial<CallDoc> = {
+    status: end.status,
+    outcome: end.outcome,
+    duration_seconds: duration,
+    started_at: end.answeredAt ? new Date(end.answeredAt) : null,
+    ended_at: new Date(end.endedAt),
+    transcript,
+    recording_uri: recordingUri,
+    // What the bill below charges, known from the duration: written with the end rather than by a write of its own.
+    ...(minutes > 0 ? { billed_minutes: minutes } : {}),
+  };
+  let written = false;
   // The call joins its outcome's and status's lists (the console's filters, src/calls/callEntries.ts) with this write.
-  await endingCall(db, call, end, () =>
-    advanceCall(db, call._id, end.step, {
-      status: end.status,
-      outcome: end.outcome,
-      duration_seconds: duration,
-      started_at: end.answeredAt ? new Date(end.answeredAt) : null,
-      ended_at: new Date(end.endedAt),
-      transcript,
-      recording_uri: recordingUri,
-    }),
-  );
+  await endingCall(db, call, end, async () => (written = await advanceCall(db, call._id, end.step, set)));
 
   // Releasing the live place is idempotent by itself; the day's reservation must be given back once.
   if (call.direction === 'outbound') await releaseLiveSlot(db, call.tenant_id, call._id);
@@ -124,7 +127,10 @@ export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Pro
     );
   }
 
-  const ended = await loadCall(db, call._id);
+  // Nothing else writes a call between its read above and its end (the bill's minutes are in the
+  // end's write), so a write that applied tells the ended call without reading it again; one
+  // that did not (a retry, the end written before) reads it.
+  const ended: CallDoc = written ? { ...call, ...set, step: end.step } : await loadCall(db, call._id);
   await events.publish(callLifecycleEvent('call.ended', ended, new Date(end.endedAt)));
   if (!end.answeredAt) return { decided: 'unanswered', call: ended };
   if (!transcript.some((turn) => turn.role === 'user' && turn.text.trim())) return { decided: 'no_conversation', call: ended };

@@ -1,4 +1,5 @@
-import type { Db } from 'mongodb';
+import type { CommandStartedEvent, Db } from 'mongodb';
+import { connectMongo } from '../../../src/db/mongo';
 import { FEATURE_HOOKS } from '../../../src/main/featureHooks';
 import { callCollections, deploymentId, newCallDoc } from '../../../src/calls/callStore';
 import { endCall, READ_IN_END_STEP_MS } from '../../../src/calls/endCall';
@@ -76,6 +77,36 @@ describe('endCall without Temporal', () => {
     expect(reads).toEqual([callId]);
     expect(await callCollections(db).calls.findOne({ _id: callId })).toMatchObject({ status: 'completed', outcome: 'caller_hangup', duration_seconds: 30, readings: 1, result: { state: 'ready', disposition: 'completed' } });
     expect(published.map((e) => e.type)).toEqual(['conversation.started', 'call.ended', 'call.outcome']);
+  });
+
+  it('the end of an answered call reads the call once, writes it twice (the end with its billed minutes, the result) and does not read back the conversation it created (issue 36 §3)', async () => {
+    const callId = await answeredCall();
+    // A second client on the same database, watching its commands.
+    const watched = await connectMongo({ MONGODB_URL: testConfig().MONGODB_URL, MONGODB_DB: db.databaseName }, 'test-end-commands', { monitorCommands: true });
+    try {
+      const commands: string[] = [];
+      watched.client.on('commandStarted', (e: CommandStartedEvent) => commands.push(`${e.commandName} ${String(e.command[e.commandName])}`));
+      const reader: CallReader = {
+        read: () => Promise.resolve({ disposition: 'completed', goal_met: 'yes', summary: 'Someone is home in the morning.', sentiment: 'positive', next_step: 'none', next_step_reason: null, answers: {} }),
+      };
+      const { published, deps: d } = deps(reader);
+      expect(await endCall({ ...d, db: watched.db }, end(callId))).toEqual({ resultState: 'ready' });
+      const on = (collection: string) => commands.filter((c) => c.endsWith(` ${collection}`)).map((c) => c.split(' ')[0]);
+      expect(on('calls')).toEqual(['find', 'update', 'update']);
+      expect(on('conversations')).toEqual(['insert', 'update']);
+      expect(on('conversation_entries').filter((c) => c === 'delete')).toEqual([]);
+
+      const stored = await callCollections(db).calls.findOne({ _id: callId });
+      expect(stored).toMatchObject({ status: 'completed', outcome: 'caller_hangup', duration_seconds: 30, billed_minutes: 1, readings: 1, result: { state: 'ready' } });
+      // call.ended carries the call as it ended, though it was not read back.
+      const ended = published.find((e) => e.type === 'call.ended')!;
+      expect(ended.data).toMatchObject({ call_id: callId, status: 'completed', outcome: 'caller_hangup', duration_seconds: 30, started_at: '2026-01-02T03:04:00Z', ended_at: '2026-01-02T03:04:30Z' });
+      expect(published.map((e) => e.type)).toEqual(['conversation.started', 'call.ended', 'call.outcome']);
+      const conversation = await db.collection('conversations').findOne({ thread_key: callId });
+      expect(conversation).toMatchObject({ channel: 'voice', started_event: true, message_count: 2 });
+    } finally {
+      await watched.client.close();
+    }
   });
 
   it(`a reader that has not answered in ${READ_IN_END_STEP_MS} ms is aborted and left to its activity: the call finished, its result pending`, async () => {
