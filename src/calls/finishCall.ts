@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import type { EventPublisher } from '../events';
+import type { EventInput, EventPublisher } from '../events';
 import { recordCallConversation } from '../conversations';
 import type { VoiceProvider } from './voiceLine';
 import { releaseLiveSlot, returnDailyBudget } from './admission';
@@ -59,11 +59,18 @@ async function recordingUriOf(voice: VoiceProvider, call: CallDoc, answeredAt: s
  * with an effect that counts is guarded so a retry repeats none of them.
  */
 export async function finishCall(deps: FinishCallDeps, end: CallEnd): Promise<FinishedCall> {
-  return { decided: (await finishCallAsEnded(deps, end)).decided };
+  const finished = await finishCallAsEnded(deps, end);
+  await deps.events.publish(finished.endedEvent);
+  return { decided: finished.decided };
 }
 
-/** `finishCall`, with the call as it ended, for a step that goes on to read it (src/calls/endCall.ts) without reading it again. */
-export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Promise<FinishedCall & { call: CallDoc }> {
+/**
+ * `finishCall` but for `call.ended`, which it answers unpublished with the call as it ended: for
+ * a step that goes on to read the call (src/calls/endCall.ts) without reading it again, and
+ * publishes `call.ended` with the reading's `call.outcome` in one write. A retry of that step
+ * finds the call finished and answers the same event (its dedupe key is the call's).
+ */
+export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Promise<FinishedCall & { call: CallDoc; endedEvent: EventInput }> {
   const { db, voice, events } = deps;
   const call = await loadCall(db, end.callId);
   const duration = secondsBetween(end.answeredAt, end.endedAt);
@@ -131,8 +138,8 @@ export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Pro
   // end's write), so a write that applied tells the ended call without reading it again; one
   // that did not (a retry, the end written before) reads it.
   const ended: CallDoc = written ? { ...call, ...set, step: end.step } : await loadCall(db, call._id);
-  await events.publish(callLifecycleEvent('call.ended', ended, new Date(end.endedAt)));
-  if (!end.answeredAt) return { decided: 'unanswered', call: ended };
-  if (!transcript.some((turn) => turn.role === 'user' && turn.text.trim())) return { decided: 'no_conversation', call: ended };
-  return { decided: null, call: ended };
+  const endedEvent = callLifecycleEvent('call.ended', ended, new Date(end.endedAt));
+  if (!end.answeredAt) return { decided: 'unanswered', call: ended, endedEvent };
+  if (!transcript.some((turn) => turn.role === 'user' && turn.text.trim())) return { decided: 'no_conversation', call: ended, endedEvent };
+  return { decided: null, call: ended, endedEvent };
 }

@@ -6,7 +6,7 @@ import { endCall, READ_IN_END_STEP_MS } from '../../../src/calls/endCall';
 import type { CallReader } from '../../../src/calls/reader';
 import { newId } from '../../../src/domain/ids';
 import type { EventDoc, EventInput } from '../../../src/events/eventStore';
-import type { EventPublisher } from '../../../src/events/publisher';
+import { createEventPublisher, type EventPublisher } from '../../../src/events/publisher';
 import type { VoiceProvider } from '../../../src/calls/voiceLine';
 import { openTestDb, testConfig } from '../../support/env';
 
@@ -79,7 +79,7 @@ describe('endCall without Temporal', () => {
     expect(published.map((e) => e.type)).toEqual(['conversation.started', 'call.ended', 'call.outcome']);
   });
 
-  it('the end of an answered call reads the call once, writes it twice (the end with its billed minutes, the result) and does not read back the conversation it created (issue 36 §3)', async () => {
+  it('the end of an answered call reads the call once, writes it twice (the end with its billed minutes, the result) does not read back the conversation it created, and stores call.ended with call.outcome (issue 36 §3)', async () => {
     const callId = await answeredCall();
     // A second client on the same database, watching its commands.
     const watched = await connectMongo({ MONGODB_URL: testConfig().MONGODB_URL, MONGODB_DB: db.databaseName }, 'test-end-commands', { monitorCommands: true });
@@ -89,15 +89,25 @@ describe('endCall without Temporal', () => {
       const reader: CallReader = {
         read: () => Promise.resolve({ disposition: 'completed', goal_met: 'yes', summary: 'Someone is home in the morning.', sentiment: 'positive', next_step: 'none', next_step_reason: null, answers: {} }),
       };
-      const { published, deps: d } = deps(reader);
-      expect(await endCall({ ...d, db: watched.db }, end(callId))).toEqual({ resultState: 'ready' });
+      // The production publisher, for a workspace no endpoint listens to, recording what it is given.
+      const store = createEventPublisher(watched.db, { dispatch: () => Promise.resolve(), hasReceivers: () => Promise.resolve(false) });
+      const published: EventInput[] = [];
+      const events: EventPublisher = {
+        publish: (input) => (published.push(input), store.publish(input)),
+        publishAll: (inputs) => (published.push(...inputs), store.publishAll!(inputs)),
+      };
+      const { deps: d } = deps(reader);
+      expect(await endCall({ ...d, db: watched.db, events }, end(callId))).toEqual({ resultState: 'ready' });
       const on = (collection: string) => commands.filter((c) => c.endsWith(` ${collection}`)).map((c) => c.split(' ')[0]);
       expect(on('calls')).toEqual(['find', 'update', 'update']);
       expect(on('conversations')).toEqual(['insert', 'update']);
       expect(on('conversation_entries').filter((c) => c === 'delete')).toEqual([]);
+      // conversation.started, then call.ended with call.outcome in one write.
+      expect(on('events')).toEqual(['insert', 'insert']);
+      const stored = await db.collection<EventDoc>('events').find({ 'data.call_id': callId }).toArray();
+      expect(stored.map((e) => e.type).sort()).toEqual(['call.ended', 'call.outcome']);
 
-      const stored = await callCollections(db).calls.findOne({ _id: callId });
-      expect(stored).toMatchObject({ status: 'completed', outcome: 'caller_hangup', duration_seconds: 30, billed_minutes: 1, readings: 1, result: { state: 'ready' } });
+      expect(await callCollections(db).calls.findOne({ _id: callId })).toMatchObject({ status: 'completed', outcome: 'caller_hangup', duration_seconds: 30, billed_minutes: 1, readings: 1, result: { state: 'ready' } });
       // call.ended carries the call as it ended, though it was not read back.
       const ended = published.find((e) => e.type === 'call.ended')!;
       expect(ended.data).toMatchObject({ call_id: callId, status: 'completed', outcome: 'caller_hangup', duration_seconds: 30, started_at: '2026-01-02T03:04:00Z', ended_at: '2026-01-02T03:04:30Z' });
