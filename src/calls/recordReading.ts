@@ -24,6 +24,8 @@ export interface RecordReadingInput {
 export function readInputFor(call: CallDoc): ReadInput {
   return {
     callId: call._id,
+    tenantId: call.tenant_id,
+    to: call.to,
     direction: call.direction,
     goal: call.capture?.goal ?? call.purpose,
     purpose: call.purpose,

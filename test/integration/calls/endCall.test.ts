@@ -4,6 +4,8 @@ import { FEATURE_HOOKS } from '../../../src/main/featureHooks';
 import { callCollections, deploymentId, newCallDoc } from '../../../src/calls/callStore';
 import { endCall, READ_IN_END_STEP_MS } from '../../../src/calls/endCall';
 import type { CallReader } from '../../../src/calls/reader';
+import { createSimulatedReader } from '../../../src/providers/reader/simulatedReader';
+import { readerScriptFromCalleeScripts } from '../../../src/providers/voice/simulatorScript';
 import { newId } from '../../../src/domain/ids';
 import type { EventDoc, EventInput } from '../../../src/events/eventStore';
 import { createEventPublisher, type EventPublisher } from '../../../src/events/publisher';
@@ -79,16 +81,15 @@ describe('endCall without Temporal', () => {
     expect(published.map((e) => e.type)).toEqual(['conversation.started', 'call.ended', 'call.outcome']);
   });
 
-  it('the end of an answered call reads the call once, writes it twice (the end with its billed minutes, the result) does not read back the conversation it created, and stores call.ended with call.outcome (issue 36 §3)', async () => {
+  it('the end of an answered call reads the call once (the simulated reader too), writes it twice (the end with its billed minutes, the result) does not read back the conversation it created, and stores call.ended with call.outcome (issue 36 §3)', async () => {
     const callId = await answeredCall();
     // A second client on the same database, watching its commands.
     const watched = await connectMongo({ MONGODB_URL: testConfig().MONGODB_URL, MONGODB_DB: db.databaseName }, 'test-end-commands', { monitorCommands: true });
     try {
       const commands: string[] = [];
       watched.client.on('commandStarted', (e: CommandStartedEvent) => commands.push(`${e.commandName} ${String(e.command[e.commandName])}`));
-      const reader: CallReader = {
-        read: () => Promise.resolve({ disposition: 'completed', goal_met: 'yes', summary: 'Someone is home in the morning.', sentiment: 'positive', next_step: 'none', next_step_reason: null, answers: {} }),
-      };
+      // The production simulated reader, its scripts found from the read input (not the call read again).
+      const reader = createSimulatedReader(readerScriptFromCalleeScripts(watched.db));
       // The production publisher, for a workspace no endpoint listens to, recording what it is given.
       const store = createEventPublisher(watched.db, { dispatch: () => Promise.resolve(), hasReceivers: () => Promise.resolve(false) });
       const published: EventInput[] = [];
