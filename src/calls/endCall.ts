@@ -52,7 +52,7 @@ export async function endCall(deps: EndCallDeps, input: EndCallInput, options: {
   if (input.hangUpLine) await deps.voice.hangup(end.callId);
   // First, so a network report of this end finds it taken rather than reaching the workflow while this step runs.
   else await deps.voice.endTaken?.(end.callId);
-  const finished = await finishCallAsEnded(deps, end);
+  const finished = await finishCallAsEnded(deps, end, { decidedReadAt: input.readAt });
   const record = { callId: end.callId, reading: 1, keepReadyOnFailure: false, readAt: input.readAt };
   // `call.ended`, then the result's `call.outcome`, stored in one write when the step has both.
   const withOutcome = async (written: Awaited<ReturnType<typeof writeReading>>): Promise<EndedCall> => {
@@ -63,7 +63,9 @@ export async function endCall(deps: EndCallDeps, input: EndCallInput, options: {
     await deps.events.publish(finished.endedEvent);
     return { resultState: null };
   };
-  if (finished.decided) return withOutcome(await writeReading(deps, { ...record, outcome: { kind: 'decided', decided: finished.decided } }, finished.call));
+  if (finished.decided) {
+    return withOutcome(await writeReading(deps, { ...record, outcome: { kind: 'decided', decided: finished.decided } }, finished.call, { written: finished.resultWritten }));
+  }
   // A real line may report this end twice (the bridge's, then the network's): a signal landing
   // while the workflow's last task runs fails that task and runs this step again, the reader
   // with it. So its reading is left to the reader's activity, in a later task.

@@ -11,6 +11,8 @@ import { callEnded, type CallHooks } from './callHooks';
 import { advanceCall, callCollections, loadCall, type CallDoc } from './callStore';
 import { callLifecycleEvent } from './events';
 import { tallyCallEnd } from './callTally';
+import { firstReadingSet } from './recordReading';
+import { buildResult } from './result';
 import { readLineConversation } from './line/lineTurns';
 import type { CallOutcome } from './types';
 
@@ -70,7 +72,15 @@ export async function finishCall(deps: FinishCallDeps, end: CallEnd): Promise<Fi
  * publishes `call.ended` with the reading's `call.outcome` in one write. A retry of that step
  * finds the call finished and answers the same event (its dedupe key is the call's).
  */
-export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Promise<FinishedCall & { call: CallDoc; endedEvent: EventInput }> {
+export async function finishCallAsEnded(
+  deps: FinishCallDeps,
+  end: CallEnd,
+  /**
+   * `decidedReadAt`: a result decided without reading (unanswered, nobody spoke) is written with
+   * the end, read at that time (`resultWritten` says whether it was): one write of the call fewer.
+   */
+  options: { decidedReadAt?: string } = {},
+): Promise<FinishedCall & { call: CallDoc; endedEvent: EventInput; resultWritten: boolean }> {
   const { db, voice, events } = deps;
   const call = await loadCall(db, end.callId);
   const duration = secondsBetween(end.answeredAt, end.endedAt);
@@ -78,6 +88,12 @@ export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Pro
   const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds, end.answeredAt) : [];
   const recordingUri = await recordingUriOf(voice, call, end.answeredAt);
   const minutes = billableMinutes(duration);
+  const decided: FinishedCall['decided'] = !end.answeredAt
+    ? 'unanswered'
+    : !transcript.some((turn) => turn.role === 'user' && turn.text.trim())
+      ? 'no_conversation'
+      : null;
+  const decidedResult = decided && options.decidedReadAt !== undefined ? firstReadingSet(buildResult(null, call.capture, options.decidedReadAt, decided)) : {};
   const set: Partial<CallDoc> = {
     status: end.status,
     outcome: end.outcome,
@@ -88,6 +104,7 @@ export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Pro
     recording_uri: recordingUri,
     // What the bill below charges, known from the duration: written with the end rather than by a write of its own.
     ...(minutes > 0 ? { billed_minutes: minutes } : {}),
+    ...decidedResult,
   };
   let written = false;
   // The call joins its outcome's and status's lists (the console's filters, src/calls/callEntries.ts) with this write.
@@ -139,7 +156,5 @@ export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Pro
   // that did not (a retry, the end written before) reads it.
   const ended: CallDoc = written ? { ...call, ...set, step: end.step } : await loadCall(db, call._id);
   const endedEvent = callLifecycleEvent('call.ended', ended, new Date(end.endedAt));
-  if (!end.answeredAt) return { decided: 'unanswered', call: ended, endedEvent };
-  if (!transcript.some((turn) => turn.role === 'user' && turn.text.trim())) return { decided: 'no_conversation', call: ended, endedEvent };
-  return { decided: null, call: ended, endedEvent };
+  return { decided, call: ended, endedEvent, resultWritten: written && 'result' in decidedResult };
 }

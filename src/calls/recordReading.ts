@@ -54,6 +54,16 @@ export async function recordReading(
   return state;
 }
 
+/** What a reading writes on the call, `reading` numbering it. */
+export function readingSet(result: CallResult, reading: number): Pick<CallDoc, 'result' | 'summary' | 'readings'> {
+  return { result: { ...result, read_at: result.read_at ? new Date(result.read_at) : null }, summary: result.summary, readings: reading };
+}
+
+/** The first reading's write, for the end's own write of a result decided without reading (src/calls/finishCall.ts). */
+export function firstReadingSet(result: CallResult): Pick<CallDoc, 'result' | 'summary' | 'readings'> {
+  return readingSet(result, 1);
+}
+
 /**
  * `recordReading`'s write, for a first reading of a call the caller has just read (the end step
  * that finished it): answers the `call.outcome` to publish (null when the result is not ready),
@@ -63,6 +73,8 @@ export async function writeReading(
   deps: { db: Db },
   input: RecordReadingInput,
   call: CallDoc,
+  /** `written`: the end's own write carried this result (a decided first reading), so only its event is owed. */
+  options: { written?: boolean } = {},
 ): Promise<{ state: CallResult['state']; outcomeEvent: EventInput | null }> {
   let result: CallResult;
   if (input.outcome.kind === 'read') result = buildResult(input.outcome.reading, call.capture, input.readAt);
@@ -70,11 +82,9 @@ export async function writeReading(
   else result = failedResult();
 
   if (result.state === 'failed' && input.keepReadyOnFailure && call.result.state === 'ready') return { state: 'ready', outcomeEvent: null };
-  const stored = { ...result, read_at: result.read_at ? new Date(result.read_at) : null };
-  await callCollections(deps.db).calls.updateOne(
-    { _id: call._id, readings: { $lt: input.reading } },
-    { $set: { result: stored, summary: result.summary, readings: input.reading, updated_at: new Date() } },
-  );
+  if (!options.written) {
+    await callCollections(deps.db).calls.updateOne({ _id: call._id, readings: { $lt: input.reading } }, { $set: { ...readingSet(result, input.reading), updated_at: new Date() } });
+  }
   if (result.state !== 'ready') return { state: result.state, outcomeEvent: null };
   // The event takes the call's fixed fields and this result: the call read above serves.
   const dedupeKey = `call.outcome:${call._id}:${input.reading}`;

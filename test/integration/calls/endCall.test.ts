@@ -120,6 +120,31 @@ describe('endCall without Temporal', () => {
     }
   });
 
+  it('an unanswered call’s end writes the call once: its result, decided without reading, goes with the end (issue 36 §3)', async () => {
+    const callId = await answeredCall();
+    const watched = await connectMongo({ MONGODB_URL: testConfig().MONGODB_URL, MONGODB_DB: db.databaseName }, 'test-end-unanswered', { monitorCommands: true });
+    try {
+      const commands: string[] = [];
+      watched.client.on('commandStarted', (e: CommandStartedEvent) => commands.push(`${e.commandName} ${String(e.command[e.commandName])}`));
+      const reader: CallReader = { read: () => Promise.reject(new Error('an unanswered call is not read')) };
+      const { published, deps: d } = deps(reader);
+      const unanswered = { end: { callId, step: 9, status: 'completed' as const, outcome: 'no_answer' as const, answeredAt: null, endedAt: '2026-01-02T03:04:30.000Z' }, hangUpLine: true, readAt: '2026-01-02T03:04:31.000Z' };
+      expect(await endCall({ ...d, db: watched.db }, unanswered)).toEqual({ resultState: 'ready' });
+      expect(commands.filter((c) => c.endsWith(' calls'))).toEqual(['find calls', 'update calls']);
+      expect(await callCollections(db).calls.findOne({ _id: callId })).toMatchObject({
+        status: 'completed',
+        outcome: 'no_answer',
+        duration_seconds: 0,
+        readings: 1,
+        result: { state: 'ready', disposition: 'unanswered', read_at: new Date('2026-01-02T03:04:31.000Z') },
+      });
+      expect(published.map((e) => e.type)).toEqual(['call.ended', 'call.outcome']);
+      expect(published[1]!.data).toMatchObject({ call_id: callId, disposition: 'unanswered' });
+    } finally {
+      await watched.client.close();
+    }
+  });
+
   it(`a reader that has not answered in ${READ_IN_END_STEP_MS} ms is aborted and left to its activity: the call finished, its result pending`, async () => {
     const callId = await answeredCall();
     let aborted = false;
