@@ -7,6 +7,11 @@ import { callCollections, type CallDoc } from './callStore';
 /** How many billed calls a workspace remembers: far more than can finish between a plan write and its claim's clearing (a retry comes within minutes). */
 const BILLED_CALL_IDS_KEPT = 200;
 
+/** A call's billed minutes: started minutes, rounded up (0 for a call never connected). */
+export function billableMinutes(durationSeconds: number): number {
+  return Math.ceil(durationSeconds / 60);
+}
+
 /**
  * Bills an ended call's minutes, started minutes rounded up: the plan's included voice
  * minutes first, then prepaid voice credits. Once per call: the call's `|billed` effect is
@@ -19,18 +24,20 @@ const BILLED_CALL_IDS_KEPT = 200;
  * (`billed_call_ids`, the latest BILLED_CALL_IDS_KEPT), so a finish that died between that
  * write and clearing its claim does not bill again on its retry.
  *
+ * The call's own `billed_minutes` (`billableMinutes`) is written with its end
+ * (src/calls/finishCall.ts), not here: one write of the call fewer.
+ *
  * Answers the workspace as the plan's change read it (the finish's tally takes its time zone
  * from it rather than reading it again), or null when this try read none.
  */
 export async function billCallMinutes(db: Db, call: Pick<CallDoc, '_id' | 'tenant_id'>, durationSeconds: number): Promise<WorkspaceDoc | null> {
-  const minutes = Math.ceil(durationSeconds / 60);
+  const minutes = billableMinutes(durationSeconds);
   if (minutes <= 0) return null;
-  const { calls, effects } = callCollections(db);
+  const { effects } = callCollections(db);
   const claimId = `${call._id}|billed`;
   // A claim this try wrote is pending by construction; one found is an earlier try's, read to see whether it billed.
   const claimed = await insertIfAbsent(effects, { _id: claimId, at: new Date(), pending: true });
   if (!claimed && !(await effects.findOne({ _id: claimId }))?.pending) return null;
-  await calls.updateOne({ _id: call._id }, { $set: { billed_minutes: minutes } });
   const { workspaces } = collections(db);
   let read: WorkspaceDoc | null = null;
   await withPlanLease(db, call.tenant_id, async () => {

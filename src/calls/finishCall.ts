@@ -1,16 +1,18 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
-import type { EventPublisher } from '../events';
+import type { EventInput, EventPublisher } from '../events';
 import { recordCallConversation } from '../conversations';
 import type { VoiceProvider } from './voiceLine';
 import { releaseLiveSlot, returnDailyBudget } from './admission';
-import { billCallMinutes } from './billing';
+import { billableMinutes, billCallMinutes } from './billing';
 import { endingCall } from './callEntries';
 import { callEnded, type CallHooks } from './callHooks';
 import { advanceCall, callCollections, loadCall, type CallDoc } from './callStore';
 import { callLifecycleEvent } from './events';
 import { tallyCallEnd } from './callTally';
+import { firstReadingSet } from './recordReading';
+import { buildResult } from './result';
 import { readLineConversation } from './line/lineTurns';
 import type { CallOutcome } from './types';
 
@@ -59,29 +61,54 @@ async function recordingUriOf(voice: VoiceProvider, call: CallDoc, answeredAt: s
  * with an effect that counts is guarded so a retry repeats none of them.
  */
 export async function finishCall(deps: FinishCallDeps, end: CallEnd): Promise<FinishedCall> {
-  return { decided: (await finishCallAsEnded(deps, end)).decided };
+  const finished = await finishCallAsEnded(deps, end);
+  await deps.events.publish(finished.endedEvent);
+  return { decided: finished.decided };
 }
 
-/** `finishCall`, with the call as it ended, for a step that goes on to read it (src/calls/endCall.ts) without reading it again. */
-export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Promise<FinishedCall & { call: CallDoc }> {
+/**
+ * `finishCall` but for `call.ended`, which it answers unpublished with the call as it ended: for
+ * a step that goes on to read the call (src/calls/endCall.ts) without reading it again, and
+ * publishes `call.ended` with the reading's `call.outcome` in one write. A retry of that step
+ * finds the call finished and answers the same event (its dedupe key is the call's).
+ */
+export async function finishCallAsEnded(
+  deps: FinishCallDeps,
+  end: CallEnd,
+  /**
+   * `decidedReadAt`: a result decided without reading (unanswered, nobody spoke) is written with
+   * the end, read at that time (`resultWritten` says whether it was): one write of the call fewer.
+   */
+  options: { decidedReadAt?: string } = {},
+): Promise<FinishedCall & { call: CallDoc; endedEvent: EventInput; resultWritten: boolean }> {
   const { db, voice, events } = deps;
   const call = await loadCall(db, end.callId);
   const duration = secondsBetween(end.answeredAt, end.endedAt);
   const exactSeconds = end.answeredAt ? (Date.parse(end.endedAt) - Date.parse(end.answeredAt)) / 1000 : 0;
   const transcript = end.answeredAt ? await voice.transcript(call._id, exactSeconds, end.answeredAt) : [];
   const recordingUri = await recordingUriOf(voice, call, end.answeredAt);
+  const minutes = billableMinutes(duration);
+  const decided: FinishedCall['decided'] = !end.answeredAt
+    ? 'unanswered'
+    : !transcript.some((turn) => turn.role === 'user' && turn.text.trim())
+      ? 'no_conversation'
+      : null;
+  const decidedResult = decided && options.decidedReadAt !== undefined ? firstReadingSet(buildResult(null, call.capture, options.decidedReadAt, decided)) : {};
+  const set: Partial<CallDoc> = {
+    status: end.status,
+    outcome: end.outcome,
+    duration_seconds: duration,
+    started_at: end.answeredAt ? new Date(end.answeredAt) : null,
+    ended_at: new Date(end.endedAt),
+    transcript,
+    recording_uri: recordingUri,
+    // What the bill below charges, known from the duration: written with the end rather than by a write of its own.
+    ...(minutes > 0 ? { billed_minutes: minutes } : {}),
+    ...decidedResult,
+  };
+  let written = false;
   // The call joins its outcome's and status's lists (the console's filters, src/calls/callEntries.ts) with this write.
-  await endingCall(db, call, end, () =>
-    advanceCall(db, call._id, end.step, {
-      status: end.status,
-      outcome: end.outcome,
-      duration_seconds: duration,
-      started_at: end.answeredAt ? new Date(end.answeredAt) : null,
-      ended_at: new Date(end.endedAt),
-      transcript,
-      recording_uri: recordingUri,
-    }),
-  );
+  await endingCall(db, call, end, async () => (written = await advanceCall(db, call._id, end.step, set)));
 
   // Releasing the live place is idempotent by itself; the day's reservation must be given back once.
   if (call.direction === 'outbound') await releaseLiveSlot(db, call.tenant_id, call._id);
@@ -124,9 +151,10 @@ export async function finishCallAsEnded(deps: FinishCallDeps, end: CallEnd): Pro
     );
   }
 
-  const ended = await loadCall(db, call._id);
-  await events.publish(callLifecycleEvent('call.ended', ended, new Date(end.endedAt)));
-  if (!end.answeredAt) return { decided: 'unanswered', call: ended };
-  if (!transcript.some((turn) => turn.role === 'user' && turn.text.trim())) return { decided: 'no_conversation', call: ended };
-  return { decided: null, call: ended };
+  // Nothing else writes a call between its read above and its end (the bill's minutes are in the
+  // end's write), so a write that applied tells the ended call without reading it again; one
+  // that did not (a retry, the end written before) reads it.
+  const ended: CallDoc = written ? { ...call, ...set, step: end.step } : await loadCall(db, call._id);
+  const endedEvent = callLifecycleEvent('call.ended', ended, new Date(end.endedAt));
+  return { decided, call: ended, endedEvent, resultWritten: written && 'result' in decidedResult };
 }

@@ -95,6 +95,12 @@ export interface Reading {
 
 export interface ReadInput {
   callId: string;
+  /**
+   * The call's workspace and the person's number: the simulated reader finds its script by them
+   * without reading the call again (a real reader sends neither to its model).
+   */
+  tenantId?: string;
+  to?: string;
   direction: CallDirection;
   /** The capture's goal, else the call's purpose (api-core §2 `goal_met`). */
   goal: string | null;

@@ -2,7 +2,7 @@ import { MongoBulkWriteError } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { writeRecentEntries, writeTranscriptEntries } from './conversationEntries';
 import type { ConversationDeps } from './recordTurn';
-import { ensureConversation } from './recordTurn';
+import { announce, ensureConversation } from './recordTurn';
 import {
   RECENT_MESSAGE_IDS,
   conversationIdFor,
@@ -93,7 +93,7 @@ export async function recordCallConversation(
   const createdAt = messages[0]!.created_at;
   // Set from the turns, so a retry writes the same key; a conversation moved past it by a later turn skips it when read.
   await writeRecentEntries(deps.db, [{ _id: conversationId, tenant_id: input.tenantId, updated_at: summary.updated_at, customer: input.customer }]);
-  const inserted = await insertIfAbsent(conversations, {
+  const conversation: ConversationDoc = {
     _id: conversationId,
     tenant_id: input.tenantId,
     channel: 'voice',
@@ -105,8 +105,14 @@ export async function recordCallConversation(
     started_event: false,
     created_at: createdAt,
     ...summary,
-  });
-  if (!inserted) await conversations.updateOne({ _id: conversationId, tenant_id: input.tenantId }, { $set: summary });
+  };
+  if (await insertIfAbsent(conversations, conversation)) {
+    // This try created it: it is known as written, and only its `conversation.started` is owed
+    // (ensureConversation would write and remove an entry and read back what was just inserted).
+    await announce(deps, conversation);
+    return { conversationId, messageCount: real.length };
+  }
+  await conversations.updateOne({ _id: conversationId, tenant_id: input.tenantId }, { $set: summary });
   // Emits conversation.started when no earlier attempt managed to.
   await ensureConversation(deps, {
     tenantId: input.tenantId,

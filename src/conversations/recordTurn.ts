@@ -141,7 +141,7 @@ export function startedEvent(conversation: ConversationDoc): EventInput {
 }
 
 /** Emits `conversation.started` once per conversation, retrying it if an earlier emitter died. */
-async function announce(deps: ConversationDeps, conversation: ConversationDoc): Promise<void> {
+export async function announce(deps: ConversationDeps, conversation: ConversationDoc): Promise<void> {
   if (conversation.started_event) return;
   await publishStarted(deps, conversation);
   await conversationsCollection(deps.db).updateOne({ _id: conversation._id }, { $set: { started_event: true } });

@@ -46,9 +46,22 @@ export async function reviseLineTurn(db: Db, callId: string, seq: number, text: 
   else await lineTurns(db).updateOne({ _id }, { $set: { text } });
 }
 
+/**
+ * A call's turns in the bridge's order, read by their `_id`s (`<call id>:<seq>`, every one above
+ * `<call id>:` and below `<call id>;`): a range FerretDB's patched build answers from its `_id`
+ * index (docs/decisions/platform.md), where a `call_id` filter scanned every call's turns at each
+ * call's end. Sorted by `seq` here: the ids order `:10` before `:2`.
+ */
+async function callTurns(db: Db, callId: string): Promise<LineTurnDoc[]> {
+  const docs = await lineTurns(db)
+    .find({ _id: { $gt: `${callId}:`, $lt: `${callId};` } })
+    .toArray();
+  return docs.sort((a, b) => a.seq - b.seq);
+}
+
 /** The call's turns said while connected: at most `connectedSeconds` after `answeredAt`. */
 export async function readLineTurns(db: Db, callId: string, answeredAt: Date, connectedSeconds: number): Promise<TranscriptTurn[]> {
-  const docs = await lineTurns(db).find({ call_id: callId }).sort({ seq: 1 }).toArray();
+  const docs = await callTurns(db, callId);
   return docs
     .filter((doc) => doc.kind !== 'trail')
     .map((doc) => ({ role: doc.role, text: doc.text, at_seconds: Math.max(0, Math.round((doc.at.getTime() - answeredAt.getTime()) / 1000)) }))
@@ -66,7 +79,7 @@ export async function readLineConversation(
   answeredAt: Date,
   connectedSeconds: number,
 ): Promise<{ role: TranscriptTurn['role']; text: string; at: Date; kind: 'turn' | 'trail' }[] | null> {
-  const docs = await lineTurns(db).find({ call_id: callId }).sort({ seq: 1 }).toArray();
+  const docs = await callTurns(db, callId);
   if (!docs.some((doc) => doc.kind === 'trail')) return null;
   const secondsIn = (doc: LineTurnDoc) => Math.max(0, Math.round((doc.at.getTime() - answeredAt.getTime()) / 1000));
   return docs

@@ -17,9 +17,10 @@ export interface ReaderFailureScript {
   permanent?: boolean;
 }
 
-/** Finds the failure script for a call (the console stores them per destination). */
+/** Finds the failure script for a call (the console stores them per destination); `call`, when the read input carries it, spares reading the call. */
 export type ReaderScriptLookup = (
   callId: string,
+  call?: { tenantId: string; to: string },
 ) => ReaderFailureScript | null | undefined | Promise<ReaderFailureScript | null | undefined>;
 
 type ReadDisposition = Reading['disposition'];
@@ -169,7 +170,7 @@ export function readTranscript(input: ReadInput): Reading {
 export function createSimulatedReader(scriptFor?: ReaderScriptLookup): CallReader {
   return {
     async read(input: ReadInput, options: ReadOptions = { attempt: 1 }): Promise<Reading> {
-      const script = scriptFor ? await scriptFor(input.callId) : null;
+      const script = scriptFor ? await scriptFor(input.callId, input.tenantId && input.to ? { tenantId: input.tenantId, to: input.to } : undefined) : null;
       if (script?.permanent) throw new ReaderPermanentError(`Simulated permanent reader failure for ${input.callId}.`);
       const failTimes = script?.failTimes ?? 0;
       if (options.attempt <= failTimes) {

@@ -82,10 +82,10 @@ export async function deleteCalleeScript(db: Db, tenantId: string, destination: 
 
 /** The simulated reader's failures for a call, from its destination's script. */
 export function readerScriptFromCalleeScripts(db: Db) {
-  return async (callId: string): Promise<{ failTimes: number; permanent: boolean } | null> => {
-    const call = await callCollections(db).calls.findOne({ _id: callId });
+  return async (callId: string, known?: { tenantId: string; to: string }): Promise<{ failTimes: number; permanent: boolean } | null> => {
+    const call = known ?? (await callCollections(db).calls.findOne({ _id: callId }).then((c) => (c ? { tenantId: c.tenant_id, to: c.to } : null)));
     if (!call) return null;
-    const { reader } = await findCalleeScript(db, call.tenant_id, call.to);
+    const { reader } = await findCalleeScript(db, call.tenantId, call.to);
     return { failTimes: reader.fail_times, permanent: reader.permanent };
   };
 }
