@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Worker } from '@temporalio/worker';
 import { createDuesActivities } from '../../../activities/dues';
 import type { Db } from 'mongodb';
 import { collections } from '../../../src/db/collections';
@@ -108,6 +107,13 @@ describe('the dues chase and cycle (time-skipping)', () => {
       const state = await handle.query(duesCycleStateQuery);
       return state.raiseAtMs !== null && state.raiseAtMs > (await env.currentTimeMs()) && state;
     }, 'the cycle to sleep on its next raise');
+  /** Read from the server's record, not a query: waiting for the end must not itself need a worker. */
+  const cycleEnded = (subscriberId: string) =>
+    eventually(
+      async () => (await env.client.workflow.getHandle(duesCycleWorkflowId(subscriberId)).describe()).status.name === 'COMPLETED',
+      `the cycle of ${subscriberId} to end`,
+      60_000,
+    );
   const due = async (id: string) => (await duesCollections(db).dues.findOne({ _id: id }))!;
   const chaseResult = (dueId: string) => env.client.workflow.getHandle(dueChaseWorkflowId(dueId)).result() as Promise<DueChaseState>;
   /** When each message for the due went: the provider reads the clock within the step's activity, just after the step's time. */
@@ -268,13 +274,15 @@ describe('the dues chase and cycle (time-skipping)', () => {
       { cycle_unit: 'custom_days', cycle_days: 45, start_date: `${year}-01-01` },
     ];
     const cycleQueue = uniqueName('dues-cycle');
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
+    // This worker runs until the file's environment closes, as the file's main one does: the
+    // time-skipping server skips no time while any task is outstanding, so a worker stopped
+    // mid-file with a task still on its queue (a cancel's, not yet taken) would leave every later
+    // sleep in the file waiting forever.
+    await startWorker({
       taskQueue: cycleQueue,
       workflowsPath: require.resolve('./fixtures/cycleOnly'),
       activities: createDuesActivities({ db, events, temporal: env.client, taskQueue: cycleQueue, whatsapp: provider, deploymentChannels: ['whatsapp'], payments: links }),
     });
-    const running = worker.run();
     const made: SubscriberDoc[] = [];
     try {
       for (const plan of plans) made.push((await subscribe(plan, { ...deps(), taskQueue: cycleQueue })).subscriber);
@@ -301,9 +309,9 @@ describe('the dues chase and cycle (time-skipping)', () => {
       expect(raised.length).toBe((await duesOf(made[1]!._id)).length);
     } finally {
       for (const id of created.splice(0)) await changeSubscriber({ db, temporal: env.client, events }, ws.workspaceId, id, 'cancel', await envNow());
-      worker.shutdown();
-      await running;
     }
+    // Cancelled, each cycle ends: nothing of this test's is left running for the next ones.
+    for (const s of made) await cycleEnded(s._id);
   }, 180_000);
 
   it('a backdated start: the two dues at creation, then no cycle whose date has passed, only those from today', async () => {
