@@ -56,11 +56,17 @@ export function callsEndedOnTeardown(): { plugin: ConnectionPlugin; end(): void 
   };
 }
 
-/** A call that never reaches the channel: it reports CANCELLED as soon as it starts. */
+/**
+ * A call that never reaches the channel: it reports CANCELLED as soon as it starts, after the
+ * empty message grpc-js's own unary calls report first (the SDK's retry interceptor needs it).
+ */
 function endedCall(): Call {
   return {
     start: (metadata, listener) => {
-      setImmediate(() => listener?.onReceiveStatus?.({ code: CANCELLED, details: ENDED, metadata }));
+      setImmediate(() => {
+        listener?.onReceiveMessage?.(null);
+        listener?.onReceiveStatus?.({ code: CANCELLED, details: ENDED, metadata });
+      });
     },
     sendMessageWithContext: (context) => context.callback?.(),
     sendMessage: () => undefined,
