@@ -1,4 +1,5 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { callsEndedOnTeardown } from './callsEndedOnTeardown';
 import { addSearchAttributes } from '../../src/temporal/registerSearchAttributes';
 import { toolPath } from '../../src/local/paths';
 import { testServers } from './env';
@@ -12,9 +13,18 @@ import { startTestWorker, type TestWorker, type TestWorkerOptions } from './work
  * test/workflow/webhookRetries.test.ts, which starts one per test until it moves over.
  */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  const calls = callsEndedOnTeardown();
   const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: toolPath(testServers.toolsDir(), 'temporal-test-server') } },
+    plugins: [calls.plugin],
   });
+  // A test that timed out may still be waiting on this environment: its calls end here, so
+  // none is retried against the closed channel after this file is done.
+  const teardown = env.teardown.bind(env);
+  env.teardown = async () => {
+    calls.end();
+    await teardown();
+  };
   // The test server refuses a start or upsert naming a search attribute it does not know;
   // the dev server registers ours at its start (src/local/servers.ts), this one here.
   await addSearchAttributes(env.connection, env.namespace ?? 'default');

@@ -18,8 +18,10 @@ export interface TestWorkerOptions {
   namespace?: string;
   /** The real activities over these dependencies, with the run's workflow bundle. */
   deps?: ActivityDeps;
-  /** Test-only workflows (test/workflow/…/fixtures) instead of the run's bundle; no activities. */
+  /** Test-only workflows (test/workflow/…/fixtures) instead of the run's bundle; no activities unless `activities`. */
   workflowsPath?: string;
+  /** The activities a fixture's workflows call (only with `workflowsPath`). */
+  activities?: object;
   activityInterceptors?: ActivityInterceptorsFactory[];
 }
 
@@ -41,7 +43,7 @@ export async function startTestWorker(options: TestWorkerOptions): Promise<TestW
   const namespace = options.namespace ?? 'default';
   let worker: Worker;
   if (options.workflowsPath) {
-    worker = await Worker.create({ connection, namespace, taskQueue: options.taskQueue, workflowsPath: options.workflowsPath });
+    worker = await Worker.create({ connection, namespace, taskQueue: options.taskQueue, workflowsPath: options.workflowsPath, activities: options.activities });
   } else {
     if (!options.deps) throw new TypeError('startTestWorker: the real workflows need activity deps (or pass workflowsPath)');
     ({ worker } = await createWorker({
