@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { createEventPublisher } from '../../../src/events/publisher';
 import { collections } from '../../../src/db/collections';
-import { lookUpSendContext, SendRefusal, sendWhatsAppMessage } from '../../../src/messaging/sendMessage';
+import { lookUpSendChecks, SendRefusal, sendWhatsAppMessage } from '../../../src/messaging/sendMessage';
 import { recordOptOut } from '../../../src/messaging/optOut';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import type { SendAttempt, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
@@ -77,11 +77,11 @@ describe('sendWhatsAppMessage', () => {
     const deps = () => ({ db, events: createEventPublisher(db, { dispatch: async () => undefined }), provider, deploymentChannels: ['whatsapp'], now: () => new Date() });
 
     it('sends with the context’s sender and template variant, reading neither', async () => {
-      const context = await lookUpSendContext(db, ws.workspaceId, null, { name: 'welcome' });
+      const context = await lookUpSendChecks(db, ws.workspaceId, null, { name: 'welcome' });
       expect(context.sender.ok).toBe(true);
       expect(context.template?.name).toBe('welcome');
       const changed = { ...context, template: { ...context.template!, body: 'Changed after the lookup' } };
-      const result = await sendWhatsAppMessage(deps(), { tenantId: ws.workspaceId, to: '919800000601', template: { name: 'welcome' }, intentKey: `${ws.workspaceId}|test|ctx-1`, context: changed });
+      const result = await sendWhatsAppMessage(deps(), { tenantId: ws.workspaceId, to: '919800000601', template: { name: 'welcome' }, intentKey: `${ws.workspaceId}|test|ctx-1`, checked: changed });
       expect(result.status).toBe('sent');
       const intent = await db.collection('send_intents').findOne({ _id: `${ws.workspaceId}|test|ctx-1` as never });
       expect(intent?.transcript_text).toBe('Changed after the lookup');
@@ -90,14 +90,14 @@ describe('sendWhatsAppMessage', () => {
 
     it('refuses a context sender at the sender’s place in the guard order (before the opt-out), and a missing variant as template_not_found', async () => {
       await recordOptOut(db, { tenantId: ws.workspaceId, phone: '+919800000602', sourceMessageId: 'wamid.STOP602', at: new Date() });
-      const context = await lookUpSendContext(db, ws.workspaceId, null, { name: 'welcome' });
+      const context = await lookUpSendChecks(db, ws.workspaceId, null, { name: 'welcome' });
       const noSender = { ...context, sender: { ok: false as const, message: 'No WhatsApp sender is connected to this workspace.' } };
-      const refused = await sendWhatsAppMessage(deps(), { tenantId: ws.workspaceId, to: '919800000602', template: { name: 'welcome' }, intentKey: `${ws.workspaceId}|test|ctx-2`, context: noSender }).catch((e: unknown) => e);
+      const refused = await sendWhatsAppMessage(deps(), { tenantId: ws.workspaceId, to: '919800000602', template: { name: 'welcome' }, intentKey: `${ws.workspaceId}|test|ctx-2`, checked: noSender }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(SendRefusal);
       expect((refused as SendRefusal).reason).toBe('channel_not_connected');
 
       const noTemplate = { ...context, template: null };
-      const missing = await sendWhatsAppMessage(deps(), { tenantId: ws.workspaceId, to: '919800000603', template: { name: 'welcome' }, intentKey: `${ws.workspaceId}|test|ctx-3`, context: noTemplate }).catch((e: unknown) => e);
+      const missing = await sendWhatsAppMessage(deps(), { tenantId: ws.workspaceId, to: '919800000603', template: { name: 'welcome' }, intentKey: `${ws.workspaceId}|test|ctx-3`, checked: noTemplate }).catch((e: unknown) => e);
       expect((missing as SendRefusal).reason).toBe('template_not_found');
       expect((missing as SendRefusal).message).toBe('No approved template named welcome.');
       expect(await collections(db).templates.countDocuments({ tenant_id: ws.workspaceId, name: 'welcome' })).toBeGreaterThan(0);
