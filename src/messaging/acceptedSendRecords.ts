@@ -3,29 +3,22 @@ import { firstTurnDocuments, recordTurn, startedEvent, turnKeysCollection, conve
 import { publishEach } from '../events';
 import { insertIfAbsent, insertManyUnordered } from '../db/insertIfAbsent';
 import { outboundMessagesCollection } from './outboundMessages';
-import { recordSent, type SendIntentDoc } from './sendIntents';
+import type { SendIntentDoc } from './sendIntents';
 import { applyEarlyStatuses, outboundMessageOf, tellProviderAccepted, turnOf, type SendMessageDeps } from './sendMessage';
 
 /**
- * The `sent` marks and records of a campaign batch's accepted sends, written for a group of
- * sends together: the intents' `sent` as one bulk write, then the turn keys, transcript
- * messages, conversations and outbound messages each as one `insertMany`, instead of about
- * six commands per send (FerretDB: ~0.3 ms per single insert, ~0.06 ms per document of one
- * insertMany). The documents and events are exactly those of the per-send path (`recordSent`,
- * `finishRecording`); a send whose thread already has a conversation, or whose insert fails
- * for any other reason, is recorded by that path (`recordTurn`, under the lease).
+ * The records of a campaign batch's accepted sends, written for a group of sends together:
+ * the turn keys, transcript messages, conversations and outbound messages each as one
+ * `insertMany`, instead of about five commands per send (FerretDB: ~0.3 ms per single insert,
+ * ~0.06 ms per document of one insertMany). The documents and events are exactly those of the
+ * per-send path (`finishRecording`); a send whose thread already has a conversation, or whose
+ * insert fails for any other reason, is recorded by that path (`recordTurn`, under the lease).
  *
- * Crash safety: each send's intent was written `sending` before its provider call, and is
- * deferred here only once the provider accepted it, so its message is out with its intent key
- * (`biz_opaque_callback_data`; the simulator's stored statuses). A worker killed before a
- * flush leaves those intents `sending`: the retried batch never sends them again (past their
- * lease their outcome is unknown, the charge given back) and the provider's statuses adopt
- * each as its message (src/messaging/unknownOutcomes.ts), charged again once. Killed after
- * the `sent` write, it leaves intents `sent` without outbound messages; the retried batch
- * finds them (the recipients are still `queued`: the batch moves them only after flushing)
- * and `resume` finishes each record. The outbound message is still written last. Nothing is
- * lost or sent twice (docs/decisions/campaigns.md, "A campaign batch records its accepted
- * sends in groups").
+ * Crash safety: each send's intent is `sent` before it is deferred here, and its outbound
+ * message is still written last. A worker killed before a flush leaves intents `sent`
+ * without outbound messages; the retried batch finds them (the recipients are still
+ * `queued`: the batch moves them only after flushing) and `resume` finishes each record, so
+ * nothing is lost or sent twice.
  *
  * Only for a provider that reports statuses once told `accepted` (the simulator): its
  * statuses cannot arrive before the outbound message exists. The Cloud API's webhooks may
@@ -34,7 +27,7 @@ import { applyEarlyStatuses, outboundMessageOf, tellProviderAccepted, turnOf, ty
  * whole group, so with it each send is flushed at once (docs/decisions/README.md).
  */
 export interface AcceptedSendRecords {
-  /** Takes an accepted send's intent (`sent` in memory, `sending` stored); may write the pending group before answering. */
+  /** Takes a `sent` intent's records; may write the pending group before answering. */
   defer: (intent: SendIntentDoc) => Promise<void>;
   /** Writes every pending record; throws what any write of the group (or an earlier timed flush) failed with. */
   flush: () => Promise<void>;
@@ -84,8 +77,6 @@ async function insertEach<T extends Document>(collection: Collection<T>, docs: O
 }
 
 async function writeGroup(deps: SendMessageDeps, intents: readonly SendIntentDoc[]): Promise<void> {
-  // First, as the per-send path: from here on, a retry finds each send and finishes its records.
-  await recordSent(deps.db, intents);
   const items = intents.map((intent) => ({ intent, first: firstTurnDocuments(turnOf(intent)), bulk: true, turn: { conversationId: '', messageId: '' } }));
   // The order of recordTurn: the key, the transcript message, then the conversation with the turn counted.
   const keys = await insertEach(turnKeysCollection(deps.db), items.map((i) => i.first.turnKey));

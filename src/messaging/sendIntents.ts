@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import { bulkWriteInChunks } from '../db/bulkWrite';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { sweepOldestFirst } from '../db/oldestFirst';
 import { retentionCutoff, type RetentionOptions } from '../events';
@@ -117,23 +116,6 @@ export function agentToolSendIntentKey(tenantId: string, runKey: string, part: s
 /** Inserts the intent; false when one with its key exists. */
 export function claimSendIntent(db: Db, intent: SendIntentDoc): Promise<boolean> {
   return insertIfAbsent(sendIntentsCollection(db), intent);
-}
-
-/**
- * Writes accepted sends' intents `sent` with their message ids and times: one send's as its
- * answer comes, a campaign group's together in one bulk write (src/messaging/acceptedSendRecords.ts).
- */
-export function recordSent(db: Db, sent: readonly SendIntentDoc[]): Promise<void> {
-  return bulkWriteInChunks(
-    sendIntentsCollection(db),
-    sent.map((intent) => ({
-      updateOne: {
-        filter: { _id: intent._id },
-        update: { $set: { state: 'sent' as const, message_id: intent.message_id, sent_at: intent.sent_at, updated_at: intent.updated_at } },
-      },
-    })),
-    { ordered: false },
-  );
 }
 
 /**

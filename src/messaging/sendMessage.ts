@@ -16,7 +16,7 @@ import { applyParkedStatuses } from './earlyStatuses';
 import { markdownToWhatsApp } from './markdown';
 import { isSuppressed } from './optOut';
 import { outboundMessagesCollection, storedOrigin, type OutboundMessageDoc, type SendOrigin } from './outboundMessages';
-import { claimSendIntent, isOneOffSendIntentKey, recordSent, sendIntentsCollection, type SendIntentDoc } from './sendIntents';
+import { claimSendIntent, isOneOffSendIntentKey, sendIntentsCollection, type SendIntentDoc } from './sendIntents';
 import { resolveSender, type SenderResolution } from './senders';
 import { claimRefund, refundUnknownOutcome } from './unknownOutcomeRefunds';
 import { adoptResolvedSend } from './unknownOutcomes';
@@ -112,9 +112,8 @@ export interface SendMessageInput {
    */
   earlierIntent?: SendIntentDoc | null;
   /**
-   * Takes the accepted send (its intent still `sending` in the database) to write its `sent`
-   * and records later with others (src/messaging/acceptedSendRecords.ts); absent: written
-   * before this answers.
+   * Takes the records of the accepted send (its intent already `sent`) to write later with
+   * others (src/messaging/acceptedSendRecords.ts); absent: written before this answers.
    */
   recordLater?: (intent: SendIntentDoc) => Promise<void>;
   /**
@@ -393,17 +392,15 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     throw providerRefusal(attempt.error);
   }
 
+  // The one write between the provider's answer and a record of it: from here on, no retry sends again.
   const sentAt = deps.now();
   const sent: SendIntentDoc = { ...intent, state: 'sent', message_id: attempt.messageId, sent_at: sentAt, updated_at: sentAt };
+  await intents.updateOne({ _id: intent._id }, { $set: { state: 'sent', message_id: attempt.messageId, sent_at: sentAt, updated_at: sentAt } });
   if (input.recordLater) {
-    // Its `sent` and records are written with its group's, moments later: a process dying before
-    // leaves the intent `sending`, and the provider's statuses, which carry its key, resolve it
-    // (src/messaging/unknownOutcomes.ts). An intent `sent` without records is finished by any later attempt (resume).
+    // The records may lag this answer; an intent `sent` without them is finished by any later attempt (resume).
     await input.recordLater(sent);
     return sentResult(sent, conversationIdFor(sent.tenant_id, 'whatsapp', phoneDigits(sent.request.to)));
   }
-  // The one write between the provider's answer and a record of it: from here on, no retry sends again.
-  await recordSent(db, [sent]);
   return finishRecording(deps, sent, input.turnsAlongside);
 }
 
