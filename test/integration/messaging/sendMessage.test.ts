@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { createEventPublisher } from '../../../src/events/publisher';
 import { collections } from '../../../src/db/collections';
-import { lookUpSendChecks, SendRefusal, sendWhatsAppMessage } from '../../../src/messaging/sendMessage';
+import { checkedSender, lookUpSendChecks, SendRefusal, sendWhatsAppMessage, type SendChecked } from '../../../src/messaging/sendMessage';
 import { recordOptOut } from '../../../src/messaging/optOut';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
 import type { SendAttempt, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
@@ -101,6 +101,46 @@ describe('sendWhatsAppMessage', () => {
       expect((missing as SendRefusal).reason).toBe('template_not_found');
       expect((missing as SendRefusal).message).toBe('No approved template named welcome.');
       expect(await collections(db).templates.countDocuments({ tenant_id: ws.workspaceId, name: 'welcome' })).toBeGreaterThan(0);
+    });
+  });
+
+  describe('with what a chat agent’s turn checked (its sender and the window, one `checked` input)', () => {
+    const sent: string[] = [];
+    const provider: WhatsAppProvider = {
+      name: 'simulator',
+      send: async (request): Promise<SendAttempt> => {
+        sent.push(request.to);
+        return { ok: true, messageId: `wamid.TURN${sent.length}` };
+      },
+    };
+    const deps = () => ({ db, events: createEventPublisher(db, { dispatch: async () => undefined }), provider, deploymentChannels: ['whatsapp'], now: () => new Date() });
+    const text = (to: string, key: string, checked?: SendChecked) =>
+      sendWhatsAppMessage(deps(), { tenantId: ws.workspaceId, to, text: 'Your order is on its way.', intentKey: `${ws.workspaceId}|test|${key}`, ...(checked ? { checked } : {}) }).catch((e: unknown) => e);
+
+    it('a text inside the window the turn found is sent without reading it; past that time, or unchecked, the closed window refuses it', async () => {
+      const sender = (await collections(db).senders.findOne({ _id: ws.senderId }))!;
+      // Nobody at this number ever wrote: its window, when read, is closed.
+      const unchecked = await text('919800000801', 'turn-1');
+      expect((unchecked as SendRefusal).reason).toBe('session_window_closed');
+      const open = await text('919800000801', 'turn-2', { sender: checkedSender(sender, ws.workspaceId), windowOpenUntil: new Date(Date.now() + 60_000) });
+      expect(open).toMatchObject({ status: 'sent', to: '+919800000801' });
+      expect(sent).toEqual(['+919800000801']);
+      const lapsed = await text('919800000801', 'turn-3', { sender: checkedSender(sender, ws.workspaceId), windowOpenUntil: new Date(Date.now() - 1_000) });
+      expect(lapsed).toBeInstanceOf(SendRefusal);
+      expect((lapsed as SendRefusal).message).toBe('The 24-hour window with +919800000801 is closed; send a template instead.');
+      expect(sent).toHaveLength(1);
+    });
+
+    it('a checked sender disconnected or of another workspace is refused as a named one is, at the sender’s place (before the opt-out)', async () => {
+      const sender = (await collections(db).senders.findOne({ _id: ws.senderId }))!;
+      await recordOptOut(db, { tenantId: ws.workspaceId, phone: '+919800000802', sourceMessageId: 'wamid.STOP802', at: new Date() });
+      const until = new Date(Date.now() + 60_000);
+      const disconnected = await text('919800000802', 'turn-4', { sender: checkedSender({ ...sender, connected: false }, ws.workspaceId), windowOpenUntil: until });
+      expect(disconnected).toMatchObject({ reason: 'channel_not_connected', message: `Sender ${sender._id} is not connected.` });
+      const foreign = await text('919800000802', 'turn-5', { sender: checkedSender(sender, 'ws_someone_else'), windowOpenUntil: until });
+      expect(foreign).toMatchObject({ reason: 'channel_not_connected', message: `Sender ${sender._id} is not a sender of this workspace.` });
+      const suppressed = await text('919800000802', 'turn-6', { sender: checkedSender(sender, ws.workspaceId), windowOpenUntil: until });
+      expect(suppressed).toMatchObject({ reason: 'suppressed' });
     });
   });
 });
