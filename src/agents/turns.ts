@@ -5,6 +5,7 @@ import { findByIds } from '../db/findByIds';
 import type { EventPublisher } from '../events';
 import {
   agentSendIntentKey,
+  checkedSender,
   isSuppressed,
   SendInProgress,
   SendOutcomeUnknown,
@@ -271,7 +272,7 @@ export async function sendReply(deps: AgentTurnDeps, input: { turn: AgentTurn; a
         intentKey: agentSendIntentKey(turn.tenantId, turn.workflowId, turn.turnKey),
         transcriptRole: 'model',
         turnsAlongside: rows,
-        ...(checked ? { checked } : {}),
+        ...(checked ? { checked: { sender: checkedSender(checked.sender, turn.tenantId), windowOpenUntil: checked.windowOpenUntil } } : {}),
       },
     );
     deps.checks?.drop(turnKeyOf(turn));

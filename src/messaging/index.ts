@@ -6,7 +6,7 @@ export { type StatusReached } from './deliveryStatus';
 export { outboundStatuses } from './outboundMessages';
 export { suppressedAmong, suppressedNumbers } from './optOut';
 export { agentSendIntentKey, agentToolSendIntentKey, campaignSendIntentKey, dueReceiptSendIntentKey, dueReminderSendIntentKey, type SendIntentDoc, sendIntentsCollection } from './sendIntents';
-export { lookUpSendContext, type SendContext, type SendStanding, SendOutcomeUnknown, SendRefusal, type SendRefusalReason, sendWhatsAppMessage, type SendMessageDeps, type TemplateRequest } from './sendMessage';
+export { checkedSender, lookUpSendChecks, type SendChecked, type SendStanding, SendOutcomeUnknown, SendRefusal, type SendRefusalReason, sendWhatsAppMessage, type SendMessageDeps, type TemplateRequest } from './sendMessage';
 export { resolveSender } from './senders';
 export { SESSION_WINDOW_MS, windowOpen, windowOpenUntil } from './sessionWindow';
 export { selectTemplateVariant } from './templateLanguage';

@@ -102,10 +102,10 @@ export interface SendMessageInput {
   /** The team member's name on the transcript turn (a reply from the console inbox). */
   transcriptAuthor?: string | null;
   /**
-   * The sender and template already looked up by the caller (a campaign batch, once per
-   * batch: `lookUpSendContext`), each refused at its usual place in the guard order.
+   * What the caller already checked or read for this send, so the send does not read it again;
+   * each is still refused at its usual place in the guard order. Absent: everything is read here.
    */
-  context?: SendContext;
+  checked?: SendChecked;
   /**
    * The send's intent as the caller already read it (a campaign batch reads its recipients'
    * intents in one read): null when there was none, absent to look it up here.
@@ -117,14 +117,6 @@ export interface SendMessageInput {
    */
   recordLater?: (intent: SendIntentDoc) => Promise<void>;
   /**
-   * The sender and the 24-hour window as the caller checked them moments before (a chat
-   * agent's turn, src/agents/turns.ts), so the send does not read them again. The window only
-   * moves later, so a send before `windowOpenUntil` is inside it; past it the window is read
-   * as usual. The opt-out is read whatever the caller checked: a STOP in between still stops
-   * the send.
-   */
-  checked?: { sender: SenderDoc; windowOpenUntil: Date };
-  /**
    * Turns of the same conversation recorded in one write with the send's own turn, before it
    * (a chat agent's trail rows and its reply): the conversation must exist already (the
    * customer wrote). Absent: the send's turn alone, through `recordTurn`.
@@ -132,10 +124,21 @@ export interface SendMessageInput {
   turnsAlongside?: RecordTurnInput[];
 }
 
-/** What a batch of sends shares: the sender resolution and the template variant (null: none approved). */
-export interface SendContext {
+/**
+ * What a send's caller checked before it: a campaign batch, once for all its sends
+ * (`lookUpSendChecks`, its hold and standing); a chat agent's turn, moments before its reply
+ * (the sender and the window, src/agents/turns.ts). Each part absent is read by the send.
+ */
+export interface SendChecked {
+  /** The sender as the caller resolved it; a refusal is refused at the sender's place. */
   sender: SenderResolution;
-  template: TemplateDoc | null;
+  /** The template variant (null: none approved); absent: a template send looks it up. */
+  template?: TemplateDoc | null;
+  /**
+   * Until when the caller found the 24-hour window with the recipient open: the window only
+   * moves later, so a text sent before it is inside; past it the window is read as usual.
+   */
+  windowOpenUntil?: Date;
   /**
    * The batch's conversations taken from the plan at its start (src/messaging/conversationHold.ts):
    * a template send takes from it instead of the plan while it lasts, then from the plan as always.
@@ -144,7 +147,8 @@ export interface SendContext {
   /**
    * The workspace and the recipients' opt-outs as the caller read them moments ago (a campaign
    * batch, at most CAMPAIGN_CONTROL_CHECK_MS old), checked at their usual places in the guard
-   * order instead of two reads a send; absent: read here.
+   * order instead of two reads a send; absent: read here. The opt-out of a send without it is
+   * read whatever else was checked: a STOP in between still stops the send.
    */
   standing?: SendStanding;
 }
@@ -159,11 +163,12 @@ export interface SendStanding {
 }
 
 /**
- * Looks up once what a campaign batch's sends share. Up to one batch stale (a batch lasts
- * seconds to about a minute): a sender disconnected or a template changed mid-batch is seen
- * by the next batch (docs/decisions/campaigns.md, "A campaign batch looks up its sender and template once").
+ * Looks up once what a campaign batch's sends share: the sender and the template variant. Up
+ * to one batch stale (a batch lasts seconds to about a minute): a sender disconnected or a
+ * template changed mid-batch is seen by the next batch (docs/decisions/campaigns.md, "A
+ * campaign batch looks up its sender and template once").
  */
-export async function lookUpSendContext(db: Db, tenantId: string, senderId: string | null, template: TemplateRequest): Promise<SendContext> {
+export async function lookUpSendChecks(db: Db, tenantId: string, senderId: string | null, template: TemplateRequest): Promise<SendChecked & { template: TemplateDoc | null }> {
   const [sender, variants] = await Promise.all([resolveSender(db, tenantId, senderId), templateVariants(db, tenantId, template.name)]);
   return { sender, template: selectTemplateVariant(variants, template.language) };
 }
@@ -214,8 +219,8 @@ function templateVariants(db: Db, tenantId: string, name: string): Promise<Templ
   return collections(db).templates.find({ tenant_id: tenantId, name }).toArray();
 }
 
-async function findTemplate(db: Db, tenantId: string, template: TemplateRequest, context: SendContext | undefined): Promise<TemplateDoc> {
-  const chosen = context ? context.template : selectTemplateVariant(await templateVariants(db, tenantId, template.name), template.language);
+async function findTemplate(db: Db, tenantId: string, template: TemplateRequest, checked: SendChecked | undefined): Promise<TemplateDoc> {
+  const chosen = checked?.template !== undefined ? checked.template : selectTemplateVariant(await templateVariants(db, tenantId, template.name), template.language);
   if (!chosen) throw new SendRefusal('template_not_found', `No approved template named ${template.name}.`);
   return chosen;
 }
@@ -271,19 +276,20 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   if (!deps.deploymentChannels.includes('whatsapp')) {
     throw new SendRefusal('unsupported_channel', 'WhatsApp is not available on this deployment.', { supported: [...deps.deploymentChannels] });
   }
-  const standing = input.context?.standing;
+  const checked = input.checked;
+  const standing = checked?.standing;
   const workspace = standing ? standing.workspace : await collections(db).workspaces.findOne({ _id: input.tenantId });
   if (!workspace || workspace.suspended) {
     throw new SendRefusal('workspace_suspended', 'This workspace is suspended for billing; nothing was sent.');
   }
   // A batch's hold counts as left: the workspace shows its conversations as used already.
-  if (!allowanceLeft(workspace.plan) && !(template && input.context?.hold?.available())) {
+  if (!allowanceLeft(workspace.plan) && !(template && checked?.hold?.available())) {
     throw new SendRefusal('allowance_exhausted', "The plan's conversations for this month are used up and there are no prepaid credits.");
   }
   if (!workspace.plan.chat_channel) {
     throw new SendRefusal('channel_dormant', 'The plan no longer includes the WhatsApp channel.');
   }
-  const sender = input.context?.sender ?? (input.checked ? checkedSender(input.checked.sender, input.tenantId) : await resolveSender(db, input.tenantId, input.senderId));
+  const sender = checked?.sender ?? (await resolveSender(db, input.tenantId, input.senderId));
   if (!sender.ok) throw new SendRefusal('channel_not_connected', sender.message);
   if (standing?.asked.has(to) ? standing.suppressed.has(to) : await isSuppressed(db, input.tenantId, to)) {
     throw new SendRefusal('suppressed', `${to} opted out by replying STOP; nothing can be sent to this number.`);
@@ -292,10 +298,10 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   let prepared: Prepared;
   const base = { tenantId: input.tenantId, senderId: sender.sender._id, from: sender.sender.phone, to, ...callbackDataOf(input.intentKey) };
   if (template) {
-    const { message, ...rest } = prepareTemplate(await findTemplate(db, input.tenantId, template, input.context), template);
+    const { message, ...rest } = prepareTemplate(await findTemplate(db, input.tenantId, template, checked), template);
     prepared = { request: { ...base, message }, ...rest };
   } else {
-    const knownOpen = input.checked !== undefined && input.checked.sender._id === sender.sender._id && deps.now() < input.checked.windowOpenUntil;
+    const knownOpen = checked?.windowOpenUntil !== undefined && deps.now() < checked.windowOpenUntil;
     if (!knownOpen && !(await windowOpen(db, { tenantId: input.tenantId, senderId: sender.sender._id, customer: to }, deps.now()))) {
       throw new SendRefusal('session_window_closed', `The 24-hour window with ${to} is closed; send a template instead.`);
     }
@@ -306,7 +312,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   // Taken before the intent is written, so a send refused for the allowance (the usual
   // loser of parallel sends) costs no intent writes while the plan lease is contended.
   let billed: AllowanceSource | null = null;
-  const hold = (template && input.context?.hold) || null;
+  const hold = (template && checked?.hold) || null;
   const fromHold = hold?.take() ?? null;
   if (fromHold) billed = fromHold;
   else if (template) {
@@ -398,8 +404,8 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
   return finishRecording(deps, sent, input.turnsAlongside);
 }
 
-/** A sender the caller read: refused as `resolveSender` refuses a named one. */
-function checkedSender(sender: SenderDoc, tenantId: string): SenderResolution {
+/** A sender the caller read (a chat agent's turn): refused as `resolveSender` refuses a named one. */
+export function checkedSender(sender: SenderDoc, tenantId: string): SenderResolution {
   if (sender.tenant_id !== tenantId) return { ok: false, message: `Sender ${sender._id} is not a sender of this workspace.` };
   if (!sender.connected) return { ok: false, message: `Sender ${sender._id} is not connected.` };
   return { ok: true, sender };

@@ -9,7 +9,7 @@ import { collections } from '../../db/collections';
 import { findByIds } from '../../db/findByIds';
 import { isWindowOpen, nextOpenTime } from '../../domain/sendWindow';
 import type { EventPublisher } from '../../events';
-import { groupAcceptedSendRecords, type AcceptedSendRecords, settleConversationHold, type HeldConversations, campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc, SendOutcomeUnknown, SendRefusal, lookUpSendContext, sendWhatsAppMessage, type SendContext, type SendRefusalReason, type SendStanding, suppressedAmong } from '../../messaging';
+import { groupAcceptedSendRecords, type AcceptedSendRecords, settleConversationHold, type HeldConversations, campaignSendIntentKey, sendIntentsCollection, type SendIntentDoc, SendOutcomeUnknown, SendRefusal, lookUpSendChecks, sendWhatsAppMessage, type SendChecked, type SendRefusalReason, type SendStanding, suppressedAmong } from '../../messaging';
 import { takeBatchHold } from './conversationHold';
 import type { WhatsAppProvider } from '../../messaging';
 import { FailureType, permanentFailure } from '../../temporal/failures';
@@ -82,7 +82,7 @@ async function sendOne(
   campaign: Campaign,
   doc: CampaignRecipientDoc,
   plannedAt: number,
-  context: SendContext,
+  checked: SendChecked,
   earlier: SendIntentDoc | null,
   records: AcceptedSendRecords,
 ): Promise<QueuedMove | { hold: string }> {
@@ -99,7 +99,7 @@ async function sendOne(
         metadata: {},
         intentKey: campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id),
         origin: { kind: 'campaign', id: campaign._id, recipientKey: doc._id },
-        context,
+        checked,
         earlierIntent: earlier,
         recordLater: records.defer,
       },
@@ -145,13 +145,13 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
   const tally = { sent: 0, failed: 0, skipped: 0 };
   // Once per batch, not per send: the sender and template lookups scan their collections on FerretDB.
   const queued = docs.filter((d) => d.state === 'queued');
-  const looked = queued.length > 0 ? await lookUpSendContext(db, campaign.tenant_id, campaign.sender_id, template) : null;
+  const looked = queued.length > 0 ? await lookUpSendChecks(db, campaign.tenant_id, campaign.sender_id, template) : null;
   // The batch's conversations in one plan write instead of one lease a send; settled below.
   const hold: HeldConversations | null =
     queued.length > 0 ? await takeBatchHold(db, { tenantId: input.tenantId, campaignId: input.campaignId, from: input.from, positions: count, wanted: queued.length, now }) : null;
   const numbers = new Set(queued.map((d) => `+${d.to.replace(/^\+/, '')}`));
   if (queued.length > 0) await deps.whatsapp.prepare?.(input.tenantId, [...numbers]);
-  let context: SendContext | null = looked && { ...looked, hold, standing: await readStanding(db, input.tenantId, numbers, workspace) };
+  let checked: SendChecked | null = looked && { ...looked, hold, standing: await readStanding(db, input.tenantId, numbers, workspace) };
   const settle = () => (hold ? settleConversationHold(db, input.tenantId, hold) : Promise.resolve());
   // An earlier attempt's intents, read once for the batch instead of once per send.
   const intentKey = (doc: CampaignRecipientDoc) => campaignSendIntentKey(campaign.tenant_id, campaign._id, doc._id);
@@ -188,9 +188,9 @@ export async function sendCampaignBatch(deps: SendBatchDeps, input: SendBatchInp
             stopped = true;
             break;
           }
-          context = { ...context!, standing };
+          checked = { ...checked!, standing };
         }
-        const outcome = await sendOne(deps, { ...campaign, template }, doc, plannedAt, context!, earlier.get(intentKey(doc)) ?? null, records);
+        const outcome = await sendOne(deps, { ...campaign, template }, doc, plannedAt, checked!, earlier.get(intentKey(doc)) ?? null, records);
         if ('hold' in outcome) {
           held = outcome.hold;
           stopped = true;

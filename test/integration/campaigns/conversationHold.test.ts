@@ -10,7 +10,7 @@ import type { EventPublisher } from '../../../src/events/publisher';
 import type { WorkspaceWithHolds } from '../../../src/messaging/conversationHold';
 import { settleOrphanedBatchHolds, takeBatchHold } from '../../../src/campaigns/whatsapp/conversationHold';
 import { campaignSendIntentKey, sendIntentsCollection } from '../../../src/messaging/sendIntents';
-import { lookUpSendContext, sendWhatsAppMessage } from '../../../src/messaging/sendMessage';
+import { lookUpSendChecks, sendWhatsAppMessage } from '../../../src/messaging/sendMessage';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { insertCampaignDraft, insertContacts, openDbWithWorkspace, zoneOpenAt } from '../../support/campaigns';
@@ -148,7 +148,7 @@ describe('a campaign batch holds its conversations', () => {
   async function deadAttempt(campaign: CampaignDoc, provider: WhatsAppProvider, sends: number) {
     const hold = (await takeBatchHold(db(), { tenantId: tenant(), campaignId: campaign._id, from: 0, positions: 5, wanted: 5, now: () => new Date() }))!;
     const template = { name: campaign.template!.name, language: campaign.template!.language };
-    const context = { ...(await lookUpSendContext(db(), tenant(), null, template)), hold };
+    const context = { ...(await lookUpSendChecks(db(), tenant(), null, template)), hold };
     for (const doc of (await readRecipientBatch(db(), campaign._id, 0, 5)).slice(0, sends)) {
       await sendWhatsAppMessage(
         { db: db(), events, provider, deploymentChannels: ['whatsapp'], now: () => new Date() },
@@ -158,7 +158,7 @@ describe('a campaign batch holds its conversations', () => {
           template: { ...template, variables: doc.variables },
           intentKey: campaignSendIntentKey(tenant(), campaign._id, doc._id),
           origin: { kind: 'campaign', id: campaign._id, recipientKey: doc._id },
-          context,
+          checked: context,
         },
       );
     }
