@@ -16,6 +16,7 @@ import type { ActivityDeps } from '../../activities';
 import type { EventPublisher } from '../../src/events/publisher';
 import { buildActivityDeps } from '../../src/worker/activityDeps';
 import { createVoiceProvider } from '../../src/providers/voice';
+import { callsEndedOnTeardown } from './callsEndedOnTeardown';
 import { testConfig } from './env';
 import { lateBound } from './late';
 import { startTestWorker, type TestWorker } from './worker';
@@ -64,7 +65,10 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
   const { client: mongo, db } = await connectMongo(config, 'test-api', { ...(databaseBudget ? apiDatabaseOptions : {}), monitorCommands: true });
   await ensureEveryIndex(db);
   // Lazy: an unreachable Temporal must not stop the app from starting (readiness says so).
-  const temporal = new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
+  // Its calls end when the API closes: one a timed-out test left retrying would otherwise
+  // retry against the closed channel and throw outside any promise (test/support/callsEndedOnTeardown.ts).
+  const calls = callsEndedOnTeardown();
+  const temporal = new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS, plugins: [calls.plugin] }), namespace: config.TEMPORAL_NAMESPACE });
   const temporalProbe = createTemporalProbe(config);
   const app = createApp({
     config,
@@ -111,6 +115,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
         server.closeAllConnections();
       });
       await temporalProbe.close();
+      calls.end();
       await temporal.connection.close();
       await mongo.db(config.MONGODB_DB).dropDatabase();
       await mongo.close();
