@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { eventsCollection } from '../../src/events/eventStore';
 import type { TestApi } from './app';
 import { bearer } from './http';
 import type { TestWorkspace } from './workspaces';
@@ -25,5 +26,18 @@ export async function pollCall(api: TestApi, key: string, callId: string, done: 
     if (res.status === 200 && done(res.body)) return res.body;
     if (Date.now() > deadline) throw new Error(`call ${callId} stuck: ${res.status} ${JSON.stringify(res.body)}`);
     await new Promise((r) => setTimeout(r, 600));
+  }
+}
+
+/**
+ * Waits until the call's `call.ended` is stored: the last write of its end, after the call's
+ * ending write (which `pollCall` sees), the live place's release, the bill and the day's tally
+ * (src/calls/finishCall.ts, src/calls/endCall.ts).
+ */
+export async function callEndStored(api: TestApi, callId: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await eventsCollection(api.db).countDocuments({ type: 'call.ended', 'data.call_id': callId })) === 0) {
+    if (Date.now() > deadline) throw new Error(`call ${callId}: call.ended never stored`);
+    await new Promise((r) => setTimeout(r, 200));
   }
 }

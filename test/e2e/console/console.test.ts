@@ -6,7 +6,7 @@ import { outboundMessagesCollection } from '../../../src/messaging/outboundMessa
 import { webhookEndpoints } from '../../../src/webhooks/endpoints';
 import { useTestApi } from '../../support/app';
 import { checkPage as checkBrowserPage, launchBrowser, screenshot, waitForText, type TestBrowser } from '../../support/browser';
-import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
+import { CONSOLE_AUTH, callEndStored, pollCall, scriptCallee } from '../../support/calls';
 import { bearer } from '../../support/http';
 import { injectInbound } from '../../support/messaging';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
@@ -334,6 +334,8 @@ describe('the web console in a browser', () => {
     const placed = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '09811100095', details: { Name: 'Farah Khan' }, purpose: 'a delivery tomorrow' });
     expect(placed.status).toBe(201);
     await pollCall(api, ws.key, placed.body.call_id, (c) => c.status === 'completed');
+    // The day's tally (the page's and the API's count below) follows the call's ending write.
+    await callEndStored(api, placed.body.call_id);
     // A message that failed today: something for "Needs attention".
     await outboundMessagesCollection(api.db).insertOne({
       _id: `wamid.e2e.${ws.workspaceId}`,

@@ -265,7 +265,10 @@ describe('Idempotency-Key (api-core §4)', () => {
     const started = clock.getTime();
     // supertest sends on `then`: started now, awaited at the end.
     const running = send('k-long', body).then((res) => res);
-    await new Promise((r) => setTimeout(r, 300));
+    // Its claim taken at the first clock (not a fixed pause: a loaded machine may not have got there yet).
+    for (const deadline = Date.now() + 10_000; !(await db.collection('idempotency_keys').findOne({ _id: claimOf('k-long') as never })); await new Promise((r) => setTimeout(r, 50))) {
+      if (Date.now() > deadline) throw new Error('the request never claimed its key');
+    }
     clock = new Date(started + IDEMPOTENCY_LEASE_MS - 500);
     // Renewals land at about 1 s and 2 s of real time, each a lease from the moved clock.
     await new Promise((r) => setTimeout(r, 2_300));

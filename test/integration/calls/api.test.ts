@@ -159,7 +159,8 @@ describe('the calls API over HTTP', () => {
     });
     const done = await until(created.body.call_id, (b) => b.result.state === 'ready');
     expect(done.result).toMatchObject({ disposition: 'partial', captured: 1, expected: 2, missing_required: ['rating'], fields: { happy: true } });
-    const [started, ended, outcome] = [await events(done.call_id, 'call.started'), await events(done.call_id, 'call.ended'), await eventsOnceThere(done.call_id, 'call.outcome')];
+    // `call.ended` is stored with `call.outcome`, after the result (src/calls/endCall.ts).
+    const [started, ended, outcome] = [await events(done.call_id, 'call.started'), await eventsOnceThere(done.call_id, 'call.ended'), await eventsOnceThere(done.call_id, 'call.outcome')];
     expect([started.length, ended.length, outcome.length]).toEqual([1, 1, 1]);
     expect(ended[0]!.data).toMatchObject({ call_id: done.call_id, direction: 'outbound', status: 'completed', outcome: 'agent_hangup', to: '+919811100017' });
     expect(outcome[0]!.data).toEqual({

@@ -75,7 +75,16 @@ describe('placing a call when the provider cannot be reached (VOICE_PROVIDER=twi
     expect({ status: res.status, reason: res.body.error?.details?.reason }).toEqual({ status: 500, reason: 'originate_failed' });
     return res.body.error.details.call_id as string;
   }
-  const final = (callId: string) => pollCall(api, ws.key, callId, (c) => c.status !== 'ringing' && c.result.state !== 'pending', 60_000);
+  /**
+   * The call as it ended, once its lifecycle is over: an unanswered call's result is written
+   * with its end, before the live place is given back and `call.ended` is stored
+   * (src/calls/finishCall.ts, src/calls/endCall.ts), all in the lifecycle's last step.
+   */
+  const final = async (callId: string) => {
+    const call = await pollCall(api, ws.key, callId, (c) => c.status !== 'ringing' && c.result.state !== 'pending', 60_000);
+    await api.temporal.workflow.getHandle(callId).result();
+    return call;
+  };
   const ended = (callId: string) => eventsCollection(api.db).find({ type: 'call.ended', 'data.call_id': callId }).toArray();
 
   it('ten calls each end failed originate_error with call.ended once, give their places back, and the eleventh is placed (not 429)', async () => {
@@ -124,7 +133,7 @@ describe('placing a call when the provider cannot be reached (VOICE_PROVIDER=twi
     const recipients = (await request(api.server).get(`/api/v1/campaigns/${campaignId}/recipients`).set(key)).body.items as { calls: { call_id: string }[] }[];
     for (const recipient of recipients) {
       const callId = recipient.calls.at(-1)!.call_id;
-      expect(await pollCall(api, ws.key, callId, () => true)).toMatchObject({ status: 'failed', outcome: 'originate_error' });
+      expect(await final(callId)).toMatchObject({ status: 'failed', outcome: 'originate_error' });
     }
     expect(await liveCallCount(api.db, ws.workspaceId)).toBe(0);
   });

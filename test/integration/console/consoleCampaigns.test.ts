@@ -190,7 +190,10 @@ describe('console campaigns (/console/v1/workspaces/{id}/campaigns)', () => {
     expect(points.at(-1)).toMatchObject({ queued: 0, sent: 3, delivered: 0, read: 0, failed: 0, skipped: 0 });
     expect([...points].sort((a, b) => a.at.localeCompare(b.at))).toEqual(points);
 
-    const ended = (await eventsOf(api.db, ws.workspaceId, 'campaign.ended')).filter((e) => e.data.campaign_id === c._id);
+    // campaign.ended is published after the run's move to completed is written (campaigns/control.ts moveCampaignFromRun): wait for it.
+    const endedEvents = async () => (await eventsOf(api.db, ws.workspaceId, 'campaign.ended')).filter((e) => e.data.campaign_id === c._id);
+    await waitFor(async () => (await endedEvents()).length > 0);
+    const ended = await endedEvents();
     expect(new Date(ended[0]!.data.completed_at as string).getTime()).toBe(new Date(shown.completed_at).getTime());
     expect(ended.map((e) => e.data)).toEqual([
       { campaign_id: c._id, name: 'Broadcast', status: 'completed', version: 3, recipients: 3, sent: 3, delivered: 0, read: 0, failed: 0, skipped: 0, completed_at: expect.stringMatching(/^\d{4}-.+Z$/) },

@@ -5,7 +5,7 @@ import { matchOrCreateContact } from '../../../src/contacts/contacts';
 import { collections } from '../../../src/db/collections';
 import { localTime, zonedHourStart } from '../../../src/domain/sendWindow';
 import { outboundMessagesCollection, type OutboundMessageDoc } from '../../../src/messaging/outboundMessages';
-import { CONSOLE_AUTH, pollCall, scriptCallee } from '../../support/calls';
+import { CONSOLE_AUTH, callEndStored, pollCall, scriptCallee } from '../../support/calls';
 import { bearer } from '../../support/http';
 import { useTestApi } from '../../support/app';
 import { insertCampaignDraft, insertContacts } from '../../support/campaigns';
@@ -81,6 +81,8 @@ describe('console: calls by name, and the overview of the day', () => {
     const placed = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '09811100011', details: { Name: 'Kavya' }, purpose: 'a delivery' });
     expect(placed.status).toBe(201);
     const ended = await pollCall(api, ws.key, placed.body.call_id, (c) => c.status === 'completed');
+    // The day's tally and the live place's release follow the call's ending write.
+    await callEndStored(api, placed.body.call_id);
 
     const message = (id: string, status: OutboundMessageDoc['status'], created: Date): OutboundMessageDoc => ({
       _id: id,

@@ -79,9 +79,13 @@ describe('the payment-link simulator scripted from the console', () => {
       return s?.dues_paid === 1 && s;
     }, 'the subscriber recounted');
     expect(subscriber.collected_total).toBe(900);
-    // Whatever else happens to the chase, one payment event, from the gateway.
+    // Whatever else happens to the chase, one payment event, from the gateway. The event is
+    // fired after the recount and the chase's stop (dues/dueActions.ts recordPayment): wait for
+    // it, then give a second one time to show up before counting.
+    const paidEvents = async () => (await eventsOf(api.db, ws.workspaceId, 'payment.paid')).filter((e) => (e.data as { due_id: string }).due_id === due._id);
+    await eventually(async () => (await paidEvents()).length > 0, 'the payment.paid event');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const events = (await eventsOf(api.db, ws.workspaceId, 'payment.paid')).filter((e) => (e.data as { due_id: string }).due_id === due._id);
+    const events = await paidEvents();
     expect(events.map((e) => e.data)).toEqual([
       { due_id: due._id, subscriber_id: due.subscriber_id, amount: 900, period: due.period_label, reference: paid.payment_reference, source: 'gateway' },
     ]);

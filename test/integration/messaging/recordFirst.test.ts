@@ -8,6 +8,7 @@ import { conversationMessagesCollection } from '../../../src/conversations/store
 import { useTestApi } from '../../support/app';
 import { FakeGraph } from '../../support/fakeGraph';
 import { bearer, envelope } from '../../support/http';
+import { eventually } from '../../support/messaging';
 
 /**
  * Record-first sends over HTTP (src/messaging/sendIntents.ts), against a local stand-in for
@@ -121,8 +122,8 @@ describe('POST /api/v1/messages records the send before the provider is called',
     graph.answers.push({ status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to.slice(1) }], messages: [{ id: 'wamid.slow-1' }] }, delayMs: 6_500 });
     // supertest sends on `then`: started now.
     const slow = send(orderUpdate(to), 'slow-send').then((res) => res);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const intent = await sendIntentsCollection(api.db).findOne({ tenant_id: ws.workspaceId, 'request.to': to });
+    // The intent is recorded before the provider is asked: wait for it rather than a fixed pause.
+    const intent = await eventually(() => sendIntentsCollection(api.db).findOne({ tenant_id: ws.workspaceId, 'request.to': to }), 'the send intent');
     expect(intent!.lease_until.getTime() - intent!.created_at.getTime()).toBeLessThanOrEqual(5_000);
     await new Promise((resolve) => setTimeout(resolve, 5_300));
     // Past the first lease. The key's own claim is removed, so the retry reaches the intent and finds the send still running.
