@@ -8,6 +8,7 @@
  * Imported by workflow code: the SDK's define* helpers and types only, no I/O.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { SenderDoc } from '../db/collections';
 import { defineWorkflow } from '../temporal/workflowDefinition';
 
 export interface ConversationAgentInput {
@@ -58,18 +59,8 @@ export interface InboundForAgent {
   sender?: RoutedSender;
 }
 
-/** A sender document as a signal carries it (its time as ISO): the fields of src/db/collections.ts `SenderDoc`. */
-export interface RoutedSender {
-  _id: string;
-  tenant_id: string;
-  channel: 'whatsapp';
-  phone: string;
-  display_name: string;
-  is_default: boolean;
-  connected: boolean;
-  agent_id?: string | null;
-  created_at: string;
-}
+/** A sender document as a signal carries it: its time as ISO. */
+export type RoutedSender = Omit<SenderDoc, 'created_at'> & { created_at: string };
 
 /** What the workflow was told of a turn's burst: the newest time written, and the sender as the last message's routing read it. */
 export interface TurnInbound {
