@@ -62,6 +62,20 @@ const HUNG_STOP_GRACE_MS = 5_000;
 /** A span as the launcher's lines give it: `2.5 s`. */
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/**
+ * Why a liveness check failed, with one wording for a child that did not answer in time. A
+ * probe's own deadline (fetch's `AbortSignal.timeout`, the driver's, gRPC's) can fire a little
+ * before `timeoutMs` by `Date.now()`: a timer counts from the event loop's cached time, which
+ * lags on a busy loop (CI saw "The operation was aborted due to timeout" in its place). So a
+ * timeout error, or any failure in the deadline's last tenth, is the child not answering.
+ */
+export function livenessFailure(err: unknown, elapsedMs: number, timeoutMs: number): string {
+  // By name: fetch's is a DOMException, an Error only in some realms.
+  const timedOut = elapsedMs >= timeoutMs * 0.9 || (err as { name?: unknown } | null)?.name === 'TimeoutError';
+  if (timedOut) return `no answer within ${seconds(timeoutMs)}`;
+  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function supervise(options: SuperviseOptions): Supervised {
@@ -144,16 +158,15 @@ export function supervise(options: SuperviseOptions): Supervised {
     });
   /** Null when the child answered in time, else why not (one wording for every probe's timeout). */
   const checkOnce = async (probe: LivenessProbe, timeoutMs: number): Promise<string | null> => {
-    const silent = `no answer within ${seconds(timeoutMs)}`;
     const began = Date.now();
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
         probe.check(timeoutMs).then(
           () => null,
-          (err: unknown) => (Date.now() - began >= timeoutMs ? silent : err instanceof Error ? err.message.split('\n')[0]! : String(err)),
+          (err: unknown) => livenessFailure(err, Date.now() - began, timeoutMs),
         ),
-        new Promise<string>((resolve) => (timer = setTimeout(() => resolve(silent), timeoutMs))),
+        new Promise<string>((resolve) => (timer = setTimeout(() => resolve(livenessFailure(null, timeoutMs, timeoutMs)), timeoutMs))),
       ]);
     } finally {
       clearTimeout(timer);

@@ -5,7 +5,7 @@ import { startProcess, untilReady, type ManagedProcess } from '../../../src/loca
 import { httpHealth, type LivenessPolicy } from '../../../src/local/liveness';
 import { freePort, waitFor } from '../../../src/local/net';
 import type { ChildState } from '../../../src/local/childrenStatus';
-import { supervise, type RestartPolicy } from '../../../src/local/supervisor';
+import { livenessFailure, supervise, type RestartPolicy } from '../../../src/local/supervisor';
 
 /** The launcher's restart rules, on real child processes with short pauses. */
 
@@ -188,5 +188,17 @@ describe('supervise', () => {
     } finally {
       await supervised.stop();
     }
+  });
+
+  it('words every timed-out check the same, also a probe deadline that fired a little early by the wall clock', () => {
+    // fetch's AbortSignal.timeout on a busy loop: its timer counts from the loop's cached time (CI saw this wording leak out).
+    const aborted = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    expect(livenessFailure(aborted, 1_995, 2_000)).toBe('no answer within 2.0 s');
+    expect(livenessFailure(aborted, 300, 2_000)).toBe('no answer within 2.0 s');
+    expect(livenessFailure(new Error('server selection timed out'), 1_850, 2_000)).toBe('no answer within 2.0 s');
+    expect(livenessFailure(null, 2_000, 2_000)).toBe('no answer within 2.0 s');
+    // A child that answers with a failure, or cannot be reached, is told apart.
+    expect(livenessFailure(new Error('HTTP 503'), 40, 2_000)).toBe('HTTP 503');
+    expect(livenessFailure(new Error('connect ECONNREFUSED 127.0.0.1:1\nmore'), 5, 2_000)).toBe('connect ECONNREFUSED 127.0.0.1:1');
   });
 });
