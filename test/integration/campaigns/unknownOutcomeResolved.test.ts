@@ -148,7 +148,7 @@ describe('a campaign send whose worker died mid-request, resolved from the statu
         return ((await lateRecountsCollection(api.db).findOne({ _id: campaignId }))?.step ?? 0) > 0;
       },
       30_000,
-      0,
+      100,
     );
   }
 
