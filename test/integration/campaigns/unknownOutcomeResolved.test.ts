@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { findCampaign } from '../../../src/campaigns/campaign';
 import { controlCampaign } from '../../../src/campaigns/control';
-import { campaignCounters } from '../../../src/campaigns/progress';
+import { campaignCounters, progressCollection } from '../../../src/campaigns/progress';
 import { readRecipientBatch } from '../../../src/campaigns/staging';
-import { recountDueCampaigns } from '../../../src/campaigns/whatsapp/lateRecounts';
+import { lateRecountsCollection, recountDueCampaigns } from '../../../src/campaigns/whatsapp/lateRecounts';
 import { collections } from '../../../src/db/collections';
 import { createEventPublisher } from '../../../src/events/publisher';
 import type { ManagedProcess } from '../../../src/local/childProcess';
@@ -24,6 +24,8 @@ import { createTestWorkspace } from '../../support/workspaces';
 
 const APP_SECRET = 'unknown-outcome-app-secret';
 const PEOPLE = 3;
+/** The tenant of the late recounts made due ahead of this file's campaigns (`dueAheadOfTheCampaign`). */
+const FILLER = 'unknown-outcome-filler';
 
 /**
  * Issue 36 §2: a worker dies between the Cloud API's acceptance of a campaign send and its record
@@ -59,6 +61,10 @@ describe('a campaign send whose worker died mid-request, resolved from the statu
     }
   });
   afterAll(async () => {
+    if (api) {
+      await lateRecountsCollection(api.db).deleteMany({ tenant_id: FILLER });
+      await progressCollection(api.db).deleteMany({ tenant_id: FILLER });
+    }
     await graph?.stop();
     await api?.close();
   });
@@ -115,6 +121,37 @@ describe('a campaign send whose worker died mid-request, resolved from the statu
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
 
+  /**
+   * A pass recounts at most 20 due campaigns (`recountDueCampaigns`' batch), so in a full test
+   * run the other files' finished campaigns may fill the first pass. As many are made due
+   * ahead of this file's campaign here, so its hold is settled by a later pass in every run.
+   */
+  async function dueAheadOfTheCampaign() {
+    const at = new Date(Date.now() - 60 * 60_000);
+    await lateRecountsCollection(api.db).insertMany(
+      Array.from({ length: 20 }, (_, n) => ({ _id: `${FILLER}-${n}`, tenant_id: FILLER, recipients: 0, ended_at: at, step: 0, due_at: at })),
+    );
+  }
+
+  /**
+   * The workers' passes (here called at the campaign's first recount time, 5 min ahead) until
+   * one has recounted this campaign: its late recount moved past step 0. Waited for, not
+   * assumed: the run shows `completed` before it hands its late recounts over (a later
+   * activity), and a pass may be filled by other campaigns due first.
+   */
+  async function firstLateRecount(campaignId: string) {
+    const at = new Date(Date.now() + 5 * 60_000);
+    await waitFor(
+      'the campaign’s first late recount',
+      async () => {
+        await recountDueCampaigns(api.db, at);
+        return ((await lateRecountsCollection(api.db).findOne({ _id: campaignId }))?.step ?? 0) > 0;
+      },
+      30_000,
+      100,
+    );
+  }
+
   /** Every person sent once, each pointing at their message; the counters and the plan's conversations exact. */
   async function expectExact(input: { ws: { workspaceId: string }; campaign: { _id: string }; before: number }, delivered: number) {
     const perRecipient = new Map<string, number>();
@@ -133,6 +170,7 @@ describe('a campaign send whose worker died mid-request, resolved from the statu
   }
 
   it('a status before the retry decides: the retry records the send as sent, never sends it again', async () => {
+    await dueAheadOfTheCampaign();
     const run = await launchAndKillMidSend();
     // The dead attempt's lease passes (the Idempotency-Key's 5 s); the batch's retry waits for its heartbeat timeout (20 s).
     await waitFor('the dead attempt’s lease over', async () => ((await sendIntentsCollection(api.db).findOne({ _id: run.intentKey }))?.lease_until ?? new Date()) < new Date(), 15_000, 250);
@@ -146,7 +184,7 @@ describe('a campaign send whose worker died mid-request, resolved from the statu
     const recipient = (await readRecipientBatch(api.db, run.campaign._id, 0, PEOPLE)).find((r) => r._id === run.recipientId)!;
     expect(recipient).toMatchObject({ state: 'sent', skip_reason: null, message_id: run.lost.messageId });
     // The first late recount also settles the killed batch's conversation hold (orphaned after 130 s).
-    await recountDueCampaigns(api.db, new Date(Date.now() + 5 * 60_000));
+    await firstLateRecount(run.campaign._id);
     await expectExact(run, 0);
   }, 400_000);
 
@@ -165,7 +203,7 @@ describe('a campaign send whose worker died mid-request, resolved from the statu
     expect(await outboundMessagesCollection(api.db).findOne({ _id: run.lost.messageId })).toMatchObject({ campaign_recipient_id: run.recipientId, status: 'delivered' });
     // The campaign's late recounts (a worker's pass, here called at the first one's time) bring the
     // person and the counters in, and settle the killed batch's conversation hold.
-    await recountDueCampaigns(api.db, new Date(Date.now() + 5 * 60_000));
+    await firstLateRecount(run.campaign._id);
     const recipient = (await readRecipientBatch(api.db, run.campaign._id, 0, PEOPLE)).find((r) => r._id === run.recipientId)!;
     expect(recipient).toMatchObject({ state: 'delivered', skip_reason: null, message_id: run.lost.messageId });
     await expectExact(run, 1);
