@@ -122,9 +122,9 @@ describe('a campaign send whose worker died mid-request, resolved from the statu
   }
 
   /**
-   * A pass recounts at most 20 due campaigns (`recountDueCampaigns`' batch), so in a full test
-   * run the other files' finished campaigns may fill the first pass. As many are made due
-   * ahead of this file's campaign here, so its hold is settled by a later pass in every run.
+   * A pass recounts at most 20 due campaigns (`recountDueCampaigns`' batch), as a busy workspace's
+   * worker meets. As many are made due ahead of this file's campaign here (its database is its
+   * own), so its hold is settled by a later pass in every run and the wait below is exercised.
    */
   async function dueAheadOfTheCampaign() {
     const at = new Date(Date.now() - 60 * 60_000);
