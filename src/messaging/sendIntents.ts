@@ -120,7 +120,8 @@ export function claimSendIntent(db: Db, intent: SendIntentDoc): Promise<boolean>
 
 /**
  * Deletes send intents whose send was recorded (`sent`) more than the events' retention ago,
- * the same way (src/events/retention.ts runs it; src/main/worker.ts registers it there). By
+ * the same way, at the pass's pace and ending when it stops (src/events/retention.ts runs it;
+ * src/main/worker.ts registers it there). By
  * then the outbound message record stands for the send; the intent only answered retries,
  * and the idempotency window (24 h) is long closed. An intent still `sending` (its outcome
  * unknown) stays: it is what stops a retry from sending a second time.
@@ -130,6 +131,8 @@ export async function sweepExpiredSendIntents(options: RetentionOptions): Promis
   return sweepOldestFirst<SendIntentDoc>(sendIntentsCollection(options.db), {
     batchSize: options.batchSize,
     maxBatches: options.maxBatches,
+    pauseMs: options.pauseMs,
+    signal: options.signal,
     projection: { _id: 1, created_at: 1, state: 1 },
     mayGo: (intent) => intent.state === 'sent' && intent.created_at < cutoff,
   });

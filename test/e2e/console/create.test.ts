@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { findCampaign } from '../../../src/campaigns/campaign';
-import { callCollections, newCallDoc } from '../../../src/calls/callStore';
-import { newId } from '../../../src/domain/ids';
+import { callCollections } from '../../../src/calls/callStore';
 import { useTestApi } from '../../support/app';
 import { checkPage, launchBrowser, logIn, screenshot, seriousA11yViolations, waitForRows, waitForText, type TestBrowser } from '../../support/browser';
 import { insertContacts } from '../../support/campaigns';
+import { storedCall } from '../../support/storedRecords';
 
 /**
  * The create flows in the web console, in Debian's chromium against the real API: empty pages
@@ -193,25 +193,7 @@ describe('create flows in the web console', () => {
       { to: '+919811100002', status: 'failed', outcome: 'no_answer', metadata: { campaign_id: campaign, campaign_name: 'Delivery check' } },
       { to: '+919811100001', status: 'completed', outcome: 'agent_hangup', metadata: { campaign_id: campaign, campaign_name: 'Delivery check' } },
     ] as const;
-    const docs = specs.map((s, i) => ({
-      ...newCallDoc({
-        _id: newId('call', new Date(start + i * 1000)),
-        tenant_id: ws.workspaceId,
-        direction: 'outbound',
-        status: s.status,
-        to: s.to,
-        from_number: '918000000000',
-        agent_id: ws.agentId,
-        requested_agent_id: null,
-        deployment_id: 'dep_test',
-        ring_seconds: 30,
-        max_call_seconds: 600,
-        recording: false,
-        created_at: new Date(start + i * 1000),
-        metadata: { ...s.metadata },
-      }),
-      outcome: s.outcome,
-    }));
+    const docs = specs.map((s, i) => storedCall(ws, new Date(start + i * 1000), s.to, { status: s.status, outcome: s.outcome, metadata: { ...s.metadata } }));
     await callCollections(api.db).calls.insertMany(docs);
     const shown = async () => page().locator('[data-testid=recent-calls] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-call')));
 

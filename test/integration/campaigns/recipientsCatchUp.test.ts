@@ -59,7 +59,7 @@ describe('recipients left behind their messages catch up at the late recount', (
       (await stagingCollections(api.db).recipients.find({ campaign_id: draft._id }).sort({ _id: 1 }).toArray()).map((r) => [r._id, r.state]);
     expect(await states()).toEqual([0, 1, 2, 3, 4].map((n) => [recipientId(draft._id, n), statuses[n]]));
     expect(await publicCounters()).toEqual({ sent: 5, delivered: 4, read: 3, failed: 0, skipped: 0 });
-    expect((await lateRecountsCollection(api.db).findOne({ _id: draft._id }))?.step).toBe(1);
+    expect((await lateRecountsCollection(api.db).findOne({ campaign_id: draft._id }))?.step).toBe(1);
 
     // The next recount finds them caught up and moves nothing back.
     expect(await recountDueCampaigns(api.db, new Date(endedAt.getTime() + lateRecountOffsetMs(1)))).toBe(1);

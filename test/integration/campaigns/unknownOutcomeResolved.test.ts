@@ -4,7 +4,7 @@ import { findCampaign } from '../../../src/campaigns/campaign';
 import { controlCampaign } from '../../../src/campaigns/control';
 import { campaignCounters, progressCollection } from '../../../src/campaigns/progress';
 import { readRecipientBatch } from '../../../src/campaigns/staging';
-import { lateRecountsCollection, recountDueCampaigns } from '../../../src/campaigns/whatsapp/lateRecounts';
+import { lateRecountDoc, lateRecountsCollection, recountDueCampaigns } from '../../../src/campaigns/whatsapp/lateRecounts';
 import { collections } from '../../../src/db/collections';
 import { createEventPublisher } from '../../../src/events/publisher';
 import type { ManagedProcess } from '../../../src/local/childProcess';
@@ -122,14 +122,13 @@ describe('a campaign send whose worker died mid-request, resolved from the statu
   }
 
   /**
-   * A pass recounts at most 20 due campaigns (`recountDueCampaigns`' batch), as a busy workspace's
-   * worker meets. As many are made due ahead of this file's campaign here (its database is its
-   * own), so its hold is settled by a later pass in every run and the wait below is exercised.
+   * Other campaigns due ahead of this file's (its database is its own), as a busy workspace's
+   * worker meets: a pass takes them first, oldest-due first, and still reaches this one.
    */
   async function dueAheadOfTheCampaign() {
-    const at = new Date(Date.now() - 60 * 60_000);
+    const endedAt = new Date(Date.now() - 60 * 60_000);
     await lateRecountsCollection(api.db).insertMany(
-      Array.from({ length: 20 }, (_, n) => ({ _id: `${FILLER}-${n}`, tenant_id: FILLER, recipients: 0, ended_at: at, step: 0, due_at: at })),
+      Array.from({ length: 20 }, (_, n) => lateRecountDoc({ campaignId: `${FILLER}-${n}`, tenantId: FILLER, recipients: 0, endedAt, step: 0 })),
     );
   }
 
@@ -137,7 +136,7 @@ describe('a campaign send whose worker died mid-request, resolved from the statu
    * The workers' passes (here called at the campaign's first recount time, 5 min ahead) until
    * one has recounted this campaign: its late recount moved past step 0. Waited for, not
    * assumed: the run shows `completed` before it hands its late recounts over (a later
-   * activity), and a pass may be filled by other campaigns due first.
+   * activity).
    */
   async function firstLateRecount(campaignId: string) {
     const at = new Date(Date.now() + 5 * 60_000);
@@ -145,7 +144,7 @@ describe('a campaign send whose worker died mid-request, resolved from the statu
       'the campaign’s first late recount',
       async () => {
         await recountDueCampaigns(api.db, at);
-        return ((await lateRecountsCollection(api.db).findOne({ _id: campaignId }))?.step ?? 0) > 0;
+        return ((await lateRecountsCollection(api.db).findOne({ campaign_id: campaignId }))?.step ?? 0) > 0;
       },
       30_000,
       100,

@@ -1,10 +1,10 @@
 import request from 'supertest';
-import { callCollections, newCallDoc } from '../../../src/calls/callStore';
-import { newId } from '../../../src/domain/ids';
+import { callCollections } from '../../../src/calls/callStore';
 import { CONSOLE_AUTH } from '../../support/calls';
 import { useTestApi } from '../../support/app';
 import { bearer, envelope } from '../../support/http';
 import { injectInbound } from '../../support/messaging';
+import { storedCall } from '../../support/storedRecords';
 import { createTestWorkspace } from '../../support/workspaces';
 
 /** The console's Find and the conversations list's search and pages: a number in any form, a name, an id. */
@@ -78,24 +78,7 @@ describe('console search: Find, and conversations by number or name, a page at a
     const calls = (query: string) => request(api.server).get(`/console/v1/workspaces/${own.workspaceId}/calls${query}`).set(CONSOLE_AUTH);
     // 18:29:59 and 18:30:00 UTC on 24 November: the last second of the 24th and the first of the 25th in Kolkata (+05:30).
     const times = [new Date('2026-11-24T18:29:59Z'), new Date('2026-11-24T18:30:00Z'), new Date('2026-11-25T18:29:59Z'), new Date('2026-11-25T18:30:00Z')];
-    const docs = times.map((at) =>
-      newCallDoc({
-        _id: newId('call', at),
-        tenant_id: own.workspaceId,
-        direction: 'outbound',
-        status: 'completed',
-        to: '+919811177700',
-        from_number: '918000000000',
-        agent_id: own.agentId,
-        requested_agent_id: null,
-        deployment_id: 'dep_test',
-        ring_seconds: 30,
-        max_call_seconds: 600,
-        recording: false,
-        created_at: at,
-        metadata: {},
-      }),
-    );
+    const docs = times.map((at) => storedCall(own, at, '+919811177700', { status: 'completed' }));
     await callCollections(api.db).calls.insertMany(docs);
     const ids = async (query: string) => {
       const res = await calls(query);

@@ -11,6 +11,7 @@ import { webhookDeliveries, type WebhookDeliveryDoc } from '../../../src/webhook
 import { deliveryEntries, deliveryStatusEntries, entryOf, statusEntryOf } from '../../../src/webhooks/deliveryEntries';
 import { attemptTallies, attemptTallyId } from '../../../src/webhooks/attemptTallies';
 import { sweepExpiredDeliveries } from '../../../src/webhooks/deliveryRetention';
+import { waitFor } from '../../../src/local/net';
 import { openTestDb, testConfig } from '../../support/env';
 
 /** What expires (issue 12 point 9): each sweep deletes only what may go, a bounded number per pass. */
@@ -125,6 +126,30 @@ describe('send intents', () => {
     expect(await sweepExpiredSendIntents({ db, now: () => now, batchSize: 2, maxBatches: 1 })).toBe(1);
     expect(await sweepExpiredSendIntents({ db, now: () => now })).toBe(0);
     expect((await sendIntentsCollection(db).find({}).toArray()).map((d) => d._id).sort()).toEqual(['int_old_sending', 'int_young_sent']);
+  });
+
+  it('pause after each batch and end between batches when the process stops, as the other sweeps do', async () => {
+    await sendIntentsCollection(db).deleteMany({});
+    const now = new Date();
+    const old = new Date(now.getTime() - 7 * DAY - HOUR);
+    await sendIntentsCollection(db).insertMany(Array.from({ length: 6 }, (_, n) => intent(`int_paced_${n}`, 'sent', old)));
+    const left = () => sendIntentsCollection(db).countDocuments({});
+
+    // A stopping worker's pass deletes nothing.
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await sweepExpiredSendIntents({ db, now: () => now, batchSize: 2, signal: stopped.signal })).toBe(0);
+    expect(await left()).toBe(6);
+
+    // The first batch deleted, the pass pausing; stopped then, it ends before the next batch.
+    const stopping = new AbortController();
+    let settled = false;
+    const pass = sweepExpiredSendIntents({ db, now: () => now, batchSize: 2, pauseMs: 3_000, signal: stopping.signal }).finally(() => (settled = true));
+    await waitFor('the first batch deleted', async () => (await left()) <= 4, 10_000, 20);
+    expect({ left: await left(), settled }).toEqual({ left: 4, settled: false });
+    stopping.abort();
+    expect(await pass).toBe(2);
+    expect(await left()).toBe(4);
   });
 });
 

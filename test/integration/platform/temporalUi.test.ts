@@ -110,7 +110,7 @@ describe('operators in the Temporal UI', () => {
     );
 
     // Handed over: the first late recount a minute after the run's end.
-    const handed = (await lateRecountsCollection(api.db).findOne({ _id: campaign._id }))!;
+    const handed = (await lateRecountsCollection(api.db).findOne({ campaign_id: campaign._id }))!;
     expect(handed).toMatchObject({ tenant_id: ws.workspaceId, recipients: 3, step: 0 });
     expect(handed.due_at.getTime() - handed.ended_at.getTime()).toBe(60_000);
     expect(await campaignCounters(api.db, campaign._id)).toEqual({ sent: 3, delivered: 0, read: 0, failed: 0, skipped: 0 });
@@ -124,16 +124,16 @@ describe('operators in the Temporal UI', () => {
     // Not due yet: not counted (a pass may take the first test's cancelled campaign, handed over earlier).
     await recountDueCampaigns(api.db, new Date(handed.ended_at.getTime() + 59_000));
     expect(await campaignCounters(api.db, campaign._id)).toMatchObject({ delivered: 0, read: 0 });
-    expect(await lateRecountsCollection(api.db).findOne({ _id: campaign._id })).toMatchObject({ step: 0 });
+    expect(await lateRecountsCollection(api.db).findOne({ campaign_id: campaign._id })).toMatchObject({ step: 0 });
 
     // Due: counted (a funnel: the read one is delivered too), and the next recount is 15 minutes later.
     await recountDueCampaigns(api.db, new Date(handed.ended_at.getTime() + 60_000));
     expect(await campaignCounters(api.db, campaign._id)).toEqual({ sent: 3, delivered: 2, read: 1, failed: 0, skipped: 0 });
-    expect(await lateRecountsCollection(api.db).findOne({ _id: campaign._id })).toMatchObject({ step: 1, due_at: new Date(handed.ended_at.getTime() + lateRecountOffsetMs(1)) });
+    expect(await lateRecountsCollection(api.db).findOne({ campaign_id: campaign._id })).toMatchObject({ step: 1, due_at: new Date(handed.ended_at.getTime() + lateRecountOffsetMs(1)) });
 
     // Every later step in turn; after the last (about 31 hours on) the campaign is let go.
     for (let step = 1; step < 5; step++) await recountDueCampaigns(api.db, new Date(handed.ended_at.getTime() + lateRecountOffsetMs(step)));
-    expect(await lateRecountsCollection(api.db).findOne({ _id: campaign._id })).toBeNull();
+    expect(await lateRecountsCollection(api.db).findOne({ campaign_id: campaign._id })).toBeNull();
     expect(await campaignCounters(api.db, campaign._id)).toEqual({ sent: 3, delivered: 2, read: 1, failed: 0, skipped: 0 });
   });
 });
