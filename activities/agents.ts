@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { AgentModelPermanentError, beginTurn, gatherTurn, gatherTurnAndAsk, TurnChecks, TurnContexts, modelStep, recordHolderChange, runTool, sendReply, type AgentModel, type AgentTurnDeps, type Toolbox } from '../src/agents';
+import { AgentModelPermanentError, AgentSetups, beginTurn, gatherTurn, gatherTurnAndAsk, TurnChecks, TurnContexts, modelStep, recordHolderChange, runTool, sendReply, type AgentModel, type AgentTurnDeps, type Toolbox } from '../src/agents';
 import type { AgentTurn, HolderChange, PendingTrailRow, TurnItem } from '../src/agents/contracts';
 import type { EventPublisher } from '../src/events/publisher';
 import type { WhatsAppProvider } from '../src/messaging/whatsAppSender';
@@ -27,6 +27,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     now: deps.now ?? (() => new Date()),
     contexts: new TurnContexts(),
     checks: new TurnChecks(),
+    setups: new AgentSetups(),
   };
   return {
     /** Reads and a read mark: repeating them changes nothing; its trail row is keyed by the turn. */

@@ -12,6 +12,7 @@ import { startEmbeddedSystem } from './embeddedSystem';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
 import { formatProfile, summariseProfiles } from './cpuProfileSummary';
 import { formatOpTally, opTallyPerUnit } from './opTallyReport';
+import { formatThreadCpu, markThreads, threadCpuSince } from './threadCpu';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -210,10 +211,13 @@ async function main(): Promise<void> {
     webhookMs.length = 0;
     const meter = cpuMeter(system.pids, ['temporal', 'ferretdb']);
     const mark = meter.mark();
+    const nodePids = { worker: system.pids.worker!, api: system.pids.api! };
+    const threadMark = markThreads(nodePids);
     await Promise.all(Array.from({ length: conversations }, (_, i) => conversation(i, (thinkMs * i) / conversations)));
     const use = meter.since(mark);
     window = use.window;
     const turnCount = conversations * turns;
+    const byThread = threadCpuSince(threadMark, nodePids, turnCount);
     /** Counted from the start, the warm-up's turns included: the model's and tool's calls, the database commands. */
     const allTurns = turnCount + warmups * turns;
 
@@ -240,6 +244,7 @@ async function main(): Promise<void> {
     say(`  p99 added ${p99.toFixed(0)} ms (target ≤ ${AGENT_TARGETS.p99AddedMs} ms): ${verdict(p99 <= AGENT_TARGETS.p99AddedMs)}`);
     say(formatPerUnit(use, turnCount, 'turn'));
     say(`  CPU per turn, ours (API, worker, Temporal, FerretDB): ${cpuPerTurnMs.toFixed(1)} ms (target ≤ ${AGENT_TARGETS.cpuPerTurnMs} ms): ${verdict(cpuPerTurnMs <= AGENT_TARGETS.cpuPerTurnMs)}`);
+    say(formatThreadCpu(byThread, 'turn'));
     say(`  history events per turn: ${eventsPerTurn.toFixed(1)} (target ≤ ${AGENT_TARGETS.historyEventsPerTurn}): ${verdict(eventsPerTurn <= AGENT_TARGETS.historyEventsPerTurn)}`);
     say(`  model calls ${modelCalls} (expected ${2 * allTurns}), tool calls ${toolCalls} (expected ${allTurns}), replies ${latencies.length}`);
     // A tool call the order service never saw is a failed run in the turn's trail (its reason there); a count short of them is the bench's.
@@ -262,6 +267,7 @@ async function main(): Promise<void> {
       cpu: use,
       cpu_per_turn_ms: perUnit(use, turnCount),
       cpu_per_turn_ours_ms: cpuPerTurnMs,
+      cpu_per_turn_by_thread_ms: byThread,
       history_events_per_turn: eventsPerTurn,
       targets: AGENT_TARGETS,
     };

@@ -10,6 +10,7 @@ export { inboxEntries, inboxEntry, type InboxEntry, type InboxFilter, type Inbox
 export { gatherTurn, gatherTurnAndAsk } from './burst';
 export { TurnContexts } from './turnContexts';
 export { TurnChecks } from './turnChecks';
+export { AGENT_SETUP_FRESH_MS, AgentSetups } from './agentSetups';
 export { beginTurn, modelStep, runTool, sendReply, type AgentTurnDeps } from './turns';
 export { HANDED_BACK_EVENT, HANDED_OVER_EVENT, recordHolderChange } from './holder';
 export { RESERVED_TOOL_NAMES } from './reservedToolNames';

@@ -20,6 +20,7 @@ import type { AgentModel, ChatLine, ModelRequest } from './agentModel';
 import type { AgentTurn, ModelStepTaken, PendingTrailRow, ReplyOutcome, ToolRun, TurnItem, TurnStart } from './contracts';
 import type { Toolbox } from './toolbox';
 import type { TurnContext, TurnContexts } from './turnContexts';
+import type { AgentSetup, AgentSetups } from './agentSetups';
 import { recordTrail, trailTurn } from './trail';
 import type { TurnChecks } from './turnChecks';
 
@@ -43,6 +44,8 @@ export interface AgentTurnDeps {
   contexts?: TurnContexts;
   /** Keeps what a turn's first step checked for its reply's send in this process; absent: the send reads it again. */
   checks?: TurnChecks;
+  /** Keeps each agent's instructions and tools for a few seconds across its conversations' turns; absent: every turn reads them. */
+  setups?: AgentSetups;
 }
 
 /** How much of the conversation the model reads: the newest turns, oldest first. */
@@ -196,11 +199,16 @@ export async function modelStep(
   }
 }
 
+async function agentSetup(deps: AgentTurnDeps, tenantId: string, agentId: string): Promise<AgentSetup> {
+  const [instructions, tools] = await Promise.all([instructionsFor(deps.db, tenantId, agentId), deps.toolbox.toolsFor({ tenantId, agentId, channel: 'whatsapp' })]);
+  return { instructions, tools };
+}
+
 async function turnContext(deps: AgentTurnDeps, turn: AgentTurn, agentId: string, conversation?: ConversationDoc | null): Promise<TurnContext> {
-  const [instructions, { lines, turnLines }, tools] = await Promise.all([
-    instructionsFor(deps.db, turn.tenantId, agentId),
+  const read = () => agentSetup(deps, turn.tenantId, agentId);
+  const [{ instructions, tools }, { lines, turnLines }] = await Promise.all([
+    deps.setups ? deps.setups.get(turn.tenantId, agentId, deps.now(), read) : read(),
     history(deps.db, turn, conversation),
-    deps.toolbox.toolsFor({ tenantId: turn.tenantId, agentId, channel: 'whatsapp' }),
   ]);
   return { instructions, history: lines, turnLines, tools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })), runnable: tools };
 }

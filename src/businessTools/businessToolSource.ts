@@ -6,9 +6,10 @@ import { listBusinessTools, type BusinessToolDoc } from './store';
 
 /**
  * The workspace's HTTP tools as agent tools (src/agents/agentTool.ts): each declared tool is
- * offered with its own name, description and parameters. Read afresh for every turn (one scan
- * of at most `maxToolsPerWorkspace` small records), so a tool declared or deleted in the
- * console is offered, or not, from the next turn on.
+ * offered with its own name, description and parameters. Read afresh for every listing (one
+ * scan of at most `maxToolsPerWorkspace` small records); a chat worker keeps an agent's list
+ * for its conversations' turns up to AGENT_SETUP_FRESH_MS (src/agents/agentSetups.ts), so a
+ * tool declared or deleted in the console is offered, or not, from that many seconds on.
  */
 
 export interface BusinessToolDeps {
