@@ -298,8 +298,19 @@ async function main(): Promise<void> {
 
     let finished = 0;
     let shown: { body: Record<string, any> }[] = [];
+    /** A progress read the API answered 503 ("retry shortly"): read again next round, as a client would. */
+    let pollRefusals = 0;
     while (Date.now() - t0 < timeoutMs) {
-      shown = await Promise.all(campaigns.map((id) => consoleCall('GET', `/campaigns/${id}`)));
+      const read = await Promise.all(
+        campaigns.map((id, i) =>
+          consoleCall('GET', `/campaigns/${id}`).catch((err: { status?: number }) => {
+            if (err.status !== 503) throw err;
+            pollRefusals++;
+            return shown[i] ?? { body: { campaign_id: id, status: 'unknown' } };
+          }),
+        ),
+      );
+      shown = read;
       finished = shown.filter((s) => s.body.status === 'completed').length;
       if (finished === campaignCount) break;
       await sleep(1_000);
@@ -328,7 +339,7 @@ async function main(): Promise<void> {
     say(`  ${inRun.length} sends from ${new Date(inRun[0]!).toISOString()} to ${new Date(inRun.at(-1)!).toISOString()} (${seconds(spanMs)} s): ${sendsPerSecond.toFixed(1)} sends/s aggregate against the ${(campaignCount * THROTTLE) / 60}/s cap${complete ? '' : ` (INCOMPLETE: ${finished} of ${campaignCount} completed in ${timeoutMs / 1000} s)`}`);
     if (pausedAt !== null) say(`  the ${campaignCount - finished} unfinished campaigns paused together: last send ${pauseToLastSendMs} ms after the pause request, ${times.filter((t) => t > pausedAt!).length} sends after it`);
     if (windows.length) say(`  per 10 s: min ${Math.min(...windows).toFixed(1)}/s, max ${Math.max(...windows).toFixed(1)}/s; series ${windows.map((w) => w.toFixed(1)).join(' ')}`);
-    say(`  launch → all completed ${seconds(Date.now() - t0)} s`);
+    say(`  launch → all completed ${seconds(Date.now() - t0)} s${pollRefusals ? ` (${pollRefusals} progress reads answered 503 and read again)` : ''}`);
     say(formatPerUnit(cpu, sends, 'send'));
     const cpuMsPerSend = sends > 0 ? (Object.values(cpu.cpu_seconds).reduce((a, b) => a + b, 0) * 1000) / sends : NaN;
     const cap = (campaignCount * THROTTLE) / 60;
@@ -406,6 +417,7 @@ async function main(): Promise<void> {
         per_10s_series: windows,
         launch_ms_max: Math.round(Math.max(...launchMs)),
         launch_refusals_retried: launchRefusals,
+        progress_reads_refused_503: pollRefusals,
         history_events: histories.map((h) => h.events),
         temporal_per_send: {
           events: histories.reduce((a, h) => a + h.events, 0) / Math.max(1, sends),
