@@ -30,7 +30,7 @@ import {
 } from '../local/cluster/temporalServer';
 import { startFerretDbOnPostgres } from '../local/cluster/ferretDbOnPostgres';
 import { startBalancer, type Upstream } from '../local/cluster/balancer';
-import { writeClusterState, type ClusterState } from '../local/cluster/clusterState';
+import { clusterStateKeeper } from '../local/cluster/clusterState';
 import { MEDIA_STREAM_PATH } from '../calls/line/streamUrl';
 import { runMain } from './runMain';
 
@@ -105,11 +105,11 @@ runMain(async () => {
   const clusterFile = join(dataDir, 'cluster.json');
   // A file left by an earlier run must not send tests to servers that are gone.
   rmSync(clusterFile, { force: true });
-  /** Each child's pid by name, current after a restart; in the state file once it is written. */
-  const pids: Record<string, number> = {};
-  let state: ClusterState | null = null;
+  /** Each child's pid by name, current after a restart, for benchmarks (bench/clusterTarget.ts). */
+  const stateFile = clusterStateKeeper(clusterFile);
   const stopAll = async () => {
     stopping = true;
+    stateFile.stopped();
     rmSync(clusterFile, { force: true });
     balancer?.close();
     balancer?.closeAllConnections();
@@ -118,9 +118,7 @@ runMain(async () => {
   const keep = (first: ManagedProcess, start: () => Promise<ManagedProcess>, probe: LivenessProbe) => {
     say(`${first.name} running (pid ${first.child.pid})`);
     const onStatus = (status: ChildState) => {
-      if (status.state !== 'running') return;
-      pids[first.name] = status.pid;
-      if (state && !stopping) writeClusterState(clusterFile, { ...state, processes: pids });
+      if (status.state === 'running') stateFile.running(first.name, status.pid);
     };
     children.push(supervise({ name: first.name, first, start, policy: restart, log: say, liveness: { probe, policy: liveness }, onStatus }));
   };
@@ -249,7 +247,7 @@ runMain(async () => {
     // Through the balancer, as a client would: the key must work end to end.
     await waitFor('the API through the balancer', () => httpOk(`${address}/readyz`), 30_000);
 
-    state = {
+    stateFile.ready({
       api_url: address,
       temporal_address: temporalAddress,
       temporal_namespace: config.TEMPORAL_NAMESPACE,
@@ -262,9 +260,7 @@ runMain(async () => {
       worker_metrics: workers,
       providers: { voice: config.VOICE_PROVIDER, whatsapp: config.WHATSAPP_PROVIDER },
       launcher_pid: process.pid,
-      processes: pids,
-    };
-    writeClusterState(clusterFile, state);
+    });
     say(`everything ready in ${seconds(Date.now() - began)}; logs in ${logs}`);
     process.stdout.write(`API: ${address}\n`);
     process.stdout.write(`Temporal: ${temporalAddress} (no Web UI in the cluster: \`temporal workflow list --address ${temporalAddress}\`)\n`);

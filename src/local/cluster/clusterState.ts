@@ -51,3 +51,30 @@ export function readClusterState(file: string): ClusterState {
   if (!state.processes || !state.mongodb_db) throw new Error(`${file} was written by an older launcher (no pids or database name): restart the cluster`);
   return state;
 }
+
+/**
+ * The launcher's side of the file: told each child's pid as it comes up (and again after a
+ * restart), it writes the file once the cluster is ready and rewrites it on every later pid,
+ * never before `ready` (a file means every server answers) and never after `stopped`.
+ */
+export function clusterStateKeeper(file: string) {
+  const processes: Record<string, number> = {};
+  let state: Omit<ClusterState, 'processes'> | null = null;
+  let stopped = false;
+  const write = () => {
+    if (state && !stopped) writeClusterState(file, { ...state, processes });
+  };
+  return {
+    running(name: string, pid: number): void {
+      processes[name] = pid;
+      write();
+    },
+    ready(ready: Omit<ClusterState, 'processes'>): void {
+      state = ready;
+      write();
+    },
+    stopped(): void {
+      stopped = true;
+    },
+  };
+}

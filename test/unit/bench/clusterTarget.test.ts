@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,7 +13,7 @@ import {
   type RoleCpuMark,
 } from '../../../bench/clusterTarget';
 import { treeCpuSeconds } from '../../../bench/benchStats';
-import { readClusterState, writeClusterState, type ClusterState } from '../../../src/local/cluster/clusterState';
+import { writeClusterState, type ClusterState } from '../../../src/local/cluster/clusterState';
 
 /**
  * BENCH_TARGET=cluster measures the cluster's processes by the pids its launcher writes: a
@@ -129,24 +129,6 @@ describe('the cluster as a bench target', () => {
     expect(replaced.cpu_seconds.worker).toBeNaN();
     expect(replaced.restarted).toEqual([`worker-2 (pid ${second.pid} → ${replacement.pid})`]);
     expect(JSON.parse(JSON.stringify(replaced)).cpu_seconds.worker).toBeNull();
-  });
-
-  it('writes the state file whole (no temporary file left) and refuses a file whose launcher is gone, or one without pids', () => {
-    const dir = tempDir();
-    const file = join(dir, 'cluster.json');
-    writeClusterState(file, state({ postgresql: 1 }));
-    expect(readdirSync(dir)).toEqual(['cluster.json']);
-    expect(readClusterState(file).processes).toEqual({ postgresql: 1 });
-
-    const gone = spawn(process.execPath, ['-e', '']);
-    writeClusterState(file, state({ postgresql: 1 }, gone.pid!));
-    return new Promise<void>((resolve) => gone.on('exit', () => resolve())).then(() => {
-      expect(() => readClusterState(file)).toThrow(`no running \`npm run start:cluster\` (${file}: its launcher, pid ${gone.pid}, has gone)`);
-      const { processes: _pids, ...older } = state({});
-      writeClusterState(file, older as ClusterState);
-      expect(() => readClusterState(file)).toThrow(`${file} was written by an older launcher (no pids or database name): restart the cluster`);
-      expect(() => readClusterState(join(dir, 'missing.json'))).toThrow(/^no running `npm run start:cluster` \(.*missing\.json: ENOENT/);
-    });
   });
 
   it('refuses, under BENCH_TARGET=cluster, a bench that starts its own servers and the settings that need them; anything else but embedded or cluster is refused too', () => {
