@@ -279,6 +279,27 @@ async function main(): Promise<void> {
       }
     };
 
+    /**
+     * A pause as a client retries it: a 503 ("retry shortly") may or may not have applied, so
+     * the campaign is read and the pause asked again, at its version, until it has left `running`.
+     */
+    const pause = async (id: string, version: number) => {
+      let expected = version;
+      for (;;) {
+        try {
+          return await consoleCall('POST', `/campaigns/${id}/pause`, { expected_version: expected });
+        } catch (err) {
+          const status = (err as { status?: number }).status;
+          if (status !== 503 && status !== 409) throw err;
+          say(`  pause of ${id}: ${status}, reading it and asking again`);
+          await sleep(2_000);
+          const now = await consoleCall('GET', `/campaigns/${id}`).catch(() => null);
+          if (now && now.body.status !== 'running' && now.body.status !== 'scheduled') return now;
+          if (now) expected = now.body.version;
+        }
+      }
+    };
+
     // ---- Phase 1: campaigns launched together.
     const zone = zoneOpenNow();
     const campaigns: string[] = [];
@@ -322,7 +343,7 @@ async function main(): Promise<void> {
     if (!complete) {
       pausedAt = Date.now();
       await Promise.all(
-        shown.filter((s) => s.body.status !== 'completed').map((s) => consoleCall('POST', `/campaigns/${s.body.campaign_id}/pause`, { expected_version: s.body.version })),
+        shown.filter((s) => s.body.status !== 'completed').map((s) => pause(s.body.campaign_id, s.body.version)),
       );
       await sleep(15_000);
     }
@@ -376,7 +397,7 @@ async function main(): Promise<void> {
     say(`  launch ${seconds(launched.ms)} s (staged ${launched.body.recipients})`);
     await sleep(pauseAfterSeconds * 1000);
     const pauseAt = Date.now();
-    const paused = await consoleCall('POST', `/campaigns/${large}/pause`, { expected_version: launched.body.version });
+    const paused = await pause(large, launched.body.version);
     const pausedAnsweredAt = Date.now();
     // Sends stop within a batch: wait until the counted recipients stay still for 10 s.
     let last = -1;
