@@ -12,6 +12,7 @@ import { startFerretDb, startTemporalDevServer } from '../src/local/servers';
 import { formatProfile, summariseProfiles } from './cpuProfileSummary';
 import { formatForgedForms, measureForgedFormStall } from './forgedFormStall';
 import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
+import { refuseClusterTarget } from './clusterTarget';
 
 /**
  * `npm run bench:api`: requests per second and latency of an authenticated, rate-limited
@@ -76,6 +77,7 @@ interface RunFigures {
 }
 
 async function main(): Promise<void> {
+  refuseClusterTarget('bench:api');
   const dir = mkdtempSync(join(tmpdir(), 'bench-api-'));
   const profileDir = join(dir, 'profiles');
   const children: ManagedProcess[] = [];

@@ -5,6 +5,7 @@ import { MongoClient, type MongoClientOptions } from 'mongodb';
 import { freePort } from '../src/local/net';
 import { toolPath } from '../src/local/paths';
 import { startFerretDb } from '../src/local/servers';
+import { refuseClusterTarget } from './clusterTarget';
 
 export interface BenchFerret {
   mongo: MongoClient;
@@ -19,6 +20,7 @@ export interface BenchFerret {
  * BENCH_FERRETDB_BINARY (an unpatched build to compare), else the one in TOOLS_DIR.
  */
 export async function withBenchFerret<T>(dirPrefix: string, use: (ferret: BenchFerret) => Promise<T>, clientOptions: MongoClientOptions = {}): Promise<T> {
+  refuseClusterTarget(dirPrefix.replace(/-$/, ''));
   const binary = process.env.BENCH_FERRETDB_BINARY ?? toolPath(process.env.TOOLS_DIR ?? '.tools', 'ferretdb');
   const dir = mkdtempSync(join(tmpdir(), dirPrefix));
   try {

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { KeyStore } from '../src/auth/keyStore';
 import { callCollections, type CallDoc } from '../src/calls/callStore';
 import { seedDemoWorkspace } from '../src/demo/seedDemoWorkspace';
@@ -13,6 +13,8 @@ import { formatReport } from './callBenchReport';
 import { hangUpAll, holdCalls, runLifecycles, runProbe, request, type BenchWorkspace } from './callLoad';
 import { summariseProfiles, type ProfileSummary, type ProfileWindow } from './cpuProfileSummary';
 import { BENCH_CONSOLE_TOKEN, startEmbeddedSystem } from './embeddedSystem';
+import { readClusterState } from '../src/local/cluster/clusterState';
+import { attachCluster, benchTarget, clusterStateFile, markClusterCpu, refuseSettingsOnCluster, roleCpuBetween } from './clusterTarget';
 import { CALL_TARGETS, TEMPORAL_MINIMUM } from './targets';
 
 /**
@@ -48,6 +50,12 @@ import { CALL_TARGETS, TEMPORAL_MINIMUM } from './targets';
  * and summarise each phase), BENCH_DATA_DIR (where the servers keep their files; default a
  * new directory under the system's temporary directory), BENCH_FERRETDB_BINARY (another
  * FerretDB build to compare with), BENCH_MAX_SECONDS (300).
+ *
+ * BENCH_TARGET=cluster (bench/clusterTarget.ts): the same phases against a running
+ * `npm run start:cluster`, through its balancer, with workspaces of this run's own ids; CPU
+ * per role of every cluster process (API ×2 summed, worker ×2, media, FerretDB, PostgreSQL,
+ * Temporal's four services). BENCH_CPU_PROF, BENCH_DATA_DIR and BENCH_FERRETDB_BINARY need
+ * the bench's own servers and are refused there.
  */
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -118,8 +126,10 @@ async function seedWorkspaces(db: Db, prefix: string, count: number, keysEach: n
   return out;
 }
 
-const PROCESSES = ['api', 'worker', 'ferretdb', 'temporal', 'bench', 'machine'] as const;
-type ProcessCpu = Record<(typeof PROCESSES)[number], number>;
+/** CPU seconds per process (embedded: api, worker, ferretdb, temporal; cluster: one per role), plus `bench` and `machine`. */
+type ProcessCpu = Record<string, number>;
+/** Not one of the system's processes: left out of a call's CPU. */
+const NOT_THE_SYSTEM = new Set(['bench', 'machine', 'others_on_machine']);
 
 /** What one phase cost: wall time, CPU per process, and its stretch of monotonic time for the profiles. */
 export interface PhaseCost {
@@ -127,6 +137,8 @@ export interface PhaseCost {
   cpu_seconds: ProcessCpu & { others_on_machine: number };
   load_average_after: string;
   window: ProfileWindow;
+  /** BENCH_TARGET=cluster: processes replaced during the phase (their role's CPU is NaN, written as null). */
+  restarted?: string[];
 }
 
 async function main(): Promise<void> {
@@ -143,7 +155,15 @@ async function main(): Promise<void> {
 
   try {
     const t0 = performance.now();
-    const system = await startEmbeddedSystem({
+    const onCluster = benchTarget() === 'cluster';
+    if (onCluster) {
+      refuseSettingsOnCluster('bench:calls', {
+        BENCH_CPU_PROF: "--cpu-prof profiles need the API and the worker started by the bench",
+        BENCH_DATA_DIR: 'the cluster keeps its files in its own DATA_DIR',
+        BENCH_FERRETDB_BINARY: 'the cluster runs the FerretDB it was started with',
+      });
+    }
+    const system = onCluster ? await attachClusterForCalls() : await startEmbeddedSystem({
       name: 'bench-calls',
       parentDir: settings.dataDir,
       serversInTurn: true,
@@ -159,10 +179,14 @@ async function main(): Promise<void> {
       }),
       onStop: (stop) => (stopSystem = stop),
     });
-    const { db, dir } = system;
+    if (onCluster) stopSystem = () => system.stop();
+    const { db } = system;
     const base = system.base!;
+    const consoleToken = 'consoleToken' in system ? system.consoleToken : BENCH_CONSOLE_TOKEN;
     const temporalClient = system.temporalClient!;
     const { load: loadWorkspaces, probes: probeWorkspaces } = system.seeded;
+    // On a cluster other runs' calls share the store: every count is of this run's workspaces.
+    const ours = onCluster ? { tenant_id: { $in: [...loadWorkspaces, ...probeWorkspaces].map((ws) => ws.id) } } : {};
 
     for (const [workspaces, destination, script] of [
       [loadWorkspaces, HOLD_DESTINATION, HOLD_SCRIPT],
@@ -170,18 +194,20 @@ async function main(): Promise<void> {
       [probeWorkspaces, HOLD_DESTINATION, HOLD_SCRIPT],
     ] as const) {
       for (const ws of workspaces) {
-        const res = await request(base, 'PUT', `/console/v1/workspaces/${ws.id}/simulator/calls/${encodeURIComponent(destination)}`, BENCH_CONSOLE_TOKEN, script);
+        const res = await request(base, 'PUT', `/console/v1/workspaces/${ws.id}/simulator/calls/${encodeURIComponent(destination)}`, consoleToken, script);
         if (res.status !== 200) throw new Error(`scripting ${ws.id}: ${res.status} ${JSON.stringify(res.body)}`);
       }
     }
     const setupSeconds = (performance.now() - t0) / 1000;
     say(
       `bench:calls — ${settings.workspaces} workspaces × ${settings.keysPerWorkspace} keys, ${settings.connections} placers, ${settings.probes} probes; ` +
-        `API and worker as child processes; FerretDB (SQLite) and the Temporal dev server with their files in ${dir}; set-up ${setupSeconds.toFixed(1)} s; load average ${loadAverage()}`,
+        ('describe' in system
+          ? system.describe
+          : `API and worker as child processes; FerretDB (SQLite) and the Temporal dev server with their files in ${system.dir}`) +
+        `; set-up ${setupSeconds.toFixed(1)} s; load average ${loadAverage()}`,
     );
 
-    const pids = system.pids as Record<'api' | 'worker' | 'ferretdb' | 'temporal', number>;
-    const snapshot = (): ProcessCpu => {
+    const embeddedSnapshot = (pids: Record<'api' | 'worker' | 'ferretdb' | 'temporal', number>): ProcessCpu => {
       const own = process.cpuUsage();
       return {
         api: cpuSeconds(pids.api),
@@ -193,25 +219,40 @@ async function main(): Promise<void> {
       };
     };
     const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+    type Mark = { cpu: ProcessCpu; cluster: ReturnType<typeof markClusterCpu> | null; at: number; us: number };
+    const markNow = (): Mark =>
+      'stateFile' in system
+        ? { cpu: {}, cluster: markClusterCpu(system.stateFile), at: performance.now(), us: monotonicUs() }
+        : { cpu: embeddedSnapshot(system.pids as Record<'api' | 'worker' | 'ferretdb' | 'temporal', number>), cluster: null, at: performance.now(), us: monotonicUs() };
+    /** CPU seconds per process between two marks; on the cluster per role, NaN for a role whose process was replaced meanwhile. */
+    const cpuBetween = (from: Mark, end: Mark): { cpu: ProcessCpu; restarted: string[] } => {
+      if (!from.cluster || !end.cluster) return { cpu: Object.fromEntries(Object.keys(end.cpu).map((k) => [k, round1(end.cpu[k]! - from.cpu[k]!)])), restarted: [] };
+      const { cpu, restarted } = roleCpuBetween(from.cluster, end.cluster);
+      return {
+        cpu: { ...Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, round1(v)])), bench: round1(end.cluster.bench - from.cluster.bench), machine: round1(end.cluster.machine - from.cluster.machine) },
+        restarted,
+      };
+    };
     /** Runs `body` and measures it; `mark(from|to)` narrows the measured stretch to part of it. */
     const phase = async <T>(body: (mark: (edge: 'from' | 'to') => void) => Promise<T>): Promise<[T, PhaseCost]> => {
-      let from = { cpu: snapshot(), at: performance.now(), us: monotonicUs() };
-      let to: typeof from | null = null;
+      let from = markNow();
+      let to: Mark | null = null;
       const value = await body((edge) => {
-        const now = { cpu: snapshot(), at: performance.now(), us: monotonicUs() };
+        const now = markNow();
         if (edge === 'from') from = now;
         else to = now;
       });
-      const end = to ?? { cpu: snapshot(), at: performance.now(), us: monotonicUs() };
-      const cpu = Object.fromEntries(PROCESSES.map((k) => [k, round1(end.cpu[k] - from.cpu[k])])) as ProcessCpu;
-      const ours = cpu.api + cpu.worker + cpu.ferretdb + cpu.temporal + cpu.bench;
+      const end = to ?? markNow();
+      const { cpu, restarted } = cpuBetween(from, end);
+      const measured = Object.entries(cpu).reduce((sum, [k, v]) => sum + (k === 'machine' || !Number.isFinite(v) ? 0 : v), 0);
       return [
         value,
         {
           seconds: round1((end.at - from.at) / 1000),
-          cpu_seconds: { ...cpu, others_on_machine: round1(cpu.machine - ours) },
+          cpu_seconds: { ...cpu, others_on_machine: round1(cpu.machine! - measured) },
           load_average_after: loadAverage(),
           window: { fromUs: from.us, toUs: end.us },
+          ...(restarted.length > 0 ? { restarted } : {}),
         },
       ];
     };
@@ -238,7 +279,7 @@ async function main(): Promise<void> {
     const answeredFrom = performance.now();
     let answered = 0;
     while (performance.now() - answeredFrom < 60_000) {
-      answered = await calls.countDocuments({ status: 'in_progress' });
+      answered = await calls.countDocuments({ ...ours, status: 'in_progress' });
       if (answered >= heldIds.length) break;
       await sleep(100);
     }
@@ -251,8 +292,8 @@ async function main(): Promise<void> {
     const [hungUp, hangupCost] = await phase(async () => {
       const hung = await hangUpAll({ base, calls: held.placements, workspaces: loadWorkspaces, perSecond: settings.hangupsPerSecond, pollEvery: settings.pollEvery, pollMs: settings.pollMs });
       say(`   ${hung.samples.length} hung up; waiting for their results`);
-      const left = await untilDecided(calls, settings.drainTimeoutMs);
-      if (left > 0) await sayWherePending(calls, temporalClient);
+      const left = await untilDecided(calls, settings.drainTimeoutMs, ours);
+      if (left > 0) await sayWherePending(calls, temporalClient, ours);
       return hung;
     });
     say(`   done in ${hangupCost.seconds} s`);
@@ -280,10 +321,10 @@ async function main(): Promise<void> {
     });
     const loadEnded = performance.now();
     say(`   ${cycled.placements.length} calls placed, ${cycled.lifecycles.length} seen decided; waiting for the rest`);
-    const pending = await untilDecided(calls, settings.drainTimeoutMs);
+    const pending = await untilDecided(calls, settings.drainTimeoutMs, ours);
     const drainSeconds = round1((performance.now() - loadEnded) / 1000);
     say(`   all decided ${drainSeconds} s after the load (pending left ${pending})`);
-    if (pending > 0) await sayWherePending(calls, temporalClient);
+    if (pending > 0) await sayWherePending(calls, temporalClient, ours);
 
     // 4. idle: the probes alone.
     say('4. idle …');
@@ -299,7 +340,7 @@ async function main(): Promise<void> {
 
     // The read model of every call, and the engine's side.
     const docs = await calls
-      .find({}, { projection: { _id: 1, tenant_id: 1, status: 1, outcome: 1, ended_at: 1, updated_at: 1, 'result.state': 1, 'result.disposition': 1 } })
+      .find(ours, { projection: { _id: 1, tenant_id: 1, status: 1, outcome: 1, ended_at: 1, updated_at: 1, 'result.state': 1, 'result.disposition': 1 } })
       .toArray();
     const tenantOf = new Map(docs.map((d) => [d._id, d.tenant_id]));
     const inWindow = cycled.placements.filter((p) => p.at >= windowFrom && p.at < windowTo);
@@ -319,7 +360,11 @@ async function main(): Promise<void> {
       tenantId: tenantOf.get(c.callId)!,
     }));
     const footprints = summariseFootprints(await callFootprints(temporalClient, db, sample));
-    const counts = await workflowCounts(temporalClient, ['callLifecycleV2', 'callLifecycle', 'callWorkflow', 'simulatedCallee', 'dispatchEvent', 'deliverWebhook', 'rereadCall']);
+    const counts = await workflowCounts(
+      temporalClient,
+      ['callLifecycleV2', 'callLifecycle', 'callWorkflow', 'simulatedCallee', 'dispatchEvent', 'deliverWebhook', 'rereadCall'],
+      'attachedAt' in system ? system.attachedAt : undefined,
+    );
 
     clearTimeout(watchdog);
     await stopAll();
@@ -347,11 +392,12 @@ async function main(): Promise<void> {
     const states = (list: { state: string; disposition: string | null }[]) =>
       list.reduce<Record<string, number>>((a, s) => ((a[`${s.state}/${s.disposition}`] = (a[`${s.state}/${s.disposition}`] ?? 0) + 1), a), {});
     const withoutWindow = ({ window: _w, ...cost }: PhaseCost) => cost;
-    // A whole call's CPU: the sustained phase's four processes over its placements (the bench client and other processes excluded).
-    const c = sustainedCost.cpu_seconds;
-    const wholeCallCpuMs = inWindow.length > 0 ? Math.round(((c.api + c.worker + c.ferretdb + c.temporal) / inWindow.length) * 1000) : null;
+    // A whole call's CPU: the sustained phase's system processes (embedded: API, worker, FerretDB, Temporal; cluster: every role) over its placements (the bench client and other processes excluded).
+    const systemCpu = Object.entries(sustainedCost.cpu_seconds).reduce((sum, [k, v]) => (NOT_THE_SYSTEM.has(k) ? sum : sum + v), 0);
+    const wholeCallCpuMs = inWindow.length > 0 && Number.isFinite(systemCpu) ? Math.round((systemCpu / inWindow.length) * 1000) : null;
     const results = {
       at: new Date().toISOString(),
+      target: onCluster ? ('cluster' as const) : ('embedded' as const),
       settings,
       setup_seconds: round1(setupSeconds),
       hold: {
@@ -440,22 +486,35 @@ async function main(): Promise<void> {
 }
 
 /** Waits until no call's result is pending; answers how many still are when the time runs out. */
-async function untilDecided(calls: Collection<CallDoc>, timeoutMs: number): Promise<number> {
+async function untilDecided(calls: Collection<CallDoc>, timeoutMs: number, ours: Filter<CallDoc> = {}): Promise<number> {
   const from = performance.now();
   for (;;) {
-    const pending = await calls.countDocuments({ 'result.state': 'pending' });
+    const pending = await calls.countDocuments({ ...ours, 'result.state': 'pending' });
     if (pending === 0 || performance.now() - from > timeoutMs) return pending;
     await sleep(250);
   }
 }
 
 /** Where a few calls that are still pending wait, from their workflow histories. */
-async function sayWherePending(calls: Collection<CallDoc>, client: Client): Promise<void> {
-  const stuck = await calls.find({ 'result.state': 'pending' }, { projection: { _id: 1, status: 1 } }).limit(3).toArray();
+async function sayWherePending(calls: Collection<CallDoc>, client: Client, ours: Filter<CallDoc> = {}): Promise<void> {
+  const stuck = await calls.find({ ...ours, 'result.state': 'pending' }, { projection: { _id: 1, status: 1 } }).limit(3).toArray();
   for (const call of stuck) {
     say(`   still pending: ${call._id} (${call.status}); its workflow's last events:`);
     for (const line of await lastEvents(client, call._id)) say(`     ${line}`);
   }
+}
+
+/** The running cluster, with this run's own workspaces (a second run must not meet the first's live calls and day budgets). */
+async function attachClusterForCalls() {
+  const { providers } = readClusterState(clusterStateFile());
+  if (providers.voice !== 'simulator') throw new Error(`bench:calls with BENCH_TARGET=cluster needs the voice simulator; this cluster runs VOICE_PROVIDER=${providers.voice}`);
+  return attachCluster({
+    name: 'bench-calls',
+    seed: async (db, tag) => ({
+      load: await seedWorkspaces(db, `ws_callbench_${tag}`, settings.workspaces, settings.keysPerWorkspace),
+      probes: await seedWorkspaces(db, `ws_callprobe_${tag}`, settings.probes, 20),
+    }),
+  });
 }
 
 function round1(n: number): number {

@@ -8,8 +8,11 @@ import { formatProfile, type ProfileSummary } from './cpuProfileSummary';
 
 interface Cost {
   seconds: number;
-  cpu_seconds: Record<'api' | 'worker' | 'ferretdb' | 'temporal' | 'bench' | 'others_on_machine', number>;
+  /** Embedded: api, worker, ferretdb, temporal; BENCH_TARGET=cluster: one per role (bench/clusterTarget.ts). Then bench, machine, others_on_machine. */
+  cpu_seconds: Record<string, number>;
   load_average_after: string;
+  /** Processes replaced during the phase (cluster): their role's figure is null. */
+  restarted?: string[];
 }
 
 interface Target {
@@ -19,6 +22,7 @@ interface Target {
 }
 
 export interface CallBenchFigures {
+  target: 'embedded' | 'cluster';
   settings: { workspaces: number; seconds: number; pollMs: number; hangupsPerSecond: number; probes: number };
   hold: { placements: number; placements_per_second: number; seconds: number; post_latency_ms: Distribution; all_answered_after_seconds: number | null; refused: Record<string, number>; errors: number; first_error: string | null; cost: Cost };
   hangup: { poll_every: number; ready_ms: Distribution; result_written_ms: Distribution; ended_ms: Distribution; hangup_post_ms: Distribution; states: Record<string, number>; errors: string[]; error_count: number; cost: Cost };
@@ -52,12 +56,16 @@ export interface CallBenchFigures {
 const met = (t: Target, unit: string, op: string) => `target ${op} ${t.target}${unit}: ${t.met ? 'met' : 'NOT met'}`;
 
 /** CPU of each process in a phase, and per call of the phase (its placements, or its hang-ups). */
+const PROCESS_LABELS: Record<string, string> = { ferretdb: 'FerretDB', temporal: 'Temporal', postgresql: 'PostgreSQL' };
+const NOT_PROCESSES = new Set(['bench', 'machine', 'others_on_machine']);
+
 function costLine(cost: Cost, calls: number): string {
   const c = cost.cpu_seconds;
-  const per = (s: number) => (calls > 0 ? ` (${((s / calls) * 1000).toFixed(0)} ms/call)` : '');
+  const per = (s: number | null) => (calls > 0 && s !== null && Number.isFinite(s) ? ` (${((s / calls) * 1000).toFixed(0)} ms/call)` : '');
+  const processes = Object.keys(c).filter((k) => !NOT_PROCESSES.has(k)).map((k) => `${PROCESS_LABELS[k] ?? k} ${c[k] ?? 'NOT MEASURED'}${per(c[k] ?? null)}`);
   return (
-    `   CPU s in ${cost.seconds} s on 2 cores: api ${c.api}${per(c.api)}, worker ${c.worker}${per(c.worker)}, FerretDB ${c.ferretdb}${per(c.ferretdb)}, ` +
-    `Temporal ${c.temporal}${per(c.temporal)}, bench client ${c.bench}; other processes on the machine ${c.others_on_machine}; load average after ${cost.load_average_after}`
+    `   CPU s in ${cost.seconds} s on 2 cores: ${processes.join(', ')}, bench client ${c.bench}; other processes on the machine ${c.others_on_machine}; load average after ${cost.load_average_after}` +
+    (cost.restarted ? `; restarted meanwhile (not measured): ${cost.restarted.join(', ')}` : '')
   );
 }
 
@@ -82,7 +90,7 @@ export function formatReport(r: CallBenchFigures): string {
   add(`   probes: hang-up → result decided ${formatDistribution(s.probes.ready_ms)}   ${met(r.targets.probe_ready_p99_ms_under_load, ' ms', 'p99 <')}`);
   add(`           seen completed ${formatDistribution(s.probes.ended_ms)}; results ${JSON.stringify(s.probes.states)}${s.probes.errors.length ? `; errors ${JSON.stringify(s.probes.errors)}` : ''}`);
   add(costLine(s.cost, s.placements));
-  add(`   a whole call: ${r.targets.cpu_ms_per_call.value ?? '—'} ms of CPU (API + worker + FerretDB + Temporal)   ${met(r.targets.cpu_ms_per_call, ' ms', '≤')}`);
+  add(`   a whole call: ${r.targets.cpu_ms_per_call.value ?? '—'} ms of CPU (${r.target === 'cluster' ? 'every cluster process' : 'API + worker + FerretDB + Temporal'})   ${met(r.targets.cpu_ms_per_call, ' ms', '≤')}`);
   add(`4. idle       probes alone: hang-up → result decided ${formatDistribution(r.idle.ready_ms)}; seen completed ${formatDistribution(r.idle.ended_ms)}; results ${JSON.stringify(r.idle.states)}${r.idle.errors.length ? `; errors ${JSON.stringify(r.idle.errors)}` : ''}`);
   const f = r.engine.per_call;
   add(`per call (history of ${f.sampled} sampled calls: the call workflow, its simulated callee's workflow (none with VOICE_SIMULATOR=timers, the default), one fan-out workflow per event)`);

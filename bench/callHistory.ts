@@ -119,11 +119,12 @@ export function summariseFootprints(footprints: CallFootprint[]): FootprintSumma
 }
 
 /** Workflows of each type the engine holds, from its visibility store. */
-export async function workflowCounts(client: Client, types: string[]): Promise<Record<string, number | null>> {
+/** Workflows of each type in the namespace; with `since`, only those started from then (a cluster's namespace holds other runs' too). */
+export async function workflowCounts(client: Client, types: string[], since?: Date): Promise<Record<string, number | null>> {
   const counts: Record<string, number | null> = {};
   for (const type of types) {
     try {
-      counts[type] = (await client.workflow.count(`WorkflowType = "${type}"`)).count;
+      counts[type] = (await client.workflow.count(`WorkflowType = "${type}"${since ? ` AND StartTime >= "${since.toISOString()}"` : ''}`)).count;
     } catch {
       counts[type] = null;
     }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +15,11 @@ import { broadcastRequest, insertDrafted } from '../test/support/campaignDrafts'
 import { loadAverage, sleep } from './benchStats';
 import { formatProfile, summariseProfiles } from './cpuProfileSummary';
 import { BENCH_CONSOLE_TOKEN, startEmbeddedSystem } from './embeddedSystem';
+import { attachCluster, benchTarget, clusterCpuMeter, clusterPeakMemoryMb, refuseSettingsOnCluster } from './clusterTarget';
+import { readClusterState } from '../src/local/cluster/clusterState';
+import { clusterStateFile } from './clusterTarget';
 import { formatOpTally } from './opTallyReport';
-import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures } from './processCpu';
+import { cpuMeter, formatPerUnit, perUnit, writeBenchFigures, type CpuUse } from './processCpu';
 import { CAMPAIGN_TARGETS, TEMPORAL_MINIMUM } from './targets';
 import { actionsIn, formatUnitCost } from './workflowCost';
 
@@ -38,6 +42,13 @@ import { actionsIn, formatUnitCost } from './workflowCost';
  * rate is what was sent. BENCH_CPU_PROF=1 profiles the API and the worker (--cpu-prof) and
  * summarises phase 1's window. Contacts, drafts and simulator scripts are written straight
  * to the database (their routes are measured elsewhere). Figures go to .bench/campaigns-<time>.json.
+ *
+ * BENCH_TARGET=cluster (bench/clusterTarget.ts): the same phases against a running
+ * `npm run start:cluster`, through its balancer, in a workspace of this run's own; CPU per send
+ * per role of every cluster process (API ×2 summed, worker ×2, media, FerretDB, PostgreSQL,
+ * Temporal's four services); peak memory of the largest API and worker process (since each
+ * started). BENCH_CPU_PROF and BENCH_OP_TALLY need the API and worker started by the bench and
+ * are refused there.
  */
 
 const campaignCount = Number(process.env.BENCH_CAMPAIGNS ?? 10);
@@ -49,7 +60,9 @@ const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 600) * 1000;
 const cpuProfile = process.env.BENCH_CPU_PROF === '1';
 const opTally = process.env.BENCH_OP_TALLY === '1';
 const THROTTLE = 600;
-const TENANT = 'ws_bench_campaigns';
+const onCluster = benchTarget() === 'cluster';
+/** On a cluster, a workspace of this run's own: a second run must not meet the first's contacts. */
+const TENANT = onCluster ? `ws_bench_campaigns_${Date.now().toString(36)}` : 'ws_bench_campaigns';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
@@ -67,6 +80,9 @@ function peakMemoryMb(pid: number): number {
   return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
 }
 
+/** Embedded: none; on a cluster 8 hex characters of this run's workspace, so its contact ids are its own. */
+const contactIdStem = onCluster ? createHash('sha256').update(TENANT).digest('hex').slice(0, 8) : '';
+
 /** `count` contacts with mobile numbers `+919<code><index>`; `code` two digits, one per audience. */
 async function insertContacts(db: Db, code: string, count: number): Promise<{ ids: string[]; phones: string[] }> {
   const at = new Date();
@@ -76,7 +92,7 @@ async function insertContacts(db: Db, code: string, count: number): Promise<{ id
     const docs: ContactDoc[] = Array.from({ length: Math.min(1_000, count - start) }, (_, k) => {
       const i = start + k;
       return {
-        _id: `cnt_${code}${String(i).padStart(22, '0')}`,
+        _id: `cnt_${code}${contactIdStem}${String(i).padStart(22 - contactIdStem.length, '0')}`,
         tenant_id: TENANT,
         name: `Person ${i}`,
         email: null,
@@ -144,11 +160,23 @@ async function historyEvents(client: Client, workflowId: string): Promise<{ runs
   return { runs: perRun.length, events: perRun.reduce((a, b) => a + b, 0), actions, perRun };
 }
 
-async function main(): Promise<void> {
-  const loadBefore = loadAverage();
-  const profileDir = fromRoot(join('.bench', `campaigns-profiles-${Date.now()}`));
-  // Database commands per send, counted by the API and the worker (src/observability/databaseOpTally.ts).
-  const tallyPrefix = opTally ? join(mkdtempSync(join(tmpdir(), 'campaign-tally-')), 'ops') : null;
+/** What the bench measures, started by it (embedded) or found running (BENCH_TARGET=cluster). */
+interface CampaignSystem {
+  db: Db;
+  base: string;
+  consoleToken: string;
+  client: Client;
+  /** The report's first line: what runs where. */
+  describe: string;
+  /** Starts measuring CPU per process (role); the function answers what was used since. */
+  startCpu(): () => CpuUse;
+  peakMemory(): Record<string, number | string>;
+  /** Where to look when the API answers 500. */
+  apiLog(): string;
+  stop(): Promise<void>;
+}
+
+async function startEmbedded(tallyPrefix: string | null, profileDir: string): Promise<CampaignSystem> {
   const system = await startEmbeddedSystem({
     name: 'bench-campaigns',
     taskQueue: 'bench-campaigns',
@@ -156,11 +184,61 @@ async function main(): Promise<void> {
     cpuProfiles: cpuProfile ? { dir: profileDir, processes: ['worker', 'api'] } : null,
     temporalClient: true,
   });
+  const api = system.api!;
+  return {
+    db: system.db,
+    base: system.base!,
+    consoleToken: BENCH_CONSOLE_TOKEN,
+    client: system.temporalClient!,
+    describe: 'embedded defaults: FerretDB (SQLite) + Temporal dev server + 1 API + 1 worker process',
+    startCpu: () => {
+      const meter = cpuMeter(system.pids, ['temporal', 'ferretdb']);
+      const before = meter.mark();
+      return () => meter.since(before);
+    },
+    peakMemory: () => ({ worker_peak_mb: peakMemoryMb(system.worker.child.pid!), api_peak_mb: peakMemoryMb(api.child.pid!) }),
+    apiLog: () => `the API's log:\n${api.tail()}`,
+    stop: () => system.stop(),
+  };
+}
+
+async function attachToCluster(): Promise<CampaignSystem> {
+  refuseSettingsOnCluster('bench:campaigns', {
+    BENCH_CPU_PROF: '--cpu-prof profiles need the API and the worker started by the bench',
+    BENCH_OP_TALLY: 'MONGODB_OP_TALLY must be set on the API and worker processes, which the cluster started without it',
+  });
+  const { providers } = readClusterState(clusterStateFile());
+  if (providers.whatsapp !== 'simulator') throw new Error(`bench:campaigns with BENCH_TARGET=cluster needs the WhatsApp simulator; this cluster runs WHATSAPP_PROVIDER=${providers.whatsapp}`);
+  const system = await attachCluster({ name: 'bench-campaigns' });
+  return {
+    db: system.db,
+    base: system.base,
+    consoleToken: system.consoleToken,
+    client: system.temporalClient,
+    describe: system.describe,
+    startCpu: () => {
+      const meter = clusterCpuMeter(system.stateFile);
+      const before = meter.mark();
+      return () => meter.since(before);
+    },
+    peakMemory: () => {
+      const worker = clusterPeakMemoryMb(system.stateFile, 'worker');
+      const api = clusterPeakMemoryMb(system.stateFile, 'api');
+      return { worker_peak_mb: worker?.mb ?? NaN, worker_peak_process: worker?.process ?? '–', api_peak_mb: api?.mb ?? NaN, api_peak_process: api?.process ?? '–' };
+    },
+    apiLog: () => `the API processes' logs: ${system.logsDir}/api-*.log`,
+    stop: () => system.stop(),
+  };
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadAverage();
+  const profileDir = fromRoot(join('.bench', `campaigns-profiles-${Date.now()}`));
+  // Database commands per send, counted by the API and the worker (src/observability/databaseOpTally.ts).
+  const tallyPrefix = opTally && !onCluster ? join(mkdtempSync(join(tmpdir(), 'campaign-tally-')), 'ops') : null;
+  const system = onCluster ? await attachToCluster() : await startEmbedded(tallyPrefix, profileDir);
   try {
-    const { db, worker } = system;
-    const api = system.api!;
-    const base = system.base!;
-    const client = system.temporalClient!;
+    const { db, base, client, consoleToken } = system;
     await seedDemoWorkspace(db, { workspaceId: TENANT, name: 'Campaign bench', environment: 'test' });
     // Room for every message of both phases in the plan's included conversations.
     await collections(db).workspaces.updateOne({ _id: TENANT }, { $set: { 'plan.conversations_included': 1_000_000 } });
@@ -169,7 +247,7 @@ async function main(): Promise<void> {
       const started = performance.now();
       const res = await fetch(`${base}/console/v1/workspaces/${TENANT}${path}`, {
         method,
-        headers: { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { authorization: `Bearer ${consoleToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const json = (await res.json()) as Record<string, any>;
@@ -193,10 +271,31 @@ async function main(): Promise<void> {
           if (status !== 503 && status !== 409 && status !== 500) throw err;
           launchRefusals++;
           say(`  launch of ${id}: ${status}, asking again (${seconds(performance.now() - started)} s so far)`);
-          if (status === 500) say(`  the API's log:\n${api.tail()}`);
+          if (status === 500) say(`  ${system.apiLog()}`);
           await sleep(5_000);
           const shown = await consoleCall('GET', `/campaigns/${id}`).catch(() => null);
           if (shown && shown.body.status !== 'draft') return { body: shown.body, ms: performance.now() - started };
+        }
+      }
+    };
+
+    /**
+     * A pause as a client retries it: a 503 ("retry shortly") may or may not have applied, so
+     * the campaign is read and the pause asked again, at its version, until it has left `running`.
+     */
+    const pause = async (id: string, version: number) => {
+      let expected = version;
+      for (;;) {
+        try {
+          return await consoleCall('POST', `/campaigns/${id}/pause`, { expected_version: expected });
+        } catch (err) {
+          const status = (err as { status?: number }).status;
+          if (status !== 503 && status !== 409) throw err;
+          say(`  pause of ${id}: ${status}, reading it and asking again`);
+          await sleep(2_000);
+          const now = await consoleCall('GET', `/campaigns/${id}`).catch(() => null);
+          if (now && now.body.status !== 'running' && now.body.status !== 'scheduled') return now;
+          if (now) expected = now.body.version;
         }
       }
     };
@@ -209,11 +308,10 @@ async function main(): Promise<void> {
       await scriptAtOnce(db, phones);
       campaigns.push(await draft(db, `Bench ${c}`, ids, zone));
     }
-    say(`embedded defaults: FerretDB (SQLite) + Temporal dev server + 1 API + 1 worker process; load average before ${loadBefore}`);
+    say(`${system.describe}; load average before ${loadBefore}`);
     say(`phase 1: ${campaignCount} campaigns × ${recipientsEach} recipients at ${THROTTLE}/min (cap ${(campaignCount * THROTTLE) / 60}/s), zone ${zone}, simulator answering at once`);
 
-    const meter = cpuMeter(system.pids, ['temporal', 'ferretdb']);
-    const before = meter.mark();
+    const cpuSince = system.startCpu();
     const t0 = Date.now();
     const launches = await Promise.all(campaigns.map((id) => launch(id, { expected_version: 1 })));
     const launchMs = launches.map((l) => l.ms);
@@ -221,20 +319,31 @@ async function main(): Promise<void> {
 
     let finished = 0;
     let shown: { body: Record<string, any> }[] = [];
+    /** A progress read the API answered 503 ("retry shortly"): read again next round, as a client would. */
+    let pollRefusals = 0;
     while (Date.now() - t0 < timeoutMs) {
-      shown = await Promise.all(campaigns.map((id) => consoleCall('GET', `/campaigns/${id}`)));
+      const read = await Promise.all(
+        campaigns.map((id, i) =>
+          consoleCall('GET', `/campaigns/${id}`).catch((err: { status?: number }) => {
+            if (err.status !== 503) throw err;
+            pollRefusals++;
+            return shown[i] ?? { body: { campaign_id: id, status: 'unknown' } };
+          }),
+        ),
+      );
+      shown = read;
       finished = shown.filter((s) => s.body.status === 'completed').length;
       if (finished === campaignCount) break;
       await sleep(1_000);
     }
-    const cpu = meter.since(before);
+    const cpu = cpuSince();
     const complete = finished === campaignCount;
     // Out of time: pause the rest together and see how soon their sends stop.
     let pausedAt: number | null = null;
     if (!complete) {
       pausedAt = Date.now();
       await Promise.all(
-        shown.filter((s) => s.body.status !== 'completed').map((s) => consoleCall('POST', `/campaigns/${s.body.campaign_id}/pause`, { expected_version: s.body.version })),
+        shown.filter((s) => s.body.status !== 'completed').map((s) => pause(s.body.campaign_id, s.body.version)),
       );
       await sleep(15_000);
     }
@@ -251,7 +360,7 @@ async function main(): Promise<void> {
     say(`  ${inRun.length} sends from ${new Date(inRun[0]!).toISOString()} to ${new Date(inRun.at(-1)!).toISOString()} (${seconds(spanMs)} s): ${sendsPerSecond.toFixed(1)} sends/s aggregate against the ${(campaignCount * THROTTLE) / 60}/s cap${complete ? '' : ` (INCOMPLETE: ${finished} of ${campaignCount} completed in ${timeoutMs / 1000} s)`}`);
     if (pausedAt !== null) say(`  the ${campaignCount - finished} unfinished campaigns paused together: last send ${pauseToLastSendMs} ms after the pause request, ${times.filter((t) => t > pausedAt!).length} sends after it`);
     if (windows.length) say(`  per 10 s: min ${Math.min(...windows).toFixed(1)}/s, max ${Math.max(...windows).toFixed(1)}/s; series ${windows.map((w) => w.toFixed(1)).join(' ')}`);
-    say(`  launch → all completed ${seconds(Date.now() - t0)} s`);
+    say(`  launch → all completed ${seconds(Date.now() - t0)} s${pollRefusals ? ` (${pollRefusals} progress reads answered 503 and read again)` : ''}`);
     say(formatPerUnit(cpu, sends, 'send'));
     const cpuMsPerSend = sends > 0 ? (Object.values(cpu.cpu_seconds).reduce((a, b) => a + b, 0) * 1000) / sends : NaN;
     const cap = (campaignCount * THROTTLE) / 60;
@@ -288,7 +397,7 @@ async function main(): Promise<void> {
     say(`  launch ${seconds(launched.ms)} s (staged ${launched.body.recipients})`);
     await sleep(pauseAfterSeconds * 1000);
     const pauseAt = Date.now();
-    const paused = await consoleCall('POST', `/campaigns/${large}/pause`, { expected_version: launched.body.version });
+    const paused = await pause(large, launched.body.version);
     const pausedAnsweredAt = Date.now();
     // Sends stop within a batch: wait until the counted recipients stay still for 10 s.
     let last = -1;
@@ -307,12 +416,16 @@ async function main(): Promise<void> {
     const lastSend = largeTimes.at(-1) ?? pauseAt;
     const afterPause = largeTimes.filter((t) => t > pauseAt).length;
     say(`  paused after ${largeTimes.length} sends (answered in ${pausedAnsweredAt - pauseAt} ms, version ${paused.body.version}); last send ${lastSend - pauseAt} ms after the pause request, ${afterPause} sends after it`);
-    const memory = { worker_peak_mb: peakMemoryMb(worker.child.pid!), api_peak_mb: peakMemoryMb(api.child.pid!) };
-    say(`  peak memory (VmHWM): worker ${memory.worker_peak_mb} MB, API ${memory.api_peak_mb} MB (the API stages the audience at launch)`);
+    const memory = system.peakMemory();
+    say(
+      `  peak memory (VmHWM): worker ${memory.worker_peak_mb} MB, API ${memory.api_peak_mb} MB (the API stages the audience at launch)` +
+        (onCluster ? ` — the largest of each role's processes (${memory.worker_peak_process}, ${memory.api_peak_process}), since each started` : ''),
+    );
     say(`load average before ${loadBefore}, after ${loadAverage()} (2 cores shared with other work)`);
 
     const file = writeBenchFigures('campaigns', {
       at: new Date().toISOString(),
+      target: onCluster ? 'cluster' : 'embedded',
       settings: { campaigns: campaignCount, recipients_each: recipientsEach, throttle_per_minute: THROTTLE, large_recipients: largeRecipients },
       burst: {
         complete,
@@ -325,6 +438,7 @@ async function main(): Promise<void> {
         per_10s_series: windows,
         launch_ms_max: Math.round(Math.max(...launchMs)),
         launch_refusals_retried: launchRefusals,
+        progress_reads_refused_503: pollRefusals,
         history_events: histories.map((h) => h.events),
         temporal_per_send: {
           events: histories.reduce((a, h) => a + h.events, 0) / Math.max(1, sends),

@@ -7,6 +7,7 @@ import { startProcess, untilReady, type ManagedProcess } from '../src/local/chil
 import { freePort, waitFor } from '../src/local/net';
 import { toolPath } from '../src/local/paths';
 import { startFerretDb, startTemporalDevServer, type LocalServer } from '../src/local/servers';
+import { refuseClusterTarget } from './clusterTarget';
 
 /**
  * The system a benchmark measures, started the way `npm start` runs it: FerretDB (SQLite) and
@@ -79,6 +80,7 @@ export interface EmbeddedSystem<Seeded = undefined> {
 }
 
 export async function startEmbeddedSystem<Seeded = undefined>(options: EmbeddedSystemOptions<Seeded>): Promise<EmbeddedSystem<Seeded>> {
+  refuseClusterTarget(options.name);
   const tools = process.env.TOOLS_DIR ?? '.tools';
   const withApi = options.api ?? true;
   const dir = mkdtempSync(join(options.parentDir ?? tmpdir(), `${options.name}-`));

@@ -19,6 +19,8 @@ export interface CpuUse {
   load_average_after: string;
   /** The stretch in monotonic microseconds, to cut `--cpu-prof` profiles to it. */
   window: { fromUs: number; toUs: number };
+  /** BENCH_TARGET=cluster: processes replaced meanwhile (a restart); their role's figure is NaN, not a guess. */
+  restarted?: string[];
 }
 
 interface Mark {
@@ -59,7 +61,7 @@ export function cpuMeter(processes: Record<string, number>, tree: string[] = [])
 
 /** CPU milliseconds per unit of work, per process. */
 export function perUnit(use: CpuUse, units: number): Record<string, number | null> {
-  return Object.fromEntries(Object.entries(use.cpu_seconds).map(([k, s]) => [k, units > 0 ? Math.round((s / units) * 1e5) / 100 : null]));
+  return Object.fromEntries(Object.entries(use.cpu_seconds).map(([k, s]) => [k, units > 0 && Number.isFinite(s) ? Math.round((s / units) * 1e5) / 100 : null]));
 }
 
 /** One line: `CPU per <unit>: api 0.9 ms, FerretDB 1.2 ms, …; other processes …`. */
@@ -68,7 +70,8 @@ export function formatPerUnit(use: CpuUse, units: number, unit: string, unitsNam
   const parts = Object.entries(per).map(([k, ms]) => `${k} ${ms === null ? '–' : ms.toFixed(2)} ms`);
   return (
     `  CPU per ${unit}: ${parts.join(', ')} (${units} ${unitsName} in ${use.seconds.toFixed(1)} s); ` +
-    `other processes on the machine ${use.others_on_machine.toFixed(1)} CPU-s; load average after ${use.load_average_after}`
+    `other processes on the machine ${use.others_on_machine.toFixed(1)} CPU-s; load average after ${use.load_average_after}` +
+    (use.restarted ? `; NOT MEASURED (restarted meanwhile): ${use.restarted.join(', ')}` : '')
   );
 }
 

@@ -14,6 +14,7 @@ import { toolPath } from '../src/local/paths';
 import { startFerretDb } from '../src/local/servers';
 import { distribution, loadAverage } from './benchStats';
 import { readManifest, scaleDir } from './seedScale';
+import { refuseClusterTarget } from './clusterTarget';
 
 /**
  * Issue 36 §1, retention: do live reads stay fast while the retention pass deletes? On a copy
@@ -77,6 +78,7 @@ async function phase(db: Db, name: string, tenantId: string, callIds: string[], 
 }
 
 async function main(): Promise<void> {
+  refuseClusterTarget('bench:retention');
   const source = scaleDir();
   const manifest = readManifest(source);
   if (!manifest) throw new Error(`no seeded data in ${source}: run npm run seed:scale first`);

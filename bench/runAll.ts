@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fromRoot } from '../src/local/paths';
 import { loadAverage } from './benchStats';
 import { CALL_TARGETS, CAMPAIGN_TARGETS, FORGED_FORM_TARGETS, VOICE_TARGETS, WEBHOOK_TARGETS } from './targets';
+import { benchTarget } from './clusterTarget';
 
 /**
  * `npm run bench`: bench:api, bench:webhooks, bench:calls, bench:campaigns,
@@ -14,6 +15,7 @@ import { CALL_TARGETS, CAMPAIGN_TARGETS, FORGED_FORM_TARGETS, VOICE_TARGETS, WEB
  *
  * The webhook benchmark's paced phases run at issue 28's rates (bench/targets.ts) unless
  * BENCH_RATE and friends say otherwise; every BENCH_* and VOICE_BENCH_* variable passes through.
+ * Under BENCH_TARGET=cluster only bench:calls and bench:campaigns run, against the running cluster.
  */
 
 interface Step {
@@ -21,13 +23,15 @@ interface Step {
   script: string;
   figures: string;
   env?: Record<string, string>;
+  /** Runs against a running cluster under BENCH_TARGET=cluster (bench/clusterTarget.ts); the others start servers of their own. */
+  cluster?: boolean;
 }
 
 const STEPS: Step[] = [
   { name: 'bench:api', script: 'apiBench.js', figures: 'api' },
   { name: 'bench:webhooks', script: 'webhookBench.js', figures: 'webhooks' },
-  { name: 'bench:calls', script: 'callBench.js', figures: 'calls' },
-  { name: 'bench:campaigns', script: 'campaignBench.js', figures: 'campaigns' },
+  { name: 'bench:calls', script: 'callBench.js', figures: 'calls', cluster: true },
+  { name: 'bench:campaigns', script: 'campaignBench.js', figures: 'campaigns', cluster: true },
   { name: 'bench:voice-campaigns', script: 'voiceCampaignBench.js', figures: 'voice-campaigns' },
   { name: 'bench:dues', script: 'duesBench.js', figures: 'dues' },
   { name: 'bench:voice', script: 'voiceBench.js', figures: 'voice' },
@@ -67,13 +71,19 @@ const perUnitLine = (label: string, perUnit: Record<string, number | null> | und
 function callCost(cost: Figures | undefined, units: number): Record<string, number | null> | undefined {
   if (!cost) return undefined;
   const { others_on_machine: _others, machine: _machine, ...cpu } = cost.cpu_seconds as Record<string, number>;
-  return Object.fromEntries(Object.entries(cpu).map(([k, s]) => [k, units > 0 ? Math.round((s / units) * 1e4) / 10 : null]));
+  // A role the cluster restarted during the phase was written as null: not measured, not 0.
+  return Object.fromEntries(Object.entries(cpu).map(([k, s]) => [k, units > 0 && typeof s === 'number' ? Math.round((s / units) * 1e4) / 10 : null]));
 }
 
 async function main(): Promise<void> {
   const startedLoad = loadAverage();
   const results: { step: Step; code: number; figures: Figures | null; seconds: number }[] = [];
-  for (const step of STEPS) {
+  const steps = benchTarget() === 'cluster' ? STEPS.filter((step) => step.cluster) : STEPS;
+  if (steps.length < STEPS.length) {
+    const left = STEPS.filter((step) => !step.cluster).map((step) => step.name);
+    process.stdout.write(`BENCH_TARGET=cluster: ${steps.map((step) => step.name).join(' and ')} against the cluster; not run (they start servers of their own): ${left.join(', ')}\n`);
+  }
+  for (const step of steps) {
     process.stdout.write(`\n===== ${step.name} =====\n`);
     const since = Date.now();
     const code = await run(step);

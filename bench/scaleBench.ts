@@ -17,6 +17,7 @@ import { person } from './scaleData';
 import { readManifest, scaleDir, type SeedManifest } from './seedScale';
 import { BENCH_CONSOLE_TOKEN } from './embeddedSystem';
 import { runWorkerLoad, scaleDataDir, startScaleWorker, withWorker, type WorkerLoad } from './scaleWorker';
+import { refuseClusterTarget } from './clusterTarget';
 
 /**
  * `npm run bench:scale` (docs/scale.md): on the data `npm run seed:scale` wrote under
@@ -245,6 +246,7 @@ async function runRoute(route: ScaleRoute, base: string, keys: string[], pids: {
 }
 
 async function main(): Promise<void> {
+  refuseClusterTarget('bench:scale');
   const dir = scaleDir();
   const manifest = readManifest(dir);
   if (!manifest) throw new Error(`no seeded data in ${dir}: run npm run seed:scale first (SCALE_DIR names another place)`);

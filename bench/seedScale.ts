@@ -26,6 +26,7 @@ import { webhookDeliveries } from '../src/webhooks/deliveries';
 import { deliveryEntries, deliveryStatusEntries, entryBackfillCollection, entryBackfillDone, entryOf, statusEntryOf } from '../src/webhooks/deliveryEntries';
 import { newWebhookEndpoint, webhookEndpoints } from '../src/webhooks/endpoints';
 import { ticketCollections } from '../src/tickets/ticketStore';
+import { refuseClusterTarget } from './clusterTarget';
 import {
   SMALL_SHARE,
   SeededRandom,
@@ -319,6 +320,7 @@ async function main(): Promise<void> {
   const smallWorkspaces = Number(process.env.SCALE_SMALL ?? 50);
   const inFlight = Number(process.env.SCALE_IN_FLIGHT ?? 2);
   if (!(scale > 0 && scale <= 1) || Number.isNaN(now.getTime())) throw new Error('SCALE must be in (0, 1] and SCALE_NOW a time');
+  refuseClusterTarget('seed:scale');
   const dir = scaleDir();
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

@@ -10,6 +10,7 @@ import { refuseCredentialsForEmbeddedTemporal } from '../temporal/connectionSett
 import { runSystemCheck } from '../temporal/systemCheck';
 import { DEMO_WORKSPACE_ID, seedDemoWorkspace } from '../demo/seedDemoWorkspace';
 import { startProcess, untilReady, type ManagedProcess } from '../local/childProcess';
+import type { ChildState } from '../local/childrenStatus';
 import { DEFAULT_RESTART_POLICY, seconds, supervise, type RestartPolicy, type Supervised } from '../local/supervisor';
 import { freePort, refuseBusyPort, waitFor } from '../local/net';
 import { DEFAULT_LIVENESS_POLICY, httpHealth, mongoPing, type LivenessPolicy, type LivenessProbe } from '../local/liveness';
@@ -29,6 +30,7 @@ import {
 } from '../local/cluster/temporalServer';
 import { startFerretDbOnPostgres } from '../local/cluster/ferretDbOnPostgres';
 import { startBalancer, type Upstream } from '../local/cluster/balancer';
+import { clusterStateKeeper } from '../local/cluster/clusterState';
 import { MEDIA_STREAM_PATH } from '../calls/line/streamUrl';
 import { runMain } from './runMain';
 
@@ -103,8 +105,11 @@ runMain(async () => {
   const clusterFile = join(dataDir, 'cluster.json');
   // A file left by an earlier run must not send tests to servers that are gone.
   rmSync(clusterFile, { force: true });
+  /** Each child's pid by name, current after a restart, for benchmarks (bench/clusterTarget.ts). */
+  const stateFile = clusterStateKeeper(clusterFile);
   const stopAll = async () => {
     stopping = true;
+    stateFile.stopped();
     rmSync(clusterFile, { force: true });
     balancer?.close();
     balancer?.closeAllConnections();
@@ -112,7 +117,10 @@ runMain(async () => {
   };
   const keep = (first: ManagedProcess, start: () => Promise<ManagedProcess>, probe: LivenessProbe) => {
     say(`${first.name} running (pid ${first.child.pid})`);
-    children.push(supervise({ name: first.name, first, start, policy: restart, log: say, liveness: { probe, policy: liveness } }));
+    const onStatus = (status: ChildState) => {
+      if (status.state === 'running') stateFile.running(first.name, status.pid);
+    };
+    children.push(supervise({ name: first.name, first, start, policy: restart, log: say, liveness: { probe, policy: liveness }, onStatus }));
   };
   /** Starts a child, supervised from then on, and says how long it took. */
   const up = async (start: () => Promise<ManagedProcess>, probe: LivenessProbe, label?: string) => {
@@ -239,14 +247,20 @@ runMain(async () => {
     // Through the balancer, as a client would: the key must work end to end.
     await waitFor('the API through the balancer', () => httpOk(`${address}/readyz`), 30_000);
 
-    writeFileSync(
-      clusterFile,
-      `${JSON.stringify(
-        { api_url: address, temporal_address: temporalAddress, mongodb_url: mongoUrl, postgres_port: pgPort, temporal_ports: ports, api: apis, media: medias, worker_metrics: workers, launcher_pid: process.pid },
-        null,
-        2,
-      )}\n`,
-    );
+    stateFile.ready({
+      api_url: address,
+      temporal_address: temporalAddress,
+      temporal_namespace: config.TEMPORAL_NAMESPACE,
+      mongodb_url: mongoUrl,
+      mongodb_db: config.MONGODB_DB,
+      postgres_port: pgPort,
+      temporal_ports: ports,
+      api: apis,
+      media: medias,
+      worker_metrics: workers,
+      providers: { voice: config.VOICE_PROVIDER, whatsapp: config.WHATSAPP_PROVIDER },
+      launcher_pid: process.pid,
+    });
     say(`everything ready in ${seconds(Date.now() - began)}; logs in ${logs}`);
     process.stdout.write(`API: ${address}\n`);
     process.stdout.write(`Temporal: ${temporalAddress} (no Web UI in the cluster: \`temporal workflow list --address ${temporalAddress}\`)\n`);
