@@ -1,6 +1,6 @@
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { campaignRunDefinition, type CampaignRunInput, type SendBatchInput, type SendBatchResult } from '../../../src/campaigns/contracts';
+import { CAMPAIGN_BATCH_MAX, campaignRunDefinition, type CampaignRunInput, type SendBatchInput, type SendBatchResult } from '../../../src/campaigns/contracts';
 import { startWorkflow } from '../../../src/temporal/startWorkflow';
 import { testServers, uniqueName } from '../../support/env';
 import { createTimeSkippingEnv } from '../../support/timeSkipping';
@@ -27,8 +27,8 @@ describe('the campaign run plans from the throttle’s plan (time-skipping)', ()
       activities: {
         async sendCampaignBatch(input: SendBatchInput): Promise<SendBatchResult> {
           batches.push(input);
-          await new Promise((resolve) => setTimeout(resolve, 300));
           const next = Math.min(input.recipients, input.from + input.max);
+          await new Promise((resolve) => setTimeout(resolve, 300));
           return { kind: 'sent', next, nextSendAtMs: input.plannedStartMs + 100, sent: next - input.from, failed: 0, skipped: 0 };
         },
         moveCampaign: () => Promise.resolve(),
@@ -50,7 +50,7 @@ describe('the campaign run plans from the throttle’s plan (time-skipping)', ()
     const input: CampaignRunInput = {
       campaignId: uniqueName('cmp'),
       tenantId: 'ws_catch_up',
-      recipients: 100,
+      recipients: 2 * CAMPAIGN_BATCH_MAX,
       startAt: null,
       throttlePerMinute: 600,
       control: 'running',
@@ -60,8 +60,30 @@ describe('the campaign run plans from the throttle’s plan (time-skipping)', ()
     };
     const handle = await startWorkflow(env.client, campaignRunDefinition, { workflowId: input.campaignId, taskQueue, args: [input] });
     await handle.result();
-    expect(batches.map((b) => b.from)).toEqual([0, 50]);
+    const ours = batches.filter((b) => b.campaignId === input.campaignId);
+    expect(ours.map((b) => b.from)).toEqual([0, CAMPAIGN_BATCH_MAX]);
     // The first batch took 300 ms and left its next slot 100 ms after its planned start.
-    expect(batches[1]!.plannedStartMs).toBe(batches[0]!.plannedStartMs + 100);
+    expect(ours[1]!.plannedStartMs).toBe(ours[0]!.plannedStartMs + 100);
+  });
+
+  it('at 600 a minute a batch is 10 s of sends (100): 300 people take three batch activities, not six', async () => {
+    const input: CampaignRunInput = {
+      campaignId: uniqueName('cmp'),
+      tenantId: 'ws_batch_span',
+      recipients: 300,
+      startAt: null,
+      throttlePerMinute: 600,
+      control: 'running',
+      cursor: 0,
+      started: true,
+      nextSendAtMs: null,
+    };
+    const handle = await startWorkflow(env.client, campaignRunDefinition, { workflowId: input.campaignId, taskQueue, args: [input] });
+    await handle.result();
+    const ours = batches.filter((b) => b.campaignId === input.campaignId);
+    expect(ours.map((b) => [b.from, b.max])).toEqual([[0, 100], [100, 100], [200, 100]]);
+    const events = (await handle.fetchHistory()).events ?? [];
+    // The three batches, the final count, the completion and the late recounts' hand-over.
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(3 + 3);
   });
 });
