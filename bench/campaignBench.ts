@@ -257,8 +257,11 @@ async function main(): Promise<void> {
     /**
      * A launch as a client retries it: a 503 (the API's 2 s database budget ran out under
      * load) or a 500 (printed with the API's log) leaves the version claimed; asking again answers 409 until the claim's 120 s lease
-     * lets a later request finish it, so the campaign is read until it has left `draft`.
+     * lets a later request finish it, so the campaign is read until it has left `draft`. The
+     * bench gives up after twice that lease: a campaign still in `draft` then is a fault to see,
+     * not one to wait on.
      */
+    const GIVE_UP_MS = 240_000;
     let launchRefusals = 0;
     const launch = async (id: string, body: Record<string, unknown>) => {
       const started = performance.now();
@@ -275,6 +278,7 @@ async function main(): Promise<void> {
           await sleep(5_000);
           const shown = await consoleCall('GET', `/campaigns/${id}`).catch(() => null);
           if (shown && shown.body.status !== 'draft') return { body: shown.body, ms: performance.now() - started };
+          if (performance.now() - started > GIVE_UP_MS) throw new Error(`launch of ${id}: still a draft after ${seconds(performance.now() - started)} s of asking`);
         }
       }
     };
@@ -284,6 +288,7 @@ async function main(): Promise<void> {
      * the campaign is read and the pause asked again, at its version, until it has left `running`.
      */
     const pause = async (id: string, version: number) => {
+      const started = performance.now();
       let expected = version;
       for (;;) {
         try {
@@ -296,6 +301,7 @@ async function main(): Promise<void> {
           const now = await consoleCall('GET', `/campaigns/${id}`).catch(() => null);
           if (now && now.body.status !== 'running' && now.body.status !== 'scheduled') return now;
           if (now) expected = now.body.version;
+          if (performance.now() - started > GIVE_UP_MS) throw new Error(`pause of ${id}: still running after ${seconds(performance.now() - started)} s of asking`);
         }
       }
     };
