@@ -1,8 +1,10 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { QueryNotRegisteredError, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
+import { isFailedPrecondition } from '../temporal/grpcStatus';
 import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
-import { callWorkflowDefinition, callWorkflowId, placementUpdate, type CallWorkflowInput, type Placement } from './contracts';
+import { callWorkflowDefinition, callWorkflowId, placementQuery, placementUpdate, type CallWorkflowInput, type Placement } from './contracts';
 import type { CallDoc } from './callStore';
 import { callNaming } from './callPerson';
 
@@ -47,28 +49,22 @@ export async function startCallWorkflow(deps: CallStartDeps, call: CallDoc): Pro
 export type StartedCall = { started: true; placement: Placement | null } | { started: false; error: unknown } | { started: true; error: unknown };
 
 /**
- * Starts the call's lifecycle and waits up to `waitMs` for the network's answer, in one
- * request (update-with-start, issue 36): the lifecycle places the call in its first workflow
- * task, so the update's answer comes back with the start, one round trip and one workflow task
- * fewer than a start and then an update. When the wait runs out, whether the start landed is
- * not known here: a plain start settles it, the engine refusing a second run of the call id.
+ * Starts the call's lifecycle and waits up to `waitMs` for the network's answer. The lifecycle
+ * places the call in its first workflow task, and the answer is read with the `placement`
+ * query, which Temporal holds until that task has completed: a start and a query, where the
+ * update-with-start this replaces (issue 36) cost every call two history events (the update
+ * accepted and completed) for the same wait (issue 36 §3, fifth round). When the wait runs out
+ * during the start, whether it landed is not known here: a plain start settles it, the engine
+ * refusing a second run of the call id.
  */
 export async function startCallAwaitingPlacement(deps: CallStartDeps, call: CallDoc, waitMs: number): Promise<StartedCall> {
-  const start = new WithStartWorkflowOperation(callWorkflowDefinition.name, {
-    workflowId: callWorkflowId(call._id),
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    workflowIdConflictPolicy: 'FAIL',
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [callWorkflowInput(call)],
-    ...callVisibility(call),
-  });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), waitMs);
   try {
-    const placement = await deps.temporal.withAbortSignal(controller.signal, () => deps.temporal.workflow.executeUpdateWithStart(placementUpdate, { startWorkflowOperation: start }));
-    return { started: true, placement };
-  } catch (err) {
-    if (controller.signal.aborted) {
+    try {
+      await deps.temporal.withAbortSignal(controller.signal, () => startCallWorkflow(deps, call));
+    } catch (err) {
+      if (!controller.signal.aborted) return { started: false, error: err };
       try {
         await startCallWorkflow(deps, call);
       } catch (startErr) {
@@ -76,13 +72,42 @@ export async function startCallAwaitingPlacement(deps: CallStartDeps, call: Call
       }
       return { started: true, placement: null };
     }
-    const started = await start.workflowHandle().then(
-      () => true,
-      () => false,
-    );
-    return started ? { started: true, error: err } : { started: false, error: err };
+    return { started: true, placement: await awaitPlacement(deps.temporal, call._id, controller.signal) };
+  } catch (err) {
+    return { started: true, error: err };
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** Between two queries that found the placement not yet known (its step retrying, say), so the wait does not spin. */
+const PLACEMENT_REQUERY_MS = 100;
+
+/**
+ * The network's answer to placing a started call, or null when `signal` ends the wait first.
+ * A query sent while a workflow task is pending is answered after it, so the first query
+ * usually finds the placement; one answered before it (a placing step still retrying, a
+ * workflow task failing) is asked again shortly. A worker that has no `placement` query yet (a
+ * release rolling out) is waited on through the `placement` update, as before.
+ */
+export async function awaitPlacement(client: Client, callId: string, signal: AbortSignal): Promise<Placement | null> {
+  const handle = client.workflow.getHandle(callWorkflowId(callId));
+  try {
+    for (;;) {
+      let placement: Placement | null = null;
+      try {
+        placement = await client.withAbortSignal(signal, () => handle.query(placementQuery));
+      } catch (err) {
+        if (err instanceof QueryNotRegisteredError) return await client.withAbortSignal(signal, () => handle.executeUpdate(placementUpdate));
+        // "Not ready": its workflow task keeps failing; the update waited through that too.
+        if (!isFailedPrecondition(err)) throw err;
+      }
+      if (placement) return placement;
+      await sleep(PLACEMENT_REQUERY_MS, undefined, { signal });
+    }
+  } catch (err) {
+    if (signal.aborted) return null;
+    throw err;
   }
 }
 
