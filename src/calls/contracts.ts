@@ -45,17 +45,11 @@ export const callWorkflowBeforeIssue36Definition = defineWorkflow<CallWorkflow>(
 /** The provider reports what happens on the line. */
 export const lineEventSignal = defineSignal<[LineEvent]>('lineEvent');
 /**
- * Resolves once the network has placed the call or refused it. Since issue 36 §3's fifth round
- * the API reads the placement with `placementQuery` instead (no history events); kept so a
- * worker without the query still answers, and for the stored histories that carry it.
+ * Resolves once the network has placed the call or refused it. The API no longer sends it (it
+ * waits through the history and the read model: src/calls/startCall.ts, issue 36 §3); kept for
+ * an API of the release before and the stored histories that carry it.
  */
 export const placementUpdate = defineUpdate<Placement>('placement');
-/**
- * The network's answer to placing the call, null until it has come. A query sent while the
- * call's first workflow task (which places it) is pending waits for that task (Temporal's
- * queries are consistent), so one query usually answers; src/calls/startCall.ts.
- */
-export const placementQuery = defineQuery<Placement | null>('placement');
 /** Ends a ringing or connected call; true when a hang-up was sent. */
 export const hangupUpdate = defineUpdate<boolean>('hangup');
 export const statusQuery = defineQuery<CallStatus>('status');

@@ -1,5 +1,4 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { isFailedPrecondition } from '../temporal/grpcStatus';
+import { isGrpcServiceError, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { callWorkflowId, hangupUpdate } from './contracts';
 
 /**
@@ -11,8 +10,14 @@ import { callWorkflowId, hangupUpdate } from './contracts';
  */
 const HANGUP_ATTEMPTS = 4;
 const HANGUP_RETRY_MS = 200;
+/** gRPC's FAILED_PRECONDITION status code (@grpc/grpc-js is not a direct dependency). */
+const FAILED_PRECONDITION = 9;
+
 /** The update never reached a workflow task that completed: sending it again is safe. */
-const droppedWithItsTask = isFailedPrecondition;
+function droppedWithItsTask(err: unknown): boolean {
+  const cause = err instanceof ServiceError ? err.cause : err;
+  return isGrpcServiceError(cause) && cause.code === FAILED_PRECONDITION;
+}
 
 /**
  * Asks a ringing or connected call's workflow to hang up (api-core: POST /calls/{id}/hangup).

@@ -202,7 +202,7 @@ async function waitForPlacement(deps: PlaceCallDeps, callId: string): Promise<Pl
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), deps.placementWaitMs);
   try {
-    return await awaitPlacement(deps.temporal, callId, controller.signal);
+    return await awaitPlacement(deps, callId, controller.signal);
   } finally {
     clearTimeout(timer);
   }

@@ -1,11 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { QueryNotRegisteredError, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
 import type { Config } from '../config';
-import { isFailedPrecondition } from '../temporal/grpcStatus';
 import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
-import { callWorkflowDefinition, callWorkflowId, placementQuery, placementUpdate, type CallWorkflowInput, type Placement } from './contracts';
-import type { CallDoc } from './callStore';
+import { callWorkflowDefinition, callWorkflowId, type CallWorkflowInput, type Placement } from './contracts';
+import { callCollections, type CallDoc } from './callStore';
 import { callNaming } from './callPerson';
 
 /** What starting a call's lifecycle needs; the placing use cases take it as part of their deps. */
@@ -49,15 +48,11 @@ export async function startCallWorkflow(deps: CallStartDeps, call: CallDoc): Pro
 export type StartedCall = { started: true; placement: Placement | null } | { started: false; error: unknown } | { started: true; error: unknown };
 
 /**
- * Starts the call's lifecycle and waits up to `waitMs` for the network's answer. The lifecycle
- * places the call in its first workflow task, and the answer is read with the `placement`
- * query, which Temporal holds until that task has completed: a start and a query, where the
- * update-with-start this replaces (issue 36) cost every call two history events (the update
- * accepted and completed) for the same wait (issue 36 §3, fifth round). When the wait runs out
- * during the start, whether it landed is not known here: a plain start settles it, the engine
- * refusing a second run of the call id.
+ * Starts the call's lifecycle and waits up to `waitMs` for the network's answer
+ * (`awaitPlacement`). When the wait runs out during the start, whether it landed is not known
+ * here: a plain start settles it, the engine refusing a second run of the call id.
  */
-export async function startCallAwaitingPlacement(deps: CallStartDeps, call: CallDoc, waitMs: number): Promise<StartedCall> {
+export async function startCallAwaitingPlacement(deps: PlacementWaitDeps, call: CallDoc, waitMs: number): Promise<StartedCall> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), waitMs);
   try {
@@ -72,7 +67,7 @@ export async function startCallAwaitingPlacement(deps: CallStartDeps, call: Call
       }
       return { started: true, placement: null };
     }
-    return { started: true, placement: await awaitPlacement(deps.temporal, call._id, controller.signal) };
+    return { started: true, placement: await awaitPlacement(deps, call._id, controller.signal) };
   } catch (err) {
     return { started: true, error: err };
   } finally {
@@ -80,35 +75,55 @@ export async function startCallAwaitingPlacement(deps: CallStartDeps, call: Call
   }
 }
 
-/** Between two queries that found the placement not yet known (its step retrying, say), so the wait does not spin. */
-const PLACEMENT_REQUERY_MS = 100;
+/** What waiting for a placement reads: the call's history (Temporal) and its read model. */
+export interface PlacementWaitDeps extends CallStartDeps {
+  db: Db;
+}
 
 /**
  * The network's answer to placing a started call, or null when `signal` ends the wait first.
- * A query sent while a workflow task is pending is answered after it, so the first query
- * usually finds the placement; one answered before it (a placing step still retrying, a
- * workflow task failing) is asked again shortly. A worker that has no `placement` query yet (a
- * release rolling out) is waited on through the `placement` update, as before.
+ * The lifecycle places the call in its first workflow task and records the answer in the read
+ * model there (`placed_at`, or the call ended `failed`), so the wait follows the call's history
+ * with Temporal's long poll (`waitNewEvent`: answered as soon as events are written) and reads
+ * the call once a workflow task has completed. It reads, and writes nothing to the history:
+ * the `placement` update it replaces (issue 36) cost every call two events (accepted and
+ * completed) and a billed action (issue 36 §3, fifth round; docs/decisions/calls.md). A query
+ * was tried and rejected: one that reaches the worker with the task while its placing local
+ * activity runs makes the worker complete the task early and ask for another (three events).
  */
-export async function awaitPlacement(client: Client, callId: string, signal: AbortSignal): Promise<Placement | null> {
-  const handle = client.workflow.getHandle(callWorkflowId(callId));
+export async function awaitPlacement(deps: PlacementWaitDeps, callId: string, signal: AbortSignal): Promise<Placement | null> {
+  const client = deps.temporal;
+  let nextPageToken: Uint8Array | undefined;
   try {
     for (;;) {
-      let placement: Placement | null = null;
-      try {
-        placement = await client.withAbortSignal(signal, () => handle.query(placementQuery));
-      } catch (err) {
-        if (err instanceof QueryNotRegisteredError) return await client.withAbortSignal(signal, () => handle.executeUpdate(placementUpdate));
-        // "Not ready": its workflow task keeps failing; the update waited through that too.
-        if (!isFailedPrecondition(err)) throw err;
+      const page = await client.withAbortSignal(signal, () =>
+        client.workflowService.getWorkflowExecutionHistory({
+          namespace: client.options.namespace,
+          execution: { workflowId: callWorkflowId(callId) },
+          waitNewEvent: true,
+          skipArchival: true,
+          nextPageToken,
+        }),
+      );
+      // No token: the run has closed and this was its last page.
+      const closed = !page.nextPageToken?.length;
+      if (closed || (page.history?.events ?? []).some((e) => e.workflowTaskCompletedEventAttributes)) {
+        const placement = placementRecorded(await callCollections(deps.db).calls.findOne({ _id: callId }, { projection: { placed_at: 1, ended_at: 1, status: 1 } }));
+        if (placement || closed) return placement;
       }
-      if (placement) return placement;
-      await sleep(PLACEMENT_REQUERY_MS, undefined, { signal });
+      nextPageToken = page.nextPageToken ?? undefined;
     }
   } catch (err) {
     if (signal.aborted) return null;
     throw err;
   }
+}
+
+/** The placement as the read model holds it: placed, refused (the call ended `failed` unplaced), or not yet known (null). */
+function placementRecorded(call: Pick<CallDoc, 'placed_at' | 'ended_at' | 'status'> | null): Placement | null {
+  if (call?.placed_at) return { placed: true, error: null };
+  if (call?.ended_at) return call.status === 'failed' ? { placed: false, error: 'The call was not placed.' } : { placed: true, error: null };
+  return null;
 }
 
 /**

@@ -5,7 +5,6 @@ import type { LineEvent } from '../../src/calls/voiceLine';
 import {
   hangupUpdate,
   lineEventSignal,
-  placementQuery,
   placementUpdate,
   statusQuery,
   type CallWorkflowInput,
@@ -107,7 +106,7 @@ export class PhaseTimer implements LineWait {
   }
 }
 
-/** The call's state, with the status and placement queries, the placement and hang-up updates and the line-event signal handled. */
+/** The call's state, with the status query, the placement and hang-up updates and the line-event signal handled. */
 export function callState(input: CallWorkflowInput): CallState {
   const state: CallState = {
     status: input.direction === 'inbound' ? 'in_progress' : 'ringing',
@@ -118,8 +117,6 @@ export function callState(input: CallWorkflowInput): CallState {
     step: 1,
   };
   setHandler(statusQuery, () => state.status);
-  // Read by the API waiting for the placement (src/calls/startCall.ts); a query leaves no event.
-  setHandler(placementQuery, () => state.placement);
   setHandler(
     placementUpdate,
     async () => {

@@ -6,8 +6,9 @@ import { pollCall, scriptCallee } from '../../support/calls';
 /**
  * Issue 36 §3: what a call costs Temporal, held to. An answered, talked and read call placed
  * through POST /calls is a start whose first workflow task places the call (no activity task to
- * place it), its placement read by the API with a query (which leaves no event, where the
- * update-with-start before it wrote the update accepted and completed), and its end one local
+ * place it), its placement awaited by the API through a long poll of the history and read from
+ * the read model (no event, where the update-with-start before it wrote the update accepted and
+ * completed), and its end one local
  * activity that reads it too, in the task that takes the line's end (no reader activity task, no
  * timer cancelled at the end); its type, callLifecycleV2, takes no patch and shows its status as
  * current details rather than by search-attribute upserts: the history is the sequence below, 19
@@ -41,7 +42,7 @@ describe('a call’s Temporal history', () => {
     expect(history).toEqual([
       'workflowExecutionStarted',
       ...task,
-      // The placing step, then the ring timer; the API's placement query leaves no event.
+      // The placing step, then the ring timer; the API's wait for the placement leaves no event.
       'markerRecorded:local',
       'timerStarted',
       'workflowExecutionSignaled',
@@ -57,6 +58,18 @@ describe('a call’s Temporal history', () => {
     ]);
     expect(history).toHaveLength(19);
   }, 60_000);
+
+  it('placed eight at once: each at most 20 events (the wait for the placement adds no workflow task under load)', async () => {
+    await scriptCallee(api, ws, '+919811100063', { ring_seconds: 0, seconds_per_turn: 0.1, end: 'caller_hangup' });
+    const placed = await Promise.all(Array.from({ length: 8 }, () => request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to: '+919811100063', purpose: 'confirming a delivery' })));
+    expect(placed.map((res) => res.status)).toEqual(Array(8).fill(201));
+    const lengths: number[] = [];
+    for (const res of placed) {
+      await api.temporal.workflow.getHandle(res.body.call_id).result();
+      lengths.push((await kinds(res.body.call_id)).length);
+    }
+    expect(lengths.filter((n) => n > 20)).toEqual([]);
+  }, 90_000);
 
   it('hung up through the API while connected: 20 events, the hang-up an update in the task that ends the call', async () => {
     await scriptCallee(api, ws, '+919811100062', { ring_seconds: 0.5, end: 'never' });
