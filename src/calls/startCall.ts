@@ -82,14 +82,16 @@ export interface PlacementWaitDeps extends CallStartDeps {
 
 /**
  * The network's answer to placing a started call, or null when `signal` ends the wait first.
- * The lifecycle places the call in its first workflow task and records the answer in the read
- * model there (`placed_at`, or the call ended `failed`), so the wait follows the call's history
- * with Temporal's long poll (`waitNewEvent`: answered as soon as events are written) and reads
- * the call once a workflow task has completed. It reads, and writes nothing to the history:
- * the `placement` update it replaces (issue 36) cost every call two events (accepted and
- * completed) and a billed action (issue 36 §3, fifth round; docs/decisions/calls.md). A query
- * was tried and rejected: one that reaches the worker with the task while its placing local
- * activity runs makes the worker complete the task early and ask for another (three events).
+ * The lifecycle places the call in its first workflow task, then starts the ring timer (placed)
+ * or ends the call `failed` (refused), so the wait follows the call's history with Temporal's
+ * long poll (`waitNewEvent`: answered as soon as events are written): a timer started is the
+ * placement; a task completed without one, or the run closed, is settled by the read model,
+ * which the placing step wrote in that task (`placed_at`, or the call ended `failed`). It writes
+ * nothing to the history: the `placement` update it replaces (issue 36) cost every call two
+ * events (accepted and completed) and a billed action (issue 36 §3, fifth round;
+ * docs/decisions/calls.md). A query was tried and rejected: one that reaches the worker with the
+ * task while its placing local activity runs makes the worker complete the task early and ask
+ * for another (three events).
  */
 export async function awaitPlacement(deps: PlacementWaitDeps, callId: string, signal: AbortSignal): Promise<Placement | null> {
   const client = deps.temporal;
@@ -105,9 +107,12 @@ export async function awaitPlacement(deps: PlacementWaitDeps, callId: string, si
           nextPageToken,
         }),
       );
+      const events = page.history?.events ?? [];
+      // The lifecycle starts its ring timer only once the network has placed the call.
+      if (events.some((e) => e.timerStartedEventAttributes)) return { placed: true, error: null };
       // No token: the run has closed and this was its last page.
       const closed = !page.nextPageToken?.length;
-      if (closed || (page.history?.events ?? []).some((e) => e.workflowTaskCompletedEventAttributes)) {
+      if (closed || events.some((e) => e.workflowTaskCompletedEventAttributes)) {
         const placement = placementRecorded(await callCollections(deps.db).calls.findOne({ _id: callId }, { projection: { placed_at: 1, ended_at: 1, status: 1 } }));
         if (placement || closed) return placement;
       }
