@@ -59,13 +59,16 @@ export async function startCallAwaitingPlacement(deps: PlacementWaitDeps, call: 
     try {
       await deps.temporal.withAbortSignal(controller.signal, () => startCallWorkflow(deps, call));
     } catch (err) {
-      if (!controller.signal.aborted) return { started: false, error: err };
-      try {
-        await startCallWorkflow(deps, call);
-      } catch (startErr) {
-        if (!(startErr instanceof WorkflowExecutionAlreadyStartedError)) return { started: false, error: startErr };
+      if (controller.signal.aborted) {
+        try {
+          await startCallWorkflow(deps, call);
+        } catch (startErr) {
+          if (!(startErr instanceof WorkflowExecutionAlreadyStartedError)) return { started: false, error: startErr };
+        }
+        return { started: true, placement: null };
       }
-      return { started: true, placement: null };
+      // A new call's id refused as started is this start landing before a retry of its request.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) return { started: false, error: err };
     }
     return { started: true, placement: await awaitPlacement(deps, call._id, controller.signal) };
   } catch (err) {

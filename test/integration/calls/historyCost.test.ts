@@ -8,12 +8,12 @@ import { pollCall, scriptCallee } from '../../support/calls';
  * through POST /calls is a start whose first workflow task places the call (no activity task to
  * place it), its placement awaited by the API through a long poll of the history and read from
  * the read model (no event, where the update-with-start before it wrote the update accepted and
- * completed), and its end one local
- * activity that reads it too, in the task that takes the line's end (no reader activity task, no
- * timer cancelled at the end); its type, callLifecycleV2, takes no patch and shows its status as
- * current details rather than by search-attribute upserts: the history is the sequence below, 19
- * events (the target is at most 20), where the update made it 21, callLifecycle took 25 (31
- * before its one-step end) and callWorkflow 46.
+ * completed), and its end one local activity that reads it too, in the task that takes the
+ * line's end (no reader activity task, no timer cancelled at the end); its type,
+ * callLifecycleV2, takes no patch and shows its status as current details rather than by
+ * search-attribute upserts: the history is the sequence below, 19 events (the target is at most
+ * 20), where the update made it 21, callLifecycle took 25 (31 before its one-step end) and
+ * callWorkflow 46.
  */
 describe('a call’s Temporal history', () => {
   const { api, ws } = useTestApi({ worker: true });
