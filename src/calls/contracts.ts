@@ -44,7 +44,11 @@ export const callWorkflowBeforeIssue36Definition = defineWorkflow<CallWorkflow>(
 
 /** The provider reports what happens on the line. */
 export const lineEventSignal = defineSignal<[LineEvent]>('lineEvent');
-/** Resolves once the network has placed the call or refused it. */
+/**
+ * Resolves once the network has placed the call or refused it. The API no longer sends it (it
+ * waits through the history and the read model: src/calls/startCall.ts, issue 36 §3); kept for
+ * an API of the release before and the stored histories that carry it.
+ */
 export const placementUpdate = defineUpdate<Placement>('placement');
 /** Ends a ringing or connected call; true when a hang-up was sent. */
 export const hangupUpdate = defineUpdate<boolean>('hangup');

@@ -4,13 +4,13 @@ import type { Db } from 'mongodb';
 import type { Config } from '../config';
 import type { WorkspaceDoc } from '../db/collections';
 import { newId } from '../domain/ids';
-import { callWorkflowId, placementUpdate, type Placement } from './contracts';
+import type { Placement } from './contracts';
 import { releaseLiveSlot, returnDailyBudget } from './admission';
 import { writeCallEntries } from './callEntries';
 import { callCollections, deploymentId, newCallDoc, type CallDoc } from './callStore';
 import { normaliseDetails } from './details';
 import { admitCall, CallRefusal } from './guards';
-import { startCallAwaitingPlacement, startCallWorkflow, type CallStartDeps, type StartedCall } from './startCall';
+import { awaitPlacement, startCallAwaitingPlacement, startCallWorkflow, type CallStartDeps, type StartedCall } from './startCall';
 import type { Capture } from './types';
 
 /**
@@ -202,12 +202,7 @@ async function waitForPlacement(deps: PlaceCallDeps, callId: string): Promise<Pl
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), deps.placementWaitMs);
   try {
-    return await deps.temporal.withAbortSignal(controller.signal, () =>
-      deps.temporal.workflow.getHandle(callWorkflowId(callId)).executeUpdate(placementUpdate),
-    );
-  } catch (err) {
-    if (controller.signal.aborted) return null;
-    throw err;
+    return await awaitPlacement(deps, callId, controller.signal);
   } finally {
     clearTimeout(timer);
   }

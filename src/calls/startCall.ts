@@ -1,9 +1,10 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
 import type { Config } from '../config';
 import { visibilityOptions } from '../temporal/searchAttributes';
 import { startWorkflow } from '../temporal/startWorkflow';
-import { callWorkflowDefinition, callWorkflowId, placementUpdate, type CallWorkflowInput, type Placement } from './contracts';
-import type { CallDoc } from './callStore';
+import { callWorkflowDefinition, callWorkflowId, type CallWorkflowInput, type Placement } from './contracts';
+import { callCollections, type CallDoc } from './callStore';
 import { callNaming } from './callPerson';
 
 /** What starting a call's lifecycle needs; the placing use cases take it as part of their deps. */
@@ -47,43 +48,90 @@ export async function startCallWorkflow(deps: CallStartDeps, call: CallDoc): Pro
 export type StartedCall = { started: true; placement: Placement | null } | { started: false; error: unknown } | { started: true; error: unknown };
 
 /**
- * Starts the call's lifecycle and waits up to `waitMs` for the network's answer, in one
- * request (update-with-start, issue 36): the lifecycle places the call in its first workflow
- * task, so the update's answer comes back with the start, one round trip and one workflow task
- * fewer than a start and then an update. When the wait runs out, whether the start landed is
- * not known here: a plain start settles it, the engine refusing a second run of the call id.
+ * Starts the call's lifecycle and waits up to `waitMs` for the network's answer
+ * (`awaitPlacement`). When the wait runs out during the start, whether it landed is not known
+ * here: a plain start settles it, the engine refusing a second run of the call id.
  */
-export async function startCallAwaitingPlacement(deps: CallStartDeps, call: CallDoc, waitMs: number): Promise<StartedCall> {
-  const start = new WithStartWorkflowOperation(callWorkflowDefinition.name, {
-    workflowId: callWorkflowId(call._id),
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    workflowIdConflictPolicy: 'FAIL',
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [callWorkflowInput(call)],
-    ...callVisibility(call),
-  });
+export async function startCallAwaitingPlacement(deps: PlacementWaitDeps, call: CallDoc, waitMs: number): Promise<StartedCall> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), waitMs);
   try {
-    const placement = await deps.temporal.withAbortSignal(controller.signal, () => deps.temporal.workflow.executeUpdateWithStart(placementUpdate, { startWorkflowOperation: start }));
-    return { started: true, placement };
-  } catch (err) {
-    if (controller.signal.aborted) {
-      try {
-        await startCallWorkflow(deps, call);
-      } catch (startErr) {
-        if (!(startErr instanceof WorkflowExecutionAlreadyStartedError)) return { started: false, error: startErr };
+    try {
+      await deps.temporal.withAbortSignal(controller.signal, () => startCallWorkflow(deps, call));
+    } catch (err) {
+      if (controller.signal.aborted) {
+        try {
+          await startCallWorkflow(deps, call);
+        } catch (startErr) {
+          if (!(startErr instanceof WorkflowExecutionAlreadyStartedError)) return { started: false, error: startErr };
+        }
+        return { started: true, placement: null };
       }
-      return { started: true, placement: null };
+      // A new call's id refused as started is this start landing before a retry of its request.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) return { started: false, error: err };
     }
-    const started = await start.workflowHandle().then(
-      () => true,
-      () => false,
-    );
-    return started ? { started: true, error: err } : { started: false, error: err };
+    return { started: true, placement: await awaitPlacement(deps, call._id, controller.signal) };
+  } catch (err) {
+    return { started: true, error: err };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What waiting for a placement reads: the call's history (Temporal) and its read model. */
+export interface PlacementWaitDeps extends CallStartDeps {
+  db: Db;
+}
+
+/**
+ * The network's answer to placing a started call, or null when `signal` ends the wait first.
+ * The lifecycle places the call in its first workflow task, then starts the ring timer (placed)
+ * or ends the call `failed` (refused), so the wait follows the call's history with Temporal's
+ * long poll (`waitNewEvent`: answered as soon as events are written): a timer started is the
+ * placement; a task completed without one, or the run closed, is settled by the read model,
+ * which the placing step wrote in that task (`placed_at`, or the call ended `failed`). It writes
+ * nothing to the history: the `placement` update it replaces (issue 36) cost every call two
+ * events (accepted and completed) and a billed action (issue 36 §3, fifth round;
+ * docs/decisions/calls.md). A query was tried and rejected: one that reaches the worker with the
+ * task while its placing local activity runs makes the worker complete the task early and ask
+ * for another (three events).
+ */
+export async function awaitPlacement(deps: PlacementWaitDeps, callId: string, signal: AbortSignal): Promise<Placement | null> {
+  const client = deps.temporal;
+  let nextPageToken: Uint8Array | undefined;
+  try {
+    for (;;) {
+      const page = await client.withAbortSignal(signal, () =>
+        client.workflowService.getWorkflowExecutionHistory({
+          namespace: client.options.namespace,
+          execution: { workflowId: callWorkflowId(callId) },
+          waitNewEvent: true,
+          skipArchival: true,
+          nextPageToken,
+        }),
+      );
+      const events = page.history?.events ?? [];
+      // The lifecycle starts its ring timer only once the network has placed the call.
+      if (events.some((e) => e.timerStartedEventAttributes)) return { placed: true, error: null };
+      // No token: the run has closed and this was its last page.
+      const closed = !page.nextPageToken?.length;
+      if (closed || events.some((e) => e.workflowTaskCompletedEventAttributes)) {
+        const placement = placementRecorded(await callCollections(deps.db).calls.findOne({ _id: callId }, { projection: { placed_at: 1, ended_at: 1, status: 1 } }));
+        if (placement || closed) return placement;
+      }
+      nextPageToken = page.nextPageToken ?? undefined;
+    }
+  } catch (err) {
+    if (signal.aborted) return null;
+    throw err;
+  }
+}
+
+/** The placement as the read model holds it: placed, refused (the call ended `failed` unplaced), or not yet known (null). */
+function placementRecorded(call: Pick<CallDoc, 'placed_at' | 'ended_at' | 'status'> | null): Placement | null {
+  if (call?.placed_at) return { placed: true, error: null };
+  if (call?.ended_at) return call.status === 'failed' ? { placed: false, error: 'The call was not placed.' } : { placed: true, error: null };
+  return null;
 }
 
 /**

@@ -47,7 +47,9 @@ import { conversationAgentWorkflowId } from '../../../src/agents/contracts';
  * before-call-end-in-one-step/callLifecycle.*.json are callLifecycle's runs before its end became
  * one step (`call-end-in-one-step`), and callLifecycle.*.json here its runs with that patch: nothing
  * starts callLifecycle since issue 36 §3's callLifecycleV2 (no patch, no status upserts), so they
- * stay as captured; the four callLifecycleV2.*.json are the current shape.
+ * stay as captured; the four callLifecycleV2.*.json are the current shape, and
+ * before-placement-query/callLifecycleV2.*.json its runs placed through POST /calls while the
+ * API waited with the `placement` update (its accepted and completed events in the first task).
  * simulatedCallee.json likewise: the simulated callee reports from timers by default
  * (VOICE_SIMULATOR=timers), so this run starts none; the workflow-mode tests still run it.
  */
