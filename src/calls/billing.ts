@@ -47,7 +47,10 @@ export async function billCallMinutes(db: Db, call: Pick<CallDoc, '_id' | 'tenan
     const billed = workspace?.billed_call_ids ?? [];
     if (workspace && !billed.includes(call._id)) {
       const { voice_minutes_included: included, voice_minutes_used: used, voice_credits: credits } = workspace.plan;
-      const fromCredits = Math.max(0, minutes - Math.max(0, included - used));
+      // A call admitted with a little left can run past it: it takes the credits there are and no
+      // more (the plan's credits are a balance, never below zero, as conversations' are); the
+      // minutes beyond still count in voice_minutes_used, so the overrun shows there.
+      const fromCredits = Math.min(Math.max(0, credits), Math.max(0, minutes - Math.max(0, included - used)));
       await workspaces.updateOne(
         { _id: call.tenant_id },
         { $set: { 'plan.voice_minutes_used': used + minutes, 'plan.voice_credits': credits - fromCredits, billed_call_ids: [...billed, call._id].slice(-BILLED_CALL_IDS_KEPT) } },

@@ -1,4 +1,5 @@
 import type { CommandStartedEvent } from 'mongodb';
+import request from 'supertest';
 import { billCallMinutes } from '../../../src/calls/billing';
 import { callCollections } from '../../../src/calls/callStore';
 import { tallyCallEnd } from '../../../src/calls/callTally';
@@ -7,6 +8,7 @@ import { LeaseTimeoutError } from '../../../src/db/leaseLock';
 import { connectMongo } from '../../../src/db/mongo';
 import { startTestApi, type TestApi } from '../../support/app';
 import { testConfig } from '../../support/env';
+import { bearer } from '../../support/http';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
 /**
@@ -44,6 +46,16 @@ describe('call minutes: a finish whose plan change failed bills on its retry, on
     await billCallMinutes(api.db, call, 150);
     expect(await used()).toBe(before + 3);
     expect(await callCollections(api.db).effects.findOne({ _id: `${call._id}|billed` })).toEqual({ _id: `${call._id}|billed`, at: expect.any(Date) });
+  });
+
+  it('a call running past the credits left takes what is left: credits stop at 0, every minute counts in minutes used', async () => {
+    await collections(api.db).workspaces.updateOne({ _id: ws.workspaceId }, { $set: { 'plan.voice_minutes_included': 10, 'plan.voice_minutes_used': 9, 'plan.voice_credits': 1 } });
+    await billCallMinutes(api.db, { _id: `call_billing_overrun_${Date.now()}`, tenant_id: ws.workspaceId }, 4 * 60);
+    const plan = (await collections(api.db).workspaces.findOne({ _id: ws.workspaceId }))!.plan;
+    expect({ used: plan.voice_minutes_used, credits: plan.voice_credits }).toEqual({ used: 13, credits: 0 });
+    const shown = await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}`).set(bearer(api.config.CONSOLE_TOKEN!));
+    expect(shown.status).toBe(200);
+    expect(shown.body.plan.voice_credits).toBe(0);
   });
 
   it('a finish that died after the plan write but before clearing its claim: the retry bills nothing more', async () => {
