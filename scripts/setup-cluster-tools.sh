@@ -4,6 +4,8 @@
 #   temporal-server     Temporal's server (frontend, history, matching, worker services), from
 #                       go.temporal.io/server at the release docker-compose.yml names
 #   temporal-sql-tool   Temporal's schema tool for SQL stores, from the same module and release
+# (both pinned in scripts/tools-go/go.mod, with the CLI: `setup-tools.sh --with-cluster` builds the
+# three together on a machine that has none of them)
 # and installs PostgreSQL from Debian's packages when it is missing. FerretDB needs no second
 # build: setup-tools.sh's binary carries the PostgreSQL handler (docs/deploy.md).
 # Prints PG_BIN_DIR=<dir> on its last line for scripts/start-cluster.sh.
@@ -14,8 +16,10 @@ TOOLS="${TOOLS_DIR:-$ROOT/.tools}"
 BIN="$TOOLS/bin"
 STAMPS="$TOOLS/stamps"
 
+# shellcheck source=tools-go/build.sh
+source "$ROOT/scripts/tools-go/build.sh"
 # Keep in step with docker-compose.yml's temporalio/auto-setup tag (test/unit/platform/compose.test.ts checks).
-TEMPORAL_SERVER_VERSION="v1.29.1"
+TEMPORAL_SERVER_VERSION="$(go_tool_version temporal-server)"
 # Debian 12's PostgreSQL; docker-compose.yml's postgres image has the same major version.
 POSTGRES_MAJOR="15"
 
@@ -24,20 +28,12 @@ mkdir -p "$BIN" "$STAMPS"
 
 say() { printf '[cluster-tools] %s\n' "$*" >&2; }
 fresh() { [ -x "$BIN/$1" ] && [ "$(cat "$STAMPS/$1" 2>/dev/null)" = "$2" ]; }
-stamp() { printf '%s' "$2" >"$STAMPS/$1"; }
 timed() { local start=$SECONDS; "$@"; say "done in $((SECONDS - start))s"; }
 
 build_temporal_server() {
   command -v go >/dev/null 2>&1 || { say "missing 'go': the Go toolchain builds the Temporal server"; exit 1; }
-  say "building Temporal server $TEMPORAL_SERVER_VERSION and temporal-sql-tool from go.temporal.io/server (first time takes several minutes)"
-  local out="$TOOLS/build/temporal-server"
-  rm -rf "$out" && mkdir -p "$out"
-  GOBIN="$out" go install "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION"
-  mv "$out/server" "$BIN/temporal-server"
-  mv "$out/sql" "$BIN/temporal-sql-tool"
-  rm -rf "$out"
-  stamp temporal-server "$TEMPORAL_SERVER_VERSION"
-  stamp temporal-sql-tool "$TEMPORAL_SERVER_VERSION"
+  say "building Temporal server $TEMPORAL_SERVER_VERSION and temporal-sql-tool from scripts/tools-go (first time takes several minutes; minutes less after the CLI's build)"
+  go_tools_build "$BIN" "$STAMPS" temporal-server temporal-sql-tool
 }
 
 pg_bin_dir() {

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Builds the pinned local servers into .tools/ (git-ignored). Idempotent: a tool whose
 # stamp matches its pinned version is left alone, so later runs take a second.
-#   temporal              Temporal CLI dev server (with the Web UI), from its Go module
+#   temporal              Temporal CLI dev server (with the Web UI), from its Go module, pinned
+#                         in scripts/tools-go/go.mod
 #   ferretdb              FerretDB 1.x, MongoDB wire protocol on SQLite, from its module source
 #                         with scripts/patches/ferretdb-*.patch applied
 #   temporal-test-server  Temporal's Java time-skipping test server, from Maven Central
+# With --with-cluster (`npm test`, `npm run start:cluster`) also the Temporal server and its SQL
+# tool that scripts/setup-cluster-tools.sh would build, in the same `go build` as the CLI when
+# both are missing: the CLI embeds that server, so their shared packages compile once.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,7 +16,6 @@ TOOLS="${TOOLS_DIR:-$ROOT/.tools}"
 BIN="$TOOLS/bin"
 STAMPS="$TOOLS/stamps"
 
-TEMPORAL_CLI_VERSION="v1.5.1"
 FERRETDB_VERSION="v1.24.2"
 TEST_SERVER_VERSION="1.38.0"
 
@@ -33,11 +36,15 @@ require() {
   command -v "$1" >/dev/null 2>&1 || { say "missing '$1': $2"; exit 1; }
 }
 
-build_temporal() {
-  require go "the Go toolchain builds the Temporal CLI"
-  say "building Temporal CLI $TEMPORAL_CLI_VERSION (first time takes several minutes)"
-  GOBIN="$BIN" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION"
-  stamp temporal "$TEMPORAL_CLI_VERSION"
+# shellcheck source=tools-go/build.sh
+source "$ROOT/scripts/tools-go/build.sh"
+
+build_go_tools() {
+  require go "the Go toolchain builds the Temporal binaries"
+  local tool names=""
+  for tool in "$@"; do names+=" $tool $(go_tool_version "$tool")"; done
+  say "building${names} in one Go build from scripts/tools-go (first time takes several minutes)"
+  go_tools_build "$BIN" "$STAMPS" "$@"
 }
 
 ferretdb_stamp() {
@@ -117,8 +124,17 @@ archive_test_server_classes() {
   [ -f "$home/classes.jsa" ] && say "class-data archive written" || say "no class-data archive (start stays correct, only slower)"
 }
 
+with_cluster=0
+[ "${1:-}" = --with-cluster ] && with_cluster=1
+go_tools=()
+fresh temporal "$(go_tool_version temporal)" || go_tools+=(temporal)
+if [ "$with_cluster" = 1 ]; then
+  fresh temporal-server "$(go_tool_version temporal-server)" || go_tools+=(temporal-server)
+  fresh temporal-sql-tool "$(go_tool_version temporal-sql-tool)" || go_tools+=(temporal-sql-tool)
+fi
+
 total_start=$SECONDS
-fresh temporal "$TEMPORAL_CLI_VERSION" || timed build_temporal
+[ ${#go_tools[@]} = 0 ] || timed build_go_tools "${go_tools[@]}"
 fresh ferretdb "$(ferretdb_stamp)" || timed build_ferretdb
 fresh temporal-test-server "$TEST_SERVER_VERSION" || timed build_test_server
 say "tools ready in $BIN ($((SECONDS - total_start))s)"

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 began=$SECONDS
 bash scripts/ensure-deps.sh
-bash scripts/setup-tools.sh
+bash scripts/setup-tools.sh --with-cluster
 pg="$(bash scripts/setup-cluster-tools.sh | tail -n 1)"
 export "${pg?}"
 echo "[start:cluster] compiling TypeScript" >&2

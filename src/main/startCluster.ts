@@ -203,31 +203,39 @@ runMain(async () => {
       return child;
     };
 
-    const workers: Upstream[] = [];
-    for (let i = 1; i <= cluster.CLUSTER_WORKER_PROCESSES; i += 1) {
+    /**
+     * Processes of one kind start together (each bundles or loads on its own, none needs another),
+     * as do the API and media pools. All settle before a failure is thrown, so the stop that
+     * follows finds every child that started.
+     */
+    const allStarted = async <T>(starts: Promise<T>[]): Promise<T[]> => {
+      const settled = await Promise.allSettled(starts);
+      const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
+    };
+    const startEach = (count: number, startOne: (i: number) => Promise<Upstream>) => allStarted(Array.from({ length: count }, (_, i) => startOne(i + 1)));
+    const workers = await startEach(cluster.CLUSTER_WORKER_PROCESSES, async (i) => {
       const metrics = await freePort();
-      workers.push({ host: '127.0.0.1', port: metrics });
       const health = `http://127.0.0.1:${metrics}/healthz`;
-      const start = nodeProcess(`worker-${i}`, 'worker', { WORKER_METRICS_PORT: String(metrics) }, health, 120_000);
-      const first = await up(start, httpHealth(health));
+      const first = await up(nodeProcess(`worker-${i}`, 'worker', { WORKER_METRICS_PORT: String(metrics) }, health, 120_000), httpHealth(health));
       // Polling is not proof: a workflow must run an activity that writes MongoDB.
       if (i === 1) await untilReady(first, runSystemCheck(temporalClient, config.TEMPORAL_TASK_QUEUE));
-    }
+      return { host: '127.0.0.1', port: metrics };
+    });
     say('system check passed (a workflow ran an activity that wrote the store)');
-    const apis: Upstream[] = [];
-    for (let i = 1; i <= cluster.CLUSTER_API_PROCESSES; i += 1) {
+    const apiPool = startEach(cluster.CLUSTER_API_PROCESSES, async (i) => {
       const port = await freePort();
-      const start = nodeProcess(`api-${i}`, 'api', { PORT: String(port), HOST: '127.0.0.1' }, `http://127.0.0.1:${port}/readyz`, 60_000);
-      await up(start, httpHealth(`http://127.0.0.1:${port}/healthz`));
-      apis.push({ host: '127.0.0.1', port });
-    }
-    const medias: Upstream[] = [];
-    for (let i = 1; i <= cluster.CLUSTER_MEDIA_PROCESSES; i += 1) {
+      await up(nodeProcess(`api-${i}`, 'api', { PORT: String(port), HOST: '127.0.0.1' }, `http://127.0.0.1:${port}/readyz`, 60_000), httpHealth(`http://127.0.0.1:${port}/healthz`));
+      return { host: '127.0.0.1', port };
+    });
+    const mediaPool = startEach(cluster.CLUSTER_MEDIA_PROCESSES, async (i) => {
       const port = await freePort();
-      const start = nodeProcess(`media-${i}`, 'media', { MEDIA_PORT: String(port), HOST: '127.0.0.1' }, `http://127.0.0.1:${port}/healthz`, 60_000);
-      await up(start, httpHealth(`http://127.0.0.1:${port}/healthz`));
-      medias.push({ host: '127.0.0.1', port });
-    }
+      await up(nodeProcess(`media-${i}`, 'media', { MEDIA_PORT: String(port), HOST: '127.0.0.1' }, `http://127.0.0.1:${port}/healthz`, 60_000), httpHealth(`http://127.0.0.1:${port}/healthz`));
+      return { host: '127.0.0.1', port };
+    });
+    await Promise.allSettled([apiPool, mediaPool]);
+    const [apis, medias] = [await apiPool, await mediaPool];
     balancer = await startBalancer({ port: config.PORT, api: apis, media: medias });
     const address = `http://127.0.0.1:${config.PORT}`;
     say(`balancer on ${address}: ${apis.length} API and ${medias.length} media processes behind it (node's http, src/local/cluster/balancer.ts)`);

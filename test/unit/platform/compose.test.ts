@@ -96,7 +96,10 @@ describe('docker-compose.yml', () => {
   it('runs the releases and process counts `npm run start:cluster` runs (docs/deploy.md)', () => {
     const tools = readFileSync(fromRoot('scripts/setup-cluster-tools.sh'), 'utf8');
     const pinned = (name: string) => tools.match(new RegExp(`^${name}="([^"]+)"$`, 'm'))?.[1];
-    expect(services.temporal!.image).toBe(`temporalio/auto-setup:${pinned('TEMPORAL_SERVER_VERSION')!.replace(/^v/, '')}`);
+    // The Go module the Temporal binaries are built from (scripts/tools-go) pins the server's release.
+    const goMod = readFileSync(fromRoot('scripts/tools-go/go.mod'), 'utf8');
+    const server = goMod.match(/^\s*go\.temporal\.io\/server (v\S+)/m)?.[1];
+    expect(services.temporal!.image).toBe(`temporalio/auto-setup:${server!.replace(/^v/, '')}`);
     expect(services.postgresql!.image).toBe(`postgres:${pinned('POSTGRES_MAJOR')}`);
     // auto-setup's NUM_HISTORY_SHARDS default; a database's shard count is fixed at its creation.
     expect(services.temporal!.environment!.NUM_HISTORY_SHARDS ?? '4').toBe(String(HISTORY_SHARDS));
