@@ -117,6 +117,8 @@ export async function sweepExpiredStreamClaims(options: RetentionOptions): Promi
   return sweepOldestFirst<LineStreamClaimDoc>(streamClaims(options.db), {
     batchSize: options.batchSize,
     maxBatches: options.maxBatches,
+    pauseMs: options.pauseMs,
+    signal: options.signal,
     projection: { _id: 1, at: 1 },
     mayGo: (claim) => claim.at < cutoff,
   });

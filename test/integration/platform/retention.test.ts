@@ -187,6 +187,28 @@ describe('media stream claims', () => {
     expect(await db.collection('line_stream_claims').find({}).map((d) => d._id).toArray()).toEqual(['call_retYoung|stream']);
     expect(await claimLineStream(db, 'call_retYoung', now)).toBe(false);
   });
+
+  it('pause after each batch and end between batches when the process stops, as the other sweeps do', async () => {
+    await db.collection('line_stream_claims').deleteMany({});
+    const now = new Date();
+    const old = new Date(now.getTime() - 7 * DAY - HOUR);
+    for (let n = 0; n < 6; n++) expect(await claimLineStream(db, `call_retPaced${n}`, old)).toBe(true);
+    const left = () => db.collection('line_stream_claims').countDocuments({});
+
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await sweepExpiredStreamClaims({ db, now: () => now, batchSize: 2, signal: stopped.signal })).toBe(0);
+    expect(await left()).toBe(6);
+
+    const stopping = new AbortController();
+    let settled = false;
+    const pass = sweepExpiredStreamClaims({ db, now: () => now, batchSize: 2, pauseMs: 3_000, signal: stopping.signal }).finally(() => (settled = true));
+    await waitFor('the first batch deleted', async () => (await left()) <= 4, 10_000, 20);
+    expect({ left: await left(), settled }).toEqual({ left: 4, settled: false });
+    stopping.abort();
+    expect(await pass).toBe(2);
+    expect(await left()).toBe(4);
+  });
 });
 
 describe('the dispatch sweeper', () => {
