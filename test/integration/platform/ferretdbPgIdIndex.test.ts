@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Double, MongoClient, ObjectId, type Collection, type Document, type Sort } from 'mongodb';
@@ -48,6 +48,9 @@ describe('FerretDB on PostgreSQL answers _id equality, $in and string ranges fro
   ];
 
   beforeAll(async () => {
+    if (!existsSync(join(PG_BIN_DIR, 'initdb'))) {
+      throw new Error(`no PostgreSQL at PG_BIN_DIR=${PG_BIN_DIR}: bash scripts/setup-cluster-tools.sh installs Debian's (as \`npm run start:cluster\` does)`);
+    }
     // PostgreSQL runs as the `postgres` user when we are root: it must reach its data directory.
     chmodSync(dir, 0o755);
     const pgPort = await freePort();
