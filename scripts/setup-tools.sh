@@ -22,7 +22,7 @@ TEST_SERVER_VERSION="1.38.0"
 # Patches applied to FerretDB's module source before it is built (docs/decisions/platform.md: "FerretDB's
 # _id index", "FerretDB without leak tracking", "FerretDB's pool and bulk writes"). Their content
 # is part of the stamp, so a changed patch rebuilds FerretDB.
-FERRETDB_PATCHES=("$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-id-index.patch" "$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-resource-tracking.patch" "$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-statement-connections.patch" "$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-id-range.patch")
+FERRETDB_PATCHES=("$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-id-index.patch" "$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-resource-tracking.patch" "$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-statement-connections.patch" "$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-id-range.patch" "$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-pg-id-index.patch")
 
 export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 mkdir -p "$BIN" "$STAMPS"

@@ -7,9 +7,9 @@ import type { Watchdog } from '../watchdog';
 
 /**
  * FerretDB with its PostgreSQL handler, on the cluster's PostgreSQL. The same binary as
- * `npm start`'s (scripts/setup-tools.sh: the handler is built in whatever package.txt says,
- * and the repository's patches touch the SQLite backend and the shared handler, whose
- * PostgreSQL path keeps FerretDB's own behaviour: docs/deploy.md).
+ * `npm start`'s (scripts/setup-tools.sh: the handler is built in whatever package.txt says;
+ * the PostgreSQL backend's own patch serves `_id` reads from the `_id_` index:
+ * docs/decisions/platform.md, "FerretDB's `_id` index on PostgreSQL").
  */
 
 export interface FerretDbOnPostgresOptions {
