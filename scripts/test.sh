@@ -21,6 +21,12 @@ esac
 unset TEST_TARGET TEST_CLUSTER_FILE
 bash scripts/ensure-deps.sh
 if [ "$cluster" = 0 ]; then bash scripts/setup-tools.sh; else bash scripts/setup-tools.sh --with-cluster; fi
+# PostgreSQL (Debian's, installed when missing) for the cluster and for the main run's test of
+# FerretDB's PostgreSQL handler (test/integration/platform/ferretdbPgIdIndex.test.ts).
+if [ "$cluster" != 0 ]; then
+  pg="$(bash scripts/setup-cluster-tools.sh | tail -n 1)"
+  export "${pg?}"
+fi
 [ "$cluster" = only ] || bash scripts/ensure-browser.sh
 [ "$cluster" = only ] || bash scripts/ensure-audio.sh
 if [ "$cluster" != only ]; then
