@@ -11,8 +11,14 @@ const stored = (file: string) =>
   historyFromStoredJson((JSON.parse(readFileSync(join(__dirname, '..', '..', 'workflow', 'histories', file), 'utf8')) as { history: unknown }).history).events!;
 
 describe('billable actions in a history', () => {
-  it('callLifecycleV2, answered and read (issue 36 §3): start, placement update, 2 signals, 2 timers, 3 tasks with local activities = 9; no patch, no upsert', () => {
+  it('callLifecycleV2, answered and read, placed without an update (issue 36 §3): start, 2 signals, 2 timers, 3 tasks with local activities = 8; no patch, no upsert', () => {
     const events = stored('callLifecycleV2.answered.json');
+    expect(events).toHaveLength(19);
+    expect(actionsIn(events as Parameters<typeof actionsIn>[0])).toBe(8);
+  });
+
+  it('callLifecycleV2 placed by the placement update (before POST /calls waited on the history): start, placement update, 2 signals, 2 timers, 3 tasks with local activities = 9', () => {
+    const events = stored('before-placement-query/callLifecycleV2.answered.json');
     expect(events).toHaveLength(21);
     expect(actionsIn(events as Parameters<typeof actionsIn>[0])).toBe(9);
   });
