@@ -1,6 +1,7 @@
 import { MongoBulkWriteError, MongoClient, type Db } from 'mongodb';
 import { recount, progressCollection } from '../../../src/campaigns/progress';
 import { hourKey, timelineCollection } from '../../../src/campaigns/timeline';
+import { callLinks, linkCall } from '../../../src/campaigns/voice/rereadRefold';
 import { sweepIdRange } from '../../../src/db/idRangeSweep';
 import { markEntriesComplete } from '../../../src/db/keyedEntries';
 import { bulkUpsertInChunks, replaceUpserting, upsertOne } from '../../../src/db/upsert';
@@ -143,7 +144,7 @@ describe('parallel upserts of a new _id (src/db/upsert.ts)', () => {
     expect(await db.collection('webhook_delivery_entry_backfills').countDocuments({ _id: { $in: endpoints.map((e) => `ten|${e}`) } as never })).toBe(endpoints.length);
   });
 
-  it('campaigns: parallel first counts of a campaign all write its progress and timeline', async () => {
+  it('campaigns: parallel first counts of a campaign all write its progress and timeline, parallel links of a call all write it', async () => {
     const at = new Date(Date.UTC(2026, 0, 1, 9, 30));
     const campaigns: string[] = [];
     await race((round, writer) => {
@@ -153,6 +154,14 @@ describe('parallel upserts of a new _id (src/db/upsert.ts)', () => {
     const progress = await progressCollection(db).find({ _id: { $in: campaigns } }).toArray();
     expect(progress.map((p) => p.timeline_hours)).toEqual(campaigns.map(() => [hourKey(at)]));
     expect(await timelineCollection(db).countDocuments({ _id: { $in: campaigns.map((c) => `${c}:${hourKey(at)}`) } })).toBe(campaigns.length);
+
+    const calls: string[] = [];
+    await race((round, writer) => {
+      if (writer === 0) calls.push(fresh('call'));
+      return linkCall(db, { _id: calls[round]!, tenant_id: 'ten', campaign_id: 'cmp', position: round });
+    });
+    const links = await callLinks(db).find({ _id: { $in: calls } }).toArray();
+    expect(links.map((l) => l.position).sort((a, b) => a - b)).toEqual(calls.map((_, round) => round));
   });
 
   it('db: parallel workers mark entries complete and leave sweep marks', async () => {
