@@ -8,6 +8,7 @@ import { OutcomeFold, outcomeChunkOf, outcomeRow } from './voice/outcomes/chunks
 import type { OutcomeRow } from './voice/outcomes/report';
 import { readRecipientBatch, type RecipientState } from './staging';
 import { readTimeline, recordSnapshot, type TimelinePoint } from './timeline';
+import { replaceUpserting } from '../db/upsert';
 
 /**
  * The campaign's counters (campaigns-tickets-dues §2 `sent`, `delivered`, `read`, `failed`,
@@ -249,7 +250,8 @@ export async function recount(
   }
   const hour = await recordSnapshot(db, { campaignId: input.campaignId, tenantId: input.tenantId, at: input.at, totals });
   const hours = stored?.timeline_hours ?? [];
-  await progress.replaceOne(
+  await replaceUpserting(
+    progress,
     { _id: input.campaignId },
     {
       tenant_id: input.tenantId,
@@ -261,7 +263,6 @@ export async function recount(
       timeline_hours: hours.includes(hour) ? hours : [...hours, hour],
       updated_at: input.at,
     },
-    { upsert: true },
   );
   return counters;
 }

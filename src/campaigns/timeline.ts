@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { findByIds } from '../db/findByIds';
 import type { RecipientState } from './staging';
+import { upsertOne } from '../db/upsert';
 
 /**
  * The counters over time (the console's `GET …/timeline`): each recount (after every batch,
@@ -36,11 +37,7 @@ export const hourKey = (at: Date): string => at.toISOString().slice(0, 13);
 export async function recordSnapshot(db: Db, input: { campaignId: string; tenantId: string; at: Date; totals: StateTotals }): Promise<string> {
   const hour = hourKey(input.at);
   const minute = input.at.toISOString().slice(14, 16);
-  await timelineCollection(db).updateOne(
-    { _id: `${input.campaignId}:${hour}` },
-    { $set: { tenant_id: input.tenantId, campaign_id: input.campaignId, [`minutes.${minute}`]: input.totals } },
-    { upsert: true },
-  );
+  await upsertOne(timelineCollection(db), { _id: `${input.campaignId}:${hour}` }, { $set: { tenant_id: input.tenantId, campaign_id: input.campaignId, [`minutes.${minute}`]: input.totals } });
   return hour;
 }
 

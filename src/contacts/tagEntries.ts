@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
-import { bulkWriteInChunks, BULK_WRITE_MAX } from '../db/bulkWrite';
+import type { Collection, Db, Filter } from 'mongodb';
+import { BULK_WRITE_MAX } from '../db/bulkWrite';
 import { findByIds } from '../db/findByIds';
 import { insertManyUnordered } from '../db/insertIfAbsent';
+import { bulkUpsertInChunks } from '../db/upsert';
 import { backfillEntries, entriesComplete, entryKey, entryKeyIn, entryParts, entryRange, entryRecordId } from '../db/keyedEntries';
 import { idRange } from '../domain/ids';
 
@@ -107,10 +108,6 @@ async function dropMarks(db: Db, mark: string): Promise<void> {
   await writeMarks(db).deleteMany({ _id: { $in: ids } });
 }
 
-function onlyDuplicateKeys(err: unknown): boolean {
-  return err instanceof MongoBulkWriteError && [err.writeErrors].flat().every((e) => e.code === 11000);
-}
-
 /** Steps 3 and 4 of a contact write (above). Idempotent; a mark is left only when the reads never agreed. */
 export async function syncContactTagEntries(db: Db, contactId: string, mark: string): Promise<void> {
   let written: string | null = null;
@@ -122,20 +119,10 @@ export async function syncContactTagEntries(db: Db, contactId: string, mark: str
       await dropMarks(db, mark);
       return;
     }
-    try {
-      await bulkWriteInChunks(
-        contactTagEntriesCollection(db),
-        entries.map((e) => ({ updateOne: { filter: { _id: e._id }, update: { $set: { c: e.c } }, upsert: true } })),
-        { ordered: false },
-      );
-    } catch (err) {
-      // Two writers' upserts of a new entry both found none and both inserted: the later one's
-      // duplicate key. The entry is there but with the other writer's text, so this round
-      // counts as unwritten and the next one writes it over.
-      if (!onlyDuplicateKeys(err)) throw err;
-      written = null;
-      continue;
-    }
+    await bulkUpsertInChunks(
+      contactTagEntriesCollection(db),
+      entries.map((e) => ({ updateOne: { filter: { _id: e._id }, update: { $set: { c: e.c } }, upsert: true } })),
+    );
     written = text;
   }
 }

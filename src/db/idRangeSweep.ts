@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import { BULK_WRITE_MAX } from './bulkWrite';
+import { upsertOne } from './upsert';
 
 /**
  * How a retention sweep shares the database with live traffic: at most `BULK_WRITE_MAX`
@@ -107,7 +108,7 @@ export async function sweepIdRange<T extends { _id: string }, K extends keyof T 
     if (docs.length > 0) done += await options.act(docs.map((doc) => doc._id), docs);
     // A short batch walked its whole window: the next batch starts at the window's end.
     after = docs.length < batchSize ? (until > after ? until : range.$lt) : docs[docs.length - 1]!._id;
-    await marks.updateOne({ _id: options.mark }, { $set: { after, updated_at: new Date() } }, { upsert: true });
+    await upsertOne(marks, { _id: options.mark }, { $set: { after, updated_at: new Date() } });
     if (docs.length < batchSize && after >= range.$lt) break;
     if (pauseMs > 0) await sleep(pauseMs);
   }

@@ -2,6 +2,7 @@ import type { Collection, Db, Filter } from 'mongodb';
 import { BULK_WRITE_MAX } from './bulkWrite';
 import { ID_IN_MAX, findByIds } from './findByIds';
 import { insertManyUnordered } from './insertIfAbsent';
+import { upsertOne } from './upsert';
 
 /**
  * Keyed entries: a list's order and key written into the `_id` of a small document per record
@@ -236,7 +237,7 @@ export async function entriesComplete(db: Db, name: string): Promise<boolean> {
 
 /** Marks entries complete without a walk: a store whose every record was written with its entries (the scale seed). */
 export async function markEntriesComplete(db: Db, name: string): Promise<void> {
-  await backfills(db).updateOne({ _id: name }, { $set: { before: null, done: true } }, { upsert: true });
+  await upsertOne(backfills(db), { _id: name }, { $set: { before: null, done: true } });
   complete.add(name);
 }
 
@@ -284,6 +285,6 @@ export async function backfillEntries<T extends { _id: string }>(
       return;
     }
     before = batch[batch.length - 1]!._id;
-    await marks.updateOne({ _id: name }, { $set: { before, done: false } }, { upsert: true });
+    await upsertOne(marks, { _id: name }, { $set: { before, done: false } });
   }
 }

@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { z } from 'zod';
 import { COLLECTION_MODES } from './store';
+import { replaceUpserting } from '../db/upsert';
 
 /**
  * The app's console settings per workspace (the contract leaves reminders, templates and
@@ -81,6 +82,6 @@ export async function readDuesSettings(db: Db, tenantId: string): Promise<DuesSe
 
 /** Replaces the workspace's settings whole (PUT). */
 export async function writeDuesSettings(db: Db, tenantId: string, settings: DuesSettings, now: Date): Promise<DuesSettings> {
-  await settingsCollection(db).replaceOne({ _id: tenantId }, { ...settings, updated_at: now }, { upsert: true });
+  await replaceUpserting(settingsCollection(db), { _id: tenantId }, { ...settings, updated_at: now });
   return settings;
 }

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { phoneDigits } from '../conversations';
+import { upsertOne } from '../db/upsert';
 
 /**
  * The 24-hour customer service window (api-core §4, `text`): free text may go to a customer
@@ -26,7 +27,7 @@ const windowId = (tenantId: string, senderId: string, customer: string) => `${te
 export async function openWindow(db: Db, input: { tenantId: string; senderId: string; customer: string; at: Date }): Promise<void> {
   const _id = windowId(input.tenantId, input.senderId, input.customer);
   const doc: WindowDoc = { _id, tenant_id: input.tenantId, sender_id: input.senderId, customer: `+${phoneDigits(input.customer)}`, last_inbound_at: input.at };
-  await windows(db).updateOne({ _id }, { $setOnInsert: { tenant_id: doc.tenant_id, sender_id: doc.sender_id, customer: doc.customer }, $max: { last_inbound_at: input.at } }, { upsert: true });
+  await upsertOne(windows(db), { _id }, { $setOnInsert: { tenant_id: doc.tenant_id, sender_id: doc.sender_id, customer: doc.customer }, $max: { last_inbound_at: input.at } });
 }
 
 export async function windowOpen(db: Db, input: { tenantId: string; senderId: string; customer: string }, now: Date): Promise<boolean> {

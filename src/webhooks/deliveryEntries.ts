@@ -2,6 +2,7 @@ import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { BULK_WRITE_MAX } from '../db/bulkWrite';
 import { insertManyUnordered } from '../db/insertIfAbsent';
 import type { DeliveryStatus, WebhookDeliveryDoc } from './deliveries';
+import { upsertOne } from '../db/upsert';
 
 /**
  * The console's list of an endpoint's deliveries (newest `created_at` first, then `_id`) read
@@ -138,7 +139,7 @@ export async function backfillEndpointEntries(db: Db, tenantId: string, endpoint
     if (batch.length === BULK_WRITE_MAX) await flush();
   }
   if (batch.length > 0) await flush();
-  await entryBackfills(db).updateOne({ _id: marker }, { $setOnInsert: { created_at: now } }, { upsert: true });
+  await upsertOne(entryBackfills(db), { _id: marker }, { $setOnInsert: { created_at: now } });
 }
 
 /** The marker `backfillEndpointEntries` leaves, for a writer that creates the entries itself (the scale seed). */

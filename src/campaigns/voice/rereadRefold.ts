@@ -3,6 +3,7 @@ import { callCollections, type CallDoc, fieldEvidence } from '../../calls';
 import { mergeCalls, type FinishedCall, type RecipientCall } from './mergedOutcome';
 import { campaignCollections } from '../campaign';
 import { chunkOf, recount } from '../progress';
+import { upsertOne } from '../../db/upsert';
 import { recipientId, stagingCollections } from '../staging';
 
 /**
@@ -27,10 +28,13 @@ export function callLinks(db: Db): Collection<CampaignCallLinkDoc> {
   return db.collection<CampaignCallLinkDoc>('campaign_call_links');
 }
 
-/** Notes the call's person before it is placed; safe to repeat (same key, same values). */
+/**
+ * Notes the call's person before it is placed; safe to repeat (same key, same values), also by
+ * a step attempt that overlaps one Temporal has given up on.
+ */
 export async function linkCall(db: Db, link: CampaignCallLinkDoc): Promise<void> {
   const { _id, ...rest } = link;
-  await callLinks(db).updateOne({ _id }, { $set: rest }, { upsert: true });
+  await upsertOne(callLinks(db), { _id }, { $set: rest });
 }
 
 /** A finished call as the merge reads it: its result and each answer's evidence. */

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { simulatedLinkPaymentDefinition, simulatedLinkPaymentWorkflowId } from '../../dues/contracts';
 import { visibilityOptions } from '../../temporal/searchAttributes';
 import { startWorkflow } from '../../temporal/startWorkflow';
+import { replaceUpserting } from '../../db/upsert';
 
 /**
  * How the simulated payment-link gateway behaves for one workspace, set through the console
@@ -40,7 +41,7 @@ export async function findPaymentLinkScript(db: Db, tenantId: string): Promise<P
 
 /** Stores the workspace's script, replacing any it had. */
 export async function putPaymentLinkScript(db: Db, tenantId: string, script: PaymentLinkScript, now: Date): Promise<void> {
-  await paymentLinkScripts(db).replaceOne({ _id: tenantId }, { script, updated_at: now }, { upsert: true });
+  await replaceUpserting(paymentLinkScripts(db), { _id: tenantId }, { script, updated_at: now });
 }
 
 /** Forgets the workspace's script (nothing happens when it had none). */

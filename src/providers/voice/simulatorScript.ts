@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CAPTURE_KEY_PATTERN } from '../../calls/capture';
 import { callCollections } from '../../calls/callStore';
 import { NETWORK_OUTCOMES } from '../../calls/types';
+import { replaceUpserting } from '../../db/upsert';
 
 /**
  * How a simulated callee behaves, set per destination through the console so tests and
@@ -67,7 +68,7 @@ export async function findCalleeScript(db: Db, tenantId: string, destination: st
 export async function putCalleeScript(db: Db, tenantId: string, destination: string, script: CalleeScript, now: Date): Promise<void> {
   const digits = destination.replace(/\D/g, '');
   const doc: CalleeScriptDoc = { _id: scriptId(tenantId, digits), tenant_id: tenantId, destination: digits, script, updated_at: now };
-  await calleeScripts(db).replaceOne({ _id: doc._id }, doc, { upsert: true });
+  await replaceUpserting(calleeScripts(db), { _id: doc._id }, doc);
 }
 
 /** Every script of the workspace, by destination digits. */

@@ -4,6 +4,7 @@ import type { EventPublisher } from '../../events';
 import type { ReadMark, SendAttempt, SendRequest, WhatsAppProvider } from '../../messaging';
 import { SimulatedStatusScheduler, type PendingStatusesDoc } from './simulatedStatuses';
 import { DEFAULT_SCRIPT, deliverySteps, scriptFor, scriptId, scriptsFor, simulatorScriptsCollection, type SimulatorScript, type SimulatorScriptDoc } from './simulatorScripts';
+import { upsertOne } from '../../db/upsert';
 
 /** A customer message the simulator was told to mark read (the Cloud API's `status: read`). */
 export interface SimulatedReadMarkDoc {
@@ -153,11 +154,7 @@ export class SimulatedWhatsAppProvider implements WhatsAppProvider {
    * tests can see that the agent marked the customer's message read: one document per message.
    */
   async markRead(mark: ReadMark): Promise<void> {
-    await simulatedReadMarksCollection(this.db).updateOne(
-      { _id: mark.providerMessageId },
-      { $set: { tenant_id: mark.tenantId, sender_id: mark.senderId, typing: mark.typing, marked_at: new Date() } },
-      { upsert: true },
-    );
+    await upsertOne(simulatedReadMarksCollection(this.db), { _id: mark.providerMessageId }, { $set: { tenant_id: mark.tenantId, sender_id: mark.senderId, typing: mark.typing, marked_at: new Date() } });
   }
 
   /** Schedules the accepted message's delivery statuses (once per message id), each after its pause. */

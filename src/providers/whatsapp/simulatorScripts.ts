@@ -2,6 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { z } from 'zod';
 import { phoneDigits } from '../../conversations';
 import { findByIds } from '../../db/findByIds';
+import { replaceUpserting } from '../../db/upsert';
 
 /**
  * What the WhatsApp simulator does for one recipient of one workspace, set through the
@@ -70,7 +71,7 @@ export async function scriptsFor(db: Db, tenantId: string, recipients: readonly 
 /** Replaces the recipient's script as a whole. */
 export async function setScript(db: Db, tenantId: string, recipient: string, script: SimulatorScript, now: Date): Promise<SimulatorScriptDoc> {
   const doc: SimulatorScriptDoc = { _id: scriptId(tenantId, recipient), tenant_id: tenantId, recipient: `+${phoneDigits(recipient)}`, ...script, updated_at: now };
-  await simulatorScriptsCollection(db).replaceOne({ _id: doc._id }, doc, { upsert: true });
+  await replaceUpserting(simulatorScriptsCollection(db), { _id: doc._id }, doc);
   return doc;
 }
 

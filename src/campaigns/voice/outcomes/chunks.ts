@@ -5,6 +5,7 @@ import { CAMPAIGN_COUNT_CHUNK } from '../../contracts';
 import { OutcomeReportBuilder, type OutcomeRow, type OutcomeTally } from './report';
 import { csvRowsText } from './csv';
 import type { CampaignRecipientDoc } from '../../staging';
+import { replaceUpserting } from '../../../db/upsert';
 
 /**
  * A call campaign's outcomes kept for reading in bulk (issue 15: GET …/outcomes and the CSV
@@ -158,7 +159,7 @@ export class OutcomeFold {
     const counted = [...byPart.entries()].map(([p, rows]) => partOf(p, [...rows].sort((a, b) => a.position - b.position), this.capture));
     const before = whole ? null : await chunks.findOne({ _id });
     const parts = mergeParts(before?.parts ?? [], counted);
-    await chunks.replaceOne({ _id }, { tenant_id: this.ids.tenantId, campaign_id: this.ids.campaignId, chunk: k, parts, updated_at: this.at }, { upsert: true });
+    await replaceUpserting(chunks, { _id }, { tenant_id: this.ids.tenantId, campaign_id: this.ids.campaignId, chunk: k, parts, updated_at: this.at });
     this.tallied[String(k)] = chunkTally(parts, this.capture);
   }
 
@@ -169,10 +170,6 @@ export class OutcomeFold {
    */
   async close(input: { everyChunk: boolean; firstCount: boolean }): Promise<void> {
     const complete = input.everyChunk || (this.stored ? this.stored.complete : input.firstCount);
-    await outcomeCollections(this.db).tallies.replaceOne(
-      { _id: this.ids.campaignId },
-      { tenant_id: this.ids.tenantId, chunks: this.tallied, complete, updated_at: this.at },
-      { upsert: true },
-    );
+    await replaceUpserting(outcomeCollections(this.db).tallies, { _id: this.ids.campaignId }, { tenant_id: this.ids.tenantId, chunks: this.tallied, complete, updated_at: this.at });
   }
 }
