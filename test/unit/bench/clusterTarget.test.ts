@@ -13,7 +13,8 @@ import {
   type RoleCpuMark,
 } from '../../../bench/clusterTarget';
 import { treeCpuSeconds } from '../../../bench/benchStats';
-import { writeClusterState, type ClusterState } from '../../../src/local/cluster/clusterState';
+import { writeClusterState } from '../../../src/local/cluster/clusterState';
+import { clusterStateNaming } from '../../support/clusterStates';
 
 /**
  * BENCH_TARGET=cluster measures the cluster's processes by the pids its launcher writes: a
@@ -21,21 +22,7 @@ import { writeClusterState, type ClusterState } from '../../../src/local/cluster
  * and a process replaced during a measurement must show as not measured, never as a number.
  */
 
-const state = (processes: Record<string, number>, launcherPid = process.pid): ClusterState => ({
-  api_url: 'http://127.0.0.1:3000',
-  temporal_address: '127.0.0.1:7233',
-  temporal_namespace: 'default',
-  mongodb_url: 'mongodb://127.0.0.1:27017/',
-  mongodb_db: 'orchestrator',
-  postgres_port: 5432,
-  temporal_ports: { services: {} as ClusterState['temporal_ports']['services'], frontendHttp: 7243 },
-  api: [],
-  media: [],
-  worker_metrics: [],
-  providers: { voice: 'simulator', whatsapp: 'simulator' },
-  launcher_pid: launcherPid,
-  processes,
-});
+const state = clusterStateNaming;
 
 const mark = (pids: Record<string, number>, cpu: Record<string, number | null>): RoleCpuMark => ({ pids, cpu, bench: 0, machine: 0, at: 0, us: 0 });
 

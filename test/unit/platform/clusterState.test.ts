@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterStateKeeper, readClusterState, writeClusterState, type ClusterState } from '../../../src/local/cluster/clusterState';
+import { clusterStateNaming } from '../../support/clusterStates';
 
 /**
  * The cluster's state file is what a benchmark measures by: it must name the processes that run
@@ -10,21 +11,7 @@ import { clusterStateKeeper, readClusterState, writeClusterState, type ClusterSt
  * half-written or from a launcher that has gone.
  */
 
-const state = (processes: Record<string, number>, launcherPid = process.pid): ClusterState => ({
-  api_url: 'http://127.0.0.1:3000',
-  temporal_address: '127.0.0.1:7233',
-  temporal_namespace: 'default',
-  mongodb_url: 'mongodb://127.0.0.1:27017/',
-  mongodb_db: 'orchestrator',
-  postgres_port: 5432,
-  temporal_ports: { services: {} as ClusterState['temporal_ports']['services'], frontendHttp: 7243 },
-  api: [],
-  media: [],
-  worker_metrics: [],
-  providers: { voice: 'simulator', whatsapp: 'simulator' },
-  launcher_pid: launcherPid,
-  processes,
-});
+const state = clusterStateNaming;
 
 describe("the cluster's state file", () => {
   const dirs: string[] = [];

@@ -46,11 +46,12 @@ describe('the campaign run plans from the throttle’s plan (time-skipping)', ()
     await env?.teardown();
   });
 
-  it('a batch after one that ran late is planned at the slot that batch gave, not at the workflow task’s time', async () => {
+  /** A started campaign run of `recipients` people at 600 a minute, run to its end; its batches as the activity saw them. */
+  async function runAt600(tenantId: string, recipients: number) {
     const input: CampaignRunInput = {
       campaignId: uniqueName('cmp'),
-      tenantId: 'ws_catch_up',
-      recipients: 2 * CAMPAIGN_BATCH_MAX,
+      tenantId,
+      recipients,
       startAt: null,
       throttlePerMinute: 600,
       control: 'running',
@@ -60,27 +61,18 @@ describe('the campaign run plans from the throttle’s plan (time-skipping)', ()
     };
     const handle = await startWorkflow(env.client, campaignRunDefinition, { workflowId: input.campaignId, taskQueue, args: [input] });
     await handle.result();
-    const ours = batches.filter((b) => b.campaignId === input.campaignId);
+    return { ours: batches.filter((b) => b.campaignId === input.campaignId), handle };
+  }
+
+  it('a batch after one that ran late is planned at the slot that batch gave, not at the workflow task’s time', async () => {
+    const { ours } = await runAt600('ws_catch_up', 2 * CAMPAIGN_BATCH_MAX);
     expect(ours.map((b) => b.from)).toEqual([0, CAMPAIGN_BATCH_MAX]);
     // The first batch took 300 ms and left its next slot 100 ms after its planned start.
     expect(ours[1]!.plannedStartMs).toBe(ours[0]!.plannedStartMs + 100);
   });
 
   it('at 600 a minute a batch is 10 s of sends (100): 300 people take three batch activities, not six', async () => {
-    const input: CampaignRunInput = {
-      campaignId: uniqueName('cmp'),
-      tenantId: 'ws_batch_span',
-      recipients: 300,
-      startAt: null,
-      throttlePerMinute: 600,
-      control: 'running',
-      cursor: 0,
-      started: true,
-      nextSendAtMs: null,
-    };
-    const handle = await startWorkflow(env.client, campaignRunDefinition, { workflowId: input.campaignId, taskQueue, args: [input] });
-    await handle.result();
-    const ours = batches.filter((b) => b.campaignId === input.campaignId);
+    const { ours, handle } = await runAt600('ws_batch_span', 300);
     expect(ours.map((b) => [b.from, b.max])).toEqual([[0, 100], [100, 100], [200, 100]]);
     const events = (await handle.fetchHistory()).events ?? [];
     // The three batches, the final count, the completion and the late recounts' hand-over.
