@@ -31,6 +31,20 @@ function burner(cpuMs: number): ChildProcess {
   return spawn(process.execPath, ['-e', `const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) / 1000 < ${cpuMs}); setInterval(() => {}, 1000);`], { stdio: 'ignore' });
 }
 
+/** A process that burns `cpuMs` of CPU only once told to (SIGUSR2), so a mark taken before that cannot already hold the burn. */
+async function burnerOnCue(cpuMs: number): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['-e', `process.on('SIGUSR2', () => { const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) / 1000 < ${cpuMs}); }); setInterval(() => {}, 1000); console.log('ready');`],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the burner exited (${code}) before it was ready`)));
+  });
+  return child;
+}
+
 async function until(what: string, check: () => boolean, withinMs = 30_000): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (!check()) {
@@ -98,13 +112,16 @@ describe('the cluster as a bench target', () => {
 
   it('measures the processes the state file names at each mark, and reports a process the launcher replaced meanwhile as not measured', async () => {
     const file = join(tempDir(), 'cluster.json');
-    const [first, second, replacement] = [burner(200), burner(0), burner(0)];
+    const first = await burnerOnCue(300);
+    const [second, replacement] = [burner(0), burner(0)];
     children.push(first, second, replacement);
     writeClusterState(file, state({ 'worker-1': first.pid!, 'worker-2': second.pid!, ferretdb: second.pid! }));
     const meter = clusterCpuMeter(file);
     const before = meter.mark();
-    // The first burner is still at it when marked or not: wait until it has burnt its 200 ms.
-    await until('the burner burnt its CPU', () => processTreeCpuSeconds(first.pid!)! >= 0.2);
+    const idle = processTreeCpuSeconds(first.pid!)!;
+    // Its 300 ms burnt after the mark, told to only now (the kernel's ticks count at least 0.2 s of them).
+    first.kill('SIGUSR2');
+    await until('the burner burnt its CPU', () => processTreeCpuSeconds(first.pid!)! >= idle + 0.2);
     const kept = meter.since(before);
     expect(kept.restarted).toBeUndefined();
     expect(Object.keys(kept.cpu_seconds)).toEqual(['worker', 'ferretdb', 'bench']);
