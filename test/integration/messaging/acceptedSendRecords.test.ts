@@ -52,6 +52,12 @@ describe('accepted send records written in groups', () => {
     await db.collection('conversations').deleteOne({ _id: records.conversation!._id });
     await db.collection('events').deleteOne({ _id: (records.event as { _id: string })._id as never });
   }
+  /**
+   * A group whose timed flush never fires within a case: these cases are about the size and the
+   * explicit flush. On a loaded machine ten sends take over a second, and the default 1 s timer
+   * would write part of a group early (CI saw the tenth send still pending when checked).
+   */
+  const untimedGroup = () => groupAcceptedSendRecords(deps(), { ms: 600_000 });
   const intentOf = async (name: string) => (await sendIntentsCollection(db).findOne({ _id: key(name) }))!;
 
   beforeAll(async () => {
@@ -73,7 +79,7 @@ describe('accepted send records written in groups', () => {
       await removeRecords(intent);
     }
     accepted.length = 0;
-    const records = groupAcceptedSendRecords(deps());
+    const records = untimedGroup();
     for (const name of names) await records.defer(await intentOf(name));
     expect(accepted).toHaveLength(0);
     await records.flush();
@@ -87,7 +93,7 @@ describe('accepted send records written in groups', () => {
   });
 
   it('a send deferred by the use case answers the conversation its records get, once flushed; ten pending flush without being asked', async () => {
-    const records = groupAcceptedSendRecords(deps());
+    const records = untimedGroup();
     const results = [];
     for (let n = 0; n < 10; n += 1) results.push(await send(`91980000071${n}`, `ten-${n}`, { recordLater: records.defer }));
     // The tenth deferral wrote the group.
@@ -99,9 +105,23 @@ describe('accepted send records written in groups', () => {
     await records.flush();
   });
 
+  it('a deferred send is written by the timer when its group does not fill, without a flush', async () => {
+    const records = groupAcceptedSendRecords(deps(), { ms: 50 });
+    const result = await send('919800000740', 'timed-1', { recordLater: records.defer });
+    const intent = await intentOf('timed-1');
+    const deadline = Date.now() + 10_000;
+    let found = await recordsOf(intent);
+    while (!found.outbound && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      found = await recordsOf(intent);
+    }
+    expect(found.outbound?.conversation_id).toBe(result.conversation_id);
+    expect(found.conversation).toMatchObject({ _id: result.conversation_id, message_count: 1 });
+  });
+
   it('a recipient whose conversation exists falls back to the per-send path: its turn is counted once, no second conversation', async () => {
     const first = await send('919800000720', 'existing-1');
-    const records = groupAcceptedSendRecords(deps());
+    const records = untimedGroup();
     const second = await send('919800000720', 'existing-2', { recordLater: records.defer });
     const fresh = await send('919800000721', 'existing-3', { recordLater: records.defer });
     await records.flush();
@@ -121,13 +141,13 @@ describe('accepted send records written in groups', () => {
 
   it('a worker killed between the intent `sent` and the flush: the retry finishes the records, sending nothing again (0 duplicates, 0 lost)', async () => {
     const names = ['crash-1', 'crash-2', 'crash-3'];
-    const killed = groupAcceptedSendRecords(deps());
+    const killed = untimedGroup();
     for (const [n, name] of names.entries()) await send(`91980000073${n}`, name, { recordLater: killed.defer });
     // Never flushed (the worker died). The retried batch reads the intents once and resumes each.
     const before = sends;
     const intents = new Map((await findByIds(sendIntentsCollection(db), names.map(key))).map((i) => [i._id, i]));
     expect([...intents.values()].map((i) => i.state)).toEqual(['sent', 'sent', 'sent']);
-    const retry = groupAcceptedSendRecords(deps());
+    const retry = untimedGroup();
     for (const [n, name] of names.entries()) {
       const result = await send(`91980000073${n}`, name, { recordLater: retry.defer, earlierIntent: intents.get(key(name)) ?? null });
       expect(result.message_id).toBe(intents.get(key(name))!.message_id);
