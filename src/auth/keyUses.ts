@@ -1,6 +1,7 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import type { ApiKeyDoc } from '../db/collections';
 import { findByIds } from '../db/findByIds';
+import { isDuplicateKey } from '../db/duplicateKey';
 
 /**
  * When each key was last used, as the console shows it ("last used 3 minutes ago"). Kept in
@@ -49,7 +50,7 @@ export class KeyUseRecorder {
     if (this.written.size > MAX_TRACKED_KEYS) this.written.delete(this.written.keys().next().value!);
     this.uses.updateOne({ _id: key.key_id }, { $set: { tenant_id: key.tenant_id, last_used_at: at } }, { upsert: true }).catch((err: unknown) => {
       // Two processes inserting the first use at once: the other one's time stands.
-      if (err instanceof MongoServerError && err.code === 11000) return;
+      if (isDuplicateKey(err)) return;
       if (this.written.get(key.key_id) === at.getTime()) this.written.delete(key.key_id);
     });
   }

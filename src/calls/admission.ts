@@ -3,6 +3,7 @@ import { insertIfAbsent } from '../db/insertIfAbsent';
 import { takeNumberedPlace } from '../db/numberedPlaces';
 import { LIMITS } from '../domain/limits';
 import { utcDay } from './callStore';
+import { isDuplicateKey } from '../db/duplicateKey';
 
 /**
  * The two call limits that must hold under parallel requests (api-core §8): live calls per
@@ -139,7 +140,7 @@ async function appendStep(
       await budgetHeads(db)
         .updateOne({ _id: `${tenantId}|${day}` }, { $max: { seq } }, { upsert: true })
         .catch((err: unknown) => {
-          if ((err as { code?: number }).code !== 11000) throw err;
+          if (!isDuplicateKey(err)) throw err;
         });
       return { ok: true, usage };
     }

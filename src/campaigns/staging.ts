@@ -6,6 +6,7 @@ import type { Recipient } from './audience';
 import type { MergedOutcome, RecipientCall } from './voice/mergedOutcome';
 import type { CampaignDoc, ConsentPin, ExclusionReason } from './campaign';
 import { evaluateCampaign, type Evaluation } from './evaluate';
+import { onlyDuplicateKeys } from '../db/duplicateKey';
 
 /**
  * Staging a launch's audience (campaigns-tickets-dues §2 `recipients`, §4 consent pin): the
@@ -144,7 +145,7 @@ async function writeChunk(recipients: Collection<CampaignRecipientDoc>, docs: Ca
   } catch (err) {
     if (!(err instanceof MongoBulkWriteError)) throw err;
     const writeErrors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-    if (writeErrors.some((e) => e.code !== 11000)) throw err;
+    if (!onlyDuplicateKeys(writeErrors.map((e) => e.code))) throw err;
     for (const e of writeErrors) {
       const doc = docs[e.index]!;
       await recipients.replaceOne({ _id: doc._id }, doc);

@@ -6,6 +6,7 @@ import { insertManyUnordered } from '../db/insertIfAbsent';
 import { bulkUpsertInChunks } from '../db/upsert';
 import { backfillEntries, entriesComplete, entryKey, entryKeyIn, entryParts, entryRange, entryRecordId } from '../db/keyedEntries';
 import { idRange } from '../domain/ids';
+import { onlyDuplicateKeys } from '../db/duplicateKey';
 
 /**
  * A workspace's contacts by tag, as keyed entries that carry what a campaign audience needs:
@@ -197,7 +198,7 @@ export async function backfillContactTagEntries(db: Db, shouldStop?: () => boole
       const entries = contacts.flatMap(contactTagEntries);
       for (let start = 0; start < entries.length; start += BULK_WRITE_MAX) {
         const { failed, error } = await insertManyUnordered(contactTagEntriesCollection(db), entries.slice(start, start + BULK_WRITE_MAX));
-        if ([...failed.values()].some((code) => code !== 11000)) throw error;
+        if (!onlyDuplicateKeys(failed.values())) throw error;
       }
     },
     shouldStop,

@@ -16,6 +16,7 @@ import {
   type TurnKind,
   type TurnRole,
 } from './store';
+import { onlyDuplicateKeys } from '../db/duplicateKey';
 
 export interface CallTurn {
   role: TurnRole;
@@ -85,7 +86,7 @@ export async function recordCallConversation(
   try {
     await collection.insertMany(messages, { ordered: false });
   } catch (err) {
-    const onlyDuplicates = err instanceof MongoBulkWriteError && [err.writeErrors].flat().every((e) => e.code === 11000);
+    const onlyDuplicates = err instanceof MongoBulkWriteError && onlyDuplicateKeys([err.writeErrors].flat().map((e) => e.code));
     if (!onlyDuplicates) throw err;
   }
 

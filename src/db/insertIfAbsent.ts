@@ -1,4 +1,5 @@
-import { MongoBulkWriteError, MongoServerError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import { isDuplicateKey, onlyDuplicateKeys } from './duplicateKey';
 
 /**
  * Inserts the document unless one with its `_id` (or another unique key) exists; true when
@@ -13,7 +14,7 @@ export async function insertIfAbsent<T extends Document>(
     await collection.insertOne(doc);
     return true;
   } catch (err) {
-    if (err instanceof MongoServerError && err.code === 11000) return false;
+    if (isDuplicateKey(err)) return false;
     throw err;
   }
 }
@@ -47,6 +48,6 @@ export async function insertManyUnordered<T extends Document>(
  */
 export async function insertManyIfAbsent<T extends Document>(collection: Collection<T>, docs: readonly OptionalUnlessRequiredId<T>[]): Promise<Set<number>> {
   const { failed, error } = await insertManyUnordered(collection, docs);
-  if (error && [...failed.values()].some((code) => code !== 11000)) throw error;
+  if (error && !onlyDuplicateKeys(failed.values())) throw error;
   return new Set(failed.keys());
 }

@@ -3,6 +3,7 @@ import { BULK_WRITE_MAX } from './bulkWrite';
 import { ID_IN_MAX, findByIds } from './findByIds';
 import { insertManyUnordered } from './insertIfAbsent';
 import { upsertOne } from './upsert';
+import { onlyDuplicateKeys } from './duplicateKey';
 
 /**
  * Keyed entries: a list's order and key written into the `_id` of a small document per record
@@ -94,7 +95,7 @@ export async function writeEntryDocs(collection: Collection<EntryDoc>, docs: rea
   for (let start = 0; start < distinct.length; start += BULK_WRITE_MAX) {
     const slice = distinct.slice(start, start + BULK_WRITE_MAX);
     const { failed, error } = await insertManyUnordered(collection, slice);
-    if ([...failed.values()].some((code) => code !== 11000)) throw error;
+    if (!onlyDuplicateKeys(failed.values())) throw error;
     if (existing === 'kept') continue;
     const withFields = [...failed.keys()].map((n) => slice[n]!).filter((d) => Object.keys(d).length > 1);
     for (const doc of withFields) {

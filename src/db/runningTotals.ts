@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from './insertIfAbsent';
+import { isDuplicateKey } from './duplicateKey';
 
 /**
  * Counters that hold under parallel writers on FerretDB 1.x, where `$inc` is not atomic: an
@@ -76,7 +77,7 @@ export async function addToTotals(log: TotalsLog, key: string, change: Totals, r
       // Only a hint: a stale or lost write costs the next reader one more round trip. Two
       // first upserts of the same head race, and the loser's duplicate-key error is harmless.
       await log.heads.updateOne({ _id: key }, { $max: { seq } }, { upsert: true }).catch((err: unknown) => {
-        if ((err as { code?: number }).code !== 11000) throw err;
+        if (!isDuplicateKey(err)) throw err;
       });
       return totals;
     }

@@ -1,6 +1,5 @@
 import {
   MongoBulkWriteError,
-  MongoServerError,
   type AnyBulkWriteOperation,
   type Collection,
   type Document,
@@ -9,6 +8,7 @@ import {
   type WithoutId,
 } from 'mongodb';
 import { BULK_WRITE_MAX, bulkWriteInChunks } from './bulkWrite';
+import { isDuplicateKey, onlyDuplicateKeys } from './duplicateKey';
 
 /**
  * Upserts by `_id` that two writers may make at once for a document that does not exist yet.
@@ -19,8 +19,6 @@ import { BULK_WRITE_MAX, bulkWriteInChunks } from './bulkWrite';
  * For `$set`, `$max`, `$addToSet`, `$setOnInsert` and replacements that is the server's result
  * exactly; an `$inc` counts once, as its first try wrote nothing.
  */
-
-const isDuplicateKey = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
 
 async function onceMoreOnDuplicateKey<R>(write: () => Promise<R>): Promise<R> {
   try {
@@ -55,7 +53,7 @@ export async function bulkUpsertInChunks<T extends Document>(collection: Collect
       await collection.bulkWrite(chunk, { ordered: false });
     } catch (err) {
       const refused = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
-      if (refused.length > 0 && refused.every((e) => e.code === 11000)) again.push(...refused.map((e) => chunk[e.index]!));
+      if (refused.length > 0 && onlyDuplicateKeys(refused.map((e) => e.code))) again.push(...refused.map((e) => chunk[e.index]!));
       else failure ??= err;
     }
   }

@@ -4,6 +4,7 @@ import { insertManyUnordered } from '../db/insertIfAbsent';
 import type { EventPublisher } from '../events';
 import { applyStatusesOfMessages, type StatusReport } from './deliveryStatus';
 import { STATUS_RANK, outboundMessagesCollection, type DeliveryStatus } from './outboundMessages';
+import { onlyDuplicateKeys } from '../db/duplicateKey';
 
 /**
  * Statuses the provider reported before this service recorded the message they name. The
@@ -62,7 +63,7 @@ export async function parkStatuses(deps: Deps, messageId: string, reports: reado
   }));
   const { failed, error } = await insertManyUnordered(parkedStatusesCollection(deps.db), docs);
   // A duplicate is the same status parked by an earlier delivery.
-  if (error && [...failed.values()].some((code) => code !== 11000)) throw error;
+  if (error && !onlyDuplicateKeys(failed.values())) throw error;
   const [applied] = await applyParkedStatuses(deps, [messageId]);
   return applied!;
 }

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { isDuplicateKey } from '../db/duplicateKey';
 
 /** Counts requests per key per window; shared by every API replica. */
 export interface CounterStore {
@@ -152,7 +153,7 @@ export class MongoCounterStore implements CounterStore {
       if (outcome.status === 'fulfilled') {
         state.held.push([first, last]);
         state.claimed.push(`${id}:${first}`);
-      } else if ((outcome.reason as { code?: number }).code !== 11000) {
+      } else if (!isDuplicateKey(outcome.reason)) {
         failed ??= { first, reason: outcome.reason };
       }
     });

@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
-import { MongoServerError } from 'mongodb';
 import type { WorkspaceDoc } from '../db/collections';
+import { isDuplicateKey } from '../db/duplicateKey';
 
 export interface TicketAssignee {
   /** The team member's id in the business's own systems (or the console's); free text. */
@@ -47,7 +47,7 @@ async function takeTurn(db: Db, tenantId: string): Promise<number> {
       return (doc?.next ?? 1) - 1;
     } catch (err) {
       // Two first tickets racing to create the counter: the loser increments the winner's.
-      if (attempt > 0 || !(err instanceof MongoServerError && err.code === 11000)) throw err;
+      if (attempt > 0 || !isDuplicateKey(err)) throw err;
     }
   }
 }

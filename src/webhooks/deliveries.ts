@@ -1,4 +1,5 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKey } from '../db/duplicateKey';
 
 /**
  * One (event, endpoint) delivery and every attempt at it: the read model of a delivery
@@ -101,7 +102,7 @@ export async function recordAttempt(db: Db, who: DeliveryIdentity, outcome: Atte
     await webhookDeliveries(db).updateOne(...recordAttemptUpdate(who, outcome, now));
   } catch (err) {
     // Two first writes raced to insert (never expected: one writer per attempt); retry as an update.
-    if (err instanceof MongoServerError && err.code === 11000) return recordAttempt(db, who, outcome, now);
+    if (isDuplicateKey(err)) return recordAttempt(db, who, outcome, now);
     throw err;
   }
 }
