@@ -426,7 +426,9 @@ async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: Se
   const adopted = await adoptResolvedSend(deps, intent, finish);
   if (adopted) return adopted;
   // Else it ends failed with no message: its charge is given back (once, however many retries
-  // say so), unless a status found it sent in the meantime (its claim `kept`).
+  // say so), unless a status found it sent in the meantime (its claim `kept`). A text send takes
+  // the same claim with nothing to give back: a status adopting it in this instant wins or loses
+  // on that one insert, never on which of two reads came first.
   if ((await refundUnknownOutcome(deps.db, intent, deps.now())) === 'kept') {
     const late = await adoptResolvedSend(deps, intent, finish);
     if (late) return late;
