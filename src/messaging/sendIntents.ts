@@ -3,6 +3,7 @@ import type { Collection, Db } from 'mongodb';
 import { insertIfAbsent } from '../db/insertIfAbsent';
 import { sweepOldestFirst } from '../db/oldestFirst';
 import { retentionCutoff, type RetentionOptions } from '../events';
+import type { RecordTurnInput } from '../conversations';
 import type { SendRequest } from './whatsAppSender';
 import type { AllowanceSource } from './allowance';
 import type { SentMessageFacts } from './outboundMessages';
@@ -46,6 +47,11 @@ export interface SendIntentDoc extends SentMessageFacts {
   transcript_role?: 'model' | 'human';
   /** The team member's name on the transcript turn, when one wrote it. */
   transcript_author?: string;
+  /**
+   * Turns recorded in one write with the send's own (a chat agent's trail rows): here so a
+   * status adopting the send records them as its attempt would have. Absent: the turn alone.
+   */
+  turns_alongside?: RecordTurnInput[];
   /** Set with `sent`: the provider's message id and when it accepted. */
   message_id: string | null;
   sent_at: Date | null;

@@ -119,7 +119,8 @@ export interface SendMessageInput {
   /**
    * Turns of the same conversation recorded in one write with the send's own turn, before it
    * (a chat agent's trail rows and its reply): the conversation must exist already (the
-   * customer wrote). Absent: the send's turn alone, through `recordTurn`.
+   * customer wrote). Kept on the intent, so whoever records the send (a retry, or a status
+   * adopting it) records them too. Absent: the send's turn alone, through `recordTurn`.
    */
   turnsAlongside?: RecordTurnInput[];
 }
@@ -342,6 +343,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     transcript_text: prepared.transcriptText,
     ...(input.transcriptRole ? { transcript_role: input.transcriptRole } : {}),
     ...(input.transcriptAuthor ? { transcript_author: input.transcriptAuthor } : {}),
+    ...(input.turnsAlongside ? { turns_alongside: input.turnsAlongside } : {}),
     kind: template ? 'template' : 'text',
     template: prepared.template,
     metadata: input.metadata ?? {},
@@ -401,7 +403,7 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
     await input.recordLater(sent);
     return sentResult(sent, conversationIdFor(sent.tenant_id, 'whatsapp', phoneDigits(sent.request.to)));
   }
-  return finishRecording(deps, sent, input.turnsAlongside);
+  return finishRecording(deps, sent);
 }
 
 /** A sender the caller read (a chat agent's turn): refused as `resolveSender` refuses a named one. */
@@ -426,7 +428,9 @@ async function resume(deps: SendMessageDeps, input: SendMessageInput, intent: Se
   const adopted = await adoptResolvedSend(deps, intent, finish);
   if (adopted) return adopted;
   // Else it ends failed with no message: its charge is given back (once, however many retries
-  // say so), unless a status found it sent in the meantime (its claim `kept`).
+  // say so), unless a status found it sent in the meantime (its claim `kept`). A text send takes
+  // the same claim with nothing to give back: a status adopting it in this instant wins or loses
+  // on that one insert, never on which of two reads came first.
   if ((await refundUnknownOutcome(deps.db, intent, deps.now())) === 'kept') {
     const late = await adoptResolvedSend(deps, intent, finish);
     if (late) return late;
@@ -455,13 +459,17 @@ async function abandonIntent(db: Db, intent: SendIntentDoc, giveBack: () => Prom
 export type RecordingDeps = Pick<SendMessageDeps, 'db' | 'events' | 'logger'> & { provider: Pick<WhatsAppProvider, 'accepted'> };
 
 /**
- * The records of an accepted message: its turn in the customer's conversation and the
- * outbound message that delivery statuses join on (written last, so its presence says the
- * send is fully recorded). Each step is idempotent (keyed by the provider's message id), so
- * any attempt that finds the intent `sent` without its outbound message may finish it.
+ * The records of an accepted message: its turn in the customer's conversation (with the turns
+ * its intent carries alongside, in the same write) and the outbound message that delivery
+ * statuses join on (written last, so its presence says the send is fully recorded). Each step
+ * is idempotent (keyed by the provider's message id and the turns' keys), so any attempt that
+ * finds the intent `sent` without its outbound message may finish it, and a status adopting the
+ * send (src/messaging/unknownOutcomes.ts) writes the same records its own attempt would have.
+ * `turnsAlongside` is for intents written before they carried their own.
  */
 export async function finishRecording(deps: RecordingDeps, intent: SendIntentDoc, turnsAlongside?: RecordTurnInput[]): Promise<SendMessageResult> {
-  const turn = turnsAlongside ? (await recordTurnsOfConversation(deps, [...turnsAlongside, turnOf(intent)])).at(-1)! : await recordTurn(deps, turnOf(intent));
+  const alongside = intent.turns_alongside ?? turnsAlongside;
+  const turn = alongside ? (await recordTurnsOfConversation(deps, [...alongside, turnOf(intent)])).at(-1)! : await recordTurn(deps, turnOf(intent));
   await insertIfAbsent<OutboundMessageDoc>(outboundMessagesCollection(deps.db), outboundMessageOf(intent, turn));
   await applyEarlyStatuses(deps, [intent.message_id!]);
   await tellProviderAccepted(deps, intent);

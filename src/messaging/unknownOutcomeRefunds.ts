@@ -22,12 +22,17 @@ import type { SendIntentDoc } from './sendIntents';
  * A charge taken from a campaign batch's hold is given back the same way: the hold counts a
  * `sending` intent as used when it is settled as an orphan (src/messaging/conversationHold.ts),
  * so the plan still carries it.
+ *
+ * A text send has no charge, yet takes the same claim (`source` null) when a retry decides its
+ * outcome is unknown, and an adoption takes it `kept`: the claim is what orders the two, so a
+ * retry never answers `send_outcome_unknown` for a send a status had already begun adopting.
  */
 export interface SendRefundDoc {
   /** `<send intent _id>|<owner>`: the attempt whose charge it gave back. */
   _id: string;
   tenant_id: string;
-  source: AllowanceSource;
+  /** Where the charge came from; null for a text send (no charge: the claim only orders retry and adoption). */
+  source: AllowanceSource | null;
   refunded_at: Date;
   /**
    * `kept`: the send was found to have gone out (src/messaging/unknownOutcomes.ts) before any
@@ -42,18 +47,24 @@ export function sendRefundsCollection(db: Db): Collection<SendRefundDoc> {
 
 /** Claims the give-back of a `sending` intent's charge; true for the one caller that may give it back. */
 export async function claimRefund(db: Db, intent: SendIntentDoc, now: Date): Promise<boolean> {
-  if (!intent.billed || intent.state !== 'sending') return false;
-  return insertIfAbsent(sendRefundsCollection(db), { _id: `${intent._id}|${intent.owner}`, tenant_id: intent.tenant_id, source: intent.billed, refunded_at: now });
+  return intent.billed !== null && (await claimOutcome(db, intent, now));
+}
+
+/** Claims the decision on a `sending` intent's outcome (billed or not); true for the one caller that decides. */
+async function claimOutcome(db: Db, intent: SendIntentDoc, now: Date): Promise<boolean> {
+  if (intent.state !== 'sending') return false;
+  return insertIfAbsent(sendRefundsCollection(db), outcomeClaim(intent, now));
 }
 
 /**
- * Gives back the conversation of an intent whose outcome is unknown, once: `refunded` when
- * this call did, `already` when another did, `kept` when the send was found to have gone out
- * (its charge stays; the caller adopts it).
+ * Decides that an intent's outcome is unknown, once: `refunded` when this call gave the
+ * conversation back, `unbilled` when it decided a text send's (nothing to give back),
+ * `already` when another retry decided, `kept` when a status adopted the send first (its
+ * charge stays; the caller adopts it too and answers sent).
  */
 export async function refundUnknownOutcome(db: Db, intent: SendIntentDoc, now: Date): Promise<'refunded' | 'already' | 'kept' | 'unbilled'> {
-  if (!intent.billed) return 'unbilled';
-  if (await claimRefund(db, intent, now)) {
+  if (await claimOutcome(db, intent, now)) {
+    if (!intent.billed) return 'unbilled';
     await refundConversation(db, intent.tenant_id, intent.billed);
     return 'refunded';
   }
@@ -62,19 +73,21 @@ export async function refundUnknownOutcome(db: Db, intent: SendIntentDoc, now: D
 }
 
 const refundId = (intent: SendIntentDoc) => `${intent._id}|${intent.owner}`;
+const outcomeClaim = (intent: SendIntentDoc, now: Date): SendRefundDoc => ({ _id: refundId(intent), tenant_id: intent.tenant_id, source: intent.billed, refunded_at: now });
 
 /**
  * A send of unknown outcome found to have gone out keeps its charge: the same claim as the
- * give-back, written `kept`, so a retry deciding at the same moment gives nothing back. If a
- * retry gave it back first, the conversation is taken again, once (a second claim,
+ * give-back, written `kept`, so a retry deciding at the same moment gives nothing back and
+ * adopts instead. A text send takes it too, for that order (nothing to keep). If a retry
+ * decided first, a charge it gave back is taken again, once (a second claim,
  * `<intent>|<owner>|charged`). A plan with nothing left cannot be charged: the message stays
  * recorded as billed (its `billed` source) and the miss is logged (**known gap**).
  */
 export async function keepCharge(db: Db, intent: SendIntentDoc, now: Date, logger?: Logger): Promise<void> {
-  if (!intent.billed) return;
   const refunds = sendRefundsCollection(db);
-  const kept = { _id: refundId(intent), tenant_id: intent.tenant_id, source: intent.billed, refunded_at: now, kind: 'kept' as const };
+  const kept = { ...outcomeClaim(intent, now), kind: 'kept' as const };
   if (await insertIfAbsent(refunds, kept)) return;
+  if (!intent.billed) return;
   if ((await refunds.findOne({ _id: kept._id }))?.kind === 'kept') return;
   if (!(await insertIfAbsent(refunds, { ...kept, _id: `${kept._id}|charged` }))) return;
   const taken = await consumeConversation(db, intent.tenant_id);
