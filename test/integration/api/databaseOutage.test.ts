@@ -50,7 +50,8 @@ describe('a database outage', () => {
   async function timed<T>(run: () => Promise<T>): Promise<{ res: T; ms: number }> {
     const began = Date.now();
     const res = await run();
-    return { res, ms: Date.now() - began };
+    const ms = Date.now() - began; process.stderr.write(`TIMED ${ms}\n`);
+    return { res, ms };
   }
 
   function expectUnavailable(res: request.Response): void {
