@@ -50,6 +50,8 @@ export interface AppDeps {
   authFailures?: AuthFailureLimiter;
   /** Wraps the event publisher (tests inject a failing dependency); default: as built. */
   wrapEvents?: (events: EventPublisher) => EventPublisher;
+  /** How long /readyz waits on each dependency (default 2 s, api/routes/health.ts). */
+  probeTimeoutMs?: number;
 }
 
 /** The Koa app with every router mounted; `src/main/api.ts` listens on it, tests too. */
@@ -68,6 +70,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     db: deps.db,
     temporalProbe: deps.temporalProbe,
     registry: deps.registry,
+    probeTimeoutMs: deps.probeTimeoutMs,
     launcherStatusFile: deps.config.LAUNCHER_STATUS_FILE,
   });
   app.use(health.routes());

@@ -57,9 +57,11 @@ export interface TestApiOptions {
   wrapEvents?: (events: EventPublisher) => EventPublisher;
   /** The built web console to serve at /console/ (default dist/console-web). */
   consoleWebDir?: string;
+  /** How long /readyz waits on each dependency (default 2 s): longer where its answer, not its budget, is tested. */
+  probeTimeoutMs?: number;
 }
 
-export async function startTestApi({ env: overrides = {}, rateLimitStore, credentialCache, listCache, now, worker: withWorker, databaseBudget, wrapEvents, consoleWebDir }: TestApiOptions = {}): Promise<TestApi> {
+export async function startTestApi({ env: overrides = {}, rateLimitStore, credentialCache, listCache, now, worker: withWorker, databaseBudget, wrapEvents, consoleWebDir, probeTimeoutMs }: TestApiOptions = {}): Promise<TestApi> {
   const config = requireApiSettings(testConfig(overrides));
   // Command monitoring lets tests prove which requests reach the database.
   const { client: mongo, db } = await connectMongo(config, 'test-api', { ...(databaseBudget ? apiDatabaseOptions : {}), monitorCommands: true });
@@ -84,6 +86,7 @@ export async function startTestApi({ env: overrides = {}, rateLimitStore, creden
     now,
     wrapEvents,
     consoleWebDir,
+    probeTimeoutMs,
   });
   const server = createApiServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -37,7 +37,7 @@ class AnswerLostStore extends IdempotencyStore {
   }
 }
 
-const echoBody = z.object({ value: z.string(), fail: z.enum(['400', '500']).optional(), delay_ms: z.number().int().max(5000).optional(), held: z.boolean().optional() });
+const echoBody = z.object({ value: z.string(), fail: z.enum(['400', '500']).optional(), held: z.boolean().optional() });
 
 describe('Idempotency-Key (api-core §4)', () => {
   let db: Db;
@@ -63,7 +63,6 @@ describe('Idempotency-Key (api-core §4)', () => {
       response: { status: 201, description: 'echo', schema: z.object({ run: z.number().int(), value: z.string() }) },
       handler: async (ctx, { body }) => {
         runs += 1;
-        if (body.delay_ms) await new Promise((r) => setTimeout(r, body.delay_ms));
         if (body.held) await released;
         if (body.fail === '400') throw new ApiError('invalid_argument', 'Told to fail.');
         if (body.fail === '500') throw new Error('boom');
@@ -107,6 +106,20 @@ describe('Idempotency-Key (api-core §4)', () => {
     return (key ? req.set('Idempotency-Key', key) : req).send(body);
   };
 
+  /** From now on, a handler told `held` waits until the returned function is called. */
+  const holdHandlers = (): (() => void) => {
+    let release = () => {};
+    released = new Promise((resolve) => (release = resolve));
+    return release;
+  };
+
+  /** Polls `check` until it holds; the deadline leaves room for a loaded machine. */
+  const until = async (what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> => {
+    for (const deadline = Date.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, 50))) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    }
+  };
+
   it('replays the first success for the same key and bytes without running the handler again', async () => {
     const first = await send('k-replay', '{"value":"a"}');
     const second = await send('k-replay', '{"value":"a"}');
@@ -131,8 +144,7 @@ describe('Idempotency-Key (api-core §4)', () => {
   it('runs the handler exactly once for parallel requests with one key; the rest are told it is in progress', async () => {
     // The first request's handler is held until the nine others are answered, so all ten overlap
     // however slowly a loaded machine sends them (a timed delay let late ones see the replay).
-    let release = () => {};
-    released = new Promise((resolve) => (release = resolve));
+    const release = holdHandlers();
     const body = '{"value":"p","held":true}';
     let answered = 0;
     const requests = Array.from({ length: 10 }, () =>
@@ -195,11 +207,7 @@ describe('Idempotency-Key (api-core §4)', () => {
   it('releases such a claim in the background once the database answers, with no retry', async () => {
     const failed = await send('lost-background', '{"value":"b"}');
     expect(failed.status).toBe(503);
-    const deadline = Date.now() + 10_000;
-    while (await db.collection('idempotency_keys').findOne({ _id: claimOf('lost-background') as never })) {
-      if (Date.now() > deadline) throw new Error('the claim is still held 10 s after its request failed');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await until('the claim to be released', async () => !(await db.collection('idempotency_keys').findOne({ _id: claimOf('lost-background') as never })));
     expect(runs).toBe(0);
   });
 
@@ -232,11 +240,22 @@ describe('Idempotency-Key (api-core §4)', () => {
   });
 
   it('lets exactly one of ten parallel retries take over a dead holder’s claim', async () => {
-    const body = '{"value":"race","delay_ms":300}';
+    // The winner's handler is held until the nine others are answered (as in the parallel test
+    // above): with a timed delay, a retry that a loaded machine sent late saw the replay (201).
+    const release = holdHandlers();
+    const body = '{"value":"race","held":true}';
     const scope = { tenantId: ws.workspaceId, keyId: ws.keyId, endpoint: 'POST /api/v1/echo', idempotencyKey: 'k-dead-race' };
     const store = new IdempotencyStore(db);
     expect((await store.claim(scope, Buffer.from(body), 'req_gone', new Date(clock.getTime() - 6_000))).kind).toBe('claimed');
-    const responses = await Promise.all(Array.from({ length: 10 }, () => send('k-dead-race', body)));
+    let answered = 0;
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        send('k-dead-race', body).then((res) => {
+          if (++answered === 9) release();
+          return res;
+        }),
+      ),
+    );
     expect(responses.map((r) => r.status).sort((a, b) => a - b)).toEqual([201, ...Array(9).fill(409)]);
     expect(runs).toBe(1);
     expect((await send('k-dead-race', body)).body).toEqual({ run: 1, value: 'race' });
@@ -261,21 +280,28 @@ describe('Idempotency-Key (api-core §4)', () => {
   });
 
   it('does not take over a live request that runs past its first lease: it renews its claim', async () => {
-    const body = '{"value":"long","delay_ms":4000}';
+    // Held until the retry is answered, and the renewal waited for, not timed: with a 4 s
+    // handler and a 2.3 s pause, a loaded machine could end the request before the retry
+    // (a replay) or renew only after it (a take-over).
+    const release = holdHandlers();
+    const body = '{"value":"long","held":true}';
     const started = clock.getTime();
     // supertest sends on `then`: started now, awaited at the end.
     const running = send('k-long', body).then((res) => res);
-    // Its claim taken at the first clock (not a fixed pause: a loaded machine may not have got there yet).
-    for (const deadline = Date.now() + 10_000; !(await db.collection('idempotency_keys').findOne({ _id: claimOf('k-long') as never })); await new Promise((r) => setTimeout(r, 50))) {
-      if (Date.now() > deadline) throw new Error('the request never claimed its key');
+    try {
+      const leaseOf = async () => (await db.collection<{ lease_until: Date }>('idempotency_keys').findOne({ _id: claimOf('k-long') as never }))?.lease_until.getTime();
+      // Its claim taken at the first clock (not a fixed pause: a loaded machine may not have got there yet).
+      await until('the request to claim its key', async () => (await leaseOf()) === started + IDEMPOTENCY_LEASE_MS);
+      clock = new Date(started + IDEMPOTENCY_LEASE_MS - 500);
+      // A renewal (every IDEMPOTENCY_RENEW_MS of real time) extends the lease from the moved clock.
+      await until('a renewal from the moved clock', async () => (await leaseOf()) === started + 2 * IDEMPOTENCY_LEASE_MS - 500);
+      clock = new Date(started + IDEMPOTENCY_LEASE_MS + 2_000);
+      const retry = await send('k-long', body);
+      expect(retry.status).toBe(409);
+      expect(retry.body.error.details).toEqual({ reason: 'idempotency_in_progress', retry_after_seconds: 2 });
+    } finally {
+      release();
     }
-    clock = new Date(started + IDEMPOTENCY_LEASE_MS - 500);
-    // Renewals land at about 1 s and 2 s of real time, each a lease from the moved clock.
-    await new Promise((r) => setTimeout(r, 2_300));
-    clock = new Date(started + IDEMPOTENCY_LEASE_MS + 2_000);
-    const retry = await send('k-long', body);
-    expect(retry.status).toBe(409);
-    expect(retry.body.error.details).toEqual({ reason: 'idempotency_in_progress', retry_after_seconds: 2 });
     expect((await running).status).toBe(201);
     expect((await send('k-long', body)).body).toEqual({ run: 1, value: 'long' });
     expect(runs).toBe(1);

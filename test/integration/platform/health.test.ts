@@ -16,8 +16,14 @@ const envelope = (code: string, message: string) => ({
   },
 });
 
+/**
+ * Where a test expects `ready`, /readyz gets a budget a loaded machine cannot exceed: the first
+ * check opens the probe's Temporal connection (0.4 s at load 12 here, against the default 2 s).
+ */
+const READY_PROBE_MS = 30_000;
+
 describe('health and readiness over HTTP', () => {
-  const { api } = useTestApi();
+  const { api } = useTestApi({ probeTimeoutMs: READY_PROBE_MS });
 
   it('GET /healthz answers 200 while the process is alive', async () => {
     const res = await request(api.server).get('/healthz');
@@ -82,7 +88,7 @@ describe('readiness under the launcher (LAUNCHER_STATUS_FILE)', () => {
   it('names each child; one down leaves the API ready (200) for its own traffic and the status degraded', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'children-'));
     const file = join(dir, 'children.json');
-    const api = await startTestApi({ env: { LAUNCHER_STATUS_FILE: file } });
+    const api = await startTestApi({ env: { LAUNCHER_STATUS_FILE: file }, probeTimeoutMs: READY_PROBE_MS });
     try {
       // No file yet (the launcher has not written it): nothing to say of the others.
       expect((await request(api.server).get('/readyz')).body).toEqual({ status: 'ready', checks: { mongodb: 'ok', temporal: 'ok' } });

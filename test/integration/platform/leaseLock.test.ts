@@ -48,10 +48,17 @@ describe('withLease', () => {
       await counters.insertOne({ _id: 'queued', n: 0 });
       await Promise.all(
         Array.from({ length: 10 }, () =>
-          withLease(own, 'counter:queued', async () => {
-            const doc = await counters.findOne({ _id: 'queued' });
-            await counters.updateOne({ _id: 'queued' }, { $set: { n: doc!.n + 1 } });
-          }),
+          withLease(
+            own,
+            'counter:queued',
+            async () => {
+              const doc = await counters.findOne({ _id: 'queued' });
+              await counters.updateOne({ _id: 'queued' }, { $set: { n: doc!.n + 1 } });
+            },
+            // The tenth waits for nine turns of four round trips each: past the default 5 s on a
+            // loaded machine it would give up its local turn and contend in the database (reads).
+            { waitMs: 60_000 },
+          ),
         ),
       );
       expect((await counters.findOne({ _id: 'queued' }))!.n).toBe(10);
@@ -66,7 +73,10 @@ describe('withLease', () => {
   it('a holder of the same name in this process that outlives the wait does not block the next for ever: the database lease decides', async () => {
     let release!: () => void;
     const slow = withLease(db, 'slow-local', () => new Promise<string>((resolve) => (release = () => resolve('first'))), { leaseMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 50));
+    // Its database lease taken (a fixed pause was not always long enough on a loaded machine).
+    for (const deadline = Date.now() + 30_000; !(await db.collection('leases').findOne({ _id: 'slow-local' as never })); await new Promise((r) => setTimeout(r, 20))) {
+      if (Date.now() > deadline) throw new Error('the first holder never took its lease');
+    }
     await expect(withLease(db, 'slow-local', async () => 'second', { waitMs: 200 })).rejects.toBeInstanceOf(LeaseTimeoutError);
     release();
     await expect(slow).resolves.toBe('first');
