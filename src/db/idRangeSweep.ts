@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import { BULK_WRITE_MAX } from './bulkWrite';
+import { pauseUnlessStopped } from './sweepPause';
 import { upsertOne } from './upsert';
 
 /**
@@ -16,7 +16,7 @@ export interface SweepPace {
   maxBatches?: number;
   /** The pause after each batch. */
   pauseMs?: number;
-  /** Ends the pass between batches (the process is stopping). */
+  /** Ends the pass between batches, cutting a pause short (the process is stopping). */
   signal?: AbortSignal;
 }
 
@@ -110,7 +110,7 @@ export async function sweepIdRange<T extends { _id: string }, K extends keyof T 
     after = docs.length < batchSize ? (until > after ? until : range.$lt) : docs[docs.length - 1]!._id;
     await upsertOne(marks, { _id: options.mark }, { $set: { after, updated_at: new Date() } });
     if (docs.length < batchSize && after >= range.$lt) break;
-    if (pauseMs > 0) await sleep(pauseMs);
+    await pauseUnlessStopped(pauseMs, options.signal);
   }
   return done;
 }

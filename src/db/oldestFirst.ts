@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Collection, Document, Filter } from 'mongodb';
 import { BULK_WRITE_MAX } from './bulkWrite';
+import { pauseUnlessStopped } from './sweepPause';
 
 /**
  * Deletes what may go from the oldest end of a collection, reading at most
@@ -37,10 +37,10 @@ export async function sweepOldestFirst<T extends { _id: string }>(
       .find({}, { projection: options.projection, limit: batchSize })
       .toArray()) as unknown as T[];
     const doomed = docs.filter(options.mayGo);
-    for (let start = 0; start < doomed.length; start += BULK_WRITE_MAX) {
+    for (let start = 0; start < doomed.length && !options.signal?.aborted; start += BULK_WRITE_MAX) {
       const ids = doomed.slice(start, start + BULK_WRITE_MAX).map((doc) => doc._id);
       removed += (await collection.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
-      if (options.pauseMs) await sleep(options.pauseMs);
+      await pauseUnlessStopped(options.pauseMs ?? 0, options.signal);
     }
     if (doomed.length < docs.length || docs.length < batchSize) break;
   }

@@ -144,7 +144,7 @@ describe('send intents', () => {
     // The first batch deleted, the pass pausing; stopped then, it ends before the next batch.
     const stopping = new AbortController();
     let settled = false;
-    const pass = sweepExpiredSendIntents({ db, now: () => now, batchSize: 2, pauseMs: 3_000, signal: stopping.signal }).finally(() => (settled = true));
+    const pass = sweepExpiredSendIntents({ db, now: () => now, batchSize: 2, pauseMs: 600_000, signal: stopping.signal }).finally(() => (settled = true));
     await waitFor('the first batch deleted', async () => (await left()) <= 4, 10_000, 20);
     expect({ left: await left(), settled }).toEqual({ left: 4, settled: false });
     stopping.abort();
@@ -202,7 +202,7 @@ describe('media stream claims', () => {
 
     const stopping = new AbortController();
     let settled = false;
-    const pass = sweepExpiredStreamClaims({ db, now: () => now, batchSize: 2, pauseMs: 3_000, signal: stopping.signal }).finally(() => (settled = true));
+    const pass = sweepExpiredStreamClaims({ db, now: () => now, batchSize: 2, pauseMs: 600_000, signal: stopping.signal }).finally(() => (settled = true));
     await waitFor('the first batch deleted', async () => (await left()) <= 4, 10_000, 20);
     expect({ left: await left(), settled }).toEqual({ left: 4, settled: false });
     stopping.abort();
