@@ -8,8 +8,8 @@ export interface Received {
   body: Buffer;
 }
 
-/** What the receiver answers to one request: a status, or `hang` to never answer. */
-export type Answer = number | 'hang';
+/** What the receiver answers to one request: a status, `hang` to never answer, or a status given later (held until then). */
+export type Answer = number | 'hang' | Promise<number>;
 
 export interface WebhookReceiver {
   url: (path?: string) => string;
@@ -70,7 +70,13 @@ export async function startWebhookReceiver(answer: (request: Received, index: nu
         hanging.add(res);
         return;
       }
-      res.writeHead(reply, { 'content-type': 'text/plain' }).end(reply >= 200 && reply < 300 ? 'ok' : `status ${reply}`);
+      const send = (status: number) => void res.writeHead(status, { 'content-type': 'text/plain' }).end(status >= 200 && status < 300 ? 'ok' : `status ${status}`);
+      if (typeof reply === 'number') return send(reply);
+      hanging.add(res);
+      void reply.then((status) => {
+        hanging.delete(res);
+        if (!res.destroyed) send(status);
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -13,6 +13,9 @@ import { createTestWorkspace, type TestWorkspace } from '../../support/workspace
  * (`/console/v1/workspaces/{id}/simulator/payment-links`): paid after N minutes, never paid,
  * link creation refused, each seen through a real chase on a worker.
  */
+/** A chase's steps go through its workflow on the worker: a deadline for a loaded machine, past `eventually`'s 20 s. */
+const CHASE_DEADLINE_MS = 60_000;
+
 describe('the payment-link simulator scripted from the console', () => {
   const { api } = useTestApi({ worker: true });
   const scriptPath = (ws: TestWorkspace) => `/console/v1/workspaces/${ws.workspaceId}/simulator/payment-links`;
@@ -71,19 +74,19 @@ describe('the payment-link simulator scripted from the console', () => {
     const paid = await eventually(async () => {
       const d = await dueNow(due._id);
       return d.status === 'paid' && d;
-    }, 'the scripted payment');
+    }, 'the scripted payment', CHASE_DEADLINE_MS);
     expect(paid.payment_link_id).toMatch(/^plink_sim_/);
     expect(paid).toMatchObject({ paid_source: 'gateway', paid_amount: 900, payment_reference: paid.payment_link_id!.replace('plink_', 'pay_') });
     const subscriber = await eventually(async () => {
       const s = await duesCollections(api.db).subscribers.findOne({ _id: due.subscriber_id });
       return s?.dues_paid === 1 && s;
-    }, 'the subscriber recounted');
+    }, 'the subscriber recounted', CHASE_DEADLINE_MS);
     expect(subscriber.collected_total).toBe(900);
     // Whatever else happens to the chase, one payment event, from the gateway. The event is
     // fired after the recount and the chase's stop (dues/dueActions.ts recordPayment): wait for
     // it, then give a second one time to show up before counting.
     const paidEvents = async () => (await eventsOf(api.db, ws.workspaceId, 'payment.paid')).filter((e) => (e.data as { due_id: string }).due_id === due._id);
-    await eventually(async () => (await paidEvents()).length > 0, 'the payment.paid event');
+    await eventually(async () => (await paidEvents()).length > 0, 'the payment.paid event', CHASE_DEADLINE_MS);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const events = await paidEvents();
     expect(events.map((e) => e.data)).toEqual([
@@ -93,7 +96,7 @@ describe('the payment-link simulator scripted from the console', () => {
     const again = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/apps/dues/dues/${due._id}/gateway-payment`).set(CONSOLE).send({});
     expect(again.body.applied).toBe(false);
     expect((await dueNow(due._id)).version).toBe(paid.version);
-  });
+  }, 180_000);
 
   it('never paid (the default): the link is created and the due stays open, no payment planned', async () => {
     const ws = await linkWorkspace(null);
@@ -101,14 +104,14 @@ describe('the payment-link simulator scripted from the console', () => {
     const reminded = await eventually(async () => {
       const d = await dueNow(due._id);
       return d.status === 'reminded' && d;
-    }, 'the reminder with its link');
+    }, 'the reminder with its link', CHASE_DEADLINE_MS);
     expect(reminded.payment_link).toBe(`https://pay.example.com/l/${reminded.payment_link_id}`);
     expect(reminded.failure_reason).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect((await dueNow(due._id)).status).toBe('reminded');
     expect(await eventsOf(api.db, ws.workspaceId, 'payment.paid')).toEqual([]);
     await expect(api.temporal.workflow.getHandle(simulatedLinkPaymentWorkflowId(reminded.payment_link_id!)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
-  });
+  }, 120_000);
 
   it('link creation fails: no link, failure_reason payment_link_failed, the chase goes on to its next step', async () => {
     const ws = await linkWorkspace({ create: 'fail', paid_after_minutes: 0 });
@@ -116,7 +119,7 @@ describe('the payment-link simulator scripted from the console', () => {
     const failed = await eventually(async () => {
       const d = await dueNow(due._id);
       return d.failure_reason === 'payment_link_failed' && d;
-    }, 'the refused link');
+    }, 'the refused link', CHASE_DEADLINE_MS);
     expect(failed).toMatchObject({ status: 'scheduled', payment_link: null, payment_link_id: null, paid_at: null });
     // The follow-up is planned: the chase did not stop.
     expect(failed.next_action_at).not.toBeNull();
@@ -124,5 +127,5 @@ describe('the payment-link simulator scripted from the console', () => {
     expect(chase.body.items.find((d: { due_id: string }) => d.due_id === due._id).chase).toMatchObject({ state: 'running', failure_reason: 'payment_link_failed' });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await eventsOf(api.db, ws.workspaceId, 'payment.paid')).toEqual([]);
-  });
+  }, 120_000);
 });

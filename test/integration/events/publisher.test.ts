@@ -33,7 +33,9 @@ afterAll(async () => {
 
 /** A dispatcher that answers receivers from the real directory and records what it is handed. */
 function recordingDispatcher(options: { failingQuestion?: boolean } = {}): EventDispatcher & { dispatched: EventDoc[] } {
-  const directory = createEndpointDirectory(db);
+  // The cases count the endpoint reads: the directory's answers must not expire mid-case (its
+  // default 5 s would, on a machine slow enough, and read the endpoints again).
+  const directory = createEndpointDirectory(db, { ttlMs: 10 * 60_000 });
   const dispatched: EventDoc[] = [];
   return {
     dispatched,

@@ -41,12 +41,20 @@ describe('POST /api/v1/messages records the send before the provider is called',
     await graph?.stop();
   });
   const { api, ws } = useTestApi(() => ({
-    env: { WHATSAPP_PROVIDER: 'cloud', WHATSAPP_CLOUD_BASE_URL: baseUrl, WHATSAPP_CLOUD_ACCESS_TOKEN: 'graph-token', WHATSAPP_CLOUD_PHONE_NUMBER_ID: '1001' },
+    env: {
+      WHATSAPP_PROVIDER: 'cloud',
+      WHATSAPP_CLOUD_BASE_URL: baseUrl,
+      WHATSAPP_CLOUD_ACCESS_TOKEN: 'graph-token',
+      WHATSAPP_CLOUD_PHONE_NUMBER_ID: '1001',
+      // The slow send's answer is held until its retry is answered: more than the default 10 s on a loaded machine.
+      WHATSAPP_CLOUD_TIMEOUT_MS: '60000',
+    },
     wrapEvents: failing,
   }));
   beforeEach(() => {
     graph.requests.length = 0;
     graph.answers.length = 0;
+    graph.beforeAnswer = null;
     failNextStart = false;
   });
 
@@ -119,17 +127,27 @@ describe('POST /api/v1/messages records the send before the provider is called',
 
   it('a live send slower than the lease keeps its intent (renewed); the lease it writes is the Idempotency-Key’s 5 s, not a minute', async () => {
     const to = fresh();
-    graph.answers.push({ status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to.slice(1) }], messages: [{ id: 'wamid.slow-1' }] }, delayMs: 6_500 });
+    graph.answers.push({ status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to.slice(1) }], messages: [{ id: 'wamid.slow-1' }] } });
+    // The provider answers only once the retry below was answered: a fixed 6.5 s delay left the
+    // retry about a second, and on a loaded machine the send had finished before it came (201).
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    graph.beforeAnswer = () => answered;
     // supertest sends on `then`: started now.
     const slow = send(orderUpdate(to), 'slow-send').then((res) => res);
-    // The intent is recorded before the provider is asked: wait for it rather than a fixed pause.
-    const intent = await eventually(() => sendIntentsCollection(api.db).findOne({ tenant_id: ws.workspaceId, 'request.to': to }), 'the send intent');
-    expect(intent!.lease_until.getTime() - intent!.created_at.getTime()).toBeLessThanOrEqual(5_000);
-    await new Promise((resolve) => setTimeout(resolve, 5_300));
-    // Past the first lease. The key's own claim is removed, so the retry reaches the intent and finds the send still running.
-    const claim = IdempotencyStore.id({ tenantId: ws.workspaceId, keyId: ws.keyId, endpoint: 'POST /api/v1/messages', idempotencyKey: 'slow-send' });
-    expect((await api.db.collection('idempotency_keys').deleteOne({ _id: claim as never })).deletedCount).toBe(1);
-    const retry = await send(orderUpdate(to), 'slow-send');
+    let retry;
+    try {
+      // The intent is recorded before the provider is asked: wait for it rather than a fixed pause.
+      const intent = await eventually(() => sendIntentsCollection(api.db).findOne({ tenant_id: ws.workspaceId, 'request.to': to }), 'the send intent');
+      expect(intent!.lease_until.getTime() - intent!.created_at.getTime()).toBeLessThanOrEqual(5_000);
+      await new Promise((resolve) => setTimeout(resolve, 5_300));
+      // Past the first lease. The key's own claim is removed, so the retry reaches the intent and finds the send still running.
+      const claim = IdempotencyStore.id({ tenantId: ws.workspaceId, keyId: ws.keyId, endpoint: 'POST /api/v1/messages', idempotencyKey: 'slow-send' });
+      expect((await api.db.collection('idempotency_keys').deleteOne({ _id: claim as never })).deletedCount).toBe(1);
+      retry = await send(orderUpdate(to), 'slow-send');
+    } finally {
+      answer();
+    }
     expect(retry.status).toBe(409);
     expect(retry.body.error.details).toEqual({ reason: 'idempotency_in_progress', retry_after_seconds: 2 });
     expect((await slow).status).toBe(201);

@@ -1,8 +1,10 @@
+import type { CommandStartedEvent } from 'mongodb';
 import request from 'supertest';
 import { collections } from '../../../src/db/collections';
 import { outboundMessagesCollection } from '../../../src/messaging/outboundMessages';
-import { withPlanLease } from '../../../src/messaging/allowance';
+import { withDatabaseLease } from '../../../src/db/leaseLock';
 import { startTestApi, useTestApi } from '../../support/app';
+import { answeredWithin } from '../../support/deadline';
 import { bearer, envelope } from '../../support/http';
 import { CONSOLE, eventsOf, eventually, injectInbound, scriptRecipient, updateWorkspace } from '../../support/messaging';
 import { createTestWorkspace, suspend, type TestWorkspace } from '../../support/workspaces';
@@ -347,18 +349,28 @@ describe('POST /api/v1/messages', () => {
     });
 
     it('is 412 workspace_suspended when the workspace is suspended during the send', async () => {
-      // Hold the plan lease so the send waits after authentication, suspend, then let it go.
+      // Hold the plan lease in the database (as another process would), so the send waits after
+      // authentication; suspend once the send asks for the lease, then let it go. A fixed pause
+      // here was not enough on a loaded machine: the suspension landed before the key check (403).
+      const leaseName = `workspace-plan:${w.workspaceId}`;
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
       let leased!: () => void;
       const gotLease = new Promise<void>((resolve) => (leased = resolve));
-      const holder = withPlanLease(api.db, w.workspaceId, async () => {
+      const holder = withDatabaseLease(api.db, leaseName, async () => {
         leased();
         await held;
       });
       await gotLease;
+      let asked!: () => void;
+      const sendAsked = new Promise<void>((resolve) => (asked = resolve));
+      const watch = (event: CommandStartedEvent) => {
+        const doc = event.commandName === 'insert' && event.command.insert === 'leases' ? (event.command.documents as { _id: unknown }[])[0] : undefined;
+        if (doc?._id === leaseName) asked();
+      };
+      api.mongo.on('commandStarted', watch);
       const pending = send(orderUpdate(fresh()), w.key).then((r) => r);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await answeredWithin('the send asking for the plan lease', sendAsked, 30_000).finally(() => api.mongo.off('commandStarted', watch));
       await suspend(api.db, w.workspaceId);
       release();
       await holder;

@@ -129,7 +129,7 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
       expect(pending.attempts![0]).toMatchObject({ attempt: 1, status_code: 503, error: 'answered 503', response_body: 'status 503' });
       expect(pending.next_attempt_at!.getTime() - pending.attempts![0]!.attempted_at.getTime()).toBeGreaterThanOrEqual(5_000);
 
-      await deliveryReaches(api.db, id, 'succeeded', 20_000);
+      await deliveryReaches(api.db, id, 'succeeded');
       const [first, second] = receiver.forEvent(event._id);
       expect(second!.at - first!.at).toBeGreaterThanOrEqual(4_900);
       expect(second!.body.equals(first!.body)).toBe(true);
@@ -161,7 +161,7 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
     } finally {
       receiver.answer = previous;
     }
-  });
+  }, 90_000);
 
   it('sends a ping from the test action and replays an event with the same bytes and id', async () => {
     const ws = (await createTestWorkspace(api.db)).workspaceId;
@@ -250,14 +250,14 @@ describe('webhook delivery end to end (real worker, dev server, FerretDB)', () =
       const id = deliveryWorkflowId(event._id, hook.webhook_id);
       await deliveryReaches(api.db, id, 'pending');
       expect((await request(api.server).delete(`/console/v1/workspaces/${ws}/webhooks/${hook.webhook_id}`).set(admin)).status).toBe(200);
-      const cancelled = await deliveryReaches(api.db, id, 'cancelled', 20_000);
+      const cancelled = await deliveryReaches(api.db, id, 'cancelled');
       expect(cancelled).toMatchObject({ cancel_reason: 'endpoint_deleted', attempt_count: 1, next_attempt_at: null });
       // The endpoint's workflow counted one attempt, and the delivery cancelled at the next.
       expect(await api.temporal.workflow.getHandle(endpointWorkflowId(hook.webhook_id)).query(deliveryTotalsQuery)).toEqual({ attempts: 1, succeeded: 0, failed: 0, cancelled: 1 });
     } finally {
       receiver.answer = previous;
     }
-  });
+  }, 90_000);
 });
 
 describe('webhook delivery with private addresses refused (production rule)', () => {

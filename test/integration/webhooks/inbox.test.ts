@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { appendEvent } from '../../../src/events/eventStore';
 import { DRAIN_BATCH, deliveryWorkflowId, emptyRetryQueues, webhookInboxEntryId, type DeliveryRef, type DrainInput } from '../../../src/webhooks/contracts';
 import { webhookDeliveries } from '../../../src/webhooks/deliveries';
@@ -7,7 +7,7 @@ import { handOver } from '../../../src/webhooks/deliverySignals';
 import { drainEndpoint } from '../../../src/webhooks/drain';
 import { INBOX_STALE_MS, createInboxClaimer, inboxEntryDoc, webhookInbox, webhookInboxState, webhookInboxStateId } from '../../../src/webhooks/inbox';
 import { insertWebhookEndpoint } from '../../support/documents';
-import { openTestDb, testConfig, testServers, uniqueName } from '../../support/env';
+import { openTestDb, testConfig, uniqueName } from '../../support/env';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
 
 /**
@@ -140,26 +140,46 @@ describe('an endpoint inbox', () => {
     await drainEndpoint(deps(), input(0, { mayIdle: false })); // an empty inbox: the head is 0
     await webhookInbox(db).insertOne(inboxEntryDoc(endpoint._id, 0, refs[0]!, new Date()));
     await drainEndpoint(deps(), input(0, { mayIdle: false })); // takes slot 0: the head is 1
-    // The drain's own connection reports its reads of the head slot: the first starts the clock.
-    const watching = await new MongoClient(testServers.mongoUrl(), { monitorCommands: true }).connect();
+    // The drain's reads of the head slot are its clock: the first starts it, and the first read
+    // 150 ms or more after it parks the delivery before it looks. Parked by a timer instead, the
+    // insert itself had to land within the wait, and an insert 200 ms slower (a loaded machine) did not.
     const headSlot = webhookInboxEntryId(endpoint._id, 1);
-    const parking: { done: Promise<unknown> | null } = { done: null };
-    watching.on('commandStarted', (e: CommandStartedEvent) => {
-      if (parking.done || e.commandName !== 'find' || e.command.find !== 'webhook_inbox' || e.command.filter?._id !== headSlot) return;
-      parking.done = new Promise((resolve) => setTimeout(resolve, 150)).then(() => webhookInbox(db).insertOne(inboxEntryDoc(endpoint._id, 1, refs[1]!, new Date())));
+    const parking: { firstReadAt: number | null; done: Promise<unknown> | null } = { firstReadAt: null, done: null };
+    const parkingDb = new Proxy(db, {
+      get(target, prop) {
+        if (prop !== 'collection') return Reflect.get(target, prop, target) as unknown;
+        return (name: string) => {
+          const collection = target.collection(name);
+          if (name !== 'webhook_inbox') return collection;
+          return new Proxy(collection, {
+            get(c, p) {
+              if (p !== 'findOne') {
+                const value = Reflect.get(c, p, c) as unknown;
+                return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(c) : value;
+              }
+              return async (filter: { _id?: unknown }, ...rest: unknown[]) => {
+                if (filter?._id === headSlot) {
+                  parking.firstReadAt ??= performance.now();
+                  if (!parking.done && performance.now() - parking.firstReadAt >= 150) {
+                    parking.done = webhookInbox(db).insertOne(inboxEntryDoc(endpoint._id, 1, refs[1]!, new Date()));
+                  }
+                  await parking.done;
+                }
+                return (c.findOne as (...args: unknown[]) => Promise<unknown>)(filter, ...rest);
+              };
+            },
+          });
+        };
+      },
     });
-    try {
-      const second = await drainEndpoint({ ...deps(), db: watching.db(db.databaseName) }, input(1));
-      await parking.done;
-      // Before issue 36 the wait was 100 ms: the drain declared the workflow idle and the publisher had to wake it.
-      expect(second.inbox).toMatchObject({ empty: false });
-      expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 1, idle: false });
-      const third = await drainEndpoint(deps(), input(1, { mayIdle: false }));
-      expect(third.inbox).toMatchObject({ head: 2 });
-      expect(arrived().map((r) => r.headers['webhook-id'])).toEqual([refs[0]!.eventId, refs[1]!.eventId]);
-    } finally {
-      await watching.close();
-    }
+    const second = await drainEndpoint({ ...deps(), db: parkingDb }, input(1));
+    expect(parking.done).not.toBeNull();
+    // Before issue 36 the wait was 100 ms: the drain declared the workflow idle and the publisher had to wake it.
+    expect(second.inbox).toMatchObject({ empty: false });
+    expect(await webhookInboxState(db).findOne({ _id: webhookInboxStateId(endpoint._id) })).toMatchObject({ head: 1, idle: false });
+    const third = await drainEndpoint(deps(), input(1, { mayIdle: false }));
+    expect(third.inbox).toMatchObject({ head: 2 });
+    expect(arrived().map((r) => r.headers['webhook-id'])).toEqual([refs[0]!.eventId, refs[1]!.eventId]);
   });
 
   it('a publisher that filled a slot the drain had already passed claims again past the head', async () => {

@@ -73,9 +73,9 @@ describe('a worker killed mid-delivery', () => {
 
     const id = deliveryWorkflowId(event._id, hook.webhook_id);
     let delivery: WebhookDeliveryDoc | null = null;
-    await waitFor('delivery recorded', async () => (delivery = await webhookDeliveries(api.db).findOne({ _id: id, status: 'succeeded' })), 10_000, 100);
+    await waitFor('delivery recorded', async () => (delivery = await webhookDeliveries(api.db).findOne({ _id: id, status: 'succeeded' })), 30_000, 100);
     // The interrupted attempt never finished, so the next worker ran attempt 1 again (its
     // workflow task timed out with the dead worker) and recorded that answer.
     expect(delivery!.attempts!.map((a) => [a.attempt, a.status_code, a.error])).toEqual([[1, 200, null]]);
-  }, 120_000);
+  }, 180_000);
 });
