@@ -1,3 +1,4 @@
+import { LeaseTimeoutError } from '../src/db/leaseLock';
 import { isDatabaseUnavailable } from '../src/db/mongo';
 import { LIMITS } from '../src/domain/limits';
 import { Refusal } from '../src/domain/refusal';
@@ -92,14 +93,26 @@ export function databaseUnavailable(): ApiError {
 }
 
 /**
+ * A write that waited its whole budget for a lease of its workspace (the plan's, a
+ * conversation's) while other requests of that workspace held it in turn: transient, like an
+ * outage, so 503 with a short `Retry-After`, never an unhandled 500.
+ */
+export function workspaceBusy(): ApiError {
+  const err = new ApiError('internal', 'Too many requests are changing this workspace at once; retry shortly.', { reason: 'busy' }, 503);
+  err.headers['Retry-After'] = String(LIMITS.busyRetryAfterSeconds);
+  return err;
+}
+
+/**
  * What a thrown value becomes: an ApiError as it is; a database that did not answer is 503
- * `unavailable`; a domain refusal by its reason (`api/refusals.ts`); an HTTP error from a
+ * `unavailable`; a lease waited out is 503 `busy`; a domain refusal by its reason (`api/refusals.ts`); an HTTP error from a
  * library keeps its status; anything else is an
  * unhandled exception (api-core §7 rule 3) and says nothing about itself.
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (isDatabaseUnavailable(err)) return databaseUnavailable();
+  if (err instanceof LeaseTimeoutError) return workspaceBusy();
   const refused = err instanceof Refusal ? refusalParts(err) : null;
   if (refused) return new ApiError(refused.code, refused.message, refused.details);
   const status = (err as { status?: unknown })?.status;

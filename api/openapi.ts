@@ -30,7 +30,7 @@ const headersTooLargeResponse = {
 
 /** A route that reads the database, while it does not answer (api/errors.ts `databaseUnavailable`). */
 const unavailableResponse = {
-  description: '`internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds.',
+  description: '`internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds.',
   headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
   content: errorEnvelopeContent,
 };

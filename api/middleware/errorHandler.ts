@@ -7,7 +7,7 @@ import type { RequestState } from '../context';
  * left without a body (an unknown path, a 405 from the router, which keeps its `Allow`).
  * An unhandled exception is logged with its stack here and answered as 500
  * `Internal server error.` with nothing of it shown; a database that does not answer is 503
- * `unavailable` with `Retry-After`.
+ * `unavailable` with `Retry-After`, a workspace lease waited out 503 `busy`.
  */
 export function errorHandler(): Middleware<RequestState> {
   return async (ctx, next) => {
@@ -24,6 +24,8 @@ export function errorHandler(): Middleware<RequestState> {
         ctx.state.log.error({ err }, 'unhandled error');
       } else if (apiError.details.reason === 'unavailable') {
         ctx.state.log.warn({ err }, 'database not answering');
+      } else if (apiError.details.reason === 'busy') {
+        ctx.state.log.warn({ err }, 'workspace lease waited out');
       }
       ctx.status = apiError.status;
       ctx.set(apiError.headers);

@@ -18,6 +18,8 @@ export const LIMITS = {
   idempotencyLeaseSeconds: 5,
   /** What a request refused because the database did not answer (503 `unavailable`) is told to wait. */
   unavailableRetryAfterSeconds: 5,
+  /** What a request refused because its workspace's lease stayed taken (503 `busy`: too many of its writes at once) is told to wait. */
+  busyRetryAfterSeconds: 1,
   /** The old half of a rolled key keeps working this long. */
   rolledKeyGraceHours: 24,
   /** A key's name, as a person types it in the console. */

@@ -348,6 +348,28 @@ describe('POST /api/v1/messages', () => {
       expect(await plan(w.workspaceId)).toMatchObject({ conversations_used: 5, prepaid_credits: 0 });
     });
 
+    it('is 503 busy with Retry-After when the plan lease stays taken past the wait; nothing is charged or recorded, and the key runs fresh after', async () => {
+      // Another process holding the plan lease for longer than a request waits (5 s).
+      const leaseName = `workspace-plan:${w.workspaceId}`;
+      await api.db.collection('leases').insertOne({ _id: leaseName as never, token: 'another-process', expires_at: new Date(Date.now() + 120_000) });
+      const to = fresh();
+      const body = orderUpdate(to);
+      const keyed = () => request(api.server).post('/api/v1/messages').set(bearer(w.key)).set('Idempotency-Key', `busy-${to}`).send(body);
+      try {
+        const res = await keyed();
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual(envelope('internal', 'Too many requests are changing this workspace at once; retry shortly.', { reason: 'busy' }));
+        expect(res.headers['retry-after']).toBe('1');
+      } finally {
+        await api.db.collection('leases').deleteOne({ _id: leaseName as never, token: 'another-process' });
+      }
+      expect((await plan(w.workspaceId)).conversations_used).toBe(0);
+      expect(await outboundMessagesCollection(api.db).countDocuments({ tenant_id: w.workspaceId })).toBe(0);
+      const retried = await keyed();
+      expect(retried.status).toBe(201);
+      expect((await plan(w.workspaceId)).conversations_used).toBe(1);
+    });
+
     it('is 412 workspace_suspended when the workspace is suspended during the send', async () => {
       // Hold the plan lease in the database (as another process would), so the send waits after
       // authentication; suspend once the send asks for the lease, then let it go. A fixed pause
