@@ -35,8 +35,11 @@ export async function eventsOf(db: Db, tenantId: string, type?: string): Promise
     .toArray();
 }
 
-/** Polls until `probe` answers something truthy. */
-export async function eventually<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
+/**
+ * Polls until `probe` answers something truthy. The default deadline is for a CI machine whose
+ * two cores run every suite at once: there a step that takes 100 ms alone took over 20 s.
+ */
+export async function eventually<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 45_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
