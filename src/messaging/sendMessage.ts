@@ -18,7 +18,7 @@ import { isSuppressed } from './optOut';
 import { outboundMessagesCollection, storedOrigin, type OutboundMessageDoc, type SendOrigin } from './outboundMessages';
 import { claimSendIntent, isOneOffSendIntentKey, sendIntentsCollection, type SendIntentDoc } from './sendIntents';
 import { resolveSender, type SenderResolution } from './senders';
-import { claimRefund, refundUnknownOutcome } from './unknownOutcomeRefunds';
+import { claimRefund, keepCharge, refundUnknownOutcome } from './unknownOutcomeRefunds';
 import { adoptResolvedSend } from './unknownOutcomes';
 import { windowOpen } from './sessionWindow';
 import { selectTemplateVariant } from './templateLanguage';
@@ -396,6 +396,10 @@ export async function sendWhatsAppMessage(deps: SendMessageDeps, input: SendMess
 
   // The one write between the provider's answer and a record of it: from here on, no retry sends again.
   const sentAt = deps.now();
+  // Accepted after this attempt's lease may have run out: a retry may have found the outcome
+  // unknown meanwhile and given the charge back. The send keeps its charge, or takes it again
+  // once, under the same claim an adoption takes (one insert, only for a stalled attempt).
+  if (sentAt.getTime() >= heldUntil.getTime()) await keepCharge(db, intent, sentAt, deps.logger);
   const sent: SendIntentDoc = { ...intent, state: 'sent', message_id: attempt.messageId, sent_at: sentAt, updated_at: sentAt };
   await intents.updateOne({ _id: intent._id }, { $set: { state: 'sent', message_id: attempt.messageId, sent_at: sentAt, updated_at: sentAt } });
   if (input.recordLater) {

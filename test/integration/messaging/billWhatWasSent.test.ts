@@ -32,6 +32,11 @@ class LosingProvider implements WhatsAppProvider {
     return Promise.resolve({ ok: true, messageId });
   }
 
+  /** The lost attempts hear the provider accepted them now (a stalled process waking to its answer). */
+  wakeAccepting(): void {
+    for (const resolve of this.lost.splice(0)) resolve({ ok: true, messageId: `wamid.BILLLATE${Date.now()}` });
+  }
+
   /** The lost attempts hear a refusal now. */
   wake(): void {
     for (const resolve of this.lost.splice(0)) {
@@ -101,6 +106,31 @@ describe('a send is billed only when the provider accepted it', () => {
     const to = fresh();
     await sendWhatsAppMessage(depsAt(provider, () => new Date()), orderUpdate(to, sentKey));
     await sendWhatsAppMessage(depsAt(provider, later), orderUpdate(to, sentKey));
+    expect(await used()).toBe(before + 1);
+  });
+
+  it('a stalled attempt that hears the provider accepted after its retry gave the charge back is billed again, once', async () => {
+    const provider = new LosingProvider(1);
+    const before = await used();
+    const key = dueReminderSendIntentKey(tenant(), `due_late${n}`, 0);
+    let stalledMs = 0;
+    const stalled = sendWhatsAppMessage(depsAt(provider, () => new Date(Date.now() + stalledMs)), orderUpdate(fresh(), key));
+    await eventually(async () => (await sendIntentsCollection(db()).findOne({ _id: key }))?.state === 'sending', 'the stalled send’s intent');
+    expect(await used()).toBe(before + 1);
+    // Its retry after the lease: unknown, the charge given back.
+    const later = () => new Date(Date.now() + SEND_INTENT_LEASE_MS + 60_000);
+    await expect(sendWhatsAppMessage(depsAt(provider, later), orderUpdate('+919600000000', key))).rejects.toBeInstanceOf(SendOutcomeUnknown);
+    expect(await used()).toBe(before);
+    // The stalled attempt wakes to the provider's acceptance: the message went out, so it is billed.
+    stalledMs = SEND_INTENT_LEASE_MS + 60_000;
+    provider.wakeAccepting();
+    const result = await stalled;
+    expect(result.message_id).toMatch(/^wamid\.BILLLATE/);
+    expect(await sendIntentsCollection(db()).findOne({ _id: key })).toMatchObject({ state: 'sent', message_id: result.message_id });
+    expect(await used()).toBe(before + 1);
+    // A retry now answers the recorded send and bills nothing more.
+    const again = await sendWhatsAppMessage(depsAt(provider, later), orderUpdate('+919600000000', key));
+    expect(again.message_id).toBe(result.message_id);
     expect(await used()).toBe(before + 1);
   });
 
