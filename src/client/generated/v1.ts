@@ -591,7 +591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -698,7 +698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -802,7 +802,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1011,7 +1011,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1165,7 +1165,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1271,7 +1271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1433,7 +1433,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1573,7 +1573,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1734,7 +1734,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1861,7 +1861,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1974,7 +1974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2140,7 +2140,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2267,7 +2267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2398,7 +2398,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2521,7 +2521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2670,7 +2670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2911,7 +2911,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3064,7 +3064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3197,7 +3197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3385,7 +3385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3562,7 +3562,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3739,7 +3739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3916,7 +3916,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4067,7 +4067,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4247,7 +4247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4359,7 +4359,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4496,7 +4496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4660,7 +4660,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4800,7 +4800,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4963,7 +4963,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

@@ -1563,7 +1563,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1677,7 +1677,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1791,7 +1791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1932,7 +1932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2002,7 +2002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2103,7 +2103,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2212,7 +2212,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2335,7 +2335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2435,7 +2435,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2538,7 +2538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2655,7 +2655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2757,7 +2757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2874,7 +2874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2970,7 +2970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3085,7 +3085,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3189,7 +3189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3288,7 +3288,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3394,7 +3394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3502,7 +3502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3618,7 +3618,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3776,7 +3776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3898,7 +3898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4048,7 +4048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4149,7 +4149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4342,7 +4342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4428,7 +4428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4569,7 +4569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4724,7 +4724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4879,7 +4879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4948,7 +4948,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5052,7 +5052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5175,7 +5175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5278,7 +5278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5370,7 +5370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5482,7 +5482,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5595,7 +5595,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5717,7 +5717,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5845,7 +5845,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5966,7 +5966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6080,7 +6080,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6175,7 +6175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6282,7 +6282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6374,7 +6374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6540,7 +6540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6740,7 +6740,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6913,7 +6913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7084,7 +7084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7282,7 +7282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7373,7 +7373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7516,7 +7516,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7643,7 +7643,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7758,7 +7758,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7865,7 +7865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8058,7 +8058,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8355,7 +8355,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8563,7 +8563,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8880,7 +8880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9023,7 +9023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9231,7 +9231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9349,7 +9349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9592,7 +9592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9824,7 +9824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -10056,7 +10056,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -10288,7 +10288,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -10514,7 +10514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -10656,7 +10656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -10746,7 +10746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -10865,7 +10865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -10968,7 +10968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -11133,7 +11133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -11230,7 +11230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -11324,7 +11324,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -11428,7 +11428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -11534,7 +11534,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -11666,7 +11666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -11773,7 +11773,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -11886,7 +11886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -12005,7 +12005,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -12107,7 +12107,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -12225,7 +12225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -12341,7 +12341,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -12475,7 +12475,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -12573,7 +12573,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -12740,7 +12740,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -12934,7 +12934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -13248,7 +13248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -13372,7 +13372,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -13529,7 +13529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -13700,7 +13700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -13827,7 +13827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -13954,7 +13954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -14081,7 +14081,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -14217,7 +14217,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -14355,7 +14355,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -14493,7 +14493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -14654,7 +14654,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -14795,7 +14795,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -14890,7 +14890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -14997,7 +14997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -15082,7 +15082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -15181,7 +15181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -15314,7 +15314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -15411,7 +15411,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -15503,7 +15503,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -15606,7 +15606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -15705,7 +15705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -15824,7 +15824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -15921,7 +15921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -16013,7 +16013,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -16084,7 +16084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `internal` with reason `unavailable`: the database did not answer in time; retry after `Retry-After` seconds. */
+            /** @description `internal` with reason `unavailable` (the database did not answer in time) or `busy` (too many requests changing the workspace at once); retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
