@@ -8,7 +8,7 @@ import { useTestApi } from '../../support/app';
 import { cloudApiEnv, cloudCustomers, cloudWhatsApp, type CloudCustomers } from '../../support/cloudCustomer';
 import { FakeGraph } from '../../support/fakeGraph';
 import { bearer } from '../../support/http';
-import { CONSOLE, eventsOf, eventually } from '../../support/messaging';
+import { CONSOLE, eventsOf, eventually as eventuallyWithin } from '../../support/messaging';
 
 const APP_SECRET = 'test-app-secret';
 
@@ -35,6 +35,11 @@ const orderTools: AgentToolSource = () =>
  * the window is long enough for them to be one burst there too.
  */
 const BURST_QUIET_MS = 3_000;
+
+/** Each wait here goes through the webhook, a workflow and its steps: a minute, not the default 20 s, on a loaded machine. */
+const eventually = <T,>(probe: () => Promise<T | null | undefined | false>, what: string) => eventuallyWithin(probe, what, 60_000);
+// A case waits on several turns, each a burst window and more.
+jest.setTimeout(120_000);
 
 describe('the WhatsApp chat agent, through the Cloud API webhook and the console inbox', () => {
   let graph: FakeGraph;
