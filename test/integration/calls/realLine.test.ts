@@ -364,7 +364,7 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
 });
 
 /** Polls `check` every 200 ms until it answers something truthy. */
-async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
+async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 60_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -38,6 +38,9 @@ class DiesAfterDialling extends TwilioVoiceProvider {
   }
 }
 
+// A case waits up to 45 s for a call's end and up to 60 s for the fake's view of it on a loaded machine.
+jest.setTimeout(120_000);
+
 /**
  * Calls on the Twilio adapter end to end: POST /calls on the real API with VOICE_PROVIDER=twilio,
  * the worker placing them with the `twilio` client against a fake REST API, and the fake
@@ -369,7 +372,7 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
     voice.dieNext = true;
     try {
       const callId = await place(to);
-      const line = await waitFor(async () => (await findLineCall(api.db, callId))?.provider_call_id, 20_000);
+      const line = await waitFor(async () => (await findLineCall(api.db, callId))?.provider_call_id);
       expect(fake.creates.filter((c) => c.To === to)).toHaveLength(1);
       expect(line).toBe(fake.callsTo(to)[0]!.sid);
       release();
@@ -413,7 +416,7 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
 });
 
 /** Polls `check` every 200 ms until it answers something truthy. */
-async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 60_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
