@@ -9,7 +9,7 @@ import { receiveInbound } from '../../../src/messaging/inbound';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
-import { eventsOf, eventually } from '../../support/messaging';
+import { eventsOf, eventually as eventuallyWithin } from '../../support/messaging';
 import { useTimeSkippingEnv } from '../../support/timeSkipping';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
@@ -28,6 +28,10 @@ class RecordingProvider implements WhatsAppProvider {
     return { ok: true, messageId: `wamid.TEST${randomBytes(12).toString('hex').toUpperCase()}` };
   }
 }
+
+/** Each wait here is on a workflow and its real activities against FerretDB: a minute, not the default 20 s, on a loaded machine. */
+const eventually = <T,>(probe: () => Promise<T | null | undefined | false>, what: string) => eventuallyWithin(probe, what, 60_000);
+jest.setTimeout(120_000);
 
 /**
  * The conversation's workflow on the time-skipping server with the real activities against
