@@ -31,10 +31,11 @@ const orderTools: AgentToolSource = () =>
 
 /**
  * The agent's burst window: a burst's messages are one turn when each came within it of the one
- * before. Three webhook deliveries in a row can each take over a second on a loaded machine, so
- * the window is long enough for them to be one burst there too.
+ * before. Three webhook deliveries in a row can each take seconds on a loaded machine (900 ms
+ * between them made 700 ms windows answer each alone), so the window is long enough for them
+ * to be one burst there too.
  */
-const BURST_QUIET_MS = 3_000;
+const BURST_QUIET_MS = 5_000;
 
 /** Each wait here goes through the webhook, a workflow and its steps: a minute, not the default 20 s, on a loaded machine. */
 const eventually = <T,>(probe: () => Promise<T | null | undefined | false>, what: string) => eventuallyWithin(probe, what, 60_000);
