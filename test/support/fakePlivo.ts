@@ -5,11 +5,11 @@ import { PlivoStreamClient } from './plivoStreamClient';
 
 /**
  * What the far end does with a call to one destination (FakePlivo.script): answered by a
- * person (hangs up after `talkMs`; null: stays until our side ends or moves the call), by a
+ * person (hangs up after `talkMs`, or once it settles when a promise; null: stays until our side ends or moves the call), by a
  * machine, busy, unanswered, or failed with a hang-up cause.
  */
 export type FakePlivoScript =
-  | { kind: 'answer'; ringMs?: number; talkMs: number | null }
+  | { kind: 'answer'; ringMs?: number; talkMs: number | Promise<unknown> | null }
   | { kind: 'machine'; ringMs?: number }
   | { kind: 'busy'; ringMs?: number }
   | { kind: 'no-answer'; ringMs?: number }
@@ -40,6 +40,7 @@ export interface FakePlivoMedia {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const talk = (talkMs: number | Promise<unknown>) => (typeof talkMs === 'number' ? sleep(talkMs) : talkMs.catch(() => undefined));
 
 /** Plivo's time format in its requests: `YYYY-MM-DD HH:MM:SS`. */
 const plivoTime = (at: Date) => at.toISOString().slice(0, 19).replace('T', ' ');
@@ -182,7 +183,7 @@ export class FakePlivo extends FakeCarrier<FakePlivoCall, FakePlivoScript> {
     if (call.status !== 'in-progress') return;
     await this.runXml(call, answer.body);
     if (script.kind === 'answer' && script.talkMs !== null) {
-      await sleep(script.talkMs);
+      await talk(script.talkMs);
       // The person hangs up, unless our side ended the call or moved it meanwhile.
       if (call.status === 'in-progress' && call.xml.length === 1) await this.finish(call, 'completed', 'NORMAL_CLEARING');
     }
@@ -263,7 +264,7 @@ export class FakePlivo extends FakeCarrier<FakePlivoCall, FakePlivoScript> {
       callback ? this.post(callback, { ...this.callParams(parent), DialAction: action, DialALegUUID: parent.uuid, DialBLegUUID: leg, DialBLegStatus: action, DialBLegTo: number }) : Promise.resolve(null);
     await report('answer');
     if (script.talkMs === null) return;
-    await sleep(script.talkMs);
+    await talk(script.talkMs);
     await report('hangup');
     if (parent.status === 'in-progress') await this.finish(parent, 'completed', 'NORMAL_CLEARING');
   }

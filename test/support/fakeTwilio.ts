@@ -6,8 +6,9 @@ import { MediaStreamClient } from './mediaStreamClient';
 
 /**
  * What the far end does with a call to one destination (FakeTwilio.script):
- * - `answer`: picked up by a person after `ringMs`; hangs up after `talkMs` (null: stays until
- *   our side ends or hands over the call);
+ * - `answer`: picked up by a person after `ringMs`; hangs up after `talkMs` (a promise: once it
+ *   settles, for a test that must see the call live first whatever the machine's load; null:
+ *   stays until our side ends or hands over the call);
  * - `machine`: picked up by a voicemail (answering-machine detection says `machine_start`);
  * - `busy`, `no-answer`: never answered (no-answer after `ringMs`, standing in for the ring timeout);
  * - `failed`: the far network refuses with a SIP code (404 a number that does not exist, 603
@@ -15,7 +16,7 @@ import { MediaStreamClient } from './mediaStreamClient';
  * - `refuse`: the REST API refuses to create the call (400 with Twilio's error code).
  */
 export type FakeLineScript =
-  | { kind: 'answer'; ringMs?: number; talkMs: number | null }
+  | { kind: 'answer'; ringMs?: number; talkMs: Talk | null }
   | { kind: 'machine'; ringMs?: number }
   | { kind: 'busy'; ringMs?: number }
   | { kind: 'no-answer'; ringMs?: number }
@@ -70,6 +71,10 @@ export function rfc2822(at: Date): string {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long the person stays on the line once answered: milliseconds, or until a promise settles. */
+type Talk = number | Promise<unknown>;
+const talk = (talkMs: Talk) => (typeof talkMs === 'number' ? sleep(talkMs) : talkMs.catch(() => undefined));
 const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
 
 /**
@@ -270,7 +275,7 @@ export class FakeTwilio extends FakeCarrier<FakeCall, FakeLineScript> {
     if (/<Hangup\s*\/>/.test(twiml) && call.status === 'in-progress') return this.finish(call, 'completed', '200');
     if (call.status === 'in-progress') this.track(this.takeStream(call, twiml));
     if (script.kind === 'answer' && script.talkMs !== null) {
-      await sleep(script.talkMs);
+      await talk(script.talkMs);
       // The person hangs up (unless our side ended the call or handed it over meanwhile): the
       // stream stops, then the status callback reports the end.
       if (call.status === 'in-progress' && call.twiml.length === 1) {
@@ -330,7 +335,7 @@ export class FakeTwilio extends FakeCarrier<FakeCall, FakeLineScript> {
     child.answeredAt = new Date();
     if (callback && events.includes('answered')) await this.post(callback, { ...this.statusParams(child), ParentCallSid: parent.sid });
     if (script.talkMs === null) return;
-    await sleep(script.talkMs);
+    await talk(script.talkMs);
     this.end(child, 'completed');
     if (callback && events.includes('completed')) await this.post(callback, { ...this.statusParams(child), ParentCallSid: parent.sid });
     // Nothing follows the Dial: the caller's call ends with it.

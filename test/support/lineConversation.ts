@@ -102,7 +102,7 @@ export interface HandOverLine<Stream extends PersonOnStream> {
   api: TestApi;
   ws: TestWorkspace;
   fake: {
-    script(to: string, script: { kind: 'answer'; ringMs: number; talkMs: number | null }): void;
+    script(to: string, script: { kind: 'answer'; ringMs: number; talkMs: number | Promise<unknown> | null }): void;
     media: { person?: (stream: Stream, call: never) => Promise<void> } | null;
   };
   conversations: Pick<ReturnType<typeof lineConversations>, 'scripted' | 'person'>;
@@ -114,8 +114,9 @@ export interface HandOverLine<Stream extends PersonOnStream> {
  * A call handed over to the team line of the workspace's number (set to `teamLine` for the
  * call, unset after): the person answers and says `script.heard`'s one line, the model plays
  * `script` (the opening, then the hand-over, saying CONNECTING); the team line answers and
- * talks 4 s. Checks the call reached human_active, then ended caller_hangup with those three
- * turns said; `whileHandedOver` runs in between. Answers the call and the script's token.
+ * talks until `whileHandedOver` is done (not a fixed time, which a loaded machine's polling
+ * may not see the call human_active within). Checks the call reached human_active, then ended
+ * caller_hangup with those three turns said. Answers the call and the script's token.
  */
 export async function handedOverCall<Stream extends PersonOnStream>(
   line: HandOverLine<Stream>,
@@ -127,7 +128,8 @@ export async function handedOverCall<Stream extends PersonOnStream>(
   const { api, ws, fake } = line;
   const { to, token } = line.conversations.scripted(script);
   fake.script(to, { kind: 'answer', ringMs: 100, talkMs: null });
-  fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: 4_000 });
+  let teamHangsUp!: () => void;
+  fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: new Promise<void>((resolve) => (teamHangsUp = resolve)) });
   fake.media!.person = line.conversations.person(script.heard);
   const numberId = ws.phoneNumber.replace(/\D/g, '');
   await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: teamLine } });
@@ -137,6 +139,7 @@ export async function handedOverCall<Stream extends PersonOnStream>(
     const active = await line.until(callId, (c) => c.status === 'human_active' || c.status === 'completed');
     expect(active.status).toBe('human_active');
     await whileHandedOver(callId);
+    teamHangsUp();
     const done = await line.until(callId, (c) => c.result.state !== 'pending');
     expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
     expect(await line.said(callId)).toEqual([
@@ -146,6 +149,7 @@ export async function handedOverCall<Stream extends PersonOnStream>(
     ]);
     return { callId, to, token };
   } finally {
+    teamHangsUp();
     await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { team_line: null } });
   }
 }

@@ -188,7 +188,7 @@ describe('the web console in a browser', () => {
     await page().click(saveAgent);
     const agentPath = `/console/v1/workspaces/${ws.workspaceId}/agents/${ws.agentId}`;
     const saved = async () => (await request(api.server).get(agentPath).set(CONSOLE_AUTH)).body;
-    for (let i = 0; i < 40 && (await saved()).voice.language !== 'ta-IN'; i++) await page().waitForTimeout(250);
+    for (let i = 0; i < 120 && (await saved()).voice.language !== 'ta-IN'; i++) await page().waitForTimeout(250);
     expect((await saved()).voice).toMatchObject({ language: 'ta-IN', greeting: 'Vanakkam! Thank you for calling.', idle_seconds: 25 });
 
     const digits = ws.phoneNumber.slice(1);
@@ -198,7 +198,7 @@ describe('the web console in a browser', () => {
       ((await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/numbers`).set(CONSOLE_AUTH)).body.items as { number: string; team_line: string | null }[]).find(
         (n) => n.number === ws.phoneNumber,
       )!.team_line;
-    for (let i = 0; i < 40 && (await numberTeamLine()) !== '+912240004545'; i++) await page().waitForTimeout(250);
+    for (let i = 0; i < 120 && (await numberTeamLine()) !== '+912240004545'; i++) await page().waitForTimeout(250);
     expect(await numberTeamLine()).toBe('+912240004545');
 
     // Saving reloads the agents, each form starting again from what was kept: open it to look.

@@ -32,7 +32,7 @@ describe('the chat agent inbox in a browser', () => {
   it('takes a held conversation from the inbox, replies as a named team member, and hands it back to the agent', async () => {
     const page = browser.page;
     const { conversation_id: conversationId } = await injectInbound(api, ws.workspaceId, { from: '+919811100091', text: 'Please let me talk to a person' });
-    await eventually(async () => (await modelTurns(conversationId)).length === 1, 'the hand-over reply');
+    await eventually(async () => (await modelTurns(conversationId)).length === 1, 'the hand-over reply', 60_000);
 
     // The inbox entry is written just after the reply (the hold follows the turn's send).
     await eventually(async () => {
@@ -55,7 +55,7 @@ describe('the chat agent inbox in a browser', () => {
     await waitForText(page, 'main', (t) => t.includes('back with the agent'));
 
     await injectInbound(api, ws.workspaceId, { from: '+919811100091', text: 'hello' });
-    await eventually(async () => (await modelTurns(conversationId)).length === 2, 'the agent answering again');
+    await eventually(async () => (await modelTurns(conversationId)).length === 2, 'the agent answering again', 60_000);
     await page.goto(`${base}/console/w/${ws.workspaceId}/conversations/${conversationId}`);
     await waitForText(page, 'main', (t) => t.includes('Team member (Priya)') && t.includes('Hello! How can I help you today?'));
     await checkPage(page, 'agent-conversation');

@@ -83,7 +83,7 @@ describe('keys and webhooks in the web console', () => {
 
     // Used once: the list says when, and the secret is never shown again.
     expect((await request(api.server).get('/api/v1/ping').set(bearer(secret))).status).toBe(200);
-    await eventually(async () => ((await consoleGet('/keys')).items as { name: string | null; last_used_at: string | null }[]).find((k) => k.name === 'Billing system')!.last_used_at, 'the key’s use to be recorded', 10_000);
+    await eventually(async () => ((await consoleGet('/keys')).items as { name: string | null; last_used_at: string | null }[]).find((k) => k.name === 'Billing system')!.last_used_at, 'the key’s use to be recorded', 30_000);
     await open('/keys');
     const row = page().locator('tr', { has: page().locator('td:has-text("Billing system")') });
     await row.waitFor();
@@ -126,7 +126,7 @@ describe('keys and webhooks in the web console', () => {
     const editor = page().getByRole('form', { name: `Events of ${receiver.url('/orders')}` });
     await editor.locator('label.scope:has-text("ticket.created") input').uncheck();
     await editor.getByRole('button', { name: 'Save events' }).click();
-    await eventually(async () => ((await consoleGet(`/webhooks/${stored!.webhook_id}`)) as { event_types: string[] }).event_types.join() === 'call.ended', 'the events to be changed', 10_000);
+    await eventually(async () => ((await consoleGet(`/webhooks/${stored!.webhook_id}`)) as { event_types: string[] }).event_types.join() === 'call.ended', 'the events to be changed', 30_000);
     await waitForText(page(), 'section.endpoint dl.facts', (t) => t.includes('Eventscall.ended'));
 
     await endpoint.getByRole('button', { name: 'Disable' }).click();

@@ -358,7 +358,7 @@ describe('a walk through every console page at 1280 px and 390 px', () => {
     await revoke.click();
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await eventually(async () => (await keys()).find((k) => k.key_id === target.key_id)!.revoked_at !== null, 'the key to be revoked', 10_000);
+    await eventually(async () => (await keys()).find((k) => k.key_id === target.key_id)!.revoked_at !== null, 'the key to be revoked', 30_000);
   });
 
   it('a page that does not exist', async () => {

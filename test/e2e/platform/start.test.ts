@@ -250,7 +250,7 @@ describe('npm start (the launcher)', () => {
     } finally {
       expect(await stop(running.child, 'SIGTERM')).toBe(0);
     }
-  }, 120_000);
+  }, 240_000);
 
   it("answers the README's inbound example: the demo sender's chat agent replies to \"Where is my order?\" from the demo's FAQ document", async () => {
     const running = await launch(env);
@@ -288,7 +288,7 @@ describe('npm start (the launcher)', () => {
     } finally {
       expect(await stop(running.child, 'SIGTERM')).toBe(0);
     }
-  }, 120_000);
+  }, 240_000);
 
   it('restarts each child killed with SIGKILL (FerretDB, Temporal, worker, API, media bridge) and answers again: a request, then a message through Temporal and the worker', async () => {
     const running = await launch(env);

@@ -8,7 +8,7 @@ import { useTestApi } from '../../support/app';
 import { cloudApiEnv, cloudCustomers, cloudWhatsApp, type CloudCustomers } from '../../support/cloudCustomer';
 import { FakeGraph } from '../../support/fakeGraph';
 import { bearer } from '../../support/http';
-import { CONSOLE, eventsOf, eventually } from '../../support/messaging';
+import { CONSOLE, eventsOf, eventually as eventuallyWithin } from '../../support/messaging';
 
 const APP_SECRET = 'test-app-secret';
 
@@ -29,6 +29,19 @@ const orderTools: AgentToolSource = () =>
     },
   ]);
 
+/**
+ * The agent's burst window: a burst's messages are one turn when each came within it of the one
+ * before. Three webhook deliveries in a row can each take seconds on a loaded machine (900 ms
+ * between them made 700 ms windows answer each alone), so the window is long enough for them
+ * to be one burst there too.
+ */
+const BURST_QUIET_MS = 5_000;
+
+/** Each wait here goes through the webhook, a workflow and its steps: a minute, not the default 20 s, on a loaded machine. */
+const eventually = <T,>(probe: () => Promise<T | null | undefined | false>, what: string) => eventuallyWithin(probe, what, 60_000);
+// A case waits on several turns, each a burst window and more.
+jest.setTimeout(120_000);
+
 describe('the WhatsApp chat agent, through the Cloud API webhook and the console inbox', () => {
   let graph: FakeGraph;
   let baseUrl: string;
@@ -43,7 +56,7 @@ describe('the WhatsApp chat agent, through the Cloud API webhook and the console
     await graph?.stop();
   });
   const { api, ws } = useTestApi(() => ({
-    env: { ...cloudApiEnv(baseUrl, APP_SECRET), AGENT_BURST_QUIET_MS: '700', AGENT_HOLD_TIMEOUT_MINUTES: '60' },
+    env: { ...cloudApiEnv(baseUrl, APP_SECRET), AGENT_BURST_QUIET_MS: String(BURST_QUIET_MS), AGENT_HOLD_TIMEOUT_MINUTES: '60' },
     worker: { whatsapp: cloudWhatsApp(baseUrl, 5_000), toolbox: createToolbox([agentBuiltInTools, orderTools]) },
     workspace: { chatAgent: true },
   }));
@@ -68,7 +81,7 @@ describe('the WhatsApp chat agent, through the Cloud API webhook and the console
   const consoleTurns = async (conversationId: string) =>
     (await consoleApi('get', `conversations/${conversationId}/transcript`)).body.items as { role: string; kind: string; text: string; author_name: string | null }[];
   /** Waits a little past the burst window and the turn, then checks nothing more went out. */
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 2_500));
+  const settle = () => new Promise((resolve) => setTimeout(resolve, BURST_QUIET_MS + 1_800));
 
   it('refuses to deploy an agent the workspace does not have, and deploys and undeploys one', async () => {
     const unknown = await consoleApi('patch', `senders/${ws.senderId}`).send({ agent_id: 'bot_nope' });

@@ -52,7 +52,7 @@ describe.each([
     const turns = await eventually(async () => {
       const items = (await request(api.server).get(`/console/v1/workspaces/${ws.workspaceId}/conversations/${conversationId}/transcript`).set(CONSOLE)).body.items as { role: string; kind: string; text: string }[];
       return items.some((t) => t.role === 'model' && t.kind === 'turn') ? items : null;
-    }, 'the model turn');
+    }, 'the model turn', 60_000);
     expect(turns.map((t) => [t.role, t.kind, t.text])).toEqual([
       ['user', 'turn', 'Do you have the blue kettle?'],
       ['model', 'trail', expect.stringMatching(/^Lookup check_stock: Checked stock \(\d+ ms\)$/)],

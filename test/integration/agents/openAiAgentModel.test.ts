@@ -133,12 +133,15 @@ describe('the chat agent model on an OpenAI-compatible endpoint', () => {
   });
 
   it('counts a model that does not answer in time as temporary', async () => {
-    fake.delayMs = 1_500;
+    // Held until the call has settled, not answered after a fixed delay: a loaded machine may fire the timeout after such an answer came.
+    let answer!: () => void;
+    fake.hold = new Promise<void>((resolve) => (answer = resolve));
     fake.answer = () => ({ text: 'late' });
     try {
       await expect(createOpenAiAgentModel({ baseUrl, apiKey: 'sk-test', model: 'gpt-test', timeoutMs: 300 }).respond(request())).rejects.toThrow(AgentModelTemporaryError);
     } finally {
-      fake.delayMs = 0;
+      fake.hold = null;
+      answer();
     }
   });
 });

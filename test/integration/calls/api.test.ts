@@ -20,7 +20,7 @@ describe('the calls API over HTTP', () => {
   const events = (callId: string, type: string) => eventsCollection(api.db).find({ type, 'data.call_id': callId }).toArray();
   /** A call's events of a type once there are `count`: the reading activity records a ready result before it appends `call.outcome`. */
   const eventsOnceThere = async (callId: string, type: string, count = 1) => {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 60_000;
     for (;;) {
       const found = await events(callId, type);
       if (found.length >= count || Date.now() > deadline) return found;
@@ -201,7 +201,7 @@ describe('the calls API over HTTP', () => {
     const done = await until(created.body.call_id, (b) => b.result.state === 'ready');
     const reread = await request(api.server).post(`/console/v1/workspaces/${ws.workspaceId}/calls/${done.call_id}/reread`).set(CONSOLE_AUTH);
     expect(reread.status).toBe(202);
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 60_000;
     while ((await events(done.call_id, 'call.outcome')).length < 2) {
       if (Date.now() > deadline) throw new Error('no second call.outcome');
       await new Promise((r) => setTimeout(r, 150));

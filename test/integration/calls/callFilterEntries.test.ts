@@ -208,7 +208,7 @@ describe('calls by campaign, live status and days through their entries', () => 
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Kolkata' }).format(stored.created_at);
 
     // While it rings, its live status lists it (read the status, then the list, until both agree: the status may move between).
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 60_000;
     for (;;) {
       const status: string = (await pollCall(api, ws.key, callId, () => true)).status;
       const listed = (await getPage(ws.workspaceId, `?status=${status}`)).ids.includes(callId);

@@ -5,6 +5,9 @@ import { fromRoot } from '../../../src/local/paths';
 import { useTestApi } from '../../support/app';
 import { bearer } from '../../support/http';
 
+// Each command is a node process of its own, seconds to start on a loaded machine; the first case runs a dozen.
+jest.setTimeout(120_000);
+
 /** The compiled CLI's call commands (`npm run console -- call …`, `sim call …`) against a real API and worker; needs `npm run build` first. */
 describe('npm run console: calls and the call simulator', () => {
   const { api, ws } = useTestApi({ worker: true });
@@ -18,13 +21,13 @@ describe('npm run console: calls and the call simulator', () => {
   // Asynchronous: the API under test answers from this same process.
   const cli = (...args: string[]) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [fromRoot('dist/src/main/console.js'), ...args], { env, timeout: 20_000 }, (err, stdout, stderr) =>
+      execFile(process.execPath, [fromRoot('dist/src/main/console.js'), ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
         resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
       );
     });
 
   async function untilDecided(callId: string): Promise<any> {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     for (;;) {
       const res = await request(api.server).get(`/api/v1/calls/${callId}`).set(bearer(ws.key));
       expect(res.status).toBe(200);
@@ -75,7 +78,7 @@ describe('npm run console: calls and the call simulator', () => {
     const reread = await cli('call', 'reread', ws.workspaceId, callId);
     expect(reread.status).toBe(0);
     expect(reread.stdout).toBe(`call_id      ${callId}\nreading      2\nworkflow_id  ${callId}:read:2\n`);
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     while (JSON.parse((await cli('call', 'show', ws.workspaceId, callId, '--json')).stdout).readings < 2) {
       if (Date.now() > deadline) throw new Error('the re-read never landed');
       await new Promise((r) => setTimeout(r, 250));

@@ -53,7 +53,7 @@ describe('the line policy, without a provider', () => {
     const placed = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: 'confirming tomorrow’s delivery', ring_seconds: 60 });
     expect(placed.status).toBe(201);
     const callId: string = placed.body.call_id;
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
       if ((await callCollections(api.db).calls.findOne({ _id: callId }))?.placed_at) break;
     }
     const call = (await callCollections(api.db).calls.findOne({ _id: callId }))!;

@@ -24,6 +24,7 @@ import { PlivoStreamClient } from '../../support/plivoStreamClient';
 import { FRAME_BYTES } from '../../support/speechAudio';
 import { startMediaProcess } from '../../support/mediaProcess';
 import { handedOverCall, lineConversations, startLineMedia, OPENING, YES_HOME, ASK_SLOT, MORNING, GOODBYE, ASKS_FOR_HUMAN, CONNECTING, GREETING, CALLER_ASKS } from '../../support/lineConversation';
+import { eventually } from '../../support/messaging';
 
 /**
  * The whole line with VOICE_PROVIDER=plivo, as realLine.test.ts runs it with Twilio: POST
@@ -167,9 +168,16 @@ describe('a call on a Plivo line: the adapter, the media bridge in Plivo’s str
 
   it('the person hangs up mid-call: Plivo closes the stream and reports completed, the call ends caller_hangup with what was said', async () => {
     const { to, token } = scripted({ turns: [{ say: say(OPENING) }, { say: say(ASK_SLOT) }], heard: [YES_HOME] });
-    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: 12_000 });
+    // Hangs up once their yes is stored, not a fixed time after the answer, which a loaded machine's opening and reply may run past.
+    let hangUp!: () => void;
+    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: new Promise<void>((resolve) => (hangUp = resolve)) });
     fake.media!.person = person([YES_HOME]);
     const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `a delivery ${token}` });
+    try {
+      await eventually(async () => (await api.db.collection('line_turns').countDocuments({ call_id: res.body.call_id, role: 'user' })) > 0, 'the yes stored', 60_000);
+    } finally {
+      hangUp();
+    }
     const done = await until(res.body.call_id, (c) => c.result.state !== 'pending');
     expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
     expect((await said(done.call_id)).slice(0, 2)).toEqual([

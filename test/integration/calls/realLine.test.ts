@@ -100,6 +100,19 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
   const transcriptOf = async (callId: string) => ((await api.db.collection('calls').findOne({ _id: callId as never }))?.transcript ?? []) as { role: string; text: string; at_seconds: number }[];
   const said = async (callId: string) => (await transcriptOf(callId)).map((t) => [t.role, t.text]);
   const metric = async (pattern: RegExp) => Number((await registry.metrics()).match(pattern)?.[1] ?? 0);
+  /** A person who hangs up (FakeTwilio's `talkMs`) once the bridge has stored what they said on the call (`after`, which waits for it). */
+  function hangsUpOnceHeard(): { when: Promise<void>; after: (callId: string) => Promise<void> } {
+    let hangUp!: () => void;
+    const when = new Promise<void>((resolve) => (hangUp = resolve));
+    const after = async (callId: string) => {
+      try {
+        await waitFor(async () => (await api.db.collection('line_turns').countDocuments({ call_id: callId, role: 'user' })) > 0);
+      } finally {
+        hangUp();
+      }
+    };
+    return { when, after };
+  }
 
   it('the agent talks with the person, reads the capture fields and hangs up: ringing → in_progress → completed, agent_hangup, both sides’ turns with times, the result read, events once, audio both ways', async () => {
     const { to, token } = scripted({
@@ -190,10 +203,12 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
 
   it('the person hangs up mid-call: the stream stops, Twilio reports completed, the call ends caller_hangup with what was said', async () => {
     const { to, token } = scripted({ turns: [{ say: say(OPENING) }, { say: say(ASK_SLOT) }], heard: [YES_HOME] });
-    // Hangs up a while after saying yes (the fake's talk time runs from the answer).
-    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: 12_000 });
+    // Hangs up once their yes is stored, not a fixed time after the answer, which a loaded machine's opening and reply may run past.
+    const hangUp = hangsUpOnceHeard();
+    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: hangUp.when });
     fake.media!.person = person([YES_HOME]);
     const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `a delivery ${token}` });
+    await hangUp.after(res.body.call_id);
     const done = await until(res.body.call_id, (c) => c.result.state !== 'pending');
     expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
     expect((await said(done.call_id)).slice(0, 2)).toEqual([
@@ -206,12 +221,14 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
   it('a recorded call: recording_uri names the file the bridge wrote, set on the call however soon the line’s end is read', async () => {
     const { to, token } = scripted({ turns: [{ say: say(OPENING) }], heard: [YES_HOME] });
     const numberId = ws.phoneNumber.replace(/\D/g, '');
-    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: 9_000 });
+    const hangUp = hangsUpOnceHeard();
+    fake.script(to, { kind: 'answer', ringMs: 100, talkMs: hangUp.when });
     fake.media!.person = person([YES_HOME]);
     await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { recording: true } });
     try {
       const res = await request(api.server).post('/api/v1/calls').set(bearer(ws.key)).send({ to, purpose: `a delivery ${token}` });
       const callId = res.body.call_id as string;
+      await hangUp.after(callId);
       const done = await until(callId, (c) => c.status === 'completed');
       expect(done.outcome).toBe('caller_hangup');
       expect(done.recording_uri).toBe(`storage://recordings/${ws.workspaceId}/${callId}.wav`);
@@ -364,7 +381,7 @@ describe('a call on the real line: Twilio adapter, media bridge and realtime mod
 });
 
 /** Polls `check` every 200 ms until it answers something truthy. */
-async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
+async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 60_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

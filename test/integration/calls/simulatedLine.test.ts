@@ -78,14 +78,17 @@ describe('simulated line events (src/providers/voice/simulatedLine.ts)', () => {
     const elsewhere = newScheduler();
     const start = Date.now();
     const [a, b] = [uniqueName('call'), uniqueName('call')];
-    const line = steps(start, [{ kind: 'answered' }, 50], [{ kind: 'ended', outcome: 'caller_hangup' }, 1_500]);
+    // The end is due well after the answer: both hang-ups (database deletes, slow on a loaded machine) must land before it.
+    const line = steps(start, [{ kind: 'answered' }, 50], [{ kind: 'ended', outcome: 'caller_hangup' }, 6_000]);
     await here.schedule({ tenantId: 'ws_1', callId: a, steps: line });
     await here.schedule({ tenantId: 'ws_1', callId: b, steps: line });
     await eventually(async () => kinds(a).length === 1 && kinds(b).length === 1, 'both answered');
     expect(await here.hangup(a)).toBe(true); // the process running the chain
     expect(await elsewhere.hangup(b)).toBe(true); // another process: the document is gone
     expect(await here.hangup(a)).toBe(false); // again: nothing was pending
-    await new Promise((resolve) => setTimeout(resolve, start + 1_800 - Date.now()));
+    // Past when each end would have gone out (its gap runs from its answer's report).
+    const lastAnswer = Math.max(...[a, b].map((id) => reported.get(id)![0]!.at));
+    await new Promise((resolve) => setTimeout(resolve, lastAnswer + 6_000 - 50 + 300 - Date.now()));
     expect([kinds(a), kinds(b)]).toEqual([['answered'], ['answered']]);
     expect([await pendingCount(a), await pendingCount(b)]).toEqual([0, 0]);
   });

@@ -38,6 +38,9 @@ class DiesAfterDialling extends TwilioVoiceProvider {
   }
 }
 
+// A case waits up to 45 s for a call's end and up to 60 s for the fake's view of it on a loaded machine.
+jest.setTimeout(120_000);
+
 /**
  * Calls on the Twilio adapter end to end: POST /calls on the real API with VOICE_PROVIDER=twilio,
  * the worker placing them with the `twilio` client against a fake REST API, and the fake
@@ -75,10 +78,24 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
       deps: buildActivityDeps({ db: api.db, temporal: api.temporal, taskQueue: api.config.TEMPORAL_TASK_QUEUE }, { voice }),
     });
   });
+  /** Hang-ups a test has not reached (it failed first), let go before the fake stops: it waits for each call's end. */
+  const hangUpsLeft = new Set<() => void>();
   afterAll(async () => {
+    for (const now of hangUpsLeft) now();
     await worker?.close();
     await fake.stop();
   });
+  /** When a scripted person hangs up (FakeTwilio's `talkMs`): once the test says so. */
+  function personHangsUp(): { when: Promise<void>; now: () => void } {
+    let resolve!: () => void;
+    const when = new Promise<void>((r) => (resolve = r));
+    const now = () => {
+      hangUpsLeft.delete(now);
+      resolve();
+    };
+    hangUpsLeft.add(now);
+    return { when, now };
+  }
 
   let n = 0;
   /** A destination of its own per test. */
@@ -108,13 +125,19 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
 
   it('places the call as Twilio expects it, the person answers, talks and hangs up: caller_hangup, both sides in the transcript, line events at Twilio’s times', async () => {
     const to = destination();
-    fake.script(to, { kind: 'answer', ringMs: 200, talkMs: 3_000 });
+    // The person hangs up a while after the turns below, not after a fixed talk time: a loaded
+    // machine may see the call live late, and a turn later than the call's (whole) seconds
+    // connected is left out of its transcript.
+    const hangUp = personHangsUp();
+    fake.script(to, { kind: 'answer', ringMs: 200, talkMs: hangUp.when });
     const callId = await place(to, { ring_seconds: 25 });
     const live = await until(callId, (c) => c.status === 'in_progress');
     // What the media bridge does while the call is up: both sides' turns with their times.
     const at = Date.now();
     await appendLineTurn(api.db, { call_id: callId, tenant_id: ws.workspaceId, seq: 0, role: 'model', text: 'Hello, this is the virtual assistant of Demo. Is now a good time?', at: new Date(at) });
     await appendLineTurn(api.db, { call_id: callId, tenant_id: ws.workspaceId, seq: 1, role: 'user', text: 'Yes, now is fine.', at: new Date(at + 400) });
+    await new Promise((r) => setTimeout(r, at + 400 + 2_000 - Date.now()));
+    hangUp.now();
     const done = await over(callId);
     expect(live.status).toBe('in_progress');
     expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
@@ -166,7 +189,8 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
   it('a recorded call: the line call says so, and the call’s recording_uri is where the media bridge stored it', async () => {
     const to = destination();
     const numberId = ws.phoneNumber.replace(/\D/g, '');
-    fake.script(to, { kind: 'answer', talkMs: 1_500 });
+    const hangUp = personHangsUp();
+    fake.script(to, { kind: 'answer', talkMs: hangUp.when });
     await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { recording: true } });
     try {
       const callId = await place(to);
@@ -175,6 +199,7 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
       // What the media bridge writes when it has stored both sides' audio.
       const uri = `storage://recordings/${ws.workspaceId}/${callId}.wav`;
       await lineCalls(api.db).updateOne({ _id: callId }, { $set: { recording_uri: uri } });
+      hangUp.now();
       expect(await over(callId)).toMatchObject({ outcome: 'caller_hangup', recording_uri: uri });
     } finally {
       await collections(api.db).phoneNumbers.updateOne({ _id: numberId }, { $set: { recording: false } });
@@ -271,7 +296,9 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
     const to = destination();
     const teamLine = '+919800077001';
     fake.script(to, { kind: 'answer', talkMs: null });
-    fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: 2_500 });
+    // The team member hangs up after the hang-up request below, not after a fixed time the test may take longer than to see human_active.
+    const teamHangsUp = personHangsUp();
+    fake.script(teamLine, { kind: 'answer', ringMs: 100, talkMs: teamHangsUp.when });
     await collections(api.db).phoneNumbers.updateOne({ _id: ws.phoneNumber.replace(/\D/g, '') }, { $set: { team_line: teamLine } });
     const callId = await place(to);
     await until(callId, (c) => c.status === 'in_progress');
@@ -282,6 +309,7 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
     const hangup = await request(api.server).post(`/api/v1/calls/${callId}/hangup`).set(bearer(ws.key));
     expect(hangup.status).toBe(200);
     expect(hangup.body.ended).toBe(false);
+    teamHangsUp.now();
 
     const done = await over(callId);
     expect(done).toMatchObject({ status: 'completed', outcome: 'caller_hangup' });
@@ -344,7 +372,7 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
     voice.dieNext = true;
     try {
       const callId = await place(to);
-      const line = await waitFor(async () => (await findLineCall(api.db, callId))?.provider_call_id, 20_000);
+      const line = await waitFor(async () => (await findLineCall(api.db, callId))?.provider_call_id);
       expect(fake.creates.filter((c) => c.To === to)).toHaveLength(1);
       expect(line).toBe(fake.callsTo(to)[0]!.sid);
       release();
@@ -388,7 +416,7 @@ describe('calls on a Twilio line (VOICE_PROVIDER=twilio, against a fake Twilio)'
 });
 
 /** Polls `check` every 200 ms until it answers something truthy. */
-async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 60_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

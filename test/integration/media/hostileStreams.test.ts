@@ -246,7 +246,7 @@ describe('the media process facing hostile streams', () => {
     const ended = await pollCall(api, ws.key, callId, (b) => b.status === 'completed');
     expect(ended.outcome).toBe('setup_error');
     // Counted as such (the first case's sessions may have ended so too, before their call was loaded or after).
-    await waitFor('the session’s end counted', async () => invalidStreamEnds(await metrics()) === endedBefore + 1, 10_000, 100);
+    await waitFor('the session’s end counted', async () => invalidStreamEnds(await metrics()) === endedBefore + 1, 30_000, 100);
     expect(mediaProcess.child.exitCode).toBeNull();
   });
 

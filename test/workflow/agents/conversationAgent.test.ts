@@ -9,7 +9,7 @@ import { receiveInbound } from '../../../src/messaging/inbound';
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
-import { eventsOf, eventually } from '../../support/messaging';
+import { eventsOf, eventually as eventuallyWithin } from '../../support/messaging';
 import { useTimeSkippingEnv } from '../../support/timeSkipping';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
@@ -28,6 +28,10 @@ class RecordingProvider implements WhatsAppProvider {
     return { ok: true, messageId: `wamid.TEST${randomBytes(12).toString('hex').toUpperCase()}` };
   }
 }
+
+/** Each wait here is on a workflow and its real activities against FerretDB: a minute, not the default 20 s, on a loaded machine. */
+const eventually = <T,>(probe: () => Promise<T | null | undefined | false>, what: string) => eventuallyWithin(probe, what, 60_000);
+jest.setTimeout(120_000);
 
 /**
  * The conversation's workflow on the time-skipping server with the real activities against
@@ -83,20 +87,24 @@ describe('the chat agent workflow (time-skipping)', () => {
   const textsTo = (to: string) => provider.texts.filter((t) => t.to === to);
 
   it('gathers a burst into one turn: the reply goes once the customer has been quiet for the window', async () => {
+    // The window is waited out in real time by the turn's first step, while these waits are
+    // real too (the server does not skip time while the step runs): 1.5 s apart plus each
+    // write's own time (half a second and more on a loaded machine) must stay well inside it.
+    const runSettings = { ...settings, burstQuietMs: 5_000 };
     const from = customer();
-    const first = await write(from, 'hi');
+    const first = await write(from, 'hi', { runSettings });
     const started = await env.currentTimeMs();
     await env.sleep(1_500);
-    await write(from, 'one more thing');
+    await write(from, 'one more thing', { runSettings });
     await env.sleep(1_500);
-    await write(from, 'where is my order?');
+    await write(from, 'where is my order?', { runSettings });
     expect(textsTo(from)).toEqual([]);
-    await env.sleep(2_500);
+    await env.sleep(runSettings.burstQuietMs + 500);
     const [reply] = await eventually(async () => (textsTo(from).length > 0 ? textsTo(from) : null), 'the reply');
     expect(textsTo(from)).toHaveLength(1);
     expect(reply!.text).toBe('I can help with your order: could you send me your order number?');
     // Quiet for the window after the last message, which came 3 s after the first.
-    expect(reply!.atMs - started).toBeGreaterThanOrEqual(3_000 + settings.burstQuietMs);
+    expect(reply!.atMs - started).toBeGreaterThanOrEqual(3_000 + runSettings.burstQuietMs);
     expect(await env.client.workflow.getHandle(conversationAgentWorkflowId(first.conversationId)).query(holderQuery)).toEqual({ by: 'agent' });
   });
 

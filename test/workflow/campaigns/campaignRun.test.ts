@@ -14,6 +14,9 @@ import { eventsOf } from '../../support/messaging';
 import { createTimeSkippingEnv } from '../../support/timeSkipping';
 import { createTestWorkspace, suspend, type TestWorkspace } from '../../support/workspaces';
 
+/** The workflow tasks' own time on a loaded machine: well under a minute between two sends at 1 a minute. */
+const TASKS_SLACK_MS = 5_000;
+
 /**
  * The campaign run on the time-skipping server, with the real activities against FerretDB and
  * a provider that counts sends: the scheduled start, the send window (a night's wait, a
@@ -82,10 +85,14 @@ describe('the campaign run (time-skipping)', () => {
   const result = (c: CampaignDoc) => handle(c).result() as Promise<CampaignRunState>;
   const recipients = (c: CampaignDoc, n: number) => readRecipientBatch(db, c._id, 0, n);
   const stored = async (c: CampaignDoc) => (await findCampaign(db, c.tenant_id, c._id))!;
-  /** A send goes at its planned time, or within the workflow task's latency after it. */
+  /**
+   * A send goes at its planned time, or within the workflow task's latency after it: the
+   * time-skipping server moves the clock on while a loaded worker runs the tasks (1.7 s seen
+   * on two CPU burners), so the bound tells the planned moment from the next slot or window.
+   */
   const expectSoonAfter = (at: number, planned: Date) => {
     expect(at).toBeGreaterThanOrEqual(planned.getTime());
-    expect(at - planned.getTime()).toBeLessThan(1_000);
+    expect(at - planned.getTime()).toBeLessThan(TASKS_SLACK_MS);
   };
   /** Waits (in real time) until the run's query says what `ready` wants. */
   async function until(c: CampaignDoc, ready: (s: CampaignRunState) => boolean): Promise<CampaignRunState> {
@@ -191,7 +198,7 @@ describe('the campaign run (time-skipping)', () => {
     await result(c);
     const times = (await recipients(c, 3)).map((r) => r.state_at.getTime());
     // A minute apart, give or take the first send's own lateness on this process's clock.
-    for (const gap of [times[1]! - times[0]!, times[2]! - times[1]!]) expect(Math.abs(gap - 60_000)).toBeLessThan(1_000);
+    for (const gap of [times[1]! - times[0]!, times[2]! - times[1]!]) expect(Math.abs(gap - 60_000)).toBeLessThan(TASKS_SLACK_MS);
     expect(sentTo()).toBe(3);
   });
 

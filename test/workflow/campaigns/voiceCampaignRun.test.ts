@@ -17,6 +17,9 @@ import { useTimeSkippingEnv } from '../../support/timeSkipping';
 import type { TestWorker } from '../../support/worker';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
 
+/** The workflow tasks' own time on a loaded machine, well under the 10 s between two looks of the run (CALL_PLACE_POLL_MS). */
+const TASKS_SLACK_MS = 5_000;
+
 /**
  * A call campaign's run on the time-skipping server, with the real activities against
  * FerretDB, the real call workflow and the scripted simulated callee: the 10:00–19:00 call
@@ -78,9 +81,14 @@ describe('the call campaign run (time-skipping)', () => {
   const recipients = (c: CampaignDoc, n: number) => readRecipientBatch(db, c._id, 0, n);
   const callDoc = async (id: string) => (await callCollections(db).calls.findOne({ _id: id }))!;
   const placedAt = (r: CampaignRecipientDoc, n = 0) => new Date(r.calls![n]!.placed_at).getTime();
+  /**
+   * A call is placed at its planned time, or within the workflow tasks' time after it: the
+   * time-skipping server moves the clock on while a loaded worker runs them (1.7 s seen on two
+   * CPU burners), so the bound tells the planned moment from the next slot, look or window.
+   */
   const expectSoonAfter = (at: number, planned: Date) => {
     expect(at).toBeGreaterThanOrEqual(planned.getTime());
-    expect(at - planned.getTime()).toBeLessThan(1_000);
+    expect(at - planned.getTime()).toBeLessThan(TASKS_SLACK_MS);
   };
 
   it('holds calls to 10:00–19:00 whatever the schedule asks: a launch at 19:30 calls at 10:00 the next day', async () => {
@@ -306,7 +314,7 @@ describe('the call campaign run (time-skipping)', () => {
     const firstEnd = Math.min(...firstWave.map((c) => c.ended_at!.getTime()));
     const eleventh = placedAt(rs[10]!);
     expect(eleventh).toBeGreaterThanOrEqual(firstEnd);
-    expect(eleventh - firstEnd).toBeLessThan(1_000);
+    expect(eleventh - firstEnd).toBeLessThan(TASKS_SLACK_MS);
     expect(eleventh - placedAt(rs[0]!)).toBeLessThan(CALL_PLACE_POLL_MS);
   });
 

@@ -21,8 +21,8 @@ describe('the time-skipping test server', () => {
     const wallMs = Date.now() - wallStart;
     // Thirty days passed for the workflow...
     expect(result.elapsedMs).toBeGreaterThanOrEqual(THIRTY_DAYS_MS);
-    // ...and a bound no real wait could meet; the measured figure is printed for the record.
-    expect(wallMs).toBeLessThan(10_000);
+    // ...and a bound no real wait could meet, with room for a loaded machine; the measured figure is printed for the record.
+    expect(wallMs).toBeLessThan(60_000);
     process.stdout.write(`[time-skipping] 30-day timer completed in ${wallMs} ms of wall time\n`);
   });
 });
