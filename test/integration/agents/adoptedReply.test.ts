@@ -8,10 +8,10 @@ import { outboundMessagesCollection } from '../../../src/messaging/outboundMessa
 import { agentSendIntentKey } from '../../../src/messaging/sendIntents';
 import { SEND_INTENT_LEASE_MS } from '../../../src/messaging/sendMessage';
 import { openWindow } from '../../../src/messaging/sessionWindow';
-import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { openTestDb, testConfig } from '../../support/env';
 import { hookedDb } from '../../support/hookedDb';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { acceptingProvider } from '../../support/acceptingProvider';
 
 /**
  * A chat turn's reply whose step died as it wrote the provider's answer (record first: the
@@ -25,14 +25,7 @@ describe("an agent's reply adopted from the provider's status", () => {
   let drop: () => Promise<void>;
   let ws: TestWorkspace;
   let n = 0;
-  const sent: SendRequest[] = [];
-  const provider: WhatsAppProvider = {
-    name: 'cloud',
-    send: async (request): Promise<SendAttempt> => {
-      sent.push(request);
-      return { ok: true, messageId: `wamid.ADOPTED${sent.length}` };
-    },
-  };
+  const { provider, sent } = acceptingProvider('cloud', 'ADOPTED');
 
   beforeAll(async () => {
     ({ db, drop } = await openTestDb(testConfig()));

@@ -8,9 +8,9 @@ import { collections } from '../../../src/db/collections';
 import { createEventPublisher } from '../../../src/events/publisher';
 import { recordOptOut } from '../../../src/messaging/optOut';
 import { openWindow, SESSION_WINDOW_MS } from '../../../src/messaging/sessionWindow';
-import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { openTestDb, testConfig } from '../../support/env';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { acceptingProvider } from '../../support/acceptingProvider';
 
 /**
  * The reply's step on its own (src/agents/turns.ts `sendReply`) against FerretDB: the turn's
@@ -22,14 +22,7 @@ describe("a chat turn's reply step", () => {
   let drop: () => Promise<void>;
   let ws: TestWorkspace;
   let n = 0;
-  const sent: SendRequest[] = [];
-  const provider: WhatsAppProvider = {
-    name: 'simulator',
-    send: async (request): Promise<SendAttempt> => {
-      sent.push(request);
-      return { ok: true, messageId: `wamid.REPLY${sent.length}` };
-    },
-  };
+  const { provider, sent } = acceptingProvider('simulator', 'REPLY');
 
   beforeAll(async () => {
     ({ db, drop } = await openTestDb(testConfig()));

@@ -7,6 +7,7 @@ import { outboundMessagesCollection } from '../../../src/messaging/outboundMessa
 import type { SendAttempt, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { openTestDb, testConfig } from '../../support/env';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { acceptingProvider } from '../../support/acceptingProvider';
 
 /** The send core on its own, with a provider whose follow-up fails after it accepted. */
 describe('sendWhatsAppMessage', () => {
@@ -66,14 +67,7 @@ describe('sendWhatsAppMessage', () => {
   });
 
   describe('with a batch context (a campaign batch looks up its sender and template once)', () => {
-    const sent: unknown[] = [];
-    const provider: WhatsAppProvider = {
-      name: 'simulator',
-      send: async (request): Promise<SendAttempt> => {
-        sent.push(request);
-        return { ok: true, messageId: `wamid.CTX${sent.length}` };
-      },
-    };
+    const { provider, sent } = acceptingProvider('simulator', 'CTX');
     const deps = () => ({ db, events: createEventPublisher(db, { dispatch: async () => undefined }), provider, deploymentChannels: ['whatsapp'], now: () => new Date() });
 
     it('sends with the context’s sender and template variant, reading neither', async () => {

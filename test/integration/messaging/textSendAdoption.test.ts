@@ -7,10 +7,10 @@ import { outboundMessagesCollection } from '../../../src/messaging/outboundMessa
 import { sendIntentsCollection } from '../../../src/messaging/sendIntents';
 import { SEND_INTENT_LEASE_MS, SendOutcomeUnknown, sendWhatsAppMessage, type SendMessageInput } from '../../../src/messaging/sendMessage';
 import { openWindow } from '../../../src/messaging/sessionWindow';
-import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { openTestDb, testConfig } from '../../support/env';
 import { hookedDb } from '../../support/hookedDb';
 import { createTestWorkspace, type TestWorkspace } from '../../support/workspaces';
+import { acceptingProvider } from '../../support/acceptingProvider';
 
 /**
  * A free-text send (inside the 24-hour window: no charge) whose attempt died between the
@@ -25,14 +25,7 @@ describe('a text send retried while a status adopts it', () => {
   let drop: () => Promise<void>;
   let ws: TestWorkspace;
   let n = 0;
-  const sent: SendRequest[] = [];
-  const provider: WhatsAppProvider = {
-    name: 'cloud',
-    send: async (request): Promise<SendAttempt> => {
-      sent.push(request);
-      return { ok: true, messageId: `wamid.TEXT${sent.length}` };
-    },
-  };
+  const { provider, sent } = acceptingProvider('cloud', 'TEXT');
 
   beforeAll(async () => {
     ({ db, drop } = await openTestDb(testConfig()));
