@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKey } from '../db/duplicateKey';
+import { upsertOne } from '../db/upsert';
 
 /**
  * One (event, endpoint) delivery and every attempt at it: the read model of a delivery
@@ -98,13 +98,9 @@ export interface AttemptOutcome {
  * issue 13, the attempt's activity or recordLostWebhookAttempt, which read first too.
  */
 export async function recordAttempt(db: Db, who: DeliveryIdentity, outcome: AttemptOutcome, now: Date): Promise<void> {
-  try {
-    await webhookDeliveries(db).updateOne(...recordAttemptUpdate(who, outcome, now));
-  } catch (err) {
-    // Two first writes raced to insert (never expected: one writer per attempt); retry as an update.
-    if (isDuplicateKey(err)) return recordAttempt(db, who, outcome, now);
-    throw err;
-  }
+  // Two first writes racing to insert (never expected: one writer per attempt) repeat as an update.
+  const [filter, update] = recordAttemptUpdate(who, outcome, now);
+  await upsertOne(webhookDeliveries(db), filter, update);
 }
 
 /**
