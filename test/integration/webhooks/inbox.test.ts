@@ -8,6 +8,7 @@ import { drainEndpoint } from '../../../src/webhooks/drain';
 import { INBOX_STALE_MS, createInboxClaimer, inboxEntryDoc, webhookInbox, webhookInboxState, webhookInboxStateId } from '../../../src/webhooks/inbox';
 import { insertWebhookEndpoint } from '../../support/documents';
 import { openTestDb, testConfig, uniqueName } from '../../support/env';
+import { hookedDb } from '../../support/hookedDb';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
 
 /**
@@ -145,32 +146,15 @@ describe('an endpoint inbox', () => {
     // insert itself had to land within the wait, and an insert 200 ms slower (a loaded machine) did not.
     const headSlot = webhookInboxEntryId(endpoint._id, 1);
     const parking: { firstReadAt: number | null; done: Promise<unknown> | null } = { firstReadAt: null, done: null };
-    const parkingDb = new Proxy(db, {
-      get(target, prop) {
-        if (prop !== 'collection') return Reflect.get(target, prop, target) as unknown;
-        return (name: string) => {
-          const collection = target.collection(name);
-          if (name !== 'webhook_inbox') return collection;
-          return new Proxy(collection, {
-            get(c, p) {
-              if (p !== 'findOne') {
-                const value = Reflect.get(c, p, c) as unknown;
-                return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(c) : value;
-              }
-              return async (filter: { _id?: unknown }, ...rest: unknown[]) => {
-                if (filter?._id === headSlot) {
-                  parking.firstReadAt ??= performance.now();
-                  if (!parking.done && performance.now() - parking.firstReadAt >= 150) {
-                    parking.done = webhookInbox(db).insertOne(inboxEntryDoc(endpoint._id, 1, refs[1]!, new Date()));
-                  }
-                  await parking.done;
-                }
-                return (c.findOne as (...args: unknown[]) => Promise<unknown>)(filter, ...rest);
-              };
-            },
-          });
-        };
-      },
+    const parkingDb = hookedDb(db, ['findOne'], async (call) => {
+      if (call.collection === 'webhook_inbox' && (call.args[0] as { _id?: unknown } | undefined)?._id === headSlot) {
+        parking.firstReadAt ??= performance.now();
+        if (!parking.done && performance.now() - parking.firstReadAt >= 150) {
+          parking.done = webhookInbox(db).insertOne(inboxEntryDoc(endpoint._id, 1, refs[1]!, new Date()));
+        }
+        await parking.done;
+      }
+      return call.run();
     });
     const second = await drainEndpoint({ ...deps(), db: parkingDb }, input(1));
     expect(parking.done).not.toBeNull();
