@@ -9,6 +9,7 @@ import { SEND_INTENT_LEASE_MS, SendOutcomeUnknown, sendWhatsAppMessage, type Sen
 import type { SendAttempt, SendRequest, WhatsAppProvider } from '../../../src/messaging/whatsAppSender';
 import { buildActivityDeps } from '../../../src/worker/activityDeps';
 import { insertCampaignDraft, insertContacts, openDbWithWorkspace, zoneOpenAt } from '../../support/campaigns';
+import { hookedDb } from '../../support/hookedDb';
 import { eventually } from '../../support/messaging';
 
 /**
@@ -143,26 +144,12 @@ describe('a send is billed only when the provider accepted it', () => {
     };
     // The database refuses the removal of the intent once, as a FerretDB killed and restarting does.
     let refuseDelete = true;
-    const restarting = new Proxy(db(), {
-      get(target, prop) {
-        if (prop !== 'collection') return Reflect.get(target, prop) as unknown;
-        return (name: string) => {
-          const collection = target.collection(name);
-          if (name !== 'send_intents') return collection;
-          return new Proxy(collection, {
-            get(c, p) {
-              if (p === 'deleteOne' && refuseDelete) {
-                refuseDelete = false;
-                return async () => {
-                  throw new Error('connect ECONNREFUSED 127.0.0.1:27017');
-                };
-              }
-              const value = Reflect.get(c, p) as unknown;
-              return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(c) : value;
-            },
-          });
-        };
-      },
+    const restarting = hookedDb(db(), ['deleteOne'], async (call) => {
+      if (call.collection === 'send_intents' && refuseDelete) {
+        refuseDelete = false;
+        throw new Error('connect ECONNREFUSED 127.0.0.1:27017');
+      }
+      return call.run();
     });
     const deps = { ...depsAt(refusing, () => new Date()), db: restarting };
     await expect(sendWhatsAppMessage(deps, orderUpdate(fresh(), key))).rejects.toThrow('ECONNREFUSED');
