@@ -12,4 +12,7 @@ module.exports = {
   setupFiles: ['<rootDir>/test/support/quietRuntime.ts', '<rootDir>/test/support/featureHooks.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
+  // A worker grows over the run's ~290 files; one ran out of heap on a CI run (fakeCallerTurns,
+  // "Jest worker ran out of memory and crashed"). Past this it is replaced between files.
+  workerIdleMemoryLimit: '1.5GB',
 };
